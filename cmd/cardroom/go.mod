@@ -1,0 +1,3 @@
+module github.com/cardroom/cardroom/cmd/cardroom
+
+go 1.26.0

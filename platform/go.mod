@@ -1,0 +1,3 @@
+module github.com/cardroom/cardroom/platform
+
+go 1.26.0

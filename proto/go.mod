@@ -1,0 +1,3 @@
+module github.com/cardroom/cardroom/proto
+
+go 1.26.0

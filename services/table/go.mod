@@ -1,0 +1,3 @@
+module github.com/cardroom/cardroom/services/table
+
+go 1.26.0

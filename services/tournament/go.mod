@@ -1,0 +1,3 @@
+module github.com/cardroom/cardroom/services/tournament
+
+go 1.26.0
