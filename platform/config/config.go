@@ -1,0 +1,304 @@
+// Package config is cardroom's configuration: one typed struct read from
+// environment variables (12-factor) and validated at start-up, so a typo
+// fails fast with the variable's name instead of surfacing later as a
+// refused connection. Variables is the same list as data; docs/CONFIG.md
+// is generated from it and a test keeps the two from drifting.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is everything a cardroom process reads from its environment. The
+// struct tags are the single source of truth: env names the variable,
+// envDefault its default, doc its meaning, and docDefault how the default
+// reads in the documentation when it is not a literal.
+type Config struct {
+	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
+	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
+	DataDir  string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
+
+	RedisURL    string `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
+	DatabaseURL string `env:"DATABASE_URL" docDefault:"(empty: SQLite)" doc:"PostgreSQL URL (postgres:// or postgresql://). Empty uses embedded SQLite under CARDROOM_DATA_DIR."`
+
+	// JWTKey is secret: String redacts it.
+	JWTKey      string     `env:"CARDROOM_JWT_KEY" docDefault:"(empty: generated)" doc:"HS256 signing key for bearer tokens, at least 32 bytes; every process of one suite needs the same key. Empty generates a dev key and persists it (mode 0600) in CARDROOM_DATA_DIR/jwt.key."`
+	CORSOrigins []string   `env:"CARDROOM_CORS_ORIGINS" envSeparator:"," docDefault:"(empty: none)" doc:"Comma-separated browser origins the gateway allows (https://app.example.com), or * for any."`
+	LogLevel    slog.Level `env:"CARDROOM_LOG_LEVEL" envDefault:"info" doc:"Log level: debug, info, warn or error. Logs are JSON on stderr with trace_id and span_id."`
+
+	ShutdownTimeout time.Duration `env:"CARDROOM_SHUTDOWN_TIMEOUT" envDefault:"15s" doc:"How long a stopping process lets in-flight RPCs finish before it cuts them off."`
+	TraceFile       string        `env:"CARDROOM_TRACE_FILE" docDefault:"(empty: off)" doc:"Write every finished span as one JSON object per line to this file (tests read it to check that spans share a trace ID)."`
+
+	Endpoints Endpoints
+
+	OTel OTel
+}
+
+// Endpoints are the gRPC addresses at which one part of the suite calls the
+// others. When every part runs in one process (cardroom all) they are all
+// the local gRPC address; in Kubernetes each names a Service.
+type Endpoints struct {
+	Table      string `env:"CARDROOM_TABLE_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the table service."`
+	Tournament string `env:"CARDROOM_TOURNAMENT_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the tournament service."`
+	Wallet     string `env:"CARDROOM_WALLET_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the wallet service."`
+	Seating    string `env:"CARDROOM_SEATING_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the seating service."`
+}
+
+// OTel holds the standard OpenTelemetry variables cardroom documents. The
+// OpenTelemetry SDK reads them itself (these and the other OTEL_* variables
+// it supports); they are here so that start-up validates them and the
+// documentation lists them.
+type OTel struct {
+	ExporterEndpoint string `env:"OTEL_EXPORTER_OTLP_ENDPOINT" docDefault:"(empty: no export)" doc:"OTLP/gRPC collector endpoint (http://collector:4317). Set: traces and metrics are exported there."`
+	ExporterInsecure string `env:"OTEL_EXPORTER_OTLP_INSECURE" docDefault:"false" doc:"true disables TLS to the collector (an http:// endpoint does too)."`
+	ServiceName      string `env:"OTEL_SERVICE_NAME" docDefault:"(the part's name)" doc:"Overrides the service.name resource attribute."`
+	ResourceAttrs    string `env:"OTEL_RESOURCE_ATTRIBUTES" docDefault:"(empty)" doc:"Extra resource attributes, key=value,key=value (deployment.environment=prod)."`
+	TracesSampler    string `env:"OTEL_TRACES_SAMPLER" docDefault:"parentbased_always_on" doc:"Sampler: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio."`
+	TracesSamplerArg string `env:"OTEL_TRACES_SAMPLER_ARG" docDefault:"(empty)" doc:"Sampler argument, the ratio in 0..1 for the traceidratio samplers."`
+}
+
+// Address returns the configured endpoint of a service by its short name
+// (table, tournament, wallet, seating), and false for an unknown name.
+func (e Endpoints) Address(service string) (string, bool) {
+	switch service {
+	case "table":
+		return e.Table, true
+	case "tournament":
+		return e.Tournament, true
+	case "wallet":
+		return e.Wallet, true
+	case "seating":
+		return e.Seating, true
+	}
+	return "", false
+}
+
+// Embedded reports whether the process runs on embedded state (SQLite,
+// in-process locks and events) rather than on PostgreSQL and Redis.
+func (c Config) Embedded() bool { return c.RedisURL == "" && c.DatabaseURL == "" }
+
+// String returns the configuration with secrets redacted, for the start-up log.
+func (c Config) String() string {
+	var b strings.Builder
+	for _, v := range Variables() {
+		val := valueOf(c, v.field)
+		if v.Secret && val != "" {
+			val = "(redacted)"
+		}
+		if val == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%s ", v.Name, val)
+	}
+	return strings.TrimSuffix(b.String(), " ")
+}
+
+// Load reads and validates the configuration from the process environment.
+func Load() (Config, error) {
+	return LoadFrom(env.ToMap(os.Environ()))
+}
+
+// LoadFrom reads and validates the configuration from the given variables
+// instead of the process environment; tests use it to stay parallel.
+func LoadFrom(vars map[string]string) (Config, error) {
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Environment: vars}); err != nil {
+		return Config{}, fmt.Errorf("config: %w", nameVariables(err))
+	}
+	// CORS lists read naturally with spaces after commas.
+	origins := c.CORSOrigins[:0]
+	for _, o := range c.CORSOrigins {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	c.CORSOrigins = origins
+	for _, ep := range []*string{&c.Endpoints.Table, &c.Endpoints.Tournament, &c.Endpoints.Wallet, &c.Endpoints.Seating} {
+		if *ep == "" {
+			*ep = c.GRPCAddr
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// MinJWTKeyLen is the shortest signing key accepted: RFC 7518 asks for a
+// key at least as long as the HS256 hash output.
+const MinJWTKeyLen = 32
+
+// Validate checks every variable and returns all problems at once, each
+// naming its variable.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(name, value string, err error) {
+		errs = append(errs, fmt.Errorf("%s=%q: %w", name, value, err))
+	}
+	for _, a := range []struct{ name, value string }{
+		{"CARDROOM_HTTP_ADDR", c.HTTPAddr},
+		{"CARDROOM_GRPC_ADDR", c.GRPCAddr},
+		{"CARDROOM_TABLE_ADDR", c.Endpoints.Table},
+		{"CARDROOM_TOURNAMENT_ADDR", c.Endpoints.Tournament},
+		{"CARDROOM_WALLET_ADDR", c.Endpoints.Wallet},
+		{"CARDROOM_SEATING_ADDR", c.Endpoints.Seating},
+	} {
+		if err := checkHostPort(a.value); err != nil {
+			bad(a.name, a.value, err)
+		}
+	}
+	if c.DataDir == "" {
+		bad("CARDROOM_DATA_DIR", c.DataDir, errors.New("must not be empty"))
+	}
+	if c.RedisURL != "" {
+		if err := checkURL(c.RedisURL, "redis", "rediss", "unix"); err != nil {
+			bad("REDIS_URL", redactURL(c.RedisURL), err)
+		}
+	}
+	if c.DatabaseURL != "" {
+		if err := checkURL(c.DatabaseURL, "postgres", "postgresql"); err != nil {
+			bad("DATABASE_URL", redactURL(c.DatabaseURL), err)
+		}
+	}
+	if c.JWTKey != "" && len(c.JWTKey) < MinJWTKeyLen {
+		errs = append(errs, fmt.Errorf("CARDROOM_JWT_KEY: %d bytes, need at least %d", len(c.JWTKey), MinJWTKeyLen))
+	}
+	for _, o := range c.CORSOrigins {
+		if err := checkOrigin(o); err != nil {
+			bad("CARDROOM_CORS_ORIGINS", o, err)
+		}
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("CARDROOM_SHUTDOWN_TIMEOUT", c.ShutdownTimeout.String(), errors.New("must be positive"))
+	}
+	if c.OTel.ExporterEndpoint != "" {
+		if err := checkURL(c.OTel.ExporterEndpoint, "http", "https"); err != nil {
+			bad("OTEL_EXPORTER_OTLP_ENDPOINT", c.OTel.ExporterEndpoint, err)
+		}
+	}
+	if s := c.OTel.ExporterInsecure; s != "" {
+		if _, err := strconv.ParseBool(s); err != nil {
+			bad("OTEL_EXPORTER_OTLP_INSECURE", s, errors.New("want true or false"))
+		}
+	}
+	switch c.OTel.TracesSampler {
+	case "", "always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio":
+	default:
+		bad("OTEL_TRACES_SAMPLER", c.OTel.TracesSampler, errors.New("unknown sampler"))
+	}
+	if s := c.OTel.TracesSamplerArg; s != "" {
+		if r, err := strconv.ParseFloat(s, 64); err != nil || r < 0 || r > 1 {
+			bad("OTEL_TRACES_SAMPLER_ARG", s, errors.New("want a ratio in 0..1"))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("config: %w", errors.Join(errs...))
+}
+
+func checkHostPort(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return errors.New("want host:port")
+	}
+	if strings.ContainsAny(host, "/ ") {
+		return fmt.Errorf("bad host %q", host)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("bad port %q", port)
+	}
+	return nil
+}
+
+func checkURL(s string, schemes ...string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return errors.New("not a URL")
+	}
+	for _, sch := range schemes {
+		if u.Scheme == sch {
+			if u.Host == "" && u.Path == "" {
+				return errors.New("no host")
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("scheme %q, want one of %s", u.Scheme, strings.Join(schemes, ", "))
+}
+
+func checkOrigin(o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want * or scheme://host[:port]")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("an origin has no path, query or fragment")
+	}
+	return nil
+}
+
+// redactURL hides a password in a URL so that validation errors can show it.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// nameVariables rewrites the env library's per-field errors so that they
+// name the environment variable instead of the Go field.
+func nameVariables(err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	byField := map[string]string{}
+	for _, v := range Variables() {
+		byField[v.field[len(v.field)-1]] = v.Name
+	}
+	errs := make([]error, 0, len(agg.Errors))
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if name, ok := byField[pe.Name]; ok {
+				errs = append(errs, fmt.Errorf("%s: %w", name, pe.Err))
+				continue
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// valueOf returns the field at path in c formatted as its variable would be written.
+func valueOf(c Config, path []string) string {
+	v := reflect.ValueOf(c)
+	for _, name := range path {
+		v = v.FieldByName(name)
+	}
+	switch x := v.Interface().(type) {
+	case []string:
+		return strings.Join(x, ",")
+	case fmt.Stringer:
+		return x.String()
+	default:
+		return fmt.Sprint(x)
+	}
+}

@@ -1,0 +1,202 @@
+package config
+
+import (
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/CONFIG.md from the Config struct")
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := LoadFrom(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		HTTPAddr:        "127.0.0.1:8080",
+		GRPCAddr:        "127.0.0.1:9090",
+		DataDir:         "./data",
+		LogLevel:        slog.LevelInfo,
+		ShutdownTimeout: 15 * time.Second,
+		Endpoints:       Endpoints{Table: "127.0.0.1:9090", Tournament: "127.0.0.1:9090", Wallet: "127.0.0.1:9090", Seating: "127.0.0.1:9090"},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("defaults = %+v\nwant %+v", c, want)
+	}
+	if len(c.CORSOrigins) != 0 || !c.Embedded() {
+		t.Fatalf("CORS %v embedded %v", c.CORSOrigins, c.Embedded())
+	}
+}
+
+func TestLoadOverrides(t *testing.T) {
+	t.Parallel()
+	c, err := LoadFrom(map[string]string{
+		"CARDROOM_HTTP_ADDR":          ":8081",
+		"CARDROOM_GRPC_ADDR":          "0.0.0.0:9999",
+		"CARDROOM_DATA_DIR":           "/var/lib/cardroom",
+		"REDIS_URL":                   "redis://127.0.0.1:6379/0",
+		"DATABASE_URL":                "postgres://postgres@127.0.0.1:5432/test",
+		"CARDROOM_JWT_KEY":            strings.Repeat("k", 32),
+		"CARDROOM_CORS_ORIGINS":       "https://app.example.com, http://localhost:5173",
+		"CARDROOM_LOG_LEVEL":          "debug",
+		"CARDROOM_SHUTDOWN_TIMEOUT":   "3s",
+		"CARDROOM_WALLET_ADDR":        "wallet:9090",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317",
+		"OTEL_TRACES_SAMPLER":         "traceidratio",
+		"OTEL_TRACES_SAMPLER_ARG":     "0.25",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8081" || c.GRPCAddr != "0.0.0.0:9999" || c.DataDir != "/var/lib/cardroom" {
+		t.Errorf("addrs/dir = %q %q %q", c.HTTPAddr, c.GRPCAddr, c.DataDir)
+	}
+	if c.Embedded() {
+		t.Error("Embedded() with Redis and PostgreSQL set")
+	}
+	if !slices.Equal(c.CORSOrigins, []string{"https://app.example.com", "http://localhost:5173"}) {
+		t.Errorf("CORS = %q", c.CORSOrigins)
+	}
+	if c.LogLevel != slog.LevelDebug || c.ShutdownTimeout != 3*time.Second {
+		t.Errorf("level %v timeout %v", c.LogLevel, c.ShutdownTimeout)
+	}
+	// An unset endpoint falls back to the local gRPC address, a set one wins.
+	if w, _ := c.Endpoints.Address("wallet"); w != "wallet:9090" {
+		t.Errorf("wallet = %q", w)
+	}
+	if tb, _ := c.Endpoints.Address("table"); tb != "0.0.0.0:9999" {
+		t.Errorf("table = %q", tb)
+	}
+	if _, ok := c.Endpoints.Address("bank"); ok {
+		t.Error("unknown service has an address")
+	}
+	if c.OTel.ExporterEndpoint != "http://collector:4317" || c.OTel.TracesSampler != "traceidratio" {
+		t.Errorf("otel = %+v", c.OTel)
+	}
+	if s := c.String(); strings.Contains(s, "kkkk") || !strings.Contains(s, "CARDROOM_JWT_KEY=(redacted)") {
+		t.Errorf("String() leaks or drops the key: %s", s)
+	}
+}
+
+func TestLoadRejectsBadValuesNamingTheVariable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, variable, value string
+	}{
+		{"http addr without port", "CARDROOM_HTTP_ADDR", "localhost"},
+		{"grpc addr bad port", "CARDROOM_GRPC_ADDR", "127.0.0.1:99999"},
+		{"endpoint not host:port", "CARDROOM_SEATING_ADDR", "http://seating"},
+		{"redis wrong scheme", "REDIS_URL", "http://127.0.0.1:6379"},
+		{"database wrong scheme", "DATABASE_URL", "mysql://db/x"},
+		{"short jwt key", "CARDROOM_JWT_KEY", "short"},
+		{"cors origin with path", "CARDROOM_CORS_ORIGINS", "https://app.example.com/login"},
+		{"cors origin no scheme", "CARDROOM_CORS_ORIGINS", "app.example.com"},
+		{"unknown log level", "CARDROOM_LOG_LEVEL", "loud"},
+		{"unparsable duration", "CARDROOM_SHUTDOWN_TIMEOUT", "soon"},
+		{"zero duration", "CARDROOM_SHUTDOWN_TIMEOUT", "0s"},
+		{"otlp endpoint no scheme", "OTEL_EXPORTER_OTLP_ENDPOINT", "collector"},
+		{"otlp insecure not bool", "OTEL_EXPORTER_OTLP_INSECURE", "maybe"},
+		{"unknown sampler", "OTEL_TRACES_SAMPLER", "sometimes"},
+		{"sampler ratio out of range", "OTEL_TRACES_SAMPLER_ARG", "1.5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := LoadFrom(map[string]string{tt.variable: tt.value})
+			if err == nil {
+				t.Fatalf("%s=%q accepted", tt.variable, tt.value)
+			}
+			if !strings.Contains(err.Error(), tt.variable) {
+				t.Fatalf("error does not name %s: %v", tt.variable, err)
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryProblemAndHidesPasswords(t *testing.T) {
+	t.Parallel()
+	_, err := LoadFrom(map[string]string{
+		"CARDROOM_HTTP_ADDR": "nope",
+		"DATABASE_URL":       "mysql://user:hunter2@db/x",
+	})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	for _, want := range []string{"CARDROOM_HTTP_ADDR", "DATABASE_URL"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %s: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "hunter2") {
+		t.Errorf("error leaks the password: %s", msg)
+	}
+}
+
+func TestVariablesCoverEveryField(t *testing.T) {
+	t.Parallel()
+	vars := Variables()
+	seen := map[string]bool{}
+	for _, v := range vars {
+		if seen[v.Name] {
+			t.Errorf("%s listed twice", v.Name)
+		}
+		seen[v.Name] = true
+		if v.Meaning == "" {
+			t.Errorf("%s has no meaning", v.Name)
+		}
+	}
+	for _, name := range []string{"CARDROOM_HTTP_ADDR", "CARDROOM_GRPC_ADDR", "CARDROOM_DATA_DIR", "REDIS_URL", "DATABASE_URL", "CARDROOM_JWT_KEY", "CARDROOM_CORS_ORIGINS", "CARDROOM_LOG_LEVEL", "CARDROOM_TRACE_FILE", "CARDROOM_WALLET_ADDR", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER"} {
+		if !seen[name] {
+			t.Errorf("%s missing from Variables()", name)
+		}
+	}
+	// Every variable's documented literal default is what Load really uses.
+	c, err := LoadFrom(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vars {
+		if v.Default == "" || strings.HasPrefix(v.Default, "(") || v.Default == "CARDROOM_GRPC_ADDR" {
+			continue
+		}
+		got := valueOf(c, v.field)
+		if v.Name == "CARDROOM_LOG_LEVEL" {
+			got = strings.ToLower(got)
+		}
+		if v.Name == "OTEL_EXPORTER_OTLP_INSECURE" || v.Name == "OTEL_TRACES_SAMPLER" {
+			continue // defaults applied by the SDK, not by Load
+		}
+		if got != v.Default {
+			t.Errorf("%s: documented default %q, Load gives %q", v.Name, v.Default, got)
+		}
+	}
+}
+
+// TestConfigDocMatchesStruct keeps docs/CONFIG.md from drifting: run
+// `go test ./config -update` after changing Config.
+func TestConfigDocMatchesStruct(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "..", "docs", "CONFIG.md")
+	want := Markdown()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./config -update in platform/)", err)
+	}
+	if string(got) != want {
+		t.Fatalf("docs/CONFIG.md is stale: run `go test ./config -update` in platform/")
+	}
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Variable describes one environment variable: its name, its default as
+// documentation shows it, and what it means.
+type Variable struct {
+	Name    string
+	Default string
+	Meaning string
+	// Secret variables are never printed.
+	Secret bool
+
+	field []string // path of Go field names inside Config
+}
+
+// Variables returns every variable Config reads, in declaration order. It
+// is derived from Config's struct tags, so it cannot disagree with what
+// Load actually reads.
+func Variables() []Variable {
+	var vars []Variable
+	collect(reflect.TypeFor[Config](), nil, &vars)
+	return vars
+}
+
+func collect(t reflect.Type, path []string, vars *[]Variable) {
+	for f := range t.Fields() {
+		p := append(append([]string(nil), path...), f.Name)
+		name := f.Tag.Get("env")
+		if name == "" {
+			if f.Type.Kind() == reflect.Struct {
+				collect(f.Type, p, vars)
+			}
+			continue
+		}
+		def, ok := f.Tag.Lookup("docDefault")
+		if !ok {
+			def = f.Tag.Get("envDefault")
+		}
+		*vars = append(*vars, Variable{
+			Name:    name,
+			Default: def,
+			Meaning: f.Tag.Get("doc"),
+			Secret:  name == "CARDROOM_JWT_KEY",
+			field:   p,
+		})
+	}
+}
+
+// Markdown returns the variables as the Markdown document docs/CONFIG.md.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Configuration\n\n")
+	b.WriteString("Every cardroom process reads these environment variables at start-up and refuses to\n")
+	b.WriteString("start, naming the variable, when one is invalid. Generated from `platform/config`\n")
+	b.WriteString("(`go test ./config -update` in `platform/` rewrites this file).\n\n")
+	b.WriteString("| Variable | Default | Meaning |\n")
+	b.WriteString("|---|---|---|\n")
+	for _, v := range Variables() {
+		def := "`" + v.Default + "`"
+		if strings.HasPrefix(v.Default, "(") {
+			def = v.Default
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, strings.ReplaceAll(v.Meaning, "|", `\|`))
+	}
+	b.WriteString("\nThe OpenTelemetry SDK also honours its other standard variables (`OTEL_EXPORTER_OTLP_HEADERS`,\n")
+	b.WriteString("`OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_BSP_*`, ...).\n")
+	return b.String()
+}
