@@ -1,0 +1,111 @@
+// Package auth is cardroom's caller identity: JWT bearer tokens (HS256)
+// naming a subject and its roles, the Principal they become once verified,
+// and the signing key (configured, or a generated dev key persisted in the
+// data dir). Per-RPC authorization lives in platform/rpc; services read
+// the caller with FromContext.
+package auth
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Role is what a caller may do in the room (ARCHITECTURE.md, Security).
+type Role string
+
+// Roles a token can carry.
+const (
+	// Player acts only for their own seat, waitlist entry and account.
+	Player Role = "player"
+	// Dealer runs a table's game.
+	Dealer Role = "dealer"
+	// Floor decides disputes and may override rules.
+	Floor Role = "floor"
+	// Cashier moves money: buy-ins, cash-outs, account operations.
+	Cashier Role = "cashier"
+	// Admin may call every RPC.
+	Admin Role = "admin"
+	// Service is another cardroom part calling on its own behalf.
+	Service Role = "service"
+)
+
+// AllRoles lists every role, in a stable order.
+var AllRoles = []Role{Player, Dealer, Floor, Cashier, Admin, Service}
+
+// ParseRole returns the role named s (case-insensitive).
+func ParseRole(s string) (Role, error) {
+	r := Role(strings.ToLower(strings.TrimSpace(s)))
+	if !slices.Contains(AllRoles, r) {
+		return "", fmt.Errorf("unknown role %q (want one of %s)", s, joinRoles(AllRoles))
+	}
+	return r, nil
+}
+
+func joinRoles(rs []Role) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Principal is a verified caller: who they are and what roles they hold.
+type Principal struct {
+	Subject string
+	Roles   []Role
+}
+
+// HasRole reports whether p holds role r. It does not treat admin as
+// holding every role: "admin may call everything" is an authorization
+// decision made in platform/rpc, while a service asking "is this the
+// seat's player?" wants the literal answer.
+func (p Principal) HasRole(r Role) bool { return slices.Contains(p.Roles, r) }
+
+// HasAnyRole reports whether p holds at least one of roles.
+func (p Principal) HasAnyRole(roles ...Role) bool {
+	return slices.ContainsFunc(roles, p.HasRole)
+}
+
+// String returns "subject[role,role]" for logs.
+func (p Principal) String() string { return p.Subject + "[" + joinRoles(p.Roles) + "]" }
+
+type principalKey struct{}
+
+// NewContext returns ctx carrying p.
+func NewContext(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the caller that ctx carries, if any.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
+
+type tokenKey struct{}
+
+// WithToken returns ctx carrying the caller's raw bearer token, so that a
+// service calling another service on the caller's behalf can forward it
+// (platform/rpc does this for every outgoing call).
+func WithToken(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, tokenKey{}, token)
+}
+
+// TokenFromContext returns the raw bearer token that ctx carries, if any.
+func TokenFromContext(ctx context.Context) (string, bool) {
+	t, ok := ctx.Value(tokenKey{}).(string)
+	return t, ok && t != ""
+}
+
+// BearerToken extracts the token from an Authorization header value
+// ("Bearer <token>"; the scheme is case-insensitive).
+func BearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}

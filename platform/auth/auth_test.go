@@ -1,0 +1,278 @@
+package auth
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/cardroom/cardroom/platform/clock"
+)
+
+var testKey = []byte(strings.Repeat("k", 32))
+
+func TestMintVerifyRoundTrip(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	iss, err := NewIssuer(testKey, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver, err := NewVerifier(testKey, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := iss.Mint("alice", []Role{Player, Cashier}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ver.Verify(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Subject != "alice" || !slices.Equal(p.Roles, []Role{Player, Cashier}) {
+		t.Fatalf("principal = %+v", p)
+	}
+	if !p.HasRole(Cashier) || p.HasRole(Admin) || !p.HasAnyRole(Floor, Player) || p.HasAnyRole(Floor, Dealer) {
+		t.Fatalf("HasRole/HasAnyRole wrong for %v", p)
+	}
+	if got := p.String(); got != "alice[player, cashier]" {
+		t.Fatalf("String() = %q", got)
+	}
+}
+
+func TestVerifyRejects(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	iss, _ := NewIssuer(testKey, clk)
+	ver, _ := NewVerifier(testKey, clk)
+	good, err := iss.Mint("bob", []Role{Dealer}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherIss, _ := NewIssuer([]byte(strings.Repeat("x", 32)), clk)
+	otherKey, _ := otherIss.Mint("bob", []Role{Admin}, time.Minute)
+
+	sign := func(c jwt.Claims, m jwt.SigningMethod, key any) string {
+		s, err := jwt.NewWithClaims(m, c).SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	reg := func(iss, sub string) jwt.RegisteredClaims {
+		return jwt.RegisteredClaims{Issuer: iss, Subject: sub, IssuedAt: jwt.NewNumericDate(start), ExpiresAt: jwt.NewNumericDate(start.Add(time.Minute))}
+	}
+	tests := []struct {
+		name  string
+		token string
+	}{
+		{"garbage", "not.a.token"},
+		{"signed with another key", otherKey},
+		{"tampered payload", good[:strings.LastIndex(good, ".")] + "x" + good[strings.LastIndex(good, "."):]},
+		{"alg none", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{Admin}}, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType)},
+		{"HS512 not accepted", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{Admin}}, jwt.SigningMethodHS512, testKey)},
+		{"wrong issuer", sign(claims{RegisteredClaims: reg("someone-else", "eve"), Roles: []Role{Admin}}, jwt.SigningMethodHS256, testKey)},
+		{"no expiry", sign(claims{RegisteredClaims: jwt.RegisteredClaims{Issuer: TokenIssuer, Subject: "eve"}, Roles: []Role{Admin}}, jwt.SigningMethodHS256, testKey)},
+		{"no subject", sign(claims{RegisteredClaims: reg(TokenIssuer, ""), Roles: []Role{Admin}}, jwt.SigningMethodHS256, testKey)},
+		{"no roles", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve")}, jwt.SigningMethodHS256, testKey)},
+		{"unknown role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{"god"}}, jwt.SigningMethodHS256, testKey)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := ver.Verify(tt.token)
+			if !errors.Is(err, ErrInvalidToken) {
+				t.Fatalf("Verify = %+v, %v; want ErrInvalidToken", p, err)
+			}
+		})
+	}
+}
+
+func TestVerifyRejectsExpiredToken(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	iss, _ := NewIssuer(testKey, clk)
+	ver, _ := NewVerifier(testKey, clk)
+	tok, err := iss.Mint("carol", []Role{Floor}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute) // within the 5 s leeway: still valid
+	if _, err := ver.Verify(tok); err != nil {
+		t.Fatalf("at expiry (within leeway): %v", err)
+	}
+	clk.Advance(6 * time.Second)
+	if _, err := ver.Verify(tok); !errors.Is(err, ErrInvalidToken) || !errors.Is(err, jwt.ErrTokenExpired) {
+		t.Fatalf("after expiry: %v", err)
+	}
+}
+
+func TestMintRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	iss, _ := NewIssuer(testKey, nil)
+	tests := []struct {
+		name  string
+		sub   string
+		roles []Role
+		ttl   time.Duration
+	}{
+		{"empty subject", "", []Role{Player}, time.Hour},
+		{"no roles", "a", nil, time.Hour},
+		{"unknown role", "a", []Role{"god"}, time.Hour},
+		{"zero ttl", "a", []Role{Player}, 0},
+	}
+	for _, tt := range tests {
+		if tok, err := iss.Mint(tt.sub, tt.roles, tt.ttl); err == nil {
+			t.Errorf("%s: minted %q", tt.name, tok)
+		}
+	}
+	if _, err := NewIssuer([]byte("short"), nil); err == nil {
+		t.Error("NewIssuer accepted a 5-byte key")
+	}
+	if _, err := NewVerifier([]byte("short"), nil); err == nil {
+		t.Error("NewVerifier accepted a 5-byte key")
+	}
+}
+
+func TestParseRole(t *testing.T) {
+	t.Parallel()
+	for _, r := range AllRoles {
+		got, err := ParseRole(strings.ToUpper(string(r)))
+		if err != nil || got != r {
+			t.Errorf("ParseRole(%q) = %q, %v", r, got, err)
+		}
+	}
+	if _, err := ParseRole("croupier"); err == nil {
+		t.Error("ParseRole accepted croupier")
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		header, want string
+		ok           bool
+	}{
+		{"Bearer abc.def.ghi", "abc.def.ghi", true},
+		{"bearer  abc", "abc", true},
+		{"Basic dXNlcjpwdw==", "", false},
+		{"Bearer ", "", false},
+		{"abc", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := BearerToken(tt.header)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q, %v", tt.header, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestContextCarriesPrincipalAndToken(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	if _, ok := FromContext(ctx); ok {
+		t.Fatal("empty context has a principal")
+	}
+	if _, ok := TokenFromContext(ctx); ok {
+		t.Fatal("empty context has a token")
+	}
+	ctx = WithToken(NewContext(ctx, Principal{Subject: "dan", Roles: []Role{Service}}), "tok")
+	p, ok := FromContext(ctx)
+	if !ok || p.Subject != "dan" || !p.HasRole(Service) {
+		t.Fatalf("FromContext = %+v, %v", p, ok)
+	}
+	if tok, ok := TokenFromContext(ctx); !ok || tok != "tok" {
+		t.Fatalf("TokenFromContext = %q, %v", tok, ok)
+	}
+}
+
+func TestLoadOrCreateKeyPersists(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	k1, err := LoadOrCreateKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k1) < MinKeyLen {
+		t.Fatalf("key is %d bytes", len(k1))
+	}
+	fi, err := os.Stat(filepath.Join(dir, KeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key mode %v, want 0600", fi.Mode().Perm())
+	}
+	k2, err := LoadOrCreateKey(dir)
+	if err != nil || string(k2) != string(k1) {
+		t.Fatalf("second load = %q, %v; want the persisted key", k2, err)
+	}
+	// A token minted with the persisted key verifies after a "restart".
+	iss, _ := NewIssuer(k1, nil)
+	ver, _ := NewVerifier(k2, nil)
+	tok, _ := iss.Mint("erin", []Role{Admin}, time.Minute)
+	if _, err := ver.Verify(tok); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("data dir holds %d entries, want only %s", len(entries), KeyFile)
+	}
+}
+
+func TestLoadOrCreateKeyConcurrentCallersAgree(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 8
+	keys := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { keys[i], errs[i] = LoadOrCreateKey(dir) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || string(keys[i]) != string(keys[0]) {
+			t.Fatalf("caller %d: %q, %v; caller 0: %q", i, keys[i], errs[i], keys[0])
+		}
+	}
+}
+
+func TestLoadOrCreateKeyRefusesReadableKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, KeyFile), []byte(strings.Repeat("z", 40)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateKey(dir); err == nil || !strings.Contains(err.Error(), "0600") {
+		t.Fatalf("LoadOrCreateKey on a 0644 key: %v", err)
+	}
+}
+
+func TestResolveKeyPrefersConfigured(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	k, err := ResolveKey(strings.Repeat("c", 32), dir)
+	if err != nil || string(k) != strings.Repeat("c", 32) {
+		t.Fatalf("ResolveKey = %q, %v", k, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, KeyFile)); !os.IsNotExist(err) {
+		t.Fatalf("configured key still wrote a dev key: %v", err)
+	}
+	if _, err := ResolveKey("short", dir); err == nil {
+		t.Fatal("accepted a short configured key")
+	}
+	k, err = ResolveKey("", dir)
+	if err != nil || len(k) < MinKeyLen {
+		t.Fatalf("dev key = %q, %v", k, err)
+	}
+}
