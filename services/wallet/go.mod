@@ -1,3 +1,7 @@
 module github.com/cardroom/cardroom/services/wallet
 
 go 1.26.0
+
+require github.com/cardroom/cardroom/platform v0.0.0-00010101000000-000000000000
+
+replace github.com/cardroom/cardroom/platform => ../../platform
