@@ -1,0 +1,457 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// migrations is a service's migration tree: portable files at the root,
+// plus per-dialect directories that replace the root for that dialect.
+var migrations = fstest.MapFS{
+	"00001_counters.sql": {Data: []byte(`-- +goose Up
+CREATE TABLE counters (
+	id TEXT PRIMARY KEY,
+	epoch BIGINT NOT NULL DEFAULT 0,
+	value BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+-- +goose Down
+DROP TABLE notes;
+DROP TABLE counters;
+`)},
+}
+
+// dialectMigrations has a subdirectory per dialect, so each engine gets its
+// own history and the root file must never run.
+var dialectMigrations = fstest.MapFS{
+	"00001_never.sql": {Data: []byte("-- +goose Up\nTHIS IS NOT SQL;\n")},
+	"postgres/00001_marker.sql": {Data: []byte(`-- +goose Up
+CREATE TABLE marker (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, dialect TEXT NOT NULL);
+INSERT INTO marker (dialect) VALUES ('postgres');
+`)},
+	"sqlite/00001_marker.sql": {Data: []byte(`-- +goose Up
+CREATE TABLE marker (id INTEGER PRIMARY KEY AUTOINCREMENT, dialect TEXT NOT NULL);
+INSERT INTO marker (dialect) VALUES ('sqlite');
+`)},
+}
+
+// TestContract runs the one sqlstore contract suite on SQLite and on real
+// PostgreSQL.
+func TestContract(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "contract", Migrations: migrations}, runContract)
+}
+
+func runContract(t *testing.T, db *sqlstore.DB) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, db *sqlstore.DB)
+	}{
+		{"migrations are idempotent", testMigrateTwice},
+		{"commit makes writes visible", testCommit},
+		{"error and panic roll back", testRollback},
+		{"numbered placeholders bind on both dialects", testPlaceholders},
+		{"conflicting transactions all succeed by retrying", testConflictRetry},
+		{"fenced write refuses a lower epoch", testFence},
+		{"observed epoch refuses lower ones", testObserveEpoch},
+		{"claiming a missing row is NotFound", testClaimMissing},
+		{"SQL spans are children of the caller's span", testSpans},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.run(t, db)
+		})
+	}
+}
+
+func insertCounter(t *testing.T, db *sqlstore.DB, id string) {
+	t.Helper()
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO counters (id) VALUES ($1)`, id)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("insert counter %s: %v", id, err)
+	}
+}
+
+func readCounter(t *testing.T, db *sqlstore.DB, id string) (value, epoch int64) {
+	t.Helper()
+	err := db.SQL().QueryRowContext(t.Context(), `SELECT value, epoch FROM counters WHERE id = $1`, id).Scan(&value, &epoch)
+	if err != nil {
+		t.Fatalf("read counter %s: %v", id, err)
+	}
+	return value, epoch
+}
+
+func testMigrateTwice(t *testing.T, db *sqlstore.DB) {
+	for range 2 {
+		if err := db.Migrate(t.Context()); err != nil {
+			t.Fatalf("migrate again: %v", err)
+		}
+	}
+	var n int
+	if err := db.SQL().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("version 1 recorded %d times, want 1", n)
+	}
+}
+
+func testCommit(t *testing.T, db *sqlstore.DB) {
+	ran := 0
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		tx.AfterCommit(func() { ran++ })
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO notes (id, body) VALUES ($1, $2)`, "commit", "kept")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	if err := db.SQL().QueryRowContext(t.Context(), `SELECT body FROM notes WHERE id = $1`, "commit").Scan(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body != "kept" || ran != 1 {
+		t.Fatalf("body %q, after-commit ran %d times; want kept, 1", body, ran)
+	}
+}
+
+func testRollback(t *testing.T, db *sqlstore.DB) {
+	boom := errors.New("boom")
+	ran := 0
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		tx.AfterCommit(func() { ran++ })
+		if _, err := tx.ExecContext(t.Context(), `INSERT INTO notes (id, body) VALUES ($1, $2)`, "rolled-back", "x"); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Tx error = %v, want boom", err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("panic was swallowed")
+			}
+		}()
+		_ = db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+			tx.AfterCommit(func() { ran++ })
+			if _, err := tx.ExecContext(t.Context(), `INSERT INTO notes (id, body) VALUES ($1, $2)`, "panicked", "x"); err != nil {
+				return err
+			}
+			panic("in transaction")
+		})
+	}()
+	var n int
+	if err := db.SQL().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM notes WHERE id IN ('rolled-back', 'panicked')`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 || ran != 0 {
+		t.Fatalf("%d rolled-back rows survive, after-commit ran %d times; want 0, 0", n, ran)
+	}
+}
+
+func testPlaceholders(t *testing.T, db *sqlstore.DB) {
+	// $2 appears twice and before $1: both drivers must bind by number.
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO counters (id, value, epoch) VALUES ($1 || '-' || $2, $3, $3)`, "ph", "x", int64(7))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, epoch := readCounter(t, db, "ph-x")
+	if value != 7 || epoch != 7 {
+		t.Fatalf("value, epoch = %d, %d; want 7, 7", value, epoch)
+	}
+}
+
+// testConflictRetry runs read-modify-write increments from many goroutines
+// without any lock: on PostgreSQL (serializable) they conflict with 40001
+// and on SQLite they queue on the write lock; with retries none is lost.
+func testConflictRetry(t *testing.T, db *sqlstore.DB) {
+	const workers, each = 6, 8
+	insertCounter(t, db, "race")
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				errs <- db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+					var v int64
+					if err := tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = $1`, "race").Scan(&v); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = $1 WHERE id = $2`, v+1, "race")
+					return err
+				})
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("increment: %v", err)
+		}
+	}
+	if v, _ := readCounter(t, db, "race"); v != workers*each {
+		t.Fatalf("counter = %d, want %d (lost updates)", v, workers*each)
+	}
+}
+
+func testFence(t *testing.T, db *sqlstore.DB) {
+	ctx := t.Context()
+	insertCounter(t, db, "fenced")
+	claim := func() sqlstore.Fence {
+		var f sqlstore.Fence
+		if err := db.Tx(ctx, func(tx *sqlstore.Tx) (err error) {
+			f, err = sqlstore.ClaimEpoch(ctx, tx, "counters", "fenced")
+			return err
+		}); err != nil {
+			t.Fatalf("claim: %v", err)
+		}
+		return f
+	}
+	old, cur := claim(), claim()
+	if old.Epoch != 1 || cur.Epoch != 2 {
+		t.Fatalf("epochs = %d, %d; want 1, 2", old.Epoch, cur.Epoch)
+	}
+	write := func(f sqlstore.Fence, v int64) error {
+		return db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			if err := f.Check(ctx, tx); err != nil {
+				return err
+			}
+			return f.Update(ctx, tx, "value = $1", v)
+		})
+	}
+	if err := write(cur, 10); err != nil {
+		t.Fatalf("current owner's write: %v", err)
+	}
+	err := write(old, 99)
+	if !errors.Is(err, sqlstore.ErrFencedOut) || fault.KindOf(err) != fault.Aborted {
+		t.Fatalf("stale owner's write: %v, want ErrFencedOut (Aborted)", err)
+	}
+	if f, _ := fault.As(err); f.Reason != "FENCED_OUT" {
+		t.Fatalf("reason = %q", f.Reason)
+	}
+	// A raw fenced statement behaves the same.
+	err = db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		return sqlstore.FencedExec(ctx, tx, `UPDATE counters SET value = 98 WHERE id = $1 AND epoch = $2`, "fenced", old.Epoch)
+	})
+	if !errors.Is(err, sqlstore.ErrFencedOut) {
+		t.Fatalf("raw stale write: %v, want ErrFencedOut", err)
+	}
+	if v, e := readCounter(t, db, "fenced"); v != 10 || e != 2 {
+		t.Fatalf("value, epoch = %d, %d; want 10, 2", v, e)
+	}
+}
+
+func testObserveEpoch(t *testing.T, db *sqlstore.DB) {
+	ctx := t.Context()
+	insertCounter(t, db, "observed")
+	observe := func(epoch int64) error {
+		return db.Tx(ctx, func(tx *sqlstore.Tx) error {
+			return sqlstore.ObserveEpoch(ctx, tx, "counters", "observed", epoch)
+		})
+	}
+	for _, tt := range []struct {
+		epoch  int64
+		fenced bool
+	}{{3, false}, {3, false}, {2, true}, {5, false}, {4, true}} {
+		err := observe(tt.epoch)
+		if got := errors.Is(err, sqlstore.ErrFencedOut); got != tt.fenced || (!tt.fenced && err != nil) {
+			t.Fatalf("observe %d: %v, want fenced=%v", tt.epoch, err, tt.fenced)
+		}
+	}
+	if _, e := readCounter(t, db, "observed"); e != 5 {
+		t.Fatalf("epoch = %d, want 5", e)
+	}
+}
+
+func testClaimMissing(t *testing.T, db *sqlstore.DB) {
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		_, err := sqlstore.ClaimEpoch(t.Context(), tx, "counters", "nobody")
+		return err
+	})
+	if fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("claim missing: %v, want NotFound", err)
+	}
+}
+
+func testSpans(t *testing.T, db *sqlstore.DB) {
+	// The suite's db uses the global provider; open a second handle on the
+	// same database with a recording provider.
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	traced := reopen(t, db, sqlstore.Options{TracerProvider: tp})
+	ctx, parent := tp.Tracer("test").Start(t.Context(), "request")
+	err := traced.Tx(ctx, func(tx *sqlstore.Tx) error {
+		var n int
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM counters WHERE id = $1`, "none").Scan(&n)
+	})
+	parent.End()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var children []string
+	for _, s := range rec.Ended() {
+		if s.Parent().SpanID() == parent.SpanContext().SpanID() {
+			children = append(children, s.Name())
+		}
+	}
+	want := map[string]bool{"sql.conn.begin_tx": false, "sql.conn.query": false, "sql.tx.commit": false}
+	for _, name := range children {
+		if _, ok := want[name]; ok {
+			want[name] = true
+		}
+	}
+	for name, seen := range want {
+		if !seen {
+			t.Errorf("no %s span under the request span; children: %v", name, children)
+		}
+	}
+}
+
+// reopen opens another handle on db's database with extra options.
+func reopen(t *testing.T, db *sqlstore.DB, opts sqlstore.Options) *sqlstore.DB {
+	t.Helper()
+	opts.Service = "contract"
+	if db.Dialect() == sqlstore.Postgres {
+		opts.URL, opts.Schema = testkit.DatabaseURL(t), db.Schema()
+	} else {
+		var path string
+		if err := db.SQL().QueryRowContext(t.Context(), `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
+			t.Fatal(err)
+		}
+		opts.DataDir = path[:len(path)-len("/contract.db")]
+	}
+	d, err := sqlstore.Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestDialectMigrations(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "dialects", Migrations: dialectMigrations}, func(t *testing.T, db *sqlstore.DB) {
+		var got string
+		if err := db.SQL().QueryRowContext(t.Context(), `SELECT dialect FROM marker`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != string(db.Dialect()) {
+			t.Fatalf("marker = %q, want %q", got, db.Dialect())
+		}
+	})
+}
+
+// TestSharedMigrationSets checks that a platform package's set keeps its
+// own version table beside the service's.
+func TestSharedMigrationSets(t *testing.T) {
+	t.Parallel()
+	shared := sqlstore.MigrationSet{Name: "extras", FS: fstest.MapFS{
+		"00001_extras.sql": {Data: []byte("-- +goose Up\nCREATE TABLE extras (id TEXT PRIMARY KEY);\n")},
+	}}
+	testkit.EachStore(t, sqlstore.Options{Service: "shared", Migrations: migrations, Shared: []sqlstore.MigrationSet{shared}}, func(t *testing.T, db *sqlstore.DB) {
+		for _, q := range []string{
+			`SELECT COUNT(*) FROM extras`,
+			`SELECT COUNT(*) FROM counters`,
+			`SELECT COUNT(*) FROM goose_extras_version WHERE version_id = 1`,
+			`SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1`,
+		} {
+			var n int
+			if err := db.SQL().QueryRowContext(t.Context(), q).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	})
+}
+
+// TestSQLiteBusyIsRetried holds SQLite's write lock longer than the busy
+// timeout: the writer's BEGIN IMMEDIATE fails with SQLITE_BUSY, and Tx must
+// retry until the lock is free rather than fail.
+func TestSQLiteBusyIsRetried(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "busy", Migrations: migrations, SQLiteBusyTimeout: time.Millisecond})
+	insertCounter(t, db, "busy")
+
+	holder, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	// A plain write now fails with a retryable SQLITE_BUSY.
+	_, err = db.SQL().ExecContext(ctx, `UPDATE counters SET value = 1 WHERE id = 'busy'`)
+	if err == nil || !sqlstore.Retryable(err) {
+		t.Fatalf("write beside a held lock: %v, want retryable SQLITE_BUSY", err)
+	}
+	release := time.AfterFunc(50*time.Millisecond, func() {
+		_, _ = holder.ExecContext(context.Background(), "COMMIT")
+	})
+	defer release.Stop()
+	err = db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + 5 WHERE id = 'busy'`)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Tx beside a held lock: %v", err)
+	}
+	if v, _ := readCounter(t, db, "busy"); v != 5 {
+		t.Fatalf("value = %d, want 5", v)
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"plain error", errors.New("x"), false},
+		{"fenced out", sqlstore.ErrFencedOut, false},
+		{"no rows", sql.ErrNoRows, false},
+		{"wrapped nil-free", fmt.Errorf("wrap: %w", context.Canceled), false},
+	}
+	for _, tt := range tests {
+		if got := sqlstore.Retryable(tt.err); got != tt.want {
+			t.Errorf("%s: Retryable = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestOpenRejectsBadNames(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []sqlstore.Options{
+		{Service: "bad name", DataDir: t.TempDir()},
+		{Service: "ok", URL: "postgres://127.0.0.1/x", Schema: `x"; DROP`},
+		{Service: "ok", URL: "mysql://127.0.0.1/x"},
+	} {
+		if db, err := sqlstore.Open(t.Context(), opts); err == nil {
+			db.Close()
+			t.Errorf("Open(%+v) succeeded", opts)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+// MigrationsFS is a tree of goose SQL migrations, usually an embed.FS.
+type MigrationsFS = fs.FS
+
+// MigrationSet is a named migration tree that a platform package (events)
+// ships for every service that uses it. Its goose version table is
+// goose_<Name>_version.
+type MigrationSet struct {
+	Name string
+	FS   fs.FS
+}
+
+// Migrate applies every pending migration: first each Options.Shared set in
+// order, then the service's own. Running it again is a no-op, and replicas
+// running it at once take turns (a PostgreSQL advisory lock per schema and
+// set; SQLite's write lock).
+func (d *DB) Migrate(ctx context.Context) error {
+	for _, set := range d.opts.Shared {
+		if !identifier.MatchString(set.Name) {
+			return fmt.Errorf("migrate %s: set name %q must be a plain identifier", d.opts.Service, set.Name)
+		}
+		if err := d.migrate(ctx, set.FS, "goose_"+set.Name+"_version"); err != nil {
+			return fmt.Errorf("migrate %s (%s): %w", d.opts.Service, set.Name, err)
+		}
+	}
+	if d.opts.Migrations != nil {
+		if err := d.migrate(ctx, d.opts.Migrations, "goose_db_version"); err != nil {
+			return fmt.Errorf("migrate %s: %w", d.opts.Service, err)
+		}
+	}
+	return nil
+}
+
+func (d *DB) migrate(ctx context.Context, fsys fs.FS, table string) error {
+	fsys, err := dialectDir(fsys, d.dialect)
+	if err != nil {
+		return err
+	}
+	dialect := goose.DialectSQLite3
+	opts := []goose.ProviderOption{goose.WithTableName(table), goose.WithDisableGlobalRegistry(true)}
+	if d.dialect == Postgres {
+		dialect = goose.DialectPostgres
+		// The lock ID is per schema and set, so unrelated services and
+		// parallel tests in their own schemas never queue behind each other.
+		h := fnv.New64a()
+		h.Write([]byte(d.schema + "/" + table))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
+		if err != nil {
+			return err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, d.db, fsys, opts...)
+	if errors.Is(err, goose.ErrNoMigrations) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// No p.Close(): it would close d.db, which the provider only borrows.
+	_, err = p.Up(ctx)
+	return err
+}
+
+// dialectDir picks the dialect's own subdirectory when the tree has one.
+func dialectDir(fsys fs.FS, dialect Dialect) (fs.FS, error) {
+	info, err := fs.Stat(fsys, string(dialect))
+	switch {
+	case err == nil && info.IsDir():
+		return fs.Sub(fsys, string(dialect))
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		return fsys, nil
+	default:
+		return nil, err
+	}
+}

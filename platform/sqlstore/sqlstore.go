@@ -1,0 +1,281 @@
+// Package sqlstore opens a service's SQL database — SQLite (modernc.org/sqlite,
+// pure Go, the embedded default) or PostgreSQL (pgx) when a URL is given —
+// runs the service's embedded goose migrations, and runs transactions that
+// retry on serialization failures and SQLITE_BUSY. It also holds the fencing
+// helpers of ARCHITECTURE.md ("Correctness under concurrency"): ClaimEpoch
+// issues a new epoch when an owner takes an entity over, and fenced writes
+// touch a row only while its epoch is still the owner's.
+//
+// # SQL that runs on both dialects
+//
+// Queries use numbered placeholders ($1, $2, ...) on both dialects: pgx
+// understands them natively and modernc.org/sqlite binds $N to the N-th
+// argument, so no rebinding happens. Portable column types: TEXT for ids and
+// strings, BIGINT for int64 (money in minor units, epochs, unix-millisecond
+// timestamps), BOOLEAN, and BYTEA for bytes (SQLite stores []byte as a BLOB
+// in a BYTEA column). INSERT ... ON CONFLICT DO NOTHING / DO UPDATE and
+// UPDATE ... RETURNING work on both.
+//
+// # Migration layout
+//
+// Each service embeds its goose SQL migrations (files NNNNN_name.sql with
+// "-- +goose Up" / "-- +goose Down" sections) and passes the embed.FS as
+// Options.Migrations. By default the files at the root of that FS run on both
+// dialects. When a service needs dialect-specific SQL, it puts a complete set
+// in a subdirectory named "postgres" or "sqlite"; that subdirectory is then
+// used instead of the root for that dialect (sets are never mixed, so the
+// version numbers of one dialect's history stay consistent). Platform
+// packages with their own tables (events) export a MigrationSet that the
+// service lists in Options.Shared; each set keeps its own goose version table
+// (goose_<name>_version), so its numbering is independent of the service's.
+//
+// A service's tables live in its own PostgreSQL schema (Options.Schema,
+// defaulting to the service name; tests use a fresh one) or its own SQLite
+// file (DataDir/<service>.db).
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/XSAM/otelsql"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Dialect names the SQL engine behind a DB.
+type Dialect string
+
+// Dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Options says which database to open and which migrations belong to it.
+type Options struct {
+	// URL is a PostgreSQL URL (postgres:// or postgresql://). Empty means
+	// SQLite at DataDir/<Service>.db.
+	URL string
+	// DataDir holds SQLite files; it is created when missing.
+	DataDir string
+	// Service names the owner: the SQLite file name and the default
+	// PostgreSQL schema.
+	Service string
+	// Schema is the PostgreSQL schema the service's tables live in; empty
+	// means Service. Ignored for SQLite.
+	Schema string
+	// Migrations is the service's embedded goose migrations (see the package
+	// comment for the layout). Nil means the service has none of its own.
+	Migrations MigrationsFS
+	// Shared lists migration sets of platform packages (for example
+	// events.Migrations) that run, in order, before the service's own.
+	Shared []MigrationSet
+	// MaxOpenConns caps the connection pool; 0 means 8 for PostgreSQL (many
+	// processes share one server) and 16 for SQLite.
+	MaxOpenConns int
+	// SQLiteBusyTimeout is how long a SQLite statement waits for another
+	// connection's lock before failing with SQLITE_BUSY (which Tx retries);
+	// 0 means 5 s.
+	SQLiteBusyTimeout time.Duration
+	// MaxAttempts bounds how often Tx runs a transaction that keeps failing
+	// with a retryable error; 0 means 20.
+	MaxAttempts int
+	// TracerProvider makes the SQL spans; nil means the global provider.
+	TracerProvider trace.TracerProvider
+}
+
+// DB is an open service database.
+type DB struct {
+	db          *sql.DB
+	dialect     Dialect
+	schema      string
+	opts        Options
+	maxAttempts int
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Open opens (creating when needed) the database described by opts. It
+// does not migrate; call Migrate.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if !identifier.MatchString(opts.Service) {
+		return nil, fmt.Errorf("open database: service name %q must be a plain identifier", opts.Service)
+	}
+	d := &DB{opts: opts, maxAttempts: opts.MaxAttempts}
+	if d.maxAttempts <= 0 {
+		d.maxAttempts = 20
+	}
+	var (
+		driverName, dsn string
+		err             error
+	)
+	if opts.URL == "" {
+		d.dialect = SQLite
+		driverName = "sqlite"
+		dsn, err = sqliteDSN(opts)
+	} else {
+		d.dialect = Postgres
+		driverName = "pgx"
+		d.schema = opts.Schema
+		if d.schema == "" {
+			d.schema = opts.Service
+		}
+		if !identifier.MatchString(d.schema) {
+			return nil, fmt.Errorf("open database: schema %q must be a plain identifier", d.schema)
+		}
+		dsn, err = postgresDSN(opts.URL, d.schema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	traceOpts := []otelsql.Option{
+		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect))),
+		otelsql.WithSpanOptions(otelsql.SpanOptions{
+			OmitConnResetSession: true,
+			OmitConnPrepare:      true,
+			OmitRows:             true,
+			OmitConnectorConnect: true,
+		}),
+	}
+	if opts.TracerProvider != nil {
+		traceOpts = append(traceOpts, otelsql.WithTracerProvider(opts.TracerProvider))
+	}
+	db, err := otelsql.Open(driverName, dsn, traceOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	d.db = db
+	maxConns := opts.MaxOpenConns
+	if maxConns <= 0 {
+		maxConns = 16
+		if d.dialect == Postgres {
+			maxConns = 8
+		}
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := d.prepare(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	return d, nil
+}
+
+func systemName(d Dialect) string {
+	if d == Postgres {
+		return "postgresql"
+	}
+	return "sqlite"
+}
+
+func sqliteDSN(opts Options) (string, error) {
+	dir := opts.DataDir
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", err
+	}
+	path, err := filepath.Abs(filepath.Join(dir, opts.Service+".db"))
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{}
+	// WAL lets readers run beside the one writer; busy_timeout makes a
+	// writer wait for the lock inside SQLite before Tx's own retry kicks in;
+	// _txlock=immediate makes every read-write transaction BEGIN IMMEDIATE
+	// so it takes the write lock up front instead of failing with
+	// SQLITE_BUSY when it upgrades from reading to writing (read-only
+	// transactions still BEGIN DEFERRED).
+	busy := opts.SQLiteBusyTimeout
+	if busy <= 0 {
+		busy = 5 * time.Second
+	}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", max(busy.Milliseconds(), 1)))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode(), nil
+}
+
+// postgresDSN points the connection's search_path at the service schema so
+// unqualified table names (and goose's version tables) land there.
+func postgresDSN(raw, schema string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("parse database URL: %w", err)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return "", fmt.Errorf("database URL scheme %q: want postgres", u.Scheme)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+func (d *DB) prepare(ctx context.Context) error {
+	if err := d.db.PingContext(ctx); err != nil {
+		return err
+	}
+	if d.dialect != Postgres {
+		return nil
+	}
+	// Two replicas creating the schema at once can both miss it and one
+	// then fails with a unique violation; the schema exists either way.
+	_, err := d.db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS "`+d.schema+`"`)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("create schema %s: %w", d.schema, err)
+	}
+	return nil
+}
+
+// Dialect reports which engine the DB runs on.
+func (d *DB) Dialect() Dialect { return d.dialect }
+
+// Schema returns the PostgreSQL schema holding the service's tables, or ""
+// for SQLite.
+func (d *DB) Schema() string { return d.schema }
+
+// SQL returns the underlying pool for reads outside a transaction. Writes
+// belong in Tx.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Querier is what both *sql.DB and *Tx offer, so read helpers can take either.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+var _ Querier = (*sql.DB)(nil)
+var _ Querier = (*Tx)(nil)
+
+// quoteIdent validates a table or column name the helpers splice into SQL.
+func quoteIdent(name string) (string, error) {
+	if !identifier.MatchString(name) {
+		return "", fmt.Errorf("identifier %q is not a plain SQL name", name)
+	}
+	return `"` + strings.ToLower(name) + `"`, nil
+}

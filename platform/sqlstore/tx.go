@@ -1,0 +1,158 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+)
+
+// Tx is one attempt of a transaction run by DB.Tx. It offers the
+// ExecContext/QueryContext/QueryRowContext trio of *sql.Tx; commit and
+// rollback belong to DB.Tx.
+type Tx struct {
+	tx          *sql.Tx
+	db          *DB
+	afterCommit []func()
+}
+
+// ExecContext runs a statement inside the transaction.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query inside the transaction.
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a single-row query inside the transaction.
+func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+// Dialect reports the engine the transaction runs on, for the rare query
+// that must differ.
+func (t *Tx) Dialect() Dialect { return t.db.dialect }
+
+// SQL returns the underlying *sql.Tx. Do not commit or roll it back.
+func (t *Tx) SQL() *sql.Tx { return t.tx }
+
+// AfterCommit registers f to run once this attempt has committed (never
+// when it rolls back or is retried), for example to wake the outbox relay.
+func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }
+
+// TxOptions tunes a transaction.
+type TxOptions struct {
+	// ReadOnly runs a read-only transaction (on SQLite a deferred BEGIN, so
+	// it does not take the write lock).
+	ReadOnly bool
+	// Isolation is the PostgreSQL isolation level; the default is
+	// serializable, which is what makes read-check-write transactions safe
+	// without explicit row locks. SQLite transactions are always
+	// serializable.
+	Isolation sql.IsolationLevel
+}
+
+// Tx runs fn in a read-write transaction and commits it. When the
+// transaction fails with a serialization failure or deadlock (SQLSTATE
+// 40001, 40P01) or SQLITE_BUSY/SQLITE_LOCKED, it is rolled back and fn runs
+// again in a fresh transaction after a jittered exponential backoff, up to
+// Options.MaxAttempts times; fn must therefore have no effects outside the
+// transaction (use AfterCommit for those). Any other error from fn rolls
+// back and is returned as is.
+func (d *DB) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.TxWith(ctx, TxOptions{}, fn)
+}
+
+// ReadTx runs fn in a read-only transaction, retrying like Tx.
+func (d *DB) ReadTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return d.TxWith(ctx, TxOptions{ReadOnly: true}, fn)
+}
+
+// TxWith runs fn like Tx with explicit options.
+func (d *DB) TxWith(ctx context.Context, opts TxOptions, fn func(tx *Tx) error) error {
+	sqlOpts := &sql.TxOptions{ReadOnly: opts.ReadOnly}
+	if d.dialect == Postgres {
+		sqlOpts.Isolation = opts.Isolation
+		if sqlOpts.Isolation == sql.LevelDefault {
+			sqlOpts.Isolation = sql.LevelSerializable
+		}
+	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		var tx *Tx
+		tx, err = d.attempt(ctx, sqlOpts, fn)
+		if err == nil {
+			for _, f := range tx.afterCommit {
+				f()
+			}
+			return nil
+		}
+		if !Retryable(err) {
+			return err
+		}
+		if attempt >= d.maxAttempts {
+			return fmt.Errorf("transaction still conflicting after %d attempts: %w", attempt, err)
+		}
+		t := time.NewTimer(backoff(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("transaction retry: %w (last attempt: %w)", context.Cause(ctx), err)
+		case <-t.C:
+		}
+	}
+}
+
+func (d *DB) attempt(ctx context.Context, opts *sql.TxOptions, fn func(tx *Tx) error) (tx *Tx, err error) {
+	sqlTx, err := d.db.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("begin transaction: %w", err)
+	}
+	tx = &Tx{tx: sqlTx, db: d}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		_ = sqlTx.Rollback()
+		return nil, err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return tx, nil
+}
+
+// backoff waits 1 ms doubling per attempt up to 128 ms, with jitter so two
+// conflicting writers do not collide again in lockstep.
+func backoff(attempt int) time.Duration {
+	d := time.Millisecond << min(attempt-1, 7)
+	return d/2 + rand.N(d/2+1)
+}
+
+// Retryable reports whether err is a transient conflict that a fresh
+// transaction may not hit: a PostgreSQL serialization failure (40001) or
+// deadlock (40P01), or SQLITE_BUSY / SQLITE_LOCKED (any extended code).
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "40001" || pgErr.Code == "40P01"
+	}
+	var sqliteErr *sqlite.Error
+	if errors.As(err, &sqliteErr) {
+		switch sqliteErr.Code() & 0xff {
+		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+			return true
+		}
+	}
+	return false
+}
