@@ -1,0 +1,249 @@
+// Package bank is the wallet's application layer: each operation of the
+// chip bank (cashier deposits and withdrawals, the table buy-in saga of
+// hold → commit or release, cash-outs, tournament entries, prizes,
+// vouchers and refunds) validates its input, applies the buy-in policy and
+// posts balanced transfers through the store, once per idempotency key.
+package bank
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/wallet/buyin"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/store"
+)
+
+// Config tunes the bank.
+type Config struct {
+	// Profile is the room's buy-in policy (CS-01…CS-11, G-19, G-20).
+	Profile buyin.Profile
+	// HoldTTL is how long a buy-in hold waits for the table to commit it
+	// before the sweeper releases it; 0 means 2 minutes.
+	HoldTTL time.Duration
+}
+
+// Bank runs the wallet's operations.
+type Bank struct {
+	store   *store.Store
+	clock   clock.Clock
+	profile buyin.Profile
+	holdTTL time.Duration
+}
+
+// New returns a bank over the store, telling time with clk.
+func New(st *store.Store, clk clock.Clock, cfg Config) *Bank {
+	if cfg.HoldTTL <= 0 {
+		cfg.HoldTTL = 2 * time.Minute
+	}
+	if cfg.Profile.MaxBigBlinds == 0 {
+		cfg.Profile = buyin.DefaultProfile()
+	}
+	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL}
+}
+
+// Store returns the bank's store (for reads and the audit).
+func (b *Bank) Store() *store.Store { return b.store }
+
+// Profile returns the buy-in policy in force.
+func (b *Bank) Profile() buyin.Profile { return b.profile }
+
+// newID returns a random 128-bit hex ID for transfers, holds and vouchers.
+// Replays of an idempotent request return the stored IDs, so IDs need not
+// be derived from the key.
+func newID(prefix string) string {
+	var buf [16]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(buf[:])
+}
+
+// idempotent runs fn once per key: the request's content (without the key)
+// is hashed with the operation name, and fn's result is stored as JSON and
+// decoded for every caller, so the first caller and every retry get
+// identical responses.
+func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req Req, fn func(tx *store.Tx) (Res, error)) (Res, error) {
+	var res Res
+	body, err := json.Marshal(req)
+	if err != nil {
+		return res, fmt.Errorf("%s: encode request: %w", op, err)
+	}
+	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
+		r, err := fn(tx)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(r)
+	})
+	if err != nil {
+		return res, err
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return res, fmt.Errorf("%s: decode stored response: %w", op, err)
+	}
+	return res, nil
+}
+
+// TransferResult is the outcome of an operation that posted one transfer.
+type TransferResult struct {
+	TransferID string
+	Kind       ledger.TransferKind
+	Currency   ledger.Currency
+	Amount     int64
+	// Account is the player account the transfer touched and Balance its
+	// balance right after it.
+	Account   ledger.AccountID
+	Balance   int64
+	GamingDay string
+	At        time.Time
+}
+
+// post builds and posts a transfer and reports the player account's
+// balance after it.
+func (b *Bank) post(ctx context.Context, tx *store.Tx, kind ledger.TransferKind, cur ledger.Currency, p store.Posting, meta map[string]string, player ledger.AccountID, moves ...ledger.Move) (TransferResult, error) {
+	now := tx.Now()
+	p.GamingDay = b.profile.Day.Of(now)
+	tr, err := ledger.Build(newID("tr_"), kind, cur, now, meta, moves...)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	if err := tx.Post(ctx, tr, p); err != nil {
+		return TransferResult{}, err
+	}
+	res := TransferResult{TransferID: tr.ID, Kind: kind, Currency: cur, Amount: tr.Amount(), Account: player, GamingDay: p.GamingDay, At: now}
+	if player != "" {
+		a, err := tx.Account(ctx, player)
+		if err != nil {
+			return TransferResult{}, err
+		}
+		res.Balance = a.Balance
+	}
+	return res, nil
+}
+
+func validPlayer(player string) error { return ledger.ValidOwner("player_id", player) }
+
+func validAmount(field string, amount int64) error {
+	if amount <= 0 {
+		return ledger.ErrAmountNotPositive.Withf("%s must be positive, got %d", field, amount).With("field", field)
+	}
+	return nil
+}
+
+// OpenAccount opens a player's account in a currency.
+func (b *Bank) OpenAccount(ctx context.Context, key, player, currency string) (ledger.Account, error) {
+	if err := validPlayer(player); err != nil {
+		return ledger.Account{}, err
+	}
+	cur, err := ledger.ParseCurrency(currency)
+	if err != nil {
+		return ledger.Account{}, err
+	}
+	req := struct{ Player, Currency string }{player, currency}
+	return idempotent(ctx, b, "OpenAccount", key, req, func(tx *store.Tx) (ledger.Account, error) {
+		return tx.CreateAccount(ctx, ledger.PlayerAccount(player, cur))
+	})
+}
+
+// CashierRequest is a deposit or withdrawal at the cage.
+type CashierRequest struct {
+	Key      string `json:"-"`
+	Player   string
+	Currency string
+	Amount   int64
+	// Cashier is the cashier's subject, recorded for the cage report.
+	Cashier string
+}
+
+func (r CashierRequest) validate() (ledger.Currency, error) {
+	if err := validPlayer(r.Player); err != nil {
+		return "", err
+	}
+	if err := validAmount("amount", r.Amount); err != nil {
+		return "", err
+	}
+	return ledger.ParseCurrency(r.Currency)
+}
+
+// Deposit takes cash in at the cage and credits the player's account.
+func (b *Bank) Deposit(ctx context.Context, r CashierRequest) (TransferResult, error) {
+	cur, err := r.validate()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return idempotent(ctx, b, "Deposit", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		player := ledger.PlayerAccount(r.Player, cur)
+		if _, err := tx.Account(ctx, player); err != nil {
+			return TransferResult{}, err
+		}
+		if err := tx.EnsureAccount(ctx, ledger.CageAccount(cur)); err != nil {
+			return TransferResult{}, err
+		}
+		return b.post(ctx, tx, ledger.Deposit, cur, store.Posting{Player: r.Player, Actor: r.Cashier},
+			map[string]string{"cashier": r.Cashier}, player,
+			ledger.Move{From: ledger.CageAccount(cur), To: player, Amount: r.Amount})
+	})
+}
+
+// Withdraw debits the player's account and pays cash out at the cage.
+func (b *Bank) Withdraw(ctx context.Context, r CashierRequest) (TransferResult, error) {
+	cur, err := r.validate()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return idempotent(ctx, b, "Withdraw", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		player := ledger.PlayerAccount(r.Player, cur)
+		if err := tx.EnsureAccount(ctx, ledger.CageAccount(cur)); err != nil {
+			return TransferResult{}, err
+		}
+		return b.post(ctx, tx, ledger.Withdrawal, cur, store.Posting{Player: r.Player, Actor: r.Cashier},
+			map[string]string{"cashier": r.Cashier}, player,
+			ledger.Move{From: player, To: ledger.CageAccount(cur), Amount: r.Amount})
+	})
+}
+
+// ReverseRequest corrects a posted transfer by posting its reversal.
+type ReverseRequest struct {
+	Key        string `json:"-"`
+	TransferID string
+	Reason     string
+	Actor      string
+}
+
+// reversible are the kinds an operator may reverse directly; the others
+// belong to a flow (holds, cash-outs, tournament refunds) whose own
+// operations undo them.
+var reversible = map[ledger.TransferKind]bool{ledger.Deposit: true, ledger.Withdrawal: true, ledger.Prize: true}
+
+// Reverse posts the reversal of a deposit, withdrawal or prize: the only
+// way to correct the ledger.
+func (b *Bank) Reverse(ctx context.Context, r ReverseRequest) (TransferResult, error) {
+	if r.TransferID == "" {
+		return TransferResult{}, fault.Invalidf("transfer_id", "is required")
+	}
+	if r.Reason == "" {
+		return TransferResult{}, fault.Invalidf("reason", "is required")
+	}
+	return idempotent(ctx, b, "Reverse", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		orig, err := tx.Transfer(ctx, r.TransferID)
+		if err != nil {
+			return TransferResult{}, err
+		}
+		if !reversible[orig.Kind] {
+			return TransferResult{}, fault.New(fault.Precondition, "NOT_REVERSIBLE", fmt.Sprintf("a %s transfer is undone by its own flow, not reversed", orig.Kind))
+		}
+		rev := ledger.Reverse(orig, newID("tr_"), tx.Now(), map[string]string{"reason": r.Reason, "actor": r.Actor})
+		day := b.profile.Day.Of(tx.Now())
+		if err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Actor: r.Actor, GamingDay: day}); err != nil {
+			return TransferResult{}, err
+		}
+		return TransferResult{TransferID: rev.ID, Kind: rev.Kind, Currency: rev.Currency, Amount: rev.Amount(), GamingDay: day, At: tx.Now()}, nil
+	})
+}

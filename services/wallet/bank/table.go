@@ -1,0 +1,404 @@
+package bank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/wallet/buyin"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/store"
+)
+
+// Table flow failures.
+var (
+	// ErrHoldNotHeld refuses committing or releasing a hold that was
+	// already committed, released or expired.
+	ErrHoldNotHeld = fault.New(fault.Precondition, "HOLD_NOT_HELD", "the hold is no longer held")
+	// ErrHoldExpired refuses committing a hold past its expiry.
+	ErrHoldExpired = fault.New(fault.Precondition, "HOLD_EXPIRED", "the hold has expired")
+	// ErrNotSeated refuses a cash-out for a player the wallet has not seated
+	// at the table: chips leave a table only with a leaving player (CS-08).
+	ErrNotSeated = fault.Rule(fault.Precondition, "CS-08", "NOT_SEATED", "the player is not seated at this table")
+)
+
+// TableRequest identifies the table a write is made for, with the
+// table's fencing epoch.
+type TableRequest struct {
+	Table string
+	Epoch int64
+}
+
+func (r TableRequest) validate() error {
+	if err := ledger.ValidOwner("table_id", r.Table); err != nil {
+		return err
+	}
+	if r.Epoch <= 0 {
+		return fault.Invalidf("epoch", "must be positive, got %d", r.Epoch)
+	}
+	return nil
+}
+
+// BuyInQuery asks what a player may put on a table now.
+type BuyInQuery struct {
+	Player   string
+	Currency string
+	Game     buyin.Game
+	// Stack is the player's current stack at the table when seated.
+	Stack int64
+}
+
+// CheckBuyIn returns what the player may buy in for at the table now (the
+// range and the rule that sets it), without moving chips.
+func (b *Bank) CheckBuyIn(ctx context.Context, q BuyInQuery) (buyin.Decision, error) {
+	if err := validPlayer(q.Player); err != nil {
+		return buyin.Decision{}, err
+	}
+	if err := ledger.ValidOwner("table_id", q.Game.Table); err != nil {
+		return buyin.Decision{}, err
+	}
+	cur, err := ledger.ParseCurrency(q.Currency)
+	if err != nil {
+		return buyin.Decision{}, err
+	}
+	var d buyin.Decision
+	err = b.store.Read(ctx, b.clock.Now().UTC(), func(tx *store.Tx) error {
+		var err error
+		d, err = b.decide(ctx, tx, q.Player, cur, q.Game, q.Stack)
+		return err
+	})
+	return d, err
+}
+
+func (b *Bank) decide(ctx context.Context, tx *store.Tx, player string, cur ledger.Currency, g buyin.Game, stack int64) (buyin.Decision, error) {
+	sitting, seated, err := tx.Sitting(ctx, player, g.Table)
+	if err != nil {
+		return buyin.Decision{}, err
+	}
+	if seated && sitting.Currency != cur {
+		return buyin.Decision{}, ledger.ErrCurrencyMismatch.Withf("the player sits at %s in %s", g.Table, sitting.Currency)
+	}
+	s := buyin.Situation{Seated: seated, Stack: stack, Now: tx.Now()}
+	if !seated {
+		s.Departures, err = tx.Departures(ctx, player, cur, b.profile.Day.Of(tx.Now()))
+		if err != nil {
+			return buyin.Decision{}, err
+		}
+	}
+	return b.profile.Decide(g, s)
+}
+
+// HoldRequest asks to take chips from a player's account for a buy-in or
+// top-up at a table (step 4 of "Seat a player" in ARCHITECTURE.md).
+type HoldRequest struct {
+	Key string `json:"-"`
+	TableRequest
+	Player   string
+	Seat     int64
+	Currency string
+	Game     buyin.Game
+	// Stack is the player's current stack when already seated (a top-up).
+	Stack  int64
+	Amount int64
+}
+
+// HoldResult is a hold and the decision that allowed it.
+type HoldResult struct {
+	HoldID     string
+	State      store.HoldState
+	Player     string
+	Table      string
+	Currency   ledger.Currency
+	Amount     int64
+	ExpiresAt  time.Time
+	TransferID string
+	Case       buyin.Case
+	Rule       string
+	Min, Max   int64
+	Balance    int64
+}
+
+// HoldBuyIn applies the buy-in policy and, if the amount is allowed, moves
+// it from the player's account to the table's hold account, to be
+// committed or released; a hold not settled before its expiry is released
+// by the sweeper. The whole amount is held or nothing (CS-01).
+func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
+	if err := r.validate(); err != nil {
+		return HoldResult{}, err
+	}
+	if err := validPlayer(r.Player); err != nil {
+		return HoldResult{}, err
+	}
+	if r.Seat < 0 {
+		return HoldResult{}, fault.Invalidf("seat", "must not be negative")
+	}
+	if r.Stack < 0 {
+		return HoldResult{}, fault.Invalidf("stack", "must not be negative")
+	}
+	if err := validAmount("amount", r.Amount); err != nil {
+		return HoldResult{}, err
+	}
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	r.Game.Table = r.Table
+	return idempotent(ctx, b, "HoldBuyIn", r.Key, r, func(tx *store.Tx) (HoldResult, error) {
+		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
+			return HoldResult{}, err
+		}
+		player := ledger.PlayerAccount(r.Player, cur)
+		if _, err := tx.Account(ctx, player); err != nil {
+			return HoldResult{}, err
+		}
+		d, err := b.decide(ctx, tx, r.Player, cur, r.Game, r.Stack)
+		if err != nil {
+			return HoldResult{}, err
+		}
+		if err := d.Allow(r.Amount); err != nil {
+			return HoldResult{}, fmt.Errorf("buy in %s at %s: %w", r.Player, r.Table, err)
+		}
+		hold := ledger.HoldAccount(r.Table, cur)
+		if err := tx.EnsureAccount(ctx, hold); err != nil {
+			return HoldResult{}, err
+		}
+		h := store.Hold{
+			ID: newID("hold_"), Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: cur, Amount: r.Amount,
+			Structure: r.Game.Structure, TopUp: d.Case == buyin.TopUp, ExpiresAt: tx.Now().Add(b.holdTTL), CreatedAt: tx.Now(),
+		}
+		res, err := b.post(ctx, tx, ledger.BuyInHold, cur, store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
+			map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "hold": h.ID, "rule": d.Rule},
+			player, ledger.Move{From: player, To: hold, Amount: r.Amount})
+		if errors.Is(err, ledger.ErrInsufficientFunds) {
+			// CS-01: the buy-in is paid in full or not at all.
+			f, _ := fault.As(err)
+			return HoldResult{}, fault.Rule(fault.Precondition, "CS-01", "INSUFFICIENT_FUNDS", "the buy-in must be paid in full from the wallet").
+				With("account_id", string(player), "amount", strconv.FormatInt(r.Amount, 10)).Wrap(f)
+		}
+		if err != nil {
+			return HoldResult{}, err
+		}
+		h.HoldTransfer = res.TransferID
+		if err := tx.InsertHold(ctx, h); err != nil {
+			return HoldResult{}, err
+		}
+		return HoldResult{
+			HoldID: h.ID, State: store.Held, Player: r.Player, Table: r.Table, Currency: cur, Amount: r.Amount,
+			ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Case: d.Case, Rule: d.Rule, Min: d.Range.Min, Max: d.Range.Max,
+			Balance: res.Balance,
+		}, nil
+	})
+}
+
+// SettleRequest commits or releases a hold on the table's behalf.
+type SettleRequest struct {
+	Key string `json:"-"`
+	TableRequest
+	HoldID string
+}
+
+// CommitHold moves a held buy-in to the table's escrow and seats the
+// player in the wallet's books (step 5 of "Seat a player").
+func (b *Bank) CommitHold(ctx context.Context, r SettleRequest) (HoldResult, error) {
+	return b.settle(ctx, "CommitHold", r, store.Committed)
+}
+
+// ReleaseHold returns a held buy-in to the player's account.
+func (b *Bank) ReleaseHold(ctx context.Context, r SettleRequest) (HoldResult, error) {
+	return b.settle(ctx, "ReleaseHold", r, store.Released)
+}
+
+func (b *Bank) settle(ctx context.Context, op string, r SettleRequest, to store.HoldState) (HoldResult, error) {
+	if err := r.validate(); err != nil {
+		return HoldResult{}, err
+	}
+	if r.HoldID == "" {
+		return HoldResult{}, fault.Invalidf("hold_id", "is required")
+	}
+	return idempotent(ctx, b, op, r.Key, r, func(tx *store.Tx) (HoldResult, error) {
+		h, err := tx.Hold(ctx, r.HoldID)
+		if err != nil {
+			return HoldResult{}, err
+		}
+		if h.Table != r.Table {
+			return HoldResult{}, fault.NotFoundf("hold", "hold %s is not at table %s", r.HoldID, r.Table).With("hold_id", r.HoldID)
+		}
+		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
+			return HoldResult{}, err
+		}
+		if h.State != store.Held {
+			return HoldResult{}, ErrHoldNotHeld.Withf("hold %s is %s", h.ID, h.State).With("hold_id", h.ID, "state", string(h.State))
+		}
+		if to == store.Committed && !tx.Now().Before(h.ExpiresAt) {
+			return HoldResult{}, ErrHoldExpired.Withf("hold %s expired at %s", h.ID, h.ExpiresAt.Format(time.RFC3339)).With("hold_id", h.ID)
+		}
+		return b.settleHold(ctx, tx, h, to, "")
+	})
+}
+
+// settleHold moves a held hold's chips to the table (commit) or back to
+// the player (release, expiry) and marks it settled.
+func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to store.HoldState, reason string) (HoldResult, error) {
+	hold, player := ledger.HoldAccount(h.Table, h.Currency), ledger.PlayerAccount(h.Player, h.Currency)
+	move, kind := ledger.Move{From: hold, To: player, Amount: h.Amount}, ledger.BuyInRelease
+	if to == store.Committed {
+		table := ledger.TableAccount(h.Table, h.Currency)
+		if err := tx.EnsureAccount(ctx, table); err != nil {
+			return HoldResult{}, err
+		}
+		move, kind = ledger.Move{From: hold, To: table, Amount: h.Amount}, ledger.BuyInCommit
+	}
+	meta := map[string]string{"player": h.Player, "table": h.Table, "seat": strconv.FormatInt(h.Seat, 10), "hold": h.ID}
+	if reason != "" {
+		meta["reason"] = reason
+	}
+	res, err := b.post(ctx, tx, kind, h.Currency, store.Posting{Player: h.Player, Subject: h.Table, Actor: "table:" + h.Table}, meta, player, move)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	ok, err := tx.SettleHold(ctx, h.ID, to, res.TransferID)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	if !ok {
+		return HoldResult{}, ErrHoldNotHeld.Withf("hold %s was settled concurrently", h.ID).With("hold_id", h.ID)
+	}
+	if to == store.Committed {
+		if err := tx.OpenSitting(ctx, store.Sitting{Player: h.Player, Table: h.Table, Seat: h.Seat, Currency: h.Currency, Structure: h.Structure, Since: tx.Now()}); err != nil {
+			return HoldResult{}, err
+		}
+	}
+	return HoldResult{HoldID: h.ID, State: to, Player: h.Player, Table: h.Table, Currency: h.Currency, Amount: h.Amount,
+		ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Balance: res.Balance}, nil
+}
+
+// ExpireHolds releases every hold past its expiry back to its player and
+// returns how many it released. Each release is its own transaction and
+// conditional on the hold still being held, so it races safely with a
+// late commit and with other sweepers.
+func (b *Bank) ExpireHolds(ctx context.Context) (int, error) {
+	released := 0
+	for {
+		now := b.clock.Now().UTC()
+		holds, err := b.store.ExpiredHolds(ctx, now, 100)
+		if err != nil {
+			return released, err
+		}
+		for _, h := range holds {
+			err := b.store.Update(ctx, now, func(tx *store.Tx) error {
+				_, err := b.settleHold(ctx, tx, h, store.Expired, "hold expired")
+				return err
+			})
+			if errors.Is(err, ErrHoldNotHeld) {
+				continue // committed or released meanwhile
+			}
+			if err != nil {
+				return released, fmt.Errorf("expire hold %s: %w", h.ID, err)
+			}
+			released++
+		}
+		if len(holds) < 100 {
+			return released, nil
+		}
+	}
+}
+
+// RunSweeper releases expired holds every interval until ctx ends. It
+// waits on the injected clock, so tests drive it with a fake clock.
+func (b *Bank) RunSweeper(ctx context.Context, interval time.Duration, onError func(error)) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.clock.After(interval):
+		}
+		if _, err := b.ExpireHolds(ctx); err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+	}
+}
+
+// CashOutRequest pays a leaving player's whole stack from the table's
+// escrow back to their account.
+type CashOutRequest struct {
+	Key string `json:"-"`
+	TableRequest
+	Player   string
+	Currency string
+	// Stack is the player's whole stack at departure; it may be zero.
+	Stack int64
+}
+
+// CashOutResult is a cash-out and the departure recorded for CS-09/CS-10.
+type CashOutResult struct {
+	TransferID string // empty when the stack was zero
+	Player     string
+	Table      string
+	Currency   ledger.Currency
+	Stack      int64
+	Balance    int64
+	LeftAt     time.Time
+	GamingDay  string
+}
+
+// CashOut ends the player's sitting at the table: chips come off a table
+// only with the player (CS-08). It records the stack and time of the
+// departure for CS-09 and CS-10.
+func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, error) {
+	if err := r.validate(); err != nil {
+		return CashOutResult{}, err
+	}
+	if err := validPlayer(r.Player); err != nil {
+		return CashOutResult{}, err
+	}
+	if r.Stack < 0 {
+		return CashOutResult{}, fault.Invalidf("stack", "must not be negative, got %d", r.Stack)
+	}
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return CashOutResult{}, err
+	}
+	return idempotent(ctx, b, "CashOut", r.Key, r, func(tx *store.Tx) (CashOutResult, error) {
+		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
+			return CashOutResult{}, err
+		}
+		sitting, seated, err := tx.Sitting(ctx, r.Player, r.Table)
+		if err != nil {
+			return CashOutResult{}, err
+		}
+		if !seated {
+			return CashOutResult{}, ErrNotSeated.Withf("%s is not seated at %s", r.Player, r.Table).With("player_id", r.Player, "table_id", r.Table)
+		}
+		if sitting.Currency != cur {
+			return CashOutResult{}, ledger.ErrCurrencyMismatch.Withf("%s plays at %s in %s", r.Player, r.Table, sitting.Currency)
+		}
+		if _, err := tx.CloseSitting(ctx, r.Player, r.Table); err != nil {
+			return CashOutResult{}, err
+		}
+		player := ledger.PlayerAccount(r.Player, cur)
+		out := CashOutResult{Player: r.Player, Table: r.Table, Currency: cur, Stack: r.Stack, LeftAt: tx.Now(), GamingDay: b.profile.Day.Of(tx.Now())}
+		if r.Stack > 0 {
+			res, err := b.post(ctx, tx, ledger.CashOut, cur, store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
+				map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(sitting.Seat, 10)},
+				player, ledger.Move{From: ledger.TableAccount(r.Table, cur), To: player, Amount: r.Stack})
+			if err != nil {
+				return CashOutResult{}, err
+			}
+			out.TransferID, out.Balance = res.TransferID, res.Balance
+		} else {
+			a, err := tx.Account(ctx, player)
+			if err != nil {
+				return CashOutResult{}, err
+			}
+			out.Balance = a.Balance
+		}
+		dep := buyin.Departure{Table: r.Table, Structure: sitting.Structure, Stack: r.Stack, At: tx.Now()}
+		if err := tx.RecordDeparture(ctx, newID("dep_"), r.Player, cur, out.GamingDay, dep); err != nil {
+			return CashOutResult{}, err
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,302 @@
+package bank
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/store"
+)
+
+// Tournament flow failures.
+var (
+	// ErrVoucherNotYours refuses a voucher presented for another player (TR-19: personal).
+	ErrVoucherNotYours = fault.Rule(fault.Forbidden, "TR-19", "VOUCHER_NOT_TRANSFERABLE", "a satellite voucher is personal and cannot be transferred")
+	// ErrVoucherWrongEvent refuses a voucher for another event.
+	ErrVoucherWrongEvent = fault.Rule(fault.Precondition, "TR-19", "VOUCHER_WRONG_EVENT", "the voucher is for another event")
+	// ErrVoucherUsed refuses a voucher already used.
+	ErrVoucherUsed = fault.Rule(fault.Precondition, "TR-19", "VOUCHER_USED", "the voucher has been used")
+	// ErrVoucherAmount refuses a voucher whose value differs from the entry.
+	ErrVoucherAmount = fault.New(fault.Precondition, "VOUCHER_AMOUNT_MISMATCH", "the voucher's value differs from the entry price")
+)
+
+// ContributionRequest is a tournament entry, rebuy or add-on: PrizePart
+// goes to the event's prize pool and Fee to the house (TR-04, "50 + 11 €").
+type ContributionRequest struct {
+	Key       string `json:"-"`
+	Player    string
+	Event     string
+	Currency  string
+	PrizePart int64
+	Fee       int64
+	// VoucherID pays an entry with a satellite voucher instead of the wallet.
+	VoucherID string
+	Actor     string `json:"-"`
+}
+
+func (r ContributionRequest) validate() (ledger.Currency, error) {
+	if err := validPlayer(r.Player); err != nil {
+		return "", err
+	}
+	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+		return "", err
+	}
+	if err := validAmount("prize_part", r.PrizePart); err != nil {
+		return "", err
+	}
+	if r.Fee < 0 {
+		return "", ledger.ErrAmountNotPositive.Withf("fee must not be negative, got %d", r.Fee).With("field", "fee")
+	}
+	if _, err := ledger.Add(r.PrizePart, r.Fee); err != nil {
+		return "", err
+	}
+	return ledger.ParseCurrency(r.Currency)
+}
+
+// Enter pays a tournament entry: the prize part to the event's prize pool
+// and the fee to the house, from the player's account or from a voucher
+// won in a satellite for this event.
+func (b *Bank) Enter(ctx context.Context, r ContributionRequest) (TransferResult, error) {
+	return b.contribute(ctx, "Enter", ledger.EventEntry, r)
+}
+
+// Rebuy pays a rebuy into the prize pool (TR-14; the fee is usually zero).
+func (b *Bank) Rebuy(ctx context.Context, r ContributionRequest) (TransferResult, error) {
+	r.VoucherID = ""
+	return b.contribute(ctx, "Rebuy", ledger.Rebuy, r)
+}
+
+// AddOn pays an add-on into the prize pool (TR-17).
+func (b *Bank) AddOn(ctx context.Context, r ContributionRequest) (TransferResult, error) {
+	r.VoucherID = ""
+	return b.contribute(ctx, "AddOn", ledger.AddOn, r)
+}
+
+func (b *Bank) contribute(ctx context.Context, op string, kind ledger.TransferKind, r ContributionRequest) (TransferResult, error) {
+	cur, err := r.validate()
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return idempotent(ctx, b, op, r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		player := ledger.PlayerAccount(r.Player, cur)
+		if _, err := tx.Account(ctx, player); err != nil {
+			return TransferResult{}, err
+		}
+		from := player
+		if r.VoucherID != "" {
+			v, err := tx.Voucher(ctx, r.VoucherID)
+			if err != nil {
+				return TransferResult{}, err
+			}
+			total := r.PrizePart + r.Fee
+			switch {
+			case v.Player != r.Player:
+				return TransferResult{}, ErrVoucherNotYours.With("voucher_id", v.ID)
+			case v.Event != r.Event:
+				return TransferResult{}, ErrVoucherWrongEvent.With("voucher_id", v.ID, "event_id", v.Event)
+			case v.State != store.VoucherIssued:
+				return TransferResult{}, ErrVoucherUsed.With("voucher_id", v.ID)
+			case v.Currency != cur || v.Amount != total:
+				return TransferResult{}, ErrVoucherAmount.With("voucher_id", v.ID, "voucher_amount", strconv.FormatInt(v.Amount, 10), "entry_amount", strconv.FormatInt(total, 10))
+			}
+			from = ledger.VoucherAccount(r.Event, cur)
+		}
+		pool, fees := ledger.PrizePoolAccount(r.Event, cur), ledger.HouseFeesAccount(cur)
+		moves := []ledger.Move{{From: from, To: pool, Amount: r.PrizePart}}
+		if err := tx.EnsureAccount(ctx, pool); err != nil {
+			return TransferResult{}, err
+		}
+		if r.Fee > 0 {
+			if err := tx.EnsureAccount(ctx, fees); err != nil {
+				return TransferResult{}, err
+			}
+			moves = append(moves, ledger.Move{From: from, To: fees, Amount: r.Fee})
+		}
+		meta := map[string]string{"player": r.Player, "event": r.Event, "prize_part": strconv.FormatInt(r.PrizePart, 10), "fee": strconv.FormatInt(r.Fee, 10)}
+		if r.VoucherID != "" {
+			meta["voucher"] = r.VoucherID
+		}
+		res, err := b.post(ctx, tx, kind, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta, player, moves...)
+		if err != nil {
+			return TransferResult{}, err
+		}
+		if r.VoucherID != "" {
+			ok, err := tx.SetVoucherState(ctx, r.VoucherID, store.VoucherIssued, store.VoucherUsed, res.TransferID)
+			if err != nil {
+				return TransferResult{}, err
+			}
+			if !ok {
+				return TransferResult{}, ErrVoucherUsed.With("voucher_id", r.VoucherID)
+			}
+		}
+		return res, nil
+	})
+}
+
+// PrizeRequest pays a prize from an event's prize pool to a player.
+type PrizeRequest struct {
+	Key      string `json:"-"`
+	Player   string
+	Event    string
+	Currency string
+	Amount   int64
+	Place    int64
+	Actor    string `json:"-"`
+}
+
+// PayPrize pays a prize from the event's prize pool; the pool cannot go
+// negative, so an event never pays out more than came in.
+func (b *Bank) PayPrize(ctx context.Context, r PrizeRequest) (TransferResult, error) {
+	if err := validPlayer(r.Player); err != nil {
+		return TransferResult{}, err
+	}
+	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+		return TransferResult{}, err
+	}
+	if err := validAmount("amount", r.Amount); err != nil {
+		return TransferResult{}, err
+	}
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return idempotent(ctx, b, "PayPrize", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		player := ledger.PlayerAccount(r.Player, cur)
+		if _, err := tx.Account(ctx, player); err != nil {
+			return TransferResult{}, err
+		}
+		if err := tx.EnsureAccount(ctx, ledger.PrizePoolAccount(r.Event, cur)); err != nil {
+			return TransferResult{}, err
+		}
+		return b.post(ctx, tx, ledger.Prize, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor},
+			map[string]string{"player": r.Player, "event": r.Event, "place": strconv.FormatInt(r.Place, 10)},
+			player, ledger.Move{From: ledger.PrizePoolAccount(r.Event, cur), To: player, Amount: r.Amount})
+	})
+}
+
+// VoucherRequest pays a satellite prize as an entry voucher for a target event.
+type VoucherRequest struct {
+	Key         string `json:"-"`
+	Player      string
+	SourceEvent string
+	TargetEvent string
+	Currency    string
+	Amount      int64
+	Actor       string `json:"-"`
+}
+
+// VoucherResult is an issued voucher.
+type VoucherResult struct {
+	VoucherID   string
+	Player      string
+	TargetEvent string
+	Currency    ledger.Currency
+	Amount      int64
+	TransferID  string
+	At          time.Time
+}
+
+// IssueVoucher moves a satellite prize from the source event's pool to the
+// target event's voucher account, as a voucher only Player can use (TR-19).
+func (b *Bank) IssueVoucher(ctx context.Context, r VoucherRequest) (VoucherResult, error) {
+	if err := validPlayer(r.Player); err != nil {
+		return VoucherResult{}, err
+	}
+	for field, ev := range map[string]string{"source_event_id": r.SourceEvent, "target_event_id": r.TargetEvent} {
+		if err := ledger.ValidOwner(field, ev); err != nil {
+			return VoucherResult{}, err
+		}
+	}
+	if r.SourceEvent == r.TargetEvent {
+		return VoucherResult{}, fault.Invalidf("target_event_id", "must differ from the satellite")
+	}
+	if err := validAmount("amount", r.Amount); err != nil {
+		return VoucherResult{}, err
+	}
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return VoucherResult{}, err
+	}
+	return idempotent(ctx, b, "IssueVoucher", r.Key, r, func(tx *store.Tx) (VoucherResult, error) {
+		if _, err := tx.Account(ctx, ledger.PlayerAccount(r.Player, cur)); err != nil {
+			return VoucherResult{}, err
+		}
+		pool, vouchers := ledger.PrizePoolAccount(r.SourceEvent, cur), ledger.VoucherAccount(r.TargetEvent, cur)
+		for _, a := range []ledger.AccountID{pool, vouchers} {
+			if err := tx.EnsureAccount(ctx, a); err != nil {
+				return VoucherResult{}, err
+			}
+		}
+		v := store.Voucher{ID: newID("vch_"), Player: r.Player, Event: r.TargetEvent, Currency: cur, Amount: r.Amount, CreatedAt: tx.Now()}
+		res, err := b.post(ctx, tx, ledger.VoucherIssue, cur, store.Posting{Player: r.Player, Subject: r.SourceEvent, Actor: r.Actor},
+			map[string]string{"player": r.Player, "event": r.SourceEvent, "target_event": r.TargetEvent, "voucher": v.ID},
+			"", ledger.Move{From: pool, To: vouchers, Amount: r.Amount})
+		if err != nil {
+			return VoucherResult{}, err
+		}
+		v.IssueTransfer = res.TransferID
+		if err := tx.InsertVoucher(ctx, v); err != nil {
+			return VoucherResult{}, err
+		}
+		return VoucherResult{VoucherID: v.ID, Player: r.Player, TargetEvent: r.TargetEvent, Currency: cur, Amount: r.Amount, TransferID: res.TransferID, At: tx.Now()}, nil
+	})
+}
+
+// RefundRequest refunds a cancelled event.
+type RefundRequest struct {
+	Key   string `json:"-"`
+	Event string
+	// Reason is recorded on every reversal.
+	Reason string
+	Actor  string `json:"-"`
+}
+
+// RefundResult lists the reversals a refund posted.
+type RefundResult struct {
+	Event     string
+	Reversals []string
+	Total     int64
+	At        time.Time
+}
+
+// Refund reverses every entry, rebuy and add-on of a cancelled event
+// (TR-03; settlement is gap G-30, whose default here is a full refund):
+// money goes back to each player's account, voucher entries back to the
+// voucher. It fails as a whole if prizes were already paid from the pool.
+func (b *Bank) Refund(ctx context.Context, r RefundRequest) (RefundResult, error) {
+	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+		return RefundResult{}, err
+	}
+	return idempotent(ctx, b, "Refund", r.Key, r, func(tx *store.Tx) (RefundResult, error) {
+		ids, err := tx.UnreversedTransfers(ctx, r.Event, ledger.EventEntry, ledger.Rebuy, ledger.AddOn)
+		if err != nil {
+			return RefundResult{}, err
+		}
+		out := RefundResult{Event: r.Event, At: tx.Now(), Reversals: []string{}}
+		day := b.profile.Day.Of(tx.Now())
+		for _, id := range ids {
+			orig, err := tx.Transfer(ctx, id)
+			if err != nil {
+				return RefundResult{}, err
+			}
+			rev := ledger.Reverse(orig, newID("tr_"), tx.Now(), map[string]string{"reason": r.Reason, "event": r.Event, "player": orig.Meta["player"]})
+			if err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Subject: r.Event, Actor: r.Actor, GamingDay: day}); err != nil {
+				return RefundResult{}, err
+			}
+			if vid, ok, err := tx.VoucherUsedBy(ctx, id); err != nil {
+				return RefundResult{}, err
+			} else if ok {
+				if _, err := tx.SetVoucherState(ctx, vid, store.VoucherUsed, store.VoucherIssued, ""); err != nil {
+					return RefundResult{}, err
+				}
+			}
+			out.Reversals = append(out.Reversals, rev.ID)
+			if out.Total, err = ledger.Add(out.Total, rev.Amount()); err != nil {
+				return RefundResult{}, err
+			}
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,157 @@
+// Package store keeps the wallet's ledger in SQL (SQLite embedded,
+// PostgreSQL distributed) through platform/sqlstore: accounts with balances
+// that constraints and conditional updates keep from going negative,
+// immutable transfers and entries, idempotency keys, holds with expiry, the
+// highest fencing epoch seen per table, sittings and departures (CS-08,
+// CS-09, CS-10) and entry vouchers.
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
+
+// Migrations is the wallet's schema, one complete set per dialect; pass it
+// as sqlstore.Options.Migrations.
+//
+//go:embed migrations
+var migrations embed.FS
+
+// Migrations returns the migration tree for sqlstore.Options.Migrations.
+func Migrations() sqlstore.MigrationsFS {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	return sub
+}
+
+// ServiceName is the sqlstore service name: the SQLite file and PostgreSQL schema.
+const ServiceName = "wallet"
+
+// Store is the wallet's SQL storage.
+type Store struct {
+	db *sqlstore.DB
+}
+
+// New returns a store over an opened and migrated database.
+func New(db *sqlstore.DB) *Store { return &Store{db: db} }
+
+// DB returns the underlying database.
+func (s *Store) DB() *sqlstore.DB { return s.db }
+
+// Failures of the store.
+var (
+	// ErrKeyReused refuses an idempotency key sent again with a different request.
+	ErrKeyReused = fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "idempotency key was used for a different request")
+	// ErrAccountNotFound is an unknown account.
+	ErrAccountNotFound = fault.New(fault.NotFound, "ACCOUNT_NOT_FOUND", "account not found")
+	// ErrAccountExists refuses opening an account twice.
+	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_EXISTS", "account already exists")
+)
+
+// Request identifies one mutating request for idempotency: the caller's
+// key, the operation and a canonical encoding of the request's content.
+type Request struct {
+	Key       string
+	Operation string
+	Body      []byte
+}
+
+func (r Request) hash() string {
+	h := sha256.New()
+	h.Write([]byte(r.Operation))
+	h.Write([]byte{0})
+	h.Write(r.Body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Idempotent runs fn once per idempotency key, in one transaction with the
+// key's record, and stores fn's response with it. A later call with the
+// same key and the same request returns the stored response (replayed is
+// true) without running fn; the same key with another request is
+// ErrKeyReused. Concurrent calls with one key apply once: the others wait
+// for the first to commit and then read its response. When fn fails,
+// nothing is kept, not even the key.
+func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn func(tx *Tx) ([]byte, error)) (resp []byte, replayed bool, err error) {
+	if req.Key == "" || len(req.Key) > 128 {
+		return nil, false, fault.Invalidf("idempotency_key", "must be 1-128 characters")
+	}
+	hash := req.hash()
+	err = s.update(ctx, now, func(tx *Tx) error {
+		resp, replayed = nil, false
+		res, err := tx.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, created_at)
+			VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, now.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("claim idempotency key: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			var storedHash string
+			var stored []byte
+			err := tx.tx.QueryRowContext(ctx, `SELECT request_hash, response FROM idempotency_keys WHERE key = $1`, req.Key).Scan(&storedHash, &stored)
+			if err != nil {
+				return fmt.Errorf("read idempotency key: %w", err)
+			}
+			if storedHash != hash {
+				return ErrKeyReused.Withf("idempotency key %q was used for a different request", req.Key).With("idempotency_key", req.Key)
+			}
+			resp, replayed = stored, true
+			return nil
+		}
+		out, err := fn(tx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE key = $2`, out, req.Key); err != nil {
+			return fmt.Errorf("store response: %w", err)
+		}
+		resp = out
+		return nil
+	})
+	return resp, replayed, err
+}
+
+// Update runs fn in one read-write transaction without an idempotency key
+// (for work that is idempotent by itself, like expiring a hold).
+func (s *Store) Update(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
+	return s.update(ctx, now, fn)
+}
+
+// Read runs fn in one read-only transaction.
+func (s *Store) Read(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
+	return s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error { return fn(&Tx{tx: tx, now: now}) })
+}
+
+// update runs at READ COMMITTED on PostgreSQL: every invariant is enforced
+// by a conditional write that locks its row (balance, hold state, epoch,
+// sitting), so serializable isolation would only add retries. A
+// concurrent duplicate of an idempotency key waits on the key's row lock
+// and then sees the committed response.
+func (s *Store) update(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
+	return s.db.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+		return fn(&Tx{tx: tx, now: now})
+	})
+}
+
+// Tx is one wallet transaction.
+type Tx struct {
+	tx  *sqlstore.Tx
+	now time.Time
+}
+
+// Now is the transaction's timestamp.
+func (t *Tx) Now() time.Time { return t.now }
+
+func noRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

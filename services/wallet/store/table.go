@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/wallet/buyin"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+)
+
+// ObserveTableEpoch records epoch as the highest seen for the table and
+// fails with sqlstore.ErrFencedOut (Aborted) when a higher one was seen:
+// a table owner that lost its lock cannot write on the table's behalf.
+func (t *Tx) ObserveTableEpoch(ctx context.Context, table string, epoch int64) error {
+	if epoch <= 0 {
+		return fault.Invalidf("epoch", "must be positive, got %d", epoch)
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, table, epoch); err != nil {
+		return fmt.Errorf("record epoch of table %s: %w", table, err)
+	}
+	return sqlstore.ObserveEpoch(ctx, t.tx, "table_epochs", table, epoch)
+}
+
+// HoldState is where a hold is in its life.
+type HoldState string
+
+// Hold states: a hold is held until committed, released or expired.
+const (
+	Held      HoldState = "held"
+	Committed HoldState = "committed"
+	Released  HoldState = "released"
+	Expired   HoldState = "expired"
+)
+
+// Hold is chips taken from a player for a buy-in at a table, waiting for
+// the table to seat the player (commit) or give up (release).
+type Hold struct {
+	ID             string
+	Player         string
+	Table          string
+	Seat           int64
+	Currency       ledger.Currency
+	Amount         int64
+	Structure      buyin.Structure
+	TopUp          bool
+	State          HoldState
+	HoldTransfer   string
+	SettleTransfer string
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+}
+
+// InsertHold records a new hold in state Held.
+func (t *Tx) InsertHold(ctx context.Context, h Hold) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO holds (id, player, table_id, seat, currency, amount, structure, top_up, state, hold_transfer, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'held', $9, $10, $11)`,
+		h.ID, h.Player, h.Table, h.Seat, string(h.Currency), h.Amount, string(h.Structure), h.TopUp, h.HoldTransfer, h.ExpiresAt.UnixMilli(), h.CreatedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("insert hold %s: %w", h.ID, err)
+	}
+	return nil
+}
+
+const holdColumns = `id, player, table_id, seat, currency, amount, structure, top_up, state, hold_transfer, COALESCE(settle_transfer, ''), expires_at, created_at`
+
+func scanHold(row interface{ Scan(...any) error }) (Hold, error) {
+	var h Hold
+	var cur, structure, state string
+	var expires, created int64
+	err := row.Scan(&h.ID, &h.Player, &h.Table, &h.Seat, &cur, &h.Amount, &structure, &h.TopUp, &state, &h.HoldTransfer, &h.SettleTransfer, &expires, &created)
+	h.Currency, h.Structure, h.State = ledger.Currency(cur), buyin.Structure(structure), HoldState(state)
+	h.ExpiresAt, h.CreatedAt = time.UnixMilli(expires).UTC(), time.UnixMilli(created).UTC()
+	return h, err
+}
+
+// Hold reads a hold.
+func (t *Tx) Hold(ctx context.Context, id string) (Hold, error) {
+	h, err := scanHold(t.tx.QueryRowContext(ctx, `SELECT `+holdColumns+` FROM holds WHERE id = $1`, id))
+	if noRows(err) {
+		return Hold{}, fault.NotFoundf("hold", "hold %s not found", id).With("hold_id", id)
+	}
+	if err != nil {
+		return Hold{}, fmt.Errorf("read hold %s: %w", id, err)
+	}
+	return h, nil
+}
+
+// SettleHold moves a hold from Held to state, recording the settling
+// transfer. It reports false when the hold was no longer held (another
+// request settled it first), so two settlements can never both move chips.
+func (t *Tx) SettleHold(ctx context.Context, id string, state HoldState, transferID string) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `UPDATE holds SET state = $1, settle_transfer = $2, settled_at = $3 WHERE id = $4 AND state = 'held'`,
+		string(state), transferID, t.now.UnixMilli(), id)
+	if err != nil {
+		return false, fmt.Errorf("settle hold %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// ExpiredHolds lists up to limit holds still held whose expiry is at or
+// before now, oldest first.
+func (s *Store) ExpiredHolds(ctx context.Context, now time.Time, limit int) ([]Hold, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+holdColumns+` FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+		now.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list expired holds: %w", err)
+	}
+	defer rows.Close()
+	var out []Hold
+	for rows.Next() {
+		h, err := scanHold(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Sitting is a player seated at a table with chips bought from the wallet.
+type Sitting struct {
+	Player    string
+	Table     string
+	Seat      int64
+	Currency  ledger.Currency
+	Structure buyin.Structure
+	Since     time.Time
+}
+
+// Sitting reads the player's sitting at the table; ok is false when the
+// player is not seated there.
+func (t *Tx) Sitting(ctx context.Context, player, table string) (s Sitting, ok bool, err error) {
+	var cur, structure string
+	var since int64
+	err = t.tx.QueryRowContext(ctx, `SELECT player, table_id, seat, currency, structure, since FROM sittings WHERE player = $1 AND table_id = $2`, player, table).
+		Scan(&s.Player, &s.Table, &s.Seat, &cur, &structure, &since)
+	if noRows(err) {
+		return Sitting{}, false, nil
+	}
+	if err != nil {
+		return Sitting{}, false, fmt.Errorf("read sitting of %s at %s: %w", player, table, err)
+	}
+	s.Currency, s.Structure, s.Since = ledger.Currency(cur), buyin.Structure(structure), time.UnixMilli(since).UTC()
+	return s, true, nil
+}
+
+// OpenSitting records that the player sits at the table (no-op when already seated).
+func (t *Tx) OpenSitting(ctx context.Context, s Sitting) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO sittings (player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (player, table_id) DO NOTHING`, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("seat %s at %s: %w", s.Player, s.Table, err)
+	}
+	return nil
+}
+
+// CloseSitting ends the player's sitting at the table; it reports false
+// when the player was not seated there.
+func (t *Tx) CloseSitting(ctx context.Context, player, table string) (bool, error) {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM sittings WHERE player = $1 AND table_id = $2`, player, table)
+	if err != nil {
+		return false, fmt.Errorf("unseat %s at %s: %w", player, table, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// RecordDeparture keeps the stack and time a player left a table with (CS-09, CS-10).
+func (t *Tx) RecordDeparture(ctx context.Context, id, player string, cur ledger.Currency, gamingDay string, d buyin.Departure) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO departures (id, player, table_id, structure, currency, stack, gaming_day, left_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, player, d.Table, string(d.Structure), string(cur), d.Stack, gamingDay, d.At.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record departure of %s from %s: %w", player, d.Table, err)
+	}
+	return nil
+}
+
+// Departures lists the player's departures in the given gaming days, in
+// the given currency.
+func (t *Tx) Departures(ctx context.Context, player string, cur ledger.Currency, days ...string) ([]buyin.Departure, error) {
+	return departures(ctx, t.tx, player, cur, days)
+}
+
+// Departures lists the player's departures in the given gaming days.
+func (s *Store) Departures(ctx context.Context, player string, cur ledger.Currency, days ...string) ([]buyin.Departure, error) {
+	return departures(ctx, s.db.SQL(), player, cur, days)
+}
+
+func departures(ctx context.Context, q sqlstore.Querier, player string, cur ledger.Currency, days []string) ([]buyin.Departure, error) {
+	var out []buyin.Departure
+	for _, day := range days {
+		rows, err := q.QueryContext(ctx, `SELECT table_id, structure, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $2 AND currency = $3 ORDER BY left_at`,
+			player, day, string(cur))
+		if err != nil {
+			return nil, fmt.Errorf("list departures of %s: %w", player, err)
+		}
+		for rows.Next() {
+			var d buyin.Departure
+			var structure string
+			var at int64
+			if err := rows.Scan(&d.Table, &structure, &d.Stack, &at); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			d.Structure, d.At = buyin.Structure(structure), time.UnixMilli(at).UTC()
+			out = append(out, d)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

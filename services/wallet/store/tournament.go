@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+)
+
+// VoucherState is whether a voucher can still be used.
+type VoucherState string
+
+// Voucher states.
+const (
+	VoucherIssued VoucherState = "issued"
+	VoucherUsed   VoucherState = "used"
+)
+
+// Voucher is a personal, non-transferable entry to one target event, won
+// in a satellite (TR-19). Its value sits in the target event's voucher
+// account until it is used for the entry.
+type Voucher struct {
+	ID            string
+	Player        string
+	Event         string
+	Currency      ledger.Currency
+	Amount        int64
+	State         VoucherState
+	IssueTransfer string
+	UseTransfer   string
+	CreatedAt     time.Time
+}
+
+// InsertVoucher records an issued voucher.
+func (t *Tx) InsertVoucher(ctx context.Context, v Voucher) error {
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO vouchers (id, player, event_id, currency, amount, state, issue_transfer, created_at)
+		VALUES ($1, $2, $3, $4, $5, 'issued', $6, $7)`,
+		v.ID, v.Player, v.Event, string(v.Currency), v.Amount, v.IssueTransfer, v.CreatedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("insert voucher %s: %w", v.ID, err)
+	}
+	return nil
+}
+
+// Voucher reads a voucher.
+func (t *Tx) Voucher(ctx context.Context, id string) (Voucher, error) {
+	var v Voucher
+	var cur, state string
+	var created int64
+	err := t.tx.QueryRowContext(ctx, `SELECT id, player, event_id, currency, amount, state, issue_transfer, COALESCE(use_transfer, ''), created_at FROM vouchers WHERE id = $1`, id).
+		Scan(&v.ID, &v.Player, &v.Event, &cur, &v.Amount, &state, &v.IssueTransfer, &v.UseTransfer, &created)
+	if noRows(err) {
+		return Voucher{}, fault.NotFoundf("voucher", "voucher %s not found", id).With("voucher_id", id)
+	}
+	if err != nil {
+		return Voucher{}, fmt.Errorf("read voucher %s: %w", id, err)
+	}
+	v.Currency, v.State, v.CreatedAt = ledger.Currency(cur), VoucherState(state), time.UnixMilli(created).UTC()
+	return v, nil
+}
+
+// SetVoucherState moves a voucher from one state to another, recording the
+// transfer that used it (empty to clear it); it reports false when the
+// voucher was not in state from.
+func (t *Tx) SetVoucherState(ctx context.Context, id string, from, to VoucherState, useTransfer string) (bool, error) {
+	var use any
+	if useTransfer != "" {
+		use = useTransfer
+	}
+	res, err := t.tx.ExecContext(ctx, `UPDATE vouchers SET state = $1, use_transfer = $2 WHERE id = $3 AND state = $4`, string(to), use, id, string(from))
+	if err != nil {
+		return false, fmt.Errorf("update voucher %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// VoucherUsedBy returns the voucher a transfer used, if any.
+func (t *Tx) VoucherUsedBy(ctx context.Context, transferID string) (string, bool, error) {
+	var id string
+	err := t.tx.QueryRowContext(ctx, `SELECT id FROM vouchers WHERE use_transfer = $1`, transferID).Scan(&id)
+	if noRows(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("find voucher of %s: %w", transferID, err)
+	}
+	return id, true, nil
+}
+
+// UnreversedTransfers lists the transfers of the given kinds for a subject
+// (event or table) that have not been reversed, oldest first.
+func (t *Tx) UnreversedTransfers(ctx context.Context, subject string, kinds ...ledger.TransferKind) ([]string, error) {
+	var out []string
+	for _, k := range kinds {
+		rows, err := t.tx.QueryContext(ctx, `SELECT id FROM transfers tr WHERE subject = $1 AND kind = $2
+			AND NOT EXISTS (SELECT 1 FROM transfers r WHERE r.reverses = tr.id) ORDER BY created_at, id`, subject, string(k))
+		if err != nil {
+			return nil, fmt.Errorf("list %s transfers of %s: %w", k, subject, err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, id)
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		rows.Close()
+	}
+	return out, nil
+}
