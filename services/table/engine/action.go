@@ -1,0 +1,179 @@
+package engine
+
+import "github.com/cardroom/cardroom/services/table/engine/cards"
+
+// ActionKind is what a player, dealer or floor does.
+type ActionKind uint8
+
+// Action kinds. Player actions first, then dealer/floor actions.
+const (
+	Fold     ActionKind = iota
+	Check               // nothing to call
+	Call                // Amount 0 or the call total
+	Bet                 // Amount = total for the round (TP-32)
+	Raise               // Amount = total "raise to" (TP-32)
+	BringIn             // stud 3rd street forced opening (Amount = bring-in or 0)
+	Complete            // stud: bring the bring-in up to the small bet (Amount = total)
+	Show                // showdown: table all cards; after an uncalled win, TP-70
+	Muck                // showdown: give up the hand unshown (TP-64)
+	// RequestShow asks to see the last bettor's mucked hand; shown on
+	// request it is live (TP-65). Seat is the requester.
+	RequestShow
+	// Waive is the last player holding cards declining a TP-65 request and
+	// taking the pot unshown (TP-64).
+	Waive
+	// Timeout: the player's time ran out (TP-59): fold if facing a bet,
+	// otherwise check; at showdown the hand is mucked.
+	Timeout
+	// Skip: a skipped seat is deemed to have checked or folded (TP-47);
+	// same effect as Timeout, recorded under TP-47. Dealer/floor.
+	Skip
+	// Kill: the dealer/floor declares Seat's hand dead (Action.Kill says why:
+	// TP-53, TP-54, TP-55, TP-56/57, TP-58, TP-59).
+	Kill
+	// Revive: the floor keeps a released hand alive (TP-60). Only the fold
+	// just applied (nothing else happened since) can be revived.
+	Revive
+	// ExposeLive: the floor rules an exposed hand live without aggression
+	// (TP-58): check, call or fold only for the rest of the hand.
+	ExposeLive
+	// RestrictRaise: Seat may not bet or raise for the rest of this round
+	// (an out-of-turn check, TP-49). Dealer/floor.
+	RestrictRaise
+	// Withdraw: a seat whose out-of-turn wager was overtaken takes it back
+	// and folds (tournaments, TP-52).
+	Withdraw
+	// BoardOverdeal: live board overdeal before any action on the street.
+	// Amount 1 (TP-78): Cards[0] is the card the supervisor removed; it
+	// becomes the next burn card. Amount ≥ 2 (TP-79): the street's cards
+	// and the extra cards are voided; Cards is the reshuffled stub (the
+	// street's cards plus the undealt cards, any order) and the street is
+	// dealt again without a burn.
+	BoardOverdeal
+	numActionKinds
+)
+
+var actionNames = [...]string{"fold", "check", "call", "bet", "raise", "bring_in", "complete", "show", "muck", "request_show", "waive", "timeout", "skip", "kill", "revive", "expose_live", "restrict_raise", "withdraw", "board_overdeal"}
+
+// String returns the action kind's name.
+func (k ActionKind) String() string {
+	if int(k) < len(actionNames) {
+		return actionNames[k]
+	}
+	return "action?"
+}
+
+// Role is who submits an action; the service sets it from the caller's token.
+type Role uint8
+
+// Roles (ARCHITECTURE.md).
+const (
+	RolePlayer Role = iota
+	RoleDealer
+	RoleFloor
+)
+
+// KillReason says why a hand is killed.
+type KillReason uint8
+
+// Kill reasons and the rule each applies.
+const (
+	KillUnprotected KillReason = iota // TP-53: only an uncalled raise is refunded
+	KillFouled                        // TP-54(g): mixed with other cards, unprotected
+	KillWrongCardCount                // TP-55: nothing refunded
+	KillAbsent                        // TP-56 (cash) / TP-57 (tournament)
+	KillExposed                       // TP-58: exposed before betting ended, ruled dead
+	KillClockExpired                  // TP-59
+	KillLeftTable                     // TP-56: player left mid-hand
+)
+
+var killRules = [...]string{"TP-53", "TP-54", "TP-55", "TP-56", "TP-58", "TP-59", "TP-56"}
+
+// Rule returns the rule ID the kill applies.
+func (k KillReason) Rule() string {
+	if int(k) < len(killRules) {
+		return killRules[k]
+	}
+	return ""
+}
+
+// Action is one input to Apply.
+type Action struct {
+	Seat   int        `json:"seat"`
+	Kind   ActionKind `json:"kind"`
+	Amount int64      `json:"amount,omitempty"`
+	By     Role       `json:"by,omitempty"`
+	Kill   KillReason `json:"kill,omitempty"`
+	Cards  []cards.Card `json:"cards,omitempty"`
+}
+
+// Legal is one action the seat in turn may take, with the inclusive amount
+// range (Min == Max for fixed amounts; 0 for amount-less actions). In fixed
+// limit with a stud open pair two Bet entries are offered (small and big).
+type Legal struct {
+	Seat int        `json:"seat"`
+	Kind ActionKind `json:"kind"`
+	Min  int64      `json:"min,omitempty"`
+	Max  int64      `json:"max,omitempty"`
+}
+
+// EventKind is what happened.
+type EventKind uint8
+
+// Event kinds.
+const (
+	EvPost         EventKind = iota // forced bet (Post, Amount; Dead if dead)
+	EvDealHole                      // private card(s) to Seat
+	EvDealUp                        // stud up card to Seat
+	EvDealBoard                     // community card(s)
+	EvBurn                          // burn card
+	EvFold
+	EvCheck
+	EvCall
+	EvBet
+	EvRaise
+	EvBringIn
+	EvComplete
+	EvReturn       // uncalled bet or refund returned to Seat
+	EvRoundEnd     // betting round closed
+	EvExpose       // cards revealed (all-in exposure TP-45/G-22, show on request TP-65)
+	EvShow         // Seat showed
+	EvMuck         // Seat mucked (Rule TP-66 when automatic)
+	EvKill         // Seat's hand killed (Rule names why)
+	EvRevive       // TP-60
+	EvRestrict     // Seat may no longer bet or raise (TP-49 round / TP-58 hand)
+	EvAward        // Seat won Amount from pot Pot (Low marks the low half)
+	EvHandEnd
+	EvOverdeal     // board corrected (TP-78/TP-79)
+)
+
+var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn", "fold", "check", "call", "bet", "raise", "bring_in", "complete", "return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal"}
+
+// String returns the event kind's name.
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "event?"
+}
+
+// Event is one thing that happened. It is a plain value (no pointers) so
+// the engine can reuse its event buffer. Seat is -1 when no seat applies.
+// Cards holds NCards cards; EvDealHole cards are private to Seat.
+type Event struct {
+	Kind   EventKind     `json:"kind"`
+	Seat   int           `json:"seat"`
+	Amount int64         `json:"amount,omitempty"`
+	Rule   string        `json:"rule,omitempty"`
+	Post   PostKind      `json:"post,omitempty"`
+	Dead   bool          `json:"dead,omitempty"`
+	AllIn  bool          `json:"all_in,omitempty"`
+	Pot    int           `json:"pot,omitempty"`
+	Low    bool          `json:"low,omitempty"`
+	Street Street        `json:"street,omitempty"`
+	NCards uint8         `json:"n,omitempty"`
+	Cards  [7]cards.Card `json:"cards"`
+}
+
+// CardList returns the event's cards.
+func (e *Event) CardList() []cards.Card { return e.Cards[:e.NCards] }

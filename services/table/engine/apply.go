@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// Apply performs one action and returns the events it caused (including
+// any dealing and the showdown it triggers). On error it returns a
+// *RuleError and the state is unchanged. The returned slice is reused by the
+// next call.
+func (h *Hand) Apply(a Action) ([]Event, error) {
+	h.events = h.events[:0]
+	if err := h.apply(a); err != nil {
+		return nil, err
+	}
+	return h.events, nil
+}
+
+func (h *Hand) apply(a Action) *RuleError {
+	st := &h.s
+	i := h.indexOf(a.Seat)
+	if i < 0 {
+		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
+	}
+	if a.Amount < 0 {
+		return ruleErr("", ReasonNegativeAmount, "negative amount")
+	}
+	if a.Kind >= numActionKinds {
+		return ruleErr("", ReasonActionNotAllowed, "unknown action")
+	}
+	p := &st.Seats[i]
+	switch a.Kind {
+	case Kill:
+		return h.applyKill(i, a)
+	case Revive:
+		return h.applyRevive(i, a)
+	case ExposeLive, RestrictRaise:
+		return h.applyRestrict(i, a)
+	case BoardOverdeal:
+		return h.applyOverdeal(a)
+	case Skip:
+		if a.By == RolePlayer {
+			return ruleErr("TP-47", ReasonRoleRequired, "the dealer or floor records a skipped seat")
+		}
+	}
+	switch st.Phase {
+	case PhaseDone:
+		if a.Kind == Show && st.Uncontest && !p.Folded && !p.Shown { // TP-70
+			p.Shown = true
+			h.emitCards(EvShow, p, "TP-70")
+			return nil
+		}
+		return ruleErr("", ReasonHandOver, "the hand is over")
+	case PhaseShowdown:
+		if err := h.checkShowdown(i, a); err != nil {
+			return err
+		}
+		h.execShowdown(i, a)
+		return nil
+	}
+	if i != st.ToAct {
+		if p.Folded {
+			return ruleErr("TP-54", ReasonActionNotAllowed, "seat "+strconv.Itoa(a.Seat)+" has folded")
+		}
+		return ruleErr("TP-46", ReasonOutOfTurn, "not seat "+strconv.Itoa(a.Seat)+"'s turn")
+	}
+	kind, to, err := h.checkBetting(i, a)
+	if err != nil {
+		return err
+	}
+	rule := ""
+	switch a.Kind {
+	case Timeout:
+		rule = "TP-59"
+	case Skip:
+		rule = "TP-47"
+	}
+	p.OOTFrom = -1
+	h.execBetting(i, kind, to, rule)
+	h.settle(h.next(i))
+	return nil
+}
+
+// ApplyOutOfTurn records an action by a seat that is not in turn (live mode
+// only; digital mode refuses it under TP-46). It is for the rulings of
+// engine/live: an out-of-turn fold is binding at once (TP-51); an
+// out-of-turn check binds the seat to check, call or fold this round
+// (TP-49); an out-of-turn call, bet or raise is committed as made
+// (tournaments, TP-52) — the turn stays with the skipped seat, and if a
+// skipped seat then wagers more the out-of-turn seat may call, re-raise or
+// Withdraw (take the wager back and fold). Cash-game out-of-turn wagers
+// (TP-50) are held provisionally by engine/live, not committed here; it
+// applies the resolved action when the seat's turn comes.
+func (h *Hand) ApplyOutOfTurn(a Action) ([]Event, error) {
+	h.events = h.events[:0]
+	if err := h.applyOOT(a); err != nil {
+		return nil, err
+	}
+	return h.events, nil
+}
+
+func (h *Hand) applyOOT(a Action) *RuleError {
+	st := &h.s
+	if h.cfg.Mode != Live {
+		return ruleErr("TP-46", ReasonOutOfTurn, "digital mode: only the seat in turn may act")
+	}
+	i := h.indexOf(a.Seat)
+	if i < 0 {
+		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
+	}
+	if st.Phase != PhaseBetting || st.BringIn {
+		return ruleErr("TP-46", ReasonActionNotAllowed, "no betting round open for out-of-turn action")
+	}
+	if i == st.ToAct {
+		return h.apply(a)
+	}
+	p := &st.Seats[i]
+	if p.Folded || p.AllIn {
+		return ruleErr("TP-46", ReasonActionNotAllowed, "seat has no action")
+	}
+	if a.Amount < 0 {
+		return ruleErr("", ReasonNegativeAmount, "negative amount")
+	}
+	switch a.Kind {
+	case Fold: // TP-51
+		st.RoundActs++
+		st.Undo = undoFold{}
+		p.Folded = true
+		h.emit(Event{Kind: EvFold, Seat: p.Seat, Rule: "TP-51"})
+		h.settle(st.ToAct)
+		return nil
+	case Check: // TP-49
+		if p.Bet < st.CurBet {
+			return ruleErr("TP-49", ReasonCannotCheck, "facing a bet")
+		}
+		st.RoundActs++
+		st.Undo = undoFold{}
+		p.Acted, p.ActedLevel, p.ActedFull, p.NoRaise = true, st.CurBet, st.FullLevel, true
+		h.emit(Event{Kind: EvCheck, Seat: p.Seat, Rule: "TP-49"})
+		h.emit(Event{Kind: EvRestrict, Seat: p.Seat, Rule: "TP-49"})
+		return nil
+	case Call, Bet, Raise, Complete: // TP-52
+		kind, to, err := h.checkBetting(i, a)
+		if err != nil {
+			return err
+		}
+		from := p.Bet
+		h.execBetting(i, kind, to, "TP-52")
+		p.OOTFrom = from
+		h.settle(st.ToAct)
+		return nil
+	}
+	return ruleErr("TP-46", ReasonActionNotAllowed, a.Kind.String()+" cannot be recorded out of turn")
+}
+
+func (h *Hand) applyKill(i int, a Action) *RuleError {
+	st := &h.s
+	p := &st.Seats[i]
+	if a.By == RolePlayer {
+		return ruleErr(a.Kill.Rule(), ReasonRoleRequired, "the dealer or floor kills a hand")
+	}
+	if a.Kill > KillLeftTable {
+		return ruleErr("TP-54", ReasonActionNotAllowed, "unknown kill reason")
+	}
+	if st.Phase == PhaseDone {
+		return ruleErr("", ReasonHandOver, "the hand is over")
+	}
+	if p.Folded || p.Mucked {
+		return ruleErr("TP-54", ReasonActionNotAllowed, "hand already dead")
+	}
+	if p.Shown && st.Phase == PhaseShowdown && a.By != RoleFloor {
+		return ruleErr("TP-67", ReasonShownWinner, "a properly tabled hand can only be killed by the floor")
+	}
+	if h.live() <= 1 {
+		return ruleErr("TP-54", ReasonActionNotAllowed, "the last live hand cannot be killed")
+	}
+	st.RoundActs++
+	h.killNoSettle(i, a.Kill)
+	switch st.Phase {
+	case PhaseShowdown:
+		p.Mucked = true
+		st.MuckSeq++
+		p.MuckSeq = st.MuckSeq
+		if st.ToAct == i {
+			st.ShowPos++
+		}
+		h.advanceShowdown()
+	case PhaseBetting:
+		from := st.ToAct
+		if from == i || from < 0 {
+			from = h.next(i)
+		}
+		h.settle(from)
+	}
+	return nil
+}
+
+// killNoSettle declares seat i's hand dead. Only an unprotected (or
+// fouled) hand gets back its uncalled raise (TP-53); nothing else is
+// refunded (TP-55, TP-69).
+func (h *Hand) killNoSettle(i int, why KillReason) {
+	st := &h.s
+	if h.live() <= 1 {
+		return
+	}
+	p := &st.Seats[i]
+	p.Folded, p.Killed = true, true
+	st.Undo = undoFold{}
+	rule := why.Rule()
+	if why == KillAbsent && h.cfg.Tournament {
+		rule = "TP-57"
+	}
+	h.emit(Event{Kind: EvKill, Seat: p.Seat, Rule: rule})
+	if why == KillUnprotected || why == KillFouled {
+		var other int64
+		for j := range st.Seats {
+			if j != i {
+				other = max(other, st.Seats[j].Bet)
+			}
+		}
+		if d := p.Bet - other; d > 0 {
+			h.refund(i, d, "TP-53")
+			st.CurBet = other
+		}
+	}
+}
+
+func (h *Hand) applyRevive(i int, a Action) *RuleError {
+	st := &h.s
+	if a.By != RoleFloor || h.cfg.Mode != Live {
+		return ruleErr("TP-60", ReasonRoleRequired, "only the floor revives a hand (live tables)")
+	}
+	u := st.Undo
+	if st.Phase != PhaseBetting || !u.Active || u.Index != i {
+		return ruleErr("TP-60", ReasonNotRevivable, "only the fold just made can be revived")
+	}
+	p := &st.Seats[i]
+	p.Folded, p.Acted, p.ActedLevel, p.ActedFull = false, u.Acted, u.ActedLevel, u.ActedFull
+	st.ToAct = i
+	st.Undo = undoFold{}
+	h.emit(Event{Kind: EvRevive, Seat: p.Seat, Rule: "TP-60"})
+	return nil
+}
+
+func (h *Hand) applyRestrict(i int, a Action) *RuleError {
+	st := &h.s
+	p := &st.Seats[i]
+	rule := "TP-49"
+	if a.Kind == ExposeLive {
+		rule = "TP-58"
+	}
+	if a.By == RolePlayer || (a.Kind == ExposeLive && a.By != RoleFloor) {
+		return ruleErr(rule, ReasonRoleRequired, "a dealer/floor ruling")
+	}
+	if st.Phase != PhaseBetting || p.Folded {
+		return ruleErr(rule, ReasonActionNotAllowed, "no live hand in a betting round")
+	}
+	st.Undo = undoFold{}
+	if a.Kind == ExposeLive {
+		p.NoAggr = true
+		p.Exposed = true
+		h.emitCards(EvExpose, p, rule)
+	} else {
+		p.NoRaise = true
+	}
+	h.emit(Event{Kind: EvRestrict, Seat: p.Seat, Rule: rule})
+	return nil
+}
+
+// applyOverdeal corrects a live board overdeal (TP-78, TP-79) before any
+// action on the street.
+func (h *Hand) applyOverdeal(a Action) *RuleError {
+	st := &h.s
+	rule := "TP-78"
+	if a.Amount >= 2 {
+		rule = "TP-79"
+	}
+	switch {
+	case h.cfg.Mode != Live:
+		return ruleErr(rule, ReasonActionNotAllowed, "an overdeal cannot happen in digital mode")
+	case a.By != RoleFloor:
+		return ruleErr(rule, ReasonRoleRequired, "the supervisor corrects an overdeal")
+	case h.cfg.Game.IsStud() || st.Phase != PhaseBetting || st.Street == Preflop || st.RoundActs > 0:
+		return ruleErr(rule, ReasonActionNotAllowed, "only a just-dealt board street before any action")
+	case a.Amount < 1:
+		return ruleErr(rule, ReasonWrongAmount, "number of extra cards")
+	}
+	k := 1
+	if st.Street == Flop {
+		k = 3
+	}
+	streetCards := st.Board[st.NBoard-k : st.NBoard]
+	if a.Amount == 1 {
+		if len(a.Cards) != 1 || st.Next >= len(st.Deck) {
+			return ruleErr(rule, ReasonBadCard, "name the one card the supervisor removed")
+		}
+		x := a.Cards[0]
+		extra := st.Deck[st.Next]
+		switch j := slices.Index(streetCards, x); {
+		case x == extra:
+		case j >= 0:
+			streetCards[j] = extra
+			st.Deck[st.Next] = x
+		default:
+			return ruleErr(rule, ReasonBadCard, "the removed card is not among the dealt cards")
+		}
+		st.ForceBurn = true // it becomes the next burn card
+		e := Event{Kind: EvOverdeal, Seat: -1, Rule: rule, Street: st.Street, NCards: uint8(k)}
+		copy(e.Cards[:], streetCards)
+		h.emit(e)
+		return nil
+	}
+	// TP-79: the street's cards go back into the stub; the new stub order
+	// comes from outside (the engine has no randomness of its own).
+	want := append(append([]cards.Card(nil), streetCards...), st.Deck[st.Next:]...)
+	if len(a.Cards) != len(want) || cards.Deck(a.Cards).Validate() != nil {
+		return ruleErr(rule, ReasonBadStub, "the reshuffled stub must hold the street's cards and the undealt cards")
+	}
+	for _, c := range a.Cards {
+		if !slices.Contains(want, c) {
+			return ruleErr(rule, ReasonBadStub, "card "+c.String()+" is not in the stub")
+		}
+	}
+	st.Deck = append(st.Deck[:st.Next], a.Cards...)
+	st.NBoard -= k
+	st.NoBurn = true
+	h.emit(Event{Kind: EvOverdeal, Seat: -1, Rule: rule, Street: st.Street})
+	h.dealStreet()
+	return nil
+}

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// randomPolicy plays a hand to the end with cheap random choices from
+// LegalActions: mostly check/call, sometimes fold, sometimes a random raise.
+func randomPolicy(h *Hand, rng *cards.SplitMix64) int {
+	n := 0
+	for !h.Done() {
+		legal := h.LegalActions()
+		r := rng.Uint64()
+		l := legal[0]
+		switch x := r % 100; {
+		case x < 15:
+			l = legal[0] // fold (or check / show)
+		case x < 80:
+			for _, c := range legal {
+				if c.Kind == Check || c.Kind == Call || c.Kind == Show {
+					l = c
+				}
+			}
+		default:
+			l = legal[len(legal)-1] // the aggressive option when offered
+		}
+		amt := l.Min
+		if l.Max > l.Min {
+			amt = l.Min + int64((r>>8)%uint64(l.Max-l.Min+1))
+		}
+		if _, err := h.Apply(Action{Seat: l.Seat, Kind: l.Kind, Amount: amt}); err != nil {
+			panic(err)
+		}
+		n++
+	}
+	return n
+}
+
+// BenchmarkRandomHand6MaxNL plays complete random 6-max no-limit hold'em
+// hands (shuffle, posts, deal, betting, showdown) on one reused Hand.
+func BenchmarkRandomHand6MaxNL(b *testing.B) {
+	cfg := nlhe(50, 100)
+	ps := players(10000, 10000, 10000, 10000, 10000, 10000)
+	deck := cards.NewDeck()
+	rng := cards.NewSeeded(1)
+	var h Hand
+	actions := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		deck.Shuffle(rng)
+		if err := h.Reset(cfg, Setup{Button: i % 6, Players: ps, Deck: deck}); err != nil {
+			b.Fatal(err)
+		}
+		actions += randomPolicy(&h, rng)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "hands/s")
+	b.ReportMetric(float64(actions)/float64(b.N), "actions/hand")
+}

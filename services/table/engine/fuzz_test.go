@@ -1,0 +1,286 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// byteSource feeds fuzz bytes as choices; exhausted it returns zeros.
+type byteSource struct {
+	b []byte
+	i int
+}
+
+func (s *byteSource) next() int {
+	if s.i >= len(s.b) {
+		return 0
+	}
+	s.i++
+	return int(s.b[s.i-1])
+}
+
+func (s *byteSource) u16() int { return s.next()<<8 | s.next() }
+
+type gameCase struct {
+	g  Game
+	st Structure
+}
+
+var fuzzGames = []gameCase{
+	{Holdem, NoLimit}, {Holdem, PotLimit}, {Holdem, FixedLimit},
+	{Omaha, PotLimit}, {Omaha, FixedLimit}, {OmahaHiLo, PotLimit}, {OmahaHiLo, FixedLimit},
+	{Stud, FixedLimit}, {StudHiLo, FixedLimit}, {Razz, FixedLimit}, {Omaha, NoLimit},
+}
+
+// fuzzSetup builds a random configuration and setup from the source.
+func fuzzSetup(src *byteSource) (Config, Setup) {
+	gc := fuzzGames[src.next()%len(fuzzGames)]
+	cu := int64(1)
+	if src.next()%3 == 0 {
+		cu = 5
+	}
+	flags := src.next()
+	cfg := Config{Game: gc.g, Structure: gc.st, Profile: DefaultProfile(),
+		Tournament: flags&1 != 0, Burn: flags&2 != 0}
+	if flags&4 != 0 {
+		cfg.Mode = Live
+	}
+	cfg.Profile.CashAllInFaceUp = flags&8 != 0
+	k := Stakes{ChipUnit: cu, SmallBlind: cu, BigBlind: 2 * cu, SmallBet: 2 * cu, BigBet: 4 * cu}
+	if flags&16 != 0 {
+		k.Ante = cu
+	}
+	if flags&32 != 0 && !gc.g.IsStud() {
+		k.BigBlindAnte = 2 * cu
+	}
+	if gc.g.IsStud() {
+		k.BringIn = cu
+		k.SmallBlind, k.BigBlind = 0, 0
+		if k.Ante == 0 {
+			k.Ante = cu
+		}
+	}
+	cfg.Stakes = k
+	maxP := 10
+	if gc.g.IsStud() {
+		maxP = 8
+	}
+	n := 2 + src.next()%(maxP-1)
+	var setup Setup
+	used := uint16(0)
+	for len(setup.Players) < n {
+		s := src.next() % 10
+		for used&(1<<s) != 0 {
+			s = (s + 1) % 10
+		}
+		used |= 1 << s
+		stack := int64(1 + src.u16()%(200*int(cu)))
+		if src.next()%4 == 0 {
+			stack = stack - stack%cu + cu // a multiple of the unit
+		}
+		setup.Players = append(setup.Players, Player{Seat: s, ID: "p", Stack: stack})
+	}
+	setup.Button = src.next() % 10
+	setup.Deck = cards.NewDeck()
+	setup.Deck.Shuffle(cards.NewSeeded(uint64(src.u16())<<16 | uint64(src.u16())))
+	if !gc.g.IsStud() && !cfg.Tournament && n >= 3 && flags&64 != 0 {
+		// Explicit posts with a straddle (TP-20).
+		h := Hand{}
+		for _, p := range setup.Players {
+			h.s.Seats = append(h.s.Seats, seat{Seat: p.Seat})
+		}
+		sortSeats(h.s.Seats)
+		sb := h.firstLeftOf(setup.Button)
+		bb := h.next(sb)
+		str := h.next(bb)
+		setup.Posts = []Post{
+			{Seat: h.s.Seats[sb].Seat, Kind: PostSmallBlind, Amount: k.SmallBlind},
+			{Seat: h.s.Seats[bb].Seat, Kind: PostBigBlind, Amount: k.BigBlind},
+			{Seat: h.s.Seats[str].Seat, Kind: PostStraddle, Amount: 2 * k.BigBlind},
+		}
+	}
+	return cfg, setup
+}
+
+func sortSeats(s []seat) {
+	for a := 1; a < len(s); a++ {
+		for b := a; b > 0 && s[b].Seat < s[b-1].Seat; b-- {
+			s[b], s[b-1] = s[b-1], s[b]
+		}
+	}
+}
+
+// pickAmount picks a legal amount in [l.Min, l.Max]: a chip-unit multiple or
+// the maximum (an all-in need not be a multiple).
+func pickAmount(l Legal, cu int64, r int) int64 {
+	if l.Max <= l.Min {
+		return l.Min
+	}
+	span := l.Max - l.Min
+	amt := l.Min + span*int64(r)/255
+	amt -= amt % cu
+	if amt < l.Min {
+		amt = l.Max
+	}
+	return amt
+}
+
+func sameState(t testing.TB, h *Hand, before []byte, what string) {
+	t.Helper()
+	after, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatalf("state changed by refused %s", what)
+	}
+}
+
+// playFuzz plays one random hand and checks the invariants.
+func playFuzz(t *testing.T, data []byte) {
+	src := &byteSource{b: data}
+	cfg, setup := fuzzSetup(src)
+	h, err := NewHand(cfg, setup)
+	if err != nil {
+		var re *RuleError
+		if !errors.As(err, &re) {
+			t.Fatalf("NewHand error is not a RuleError: %v", err)
+		}
+		return
+	}
+	cu := h.cfg.Stakes.ChipUnit
+	checkConserved(t, h)
+	for step := 0; ; step++ {
+		if step > 500 {
+			t.Fatalf("hand did not end after %d actions", step)
+		}
+		if h.Done() {
+			break
+		}
+		legal := append([]Legal(nil), h.LegalActions()...)
+		if len(legal) == 0 {
+			t.Fatalf("no legal action and hand not done (phase %v)", h.Phase())
+		}
+		// A random illegal action must be refused with the state unchanged.
+		if c := src.next(); c%4 == 0 {
+			before, _ := json.Marshal(h)
+			var bad Action
+			bad.Seat = legal[0].Seat
+			switch c / 4 % 4 {
+			case 0: // wrong seat
+				for _, s := range h.Seats() {
+					if s != legal[0].Seat {
+						bad = Action{Seat: s, Kind: Check}
+						break
+					}
+				}
+			case 1: // seat not in hand
+				bad = Action{Seat: 11, Kind: Fold}
+			case 2: // above the maximum or below the minimum
+				for _, l := range legal {
+					if l.Kind == Bet || l.Kind == Raise || l.Kind == Complete {
+						bad = Action{Seat: l.Seat, Kind: l.Kind, Amount: l.Max + cu}
+						if c&1 != 0 && l.Min > 0 {
+							bad.Amount = l.Min - 1
+						}
+					}
+				}
+			case 3: // negative amount
+				bad.Kind, bad.Amount = Bet, -cu
+			}
+			if bad.Kind != 0 || bad.Seat == 11 || bad.Amount != 0 {
+				if isLegal(legal, bad) {
+					goto play
+				}
+				if _, err := h.Apply(bad); err == nil {
+					t.Fatalf("illegal %+v accepted (legal %+v)", bad, legal)
+				} else if !errors.As(err, new(*RuleError)) {
+					t.Fatalf("error not a RuleError: %v", err)
+				}
+				sameState(t, h, before, "illegal action")
+			}
+		}
+	play:
+		// Now and then a dealer kills a hand or the state round-trips.
+		if c := src.next(); c == 7 && h.Phase() == PhaseBetting {
+			for _, s := range h.Seats() {
+				before, _ := json.Marshal(h)
+				if _, err := h.Apply(Action{Seat: s, Kind: Kill, By: RoleDealer, Kill: KillReason(src.next() % 7)}); err != nil {
+					sameState(t, h, before, "kill")
+					continue
+				}
+				break
+			}
+			checkConserved(t, h)
+			continue
+		} else if c == 9 {
+			b, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h2 Hand
+			if err := json.Unmarshal(b, &h2); err != nil {
+				t.Fatal(err)
+			}
+			sameState(t, &h2, b, "round trip")
+			h = &h2
+		}
+		l := legal[src.next()%len(legal)]
+		a := Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, src.next())}
+		if _, err := h.Apply(a); err != nil {
+			t.Fatalf("offered action %+v refused: %v", a, err)
+		}
+		checkConserved(t, h)
+	}
+	checkConserved(t, h)
+	for i := range h.s.Seats {
+		if p := &h.s.Seats[i]; p.Bet != 0 && h.Done() {
+			t.Fatalf("seat %d has a bet %d after the hand", p.Seat, p.Bet)
+		}
+	}
+}
+
+func isLegal(legal []Legal, a Action) bool {
+	for _, l := range legal {
+		if l.Seat == a.Seat && l.Kind == a.Kind && a.Amount >= l.Min && a.Amount <= l.Max {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzHand plays random legal action sequences with random stacks in every
+// game and structure and checks the invariants: chips conserved, no
+// negative stack, every pot fully awarded, the hand always ends, every
+// offered action accepted, random illegal actions refused with the state
+// unchanged, lossless serialization mid-hand.
+func FuzzHand(f *testing.F) {
+	for g := range fuzzGames {
+		for _, seed := range []byte{0, 1, 7, 42, 99, 200} {
+			b := []byte{byte(g), seed % 3, seed, 4, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+			for k := 0; k < 64; k++ {
+				b = append(b, byte(k*int(seed+3)+g))
+			}
+			f.Add(b)
+		}
+	}
+	f.Fuzz(playFuzz)
+}
+
+// TestRandomHands runs the fuzz body over many seeded inputs in every game.
+func TestRandomHands(t *testing.T) {
+	t.Parallel()
+	rng := cards.NewSeeded(2026)
+	for i := 0; i < 3000; i++ {
+		b := make([]byte, 200)
+		for j := range b {
+			b[j] = byte(rng.Uint64())
+		}
+		b[0] = byte(i % len(fuzzGames))
+		playFuzz(t, b)
+	}
+}
