@@ -78,13 +78,13 @@ type KillReason uint8
 
 // Kill reasons and the rule each applies.
 const (
-	KillUnprotected KillReason = iota // TP-53: only an uncalled raise is refunded
-	KillFouled                        // TP-54(g): mixed with other cards, unprotected
-	KillWrongCardCount                // TP-55: nothing refunded
-	KillAbsent                        // TP-56 (cash) / TP-57 (tournament)
-	KillExposed                       // TP-58: exposed before betting ended, ruled dead
-	KillClockExpired                  // TP-59
-	KillLeftTable                     // TP-56: player left mid-hand
+	KillUnprotected    KillReason = iota // TP-53: only an uncalled raise is refunded
+	KillFouled                           // TP-54(g): mixed with other cards, unprotected
+	KillWrongCardCount                   // TP-55: nothing refunded
+	KillAbsent                           // TP-56 (cash) / TP-57 (tournament)
+	KillExposed                          // TP-58: exposed before betting ended, ruled dead
+	KillClockExpired                     // TP-59
+	KillLeftTable                        // TP-56: player left mid-hand
 )
 
 var killRules = [...]string{"TP-53", "TP-54", "TP-55", "TP-56", "TP-58", "TP-59", "TP-56"}
@@ -99,11 +99,11 @@ func (k KillReason) Rule() string {
 
 // Action is one input to Apply.
 type Action struct {
-	Seat   int        `json:"seat"`
-	Kind   ActionKind `json:"kind"`
-	Amount int64      `json:"amount,omitempty"`
-	By     Role       `json:"by,omitempty"`
-	Kill   KillReason `json:"kill,omitempty"`
+	Seat   int          `json:"seat"`
+	Kind   ActionKind   `json:"kind"`
+	Amount int64        `json:"amount,omitempty"`
+	By     Role         `json:"by,omitempty"`
+	Kill   KillReason   `json:"kill,omitempty"`
 	Cards  []cards.Card `json:"cards,omitempty"`
 }
 
@@ -122,11 +122,11 @@ type EventKind uint8
 
 // Event kinds.
 const (
-	EvPost         EventKind = iota // forced bet (Post, Amount; Dead if dead)
-	EvDealHole                      // private card(s) to Seat
-	EvDealUp                        // stud up card to Seat
-	EvDealBoard                     // community card(s)
-	EvBurn                          // burn card
+	EvPost      EventKind = iota // forced bet (Post, Amount; Dead if dead)
+	EvDealHole                   // private card(s) to Seat
+	EvDealUp                     // stud up card to Seat
+	EvDealBoard                  // community card(s)
+	EvBurn                       // burn card
 	EvFold
 	EvCheck
 	EvCall
@@ -134,17 +134,17 @@ const (
 	EvRaise
 	EvBringIn
 	EvComplete
-	EvReturn       // uncalled bet or refund returned to Seat
-	EvRoundEnd     // betting round closed
-	EvExpose       // cards revealed (all-in exposure TP-45/G-22, show on request TP-65)
-	EvShow         // Seat showed
-	EvMuck         // Seat mucked (Rule TP-66 when automatic)
-	EvKill         // Seat's hand killed (Rule names why)
-	EvRevive       // TP-60
-	EvRestrict     // Seat may no longer bet or raise (TP-49 round / TP-58 hand)
-	EvAward        // Seat won Amount from pot Pot (Low marks the low half)
+	EvReturn   // uncalled bet or refund returned to Seat
+	EvRoundEnd // betting round closed
+	EvExpose   // cards revealed (all-in exposure TP-45/G-22, show on request TP-65)
+	EvShow     // Seat showed
+	EvMuck     // Seat mucked (Rule TP-66 when automatic)
+	EvKill     // Seat's hand killed (Rule names why)
+	EvRevive   // TP-60
+	EvRestrict // Seat may no longer bet or raise (TP-49 round / TP-58 hand)
+	EvAward    // Seat won Amount from pot Pot (Low marks the low half)
 	EvHandEnd
-	EvOverdeal     // board corrected (TP-78/TP-79)
+	EvOverdeal // board corrected (TP-78/TP-79)
 )
 
 var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn", "fold", "check", "call", "bet", "raise", "bring_in", "complete", "return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal"}

@@ -200,14 +200,14 @@ type PostKind uint8
 // Forced bets. Live posts count toward the poster's bet for the first round;
 // dead posts go to the pot without counting (TP-10).
 const (
-	PostAnte             PostKind = iota // dead
-	PostSmallBlind                       // live
-	PostBigBlind                         // live
-	PostStraddle                         // live, cash only (TP-20)
-	PostDeadSmallBlind                   // dead (TP-15, G-06)
-	PostMissedBigBlind                   // live (TP-15)
-	PostNewPlayerBigBlind                // live (TP-13)
-	PostBigBlindAnte                     // dead
+	PostAnte              PostKind = iota // dead
+	PostSmallBlind                        // live
+	PostBigBlind                          // live
+	PostStraddle                          // live, cash only (TP-20)
+	PostDeadSmallBlind                    // dead (TP-15, G-06)
+	PostMissedBigBlind                    // live (TP-15)
+	PostNewPlayerBigBlind                 // live (TP-13)
+	PostBigBlindAnte                      // dead
 )
 
 var postNames = [...]string{"ante", "small_blind", "big_blind", "straddle", "dead_small_blind", "missed_big_blind", "new_player_big_blind", "big_blind_ante"}

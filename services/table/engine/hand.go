@@ -46,35 +46,35 @@ const (
 
 // seat is one player's state in the hand. Fields are exported for JSON only.
 type seat struct {
-	Seat       int           `json:"seat"`
-	ID         string        `json:"id"`
-	Start      int64         `json:"start"`
-	Stack      int64         `json:"stack"`
-	Bet        int64         `json:"bet"`   // live bet this round
-	Total      int64         `json:"total"` // everything put in the pot
-	Hole       [7]cards.Card `json:"hole"`
-	N          uint8         `json:"n"`  // cards held
-	Up         uint8         `json:"up"` // bitmask of face-up cards (stud)
-	Folded     bool          `json:"folded,omitempty"`
-	AllIn      bool          `json:"all_in,omitempty"`
-	Acted      bool          `json:"acted,omitempty"`
-	ActedLevel int64         `json:"acted_level,omitempty"`
-	ActedFull  int64         `json:"acted_full,omitempty"`
-	NoAggr     bool          `json:"no_aggr,omitempty"`  // TP-58 live without aggression
-	NoRaise    bool          `json:"no_raise,omitempty"` // TP-49 this round
-	Killed     bool          `json:"killed,omitempty"`
-	Absent     bool          `json:"absent,omitempty"`
-	Exposed    bool          `json:"exposed,omitempty"` // revealed to all
-	Shown      bool          `json:"shown,omitempty"`
-	Mucked     bool          `json:"mucked,omitempty"`
-	MuckSeq    int           `json:"muck_seq,omitempty"`
-	Requestable bool         `json:"requestable,omitempty"` // TP-65
-	Decided    bool          `json:"decided,omitempty"`     // showdown decision made
-	OOTFrom    int64         `json:"oot_from"`              // bet before an out-of-turn wager, -1 none
-	Won        int64         `json:"won,omitempty"`
-	Hi         uint32        `json:"hi,omitempty"` // showdown values
-	Lo         uint32        `json:"lo,omitempty"`
-	LoOK       bool          `json:"lo_ok,omitempty"`
+	Seat        int           `json:"seat"`
+	ID          string        `json:"id"`
+	Start       int64         `json:"start"`
+	Stack       int64         `json:"stack"`
+	Bet         int64         `json:"bet"`   // live bet this round
+	Total       int64         `json:"total"` // everything put in the pot
+	Hole        [7]cards.Card `json:"hole"`
+	N           uint8         `json:"n"`  // cards held
+	Up          uint8         `json:"up"` // bitmask of face-up cards (stud)
+	Folded      bool          `json:"folded,omitempty"`
+	AllIn       bool          `json:"all_in,omitempty"`
+	Acted       bool          `json:"acted,omitempty"`
+	ActedLevel  int64         `json:"acted_level,omitempty"`
+	ActedFull   int64         `json:"acted_full,omitempty"`
+	NoAggr      bool          `json:"no_aggr,omitempty"`  // TP-58 live without aggression
+	NoRaise     bool          `json:"no_raise,omitempty"` // TP-49 this round
+	Killed      bool          `json:"killed,omitempty"`
+	Absent      bool          `json:"absent,omitempty"`
+	Exposed     bool          `json:"exposed,omitempty"` // revealed to all
+	Shown       bool          `json:"shown,omitempty"`
+	Mucked      bool          `json:"mucked,omitempty"`
+	MuckSeq     int           `json:"muck_seq,omitempty"`
+	Requestable bool          `json:"requestable,omitempty"` // TP-65
+	Decided     bool          `json:"decided,omitempty"`     // showdown decision made
+	OOTFrom     int64         `json:"oot_from"`              // bet before an out-of-turn wager, -1 none
+	Won         int64         `json:"won,omitempty"`
+	Hi          uint32        `json:"hi,omitempty"` // showdown values
+	Lo          uint32        `json:"lo,omitempty"`
+	LoOK        bool          `json:"lo_ok,omitempty"`
 }
 
 func (p *seat) cards() []cards.Card { return p.Hole[:p.N] }
