@@ -276,3 +276,32 @@ func TestResolveKeyPrefersConfigured(t *testing.T) {
 		t.Fatalf("dev key = %q, %v", k, err)
 	}
 }
+
+func TestServiceTokensRenewBeforeExpiry(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	iss, _ := NewIssuer(testKey, clk)
+	ver, _ := NewVerifier(testKey, clk)
+	src := iss.ServiceTokens("table", 30*time.Minute)
+	t1, err := src(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ver.Verify(t1)
+	if err != nil || p.Subject != "table" || !slices.Equal(p.Roles, []Role{Service}) {
+		t.Fatalf("service token principal = %+v, %v", p, err)
+	}
+	clk.Advance(10 * time.Minute)
+	if t2, _ := src(t.Context()); t2 != t1 {
+		t.Fatal("renewed while two thirds of the lifetime were left")
+	}
+	clk.Advance(11 * time.Minute) // 9 minutes left < 10
+	t3, _ := src(t.Context())
+	if t3 == t1 {
+		t.Fatal("not renewed with less than a third of the lifetime left")
+	}
+	clk.Advance(15 * time.Minute) // the first token has expired; the renewed one has not
+	if _, err := ver.Verify(t3); err != nil {
+		t.Fatalf("renewed token: %v", err)
+	}
+}

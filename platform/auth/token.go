@@ -1,8 +1,10 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -130,4 +132,30 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 		}
 	}
 	return Principal{Subject: c.Subject, Roles: c.Roles}, nil
+}
+
+// ServiceTokens returns a token source for outgoing calls a part makes on
+// its own behalf (rpc.Options.ServiceToken): tokens for subject sub with
+// the service role, valid for ttl, minted on first use and again once less
+// than a third of the lifetime is left.
+func (i *Issuer) ServiceTokens(sub string, ttl time.Duration) func(context.Context) (string, error) {
+	var (
+		mu      sync.Mutex // guards token and expires
+		token   string
+		expires time.Time
+	)
+	return func(context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := i.clock.Now()
+		if token != "" && expires.Sub(now) > ttl/3 {
+			return token, nil
+		}
+		t, err := i.Mint(sub, []Role{Service}, ttl)
+		if err != nil {
+			return "", err
+		}
+		token, expires = t, now.Add(ttl)
+		return token, nil
+	}
 }

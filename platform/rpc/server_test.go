@@ -1,0 +1,357 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/cardroom/cardroom/platform/auth"
+)
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testServer is the fixture service served on a loopback port.
+type testServer struct {
+	f       fixture
+	addr    string
+	spans   *tracetest.InMemoryExporter
+	logs    *syncBuffer
+	health  *health.Server
+	opts    Options
+	client  *grpc.ClientConn // the server's own client, for Relay
+	release chan struct{}    // closes to let "slow" calls finish
+	started chan struct{}    // receives when a "slow" call is running
+	srv     *grpc.Server
+}
+
+func startServer(t *testing.T) *testServer {
+	t.Helper()
+	ts := &testServer{
+		f:       newFixture(t),
+		spans:   tracetest.NewInMemoryExporter(),
+		logs:    &syncBuffer{},
+		health:  health.NewServer(),
+		release: make(chan struct{}),
+		started: make(chan struct{}, 1),
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(ts.spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	iss, err := auth.NewIssuer(testKey, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.opts = Options{
+		Logger:         slog.New(slog.NewJSONHandler(ts.logs, nil)),
+		TracerProvider: tp,
+		Propagator:     propagation.TraceContext{},
+		Verifier:       mustVerifier(t),
+		Authorize:      AccessFromDescriptors(ts.f.files, ts.f.types),
+		Health:         ts.health,
+		ServiceToken:   iss.ServiceTokens("svc-table", time.Hour),
+	}
+	ts.srv = NewServer(ts.opts)
+	ts.srv.RegisterService(ts.f.serviceDesc(ts.handle), nil)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.addr = lis.Addr().String()
+	ts.client, err = Dial(ts.addr, ts.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ts.srv, lis, 5*time.Second) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		ts.client.Close()
+	})
+	return ts
+}
+
+func (ts *testServer) handle(ctx context.Context, method string, req *dynamicpb.Message) (proto.Message, error) {
+	subject := "anonymous"
+	if p, ok := auth.FromContext(ctx); ok {
+		subject = p.Subject
+	}
+	switch id := tableID(req); id {
+	case "fault":
+		return nil, errBelowMinimum.With("min", "400", "max", "1000")
+	case "panic":
+		var seats map[string]int
+		seats["secret-seat"] = 1 // nil map write: a real runtime panic
+	case "boom":
+		return nil, errors.New("database password=hunter2 refused")
+	case "slow":
+		ts.started <- struct{}{}
+		select {
+		case <-ts.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case "forward", "forward-as-service":
+		if id == "forward-as-service" {
+			// The part's own work: no caller token, only the trace.
+			ctx = trace.ContextWithSpan(context.Background(), trace.SpanFromContext(ctx))
+		}
+		out := ts.f.response("")
+		if err := ts.client.Invoke(ctx, fullMethod("Relay"), ts.f.request("echo", 1), out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return ts.f.response(subject), nil
+}
+
+func (ts *testServer) call(ctx context.Context, method, token, tableID string, amount int64) (string, error) {
+	conn, err := Dial(ts.addr, Options{TracerProvider: ts.opts.TracerProvider, Propagator: ts.opts.Propagator})
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if token != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	}
+	out := ts.f.response("")
+	if err := conn.Invoke(ctx, fullMethod(method), ts.f.request(tableID, amount), out); err != nil {
+		return "", err
+	}
+	return who(out), nil
+}
+
+func TestServerOverLoopback(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	cashier := mustToken(t, "cass", auth.Cashier)
+	player := mustToken(t, "pat", auth.Player)
+	tests := []struct {
+		name    string
+		method  string
+		token   string
+		tableID string
+		amount  int64
+		code    codes.Code
+		who     string
+		reason  string
+		meta    map[string]string
+	}{
+		{name: "no token", method: "Ping", tableID: "t1", amount: 5, code: codes.Unauthenticated, reason: ReasonUnauthenticated},
+		{name: "bad token", method: "Ping", token: "junk", tableID: "t1", amount: 5, code: codes.Unauthenticated, reason: ReasonUnauthenticated},
+		{name: "wrong role", method: "Ping", token: player, tableID: "t1", amount: 5, code: codes.PermissionDenied, reason: ReasonPermissionDenied, meta: map[string]string{"required_roles": "cashier,floor"}},
+		{name: "allowed role", method: "Ping", token: cashier, tableID: "t1", amount: 5, code: codes.OK, who: "cass"},
+		{name: "undeclared method", method: "Undeclared", token: mustToken(t, "root", auth.Admin), tableID: "t1", amount: 5, code: codes.PermissionDenied, reason: ReasonPermissionDenied},
+		{name: "public method without token", method: "Open", tableID: "t1", amount: 5, code: codes.OK, who: "anonymous"},
+		{name: "CS-03 fault becomes FailedPrecondition with rule id", method: "Ping", token: cashier, tableID: "fault", amount: 5, code: codes.FailedPrecondition, reason: "BUY_IN_BELOW_MINIMUM", meta: map[string]string{"rule_id": "CS-03", "min": "400", "max": "1000"}},
+		{name: "validation names the field", method: "Ping", token: cashier, tableID: "t1", amount: -5, code: codes.InvalidArgument, reason: ReasonInvalidArgument, meta: map[string]string{"field": "amount", "constraint": "int64.gt"}},
+		{name: "validation runs after authentication", method: "Ping", tableID: "t1", amount: -5, code: codes.Unauthenticated, reason: ReasonUnauthenticated},
+		{name: "token forwarded to the next service", method: "Relay", token: player, tableID: "forward", amount: 1, code: codes.OK, who: "pat"},
+		{name: "service token when there is no caller", method: "Relay", token: player, tableID: "forward-as-service", amount: 1, code: codes.OK, who: "svc-table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ts.call(t.Context(), tt.method, tt.token, tt.tableID, tt.amount)
+			if code := status.Code(err); code != tt.code {
+				t.Fatalf("code = %v (%v), want %v", code, err, tt.code)
+			}
+			if tt.code == codes.OK {
+				if got != tt.who {
+					t.Fatalf("who = %q, want %q", got, tt.who)
+				}
+				return
+			}
+			info := errorInfo(t, err)
+			if info.GetReason() != tt.reason || info.GetDomain() != "cardroom.rpctest" {
+				t.Fatalf("ErrorInfo = %v, want reason %s", info, tt.reason)
+			}
+			for k, v := range tt.meta {
+				if info.GetMetadata()[k] != v {
+					t.Fatalf("ErrorInfo metadata %v, want %s=%s", info.GetMetadata(), k, v)
+				}
+			}
+			if tt.code == codes.InvalidArgument {
+				st, _ := status.FromError(err)
+				if !strings.Contains(st.Message(), "amount") {
+					t.Fatalf("message does not name the field: %q", st.Message())
+				}
+				var bad *errdetails.BadRequest
+				for _, d := range st.Details() {
+					if b, ok := d.(*errdetails.BadRequest); ok {
+						bad = b
+					}
+				}
+				if len(bad.GetFieldViolations()) != 1 || bad.GetFieldViolations()[0].GetField() != "amount" {
+					t.Fatalf("BadRequest = %v", bad)
+				}
+			}
+		})
+	}
+}
+
+func TestServerMasksPanicsAndErrors(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	cashier := mustToken(t, "cass", auth.Cashier)
+	for _, tc := range []struct{ tableID, secret, logged string }{
+		{"panic", "secret-seat", "assignment to entry in nil map"},
+		{"boom", "hunter2", "hunter2"},
+	} {
+		_, err := ts.call(t.Context(), "Ping", cashier, tc.tableID, 5)
+		st, _ := status.FromError(err)
+		if st.Code() != codes.Internal {
+			t.Fatalf("%s: code = %v (%v)", tc.tableID, st.Code(), err)
+		}
+		id := errorInfo(t, err).GetMetadata()[MetaCorrelationID]
+		if id == "" || !strings.Contains(st.Message(), id) || strings.Contains(st.Message(), tc.secret) {
+			t.Fatalf("%s: message %q, correlation id %q", tc.tableID, st.Message(), id)
+		}
+		logs := ts.logs.String()
+		if !strings.Contains(logs, id) || !strings.Contains(logs, tc.logged) {
+			t.Fatalf("%s: log lacks correlation id %s or %q:\n%s", tc.tableID, id, tc.logged, logs)
+		}
+	}
+	// The server survived the panic.
+	if got, err := ts.call(t.Context(), "Ping", cashier, "t1", 5); err != nil || got != "cass" {
+		t.Fatalf("after panic: %q, %v", got, err)
+	}
+}
+
+func TestHealthIsPublicAndSettablePerService(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	ts.health.SetServingStatus("cardroom.rpctest.v1.TestService", healthpb.HealthCheckResponse_NOT_SERVING)
+	conn, err := Dial(ts.addr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	for svc, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
+		"":                                healthpb.HealthCheckResponse_SERVING,
+		"cardroom.rpctest.v1.TestService": healthpb.HealthCheckResponse_NOT_SERVING,
+	} {
+		resp, err := hc.Check(t.Context(), &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil || resp.GetStatus() != want {
+			t.Fatalf("health %q = %v, %v; want %v", svc, resp.GetStatus(), err, want)
+		}
+	}
+}
+
+func TestClientAndServerSpansShareOneTrace(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	if _, err := ts.call(t.Context(), "Ping", mustToken(t, "cass", auth.Cashier), "t1", 5); err != nil {
+		t.Fatal(err)
+	}
+	// The server span ends on the server's goroutine, possibly just after
+	// the client has its answer: poll with a deadline.
+	var client, server sdktrace.ReadOnlySpan
+	deadline := time.Now().Add(5 * time.Second)
+	for client == nil || server == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("spans: %v", ts.spans.GetSpans().Snapshots())
+		}
+		for _, s := range ts.spans.GetSpans().Snapshots() {
+			if s.Name() != "cardroom.rpctest.v1.TestService/Ping" {
+				continue
+			}
+			switch s.SpanKind() {
+			case trace.SpanKindClient:
+				client = s
+			case trace.SpanKindServer:
+				server = s
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if client.SpanContext().TraceID() != server.SpanContext().TraceID() {
+		t.Fatalf("client trace %s, server trace %s", client.SpanContext().TraceID(), server.SpanContext().TraceID())
+	}
+	if server.Parent().SpanID() != client.SpanContext().SpanID() {
+		t.Fatalf("server span's parent %s is not the client span %s", server.Parent().SpanID(), client.SpanContext().SpanID())
+	}
+}
+
+func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	result := make(chan error, 1)
+	go func() {
+		_, err := ts.call(context.Background(), "Ping", mustToken(t, "cass", auth.Cashier), "slow", 5)
+		result <- err
+	}()
+	<-ts.started
+	stopped := make(chan bool, 1)
+	go func() { stopped <- Shutdown(ts.srv, time.Minute) }()
+	select {
+	case <-stopped:
+		t.Fatal("Shutdown returned while a call was in flight")
+	case err := <-result:
+		t.Fatalf("in-flight call ended before release: %v", err)
+	default:
+	}
+	close(ts.release)
+	if err := <-result; err != nil {
+		t.Fatalf("in-flight call failed: %v", err)
+	}
+	if !<-stopped {
+		t.Fatal("Shutdown reports it had to cut calls off")
+	}
+}
+
+func TestShutdownCutsOffCallsAfterGrace(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	result := make(chan error, 1)
+	go func() {
+		_, err := ts.call(context.Background(), "Ping", mustToken(t, "cass", auth.Cashier), "slow", 5)
+		result <- err
+	}()
+	<-ts.started
+	if Shutdown(ts.srv, 20*time.Millisecond) {
+		t.Fatal("Shutdown reports a graceful stop although a call never finished")
+	}
+	if err := <-result; status.Code(err) == codes.OK {
+		t.Fatal("cut-off call succeeded")
+	}
+}

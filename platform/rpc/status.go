@@ -1,0 +1,202 @@
+package rpc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"maps"
+	"strings"
+
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"buf.build/go/protovalidate"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/cardroom/cardroom/platform/fault"
+)
+
+// Reasons the platform itself puts in google.rpc.ErrorInfo. They are the
+// cardroom.fault.v1.Reason names without the REASON_ prefix.
+const (
+	ReasonInternal         = "INTERNAL"
+	ReasonInvalidArgument  = "INVALID_ARGUMENT"
+	ReasonUnauthenticated  = "UNAUTHENTICATED"
+	ReasonPermissionDenied = "PERMISSION_DENIED"
+)
+
+// Metadata keys the platform puts in google.rpc.ErrorInfo.
+const (
+	MetaRuleID        = "rule_id"
+	MetaCorrelationID = "correlation_id"
+	MetaField         = "field"
+	MetaConstraint    = "constraint"
+)
+
+var kindCodes = map[fault.Kind]codes.Code{
+	fault.Invalid:         codes.InvalidArgument,
+	fault.Precondition:    codes.FailedPrecondition,
+	fault.NotFound:        codes.NotFound,
+	fault.Conflict:        codes.AlreadyExists,
+	fault.Aborted:         codes.Aborted,
+	fault.Forbidden:       codes.PermissionDenied,
+	fault.Unauthenticated: codes.Unauthenticated,
+	fault.Unavailable:     codes.Unavailable,
+}
+
+// CodeOf returns the gRPC code a fault kind maps to; Internal for Internal
+// and for unknown kinds.
+func CodeOf(k fault.Kind) codes.Code {
+	if c, ok := kindCodes[k]; ok {
+		return c
+	}
+	return codes.Internal
+}
+
+// Domain returns the google.rpc.ErrorInfo domain of a method:
+// "/cardroom.wallet.v1.WalletService/OpenAccount" → "cardroom.wallet".
+// Methods outside the cardroom packages get "cardroom".
+func Domain(fullMethod string) string {
+	svc, _, _ := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
+	parts := strings.Split(svc, ".")
+	if len(parts) >= 3 && parts[0] == "cardroom" {
+		return parts[0] + "." + parts[1]
+	}
+	return "cardroom"
+}
+
+// ToStatus turns an error returned by a handler into the gRPC status error
+// the caller sees. It is the one place where that happens:
+//
+//   - a *fault.Error anywhere in the chain becomes the code of its Kind with
+//     google.rpc.ErrorInfo{Reason, Domain, Metadata: {"rule_id": Rule, ...Meta}}
+//     and the fault's message (never its cause);
+//   - context.Canceled and context.DeadlineExceeded become Canceled and
+//     DeadlineExceeded;
+//   - a gRPC status passes through (a deliberate status, or one from a
+//     service this one called); an InvalidArgument from request validation
+//     gains an ErrorInfo naming the field;
+//   - anything else, panics and fault.Internal included, becomes Internal
+//     with a fresh correlation ID, which is logged with the real error and is
+//     the only thing the caller learns.
+func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err error) error {
+	if err == nil {
+		return nil
+	}
+	domain := Domain(fullMethod)
+	if f, ok := fault.As(err); ok && f.Kind != fault.Internal {
+		return faultStatus(f, domain).Err()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	}
+	var panicked *recovery.PanicError
+	var withStatus interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &panicked) && errors.As(err, &withStatus) {
+		// The status itself, not status.FromError's copy whose message
+		// is prefixed with our own wrapping context.
+		if st := withStatus.GRPCStatus(); st.Code() != codes.Unknown && st.Code() != codes.OK {
+			if st.Code() == codes.InvalidArgument {
+				st = withFieldInfo(st, domain)
+			}
+			return st.Err()
+		}
+	}
+	return internal(ctx, log, fullMethod, domain, err, panicked).Err()
+}
+
+func faultStatus(f *fault.Error, domain string) *status.Status {
+	msg := f.Message
+	if msg == "" {
+		msg = f.Reason
+	}
+	st := status.New(CodeOf(f.Kind), msg)
+	info := &errdetails.ErrorInfo{Reason: f.Reason, Domain: domain, Metadata: maps.Clone(f.Meta)}
+	if info.Reason == "" {
+		info.Reason = strings.ToUpper(st.Code().String())
+	}
+	if f.Rule != "" {
+		if info.Metadata == nil {
+			info.Metadata = map[string]string{}
+		}
+		info.Metadata[MetaRuleID] = f.Rule
+	}
+	return mustDetails(st, info)
+}
+
+func internal(ctx context.Context, log *slog.Logger, fullMethod, domain string, err error, panicked *recovery.PanicError) *status.Status {
+	id := CorrelationID()
+	attrs := []any{"method", fullMethod, MetaCorrelationID, id}
+	if panicked != nil {
+		attrs = append(attrs, "panic", panicked.Panic, "stack", string(panicked.Stack))
+		log.ErrorContext(ctx, "rpc handler panicked", attrs...)
+	} else {
+		attrs = append(attrs, "error", err.Error())
+		log.ErrorContext(ctx, "rpc failed with an internal error", attrs...)
+	}
+	st := status.New(codes.Internal, "internal error (correlation id "+id+")")
+	return mustDetails(st, &errdetails.ErrorInfo{Reason: ReasonInternal, Domain: domain, Metadata: map[string]string{MetaCorrelationID: id}})
+}
+
+// withFieldInfo adds ErrorInfo (reason INVALID_ARGUMENT, metadata "field"
+// and "constraint") and google.rpc.BadRequest to a protovalidate failure,
+// so REST callers get the same reason/metadata shape as for domain faults.
+func withFieldInfo(st *status.Status, domain string) *status.Status {
+	var violations *validate.Violations
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			return st // already described
+		case *validate.Violations:
+			violations = d
+		}
+	}
+	if violations == nil || len(violations.GetViolations()) == 0 {
+		return st
+	}
+	bad := &errdetails.BadRequest{}
+	for _, v := range violations.GetViolations() {
+		bad.FieldViolations = append(bad.FieldViolations, &errdetails.BadRequest_FieldViolation{
+			Field:       protovalidate.FieldPathString(v.GetField()),
+			Description: v.GetMessage(),
+			Reason:      v.GetRuleId(),
+		})
+	}
+	first := violations.GetViolations()[0]
+	info := &errdetails.ErrorInfo{
+		Reason: ReasonInvalidArgument,
+		Domain: domain,
+		Metadata: map[string]string{
+			MetaField:      protovalidate.FieldPathString(first.GetField()),
+			MetaConstraint: first.GetRuleId(),
+		},
+	}
+	// Rebuild rather than append so that ErrorInfo comes first: clients
+	// (and the gateway) that read only the first detail get the reason.
+	out := status.New(st.Code(), st.Message())
+	return mustDetails(out, info, bad, violations)
+}
+
+func mustDetails(st *status.Status, details ...protoadapt.MessageV1) *status.Status {
+	withDetails, err := st.WithDetails(details...)
+	if err != nil {
+		// Only possible for a nil or non-proto detail, which we never pass.
+		return st
+	}
+	return withDetails
+}
+
+// CorrelationID returns a fresh random ID that ties a masked error the
+// caller sees to the log line holding the real one.
+func CorrelationID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

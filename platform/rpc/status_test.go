@@ -1,0 +1,173 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/fault"
+)
+
+var errBelowMinimum = fault.Rule(fault.Precondition, "CS-03", "BUY_IN_BELOW_MINIMUM", "buy-in below the table minimum")
+
+func errorInfo(t *testing.T, err error) *errdetails.ErrorInfo {
+	t.Helper()
+	st, _ := status.FromError(err)
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	t.Fatalf("status %v has no ErrorInfo", st)
+	return nil
+}
+
+func TestToStatusMapsFaultKinds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind fault.Kind
+		code codes.Code
+	}{
+		{fault.Invalid, codes.InvalidArgument},
+		{fault.Precondition, codes.FailedPrecondition},
+		{fault.NotFound, codes.NotFound},
+		{fault.Conflict, codes.AlreadyExists},
+		{fault.Aborted, codes.Aborted},
+		{fault.Forbidden, codes.PermissionDenied},
+		{fault.Unauthenticated, codes.Unauthenticated},
+		{fault.Unavailable, codes.Unavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			t.Parallel()
+			err := ToStatus(t.Context(), slog.Default(), "/cardroom.wallet.v1.WalletService/HoldBuyIn", fault.New(tt.kind, "SOME_REASON", "what happened"))
+			st, _ := status.FromError(err)
+			if st.Code() != tt.code || st.Message() != "what happened" {
+				t.Fatalf("status = %v %q, want %v", st.Code(), st.Message(), tt.code)
+			}
+			info := errorInfo(t, err)
+			if info.GetReason() != "SOME_REASON" || info.GetDomain() != "cardroom.wallet" {
+				t.Fatalf("ErrorInfo = %v", info)
+			}
+			if _, ok := info.GetMetadata()[MetaRuleID]; ok {
+				t.Fatalf("rule_id set for a fault without a rule: %v", info)
+			}
+		})
+	}
+}
+
+func TestToStatusCarriesRuleAndMetadata_CS03(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("SELECT ... secret table name")
+	err := fmt.Errorf("buy in to t1: %w", errBelowMinimum.With("min", "400", "max", "1000").Wrap(cause))
+	got := ToStatus(t.Context(), slog.Default(), "/cardroom.table.v1.TableService/Sit", err)
+	st, _ := status.FromError(got)
+	if st.Code() != codes.FailedPrecondition {
+		t.Fatalf("code = %v", st.Code())
+	}
+	if strings.Contains(st.Message(), "secret") {
+		t.Fatalf("message leaks the cause: %q", st.Message())
+	}
+	info := errorInfo(t, got)
+	want := map[string]string{"rule_id": "CS-03", "min": "400", "max": "1000"}
+	if info.GetReason() != "BUY_IN_BELOW_MINIMUM" || info.GetDomain() != "cardroom.table" || fmt.Sprint(info.GetMetadata()) != fmt.Sprint(want) {
+		t.Fatalf("ErrorInfo = %v", info)
+	}
+	if errBelowMinimum.Meta != nil {
+		t.Fatal("ToStatus mutated the sentinel")
+	}
+}
+
+func TestToStatusMasksUnexpectedErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		err    error
+		logged string
+	}{
+		{"plain error", errors.New("pq: connection refused to 10.0.0.7"), "pq: connection refused to 10.0.0.7"},
+		{"internal fault", fault.New(fault.Internal, "", "ledger out of balance").Wrap(errors.New("debits 5 != credits 4")), "debits 5 != credits 4"},
+		{"panic", &recovery.PanicError{Panic: "nil map write", Stack: []byte("goroutine 7 [running]")}, "goroutine 7 [running]"},
+		{"unknown status", status.Error(codes.Unknown, "mystery"), "mystery"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&logs, nil))
+			err := ToStatus(t.Context(), log, "/cardroom.wallet.v1.WalletService/CashOut", tt.err)
+			st, _ := status.FromError(err)
+			if st.Code() != codes.Internal {
+				t.Fatalf("code = %v", st.Code())
+			}
+			info := errorInfo(t, err)
+			id := info.GetMetadata()[MetaCorrelationID]
+			if len(id) != 16 || info.GetReason() != ReasonInternal || !strings.Contains(st.Message(), id) {
+				t.Fatalf("status %q, ErrorInfo %v: want a correlation id in both", st.Message(), info)
+			}
+			if strings.Contains(st.Message(), tt.logged) {
+				t.Fatalf("message leaks the error: %q", st.Message())
+			}
+			if !strings.Contains(logs.String(), id) || !strings.Contains(logs.String(), tt.logged) {
+				t.Fatalf("log lacks the correlation id or the real error: %s", logs.String())
+			}
+		})
+	}
+}
+
+func TestToStatusContextAndPassThrough(t *testing.T) {
+	t.Parallel()
+	upstream := status.New(codes.FailedPrecondition, "below minimum")
+	upstream, _ = upstream.WithDetails(&errdetails.ErrorInfo{Reason: "BUY_IN_BELOW_MINIMUM", Domain: "cardroom.wallet", Metadata: map[string]string{"rule_id": "CS-03"}})
+	tests := []struct {
+		name string
+		err  error
+		code codes.Code
+	}{
+		{"canceled", fmt.Errorf("load: %w", context.Canceled), codes.Canceled},
+		{"deadline", fmt.Errorf("load: %w", context.DeadlineExceeded), codes.DeadlineExceeded},
+		{"deliberate status", status.Error(codes.NotFound, "no such hand"), codes.NotFound},
+		{"upstream status wrapped", fmt.Errorf("hold buy-in: %w", upstream.Err()), codes.FailedPrecondition},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ToStatus(t.Context(), slog.Default(), "/cardroom.table.v1.TableService/Sit", tt.err)
+			if got := status.Code(err); got != tt.code {
+				t.Fatalf("code = %v, want %v", got, tt.code)
+			}
+		})
+	}
+	// The upstream service's reason and rule survive the hop.
+	err := ToStatus(t.Context(), slog.Default(), "/cardroom.table.v1.TableService/Sit", fmt.Errorf("hold: %w", upstream.Err()))
+	if info := errorInfo(t, err); info.GetReason() != "BUY_IN_BELOW_MINIMUM" || info.GetMetadata()["rule_id"] != "CS-03" {
+		t.Fatalf("upstream ErrorInfo lost: %v", info)
+	}
+	if ToStatus(t.Context(), slog.Default(), "/x/y", nil) != nil {
+		t.Fatal("nil error became a status")
+	}
+}
+
+func TestDomain(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"/cardroom.wallet.v1.WalletService/OpenAccount": "cardroom.wallet",
+		"/cardroom.table.v1.TableService/Sit":           "cardroom.table",
+		"/grpc.health.v1.Health/Check":                  "cardroom",
+		"garbage":                                       "cardroom",
+	}
+	for in, want := range tests {
+		if got := Domain(in); got != want {
+			t.Errorf("Domain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
