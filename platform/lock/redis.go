@@ -1,0 +1,230 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/extra/redisotel/v9"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/cardroom/cardroom/platform/clock"
+)
+
+// NewRedisClient opens a client for a redis:// or rediss:// URL with
+// OpenTelemetry tracing, so each command is a span under the caller's span.
+func NewRedisClient(url string) (*redis.Client, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse Redis URL: %w", err)
+	}
+	client := redis.NewClient(opts)
+	if err := redisotel.InstrumentTracing(client); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("trace Redis client: %w", err)
+	}
+	return client, nil
+}
+
+// Compare-and-delete and compare-and-pexpire: only the token's owner may
+// release or extend, so a holder whose key expired and was taken by another
+// can neither free nor prolong the new owner's lock.
+var (
+	releaseScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`)
+	renewScript   = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`)
+)
+
+// RedisOptions tunes a Redis locker. Zero values take the defaults.
+type RedisOptions struct {
+	// Prefix is prepended to every key, for example "cardroom:table:lock:".
+	Prefix string
+	// TTL is the lease time in Redis; default 10 s. The lease is renewed
+	// every TTL/3.
+	TTL time.Duration
+	// Margin is how long before the local lease deadline (the time the
+	// last successful SET or renewal was sent, plus TTL) the lease context
+	// is cancelled when renewals have not succeeded: time for the holder to
+	// stop writing and for clock drift. Default TTL/10.
+	Margin time.Duration
+	// RetryInterval is the mean wait between attempts while Acquire waits
+	// for a held lock; default 50 ms, jittered.
+	RetryInterval time.Duration
+	// Clock drives renewals and the local deadline; default the real clock.
+	Clock clock.Clock
+}
+
+// Redis is a Locker backed by Redis leases.
+type Redis struct {
+	client redis.UniversalClient
+	opts   RedisOptions
+}
+
+var _ Locker = (*Redis)(nil)
+
+// NewRedis returns a locker using client.
+func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
+	if opts.TTL <= 0 {
+		opts.TTL = 10 * time.Second
+	}
+	if opts.Margin <= 0 {
+		opts.Margin = max(opts.TTL/10, time.Millisecond)
+	}
+	if opts.RetryInterval <= 0 {
+		opts.RetryInterval = 50 * time.Millisecond
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	return &Redis{client: client, opts: opts}
+}
+
+// Acquire waits for the lock on key, polling at RetryInterval.
+func (r *Redis) Acquire(ctx context.Context, key string) (Lease, error) {
+	for {
+		l, err := r.TryAcquire(ctx, key)
+		if !errors.Is(err, ErrHeld) {
+			return l, err
+		}
+		wait := r.opts.RetryInterval/2 + rand.N(r.opts.RetryInterval)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("acquire lock %s: %w", key, context.Cause(ctx))
+		case <-t.C:
+		}
+	}
+}
+
+// TryAcquire takes the lock on key with SET NX PX, or returns ErrHeld.
+func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	// The local deadline counts from before the request was sent, so it
+	// can only be earlier than the expiry Redis computes.
+	sent := r.opts.Clock.Now()
+	ok, err := r.client.SetNX(ctx, r.opts.Prefix+key, token, r.opts.TTL).Result()
+	if err != nil {
+		return nil, fmt.Errorf("acquire lock %s: %w", key, err)
+	}
+	if !ok {
+		return nil, ErrHeld.With("key", key)
+	}
+	leaseCtx, cancel := context.WithCancelCause(ctx)
+	l := &redisLease{r: r, key: key, token: token, ctx: leaseCtx, cancel: cancel}
+	l.mu.Lock()
+	l.extend(sent)
+	l.scheduleRenewal(r.opts.TTL / 3)
+	l.mu.Unlock()
+	// If the caller's context ends first, stop renewing; the key expires
+	// on its own unless the caller releases it.
+	context.AfterFunc(leaseCtx, l.stopTimers)
+	return l, nil
+}
+
+type redisLease struct {
+	r      *Redis
+	key    string
+	token  string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// mu guards ended, renewal and deadline.
+	mu       sync.Mutex
+	ended    bool
+	renewal  clock.Timer
+	deadline clock.Timer
+}
+
+func (l *redisLease) Key() string              { return l.key }
+func (l *redisLease) Context() context.Context { return l.ctx }
+
+// extend moves the local deadline to sent+TTL-Margin. Callers hold mu.
+func (l *redisLease) extend(sent time.Time) {
+	if l.deadline != nil {
+		l.deadline.Stop()
+	}
+	left := sent.Add(l.r.opts.TTL - l.r.opts.Margin).Sub(l.r.opts.Clock.Now())
+	l.deadline = l.r.opts.Clock.AfterFunc(max(left, 0), func() {
+		l.end(ErrLockLost.Withf("lock %s: renewal did not succeed before the lease deadline", l.key))
+	})
+}
+
+// scheduleRenewal arms the next renewal. Callers hold mu.
+func (l *redisLease) scheduleRenewal(after time.Duration) {
+	l.renewal = l.r.opts.Clock.AfterFunc(after, l.renew)
+}
+
+func (l *redisLease) renew() {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+
+	opts := l.r.opts
+	sent := opts.Clock.Now()
+	ctx, cancel := context.WithTimeout(l.ctx, opts.TTL/3)
+	n, err := renewScript.Run(ctx, l.r.client, []string{opts.Prefix + l.key}, l.token, opts.TTL.Milliseconds()).Int64()
+	cancel()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	switch {
+	case err != nil:
+		// Redis is unreachable or slow: try again soon; the local deadline
+		// ends the lease if no renewal gets through in time.
+		l.scheduleRenewal(max(opts.TTL/10, time.Millisecond))
+	case n == 0:
+		// The key expired or belongs to another owner now. Never take it
+		// back: the holder must find out and re-acquire with a new epoch.
+		l.endLocked(ErrLockLost.Withf("lock %s: taken over or expired", l.key))
+	default:
+		l.extend(sent)
+		l.scheduleRenewal(opts.TTL / 3)
+	}
+}
+
+func (l *redisLease) end(cause error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endLocked(cause)
+}
+
+// endLocked stops the timers and cancels the context. Callers hold mu.
+func (l *redisLease) endLocked(cause error) {
+	if l.ended {
+		return
+	}
+	l.ended = true
+	l.renewal.Stop()
+	l.deadline.Stop()
+	l.cancel(cause)
+}
+
+func (l *redisLease) stopTimers() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = true
+	l.renewal.Stop()
+	l.deadline.Stop()
+}
+
+// Release cancels the lease context and deletes the key if it still holds
+// this lease's token.
+func (l *redisLease) Release(ctx context.Context) error {
+	l.end(ErrReleased)
+	if err := releaseScript.Run(ctx, l.r.client, []string{l.r.opts.Prefix + l.key}, l.token).Err(); err != nil {
+		return fmt.Errorf("release lock %s: %w", l.key, err)
+	}
+	return nil
+}
