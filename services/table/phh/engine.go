@@ -1,0 +1,367 @@
+package phh
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// ErrUnsupported is returned (wrapped) for a valid PHH hand the engine does
+// not deal: a variant the room does not spread (short deck, draw games,
+// badugi), or forced bets it cannot post.
+var ErrUnsupported = errors.New("not supported by the engine")
+
+// infStack stands for an unknown (inf) starting stack, in engine chips.
+const infStack = int64(1) << 50
+
+// gameOf maps a PHH variant code to the engine's game and structure.
+func gameOf(variant string) (engine.Game, engine.Structure, error) {
+	switch variant {
+	case NoLimitHoldem:
+		return engine.Holdem, engine.NoLimit, nil
+	case FixedLimitHoldem:
+		return engine.Holdem, engine.FixedLimit, nil
+	case PotLimitOmaha:
+		return engine.Omaha, engine.PotLimit, nil
+	case FixedLimitOmahaHiLo:
+		return engine.OmahaHiLo, engine.FixedLimit, nil
+	case FixedLimitStud:
+		return engine.Stud, engine.FixedLimit, nil
+	case FixedLimitStudHiLo:
+		return engine.StudHiLo, engine.FixedLimit, nil
+	case FixedLimitRazz:
+		return engine.Razz, engine.FixedLimit, nil
+	}
+	return 0, 0, fmt.Errorf("variant %s: %w", variant, ErrUnsupported)
+}
+
+// variantOf is gameOf reversed: the PHH code of an engine game. PL/NL
+// hold'em other than NT, FL Omaha and PL Omaha hi/lo have no PHH code.
+func variantOf(g engine.Game, s engine.Structure) (string, error) {
+	for _, v := range []string{NoLimitHoldem, FixedLimitHoldem, PotLimitOmaha, FixedLimitOmahaHiLo, FixedLimitStud, FixedLimitStudHiLo, FixedLimitRazz} {
+		if gg, ss, _ := gameOf(v); gg == g && ss == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%s %s has no PHH variant code: %w", s, g, ErrUnsupported)
+}
+
+// scaleOf returns the smallest power of ten that makes every amount of h an
+// integer, so that float amounts (cash games in dollars and cents) become
+// whole engine chips.
+func scaleOf(h *History) (int64, error) {
+	var all []Number
+	all = append(all, h.Antes...)
+	all = append(all, h.BlindsOrStraddles...)
+	all = append(all, h.StartingStacks...)
+	for _, p := range []*Number{h.BringIn, h.SmallBet, h.BigBet, h.MinBet} {
+		if p != nil {
+			all = append(all, *p)
+		}
+	}
+	for _, a := range h.Actions {
+		if a.Kind == CompleteBetRaise {
+			all = append(all, a.Amount)
+		}
+	}
+	scale := int64(1)
+next:
+	for _, n := range all {
+		if !n.IsFloat || n.IsInf() {
+			continue
+		}
+		for ; scale <= 1e9; scale *= 10 {
+			v := n.Float * float64(scale)
+			if math.Abs(v-math.Round(v)) < 1e-6*math.Max(1, math.Abs(v)) {
+				continue next
+			}
+		}
+		return 0, fmt.Errorf("amount %s has more than 9 decimals: %w", n, ErrUnsupported)
+	}
+	return scale, nil
+}
+
+// chips converts a PHH amount to engine chips at the given scale.
+func chips(n Number, scale int64) (int64, error) {
+	if n.IsInf() {
+		return infStack, nil
+	}
+	if !n.IsFloat {
+		if n.Int > infStack/scale || n.Int < -infStack/scale {
+			return 0, fmt.Errorf("amount %s too large: %w", n, ErrUnsupported)
+		}
+		return n.Int * scale, nil
+	}
+	v := math.Round(n.Value() * float64(scale))
+	if v > float64(infStack) || v < -float64(infStack) {
+		return 0, fmt.Errorf("amount %s too large: %w", n, ErrUnsupported)
+	}
+	return int64(v), nil
+}
+
+// fromChips converts engine chips back to a PHH amount.
+func fromChips(c int64, scale int64, inf bool) Number {
+	if inf {
+		return Float(math.Inf(1))
+	}
+	if scale == 1 {
+		return Int(c)
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(c)/float64(scale), 'f', -1, 64), 64)
+	return Float(f)
+}
+
+// effective returns the per-player values of a forced-bet array: reversed
+// heads-up, as the specification says ("the antes, blinds, and straddles are
+// reversed for heads-up situations"), so that the big blind falls on p1.
+func effective(ns []Number) []Number {
+	if len(ns) != 2 {
+		return ns
+	}
+	return []Number{ns[1], ns[0]}
+}
+
+// setup builds the engine configuration and setup for h. Player i (p(i+1))
+// sits in seat i and the button is the last player's seat, so the engine's
+// "first left of the button" is p1 as in PHH: the small blind in button
+// games (the big blind heads-up, where the button posts the small blind,
+// G-04) and the dealer's left in stud. The deck is left empty (see deck).
+func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
+	var cfg engine.Config
+	var st engine.Setup
+	game, structure, err := gameOf(h.Variant)
+	if err != nil {
+		return cfg, st, err
+	}
+	n := h.NumPlayers()
+	if n > 10 {
+		return cfg, st, fmt.Errorf("%d players: %w", n, ErrUnsupported)
+	}
+	cfg = engine.Config{Game: game, Structure: structure, Mode: engine.Digital, Profile: engine.DefaultProfile()}
+	conv := func(p *Number) (int64, error) {
+		if p == nil {
+			return 0, nil
+		}
+		return chips(*p, scale)
+	}
+	k := &cfg.Stakes
+	if k.BringIn, err = conv(h.BringIn); err != nil {
+		return cfg, st, err
+	}
+	if k.SmallBet, err = conv(h.SmallBet); err != nil {
+		return cfg, st, err
+	}
+	if k.BigBet, err = conv(h.BigBet); err != nil {
+		return cfg, st, err
+	}
+	st.Button = n - 1
+	for i, s := range h.StartingStacks {
+		c, err := chips(s, scale)
+		if err != nil {
+			return cfg, st, err
+		}
+		id := "p" + strconv.Itoa(i+1)
+		if i < len(h.Players) && h.Players[i] != "" {
+			id = h.Players[i]
+		}
+		st.Players = append(st.Players, engine.Player{Seat: i, ID: id, Stack: c})
+	}
+	st.Posts = []engine.Post{} // explicit: no posts unless the file has them
+	antes := effective(h.Antes)
+	var nonzero []int
+	for i, a := range antes {
+		if a.Value() > 0 {
+			nonzero = append(nonzero, i)
+		}
+	}
+	bbPlayer := 1 % n
+	if n == 2 {
+		bbPlayer = 0
+	}
+	var bba *engine.Post
+	for _, i := range nonzero {
+		c, err := chips(antes[i], scale)
+		if err != nil {
+			return cfg, st, err
+		}
+		if !game.IsStud() && len(nonzero) == 1 && i == bbPlayer {
+			// A big-blind ante is posted after the blind, which comes first
+			// when the stack is short (as the engine posts it).
+			k.BigBlindAnte = c
+			bba = &engine.Post{Seat: i, Kind: engine.PostBigBlindAnte, Amount: c}
+			continue
+		}
+		k.Ante = max(k.Ante, c)
+		st.Posts = append(st.Posts, engine.Post{Seat: i, Kind: engine.PostAnte, Amount: c})
+	}
+	if !game.IsStud() {
+		// Post in the order of the raw array: small blind, big blind, then
+		// straddles; heads-up the raw index 0 (small blind) is p2's.
+		raw := h.BlindsOrStraddles
+		for j, b := range raw {
+			if b.Value() == 0 {
+				continue
+			}
+			c, err := chips(b, scale)
+			if err != nil {
+				return cfg, st, err
+			}
+			seat := j
+			if n == 2 {
+				seat = 1 - j
+			}
+			kind := engine.PostStraddle
+			switch j {
+			case 0:
+				kind = engine.PostSmallBlind
+				k.SmallBlind = c
+			case 1:
+				kind = engine.PostBigBlind
+				k.BigBlind = c
+			}
+			st.Posts = append(st.Posts, engine.Post{Seat: seat, Kind: kind, Amount: c})
+		}
+		if bba != nil {
+			st.Posts = append(st.Posts, *bba)
+		}
+		if structure != engine.FixedLimit {
+			// The engine takes the NL/PL minimum bet from the big blind
+			// (TP-21); PHH states it as min_bet.
+			mb, err := conv(h.MinBet)
+			if err != nil {
+				return cfg, st, err
+			}
+			if k.BigBlind != 0 && k.BigBlind != mb {
+				return cfg, st, fmt.Errorf("min_bet %s differs from the big blind: %w", h.MinBet, ErrUnsupported)
+			}
+			k.BigBlind = mb
+		}
+	}
+	return cfg, st, nil
+}
+
+// deck builds the deck that makes the engine deal exactly the cards of the
+// history. The engine deals the first round card by card round-robin from
+// p1 (TP-09), later stud streets one card to each live player from p1, and
+// board cards in order; PHH lists the first round per player. Unknown cards
+// ("??") are filled first with the cards a later showdown reveals, then with
+// cards the history never names, in ascending order; the rest of the deck
+// follows, so the engine always has enough cards.
+func deck(h *History, holeCards int) (cards.Deck, error) {
+	n := h.NumPlayers()
+	// Every card dealt to each player, in order, with showdown reveals.
+	held := make([][]cards.Card, n)
+	type deal struct {
+		player int // -1 for the board
+		from   int // index into held[player] (or board)
+		count  int
+		action int
+		seg    int // player actions before it: deals with equal seg are one street
+	}
+	var deals []deal
+	var board []cards.Card
+	seg := 0
+	for i, a := range h.Actions {
+		switch a.Kind {
+		case DealHole:
+			p := a.Player - 1
+			deals = append(deals, deal{player: p, from: len(held[p]), count: len(a.Cards), action: i, seg: seg})
+			held[p] = append(held[p], a.Cards...)
+		case DealBoard:
+			deals = append(deals, deal{player: -1, from: len(board), count: len(a.Cards), action: i, seg: seg})
+			board = append(board, a.Cards...)
+		case BringIn, CompleteBetRaise, CheckCall, Fold, StandPatDiscard:
+			seg++
+		case ShowMuck:
+			seg++
+			p := a.Player - 1
+			for j, c := range a.Cards {
+				if j < len(held[p]) && c != cards.Unknown {
+					held[p][j] = c
+				}
+			}
+		}
+	}
+	// The first round: the first deal to each player, before any board card.
+	first := make([]bool, n)
+	var order []cards.Card
+	firstDone := 0
+	rest := deals[:0:0]
+	for _, d := range deals {
+		if d.player >= 0 && !first[d.player] && firstDone < n {
+			if d.count != holeCards {
+				return nil, &ActionError{Index: d.action, Action: h.Actions[d.action].String(),
+					Err: fmt.Errorf("deals %d cards, the game deals %d first", d.count, holeCards)}
+			}
+			first[d.player] = true
+			firstDone++
+			continue
+		}
+		rest = append(rest, d)
+	}
+	if firstDone > 0 && firstDone < n {
+		for p := range first {
+			if !first[p] {
+				return nil, fmt.Errorf("%w: p%d is never dealt hole cards", ErrFormat, p+1)
+			}
+		}
+	}
+	if firstDone == n {
+		for r := range holeCards {
+			for p := range n {
+				order = append(order, held[p][r])
+			}
+		}
+	}
+	// Later deals: a run of consecutive hole deals is one stud street, which
+	// the engine deals from p1 on.
+	for i := 0; i < len(rest); {
+		d := rest[i]
+		if d.player < 0 {
+			order = append(order, board[d.from:d.from+d.count]...)
+			i++
+			continue
+		}
+		// A street ends at a player action, a board card, or a second deal
+		// to the same player (streets dealt out after an all-in).
+		j := i
+		inStreet := map[int]bool{}
+		for j < len(rest) && rest[j].player >= 0 && rest[j].seg == d.seg && !inStreet[rest[j].player] {
+			inStreet[rest[j].player] = true
+			j++
+		}
+		street := slices.Clone(rest[i:j])
+		slices.SortStableFunc(street, func(a, b deal) int { return a.player - b.player })
+		for _, s := range street {
+			order = append(order, held[s.player][s.from:s.from+s.count]...)
+		}
+		i = j
+	}
+	var used [cards.NumCards]bool
+	for _, c := range order {
+		if c != cards.Unknown {
+			used[c] = true
+		}
+	}
+	var spare []cards.Card
+	for c := cards.Card(0); c < cards.NumCards; c++ {
+		if !used[c] {
+			spare = append(spare, c)
+		}
+	}
+	for i, c := range order {
+		if c == cards.Unknown {
+			if len(spare) == 0 {
+				return nil, fmt.Errorf("%w: more cards dealt than the deck holds", ErrFormat)
+			}
+			order[i] = spare[0]
+			spare = spare[1:]
+		}
+	}
+	return append(cards.Deck(order), spare...), nil
+}

@@ -1,0 +1,273 @@
+package phh
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// Recorder plays a hand through the engine and keeps every event, so the
+// hand can be exported when it is over. The engine reuses its event buffer
+// between calls; Recorder copies.
+type Recorder struct {
+	cfg    engine.Config
+	setup  engine.Setup
+	hand   *engine.Hand
+	events []engine.Event
+}
+
+// Record starts a hand (engine.NewHand) and records its first events.
+func Record(cfg engine.Config, setup engine.Setup) (*Recorder, error) {
+	h, err := engine.NewHand(cfg, setup)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{cfg: cfg, setup: setup, hand: h, events: slices.Clone(h.Events())}, nil
+}
+
+// Hand returns the hand being played, for LegalActions and views. Apply
+// through the Recorder, not the hand, or the events are lost.
+func (r *Recorder) Hand() *engine.Hand { return r.hand }
+
+// Apply applies a to the hand and records the events it caused.
+func (r *Recorder) Apply(a engine.Action) ([]engine.Event, error) {
+	evs, err := r.hand.Apply(a)
+	if err == nil {
+		r.events = append(r.events, evs...)
+	}
+	return evs, err
+}
+
+// History exports the hand as played so far (see Export).
+func (r *Recorder) History() (*History, error) {
+	return Export(r.setup, r.events, r.hand)
+}
+
+// Export writes a hand played through the engine as PHH. events are all the
+// hand's events in order (those of NewHand, then those of every Apply); hand
+// gives the configuration and the stacks after the last event, which become
+// finishing_stacks. Players are listed from the first seat left of the
+// button, which puts the small blind first in button games (the big blind
+// heads-up) and the dealer's left first in stud, as PHH wants.
+//
+// The PHH forced-bet fields are per position, so a hand whose posts do not
+// sit where PHH expects them (a missed or new-player big blind posted out of
+// position) is refused with ErrUnsupported; a dead small blind is dead money
+// and is written as an ante. Floor actions have no PHH notation: a killed
+// hand is written as a fold with a commentary naming the rule, and a hand
+// shown on request (TP-65) as a show.
+func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*History, error) {
+	cfg := hand.Config()
+	variant, err := variantOf(cfg.Game, cfg.Structure)
+	if err != nil {
+		return nil, err
+	}
+	// PHH order: seats clockwise from the first left of the button.
+	seats := hand.Seats()
+	slices.Sort(seats)
+	start := 0
+	for i, s := range seats {
+		if s > setup.Button {
+			start = i
+			break
+		}
+	}
+	order := append(slices.Clone(seats[start:]), seats[:start]...)
+	n := len(order)
+	if n == 2 && !cfg.Game.IsStud() && postedBy(events, order[0], engine.PostSmallBlind) {
+		// With the button seat empty the engine's heads-up small blind is
+		// the first seat left of it and acts first after the flop; PHH
+		// heads-up has the small blind on the button, last after the flop.
+		return nil, fmt.Errorf("heads-up with the small blind off the button: %w", ErrUnsupported)
+	}
+	player := map[int]int{} // seat → 1-based PHH player
+	for i, s := range order {
+		player[s] = i + 1
+	}
+	h := &History{Variant: variant, Antes: make([]Number, n), StartingStacks: make([]Number, n),
+		Actions: []Action{}, Players: make([]string, n), Seats: make([]int64, n),
+		FinishingStacks: make([]Number, n), Winnings: make([]Number, n)}
+	k := cfg.Stakes
+	for _, p := range setup.Players {
+		i := player[p.Seat] - 1
+		h.StartingStacks[i] = Int(p.Stack)
+		h.Players[i] = p.ID
+		h.Seats[i] = int64(p.Seat) + 1 // PHH seats count from 1
+	}
+	antes := make([]int64, n)
+	blinds := make([]int64, n)
+	if err := exportPosts(events, player, cfg, antes, blinds); err != nil {
+		return nil, err
+	}
+	if n == 2 { // the specification reverses forced bets heads-up
+		antes[0], antes[1] = antes[1], antes[0]
+		blinds[0], blinds[1] = blinds[1], blinds[0]
+	}
+	for i := range n {
+		h.Antes[i] = Int(antes[i])
+	}
+	ptr := func(v int64) *Number { x := Int(v); return &x }
+	if cfg.Game.IsStud() {
+		h.BringIn = ptr(k.BringIn)
+	} else {
+		h.BlindsOrStraddles = make([]Number, n)
+		for i := range n {
+			h.BlindsOrStraddles[i] = Int(blinds[i])
+		}
+	}
+	if cfg.Structure == engine.FixedLimit {
+		h.SmallBet, h.BigBet = ptr(k.SmallBet), ptr(k.BigBet)
+	} else {
+		mb := k.BigBlind
+		if cfg.Profile.MinBet == engine.MinBetAnte && k.Ante > 0 {
+			mb = k.Ante
+		}
+		h.MinBet = ptr(mb)
+	}
+	h.Actions = exportActions(events, player)
+	var won = make([]int64, n)
+	for _, e := range events {
+		if e.Kind == engine.EvAward {
+			won[player[e.Seat]-1] += e.Amount
+		}
+	}
+	for i, s := range order {
+		h.FinishingStacks[i] = Int(hand.Stack(s))
+		h.Winnings[i] = Int(won[i])
+	}
+	if !hand.Done() {
+		h.Winnings = nil // PHH winnings are for a finished hand
+	}
+	return h, nil
+}
+
+// exportPosts fills the per-player (1-based player map) antes and blinds
+// from the post events, refusing live posts PHH cannot place.
+func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, antes, blinds []int64) error {
+	n := len(antes)
+	k := cfg.Stakes
+	for _, e := range events {
+		if e.Kind != engine.EvPost {
+			continue
+		}
+		i := player[e.Seat] - 1
+		amount := e.Amount
+		if e.AllIn {
+			// A short stack posts what it has (G-31); PHH states the
+			// forced bet and caps it by the stack itself.
+			switch e.Post {
+			case engine.PostAnte:
+				amount = k.Ante
+			case engine.PostBigBlindAnte:
+				amount = k.BigBlindAnte
+			case engine.PostSmallBlind, engine.PostDeadSmallBlind:
+				amount = k.SmallBlind
+			case engine.PostBigBlind:
+				amount = k.BigBlind
+			case engine.PostStraddle:
+				amount = 2 * k.BigBlind
+			}
+			amount = max(amount, e.Amount)
+		}
+		want := -1 // the player PHH expects to post this blind
+		switch e.Post {
+		case engine.PostAnte, engine.PostBigBlindAnte, engine.PostDeadSmallBlind:
+			antes[i] += amount
+			continue
+		case engine.PostSmallBlind:
+			want = 0
+			if n == 2 {
+				want = 1
+			}
+		case engine.PostBigBlind:
+			want = 1
+			if n == 2 {
+				want = 0
+			}
+		case engine.PostStraddle:
+			want = 2
+		}
+		if i != want {
+			return fmt.Errorf("%s posted by player %d of %d: PHH places it by position: %w", e.Post, i+1, n, ErrUnsupported)
+		}
+		blinds[i] += amount
+	}
+	return nil
+}
+
+// exportActions turns the events into action notations.
+func exportActions(events []engine.Event, player map[int]int) []Action {
+	var out []Action
+	// Hole cards are dealt card by card; PHH lists each player's cards of
+	// one deal together, in the order the players were first dealt to.
+	var pending []int
+	var street engine.Street
+	held := map[int][]cards.Card{}
+	flush := func() {
+		for _, p := range pending {
+			out = append(out, Action{Kind: DealHole, Player: p, Cards: held[p]})
+		}
+		pending, held = pending[:0], map[int][]cards.Card{}
+	}
+	shown := map[int]bool{}
+	for i := range events {
+		e := &events[i]
+		p := player[e.Seat]
+		switch e.Kind {
+		case engine.EvDealHole, engine.EvDealUp:
+			// The first stud deal's down cards carry the street the hand
+			// starts in (preflop) and its up card third street: one deal.
+			st := max(e.Street, engine.Third)
+			if len(pending) > 0 && st != street {
+				flush() // streets dealt out one after another (all-in)
+			}
+			street = st
+			if _, ok := held[p]; !ok {
+				pending = append(pending, p)
+			}
+			held[p] = append(held[p], e.CardList()...)
+			continue
+		case engine.EvBurn, engine.EvPost:
+			continue
+		}
+		flush()
+		switch e.Kind {
+		case engine.EvDealBoard:
+			out = append(out, Action{Kind: DealBoard, Cards: slices.Clone(e.CardList())})
+		case engine.EvFold:
+			out = append(out, Action{Kind: Fold, Player: p})
+		case engine.EvCheck, engine.EvCall:
+			out = append(out, Action{Kind: CheckCall, Player: p})
+		case engine.EvBet, engine.EvRaise, engine.EvComplete:
+			out = append(out, Action{Kind: CompleteBetRaise, Player: p, Amount: Int(e.Amount)})
+		case engine.EvBringIn:
+			out = append(out, Action{Kind: BringIn, Player: p})
+		case engine.EvShow, engine.EvExpose:
+			if !shown[p] {
+				shown[p] = true
+				out = append(out, Action{Kind: ShowMuck, Player: p, Cards: slices.Clone(e.CardList())})
+			}
+		case engine.EvMuck:
+			if !shown[p] {
+				shown[p] = true
+				out = append(out, Action{Kind: ShowMuck, Player: p})
+			}
+		case engine.EvKill:
+			out = append(out, Action{Kind: Fold, Player: p, Comment: "hand killed " + e.Rule, HasComment: true})
+		}
+	}
+	flush()
+	return out
+}
+
+// postedBy reports whether seat made a post of the kind.
+func postedBy(events []engine.Event, seat int, kind engine.PostKind) bool {
+	for _, e := range events {
+		if e.Kind == engine.EvPost && e.Seat == seat && e.Post == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,125 @@
+package phh
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// playRandom plays one hand to the end with random legal actions (random
+// amounts in the offered ranges; at showdown only show or muck, which PHH
+// can express) and returns the recorder.
+func playRandom(t *testing.T, rng *rand.Rand, cfg engine.Config, st engine.Setup) *Recorder {
+	t.Helper()
+	rec, err := Record(cfg, st)
+	if err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	for steps := 0; !rec.Hand().Done(); steps++ {
+		if steps > 500 {
+			t.Fatal("hand does not end")
+		}
+		var choices []engine.Legal
+		for _, l := range rec.Hand().LegalActions() {
+			switch l.Kind {
+			case engine.RequestShow, engine.Waive, engine.Withdraw:
+				continue
+			}
+			choices = append(choices, l)
+		}
+		if len(choices) == 0 {
+			t.Fatalf("hand not done and nothing legal: %+v", rec.Hand().LegalActions())
+		}
+		l := choices[rng.IntN(len(choices))]
+		a := engine.Action{Seat: l.Seat, Kind: l.Kind, Amount: l.Min}
+		if l.Max > l.Min {
+			// Favour the ends of the range: all-ins make side pots.
+			switch rng.IntN(4) {
+			case 0:
+				a.Amount = l.Max
+			case 1:
+				a.Amount = l.Min + rng.Int64N(l.Max-l.Min+1)
+			}
+		}
+		if _, err := rec.Apply(a); err != nil {
+			t.Fatalf("legal action %+v refused: %v", a, err)
+		}
+	}
+	return rec
+}
+
+// TestExportRoundTrip plays random hands in every game through the engine,
+// exports each to PHH, writes and parses the file, replays it and checks
+// that the replay ends with the engine's stacks: engine → PHH → engine.
+func TestExportRoundTrip(t *testing.T) {
+	t.Parallel()
+	games := []struct {
+		name string
+		cfg  engine.Config
+	}{
+		{"NT", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
+		{"NT-bba", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, BigBlindAnte: 10}}},
+		{"FT", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
+		{"PO", engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
+		{"FO/8", engine.Config{Game: engine.OmahaHiLo, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
+		{"F7S", engine.Config{Game: engine.Stud, Structure: engine.FixedLimit, Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}},
+		{"F7S/8", engine.Config{Game: engine.StudHiLo, Structure: engine.FixedLimit, Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}},
+		{"FR", engine.Config{Game: engine.Razz, Structure: engine.FixedLimit, Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}},
+	}
+	const handsPerGame = 150
+	for _, g := range games {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(1, uint64(len(g.name))))
+			for hand := range handsPerGame {
+				n := 2 + rng.IntN(5)
+				if !g.cfg.Game.IsStud() {
+					n = 2 + rng.IntN(8)
+				}
+				st := engine.Setup{Button: rng.IntN(10)}
+				for _, seat := range rng.Perm(10)[:n] {
+					st.Players = append(st.Players, engine.Player{Seat: seat, ID: fmt.Sprintf("seat%d", seat), Stack: 5 + rng.Int64N(300)})
+				}
+				if n == 2 {
+					// Heads-up the button is a player's seat (PHH cannot
+					// say otherwise; Export refuses a dead button).
+					st.Button = st.Players[rng.IntN(2)].Seat
+				}
+				d := cards.NewDeck()
+				d.Shuffle(cards.NewSeeded(uint64(hand)))
+				st.Deck = d
+				rec := playRandom(t, rng, g.cfg, st)
+				h, err := rec.History()
+				if err != nil {
+					t.Fatalf("hand %d: export: %v", hand, err)
+				}
+				file, err := h.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				line := Replay(bytes.NewReader(file), "exported")
+				if line.Err != nil || line.Reject != nil {
+					t.Fatalf("hand %d: replay of the export: %s\n%s", hand, line, file)
+				}
+				if got, want := numberList(line.Stacks), numberList(h.FinishingStacks); got != want {
+					t.Fatalf("hand %d: replay stacks %s, engine %s\n%s", hand, got, want, file)
+				}
+				var total int64
+				for _, s := range line.Stacks {
+					total += s.Int
+				}
+				var start int64
+				for _, p := range st.Players {
+					start += p.Stack
+				}
+				if total != start {
+					t.Fatalf("hand %d: chips not conserved: %d → %d", hand, start, total)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,230 @@
+package phh
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine"
+)
+
+func replayFile(t *testing.T, path string) (*History, Line) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line := Replay(f, path)
+	return parseFile(t, path), line
+}
+
+// TestReplayPluribusSamples replays every Pluribus sample through the engine
+// and compares the stacks it computes with the file's finishing_stacks.
+func TestReplayPluribusSamples(t *testing.T) {
+	t.Parallel()
+	files := sampleFiles(t, "pluribus")
+	if len(files) != 15 {
+		t.Fatalf("%d Pluribus samples, want 15", len(files))
+	}
+	for _, path := range files {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			h, line := replayFile(t, path)
+			if line.Err != nil || line.Reject != nil {
+				t.Fatalf("replay: %s", line)
+			}
+			if got, want := numberList(line.Stacks), numberList(h.FinishingStacks); got != want {
+				t.Fatalf("stacks %s, finishing_stacks %s", got, want)
+			}
+		})
+	}
+}
+
+// TestReplayVariants replays the hand-written samples in the other variants
+// (FT, PO, FO/8, F7S, F7S/8, FR, heads-up NT with unknown cards, a straddle
+// with a big-blind ante) and compares with their finishing_stacks, which were
+// worked out by hand.
+func TestReplayVariants(t *testing.T) {
+	t.Parallel()
+	for _, path := range sampleFiles(t, "variants") {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			h, line := replayFile(t, path)
+			if line.Err != nil || line.Reject != nil {
+				t.Fatalf("replay: %s", line)
+			}
+			if got, want := numberList(line.Stacks), numberList(h.FinishingStacks); got != want {
+				t.Fatalf("stacks %s, finishing_stacks %s", got, want)
+			}
+		})
+	}
+}
+
+// TestReplayRejects checks that an illegal action is reported as REJECT@k,
+// k being its index in actions, with the engine's reason (or the format
+// reason for a card dealt twice).
+func TestReplayRejects(t *testing.T) {
+	t.Parallel()
+	const nt3 = "variant = \"NT\"\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n"
+	const deal = `"d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 7h2s", `
+	tests := []struct {
+		name   string
+		file   string
+		index  int
+		reason error // errors.Is target
+		text   string
+	}{
+		{
+			name: "TP-22 raise below the minimum", file: nt3 + "actions = [" + deal + `"p3 cbr 3"]`,
+			index: 3, reason: engine.ErrRaiseBelowMinimum, text: "REJECT@3\t",
+		},
+		{
+			name: "TP-46 acting out of turn", file: nt3 + "actions = [" + deal + `"p1 f"]`,
+			index: 3, reason: engine.ErrOutOfTurn, text: "REJECT@3\t",
+		},
+		{
+			name: "check facing a bet", file: nt3 + "actions = [" + deal + `"p3 cbr 6", "p1 cc", "p2 cc"]`,
+			// cc maps to call when facing a bet, so this is legal; the
+			// rejection comes from the bet above the stack below.
+			index: -1,
+		},
+		{
+			name: "bet above the stack", file: nt3 + "actions = [" + deal + `"p3 cbr 101"]`,
+			index: 3, reason: engine.ErrAboveStack, text: "REJECT@3\t",
+		},
+		{
+			name: "duplicate card", file: nt3 + `actions = ["d dh p1 AcKd", "d dh p2 AcQd", "d dh p3 7h2s"]`,
+			index: 1, reason: ErrDuplicateCard, text: "REJECT@1\t",
+		},
+		{
+			name: "flop dealt before the round closed", file: nt3 + "actions = [" + deal + `"p3 cc", "d db 2c3c4c"]`,
+			index: 4, reason: ErrDealtEarly, text: "REJECT@4\t",
+		},
+		{
+			name: "action after the hand ended", file: nt3 + "actions = [" + deal + `"p3 f", "p1 f", "p2 cc"]`,
+			index: 5, reason: engine.ErrHandOver, text: "REJECT@5\t",
+		},
+		{
+			name: "no such player", file: nt3 + "actions = [" + deal + `"p4 f"]`,
+			index: 3, reason: ErrNoSuchPlayer, text: "REJECT@3\t",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			line := Replay(strings.NewReader(tt.file), "x.phh")
+			if tt.index < 0 {
+				if line.Reject != nil || line.Err != nil {
+					t.Fatalf("want accepted, got %s", line)
+				}
+				return
+			}
+			if line.Reject == nil {
+				t.Fatalf("want REJECT@%d, got %s", tt.index, line)
+			}
+			if line.Reject.Index != tt.index || !errors.Is(line.Reject, tt.reason) {
+				t.Fatalf("got %s (%v); want index %d reason %v", line, line.Reject.Err, tt.index, tt.reason)
+			}
+			if s := line.String(); !strings.HasPrefix(s, "x.phh\t"+tt.text) || strings.Count(s, "\t") != 2 || strings.Contains(s, "\n") {
+				t.Fatalf("line %q", s)
+			}
+		})
+	}
+}
+
+// TestReplayLines checks accepted histories beyond the samples: a partial
+// history (stacks behind), amounts in floats, an unknown (inf) stack, and
+// files that cannot be replayed at all.
+func TestReplayLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		file string
+		want string
+	}{
+		{
+			name: "partial history gives the stacks behind",
+			file: "variant = \"NT\"\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n" +
+				`actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 7h2s", "p3 cbr 6"]`,
+			want: "f\tSTACKS\t[99, 98, 94]",
+		},
+		{
+			name: "float amounts",
+			file: "variant = \"NT\"\nantes = [0.0, 0.0, 0.0]\nblinds_or_straddles = [0.25, 0.5, 0.0]\nmin_bet = 0.5\nstarting_stacks = [50.0, 50.0, 50.0]\n" +
+				`actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 7h2s", "p3 cbr 1.75", "p1 f", "p2 f"]`,
+			want: "f\tSTACKS\t[49.75, 49.5, 50.75]",
+		},
+		{
+			name: "unknown stack",
+			file: "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [inf, 100]\n" +
+				`actions = ["d dh p1 ????", "d dh p2 ????", "p2 cbr 100", "p1 f"]`,
+			want: "f\tSTACKS\t[inf, 102]",
+		},
+		{
+			name: "unknown cards at showdown are filled from what is shown",
+			file: "variant = \"FT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\nstarting_stacks = [10, 10]\n" +
+				`actions = ["d dh p1 ????", "d dh p2 ????", "p2 cc", "p1 cc", "d db 2c3d4h", "p1 cc", "p2 cc", "d db 9s", "p1 cc", "p2 cc", "d db Kd", "p1 cc", "p2 cc", "p1 sm AsAh", "p2 sm 7c7d"]`,
+			want: "f\tSTACKS\t[12, 8]",
+		},
+		{
+			name: "unsupported variant",
+			file: "variant = \"NS\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\nactions = []",
+			want: "f\tERROR\tvariant NS: not supported by the engine",
+		},
+		{
+			name: "not TOML",
+			file: "variant = ",
+			want: "f\tERROR\tinvalid PHH: toml:",
+		},
+		{
+			name: "wrong number of hole cards",
+			file: "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\n" +
+				`actions = ["d dh p1 AcKdQh", "d dh p2 ????"]`,
+			want: "f\tREJECT@0\tdeals 3 cards, the game deals 2 first",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := Replay(strings.NewReader(tt.file), "f").String()
+			if !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("got  %q\nwant %q…", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzReplay checks that the replayer never panics and always gives exactly
+// one of stacks, a rejection or an error, whatever the file.
+func FuzzReplay(f *testing.F) {
+	for _, dir := range []string{"pluribus", "variants"} {
+		for _, p := range sampleFiles(f, dir) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		line := Replay(strings.NewReader(string(data)), "f")
+		set := 0
+		if line.Reject != nil {
+			set++
+		}
+		if line.Err != nil {
+			set++
+		}
+		if line.Stacks != nil {
+			set++
+		}
+		if set != 1 {
+			t.Fatalf("line %+v", line)
+		}
+		if s := line.String(); strings.Count(s, "\t") != 2 || strings.Contains(s, "\n") {
+			t.Fatalf("line %q", s)
+		}
+	})
+}
