@@ -1,0 +1,141 @@
+// Package telemetry sets up OpenTelemetry tracing and metrics and JSON
+// logging for a cardroom process: one call to Setup at start-up installs
+// the global tracer and meter providers and the W3C trace-context and
+// baggage propagators that the otelgrpc/otelhttp/redisotel instrumentation
+// picks up, and makes slog's default logger write JSON lines carrying the
+// trace_id and span_id of the context they are logged with.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// Options configure Setup. Cmd fills them from platform/config.
+type Options struct {
+	// Service is the service.name resource attribute (OTEL_SERVICE_NAME
+	// overrides it).
+	Service string
+	// Version is the service.version resource attribute.
+	Version string
+
+	// Exporter, when set, receives every span as it ends (synchronously),
+	// in addition to any other export. Tests use an in-memory exporter.
+	Exporter sdktrace.SpanExporter
+	// OTLPEndpoint (OTEL_EXPORTER_OTLP_ENDPOINT), when set, exports traces
+	// and metrics over OTLP/gRPC there. The exporters read the other
+	// OTEL_EXPORTER_OTLP_* variables themselves.
+	OTLPEndpoint string
+	// TraceFile (CARDROOM_TRACE_FILE), when set, appends every span as it
+	// ends to this file as one JSON object per line.
+	TraceFile string
+
+	// LogLevel is the minimum level logged; nil means info.
+	LogLevel slog.Leveler
+	// LogOutput receives the JSON log lines; nil means os.Stderr.
+	LogOutput io.Writer
+}
+
+// Setup installs the global tracer provider, meter provider, propagators
+// and default slog logger described by o. The returned shutdown flushes
+// and closes the exporters; call it once, on the way out.
+func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error, err error) {
+	var closers []func(context.Context) error
+	shutdown = func(ctx context.Context) error {
+		var errs []error
+		// Reverse order: providers flush into exporters before files close.
+		for i := len(closers) - 1; i >= 0; i-- {
+			errs = append(errs, closers[i](ctx))
+		}
+		return errors.Join(errs...)
+	}
+	defer func() {
+		if err != nil {
+			_ = shutdown(ctx)
+		}
+	}()
+
+	out := o.LogOutput
+	if out == nil {
+		out = os.Stderr
+	}
+	logger := NewLogger(out, o.LogLevel)
+	slog.SetDefault(logger)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Warn("opentelemetry", "error", err.Error())
+	}))
+
+	res, err := resource.New(ctx,
+		resource.WithSchemaURL(semconv.SchemaURL),
+		resource.WithAttributes(semconv.ServiceName(o.Service), semconv.ServiceVersion(o.Version)),
+		resource.WithTelemetrySDK(),
+		// Last, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
+		resource.WithFromEnv(),
+	)
+	if err != nil {
+		return shutdown, fmt.Errorf("telemetry resource: %w", err)
+	}
+
+	// No sampler option: the SDK then honours OTEL_TRACES_SAMPLER(_ARG),
+	// defaulting to parentbased_always_on.
+	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	if o.Exporter != nil {
+		tpOpts = append(tpOpts, sdktrace.WithSyncer(o.Exporter))
+	}
+	if o.TraceFile != "" {
+		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return shutdown, fmt.Errorf("open trace file: %w", err)
+		}
+		closers = append(closers, func(context.Context) error { return f.Close() })
+		exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
+		if err != nil {
+			return shutdown, fmt.Errorf("trace file exporter: %w", err)
+		}
+		// Synchronous, so a test reading the file sees a span as soon as
+		// the request that produced it has answered.
+		tpOpts = append(tpOpts, sdktrace.WithSyncer(exp))
+	}
+	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	if o.OTLPEndpoint != "" {
+		texp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(o.OTLPEndpoint))
+		if err != nil {
+			return shutdown, fmt.Errorf("otlp trace exporter: %w", err)
+		}
+		tpOpts = append(tpOpts, sdktrace.WithBatcher(texp))
+		mexp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(o.OTLPEndpoint))
+		if err != nil {
+			return shutdown, fmt.Errorf("otlp metric exporter: %w", err)
+		}
+		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(15*time.Second))))
+	}
+	tp := sdktrace.NewTracerProvider(tpOpts...)
+	closers = append(closers, tp.Shutdown)
+	mp := sdkmetric.NewMeterProvider(mpOpts...)
+	closers = append(closers, mp.Shutdown)
+
+	otel.SetTracerProvider(tp)
+	otel.SetMeterProvider(mp)
+	otel.SetTextMapPropagator(Propagator())
+	return shutdown, nil
+}
+
+// Propagator is the W3C trace-context + baggage propagator Setup installs.
+func Propagator() propagation.TextMapPropagator {
+	return propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+}
