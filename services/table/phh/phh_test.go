@@ -52,8 +52,9 @@ func parseFile(t testing.TB, path string) *History {
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	files := append(sampleFiles(t, "pluribus"), sampleFiles(t, "variants")...)
-	if len(files) < 15+8 {
-		t.Fatalf("found %d samples, want at least 23", len(files))
+	files = append(files, sampleFiles(t, "dataset")...)
+	if len(files) < 15+8+2 {
+		t.Fatalf("found %d samples, want at least 25", len(files))
 	}
 	for _, path := range files {
 		t.Run(path, func(t *testing.T) {
