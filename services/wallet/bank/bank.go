@@ -114,18 +114,11 @@ func (b *Bank) post(ctx context.Context, tx *store.Tx, kind ledger.TransferKind,
 	if err != nil {
 		return TransferResult{}, err
 	}
-	if err := tx.Post(ctx, tr, p); err != nil {
+	balances, err := tx.Post(ctx, tr, p)
+	if err != nil {
 		return TransferResult{}, err
 	}
-	res := TransferResult{TransferID: tr.ID, Kind: kind, Currency: cur, Amount: tr.Amount(), Account: player, GamingDay: p.GamingDay, At: now}
-	if player != "" {
-		a, err := tx.Account(ctx, player)
-		if err != nil {
-			return TransferResult{}, err
-		}
-		res.Balance = a.Balance
-	}
-	return res, nil
+	return TransferResult{TransferID: tr.ID, Kind: kind, Currency: cur, Amount: tr.Amount(), Account: player, Balance: balances[player], GamingDay: p.GamingDay, At: now}, nil
 }
 
 func validPlayer(player string) error { return ledger.ValidOwner("player_id", player) }
@@ -241,7 +234,7 @@ func (b *Bank) Reverse(ctx context.Context, r ReverseRequest) (TransferResult, e
 		}
 		rev := ledger.Reverse(orig, newID("tr_"), tx.Now(), map[string]string{"reason": r.Reason, "actor": r.Actor})
 		day := b.profile.Day.Of(tx.Now())
-		if err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Actor: r.Actor, GamingDay: day}); err != nil {
+		if _, err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Actor: r.Actor, GamingDay: day}); err != nil {
 			return TransferResult{}, err
 		}
 		return TransferResult{TransferID: rev.ID, Kind: rev.Kind, Currency: rev.Currency, Amount: rev.Amount(), GamingDay: day, At: tx.Now()}, nil

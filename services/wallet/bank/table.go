@@ -74,19 +74,16 @@ func (b *Bank) CheckBuyIn(ctx context.Context, q BuyInQuery) (buyin.Decision, er
 }
 
 func (b *Bank) decide(ctx context.Context, tx *store.Tx, player string, cur ledger.Currency, g buyin.Game, stack int64) (buyin.Decision, error) {
-	sitting, seated, err := tx.Sitting(ctx, player, g.Table)
+	p, err := tx.Presence(ctx, player, g.Table, cur, b.profile.Day.Of(tx.Now()))
 	if err != nil {
 		return buyin.Decision{}, err
 	}
-	if seated && sitting.Currency != cur {
-		return buyin.Decision{}, ledger.ErrCurrencyMismatch.Withf("the player sits at %s in %s", g.Table, sitting.Currency)
+	if p.Seated && p.Sitting.Currency != cur {
+		return buyin.Decision{}, ledger.ErrCurrencyMismatch.Withf("the player sits at %s in %s", g.Table, p.Sitting.Currency)
 	}
-	s := buyin.Situation{Seated: seated, Stack: stack, Now: tx.Now()}
-	if !seated {
-		s.Departures, err = tx.Departures(ctx, player, cur, b.profile.Day.Of(tx.Now()))
-		if err != nil {
-			return buyin.Decision{}, err
-		}
+	s := buyin.Situation{Seated: p.Seated, Stack: stack, Now: tx.Now()}
+	if !p.Seated {
+		s.Departures = p.Departures
 	}
 	return b.profile.Decide(g, s)
 }
@@ -150,10 +147,8 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
 			return HoldResult{}, err
 		}
+		// An unknown player account surfaces as NotFound from the posting.
 		player := ledger.PlayerAccount(r.Player, cur)
-		if _, err := tx.Account(ctx, player); err != nil {
-			return HoldResult{}, err
-		}
 		d, err := b.decide(ctx, tx, r.Player, cur, r.Game, r.Stack)
 		if err != nil {
 			return HoldResult{}, err

@@ -282,7 +282,7 @@ func (b *Bank) Refund(ctx context.Context, r RefundRequest) (RefundResult, error
 				return RefundResult{}, err
 			}
 			rev := ledger.Reverse(orig, newID("tr_"), tx.Now(), map[string]string{"reason": r.Reason, "event": r.Event, "player": orig.Meta["player"]})
-			if err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Subject: r.Event, Actor: r.Actor, GamingDay: day}); err != nil {
+			if _, err := tx.Post(ctx, rev, store.Posting{Player: orig.Meta["player"], Subject: r.Event, Actor: r.Actor, GamingDay: day}); err != nil {
 				return RefundResult{}, err
 			}
 			if vid, ok, err := tx.VoucherUsedBy(ctx, id); err != nil {

@@ -21,6 +21,9 @@ func (t *Tx) CreateAccount(ctx context.Context, id ledger.AccountID) (ledger.Acc
 		return ledger.Account{}, err
 	}
 	if !created {
+		if a, err = t.Account(ctx, id); err != nil {
+			return ledger.Account{}, err
+		}
 		return a, ErrAccountExists.Withf("account %s already exists", id).With("account_id", string(id))
 	}
 	return a, nil
@@ -30,8 +33,15 @@ func (t *Tx) CreateAccount(ctx context.Context, id ledger.AccountID) (ledger.Acc
 // accounts (cage, table escrow, holds, prize pools, fees, vouchers) come
 // into being on first use; player accounts are opened explicitly.
 func (t *Tx) EnsureAccount(ctx context.Context, id ledger.AccountID) error {
-	_, _, err := t.ensure(ctx, id)
-	return err
+	if _, ok := t.store.opened.Load(id); ok {
+		return nil
+	}
+	if _, _, err := t.ensure(ctx, id); err != nil {
+		return err
+	}
+	// Cache only once the account is surely committed.
+	t.tx.AfterCommit(func() { t.store.opened.Store(id, struct{}{}) })
+	return nil
 }
 
 func (t *Tx) ensure(ctx context.Context, id ledger.AccountID) (bool, ledger.Account, error) {
@@ -49,11 +59,7 @@ func (t *Tx) ensure(ctx context.Context, id ledger.AccountID) (bool, ledger.Acco
 	if err != nil {
 		return false, ledger.Account{}, err
 	}
-	if n == 0 {
-		a, err = t.Account(ctx, id)
-		return false, a, err
-	}
-	return true, a, nil
+	return n == 1, a, nil
 }
 
 // Account reads an account inside the transaction.
@@ -90,18 +96,21 @@ type Posting struct {
 	GamingDay string
 }
 
+// Balances are account balances right after a transfer.
+type Balances map[ledger.AccountID]int64
+
 // Post writes a balanced transfer: it applies each entry to its account
 // with a conditional update that refuses a forbidden negative balance, an
 // overflow, an unknown account or another currency, and records the
-// transfer and its entries. Accounts are updated in ID order so two
+// transfer and its entries. It returns the touched accounts' new balances. Accounts are updated in ID order so two
 // transfers touching the same accounts cannot deadlock.
-func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) error {
+func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances, error) {
 	if err := tr.CheckBalanced(); err != nil {
-		return err
+		return nil, err
 	}
 	meta, err := json.Marshal(tr.Meta)
 	if err != nil {
-		return fmt.Errorf("encode transfer meta: %w", err)
+		return nil, fmt.Errorf("encode transfer meta: %w", err)
 	}
 	var reverses any
 	if tr.Reverses != "" {
@@ -113,17 +122,18 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) error {
 	if err != nil {
 		if isUniqueViolation(err) {
 			if tr.Reverses != "" {
-				return fault.New(fault.Precondition, "ALREADY_REVERSED", "transfer "+tr.Reverses+" is already reversed")
+				return nil, fault.New(fault.Precondition, "ALREADY_REVERSED", "transfer "+tr.Reverses+" is already reversed")
 			}
-			return fault.New(fault.Conflict, "TRANSFER_EXISTS", "transfer "+tr.ID+" already exists")
+			return nil, fault.New(fault.Conflict, "TRANSFER_EXISTS", "transfer "+tr.ID+" already exists")
 		}
-		return fmt.Errorf("insert transfer %s: %w", tr.ID, err)
+		return nil, fmt.Errorf("insert transfer %s: %w", tr.ID, err)
 	}
 
 	entries := slices.Clone(tr.Entries)
 	slices.SortStableFunc(entries, func(a, b ledger.Entry) int { return strings.Compare(string(a.Account), string(b.Account)) })
 	var values strings.Builder
 	args := make([]any, 0, len(entries)*6)
+	balances := make(Balances, len(entries))
 	for i, e := range entries {
 		var balance, seq int64
 		// The bounds keep balance + $1 inside int64 (SQLite would silently
@@ -135,11 +145,12 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) error {
 			  AND ($1 > 0 OR balance >= (-9223372036854775807 - 1) - $1)
 			RETURNING balance, entry_count`, e.Amount, string(e.Account), string(tr.Currency)).Scan(&balance, &seq)
 		if noRows(err) {
-			return t.postRefusal(ctx, tr, e)
+			return nil, t.postRefusal(ctx, tr, e)
 		}
 		if err != nil {
-			return fmt.Errorf("post %s to %s: %w", tr.ID, e.Account, err)
+			return nil, fmt.Errorf("post %s to %s: %w", tr.ID, e.Account, err)
 		}
+		balances[e.Account] = balance
 		if i > 0 {
 			values.WriteString(", ")
 		}
@@ -149,9 +160,9 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) error {
 	}
 	_, err = t.tx.ExecContext(ctx, `INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) VALUES `+values.String(), args...)
 	if err != nil {
-		return fmt.Errorf("insert entries of %s: %w", tr.ID, err)
+		return nil, fmt.Errorf("insert entries of %s: %w", tr.ID, err)
 	}
-	return nil
+	return balances, nil
 }
 
 // postRefusal explains why a conditional balance update touched no row.

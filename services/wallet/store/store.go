@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -42,6 +43,9 @@ const ServiceName = "wallet"
 // Store is the wallet's SQL storage.
 type Store struct {
 	db *sqlstore.DB
+	// opened caches the IDs of accounts known to exist (accounts are never
+	// deleted), so EnsureAccount skips its INSERT on the hot path.
+	opened sync.Map
 }
 
 // New returns a store over an opened and migrated database.
@@ -76,51 +80,75 @@ func (r Request) hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Idempotent runs fn once per idempotency key, in one transaction with the
-// key's record, and stores fn's response with it. A later call with the
-// same key and the same request returns the stored response (replayed is
-// true) without running fn; the same key with another request is
-// ErrKeyReused. Concurrent calls with one key apply once: the others wait
-// for the first to commit and then read its response. When fn fails,
-// nothing is kept, not even the key.
+// Idempotent runs fn once per idempotency key, in one transaction that
+// also records the key with fn's response. A later call with the same key
+// and the same request returns the stored response (replayed is true); the
+// same key with another request is ErrKeyReused. When fn fails, nothing is
+// kept, not even the key.
+//
+// The key is written last, with the response, to save a round trip on
+// every request: concurrent duplicates may all run fn, but only the first
+// to insert the key commits. The others block on the key's unique index
+// until it commits, find the key taken, roll back everything they did, and
+// return the stored response. A duplicate whose fn failed (say, for lack of
+// funds the original already spent) also looks the key up before
+// reporting its error, so every duplicate gets the original response.
 func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn func(tx *Tx) ([]byte, error)) (resp []byte, replayed bool, err error) {
 	if req.Key == "" || len(req.Key) > 128 {
 		return nil, false, fault.Invalidf("idempotency_key", "must be 1-128 characters")
 	}
 	hash := req.hash()
 	err = s.update(ctx, now, func(tx *Tx) error {
-		resp, replayed = nil, false
-		res, err := tx.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, created_at)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, now.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("claim idempotency key: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			var storedHash string
-			var stored []byte
-			err := tx.tx.QueryRowContext(ctx, `SELECT request_hash, response FROM idempotency_keys WHERE key = $1`, req.Key).Scan(&storedHash, &stored)
-			if err != nil {
-				return fmt.Errorf("read idempotency key: %w", err)
-			}
-			if storedHash != hash {
-				return ErrKeyReused.Withf("idempotency key %q was used for a different request", req.Key).With("idempotency_key", req.Key)
-			}
-			resp, replayed = stored, true
-			return nil
-		}
 		out, err := fn(tx)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.tx.ExecContext(ctx, `UPDATE idempotency_keys SET response = $1 WHERE key = $2`, out, req.Key); err != nil {
-			return fmt.Errorf("store response: %w", err)
+		res, err := tx.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, response, created_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, out, now.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("record idempotency key: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return errKeyTaken
 		}
 		resp = out
 		return nil
 	})
-	return resp, replayed, err
+	if err == nil {
+		return resp, false, nil
+	}
+	if _, isFault := fault.As(err); !isFault && !errors.Is(err, errKeyTaken) {
+		return nil, false, err
+	}
+	storedHash, stored, found, lookupErr := s.lookupKey(ctx, req.Key)
+	switch {
+	case lookupErr != nil:
+		return nil, false, lookupErr
+	case !found && errors.Is(err, errKeyTaken):
+		return nil, false, fault.New(fault.Aborted, "IDEMPOTENCY_KEY_BUSY", "a concurrent request with this key did not finish; retry")
+	case !found:
+		return nil, false, err
+	case storedHash != hash:
+		return nil, false, ErrKeyReused.Withf("idempotency key %q was used for a different request", req.Key).With("idempotency_key", req.Key)
+	default:
+		return stored, true, nil
+	}
+}
+
+// errKeyTaken rolls back a duplicate that lost the race for its key.
+var errKeyTaken = errors.New("idempotency key taken by a concurrent request")
+
+func (s *Store) lookupKey(ctx context.Context, key string) (hash string, response []byte, found bool, err error) {
+	err = s.db.SQL().QueryRowContext(ctx, `SELECT request_hash, response FROM idempotency_keys WHERE key = $1`, key).Scan(&hash, &response)
+	if noRows(err) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read idempotency key: %w", err)
+	}
+	return hash, response, true, nil
 }
 
 // Update runs fn in one read-write transaction without an idempotency key
@@ -131,7 +159,7 @@ func (s *Store) Update(ctx context.Context, now time.Time, fn func(tx *Tx) error
 
 // Read runs fn in one read-only transaction.
 func (s *Store) Read(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
-	return s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error { return fn(&Tx{tx: tx, now: now}) })
+	return s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error { return fn(&Tx{tx: tx, now: now, store: s}) })
 }
 
 // update runs at READ COMMITTED on PostgreSQL: every invariant is enforced
@@ -141,14 +169,15 @@ func (s *Store) Read(ctx context.Context, now time.Time, fn func(tx *Tx) error) 
 // and then sees the committed response.
 func (s *Store) update(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
 	return s.db.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
-		return fn(&Tx{tx: tx, now: now})
+		return fn(&Tx{tx: tx, now: now, store: s})
 	})
 }
 
 // Tx is one wallet transaction.
 type Tx struct {
-	tx  *sqlstore.Tx
-	now time.Time
+	tx    *sqlstore.Tx
+	now   time.Time
+	store *Store
 }
 
 // Now is the transaction's timestamp.

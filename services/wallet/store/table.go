@@ -18,10 +18,15 @@ func (t *Tx) ObserveTableEpoch(ctx context.Context, table string, epoch int64) e
 	if epoch <= 0 {
 		return fault.Invalidf("epoch", "must be positive, got %d", epoch)
 	}
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, table, epoch); err != nil {
-		return fmt.Errorf("record epoch of table %s: %w", table, err)
+	// One upsert instead of insert-then-sqlstore.ObserveEpoch: the same
+	// rule (refuse an epoch lower than the highest seen) in one round trip
+	// on the hot path of every buy-in.
+	err := sqlstore.FencedExec(ctx, t.tx, `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch`, table, epoch)
+	if err != nil {
+		return fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, err)
 	}
-	return sqlstore.ObserveEpoch(ctx, t.tx, "table_epochs", table, epoch)
+	return nil
 }
 
 // HoldState is where a hold is in its life.
@@ -214,4 +219,41 @@ func departures(ctx context.Context, q sqlstore.Querier, player string, cur ledg
 		}
 	}
 	return out, nil
+}
+
+// Presence is what the buy-in policy needs to know about a player and a
+// table: whether the player sits there, and their departures (from any
+// table) on the gaming day, read in one query.
+type Presence struct {
+	Sitting    Sitting
+	Seated     bool
+	Departures []buyin.Departure
+}
+
+// Presence reads the player's sitting at the table and their departures in
+// currency cur on the gaming day.
+func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Currency, gamingDay string) (Presence, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT 's', seat, structure, currency, table_id, 0, since FROM sittings WHERE player = $1 AND table_id = $2
+		UNION ALL
+		SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4`,
+		player, table, gamingDay, string(cur))
+	if err != nil {
+		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
+	}
+	defer rows.Close()
+	var p Presence
+	for rows.Next() {
+		var kind, structure, currency, tableID string
+		var seat, stack, at int64
+		if err := rows.Scan(&kind, &seat, &structure, &currency, &tableID, &stack, &at); err != nil {
+			return Presence{}, err
+		}
+		if kind == "s" {
+			p.Seated = true
+			p.Sitting = Sitting{Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
+			continue
+		}
+		p.Departures = append(p.Departures, buyin.Departure{Table: tableID, Structure: buyin.Structure(structure), Stack: stack, At: time.UnixMilli(at).UTC()})
+	}
+	return p, rows.Err()
 }
