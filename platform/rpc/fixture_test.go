@@ -79,6 +79,11 @@ service {
     options { [cardroom.auth.v1.access] { roles: [ROLE_PLAYER, ROLE_SERVICE] } }
   }
   method {
+    name: "Watch" input_type: ".cardroom.rpctest.v1.PingRequest" output_type: ".cardroom.rpctest.v1.PingResponse"
+    server_streaming: true
+    options { [cardroom.auth.v1.access] { roles: [ROLE_PLAYER] } }
+  }
+  method {
     name: "Undeclared" input_type: ".cardroom.rpctest.v1.PingRequest" output_type: ".cardroom.rpctest.v1.PingResponse"
   }
 }
@@ -183,6 +188,24 @@ func (f fixture) serviceDesc(h handlerFunc) *grpc.ServiceDesc {
 	for i := range methods.Len() {
 		md := methods.Get(i)
 		name := string(md.Name())
+		if md.IsStreamingServer() {
+			sd.Streams = append(sd.Streams, grpc.StreamDesc{
+				StreamName:    name,
+				ServerStreams: true,
+				Handler: func(_ any, stream grpc.ServerStream) error {
+					in := dynamicpb.NewMessage(md.Input())
+					if err := stream.RecvMsg(in); err != nil {
+						return err
+					}
+					out, err := h(stream.Context(), name, in)
+					if err != nil {
+						return err
+					}
+					return stream.SendMsg(out)
+				},
+			})
+			continue
+		}
 		sd.Methods = append(sd.Methods, grpc.MethodDesc{
 			MethodName: name,
 			Handler: func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {

@@ -228,6 +228,65 @@ func TestServerOverLoopback(t *testing.T) {
 	}
 }
 
+func TestStreamingCallsGoThroughTheSameChain(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	conn, err := Dial(ts.addr, Options{}) // no service token: calls carry only what the test sends
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	player := mustToken(t, "pat", auth.Player)
+	tests := []struct {
+		name    string
+		token   string
+		tableID string
+		amount  int64
+		code    codes.Code
+		reason  string
+	}{
+		{"no token", "", "t1", 5, codes.Unauthenticated, ReasonUnauthenticated},
+		{"wrong role", mustToken(t, "cass", auth.Cashier), "t1", 5, codes.PermissionDenied, ReasonPermissionDenied},
+		{"invalid request", player, "", 5, codes.InvalidArgument, ReasonInvalidArgument},
+		{"CS-03 fault", player, "fault", 5, codes.FailedPrecondition, "BUY_IN_BELOW_MINIMUM"},
+		{"panic", player, "panic", 5, codes.Internal, ReasonInternal},
+		{"allowed", player, "t1", 5, codes.OK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			if tt.token != "" {
+				ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tt.token)
+			}
+			stream, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, fullMethod("Watch"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := stream.SendMsg(ts.f.request(tt.tableID, tt.amount)); err != nil {
+				t.Fatal(err)
+			}
+			if err := stream.CloseSend(); err != nil {
+				t.Fatal(err)
+			}
+			out := ts.f.response("")
+			err = stream.RecvMsg(out)
+			if code := status.Code(err); code != tt.code {
+				t.Fatalf("code = %v (%v), want %v", code, err, tt.code)
+			}
+			if tt.code == codes.OK {
+				if who(out) != "pat" {
+					t.Fatalf("who = %q", who(out))
+				}
+				return
+			}
+			if info := errorInfo(t, err); info.GetReason() != tt.reason {
+				t.Fatalf("ErrorInfo = %v, want reason %s", info, tt.reason)
+			}
+		})
+	}
+}
+
 func TestServerMasksPanicsAndErrors(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
