@@ -53,8 +53,9 @@ func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	files := append(sampleFiles(t, "pluribus"), sampleFiles(t, "variants")...)
 	files = append(files, sampleFiles(t, "dataset")...)
-	if len(files) < 15+8+2 {
-		t.Fatalf("found %d samples, want at least 25", len(files))
+	files = append(files, sampleFiles(t, "wsop2023")...)
+	if len(files) < 15+8+2+6 {
+		t.Fatalf("found %d samples, want at least 31", len(files))
 	}
 	for _, path := range files {
 		t.Run(path, func(t *testing.T) {
@@ -284,7 +285,7 @@ func TestValidate(t *testing.T) {
 // FuzzParse checks that the parser never panics and that whatever it
 // accepts writes out to a file that parses back to the same History.
 func FuzzParse(f *testing.F) {
-	for _, dir := range []string{"pluribus", "variants"} {
+	for _, dir := range []string{"pluribus", "variants", "wsop2023"} {
 		for _, p := range sampleFiles(f, dir) {
 			data, err := os.ReadFile(p)
 			if err != nil {

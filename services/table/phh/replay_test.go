@@ -44,11 +44,12 @@ func TestReplayPluribusSamples(t *testing.T) {
 
 // TestReplayVariants replays the hand-written samples in the other variants
 // (FT, PO, FO/8, F7S, F7S/8, FR, heads-up NT with unknown cards, a straddle
-// with a big-blind ante) and compares with their finishing_stacks, which were
-// worked out by hand.
+// with a big-blind ante), whose finishing_stacks were worked out by hand,
+// and real stud, Omaha hi/lo and razz hands from the 2023 WSOP whose
+// finishing_stacks PokerKit's tests assert.
 func TestReplayVariants(t *testing.T) {
 	t.Parallel()
-	for _, path := range sampleFiles(t, "variants") {
+	for _, path := range append(sampleFiles(t, "variants"), sampleFiles(t, "wsop2023")...) {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			h, line := replayFile(t, path)
