@@ -67,7 +67,8 @@ func Markdown() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, def, strings.ReplaceAll(v.Meaning, "|", `\|`))
 	}
-	b.WriteString("\nThe OpenTelemetry SDK also honours its other standard variables (`OTEL_EXPORTER_OTLP_HEADERS`,\n")
-	b.WriteString("`OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_BSP_*`, ...).\n")
+	b.WriteString("\nWhen `OTEL_EXPORTER_OTLP_ENDPOINT` is set, the OpenTelemetry exporters also honour the other\n")
+	b.WriteString("standard `OTEL_EXPORTER_OTLP_*` variables (`_HEADERS`, `_TIMEOUT`, `_COMPRESSION`, `_CERTIFICATE`),\n")
+	b.WriteString("and the SDK honours `OTEL_BSP_*` for batching.\n")
 	return b.String()
 }
