@@ -530,6 +530,45 @@ func TestTournament(t *testing.T) {
 	})
 }
 
+func TestBlindsLiveAndActionOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		table Table
+		first int
+	}{
+		{"TP-11 before the flop the first player left of the big blind acts first", cash(six(), prev012), 4},
+		{"TP-11 with the big blind on the last seat the action wraps to seat 0", cash(six(), Positions{Button: 2, SmallBlind: 3, BigBlind: 4}), 0},
+		{"TP-11 a seat skipped left of the big blind does not act", cash(with(six(), 4, func(s *Seat) { s.SittingOut = true }), prev012), 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if p := mustPlan(t, tc.table); p.PreflopFirst != tc.first {
+				t.Errorf("PreflopFirst = %d, want %d", p.PreflopFirst, tc.first)
+			}
+		})
+	}
+	t.Run("TP-14 blinds posted in turn are live; missed and ante posts are flagged", func(t *testing.T) {
+		t.Parallel()
+		tb := cash(with(six(), 5, func(s *Seat) { s.Debt = Debt{SmallBlind: true, BigBlind: true}; s.PostNow = true }), prev012)
+		tb.Stakes.Ante = 1
+		p := mustPlan(t, tb)
+		want := map[PostKind]bool{PostSmallBlind: true, PostBigBlind: true, PostMissedBigBlind: true, PostDeadSmallBlind: false, PostAnte: false}
+		seen := map[PostKind]bool{}
+		for _, q := range p.Posts {
+			live, ok := want[q.Kind]
+			if !ok || q.Live != live {
+				t.Errorf("post %+v: live = %v, want %v", q, q.Live, live)
+			}
+			seen[q.Kind] = true
+		}
+		if len(seen) != len(want) {
+			t.Errorf("posts %+v lack a kind of %v", p.Posts, want)
+		}
+	})
+}
+
 func TestStraddle_TP20(t *testing.T) {
 	t.Parallel()
 	straddle := func(i int) []Seat { return with(six(), i, func(s *Seat) { s.Straddle = true }) }

@@ -108,3 +108,35 @@ func FuzzInterpret(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResolveOutOfTurn checks that out-of-turn rulings never panic, refuse
+// only with a *RuleError, return no more than the out-of-turn chips, and
+// leave a wager between the chips already in front and the out-of-turn total.
+func FuzzResolveOutOfTurn(f *testing.F) {
+	f.Add(false, int64(200), int64(0), uint8(5), int64(1000), uint8(1), []byte{3, 20})
+	f.Add(true, int64(0), int64(0), uint8(4), int64(500), uint8(2), []byte{2, 0, 4, 80})
+	f.Fuzz(func(t *testing.T, tournament bool, faced, inFront int64, action uint8, to int64, count uint8, skipped []byte) {
+		o := OutOfTurn{Tournament: tournament, Faced: faced, InFront: inFront, Action: Wager{Action(action % 6), to}, SkippedCount: int(count % 5)}
+		for i := 0; i+1 < len(skipped) && len(o.Skipped) < 6; i += 2 {
+			o.Skipped = append(o.Skipped, Wager{Action(skipped[i] % 6), int64(skipped[i+1]) * 10})
+		}
+		r, err := ResolveOutOfTurn(o)
+		if err != nil {
+			var re *RuleError
+			if !errors.As(err, &re) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		put := max(o.Action.To-o.InFront, 0)
+		if r.Returned < 0 || r.Returned > put || r.Wager < o.InFront || r.Wager > max(o.Action.To, o.InFront) {
+			t.Fatalf("%+v: wager %d returned %d", o, r.Wager, r.Returned)
+		}
+		if (o.Action.Action == Bet || o.Action.Action == Raise) && r.Outcome != Choose && r.Wager+r.Returned != o.Action.To {
+			t.Fatalf("%+v: wager %d + returned %d != %d", o, r.Wager, r.Returned, o.Action.To)
+		}
+		if len(r.Rules) == 0 {
+			t.Fatal("a ruling without a rule")
+		}
+	})
+}

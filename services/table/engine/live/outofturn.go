@@ -201,10 +201,16 @@ func ResolveOutOfTurn(o OutOfTurn) (OutOfTurnRuling, error) {
 		}
 		return r, nil
 	}
+	var r OutOfTurnRuling
 	if o.Tournament {
-		return tournamentOOT(o, top, anyAggression, anyPassive), nil
+		r = tournamentOOT(o, top, anyAggression, anyPassive)
+	} else {
+		r = cashOOT(o, pending, anyAggression, anyPassive)
 	}
-	return cashOOT(o, pending, anyAggression, anyPassive), nil
+	if o.Action.Action == Call {
+		r.Scenario = "" // the seed's examples are a bet and a raise
+	}
+	return r, nil
 }
 
 func validateOOT(o OutOfTurn) error {
@@ -296,6 +302,8 @@ func tournamentOOT(o OutOfTurn, top int64, anyAggression, anyPassive bool) OutOf
 	return r
 }
 
+// scenario names the seed example a case matches: the examples have an
+// out-of-turn bet (S4, S5) or raise (S1–S3).
 func scenario(opening bool, ifOpening, ifFacing string) string {
 	if opening {
 		return ifOpening
