@@ -1,0 +1,82 @@
+package server
+
+import (
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/tables"
+)
+
+// The proto enums number from 1 (0 is UNSPECIFIED and refused by
+// protovalidate); the engine's from 0. These tables are the one place the two
+// meet.
+var (
+	gameFromProto = map[gamev1.Variant]engine.Game{
+		gamev1.Variant_VARIANT_HOLDEM: engine.Holdem, gamev1.Variant_VARIANT_OMAHA: engine.Omaha,
+		gamev1.Variant_VARIANT_OMAHA_HI_LO: engine.OmahaHiLo, gamev1.Variant_VARIANT_STUD: engine.Stud,
+		gamev1.Variant_VARIANT_STUD_HI_LO: engine.StudHiLo, gamev1.Variant_VARIANT_RAZZ: engine.Razz,
+	}
+	structureFromProto = map[gamev1.Structure]engine.Structure{
+		gamev1.Structure_STRUCTURE_NO_LIMIT: engine.NoLimit, gamev1.Structure_STRUCTURE_POT_LIMIT: engine.PotLimit,
+		gamev1.Structure_STRUCTURE_FIXED_LIMIT: engine.FixedLimit,
+	}
+	modeFromProto = map[tablev1.TableMode]engine.Mode{
+		tablev1.TableMode_TABLE_MODE_DIGITAL: engine.Digital, tablev1.TableMode_TABLE_MODE_LIVE: engine.Live,
+	}
+	kindFromProto = map[tablev1.TableKind]tables.Kind{
+		tablev1.TableKind_TABLE_KIND_CASH: tables.Cash, tablev1.TableKind_TABLE_KIND_TOURNAMENT: tables.Tournament,
+	}
+	gameToProto      = invert(gameFromProto)
+	structureToProto = invert(structureFromProto)
+	modeToProto      = invert(modeFromProto)
+	kindToProto      = invert(kindFromProto)
+)
+
+func invert[K, V comparable](m map[K]V) map[V]K {
+	out := make(map[V]K, len(m))
+	for k, v := range m {
+		out[v] = k
+	}
+	return out
+}
+
+func definitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
+	g := req.GetGame()
+	k := g.GetStakes()
+	return tables.Definition{
+		Name:  req.GetName(),
+		Seats: int(req.GetSeats()),
+		Kind:  kindFromProto[req.GetKind()],
+		Config: engine.Config{
+			Game:      gameFromProto[g.GetVariant()],
+			Structure: structureFromProto[g.GetStructure()],
+			Mode:      modeFromProto[req.GetMode()],
+			Stakes: engine.Stakes{
+				SmallBlind: k.GetSmallBlind(), BigBlind: k.GetBigBlind(), Ante: k.GetAnte(),
+				BringIn: k.GetBringIn(), SmallBet: k.GetSmallBet(), BigBet: k.GetBigBet(),
+			},
+		},
+	}
+}
+
+func tableToProto(d tables.Definition) *tablev1.Table {
+	k := d.Config.Stakes
+	return &tablev1.Table{
+		TableId: d.ID,
+		Name:    d.Name,
+		Game: &gamev1.Game{
+			Variant:   gameToProto[d.Config.Game],
+			Structure: structureToProto[d.Config.Structure],
+			Stakes: &gamev1.Stakes{
+				SmallBlind: k.SmallBlind, BigBlind: k.BigBlind, Ante: k.Ante,
+				BringIn: k.BringIn, SmallBet: k.SmallBet, BigBet: k.BigBet,
+			},
+		},
+		Seats:      int32(d.Seats),
+		Kind:       kindToProto[d.Kind],
+		Mode:       modeToProto[d.Config.Mode],
+		CreateTime: timestamppb.New(d.CreatedAt),
+	}
+}

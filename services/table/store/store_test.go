@@ -1,0 +1,52 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/tables"
+)
+
+func TestStore(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		ctx := t.Context()
+		var want []tables.Definition
+		for i := range 3 {
+			d := tables.Definition{
+				ID: fmt.Sprintf("t%d", i), Name: fmt.Sprintf("Table %d", i), Seats: 9, Kind: tables.Cash,
+				Config:    engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 100, BigBlind: 200}},
+				CreatedAt: time.Date(2026, 11, 30, 18, i, 0, 0, time.UTC),
+			}
+			if err := d.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Create(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, d)
+		}
+		got, err := s.Get(ctx, "t1")
+		if err != nil || !reflect.DeepEqual(got, want[1]) {
+			t.Fatalf("Get = %+v, %v; want %+v", got, err, want[1])
+		}
+		if _, err := s.Get(ctx, "zz"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get(unknown) = %v", err)
+		}
+		page, next, err := s.List(ctx, 2, "")
+		if err != nil || len(page) != 2 || next != "t1" {
+			t.Fatalf("List page 1 = %d tables, next %q, %v", len(page), next, err)
+		}
+		page, next, err = s.List(ctx, 2, next)
+		if err != nil || len(page) != 1 || page[0].ID != "t2" || next != "" {
+			t.Fatalf("List page 2 = %v, next %q, %v", page, next, err)
+		}
+	})
+}
