@@ -113,7 +113,7 @@ func (r chainResolver) FindDescriptorByName(n protoreflect.FullName) (protorefle
 	return protoregistry.GlobalFiles.FindDescriptorByName(n)
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	files := new(protoregistry.Files)
 	types := new(protoregistry.Types)
