@@ -7,6 +7,24 @@
 // is a proposal: the dealer confirms it or calls the floor, who may always
 // rule otherwise (TP-02, P-3). Amounts are totals for the betting round
 // ("raise to", TP-32), in chips, and multiples of the chip unit (TP-31).
+//
+// Applying a Ruling: once the dealer confirms, the hand engine applies
+// Action with Amount as the total ("raise to") — Fold, Check, Call, or
+// Bet/Raise to Amount (all-in when AllIn), taking Amount - InFront from the
+// stack; Returned and Owed are the physical chips the dealer hands back or
+// asks for. ActionNone and CallFloor wait for
+// the floor. AwaitAmount (TP-42) waits for the dealer to enter the size,
+// then Interpret runs again with Entry.Amount set.
+//
+// Applying an OutOfTurnRuling: hold out-of-turn chips outside the pot while
+// the Outcome is Pending (TP-46); when the player's turn comes, Stands means
+// the recorded wager is their action; CheckOrCall and Withdrawn return
+// Returned chips and restrict the player to Options; Choose (tournament)
+// offers Options with the recorded wager already in; Folded kills the hand
+// (TP-51); CheckedNoRaise sets Situation.RaiseClosed = "TP-49" for the rest
+// of the round. SkippedPlayer tells whether a skipped seat acts now
+// (TP-46), is deemed to have checked or folded (TP-47) or needs the floor
+// (TP-48).
 package live
 
 import "fmt"
