@@ -250,9 +250,13 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 // p1 (TP-09), later stud streets one card to each live player from p1, and
 // board cards in order; PHH lists the first round per player. Unknown cards
 // ("??") are filled first with the cards a later showdown reveals, then with
-// cards the history never names, in ascending order; the rest of the deck
-// follows, so the engine always has enough cards.
-func deck(h *History, holeCards int) (cards.Deck, error) {
+// cards the history never names; the rest of the deck follows, so the engine
+// always has enough cards. The fill order matters only for an unknown stud
+// up card, which decides the bring-in: in stud it is filled from the aces
+// down and in razz from the aces up, so an unknown card never brings in
+// (the history says who did).
+func deck(h *History, game engine.Game) (cards.Deck, error) {
+	holeCards := game.HoleCards()
 	n := h.NumPlayers()
 	// Every card dealt to each player, in order, with showdown reveals.
 	held := make([][]cards.Card, n)
@@ -354,14 +358,42 @@ func deck(h *History, holeCards int) (cards.Deck, error) {
 			spare = append(spare, c)
 		}
 	}
+	fill := slices.Clone(spare)
+	switch game {
+	case engine.Stud, engine.StudHiLo:
+		slices.Reverse(fill) // As, Ah, Ad, Ac, Ks, ...
+	case engine.Razz:
+		// Aces first (low in razz), then deuces up.
+		slices.SortStableFunc(fill, func(a, b cards.Card) int {
+			return razzRank(a) - razzRank(b)
+		})
+	}
 	for i, c := range order {
 		if c == cards.Unknown {
-			if len(spare) == 0 {
+			if len(fill) == 0 {
 				return nil, fmt.Errorf("%w: more cards dealt than the deck holds", ErrFormat)
 			}
-			order[i] = spare[0]
-			spare = spare[1:]
+			order[i] = fill[0]
+			fill = fill[1:]
+		}
+	}
+	used = [cards.NumCards]bool{}
+	for _, c := range order {
+		used[c] = true
+	}
+	spare = spare[:0]
+	for c := cards.Card(0); c < cards.NumCards; c++ {
+		if !used[c] {
+			spare = append(spare, c)
 		}
 	}
 	return append(cards.Deck(order), spare...), nil
+}
+
+// razzRank orders ranks for razz: the ace lowest.
+func razzRank(c cards.Card) int {
+	if c.Rank() == cards.Ace {
+		return 1
+	}
+	return int(c.Rank())
 }

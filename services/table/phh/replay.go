@@ -85,7 +85,7 @@ func ReplayHistory(h *History) ([]Number, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.Deck, err = deck(h, cfg.Game.HoleCards()); err != nil {
+	if st.Deck, err = deck(h, cfg.Game); err != nil {
 		return nil, err
 	}
 	hand, err := engine.NewHand(cfg, st)
