@@ -1,0 +1,228 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
+
+// Add writes ev to the outbox inside tx, the transaction that makes the
+// change the event announces: both commit or neither does. It records the
+// trace context of ctx in the event headers and fills in a missing ID.
+func Add(ctx context.Context, tx *sqlstore.Tx, ev Event) error {
+	if ev.Topic == "" {
+		return errors.New("add event: empty topic")
+	}
+	if ev.ID == "" {
+		ev.ID = NewID()
+	}
+	if ev.Payload == nil {
+		ev.Payload = []byte{}
+	}
+	inject(ctx, &ev)
+	headers, err := json.Marshal(ev.Headers)
+	if err != nil {
+		return fmt.Errorf("add event %s: %w", ev.ID, err)
+	}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO outbox (id, topic, event_key, payload, epoch, headers, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		ev.ID, ev.Topic, ev.Key, ev.Payload, ev.Epoch, string(headers), time.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("add event %s to outbox: %w", ev.ID, err)
+	}
+	return nil
+}
+
+// RelayOptions tunes a Relay. Zero values take the defaults.
+type RelayOptions struct {
+	// Interval is how often Run polls the outbox when nothing woke it;
+	// default 250 ms.
+	Interval time.Duration
+	// BatchSize caps the rows published per round; default 100.
+	BatchSize int
+	// Retention is how long published rows are kept before Run prunes
+	// them; default 24 h.
+	Retention time.Duration
+	// Clock drives polling; default the real clock.
+	Clock clock.Clock
+	// TracerProvider makes the publish spans; nil means the global one.
+	TracerProvider trace.TracerProvider
+	// Logger reports publish failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Relay publishes committed outbox rows to a bus and marks them published.
+// It is safe to run one relay per replica: a row published by two relays,
+// or published again after a crash before it was marked, reaches consumers
+// twice, which Idempotent absorbs.
+type Relay struct {
+	db   *sqlstore.DB
+	bus  Bus
+	opts RelayOptions
+	wake chan struct{}
+}
+
+// NewRelay returns a relay from db's outbox to bus.
+func NewRelay(db *sqlstore.DB, bus Bus, opts RelayOptions) *Relay {
+	if opts.Interval <= 0 {
+		opts.Interval = 250 * time.Millisecond
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 100
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = 24 * time.Hour
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Relay{db: db, bus: bus, opts: opts, wake: make(chan struct{}, 1)}
+}
+
+// Add is events.Add plus a wake-up of the relay once tx commits, so the
+// event goes out at once instead of at the next poll.
+func (r *Relay) Add(ctx context.Context, tx *sqlstore.Tx, ev Event) error {
+	if err := Add(ctx, tx, ev); err != nil {
+		return err
+	}
+	tx.AfterCommit(r.Notify)
+	return nil
+}
+
+// Notify wakes Run for an immediate round.
+func (r *Relay) Notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run publishes until ctx ends, then makes one last round (so a clean
+// shutdown drains the outbox) and returns nil.
+func (r *Relay) Run(ctx context.Context) error {
+	lastPrune := time.Time{}
+	for {
+		if _, err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+			r.opts.Logger.ErrorContext(ctx, "outbox relay", "err", err)
+		}
+		if now := r.opts.Clock.Now(); now.Sub(lastPrune) > time.Hour {
+			lastPrune = now
+			if err := r.Prune(ctx); err != nil && ctx.Err() == nil {
+				r.opts.Logger.ErrorContext(ctx, "outbox prune", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, err := r.Flush(drain)
+			cancel()
+			if err != nil {
+				r.opts.Logger.Error("outbox relay drain", "err", err)
+			}
+			return nil
+		case <-r.wake:
+		case <-r.opts.Clock.After(r.opts.Interval):
+		}
+	}
+}
+
+type outboxRow struct {
+	seq     int64
+	ev      Event
+	headers string
+}
+
+// Flush publishes every unpublished row now, oldest first, and returns how
+// many it published. It stops at the first publish failure, leaving that
+// row and the later ones for the next round.
+func (r *Relay) Flush(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		rows, err := r.pending(ctx)
+		if err != nil {
+			return total, err
+		}
+		for _, row := range rows {
+			if err := r.publish(ctx, row); err != nil {
+				return total, err
+			}
+			total++
+		}
+		if len(rows) < r.opts.BatchSize {
+			return total, nil
+		}
+	}
+}
+
+func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
+	q, err := r.db.SQL().QueryContext(ctx,
+		`SELECT seq, id, topic, event_key, payload, epoch, headers FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+		r.opts.BatchSize)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	defer q.Close()
+	var rows []outboxRow
+	for q.Next() {
+		var row outboxRow
+		if err := q.Scan(&row.seq, &row.ev.ID, &row.ev.Topic, &row.ev.Key, &row.ev.Payload, &row.ev.Epoch, &row.headers); err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		if err := json.Unmarshal([]byte(row.headers), &row.ev.Headers); err != nil {
+			return nil, fmt.Errorf("read outbox row %d headers: %w", row.seq, err)
+		}
+		rows = append(rows, row)
+	}
+	if err := q.Err(); err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	return rows, nil
+}
+
+// publish sends one row inside a producer span that continues the trace of
+// the transaction that wrote it, then marks it published.
+func (r *Relay) publish(ctx context.Context, row outboxRow) error {
+	ev := row.ev
+	pctx, span := tracer(r.opts.TracerProvider).Start(Extract(ctx, ev), "publish "+ev.Topic,
+		trace.WithSpanKind(trace.SpanKindProducer), spanAttrs("cardroom", ev))
+	defer span.End()
+	// Consumers continue from this span.
+	headers := make(map[string]string, len(ev.Headers))
+	for k, v := range ev.Headers {
+		headers[k] = v
+	}
+	ev.Headers = headers
+	inject(pctx, &ev)
+	if err := r.bus.Publish(pctx, ev); err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		return fmt.Errorf("publish event %s: %w", ev.ID, err)
+	}
+	_, err := r.db.SQL().ExecContext(ctx, `UPDATE outbox SET published_at = $1 WHERE seq = $2`, time.Now().UnixMilli(), row.seq)
+	if err != nil {
+		// Published but not marked: it goes out again next round, which
+		// at-least-once allows.
+		return fmt.Errorf("mark event %s published: %w", ev.ID, err)
+	}
+	return nil
+}
+
+// Prune deletes rows published longer ago than the retention.
+func (r *Relay) Prune(ctx context.Context) error {
+	cutoff := time.Now().Add(-r.opts.Retention).UnixMilli()
+	if _, err := r.db.SQL().ExecContext(ctx, `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1`, cutoff); err != nil {
+		return fmt.Errorf("prune outbox: %w", err)
+	}
+	return nil
+}
