@@ -5,13 +5,20 @@
 // source: cardroom/wallet/v1/wallet.proto
 
 // Package cardroom.wallet.v1 is the chip bank: accounts and the double-entry
-// ledger behind them. Amounts are int64 minor units of the account currency.
+// ledger behind them, the buy-in rules of RULES.md (CS-01…CS-11), the table
+// buy-in saga (hold → commit or release), cash-outs, and tournament money.
+// Amounts are int64 minor units of the account currency; chips are 1:1 with
+// cash minor units. Every mutating RPC takes an idempotency key: the same
+// key with the same request returns the original response, the same key
+// with another request is refused with ALREADY_EXISTS
+// (IDEMPOTENCY_KEY_REUSED).
 
 package walletv1
 
 import (
 	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "github.com/cardroom/cardroom/proto/gen/go/cardroom/auth/v1"
+	v1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -36,8 +43,20 @@ const (
 	AccountKind_ACCOUNT_KIND_UNSPECIFIED AccountKind = 0
 	// ACCOUNT_KIND_PLAYER holds a player's money; owner_id is the player ID.
 	AccountKind_ACCOUNT_KIND_PLAYER AccountKind = 1
-	// ACCOUNT_KIND_HOUSE holds the room's fees and rake; owner_id names the house account.
+	// ACCOUNT_KIND_HOUSE holds the room's fee revenue.
 	AccountKind_ACCOUNT_KIND_HOUSE AccountKind = 2
+	// ACCOUNT_KIND_CAGE is the cashier cage, the source of chips on a cash-in;
+	// the only account that goes negative.
+	AccountKind_ACCOUNT_KIND_CAGE AccountKind = 3
+	// ACCOUNT_KIND_TABLE is a cash table's escrow; owner_id is the table ID.
+	AccountKind_ACCOUNT_KIND_TABLE AccountKind = 4
+	// ACCOUNT_KIND_HOLD is a table's pending buy-ins; owner_id is the table ID.
+	AccountKind_ACCOUNT_KIND_HOLD AccountKind = 5
+	// ACCOUNT_KIND_PRIZE_POOL is an event's prize pool; owner_id is the event ID.
+	AccountKind_ACCOUNT_KIND_PRIZE_POOL AccountKind = 6
+	// ACCOUNT_KIND_VOUCHER is the value of outstanding entry vouchers for an
+	// event; owner_id is the event ID.
+	AccountKind_ACCOUNT_KIND_VOUCHER AccountKind = 7
 )
 
 // Enum value maps for AccountKind.
@@ -46,11 +65,21 @@ var (
 		0: "ACCOUNT_KIND_UNSPECIFIED",
 		1: "ACCOUNT_KIND_PLAYER",
 		2: "ACCOUNT_KIND_HOUSE",
+		3: "ACCOUNT_KIND_CAGE",
+		4: "ACCOUNT_KIND_TABLE",
+		5: "ACCOUNT_KIND_HOLD",
+		6: "ACCOUNT_KIND_PRIZE_POOL",
+		7: "ACCOUNT_KIND_VOUCHER",
 	}
 	AccountKind_value = map[string]int32{
 		"ACCOUNT_KIND_UNSPECIFIED": 0,
 		"ACCOUNT_KIND_PLAYER":      1,
 		"ACCOUNT_KIND_HOUSE":       2,
+		"ACCOUNT_KIND_CAGE":        3,
+		"ACCOUNT_KIND_TABLE":       4,
+		"ACCOUNT_KIND_HOLD":        5,
+		"ACCOUNT_KIND_PRIZE_POOL":  6,
+		"ACCOUNT_KIND_VOUCHER":     7,
 	}
 )
 
@@ -81,19 +110,246 @@ func (AccountKind) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{0}
 }
 
+// TransferKind says why chips moved.
+type TransferKind int32
+
+const (
+	// TRANSFER_KIND_UNSPECIFIED is never returned.
+	TransferKind_TRANSFER_KIND_UNSPECIFIED TransferKind = 0
+	// TRANSFER_KIND_DEPOSIT is a cash-in at the cage.
+	TransferKind_TRANSFER_KIND_DEPOSIT TransferKind = 1
+	// TRANSFER_KIND_WITHDRAWAL is a cash-out at the cage.
+	TransferKind_TRANSFER_KIND_WITHDRAWAL TransferKind = 2
+	// TRANSFER_KIND_BUY_IN_HOLD holds a buy-in for a table.
+	TransferKind_TRANSFER_KIND_BUY_IN_HOLD TransferKind = 3
+	// TRANSFER_KIND_BUY_IN_COMMIT moves a held buy-in to the table.
+	TransferKind_TRANSFER_KIND_BUY_IN_COMMIT TransferKind = 4
+	// TRANSFER_KIND_BUY_IN_RELEASE returns a held buy-in (released or expired).
+	TransferKind_TRANSFER_KIND_BUY_IN_RELEASE TransferKind = 5
+	// TRANSFER_KIND_CASH_OUT pays a leaving player's stack from the table.
+	TransferKind_TRANSFER_KIND_CASH_OUT TransferKind = 6
+	// TRANSFER_KIND_ENTRY is a tournament entry (prize part + fee).
+	TransferKind_TRANSFER_KIND_ENTRY TransferKind = 7
+	// TRANSFER_KIND_REBUY is a tournament rebuy.
+	TransferKind_TRANSFER_KIND_REBUY TransferKind = 8
+	// TRANSFER_KIND_ADD_ON is a tournament add-on.
+	TransferKind_TRANSFER_KIND_ADD_ON TransferKind = 9
+	// TRANSFER_KIND_PRIZE is a prize paid from a prize pool.
+	TransferKind_TRANSFER_KIND_PRIZE TransferKind = 10
+	// TRANSFER_KIND_VOUCHER_ISSUE pays a satellite prize as a voucher.
+	TransferKind_TRANSFER_KIND_VOUCHER_ISSUE TransferKind = 11
+	// TRANSFER_KIND_REVERSAL is the exact opposite of an earlier transfer.
+	TransferKind_TRANSFER_KIND_REVERSAL TransferKind = 12
+)
+
+// Enum value maps for TransferKind.
+var (
+	TransferKind_name = map[int32]string{
+		0:  "TRANSFER_KIND_UNSPECIFIED",
+		1:  "TRANSFER_KIND_DEPOSIT",
+		2:  "TRANSFER_KIND_WITHDRAWAL",
+		3:  "TRANSFER_KIND_BUY_IN_HOLD",
+		4:  "TRANSFER_KIND_BUY_IN_COMMIT",
+		5:  "TRANSFER_KIND_BUY_IN_RELEASE",
+		6:  "TRANSFER_KIND_CASH_OUT",
+		7:  "TRANSFER_KIND_ENTRY",
+		8:  "TRANSFER_KIND_REBUY",
+		9:  "TRANSFER_KIND_ADD_ON",
+		10: "TRANSFER_KIND_PRIZE",
+		11: "TRANSFER_KIND_VOUCHER_ISSUE",
+		12: "TRANSFER_KIND_REVERSAL",
+	}
+	TransferKind_value = map[string]int32{
+		"TRANSFER_KIND_UNSPECIFIED":    0,
+		"TRANSFER_KIND_DEPOSIT":        1,
+		"TRANSFER_KIND_WITHDRAWAL":     2,
+		"TRANSFER_KIND_BUY_IN_HOLD":    3,
+		"TRANSFER_KIND_BUY_IN_COMMIT":  4,
+		"TRANSFER_KIND_BUY_IN_RELEASE": 5,
+		"TRANSFER_KIND_CASH_OUT":       6,
+		"TRANSFER_KIND_ENTRY":          7,
+		"TRANSFER_KIND_REBUY":          8,
+		"TRANSFER_KIND_ADD_ON":         9,
+		"TRANSFER_KIND_PRIZE":          10,
+		"TRANSFER_KIND_VOUCHER_ISSUE":  11,
+		"TRANSFER_KIND_REVERSAL":       12,
+	}
+)
+
+func (x TransferKind) Enum() *TransferKind {
+	p := new(TransferKind)
+	*p = x
+	return p
+}
+
+func (x TransferKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TransferKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_wallet_v1_wallet_proto_enumTypes[1].Descriptor()
+}
+
+func (TransferKind) Type() protoreflect.EnumType {
+	return &file_cardroom_wallet_v1_wallet_proto_enumTypes[1]
+}
+
+func (x TransferKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TransferKind.Descriptor instead.
+func (TransferKind) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{1}
+}
+
+// BuyInCase names which rule decided a buy-in.
+type BuyInCase int32
+
+const (
+	// BUY_IN_CASE_UNSPECIFIED is never returned.
+	BuyInCase_BUY_IN_CASE_UNSPECIFIED BuyInCase = 0
+	// BUY_IN_CASE_NEW is a first sit-down this gaming day (CS-02, CS-03).
+	BuyInCase_BUY_IN_CASE_NEW BuyInCase = 1
+	// BUY_IN_CASE_TOP_UP adds chips while some remain (CS-07, G-19).
+	BuyInCase_BUY_IN_CASE_TOP_UP BuyInCase = 2
+	// BUY_IN_CASE_REBUY buys again after going broke (CS-07).
+	BuyInCase_BUY_IN_CASE_REBUY BuyInCase = 3
+	// BUY_IN_CASE_RETURN is a return to the same table the same gaming day
+	// (CS-09, or CS-04 with the quick-return profile).
+	BuyInCase_BUY_IN_CASE_RETURN BuyInCase = 4
+	// BUY_IN_CASE_TABLE_CHANGE is a move within the betting structure (CS-10).
+	BuyInCase_BUY_IN_CASE_TABLE_CHANGE BuyInCase = 5
+	// BUY_IN_CASE_STRUCTURE_CHANGE is a move to another structure (CS-11).
+	BuyInCase_BUY_IN_CASE_STRUCTURE_CHANGE BuyInCase = 6
+)
+
+// Enum value maps for BuyInCase.
+var (
+	BuyInCase_name = map[int32]string{
+		0: "BUY_IN_CASE_UNSPECIFIED",
+		1: "BUY_IN_CASE_NEW",
+		2: "BUY_IN_CASE_TOP_UP",
+		3: "BUY_IN_CASE_REBUY",
+		4: "BUY_IN_CASE_RETURN",
+		5: "BUY_IN_CASE_TABLE_CHANGE",
+		6: "BUY_IN_CASE_STRUCTURE_CHANGE",
+	}
+	BuyInCase_value = map[string]int32{
+		"BUY_IN_CASE_UNSPECIFIED":      0,
+		"BUY_IN_CASE_NEW":              1,
+		"BUY_IN_CASE_TOP_UP":           2,
+		"BUY_IN_CASE_REBUY":            3,
+		"BUY_IN_CASE_RETURN":           4,
+		"BUY_IN_CASE_TABLE_CHANGE":     5,
+		"BUY_IN_CASE_STRUCTURE_CHANGE": 6,
+	}
+)
+
+func (x BuyInCase) Enum() *BuyInCase {
+	p := new(BuyInCase)
+	*p = x
+	return p
+}
+
+func (x BuyInCase) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BuyInCase) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_wallet_v1_wallet_proto_enumTypes[2].Descriptor()
+}
+
+func (BuyInCase) Type() protoreflect.EnumType {
+	return &file_cardroom_wallet_v1_wallet_proto_enumTypes[2]
+}
+
+func (x BuyInCase) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BuyInCase.Descriptor instead.
+func (BuyInCase) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{2}
+}
+
+// HoldState is where a hold is in its life.
+type HoldState int32
+
+const (
+	// HOLD_STATE_UNSPECIFIED is never returned.
+	HoldState_HOLD_STATE_UNSPECIFIED HoldState = 0
+	// HOLD_STATE_HELD waits for the table to commit or release it.
+	HoldState_HOLD_STATE_HELD HoldState = 1
+	// HOLD_STATE_COMMITTED moved the chips to the table.
+	HoldState_HOLD_STATE_COMMITTED HoldState = 2
+	// HOLD_STATE_RELEASED returned the chips to the player.
+	HoldState_HOLD_STATE_RELEASED HoldState = 3
+	// HOLD_STATE_EXPIRED returned the chips after the hold expired.
+	HoldState_HOLD_STATE_EXPIRED HoldState = 4
+)
+
+// Enum value maps for HoldState.
+var (
+	HoldState_name = map[int32]string{
+		0: "HOLD_STATE_UNSPECIFIED",
+		1: "HOLD_STATE_HELD",
+		2: "HOLD_STATE_COMMITTED",
+		3: "HOLD_STATE_RELEASED",
+		4: "HOLD_STATE_EXPIRED",
+	}
+	HoldState_value = map[string]int32{
+		"HOLD_STATE_UNSPECIFIED": 0,
+		"HOLD_STATE_HELD":        1,
+		"HOLD_STATE_COMMITTED":   2,
+		"HOLD_STATE_RELEASED":    3,
+		"HOLD_STATE_EXPIRED":     4,
+	}
+)
+
+func (x HoldState) Enum() *HoldState {
+	p := new(HoldState)
+	*p = x
+	return p
+}
+
+func (x HoldState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HoldState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_wallet_v1_wallet_proto_enumTypes[3].Descriptor()
+}
+
+func (HoldState) Type() protoreflect.EnumType {
+	return &file_cardroom_wallet_v1_wallet_proto_enumTypes[3]
+}
+
+func (x HoldState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HoldState.Descriptor instead.
+func (HoldState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{3}
+}
+
 // Account is a wallet account.
 type Account struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// account_id identifies the account.
+	// account_id identifies the account: "kind:owner:CUR", e.g.
+	// "player:alice:EUR", or "kind:CUR" for the cage and the house fees.
 	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	// owner_id is the player ID (the token subject) for player accounts.
+	// owner_id is the player, table or event ID; empty for room-wide accounts.
 	OwnerId string `protobuf:"bytes,2,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
 	// currency is the ISO 4217 code, for example "EUR".
 	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
 	// kind says what the account holds.
 	Kind AccountKind `protobuf:"varint,4,opt,name=kind,proto3,enum=cardroom.wallet.v1.AccountKind" json:"kind,omitempty"`
 	// create_time is when the account was opened.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// balance is the balance in minor units.
+	Balance       int64 `protobuf:"varint,6,opt,name=balance,proto3" json:"balance,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -163,6 +419,13 @@ func (x *Account) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Account) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
 // OpenAccountRequest opens an account.
 type OpenAccountRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -170,10 +433,13 @@ type OpenAccountRequest struct {
 	OwnerId string `protobuf:"bytes,1,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
 	// currency is the ISO 4217 code, three upper-case letters.
 	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
-	// kind says what the account holds.
-	Kind          AccountKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.wallet.v1.AccountKind" json:"kind,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// kind must be ACCOUNT_KIND_PLAYER.
+	Kind AccountKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.wallet.v1.AccountKind" json:"kind,omitempty"`
+	// idempotency_key makes retries safe; when empty, the owner and currency
+	// are the key, so a retry returns the account opened first.
+	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *OpenAccountRequest) Reset() {
@@ -225,6 +491,13 @@ func (x *OpenAccountRequest) GetKind() AccountKind {
 		return x.Kind
 	}
 	return AccountKind_ACCOUNT_KIND_UNSPECIFIED
+}
+
+func (x *OpenAccountRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // OpenAccountResponse returns the new account.
@@ -328,8 +601,8 @@ type GetBalanceResponse struct {
 	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
 	// balance is the ledger balance in minor units.
 	Balance int64 `protobuf:"varint,3,opt,name=balance,proto3" json:"balance,omitempty"`
-	// available is the balance minus active holds (for example a pending
-	// buy-in), in minor units.
+	// available is what can be spent now. Held buy-ins have already left the
+	// balance (they sit in the table's hold account), so it equals balance.
 	Available     int64 `protobuf:"varint,4,opt,name=available,proto3" json:"available,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -393,11 +666,2933 @@ func (x *GetBalanceResponse) GetAvailable() int64 {
 	return 0
 }
 
+// Transfer is the outcome of an operation that posted one transfer.
+type Transfer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer_id identifies the transfer.
+	TransferId string `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// kind says why chips moved.
+	Kind TransferKind `protobuf:"varint,2,opt,name=kind,proto3,enum=cardroom.wallet.v1.TransferKind" json:"kind,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is the transfer's size in minor units.
+	Amount int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	// account_id is the player account the transfer touched, if any.
+	AccountId string `protobuf:"bytes,5,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// balance is that account's balance right after the transfer.
+	Balance int64 `protobuf:"varint,6,opt,name=balance,proto3" json:"balance,omitempty"`
+	// gaming_day is the gaming day (YYYY-MM-DD) the transfer belongs to.
+	GamingDay string `protobuf:"bytes,7,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	// create_time is when the transfer was posted.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Transfer) Reset() {
+	*x = Transfer{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Transfer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Transfer) ProtoMessage() {}
+
+func (x *Transfer) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
+func (*Transfer) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Transfer) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *Transfer) GetKind() TransferKind {
+	if x != nil {
+		return x.Kind
+	}
+	return TransferKind_TRANSFER_KIND_UNSPECIFIED
+}
+
+func (x *Transfer) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Transfer) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *Transfer) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Transfer) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
+func (x *Transfer) GetGamingDay() string {
+	if x != nil {
+		return x.GamingDay
+	}
+	return ""
+}
+
+func (x *Transfer) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+// DepositRequest credits a player with cash taken in at the cage.
+type DepositRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the player credited.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is in minor units.
+	Amount        int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DepositRequest) Reset() {
+	*x = DepositRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DepositRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DepositRequest) ProtoMessage() {}
+
+func (x *DepositRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DepositRequest.ProtoReflect.Descriptor instead.
+func (*DepositRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DepositRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *DepositRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *DepositRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *DepositRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// DepositResponse is the posted deposit.
+type DepositResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the deposit.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DepositResponse) Reset() {
+	*x = DepositResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DepositResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DepositResponse) ProtoMessage() {}
+
+func (x *DepositResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DepositResponse.ProtoReflect.Descriptor instead.
+func (*DepositResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DepositResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// WithdrawRequest pays a player cash at the cage.
+type WithdrawRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the player debited.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is in minor units.
+	Amount        int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawRequest) Reset() {
+	*x = WithdrawRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawRequest) ProtoMessage() {}
+
+func (x *WithdrawRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawRequest.ProtoReflect.Descriptor instead.
+func (*WithdrawRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *WithdrawRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *WithdrawRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *WithdrawRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *WithdrawRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// WithdrawResponse is the posted withdrawal.
+type WithdrawResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the withdrawal.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WithdrawResponse) Reset() {
+	*x = WithdrawResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WithdrawResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WithdrawResponse) ProtoMessage() {}
+
+func (x *WithdrawResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WithdrawResponse.ProtoReflect.Descriptor instead.
+func (*WithdrawResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *WithdrawResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// GetStatementRequest pages through an account's entries.
+type GetStatementRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// account_id identifies the account.
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// page_size is at most 500; 0 means 50.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// page_token continues from a previous response's next_page_token.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStatementRequest) Reset() {
+	*x = GetStatementRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStatementRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStatementRequest) ProtoMessage() {}
+
+func (x *GetStatementRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStatementRequest.ProtoReflect.Descriptor instead.
+func (*GetStatementRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetStatementRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *GetStatementRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *GetStatementRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// StatementLine is one entry of a statement.
+type StatementLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sequence numbers the account's entries from 1.
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// transfer_id is the transfer the entry belongs to.
+	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// kind says why chips moved.
+	Kind TransferKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.wallet.v1.TransferKind" json:"kind,omitempty"`
+	// amount is the change to the balance (negative is a debit).
+	Amount int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	// balance_after is the balance right after the entry.
+	BalanceAfter int64 `protobuf:"varint,5,opt,name=balance_after,json=balanceAfter,proto3" json:"balance_after,omitempty"`
+	// details are what the transfer was for: player, table, seat, event, cashier.
+	Details map[string]string `protobuf:"bytes,6,rep,name=details,proto3" json:"details,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// create_time is when the entry was posted.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatementLine) Reset() {
+	*x = StatementLine{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatementLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatementLine) ProtoMessage() {}
+
+func (x *StatementLine) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatementLine.ProtoReflect.Descriptor instead.
+func (*StatementLine) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *StatementLine) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *StatementLine) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *StatementLine) GetKind() TransferKind {
+	if x != nil {
+		return x.Kind
+	}
+	return TransferKind_TRANSFER_KIND_UNSPECIFIED
+}
+
+func (x *StatementLine) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *StatementLine) GetBalanceAfter() int64 {
+	if x != nil {
+		return x.BalanceAfter
+	}
+	return 0
+}
+
+func (x *StatementLine) GetDetails() map[string]string {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+func (x *StatementLine) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+// GetStatementResponse is one page of a statement.
+type GetStatementResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// lines are the entries, oldest first.
+	Lines []*StatementLine `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
+	// next_page_token is empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStatementResponse) Reset() {
+	*x = GetStatementResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStatementResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStatementResponse) ProtoMessage() {}
+
+func (x *GetStatementResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStatementResponse.ProtoReflect.Descriptor instead.
+func (*GetStatementResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetStatementResponse) GetLines() []*StatementLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *GetStatementResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// GetCageReportRequest names the gaming day.
+type GetCageReportRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// gaming_day is YYYY-MM-DD; a gaming day starts at the room's cut-off
+	// (06:00 Europe/Helsinki by default, G-20). Empty means today.
+	GamingDay     string `protobuf:"bytes,1,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCageReportRequest) Reset() {
+	*x = GetCageReportRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCageReportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCageReportRequest) ProtoMessage() {}
+
+func (x *GetCageReportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCageReportRequest.ProtoReflect.Descriptor instead.
+func (*GetCageReportRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetCageReportRequest) GetGamingDay() string {
+	if x != nil {
+		return x.GamingDay
+	}
+	return ""
+}
+
+// CageLine is one cashier's movements in one currency.
+type CageLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// cashier is the cashier's subject.
+	Cashier string `protobuf:"bytes,1,opt,name=cashier,proto3" json:"cashier,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	// deposits counts cash-ins and deposit_total sums them.
+	Deposits int64 `protobuf:"varint,3,opt,name=deposits,proto3" json:"deposits,omitempty"`
+	// deposit_total is in minor units.
+	DepositTotal int64 `protobuf:"varint,4,opt,name=deposit_total,json=depositTotal,proto3" json:"deposit_total,omitempty"`
+	// withdrawals counts cash-outs and withdrawal_total sums them.
+	Withdrawals int64 `protobuf:"varint,5,opt,name=withdrawals,proto3" json:"withdrawals,omitempty"`
+	// withdrawal_total is in minor units.
+	WithdrawalTotal int64 `protobuf:"varint,6,opt,name=withdrawal_total,json=withdrawalTotal,proto3" json:"withdrawal_total,omitempty"`
+	// reversals counts corrections of cage movements.
+	Reversals int64 `protobuf:"varint,7,opt,name=reversals,proto3" json:"reversals,omitempty"`
+	// net_cash_in is cash taken in minus cash paid out, after corrections.
+	NetCashIn     int64 `protobuf:"varint,8,opt,name=net_cash_in,json=netCashIn,proto3" json:"net_cash_in,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CageLine) Reset() {
+	*x = CageLine{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CageLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CageLine) ProtoMessage() {}
+
+func (x *CageLine) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CageLine.ProtoReflect.Descriptor instead.
+func (*CageLine) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CageLine) GetCashier() string {
+	if x != nil {
+		return x.Cashier
+	}
+	return ""
+}
+
+func (x *CageLine) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CageLine) GetDeposits() int64 {
+	if x != nil {
+		return x.Deposits
+	}
+	return 0
+}
+
+func (x *CageLine) GetDepositTotal() int64 {
+	if x != nil {
+		return x.DepositTotal
+	}
+	return 0
+}
+
+func (x *CageLine) GetWithdrawals() int64 {
+	if x != nil {
+		return x.Withdrawals
+	}
+	return 0
+}
+
+func (x *CageLine) GetWithdrawalTotal() int64 {
+	if x != nil {
+		return x.WithdrawalTotal
+	}
+	return 0
+}
+
+func (x *CageLine) GetReversals() int64 {
+	if x != nil {
+		return x.Reversals
+	}
+	return 0
+}
+
+func (x *CageLine) GetNetCashIn() int64 {
+	if x != nil {
+		return x.NetCashIn
+	}
+	return 0
+}
+
+// GetCageReportResponse is the cage report of a gaming day.
+type GetCageReportResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// gaming_day is the day reported.
+	GamingDay string `protobuf:"bytes,1,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	// lines are per cashier and currency.
+	Lines         []*CageLine `protobuf:"bytes,2,rep,name=lines,proto3" json:"lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCageReportResponse) Reset() {
+	*x = GetCageReportResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCageReportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCageReportResponse) ProtoMessage() {}
+
+func (x *GetCageReportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCageReportResponse.ProtoReflect.Descriptor instead.
+func (*GetCageReportResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetCageReportResponse) GetGamingDay() string {
+	if x != nil {
+		return x.GamingDay
+	}
+	return ""
+}
+
+func (x *GetCageReportResponse) GetLines() []*CageLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+// ReverseTransferRequest names the transfer to reverse.
+type ReverseTransferRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// transfer_id is the transfer to reverse.
+	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// reason is recorded on the reversal.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReverseTransferRequest) Reset() {
+	*x = ReverseTransferRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverseTransferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverseTransferRequest) ProtoMessage() {}
+
+func (x *ReverseTransferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverseTransferRequest.ProtoReflect.Descriptor instead.
+func (*ReverseTransferRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ReverseTransferRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *ReverseTransferRequest) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *ReverseTransferRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ReverseTransferResponse is the posted reversal.
+type ReverseTransferResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the reversal.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReverseTransferResponse) Reset() {
+	*x = ReverseTransferResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverseTransferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverseTransferResponse) ProtoMessage() {}
+
+func (x *ReverseTransferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverseTransferResponse.ProtoReflect.Descriptor instead.
+func (*ReverseTransferResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ReverseTransferResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// BuyInRange is what a player may put on a table now.
+type BuyInRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// min is the smallest amount allowed, in minor units.
+	Min int64 `protobuf:"varint,1,opt,name=min,proto3" json:"min,omitempty"`
+	// max is the largest amount allowed; meaningless when unbounded.
+	Max int64 `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// unbounded is true when there is no maximum (limit games, CS-02).
+	Unbounded bool `protobuf:"varint,3,opt,name=unbounded,proto3" json:"unbounded,omitempty"`
+	// rule_id is the RULES.md rule that sets the range, e.g. "CS-09".
+	RuleId string `protobuf:"bytes,4,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// case names the situation.
+	Case          BuyInCase `protobuf:"varint,5,opt,name=case,proto3,enum=cardroom.wallet.v1.BuyInCase" json:"case,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BuyInRange) Reset() {
+	*x = BuyInRange{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BuyInRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BuyInRange) ProtoMessage() {}
+
+func (x *BuyInRange) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BuyInRange.ProtoReflect.Descriptor instead.
+func (*BuyInRange) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *BuyInRange) GetMin() int64 {
+	if x != nil {
+		return x.Min
+	}
+	return 0
+}
+
+func (x *BuyInRange) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *BuyInRange) GetUnbounded() bool {
+	if x != nil {
+		return x.Unbounded
+	}
+	return false
+}
+
+func (x *BuyInRange) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *BuyInRange) GetCase() BuyInCase {
+	if x != nil {
+		return x.Case
+	}
+	return BuyInCase_BUY_IN_CASE_UNSPECIFIED
+}
+
+// CheckBuyInRequest asks what a player may buy in for at a table.
+type CheckBuyInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player; a player may ask only for themselves.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// currency is the table's currency.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// game is the table's game: structure and stakes set the range.
+	Game *v1.Game `protobuf:"bytes,4,opt,name=game,proto3" json:"game,omitempty"`
+	// stack is the player's current stack when seated at the table.
+	Stack         int64 `protobuf:"varint,5,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckBuyInRequest) Reset() {
+	*x = CheckBuyInRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckBuyInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckBuyInRequest) ProtoMessage() {}
+
+func (x *CheckBuyInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckBuyInRequest.ProtoReflect.Descriptor instead.
+func (*CheckBuyInRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CheckBuyInRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *CheckBuyInRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *CheckBuyInRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CheckBuyInRequest) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *CheckBuyInRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// CheckBuyInResponse is the allowed range.
+type CheckBuyInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// range is what the player may buy in for now.
+	Range *BuyInRange `protobuf:"bytes,1,opt,name=range,proto3" json:"range,omitempty"`
+	// table_range is the table's ordinary range (CS-02, CS-03).
+	TableRange    *BuyInRange `protobuf:"bytes,2,opt,name=table_range,json=tableRange,proto3" json:"table_range,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckBuyInResponse) Reset() {
+	*x = CheckBuyInResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckBuyInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckBuyInResponse) ProtoMessage() {}
+
+func (x *CheckBuyInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckBuyInResponse.ProtoReflect.Descriptor instead.
+func (*CheckBuyInResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CheckBuyInResponse) GetRange() *BuyInRange {
+	if x != nil {
+		return x.Range
+	}
+	return nil
+}
+
+func (x *CheckBuyInResponse) GetTableRange() *BuyInRange {
+	if x != nil {
+		return x.TableRange
+	}
+	return nil
+}
+
+// Hold is chips held for a buy-in at a table.
+type Hold struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hold_id identifies the hold.
+	HoldId string `protobuf:"bytes,1,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	// state is where the hold is.
+	State HoldState `protobuf:"varint,2,opt,name=state,proto3,enum=cardroom.wallet.v1.HoldState" json:"state,omitempty"`
+	// player_id is the player buying in.
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,4,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is in minor units.
+	Amount int64 `protobuf:"varint,6,opt,name=amount,proto3" json:"amount,omitempty"`
+	// expire_time is when an unsettled hold is released.
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// transfer_id is the transfer of the latest step.
+	TransferId string `protobuf:"bytes,8,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// balance is the player's account balance after that step.
+	Balance int64 `protobuf:"varint,9,opt,name=balance,proto3" json:"balance,omitempty"`
+	// range is the buy-in range that allowed the hold (on HoldBuyIn only).
+	Range         *BuyInRange `protobuf:"bytes,10,opt,name=range,proto3" json:"range,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Hold) Reset() {
+	*x = Hold{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Hold) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Hold) ProtoMessage() {}
+
+func (x *Hold) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Hold.ProtoReflect.Descriptor instead.
+func (*Hold) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Hold) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+func (x *Hold) GetState() HoldState {
+	if x != nil {
+		return x.State
+	}
+	return HoldState_HOLD_STATE_UNSPECIFIED
+}
+
+func (x *Hold) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Hold) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *Hold) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Hold) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *Hold) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *Hold) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *Hold) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
+func (x *Hold) GetRange() *BuyInRange {
+	if x != nil {
+		return x.Range
+	}
+	return nil
+}
+
+// HoldBuyInRequest holds a buy-in on a table's behalf.
+type HoldBuyInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// epoch is the table owner's fencing epoch; lower than the highest seen is refused (ABORTED).
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// player_id is the player buying in.
+	PlayerId string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,5,opt,name=seat,proto3" json:"seat,omitempty"`
+	// currency is the table's currency.
+	Currency string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// game is the table's game.
+	Game *v1.Game `protobuf:"bytes,7,opt,name=game,proto3" json:"game,omitempty"`
+	// stack is the player's current stack when already seated (a top-up).
+	Stack int64 `protobuf:"varint,8,opt,name=stack,proto3" json:"stack,omitempty"`
+	// amount is in minor units.
+	Amount        int64 `protobuf:"varint,9,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldBuyInRequest) Reset() {
+	*x = HoldBuyInRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldBuyInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldBuyInRequest) ProtoMessage() {}
+
+func (x *HoldBuyInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldBuyInRequest.ProtoReflect.Descriptor instead.
+func (*HoldBuyInRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *HoldBuyInRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *HoldBuyInRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *HoldBuyInRequest) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *HoldBuyInRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *HoldBuyInRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *HoldBuyInRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *HoldBuyInRequest) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *HoldBuyInRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *HoldBuyInRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// HoldBuyInResponse is the new hold.
+type HoldBuyInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hold is the new hold.
+	Hold          *Hold `protobuf:"bytes,1,opt,name=hold,proto3" json:"hold,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldBuyInResponse) Reset() {
+	*x = HoldBuyInResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldBuyInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldBuyInResponse) ProtoMessage() {}
+
+func (x *HoldBuyInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldBuyInResponse.ProtoReflect.Descriptor instead.
+func (*HoldBuyInResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *HoldBuyInResponse) GetHold() *Hold {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
+}
+
+// CommitHoldRequest commits a hold.
+type CommitHoldRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// table_id is the hold's table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// epoch is the table owner's fencing epoch.
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// hold_id is the hold.
+	HoldId        string `protobuf:"bytes,4,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitHoldRequest) Reset() {
+	*x = CommitHoldRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitHoldRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitHoldRequest) ProtoMessage() {}
+
+func (x *CommitHoldRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitHoldRequest.ProtoReflect.Descriptor instead.
+func (*CommitHoldRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CommitHoldRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CommitHoldRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *CommitHoldRequest) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *CommitHoldRequest) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+// CommitHoldResponse is the committed hold.
+type CommitHoldResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hold is the committed hold.
+	Hold          *Hold `protobuf:"bytes,1,opt,name=hold,proto3" json:"hold,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitHoldResponse) Reset() {
+	*x = CommitHoldResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitHoldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitHoldResponse) ProtoMessage() {}
+
+func (x *CommitHoldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitHoldResponse.ProtoReflect.Descriptor instead.
+func (*CommitHoldResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CommitHoldResponse) GetHold() *Hold {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
+}
+
+// ReleaseHoldRequest releases a hold.
+type ReleaseHoldRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// table_id is the hold's table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// epoch is the table owner's fencing epoch.
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// hold_id is the hold.
+	HoldId        string `protobuf:"bytes,4,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseHoldRequest) Reset() {
+	*x = ReleaseHoldRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseHoldRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseHoldRequest) ProtoMessage() {}
+
+func (x *ReleaseHoldRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseHoldRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseHoldRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ReleaseHoldRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *ReleaseHoldRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ReleaseHoldRequest) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *ReleaseHoldRequest) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+// ReleaseHoldResponse is the released hold.
+type ReleaseHoldResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hold is the released hold.
+	Hold          *Hold `protobuf:"bytes,1,opt,name=hold,proto3" json:"hold,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseHoldResponse) Reset() {
+	*x = ReleaseHoldResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseHoldResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseHoldResponse) ProtoMessage() {}
+
+func (x *ReleaseHoldResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseHoldResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseHoldResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ReleaseHoldResponse) GetHold() *Hold {
+	if x != nil {
+		return x.Hold
+	}
+	return nil
+}
+
+// CashOutRequest cashes out a leaving player.
+type CashOutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// epoch is the table owner's fencing epoch.
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// player_id is the leaving player.
+	PlayerId string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// currency is the table's currency.
+	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// stack is the player's whole stack; it may be zero.
+	Stack         int64 `protobuf:"varint,6,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutRequest) Reset() {
+	*x = CashOutRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutRequest) ProtoMessage() {}
+
+func (x *CashOutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutRequest.ProtoReflect.Descriptor instead.
+func (*CashOutRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *CashOutRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CashOutRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *CashOutRequest) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *CashOutRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *CashOutRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CashOutRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// CashOutResponse is the cash-out and the recorded departure.
+type CashOutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer_id is empty when the stack was zero.
+	TransferId string `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// balance is the player's account balance after the cash-out.
+	Balance int64 `protobuf:"varint,2,opt,name=balance,proto3" json:"balance,omitempty"`
+	// stack is the stack recorded for CS-09/CS-10.
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// leave_time is the recorded departure time.
+	LeaveTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=leave_time,json=leaveTime,proto3" json:"leave_time,omitempty"`
+	// gaming_day is the departure's gaming day.
+	GamingDay     string `protobuf:"bytes,5,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashOutResponse) Reset() {
+	*x = CashOutResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashOutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashOutResponse) ProtoMessage() {}
+
+func (x *CashOutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashOutResponse.ProtoReflect.Descriptor instead.
+func (*CashOutResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *CashOutResponse) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *CashOutResponse) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
+func (x *CashOutResponse) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *CashOutResponse) GetLeaveTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LeaveTime
+	}
+	return nil
+}
+
+func (x *CashOutResponse) GetGamingDay() string {
+	if x != nil {
+		return x.GamingDay
+	}
+	return ""
+}
+
+// EnterRequest pays a tournament entry.
+type EnterRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// event_id is the tournament.
+	EventId string `protobuf:"bytes,3,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the event's currency.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// prize_part goes to the prize pool ("50" of 50 + 11 €).
+	PrizePart int64 `protobuf:"varint,5,opt,name=prize_part,json=prizePart,proto3" json:"prize_part,omitempty"`
+	// fee goes to the house ("11" of 50 + 11 €).
+	Fee int64 `protobuf:"varint,6,opt,name=fee,proto3" json:"fee,omitempty"`
+	// voucher_id pays with a satellite voucher for this event instead of the wallet.
+	VoucherId     string `protobuf:"bytes,7,opt,name=voucher_id,json=voucherId,proto3" json:"voucher_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnterRequest) Reset() {
+	*x = EnterRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnterRequest) ProtoMessage() {}
+
+func (x *EnterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnterRequest.ProtoReflect.Descriptor instead.
+func (*EnterRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *EnterRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *EnterRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *EnterRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *EnterRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *EnterRequest) GetPrizePart() int64 {
+	if x != nil {
+		return x.PrizePart
+	}
+	return 0
+}
+
+func (x *EnterRequest) GetFee() int64 {
+	if x != nil {
+		return x.Fee
+	}
+	return 0
+}
+
+func (x *EnterRequest) GetVoucherId() string {
+	if x != nil {
+		return x.VoucherId
+	}
+	return ""
+}
+
+// EnterResponse is the posted entry.
+type EnterResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the entry.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnterResponse) Reset() {
+	*x = EnterResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnterResponse) ProtoMessage() {}
+
+func (x *EnterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnterResponse.ProtoReflect.Descriptor instead.
+func (*EnterResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *EnterResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// RebuyRequest pays a rebuy.
+type RebuyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// event_id is the tournament.
+	EventId string `protobuf:"bytes,3,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the event's currency.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// prize_part goes to the prize pool.
+	PrizePart int64 `protobuf:"varint,5,opt,name=prize_part,json=prizePart,proto3" json:"prize_part,omitempty"`
+	// fee goes to the house (usually zero, TR-14).
+	Fee           int64 `protobuf:"varint,6,opt,name=fee,proto3" json:"fee,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RebuyRequest) Reset() {
+	*x = RebuyRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuyRequest) ProtoMessage() {}
+
+func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
+func (*RebuyRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *RebuyRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetPrizePart() int64 {
+	if x != nil {
+		return x.PrizePart
+	}
+	return 0
+}
+
+func (x *RebuyRequest) GetFee() int64 {
+	if x != nil {
+		return x.Fee
+	}
+	return 0
+}
+
+// RebuyResponse is the posted rebuy.
+type RebuyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the rebuy.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RebuyResponse) Reset() {
+	*x = RebuyResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuyResponse) ProtoMessage() {}
+
+func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
+func (*RebuyResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *RebuyResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// AddOnRequest pays an add-on.
+type AddOnRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// event_id is the tournament.
+	EventId string `protobuf:"bytes,3,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the event's currency.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// prize_part goes to the prize pool.
+	PrizePart int64 `protobuf:"varint,5,opt,name=prize_part,json=prizePart,proto3" json:"prize_part,omitempty"`
+	// fee goes to the house.
+	Fee           int64 `protobuf:"varint,6,opt,name=fee,proto3" json:"fee,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddOnRequest) Reset() {
+	*x = AddOnRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddOnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddOnRequest) ProtoMessage() {}
+
+func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
+func (*AddOnRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *AddOnRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetPrizePart() int64 {
+	if x != nil {
+		return x.PrizePart
+	}
+	return 0
+}
+
+func (x *AddOnRequest) GetFee() int64 {
+	if x != nil {
+		return x.Fee
+	}
+	return 0
+}
+
+// AddOnResponse is the posted add-on.
+type AddOnResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the add-on.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddOnResponse) Reset() {
+	*x = AddOnResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddOnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddOnResponse) ProtoMessage() {}
+
+func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
+func (*AddOnResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *AddOnResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// PayPrizeRequest pays a prize.
+type PayPrizeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the winner.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// event_id is the tournament.
+	EventId string `protobuf:"bytes,3,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the event's currency.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is in minor units.
+	Amount int64 `protobuf:"varint,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// place is the finishing place, recorded with the payment.
+	Place         int32 `protobuf:"varint,6,opt,name=place,proto3" json:"place,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayPrizeRequest) Reset() {
+	*x = PayPrizeRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayPrizeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayPrizeRequest) ProtoMessage() {}
+
+func (x *PayPrizeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayPrizeRequest.ProtoReflect.Descriptor instead.
+func (*PayPrizeRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *PayPrizeRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *PayPrizeRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PayPrizeRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *PayPrizeRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PayPrizeRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *PayPrizeRequest) GetPlace() int32 {
+	if x != nil {
+		return x.Place
+	}
+	return 0
+}
+
+// PayPrizeResponse is the posted prize.
+type PayPrizeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the prize.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayPrizeResponse) Reset() {
+	*x = PayPrizeResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayPrizeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayPrizeResponse) ProtoMessage() {}
+
+func (x *PayPrizeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayPrizeResponse.ProtoReflect.Descriptor instead.
+func (*PayPrizeResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *PayPrizeResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// IssueVoucherRequest pays a satellite prize as an entry voucher.
+type IssueVoucherRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// player_id is the winner; only they can use the voucher (TR-19).
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// source_event_id is the satellite whose pool pays.
+	SourceEventId string `protobuf:"bytes,3,opt,name=source_event_id,json=sourceEventId,proto3" json:"source_event_id,omitempty"`
+	// target_event_id is the event the voucher enters.
+	TargetEventId string `protobuf:"bytes,4,opt,name=target_event_id,json=targetEventId,proto3" json:"target_event_id,omitempty"`
+	// currency is the events' currency.
+	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is the voucher's value: the target's prize part plus fee.
+	Amount        int64 `protobuf:"varint,6,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueVoucherRequest) Reset() {
+	*x = IssueVoucherRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueVoucherRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueVoucherRequest) ProtoMessage() {}
+
+func (x *IssueVoucherRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueVoucherRequest.ProtoReflect.Descriptor instead.
+func (*IssueVoucherRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *IssueVoucherRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *IssueVoucherRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *IssueVoucherRequest) GetSourceEventId() string {
+	if x != nil {
+		return x.SourceEventId
+	}
+	return ""
+}
+
+func (x *IssueVoucherRequest) GetTargetEventId() string {
+	if x != nil {
+		return x.TargetEventId
+	}
+	return ""
+}
+
+func (x *IssueVoucherRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *IssueVoucherRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// Voucher is a personal entry to one event.
+type Voucher struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// voucher_id identifies the voucher.
+	VoucherId string `protobuf:"bytes,1,opt,name=voucher_id,json=voucherId,proto3" json:"voucher_id,omitempty"`
+	// player_id is the only player who can use it.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// event_id is the event it enters.
+	EventId string `protobuf:"bytes,3,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is its value in minor units.
+	Amount int64 `protobuf:"varint,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// transfer_id is the transfer that funded it.
+	TransferId string `protobuf:"bytes,6,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// create_time is when it was issued.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Voucher) Reset() {
+	*x = Voucher{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Voucher) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Voucher) ProtoMessage() {}
+
+func (x *Voucher) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Voucher.ProtoReflect.Descriptor instead.
+func (*Voucher) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *Voucher) GetVoucherId() string {
+	if x != nil {
+		return x.VoucherId
+	}
+	return ""
+}
+
+func (x *Voucher) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Voucher) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *Voucher) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Voucher) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *Voucher) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *Voucher) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+// IssueVoucherResponse is the issued voucher.
+type IssueVoucherResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// voucher is the issued voucher.
+	Voucher       *Voucher `protobuf:"bytes,1,opt,name=voucher,proto3" json:"voucher,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueVoucherResponse) Reset() {
+	*x = IssueVoucherResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueVoucherResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueVoucherResponse) ProtoMessage() {}
+
+func (x *IssueVoucherResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueVoucherResponse.ProtoReflect.Descriptor instead.
+func (*IssueVoucherResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *IssueVoucherResponse) GetVoucher() *Voucher {
+	if x != nil {
+		return x.Voucher
+	}
+	return nil
+}
+
+// RefundRequest refunds a cancelled event.
+type RefundRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// event_id is the cancelled event.
+	EventId string `protobuf:"bytes,2,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// reason is recorded on every reversal.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefundRequest) Reset() {
+	*x = RefundRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefundRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefundRequest) ProtoMessage() {}
+
+func (x *RefundRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefundRequest.ProtoReflect.Descriptor instead.
+func (*RefundRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RefundRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *RefundRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *RefundRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RefundResponse lists the reversals posted.
+type RefundResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// reversal_ids are the reversal transfers.
+	ReversalIds []string `protobuf:"bytes,1,rep,name=reversal_ids,json=reversalIds,proto3" json:"reversal_ids,omitempty"`
+	// total is the sum refunded, in minor units.
+	Total         int64 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefundResponse) Reset() {
+	*x = RefundResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefundResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefundResponse) ProtoMessage() {}
+
+func (x *RefundResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefundResponse.ProtoReflect.Descriptor instead.
+func (*RefundResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *RefundResponse) GetReversalIds() []string {
+	if x != nil {
+		return x.ReversalIds
+	}
+	return nil
+}
+
+func (x *RefundResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+// AuditRequest runs the audit.
+type AuditRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditRequest) Reset() {
+	*x = AuditRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditRequest) ProtoMessage() {}
+
+func (x *AuditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditRequest.ProtoReflect.Descriptor instead.
+func (*AuditRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{43}
+}
+
+// CurrencyTotals are the audit's sums for one currency.
+type CurrencyTotals struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// currency is the ISO 4217 code.
+	Currency string `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	// debits is the sum of all debits.
+	Debits int64 `protobuf:"varint,2,opt,name=debits,proto3" json:"debits,omitempty"`
+	// credits is the sum of all credits; equal to debits when clean.
+	Credits int64 `protobuf:"varint,3,opt,name=credits,proto3" json:"credits,omitempty"`
+	// balances is the sum of all balances; zero when clean.
+	Balances      int64 `protobuf:"varint,4,opt,name=balances,proto3" json:"balances,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CurrencyTotals) Reset() {
+	*x = CurrencyTotals{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CurrencyTotals) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CurrencyTotals) ProtoMessage() {}
+
+func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
+func (*CurrencyTotals) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *CurrencyTotals) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetDebits() int64 {
+	if x != nil {
+		return x.Debits
+	}
+	return 0
+}
+
+func (x *CurrencyTotals) GetCredits() int64 {
+	if x != nil {
+		return x.Credits
+	}
+	return 0
+}
+
+func (x *CurrencyTotals) GetBalances() int64 {
+	if x != nil {
+		return x.Balances
+	}
+	return 0
+}
+
+// AuditResponse is the audit's result.
+type AuditResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clean is true when no invariant is broken.
+	Clean bool `protobuf:"varint,1,opt,name=clean,proto3" json:"clean,omitempty"`
+	// currencies are the sums per currency.
+	Currencies []*CurrencyTotals `protobuf:"bytes,2,rep,name=currencies,proto3" json:"currencies,omitempty"`
+	// problems describe each broken invariant, one per line.
+	Problems []string `protobuf:"bytes,3,rep,name=problems,proto3" json:"problems,omitempty"`
+	// accounts counts the accounts checked.
+	Accounts int64 `protobuf:"varint,4,opt,name=accounts,proto3" json:"accounts,omitempty"`
+	// transfers counts the transfers checked.
+	Transfers int64 `protobuf:"varint,5,opt,name=transfers,proto3" json:"transfers,omitempty"`
+	// entries counts the entries checked.
+	Entries       int64 `protobuf:"varint,6,opt,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditResponse) Reset() {
+	*x = AuditResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditResponse) ProtoMessage() {}
+
+func (x *AuditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditResponse.ProtoReflect.Descriptor instead.
+func (*AuditResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *AuditResponse) GetClean() bool {
+	if x != nil {
+		return x.Clean
+	}
+	return false
+}
+
+func (x *AuditResponse) GetCurrencies() []*CurrencyTotals {
+	if x != nil {
+		return x.Currencies
+	}
+	return nil
+}
+
+func (x *AuditResponse) GetProblems() []string {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
+func (x *AuditResponse) GetAccounts() int64 {
+	if x != nil {
+		return x.Accounts
+	}
+	return 0
+}
+
+func (x *AuditResponse) GetTransfers() int64 {
+	if x != nil {
+		return x.Transfers
+	}
+	return 0
+}
+
+func (x *AuditResponse) GetEntries() int64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
 var File_cardroom_wallet_v1_wallet_proto protoreflect.FileDescriptor
 
 const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcardroom/wallet/v1/wallet.proto\x12\x12cardroom.wallet.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd1\x01\n" +
+	"\x1fcardroom/wallet/v1/wallet.proto\x12\x12cardroom.wallet.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x01\n" +
 	"\aAccount\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
@@ -405,35 +3600,361 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x123\n" +
 	"\x04kind\x18\x04 \x01(\x0e2\x1f.cardroom.wallet.v1.AccountKindR\x04kind\x12;\n" +
 	"\vcreate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\xab\x01\n" +
+	"createTime\x12\x18\n" +
+	"\abalance\x18\x06 \x01(\x03R\abalance\"\xde\x01\n" +
 	"\x12OpenAccountRequest\x12%\n" +
 	"\bowner_id\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\aownerId\x12-\n" +
 	"\bcurrency\x18\x02 \x01(\tB\x11\xbaH\x0er\f2\n" +
 	"^[A-Z]{3}$R\bcurrency\x12?\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x1f.cardroom.wallet.v1.AccountKindB\n" +
-	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\"L\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x121\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"L\n" +
 	"\x13OpenAccountResponse\x125\n" +
-	"\aaccount\x18\x01 \x01(\v2\x1b.cardroom.wallet.v1.AccountR\aaccount\"O\n" +
-	"\x11GetBalanceRequest\x12:\n" +
+	"\aaccount\x18\x01 \x01(\v2\x1b.cardroom.wallet.v1.AccountR\aaccount\"S\n" +
+	"\x11GetBalanceRequest\x12>\n" +
 	"\n" +
-	"account_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\taccountId\"\x87\x01\n" +
+	"account_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a\x10\x01\x18\xc8\x012\x13^[A-Za-z0-9_.@:-]+$R\taccountId\"\x87\x01\n" +
 	"\x12GetBalanceResponse\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1a\n" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x18\n" +
 	"\abalance\x18\x03 \x01(\x03R\abalance\x12\x1c\n" +
-	"\tavailable\x18\x04 \x01(\x03R\tavailable*\\\n" +
+	"\tavailable\x18\x04 \x01(\x03R\tavailable\"\xaa\x02\n" +
+	"\bTransfer\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x124\n" +
+	"\x04kind\x18\x02 \x01(\x0e2 .cardroom.wallet.v1.TransferKindR\x04kind\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06amount\x18\x04 \x01(\x03R\x06amount\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x05 \x01(\tR\taccountId\x12\x18\n" +
+	"\abalance\x18\x06 \x01(\x03R\abalance\x12\x1d\n" +
+	"\n" +
+	"gaming_day\x18\a \x01(\tR\tgamingDay\x12;\n" +
+	"\vcreate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\"\xd3\x01\n" +
+	"\x0eDepositRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12-\n" +
+	"\bcurrency\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1f\n" +
+	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\"K\n" +
+	"\x0fDepositResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xd4\x01\n" +
+	"\x0fWithdrawRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12-\n" +
+	"\bcurrency\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1f\n" +
+	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\"L\n" +
+	"\x10WithdrawResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xb3\x01\n" +
+	"\x13GetStatementRequest\x12>\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a\x10\x01\x18\xc8\x012\x13^[A-Za-z0-9_.@:-]+$R\taccountId\x12'\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xf4\x03(\x00R\bpageSize\x123\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tB\x14\xbaH\x11r\x0f2\r^[0-9]{0,19}$R\tpageToken\"\x82\x03\n" +
+	"\rStatementLine\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\x124\n" +
+	"\x04kind\x18\x03 \x01(\x0e2 .cardroom.wallet.v1.TransferKindR\x04kind\x12\x16\n" +
+	"\x06amount\x18\x04 \x01(\x03R\x06amount\x12#\n" +
+	"\rbalance_after\x18\x05 \x01(\x03R\fbalanceAfter\x12H\n" +
+	"\adetails\x18\x06 \x03(\v2..cardroom.wallet.v1.StatementLine.DetailsEntryR\adetails\x12;\n" +
+	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x1a:\n" +
+	"\fDetailsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"w\n" +
+	"\x14GetStatementResponse\x127\n" +
+	"\x05lines\x18\x01 \x03(\v2!.cardroom.wallet.v1.StatementLineR\x05lines\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"]\n" +
+	"\x14GetCageReportRequest\x12E\n" +
+	"\n" +
+	"gaming_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\tgamingDay\"\x8c\x02\n" +
+	"\bCageLine\x12\x18\n" +
+	"\acashier\x18\x01 \x01(\tR\acashier\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x1a\n" +
+	"\bdeposits\x18\x03 \x01(\x03R\bdeposits\x12#\n" +
+	"\rdeposit_total\x18\x04 \x01(\x03R\fdepositTotal\x12 \n" +
+	"\vwithdrawals\x18\x05 \x01(\x03R\vwithdrawals\x12)\n" +
+	"\x10withdrawal_total\x18\x06 \x01(\x03R\x0fwithdrawalTotal\x12\x1c\n" +
+	"\treversals\x18\a \x01(\x03R\treversals\x12\x1e\n" +
+	"\vnet_cash_in\x18\b \x01(\x03R\tnetCashIn\"j\n" +
+	"\x15GetCageReportResponse\x12\x1d\n" +
+	"\n" +
+	"gaming_day\x18\x01 \x01(\tR\tgamingDay\x122\n" +
+	"\x05lines\x18\x02 \x03(\v2\x1c.cardroom.wallet.v1.CageLineR\x05lines\"\x9d\x01\n" +
+	"\x16ReverseTransferRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12*\n" +
+	"\vtransfer_id\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"transferId\x12\"\n" +
+	"\x06reason\x18\x03 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"S\n" +
+	"\x17ReverseTransferResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\x9a\x01\n" +
+	"\n" +
+	"BuyInRange\x12\x10\n" +
+	"\x03min\x18\x01 \x01(\x03R\x03min\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1c\n" +
+	"\tunbounded\x18\x03 \x01(\bR\tunbounded\x12\x17\n" +
+	"\arule_id\x18\x04 \x01(\tR\x06ruleId\x121\n" +
+	"\x04case\x18\x05 \x01(\x0e2\x1d.cardroom.wallet.v1.BuyInCaseR\x04case\"\x8f\x02\n" +
+	"\x11CheckBuyInRequest\x12<\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12-\n" +
+	"\bcurrency\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x122\n" +
+	"\x04game\x18\x04 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1d\n" +
+	"\x05stack\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\"\x8b\x01\n" +
+	"\x12CheckBuyInResponse\x124\n" +
+	"\x05range\x18\x01 \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\x12?\n" +
+	"\vtable_range\x18\x02 \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\n" +
+	"tableRange\"\xee\x02\n" +
+	"\x04Hold\x12\x17\n" +
+	"\ahold_id\x18\x01 \x01(\tR\x06holdId\x123\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x1d.cardroom.wallet.v1.HoldStateR\x05state\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\x19\n" +
+	"\btable_id\x18\x04 \x01(\tR\atableId\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06amount\x18\x06 \x01(\x03R\x06amount\x12;\n" +
+	"\vexpire_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x12\x1f\n" +
+	"\vtransfer_id\x18\b \x01(\tR\n" +
+	"transferId\x12\x18\n" +
+	"\abalance\x18\t \x01(\x03R\abalance\x124\n" +
+	"\x05range\x18\n" +
+	" \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\"\xa0\x03\n" +
+	"\x10HoldBuyInRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
+	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12<\n" +
+	"\tplayer_id\x18\x04 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1b\n" +
+	"\x04seat\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x04seat\x12-\n" +
+	"\bcurrency\x18\x06 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x122\n" +
+	"\x04game\x18\a \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1d\n" +
+	"\x05stack\x18\b \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12\x1f\n" +
+	"\x06amount\x18\t \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\"A\n" +
+	"\x11HoldBuyInResponse\x12,\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc7\x01\n" +
+	"\x11CommitHoldRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
+	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12\"\n" +
+	"\ahold_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06holdId\"B\n" +
+	"\x12CommitHoldResponse\x12,\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc8\x01\n" +
+	"\x12ReleaseHoldRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
+	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12\"\n" +
+	"\ahold_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06holdId\"C\n" +
+	"\x13ReleaseHoldResponse\x12,\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xac\x02\n" +
+	"\x0eCashOutRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
+	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12<\n" +
+	"\tplayer_id\x18\x04 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12-\n" +
+	"\bcurrency\x18\x05 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1d\n" +
+	"\x05stack\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\"\xbc\x01\n" +
+	"\x0fCashOutResponse\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x12\x18\n" +
+	"\abalance\x18\x02 \x01(\x03R\abalance\x12\x14\n" +
+	"\x05stack\x18\x03 \x01(\x03R\x05stack\x129\n" +
+	"\n" +
+	"leave_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tleaveTime\x12\x1d\n" +
+	"\n" +
+	"gaming_day\x18\x05 \x01(\tR\tgamingDay\"\xd7\x02\n" +
+	"\fEnterRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
+	"\bevent_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12-\n" +
+	"\bcurrency\x18\x04 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12&\n" +
+	"\n" +
+	"prize_part\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\tprizePart\x12\x19\n" +
+	"\x03fee\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x03fee\x12&\n" +
+	"\n" +
+	"voucher_id\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\tvoucherId\"I\n" +
+	"\rEnterResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xaf\x02\n" +
+	"\fRebuyRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
+	"\bevent_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12-\n" +
+	"\bcurrency\x18\x04 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12&\n" +
+	"\n" +
+	"prize_part\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\tprizePart\x12\x19\n" +
+	"\x03fee\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x03fee\"I\n" +
+	"\rRebuyResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xaf\x02\n" +
+	"\fAddOnRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
+	"\bevent_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12-\n" +
+	"\bcurrency\x18\x04 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12&\n" +
+	"\n" +
+	"prize_part\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\tprizePart\x12\x19\n" +
+	"\x03fee\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x03fee\"I\n" +
+	"\rAddOnResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xaf\x02\n" +
+	"\x0fPayPrizeRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
+	"\bevent_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12-\n" +
+	"\bcurrency\x18\x04 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1f\n" +
+	"\x06amount\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12\x1d\n" +
+	"\x05place\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x05place\"L\n" +
+	"\x10PayPrizeResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xea\x02\n" +
+	"\x13IssueVoucherRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12G\n" +
+	"\x0fsource_event_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\rsourceEventId\x12G\n" +
+	"\x0ftarget_event_id\x18\x04 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\rtargetEventId\x12-\n" +
+	"\bcurrency\x18\x05 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1f\n" +
+	"\x06amount\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\"\xf2\x01\n" +
+	"\aVoucher\x12\x1d\n" +
+	"\n" +
+	"voucher_id\x18\x01 \x01(\tR\tvoucherId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x19\n" +
+	"\bevent_id\x18\x03 \x01(\tR\aeventId\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\x03R\x06amount\x12\x1f\n" +
+	"\vtransfer_id\x18\x06 \x01(\tR\n" +
+	"transferId\x12;\n" +
+	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\"M\n" +
+	"\x14IssueVoucherResponse\x125\n" +
+	"\avoucher\x18\x01 \x01(\v2\x1b.cardroom.wallet.v1.VoucherR\avoucher\"\xa4\x01\n" +
+	"\rRefundRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\bevent_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12\"\n" +
+	"\x06reason\x18\x03 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"I\n" +
+	"\x0eRefundResponse\x12!\n" +
+	"\freversal_ids\x18\x01 \x03(\tR\vreversalIds\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"\x0e\n" +
+	"\fAuditRequest\"z\n" +
+	"\x0eCurrencyTotals\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06debits\x18\x02 \x01(\x03R\x06debits\x12\x18\n" +
+	"\acredits\x18\x03 \x01(\x03R\acredits\x12\x1a\n" +
+	"\bbalances\x18\x04 \x01(\x03R\bbalances\"\xd9\x01\n" +
+	"\rAuditResponse\x12\x14\n" +
+	"\x05clean\x18\x01 \x01(\bR\x05clean\x12B\n" +
+	"\n" +
+	"currencies\x18\x02 \x03(\v2\".cardroom.wallet.v1.CurrencyTotalsR\n" +
+	"currencies\x12\x1a\n" +
+	"\bproblems\x18\x03 \x03(\tR\bproblems\x12\x1a\n" +
+	"\baccounts\x18\x04 \x01(\x03R\baccounts\x12\x1c\n" +
+	"\ttransfers\x18\x05 \x01(\x03R\ttransfers\x12\x18\n" +
+	"\aentries\x18\x06 \x01(\x03R\aentries*\xd9\x01\n" +
 	"\vAccountKind\x12\x1c\n" +
 	"\x18ACCOUNT_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ACCOUNT_KIND_PLAYER\x10\x01\x12\x16\n" +
-	"\x12ACCOUNT_KIND_HOUSE\x10\x022\xa2\x02\n" +
+	"\x12ACCOUNT_KIND_HOUSE\x10\x02\x12\x15\n" +
+	"\x11ACCOUNT_KIND_CAGE\x10\x03\x12\x16\n" +
+	"\x12ACCOUNT_KIND_TABLE\x10\x04\x12\x15\n" +
+	"\x11ACCOUNT_KIND_HOLD\x10\x05\x12\x1b\n" +
+	"\x17ACCOUNT_KIND_PRIZE_POOL\x10\x06\x12\x18\n" +
+	"\x14ACCOUNT_KIND_VOUCHER\x10\a*\x86\x03\n" +
+	"\fTransferKind\x12\x1d\n" +
+	"\x19TRANSFER_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15TRANSFER_KIND_DEPOSIT\x10\x01\x12\x1c\n" +
+	"\x18TRANSFER_KIND_WITHDRAWAL\x10\x02\x12\x1d\n" +
+	"\x19TRANSFER_KIND_BUY_IN_HOLD\x10\x03\x12\x1f\n" +
+	"\x1bTRANSFER_KIND_BUY_IN_COMMIT\x10\x04\x12 \n" +
+	"\x1cTRANSFER_KIND_BUY_IN_RELEASE\x10\x05\x12\x1a\n" +
+	"\x16TRANSFER_KIND_CASH_OUT\x10\x06\x12\x17\n" +
+	"\x13TRANSFER_KIND_ENTRY\x10\a\x12\x17\n" +
+	"\x13TRANSFER_KIND_REBUY\x10\b\x12\x18\n" +
+	"\x14TRANSFER_KIND_ADD_ON\x10\t\x12\x17\n" +
+	"\x13TRANSFER_KIND_PRIZE\x10\n" +
+	"\x12\x1f\n" +
+	"\x1bTRANSFER_KIND_VOUCHER_ISSUE\x10\v\x12\x1a\n" +
+	"\x16TRANSFER_KIND_REVERSAL\x10\f*\xc4\x01\n" +
+	"\tBuyInCase\x12\x1b\n" +
+	"\x17BUY_IN_CASE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fBUY_IN_CASE_NEW\x10\x01\x12\x16\n" +
+	"\x12BUY_IN_CASE_TOP_UP\x10\x02\x12\x15\n" +
+	"\x11BUY_IN_CASE_REBUY\x10\x03\x12\x16\n" +
+	"\x12BUY_IN_CASE_RETURN\x10\x04\x12\x1c\n" +
+	"\x18BUY_IN_CASE_TABLE_CHANGE\x10\x05\x12 \n" +
+	"\x1cBUY_IN_CASE_STRUCTURE_CHANGE\x10\x06*\x87\x01\n" +
+	"\tHoldState\x12\x1a\n" +
+	"\x16HOLD_STATE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fHOLD_STATE_HELD\x10\x01\x12\x18\n" +
+	"\x14HOLD_STATE_COMMITTED\x10\x02\x12\x17\n" +
+	"\x13HOLD_STATE_RELEASED\x10\x03\x12\x16\n" +
+	"\x12HOLD_STATE_EXPIRED\x10\x042\xff\x14\n" +
 	"\rWalletService\x12\x7f\n" +
 	"\vOpenAccount\x12&.cardroom.wallet.v1.OpenAccountRequest\x1a'.cardroom.wallet.v1.OpenAccountResponse\"\x1f\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/accounts\x12\x8f\x01\n" +
 	"\n" +
 	"GetBalance\x12%.cardroom.wallet.v1.GetBalanceRequest\x1a&.cardroom.wallet.v1.GetBalanceResponse\"2\xca\xf3\x18\x05\n" +
-	"\x03\x01\x04\x05\x82\xd3\xe4\x93\x02#\x12!/v1/accounts/{account_id}/balanceBGZEgithub.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1;walletv1b\x06proto3"
+	"\x03\x01\x04\x05\x82\xd3\xe4\x93\x02#\x12!/v1/accounts/{account_id}/balance\x12\x97\x01\n" +
+	"\fGetStatement\x12'.cardroom.wallet.v1.GetStatementRequest\x1a(.cardroom.wallet.v1.GetStatementResponse\"4\xca\xf3\x18\x05\n" +
+	"\x03\x01\x04\x05\x82\xd3\xe4\x93\x02%\x12#/v1/accounts/{account_id}/statement\x12\x86\x01\n" +
+	"\aDeposit\x12\".cardroom.wallet.v1.DepositRequest\x1a#.cardroom.wallet.v1.DepositResponse\"2\xca\xf3\x18\x03\n" +
+	"\x01\x04\x82\xd3\xe4\x93\x02%:\x01*\" /v1/players/{player_id}/deposits\x12\x8c\x01\n" +
+	"\bWithdraw\x12#.cardroom.wallet.v1.WithdrawRequest\x1a$.cardroom.wallet.v1.WithdrawResponse\"5\xca\xf3\x18\x03\n" +
+	"\x01\x04\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/players/{player_id}/withdrawals\x12\x85\x01\n" +
+	"\rGetCageReport\x12(.cardroom.wallet.v1.GetCageReportRequest\x1a).cardroom.wallet.v1.GetCageReportResponse\"\x1f\xca\xf3\x18\x04\n" +
+	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/cage-report\x12\xa2\x01\n" +
+	"\x0fReverseTransfer\x12*.cardroom.wallet.v1.ReverseTransferRequest\x1a+.cardroom.wallet.v1.ReverseTransferResponse\"6\xca\xf3\x18\x04\n" +
+	"\x02\x04\x05\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/transfers/{transfer_id}:reverse\x12\x97\x01\n" +
+	"\n" +
+	"CheckBuyIn\x12%.cardroom.wallet.v1.CheckBuyInRequest\x1a&.cardroom.wallet.v1.CheckBuyInResponse\":\xca\xf3\x18\x06\n" +
+	"\x04\x01\x06\x03\x04\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/players/{player_id}/buy-in-checks\x12\x87\x01\n" +
+	"\tHoldBuyIn\x12$.cardroom.wallet.v1.HoldBuyInRequest\x1a%.cardroom.wallet.v1.HoldBuyInResponse\"-\xca\xf3\x18\x03\n" +
+	"\x01\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}/holds\x12\x9b\x01\n" +
+	"\n" +
+	"CommitHold\x12%.cardroom.wallet.v1.CommitHoldRequest\x1a&.cardroom.wallet.v1.CommitHoldResponse\">\xca\xf3\x18\x03\n" +
+	"\x01\x06\x82\xd3\xe4\x93\x021:\x01*\",/v1/tables/{table_id}/holds/{hold_id}:commit\x12\x9f\x01\n" +
+	"\vReleaseHold\x12&.cardroom.wallet.v1.ReleaseHoldRequest\x1a'.cardroom.wallet.v1.ReleaseHoldResponse\"?\xca\xf3\x18\x03\n" +
+	"\x01\x06\x82\xd3\xe4\x93\x022:\x01*\"-/v1/tables/{table_id}/holds/{hold_id}:release\x12\x85\x01\n" +
+	"\aCashOut\x12\".cardroom.wallet.v1.CashOutRequest\x1a#.cardroom.wallet.v1.CashOutResponse\"1\xca\xf3\x18\x03\n" +
+	"\x01\x06\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v1/tables/{table_id}/cash-outs\x12~\n" +
+	"\x05Enter\x12 .cardroom.wallet.v1.EnterRequest\x1a!.cardroom.wallet.v1.EnterResponse\"0\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/events/{event_id}/entries\x12}\n" +
+	"\x05Rebuy\x12 .cardroom.wallet.v1.RebuyRequest\x1a!.cardroom.wallet.v1.RebuyResponse\"/\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}/rebuys\x12~\n" +
+	"\x05AddOn\x12 .cardroom.wallet.v1.AddOnRequest\x1a!.cardroom.wallet.v1.AddOnResponse\"0\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/events/{event_id}/add-ons\x12\x86\x01\n" +
+	"\bPayPrize\x12#.cardroom.wallet.v1.PayPrizeRequest\x1a$.cardroom.wallet.v1.PayPrizeResponse\"/\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}/prizes\x12\x9b\x01\n" +
+	"\fIssueVoucher\x12'.cardroom.wallet.v1.IssueVoucherRequest\x1a(.cardroom.wallet.v1.IssueVoucherResponse\"8\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/events/{source_event_id}/vouchers\x12\x80\x01\n" +
+	"\x06Refund\x12!.cardroom.wallet.v1.RefundRequest\x1a\".cardroom.wallet.v1.RefundResponse\"/\xca\xf3\x18\x04\n" +
+	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}:refund\x12g\n" +
+	"\x05Audit\x12 .cardroom.wallet.v1.AuditRequest\x1a!.cardroom.wallet.v1.AuditResponse\"\x19\xca\xf3\x18\x04\n" +
+	"\x02\x04\x05\x82\xd3\xe4\x93\x02\v\x12\t/v1/auditBGZEgithub.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1;walletv1b\x06proto3"
 
 var (
 	file_cardroom_wallet_v1_wallet_proto_rawDescOnce sync.Once
@@ -447,31 +3968,140 @@ func file_cardroom_wallet_v1_wallet_proto_rawDescGZIP() []byte {
 	return file_cardroom_wallet_v1_wallet_proto_rawDescData
 }
 
-var file_cardroom_wallet_v1_wallet_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_cardroom_wallet_v1_wallet_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
-	(AccountKind)(0),              // 0: cardroom.wallet.v1.AccountKind
-	(*Account)(nil),               // 1: cardroom.wallet.v1.Account
-	(*OpenAccountRequest)(nil),    // 2: cardroom.wallet.v1.OpenAccountRequest
-	(*OpenAccountResponse)(nil),   // 3: cardroom.wallet.v1.OpenAccountResponse
-	(*GetBalanceRequest)(nil),     // 4: cardroom.wallet.v1.GetBalanceRequest
-	(*GetBalanceResponse)(nil),    // 5: cardroom.wallet.v1.GetBalanceResponse
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(AccountKind)(0),                // 0: cardroom.wallet.v1.AccountKind
+	(TransferKind)(0),               // 1: cardroom.wallet.v1.TransferKind
+	(BuyInCase)(0),                  // 2: cardroom.wallet.v1.BuyInCase
+	(HoldState)(0),                  // 3: cardroom.wallet.v1.HoldState
+	(*Account)(nil),                 // 4: cardroom.wallet.v1.Account
+	(*OpenAccountRequest)(nil),      // 5: cardroom.wallet.v1.OpenAccountRequest
+	(*OpenAccountResponse)(nil),     // 6: cardroom.wallet.v1.OpenAccountResponse
+	(*GetBalanceRequest)(nil),       // 7: cardroom.wallet.v1.GetBalanceRequest
+	(*GetBalanceResponse)(nil),      // 8: cardroom.wallet.v1.GetBalanceResponse
+	(*Transfer)(nil),                // 9: cardroom.wallet.v1.Transfer
+	(*DepositRequest)(nil),          // 10: cardroom.wallet.v1.DepositRequest
+	(*DepositResponse)(nil),         // 11: cardroom.wallet.v1.DepositResponse
+	(*WithdrawRequest)(nil),         // 12: cardroom.wallet.v1.WithdrawRequest
+	(*WithdrawResponse)(nil),        // 13: cardroom.wallet.v1.WithdrawResponse
+	(*GetStatementRequest)(nil),     // 14: cardroom.wallet.v1.GetStatementRequest
+	(*StatementLine)(nil),           // 15: cardroom.wallet.v1.StatementLine
+	(*GetStatementResponse)(nil),    // 16: cardroom.wallet.v1.GetStatementResponse
+	(*GetCageReportRequest)(nil),    // 17: cardroom.wallet.v1.GetCageReportRequest
+	(*CageLine)(nil),                // 18: cardroom.wallet.v1.CageLine
+	(*GetCageReportResponse)(nil),   // 19: cardroom.wallet.v1.GetCageReportResponse
+	(*ReverseTransferRequest)(nil),  // 20: cardroom.wallet.v1.ReverseTransferRequest
+	(*ReverseTransferResponse)(nil), // 21: cardroom.wallet.v1.ReverseTransferResponse
+	(*BuyInRange)(nil),              // 22: cardroom.wallet.v1.BuyInRange
+	(*CheckBuyInRequest)(nil),       // 23: cardroom.wallet.v1.CheckBuyInRequest
+	(*CheckBuyInResponse)(nil),      // 24: cardroom.wallet.v1.CheckBuyInResponse
+	(*Hold)(nil),                    // 25: cardroom.wallet.v1.Hold
+	(*HoldBuyInRequest)(nil),        // 26: cardroom.wallet.v1.HoldBuyInRequest
+	(*HoldBuyInResponse)(nil),       // 27: cardroom.wallet.v1.HoldBuyInResponse
+	(*CommitHoldRequest)(nil),       // 28: cardroom.wallet.v1.CommitHoldRequest
+	(*CommitHoldResponse)(nil),      // 29: cardroom.wallet.v1.CommitHoldResponse
+	(*ReleaseHoldRequest)(nil),      // 30: cardroom.wallet.v1.ReleaseHoldRequest
+	(*ReleaseHoldResponse)(nil),     // 31: cardroom.wallet.v1.ReleaseHoldResponse
+	(*CashOutRequest)(nil),          // 32: cardroom.wallet.v1.CashOutRequest
+	(*CashOutResponse)(nil),         // 33: cardroom.wallet.v1.CashOutResponse
+	(*EnterRequest)(nil),            // 34: cardroom.wallet.v1.EnterRequest
+	(*EnterResponse)(nil),           // 35: cardroom.wallet.v1.EnterResponse
+	(*RebuyRequest)(nil),            // 36: cardroom.wallet.v1.RebuyRequest
+	(*RebuyResponse)(nil),           // 37: cardroom.wallet.v1.RebuyResponse
+	(*AddOnRequest)(nil),            // 38: cardroom.wallet.v1.AddOnRequest
+	(*AddOnResponse)(nil),           // 39: cardroom.wallet.v1.AddOnResponse
+	(*PayPrizeRequest)(nil),         // 40: cardroom.wallet.v1.PayPrizeRequest
+	(*PayPrizeResponse)(nil),        // 41: cardroom.wallet.v1.PayPrizeResponse
+	(*IssueVoucherRequest)(nil),     // 42: cardroom.wallet.v1.IssueVoucherRequest
+	(*Voucher)(nil),                 // 43: cardroom.wallet.v1.Voucher
+	(*IssueVoucherResponse)(nil),    // 44: cardroom.wallet.v1.IssueVoucherResponse
+	(*RefundRequest)(nil),           // 45: cardroom.wallet.v1.RefundRequest
+	(*RefundResponse)(nil),          // 46: cardroom.wallet.v1.RefundResponse
+	(*AuditRequest)(nil),            // 47: cardroom.wallet.v1.AuditRequest
+	(*CurrencyTotals)(nil),          // 48: cardroom.wallet.v1.CurrencyTotals
+	(*AuditResponse)(nil),           // 49: cardroom.wallet.v1.AuditResponse
+	nil,                             // 50: cardroom.wallet.v1.StatementLine.DetailsEntry
+	(*timestamppb.Timestamp)(nil),   // 51: google.protobuf.Timestamp
+	(*v1.Game)(nil),                 // 52: cardroom.game.v1.Game
 }
 var file_cardroom_wallet_v1_wallet_proto_depIdxs = []int32{
-	0, // 0: cardroom.wallet.v1.Account.kind:type_name -> cardroom.wallet.v1.AccountKind
-	6, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
-	0, // 2: cardroom.wallet.v1.OpenAccountRequest.kind:type_name -> cardroom.wallet.v1.AccountKind
-	1, // 3: cardroom.wallet.v1.OpenAccountResponse.account:type_name -> cardroom.wallet.v1.Account
-	2, // 4: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
-	4, // 5: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
-	3, // 6: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
-	5, // 7: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	0,  // 0: cardroom.wallet.v1.Account.kind:type_name -> cardroom.wallet.v1.AccountKind
+	51, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
+	0,  // 2: cardroom.wallet.v1.OpenAccountRequest.kind:type_name -> cardroom.wallet.v1.AccountKind
+	4,  // 3: cardroom.wallet.v1.OpenAccountResponse.account:type_name -> cardroom.wallet.v1.Account
+	1,  // 4: cardroom.wallet.v1.Transfer.kind:type_name -> cardroom.wallet.v1.TransferKind
+	51, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
+	9,  // 6: cardroom.wallet.v1.DepositResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 7: cardroom.wallet.v1.WithdrawResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	1,  // 8: cardroom.wallet.v1.StatementLine.kind:type_name -> cardroom.wallet.v1.TransferKind
+	50, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
+	51, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
+	15, // 11: cardroom.wallet.v1.GetStatementResponse.lines:type_name -> cardroom.wallet.v1.StatementLine
+	18, // 12: cardroom.wallet.v1.GetCageReportResponse.lines:type_name -> cardroom.wallet.v1.CageLine
+	9,  // 13: cardroom.wallet.v1.ReverseTransferResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	2,  // 14: cardroom.wallet.v1.BuyInRange.case:type_name -> cardroom.wallet.v1.BuyInCase
+	52, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	22, // 16: cardroom.wallet.v1.CheckBuyInResponse.range:type_name -> cardroom.wallet.v1.BuyInRange
+	22, // 17: cardroom.wallet.v1.CheckBuyInResponse.table_range:type_name -> cardroom.wallet.v1.BuyInRange
+	3,  // 18: cardroom.wallet.v1.Hold.state:type_name -> cardroom.wallet.v1.HoldState
+	51, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
+	22, // 20: cardroom.wallet.v1.Hold.range:type_name -> cardroom.wallet.v1.BuyInRange
+	52, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	25, // 22: cardroom.wallet.v1.HoldBuyInResponse.hold:type_name -> cardroom.wallet.v1.Hold
+	25, // 23: cardroom.wallet.v1.CommitHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
+	25, // 24: cardroom.wallet.v1.ReleaseHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
+	51, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
+	9,  // 26: cardroom.wallet.v1.EnterResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 27: cardroom.wallet.v1.RebuyResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 28: cardroom.wallet.v1.AddOnResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 29: cardroom.wallet.v1.PayPrizeResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	51, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
+	43, // 31: cardroom.wallet.v1.IssueVoucherResponse.voucher:type_name -> cardroom.wallet.v1.Voucher
+	48, // 32: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
+	5,  // 33: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
+	7,  // 34: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
+	14, // 35: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
+	10, // 36: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
+	12, // 37: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
+	17, // 38: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
+	20, // 39: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
+	23, // 40: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
+	26, // 41: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
+	28, // 42: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
+	30, // 43: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
+	32, // 44: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
+	34, // 45: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
+	36, // 46: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
+	38, // 47: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
+	40, // 48: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
+	42, // 49: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
+	45, // 50: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
+	47, // 51: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
+	6,  // 52: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
+	8,  // 53: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
+	16, // 54: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
+	11, // 55: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
+	13, // 56: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
+	19, // 57: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
+	21, // 58: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
+	24, // 59: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
+	27, // 60: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
+	29, // 61: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
+	31, // 62: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
+	33, // 63: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
+	35, // 64: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
+	37, // 65: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
+	39, // 66: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
+	41, // 67: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
+	44, // 68: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
+	46, // 69: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
+	49, // 70: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
+	52, // [52:71] is the sub-list for method output_type
+	33, // [33:52] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_wallet_v1_wallet_proto_init() }
@@ -484,8 +4114,8 @@ func file_cardroom_wallet_v1_wallet_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_wallet_v1_wallet_proto_rawDesc), len(file_cardroom_wallet_v1_wallet_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   5,
+			NumEnums:      4,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

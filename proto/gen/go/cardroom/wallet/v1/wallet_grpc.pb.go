@@ -5,7 +5,13 @@
 // source: cardroom/wallet/v1/wallet.proto
 
 // Package cardroom.wallet.v1 is the chip bank: accounts and the double-entry
-// ledger behind them. Amounts are int64 minor units of the account currency.
+// ledger behind them, the buy-in rules of RULES.md (CS-01…CS-11), the table
+// buy-in saga (hold → commit or release), cash-outs, and tournament money.
+// Amounts are int64 minor units of the account currency; chips are 1:1 with
+// cash minor units. Every mutating RPC takes an idempotency key: the same
+// key with the same request returns the original response, the same key
+// with another request is refused with ALREADY_EXISTS
+// (IDEMPOTENCY_KEY_REUSED).
 
 package walletv1
 
@@ -22,8 +28,25 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WalletService_OpenAccount_FullMethodName = "/cardroom.wallet.v1.WalletService/OpenAccount"
-	WalletService_GetBalance_FullMethodName  = "/cardroom.wallet.v1.WalletService/GetBalance"
+	WalletService_OpenAccount_FullMethodName     = "/cardroom.wallet.v1.WalletService/OpenAccount"
+	WalletService_GetBalance_FullMethodName      = "/cardroom.wallet.v1.WalletService/GetBalance"
+	WalletService_GetStatement_FullMethodName    = "/cardroom.wallet.v1.WalletService/GetStatement"
+	WalletService_Deposit_FullMethodName         = "/cardroom.wallet.v1.WalletService/Deposit"
+	WalletService_Withdraw_FullMethodName        = "/cardroom.wallet.v1.WalletService/Withdraw"
+	WalletService_GetCageReport_FullMethodName   = "/cardroom.wallet.v1.WalletService/GetCageReport"
+	WalletService_ReverseTransfer_FullMethodName = "/cardroom.wallet.v1.WalletService/ReverseTransfer"
+	WalletService_CheckBuyIn_FullMethodName      = "/cardroom.wallet.v1.WalletService/CheckBuyIn"
+	WalletService_HoldBuyIn_FullMethodName       = "/cardroom.wallet.v1.WalletService/HoldBuyIn"
+	WalletService_CommitHold_FullMethodName      = "/cardroom.wallet.v1.WalletService/CommitHold"
+	WalletService_ReleaseHold_FullMethodName     = "/cardroom.wallet.v1.WalletService/ReleaseHold"
+	WalletService_CashOut_FullMethodName         = "/cardroom.wallet.v1.WalletService/CashOut"
+	WalletService_Enter_FullMethodName           = "/cardroom.wallet.v1.WalletService/Enter"
+	WalletService_Rebuy_FullMethodName           = "/cardroom.wallet.v1.WalletService/Rebuy"
+	WalletService_AddOn_FullMethodName           = "/cardroom.wallet.v1.WalletService/AddOn"
+	WalletService_PayPrize_FullMethodName        = "/cardroom.wallet.v1.WalletService/PayPrize"
+	WalletService_IssueVoucher_FullMethodName    = "/cardroom.wallet.v1.WalletService/IssueVoucher"
+	WalletService_Refund_FullMethodName          = "/cardroom.wallet.v1.WalletService/Refund"
+	WalletService_Audit_FullMethodName           = "/cardroom.wallet.v1.WalletService/Audit"
 )
 
 // WalletServiceClient is the client API for WalletService service.
@@ -32,11 +55,61 @@ const (
 //
 // WalletService keeps the accounts of players and of the house.
 type WalletServiceClient interface {
-	// OpenAccount opens an account with a zero balance.
+	// OpenAccount opens a player account with a zero balance. Room-side
+	// accounts (cage, table escrow, prize pools, fees, vouchers) open on
+	// first use.
 	OpenAccount(ctx context.Context, in *OpenAccountRequest, opts ...grpc.CallOption) (*OpenAccountResponse, error)
 	// GetBalance returns an account's balance. A player may read only their
-	// own accounts (checked by the handler).
+	// own accounts.
 	GetBalance(ctx context.Context, in *GetBalanceRequest, opts ...grpc.CallOption) (*GetBalanceResponse, error)
+	// GetStatement pages through an account's entries, oldest first. A
+	// player may read only their own accounts.
+	GetStatement(ctx context.Context, in *GetStatementRequest, opts ...grpc.CallOption) (*GetStatementResponse, error)
+	// Deposit takes cash in at the cage and credits a player's account.
+	Deposit(ctx context.Context, in *DepositRequest, opts ...grpc.CallOption) (*DepositResponse, error)
+	// Withdraw debits a player's account and pays cash out at the cage.
+	Withdraw(ctx context.Context, in *WithdrawRequest, opts ...grpc.CallOption) (*WithdrawResponse, error)
+	// GetCageReport sums the cage's movements per cashier and currency for a
+	// gaming day.
+	GetCageReport(ctx context.Context, in *GetCageReportRequest, opts ...grpc.CallOption) (*GetCageReportResponse, error)
+	// ReverseTransfer corrects a deposit, withdrawal or prize by posting its
+	// exact reversal; entries are never changed.
+	ReverseTransfer(ctx context.Context, in *ReverseTransferRequest, opts ...grpc.CallOption) (*ReverseTransferResponse, error)
+	// CheckBuyIn says what a player may buy in for at a table now, and which
+	// rule sets the range (CS-02, CS-03, CS-07, CS-09, CS-10, CS-11, G-19).
+	// A player may ask only for themselves.
+	CheckBuyIn(ctx context.Context, in *CheckBuyInRequest, opts ...grpc.CallOption) (*CheckBuyInResponse, error)
+	// HoldBuyIn applies the buy-in rules and holds the amount from the
+	// player's account for a seat at a table, until the table commits or
+	// releases it or the hold expires. Called by the table service with the
+	// table's fencing epoch.
+	HoldBuyIn(ctx context.Context, in *HoldBuyInRequest, opts ...grpc.CallOption) (*HoldBuyInResponse, error)
+	// CommitHold moves held chips to the table's escrow: the player is seated.
+	CommitHold(ctx context.Context, in *CommitHoldRequest, opts ...grpc.CallOption) (*CommitHoldResponse, error)
+	// ReleaseHold returns held chips to the player's account.
+	ReleaseHold(ctx context.Context, in *ReleaseHoldRequest, opts ...grpc.CallOption) (*ReleaseHoldResponse, error)
+	// CashOut pays a leaving player's whole stack from the table's escrow to
+	// their account and records the departure for CS-09/CS-10. Chips leave a
+	// table only this way (CS-08).
+	CashOut(ctx context.Context, in *CashOutRequest, opts ...grpc.CallOption) (*CashOutResponse, error)
+	// Enter pays a tournament entry: the prize part to the event's prize pool
+	// and the fee to the house (TR-04), from the wallet or a voucher.
+	Enter(ctx context.Context, in *EnterRequest, opts ...grpc.CallOption) (*EnterResponse, error)
+	// Rebuy pays a rebuy into the prize pool (TR-14).
+	Rebuy(ctx context.Context, in *RebuyRequest, opts ...grpc.CallOption) (*RebuyResponse, error)
+	// AddOn pays an add-on into the prize pool (TR-17).
+	AddOn(ctx context.Context, in *AddOnRequest, opts ...grpc.CallOption) (*AddOnResponse, error)
+	// PayPrize pays a prize from the event's prize pool.
+	PayPrize(ctx context.Context, in *PayPrizeRequest, opts ...grpc.CallOption) (*PayPrizeResponse, error)
+	// IssueVoucher pays a satellite prize as a personal, non-transferable
+	// entry voucher for a target event (TR-19).
+	IssueVoucher(ctx context.Context, in *IssueVoucherRequest, opts ...grpc.CallOption) (*IssueVoucherResponse, error)
+	// Refund reverses every entry, rebuy and add-on of a cancelled event
+	// (TR-03, G-30).
+	Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error)
+	// Audit proves the ledger's invariants: per currency debits equal credits
+	// and balances sum to zero, and each balance equals the sum of its entries.
+	Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error)
 }
 
 type walletServiceClient struct {
@@ -67,17 +140,237 @@ func (c *walletServiceClient) GetBalance(ctx context.Context, in *GetBalanceRequ
 	return out, nil
 }
 
+func (c *walletServiceClient) GetStatement(ctx context.Context, in *GetStatementRequest, opts ...grpc.CallOption) (*GetStatementResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetStatementResponse)
+	err := c.cc.Invoke(ctx, WalletService_GetStatement_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Deposit(ctx context.Context, in *DepositRequest, opts ...grpc.CallOption) (*DepositResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DepositResponse)
+	err := c.cc.Invoke(ctx, WalletService_Deposit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Withdraw(ctx context.Context, in *WithdrawRequest, opts ...grpc.CallOption) (*WithdrawResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WithdrawResponse)
+	err := c.cc.Invoke(ctx, WalletService_Withdraw_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) GetCageReport(ctx context.Context, in *GetCageReportRequest, opts ...grpc.CallOption) (*GetCageReportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCageReportResponse)
+	err := c.cc.Invoke(ctx, WalletService_GetCageReport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) ReverseTransfer(ctx context.Context, in *ReverseTransferRequest, opts ...grpc.CallOption) (*ReverseTransferResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReverseTransferResponse)
+	err := c.cc.Invoke(ctx, WalletService_ReverseTransfer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) CheckBuyIn(ctx context.Context, in *CheckBuyInRequest, opts ...grpc.CallOption) (*CheckBuyInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckBuyInResponse)
+	err := c.cc.Invoke(ctx, WalletService_CheckBuyIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) HoldBuyIn(ctx context.Context, in *HoldBuyInRequest, opts ...grpc.CallOption) (*HoldBuyInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HoldBuyInResponse)
+	err := c.cc.Invoke(ctx, WalletService_HoldBuyIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) CommitHold(ctx context.Context, in *CommitHoldRequest, opts ...grpc.CallOption) (*CommitHoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CommitHoldResponse)
+	err := c.cc.Invoke(ctx, WalletService_CommitHold_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) ReleaseHold(ctx context.Context, in *ReleaseHoldRequest, opts ...grpc.CallOption) (*ReleaseHoldResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseHoldResponse)
+	err := c.cc.Invoke(ctx, WalletService_ReleaseHold_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) CashOut(ctx context.Context, in *CashOutRequest, opts ...grpc.CallOption) (*CashOutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CashOutResponse)
+	err := c.cc.Invoke(ctx, WalletService_CashOut_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Enter(ctx context.Context, in *EnterRequest, opts ...grpc.CallOption) (*EnterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnterResponse)
+	err := c.cc.Invoke(ctx, WalletService_Enter_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Rebuy(ctx context.Context, in *RebuyRequest, opts ...grpc.CallOption) (*RebuyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RebuyResponse)
+	err := c.cc.Invoke(ctx, WalletService_Rebuy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) AddOn(ctx context.Context, in *AddOnRequest, opts ...grpc.CallOption) (*AddOnResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddOnResponse)
+	err := c.cc.Invoke(ctx, WalletService_AddOn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) PayPrize(ctx context.Context, in *PayPrizeRequest, opts ...grpc.CallOption) (*PayPrizeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PayPrizeResponse)
+	err := c.cc.Invoke(ctx, WalletService_PayPrize_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) IssueVoucher(ctx context.Context, in *IssueVoucherRequest, opts ...grpc.CallOption) (*IssueVoucherResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IssueVoucherResponse)
+	err := c.cc.Invoke(ctx, WalletService_IssueVoucher_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RefundResponse)
+	err := c.cc.Invoke(ctx, WalletService_Refund_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuditResponse)
+	err := c.cc.Invoke(ctx, WalletService_Audit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WalletServiceServer is the server API for WalletService service.
 // All implementations must embed UnimplementedWalletServiceServer
 // for forward compatibility.
 //
 // WalletService keeps the accounts of players and of the house.
 type WalletServiceServer interface {
-	// OpenAccount opens an account with a zero balance.
+	// OpenAccount opens a player account with a zero balance. Room-side
+	// accounts (cage, table escrow, prize pools, fees, vouchers) open on
+	// first use.
 	OpenAccount(context.Context, *OpenAccountRequest) (*OpenAccountResponse, error)
 	// GetBalance returns an account's balance. A player may read only their
-	// own accounts (checked by the handler).
+	// own accounts.
 	GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error)
+	// GetStatement pages through an account's entries, oldest first. A
+	// player may read only their own accounts.
+	GetStatement(context.Context, *GetStatementRequest) (*GetStatementResponse, error)
+	// Deposit takes cash in at the cage and credits a player's account.
+	Deposit(context.Context, *DepositRequest) (*DepositResponse, error)
+	// Withdraw debits a player's account and pays cash out at the cage.
+	Withdraw(context.Context, *WithdrawRequest) (*WithdrawResponse, error)
+	// GetCageReport sums the cage's movements per cashier and currency for a
+	// gaming day.
+	GetCageReport(context.Context, *GetCageReportRequest) (*GetCageReportResponse, error)
+	// ReverseTransfer corrects a deposit, withdrawal or prize by posting its
+	// exact reversal; entries are never changed.
+	ReverseTransfer(context.Context, *ReverseTransferRequest) (*ReverseTransferResponse, error)
+	// CheckBuyIn says what a player may buy in for at a table now, and which
+	// rule sets the range (CS-02, CS-03, CS-07, CS-09, CS-10, CS-11, G-19).
+	// A player may ask only for themselves.
+	CheckBuyIn(context.Context, *CheckBuyInRequest) (*CheckBuyInResponse, error)
+	// HoldBuyIn applies the buy-in rules and holds the amount from the
+	// player's account for a seat at a table, until the table commits or
+	// releases it or the hold expires. Called by the table service with the
+	// table's fencing epoch.
+	HoldBuyIn(context.Context, *HoldBuyInRequest) (*HoldBuyInResponse, error)
+	// CommitHold moves held chips to the table's escrow: the player is seated.
+	CommitHold(context.Context, *CommitHoldRequest) (*CommitHoldResponse, error)
+	// ReleaseHold returns held chips to the player's account.
+	ReleaseHold(context.Context, *ReleaseHoldRequest) (*ReleaseHoldResponse, error)
+	// CashOut pays a leaving player's whole stack from the table's escrow to
+	// their account and records the departure for CS-09/CS-10. Chips leave a
+	// table only this way (CS-08).
+	CashOut(context.Context, *CashOutRequest) (*CashOutResponse, error)
+	// Enter pays a tournament entry: the prize part to the event's prize pool
+	// and the fee to the house (TR-04), from the wallet or a voucher.
+	Enter(context.Context, *EnterRequest) (*EnterResponse, error)
+	// Rebuy pays a rebuy into the prize pool (TR-14).
+	Rebuy(context.Context, *RebuyRequest) (*RebuyResponse, error)
+	// AddOn pays an add-on into the prize pool (TR-17).
+	AddOn(context.Context, *AddOnRequest) (*AddOnResponse, error)
+	// PayPrize pays a prize from the event's prize pool.
+	PayPrize(context.Context, *PayPrizeRequest) (*PayPrizeResponse, error)
+	// IssueVoucher pays a satellite prize as a personal, non-transferable
+	// entry voucher for a target event (TR-19).
+	IssueVoucher(context.Context, *IssueVoucherRequest) (*IssueVoucherResponse, error)
+	// Refund reverses every entry, rebuy and add-on of a cancelled event
+	// (TR-03, G-30).
+	Refund(context.Context, *RefundRequest) (*RefundResponse, error)
+	// Audit proves the ledger's invariants: per currency debits equal credits
+	// and balances sum to zero, and each balance equals the sum of its entries.
+	Audit(context.Context, *AuditRequest) (*AuditResponse, error)
 	mustEmbedUnimplementedWalletServiceServer()
 }
 
@@ -93,6 +386,57 @@ func (UnimplementedWalletServiceServer) OpenAccount(context.Context, *OpenAccoun
 }
 func (UnimplementedWalletServiceServer) GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBalance not implemented")
+}
+func (UnimplementedWalletServiceServer) GetStatement(context.Context, *GetStatementRequest) (*GetStatementResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatement not implemented")
+}
+func (UnimplementedWalletServiceServer) Deposit(context.Context, *DepositRequest) (*DepositResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Deposit not implemented")
+}
+func (UnimplementedWalletServiceServer) Withdraw(context.Context, *WithdrawRequest) (*WithdrawResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Withdraw not implemented")
+}
+func (UnimplementedWalletServiceServer) GetCageReport(context.Context, *GetCageReportRequest) (*GetCageReportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCageReport not implemented")
+}
+func (UnimplementedWalletServiceServer) ReverseTransfer(context.Context, *ReverseTransferRequest) (*ReverseTransferResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReverseTransfer not implemented")
+}
+func (UnimplementedWalletServiceServer) CheckBuyIn(context.Context, *CheckBuyInRequest) (*CheckBuyInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckBuyIn not implemented")
+}
+func (UnimplementedWalletServiceServer) HoldBuyIn(context.Context, *HoldBuyInRequest) (*HoldBuyInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method HoldBuyIn not implemented")
+}
+func (UnimplementedWalletServiceServer) CommitHold(context.Context, *CommitHoldRequest) (*CommitHoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CommitHold not implemented")
+}
+func (UnimplementedWalletServiceServer) ReleaseHold(context.Context, *ReleaseHoldRequest) (*ReleaseHoldResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseHold not implemented")
+}
+func (UnimplementedWalletServiceServer) CashOut(context.Context, *CashOutRequest) (*CashOutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CashOut not implemented")
+}
+func (UnimplementedWalletServiceServer) Enter(context.Context, *EnterRequest) (*EnterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Enter not implemented")
+}
+func (UnimplementedWalletServiceServer) Rebuy(context.Context, *RebuyRequest) (*RebuyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Rebuy not implemented")
+}
+func (UnimplementedWalletServiceServer) AddOn(context.Context, *AddOnRequest) (*AddOnResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddOn not implemented")
+}
+func (UnimplementedWalletServiceServer) PayPrize(context.Context, *PayPrizeRequest) (*PayPrizeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PayPrize not implemented")
+}
+func (UnimplementedWalletServiceServer) IssueVoucher(context.Context, *IssueVoucherRequest) (*IssueVoucherResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method IssueVoucher not implemented")
+}
+func (UnimplementedWalletServiceServer) Refund(context.Context, *RefundRequest) (*RefundResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Refund not implemented")
+}
+func (UnimplementedWalletServiceServer) Audit(context.Context, *AuditRequest) (*AuditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Audit not implemented")
 }
 func (UnimplementedWalletServiceServer) mustEmbedUnimplementedWalletServiceServer() {}
 func (UnimplementedWalletServiceServer) testEmbeddedByValue()                       {}
@@ -151,6 +495,312 @@ func _WalletService_GetBalance_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WalletService_GetStatement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetStatementRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).GetStatement(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_GetStatement_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).GetStatement(ctx, req.(*GetStatementRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Deposit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DepositRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Deposit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Deposit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Deposit(ctx, req.(*DepositRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Withdraw_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WithdrawRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Withdraw(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Withdraw_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Withdraw(ctx, req.(*WithdrawRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_GetCageReport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCageReportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).GetCageReport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_GetCageReport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).GetCageReport(ctx, req.(*GetCageReportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_ReverseTransfer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReverseTransferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).ReverseTransfer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_ReverseTransfer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).ReverseTransfer(ctx, req.(*ReverseTransferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_CheckBuyIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckBuyInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).CheckBuyIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_CheckBuyIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).CheckBuyIn(ctx, req.(*CheckBuyInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_HoldBuyIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HoldBuyInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).HoldBuyIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_HoldBuyIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).HoldBuyIn(ctx, req.(*HoldBuyInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_CommitHold_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CommitHoldRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).CommitHold(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_CommitHold_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).CommitHold(ctx, req.(*CommitHoldRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_ReleaseHold_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseHoldRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).ReleaseHold(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_ReleaseHold_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).ReleaseHold(ctx, req.(*ReleaseHoldRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_CashOut_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CashOutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).CashOut(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_CashOut_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).CashOut(ctx, req.(*CashOutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Enter_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Enter(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Enter_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Enter(ctx, req.(*EnterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Rebuy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RebuyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Rebuy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Rebuy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Rebuy(ctx, req.(*RebuyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_AddOn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddOnRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).AddOn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_AddOn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).AddOn(ctx, req.(*AddOnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_PayPrize_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PayPrizeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).PayPrize(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_PayPrize_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).PayPrize(ctx, req.(*PayPrizeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_IssueVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IssueVoucherRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).IssueVoucher(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_IssueVoucher_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).IssueVoucher(ctx, req.(*IssueVoucherRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Refund_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RefundRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Refund(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Refund_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Refund(ctx, req.(*RefundRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_Audit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).Audit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_Audit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).Audit(ctx, req.(*AuditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WalletService_ServiceDesc is the grpc.ServiceDesc for WalletService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -165,6 +815,74 @@ var WalletService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetBalance",
 			Handler:    _WalletService_GetBalance_Handler,
+		},
+		{
+			MethodName: "GetStatement",
+			Handler:    _WalletService_GetStatement_Handler,
+		},
+		{
+			MethodName: "Deposit",
+			Handler:    _WalletService_Deposit_Handler,
+		},
+		{
+			MethodName: "Withdraw",
+			Handler:    _WalletService_Withdraw_Handler,
+		},
+		{
+			MethodName: "GetCageReport",
+			Handler:    _WalletService_GetCageReport_Handler,
+		},
+		{
+			MethodName: "ReverseTransfer",
+			Handler:    _WalletService_ReverseTransfer_Handler,
+		},
+		{
+			MethodName: "CheckBuyIn",
+			Handler:    _WalletService_CheckBuyIn_Handler,
+		},
+		{
+			MethodName: "HoldBuyIn",
+			Handler:    _WalletService_HoldBuyIn_Handler,
+		},
+		{
+			MethodName: "CommitHold",
+			Handler:    _WalletService_CommitHold_Handler,
+		},
+		{
+			MethodName: "ReleaseHold",
+			Handler:    _WalletService_ReleaseHold_Handler,
+		},
+		{
+			MethodName: "CashOut",
+			Handler:    _WalletService_CashOut_Handler,
+		},
+		{
+			MethodName: "Enter",
+			Handler:    _WalletService_Enter_Handler,
+		},
+		{
+			MethodName: "Rebuy",
+			Handler:    _WalletService_Rebuy_Handler,
+		},
+		{
+			MethodName: "AddOn",
+			Handler:    _WalletService_AddOn_Handler,
+		},
+		{
+			MethodName: "PayPrize",
+			Handler:    _WalletService_PayPrize_Handler,
+		},
+		{
+			MethodName: "IssueVoucher",
+			Handler:    _WalletService_IssueVoucher_Handler,
+		},
+		{
+			MethodName: "Refund",
+			Handler:    _WalletService_Refund_Handler,
+		},
+		{
+			MethodName: "Audit",
+			Handler:    _WalletService_Audit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
