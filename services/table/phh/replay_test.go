@@ -108,6 +108,12 @@ func TestReplayRejects(t *testing.T) {
 			index: 5, reason: engine.ErrHandOver, text: "REJECT@5\t",
 		},
 		{
+			name: "TP-66 showing out of turn with no show by the player in turn",
+			file: "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\n" +
+				`actions = ["d dh p1 AsTd", "d dh p2 8sQc", "p2 cc", "p1 cbr 10", "p2 cc", "d db 6sJhQs", "p1 cc", "p2 cc", "d db 7h", "p1 cc", "p2 cc", "d db 4h", "p1 cc", "p2 cc", "p2 sm 8sQc"]`,
+			index: 14, reason: engine.ErrOutOfTurn, text: "REJECT@14\t",
+		},
+		{
 			name: "no such player", file: nt3 + "actions = [" + deal + `"p4 f"]`,
 			index: 3, reason: ErrNoSuchPlayer, text: "REJECT@3\t",
 		},
@@ -150,6 +156,18 @@ func TestReplayLines(t *testing.T) {
 			file: "variant = \"NT\"\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n" +
 				`actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 7h2s", "p3 cbr 6"]`,
 			want: "f\tSTACKS\t[99, 98, 94]",
+		},
+		{
+			name: "finishing_stacks is ignored",
+			file: "variant = \"NT\"\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n" +
+				`actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 7h2s", "p3 f", "p1 f"]` + "\nfinishing_stacks = [1, 2, 297]",
+			want: "f\tSTACKS\t[99, 101, 100]",
+		},
+		{
+			name: "showdown listed in another order than TP-62/TP-63",
+			file: "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\n" +
+				`actions = ["d dh p1 AsTd", "d dh p2 8sQc", "p2 cc", "p1 cbr 10", "p2 cc", "d db 6sJhQs", "p1 cc", "p2 cc", "d db 7h", "p1 cc", "p2 cc", "d db 4h", "p1 cc", "p2 cc", "p2 sm 8sQc", "p1 sm AsTd"]`,
+			want: "f\tSTACKS\t[90, 110]",
 		},
 		{
 			name: "float amounts",
