@@ -78,7 +78,9 @@ func (h *Hand) apply(a Action) *RuleError {
 	case Skip:
 		rule = "TP-47"
 	}
-	p.OOTFrom = -1
+	if kind != Withdraw {
+		p.OOTFrom = -1
+	}
 	h.execBetting(i, kind, to, rule)
 	h.settle(h.next(i))
 	return nil
@@ -214,7 +216,8 @@ func (h *Hand) killNoSettle(i int, why KillReason) {
 		rule = "TP-57"
 	}
 	h.emit(Event{Kind: EvKill, Seat: p.Seat, Rule: rule})
-	if why == KillUnprotected || why == KillFouled {
+	// Only a raise the player made themselves (not a blind) comes back.
+	if (why == KillUnprotected || why == KillFouled) && st.LastAggr == i && st.Phase == PhaseBetting {
 		var other int64
 		for j := range st.Seats {
 			if j != i {

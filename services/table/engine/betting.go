@@ -222,7 +222,8 @@ func (h *Hand) returnUncalled() {
 		return
 	}
 	p := &st.Seats[top]
-	if d := p.Bet - second; d > 0 {
+	// A dead hand's excess stays in the pot (TP-53 handles its refund).
+	if d := p.Bet - second; d > 0 && !p.Folded {
 		h.refund(top, d, "TP-44")
 	}
 }

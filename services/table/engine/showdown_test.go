@@ -12,7 +12,9 @@ func checkDown(t *testing.T, h *Hand) {
 	t.Helper()
 	for h.Phase() == PhaseBetting {
 		k := Check
-		if _, ok := findLegal(h, Call); ok {
+		if _, ok := findLegal(h, BringIn); ok {
+			k = BringIn
+		} else if _, ok := findLegal(h, Call); ok {
 			k = Call
 		}
 		act(t, h, Action{Seat: h.ToAct(), Kind: k})

@@ -1,0 +1,335 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+func liveCfg() Config {
+	c := nlhe(50, 100)
+	c.Mode = Live
+	return c
+}
+
+func TestKilledHands_TP53_TP54_TP55_TP56(t *testing.T) {
+	t.Parallel()
+	holes := []string{"AsAh", "KsKh", "QsQh"}
+	board := "2c3d7h8cJs"
+	t.Run("TP-53 an unprotected hand gets back only its uncalled raise", func(t *testing.T) {
+		t.Parallel()
+		h := threeWay(t, holes, board)
+		act(t, h, Action{Seat: 2, Kind: Raise, Amount: 300})
+		ev := applyAll(t, h, Action{Seat: 2, Kind: Kill, By: RoleDealer, Kill: KillUnprotected})
+		if k := eventsOf(ev, EvKill); len(k) != 1 || k[0].Rule != "TP-53" {
+			t.Fatalf("%+v", ev)
+		}
+		if r := eventsOf(ev, EvReturn); len(r) != 1 || r[0].Amount != 200 || r[0].Rule != "TP-53" {
+			t.Fatalf("refund %+v", ev)
+		}
+		if c, _ := findLegal(h, Call); h.ToAct() != 0 || c.Min != 100 {
+			t.Fatalf("seat 0 now calls the big blind: %+v", h.LegalActions())
+		}
+		// TP-54: a dead hand cannot act or win.
+		refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-54", ReasonActionNotAllowed)
+		checkDown(t, h)
+		showAll(t, h)
+		wantStacks(t, h, map[int]int64{0: 1200, 1: 900, 2: 900})
+	})
+	t.Run("TP-55 wrong number of cards: nothing refunded", func(t *testing.T) {
+		t.Parallel()
+		h := threeWay(t, holes, board)
+		act(t, h, Action{Seat: 2, Kind: Raise, Amount: 300})
+		ev := applyAll(t, h, Action{Seat: 2, Kind: Kill, By: RoleDealer, Kill: KillWrongCardCount})
+		if len(eventsOf(ev, EvReturn)) != 0 || eventsOf(ev, EvKill)[0].Rule != "TP-55" {
+			t.Fatalf("%+v", ev)
+		}
+		if c, _ := findLegal(h, Call); c.Min != 300 {
+			t.Fatalf("the 300 stays: %+v", h.LegalActions())
+		}
+	})
+	t.Run("TP-54 only the dealer or floor kills a hand", func(t *testing.T) {
+		t.Parallel()
+		h := threeWay(t, holes, board)
+		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RolePlayer, Kill: KillFouled}, "TP-54", ReasonRoleRequired)
+		act(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer, Kill: KillFouled})
+		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer}, "TP-54", ReasonActionNotAllowed)
+		act(t, h, Action{Seat: 0, Kind: Kill, By: RoleDealer})
+		wantStacks(t, h, map[int]int64{0: 950, 1: 900, 2: 1150})
+	})
+	t.Run("TP-56 absent players are not dealt in on cash tables; leaving kills", func(t *testing.T) {
+		t.Parallel()
+		ps := players(1000, 1000, 1000)
+		ps[1].Absent = true
+		_, err := NewHand(nlhe(50, 100), Setup{Button: 2, Players: ps, Deck: stackedDeck(t, "")})
+		if re, ok := err.(*RuleError); !ok || re.Rule != "TP-56" {
+			t.Fatalf("got %v", err)
+		}
+		h := threeWay(t, holes, board)
+		ev := applyAll(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer, Kill: KillLeftTable})
+		if eventsOf(ev, EvKill)[0].Rule != "TP-56" {
+			t.Fatalf("%+v", ev)
+		}
+	})
+}
+
+func TestTournamentPresence_TP57(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe(50, 100)
+	cfg.Tournament = true
+	ps := players(1000, 1000, 1000)
+	ps[1].Absent = true
+	h := mustHand(t, cfg, Setup{Button: 2, Players: ps, Deck: stackedDeck(t, "")})
+	k := eventsOf(h.Events(), EvKill)
+	if len(k) != 1 || k[0].Seat != 1 || k[0].Rule != "TP-57" {
+		t.Fatalf("kills %+v", k)
+	}
+	if len(eventsOf(h.Events(), EvDealHole)) != 3 || h.PotTotal() != 150 {
+		t.Fatal("absent tournament seat is dealt to and posts its blind (C-06)")
+	}
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
+	if h.Street() != Flop {
+		t.Fatalf("the dead seat never acts: street %v to act %d", h.Street(), h.ToAct())
+	}
+	if DefaultProfile().Presence != PresenceDealComplete {
+		t.Fatal("TP-57 default presence point is the completed deal (003 r14)")
+	}
+}
+
+func TestExposedHand_TP58(t *testing.T) {
+	t.Parallel()
+	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	refuse(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleDealer}, "TP-58", ReasonRoleRequired)
+	ev := applyAll(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleFloor})
+	if len(eventsOf(ev, EvExpose)) != 1 {
+		t.Fatalf("%+v", ev)
+	}
+	if slices.Contains(legalKinds(h), Raise) {
+		t.Fatal("TP-58 live without aggression still may raise")
+	}
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", ReasonNoAggression)
+	act(t, h, Action{Seat: 2, Kind: Call})
+	if v := h.View(0); v.Seats[2].Cards[0] == cards.Unknown {
+		t.Fatal("exposed cards hidden")
+	}
+	// Ruled dead instead:
+	ev = applyAll(t, h, Action{Seat: 2, Kind: Kill, By: RoleFloor, Kill: KillExposed})
+	if eventsOf(ev, EvKill)[0].Rule != "TP-58" {
+		t.Fatalf("%+v", ev)
+	}
+}
+
+func TestTimeout_TP59(t *testing.T) {
+	t.Parallel()
+	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	ev := applyAll(t, h, Action{Seat: 2, Kind: Timeout})
+	if f := eventsOf(ev, EvFold); len(f) != 1 || f[0].Rule != "TP-59" {
+		t.Fatalf("facing a bet: fold, got %+v", ev)
+	}
+	act(t, h, Action{Seat: 0, Kind: Call})
+	ev = applyAll(t, h, Action{Seat: 1, Kind: Timeout})
+	if c := eventsOf(ev, EvCheck); len(c) != 1 || c[0].Rule != "TP-59" {
+		t.Fatalf("not facing a bet: check, got %+v", ev)
+	}
+	checkDown(t, h)
+	ev = applyAll(t, h, Action{Seat: h.ToAct(), Kind: Timeout})
+	if m := eventsOf(ev, EvMuck); len(m) != 1 || m[0].Rule != "TP-59" {
+		t.Fatalf("showdown timeout mucks: %+v", ev)
+	}
+	p := DefaultProfile()
+	if p.ClockSeconds != 60 || p.ClockCountdownSeconds != 10 || p.CashActionSeconds != 0 {
+		t.Fatalf("TP-59 clock %+v (G-16: no cash limit)", p)
+	}
+}
+
+func TestRevive_TP60(t *testing.T) {
+	t.Parallel()
+	h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
+	act(t, h, Action{Seat: 2, Kind: Fold})
+	refuse(t, h, Action{Seat: 2, Kind: Revive, By: RoleDealer}, "TP-60", ReasonRoleRequired)
+	ev := applyAll(t, h, Action{Seat: 2, Kind: Revive, By: RoleFloor})
+	if r := eventsOf(ev, EvRevive); len(r) != 1 || h.ToAct() != 2 {
+		t.Fatalf("revive %+v to act %d", ev, h.ToAct())
+	}
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Fold}, Action{Seat: 1, Kind: Check})
+	refuse(t, h, Action{Seat: 0, Kind: Revive, By: RoleFloor}, "TP-60", ReasonNotRevivable)
+	// Digital tables have no pending muck.
+	d := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	act(t, d, Action{Seat: 2, Kind: Fold})
+	refuse(t, d, Action{Seat: 2, Kind: Revive, By: RoleFloor}, "TP-60", ReasonRoleRequired)
+}
+
+func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
+	t.Parallel()
+	t.Run("TP-46 digital mode refuses out-of-turn actions", func(t *testing.T) {
+		t.Parallel()
+		h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+		refuse(t, h, Action{Seat: 0, Kind: Fold}, "TP-46", ReasonOutOfTurn)
+		if _, err := h.ApplyOutOfTurn(Action{Seat: 0, Kind: Fold}); err == nil {
+			t.Fatal("digital ApplyOutOfTurn accepted")
+		}
+	})
+	t.Run("TP-47 a skipped seat is deemed to have folded or checked", func(t *testing.T) {
+		t.Parallel()
+		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
+		refuse(t, h, Action{Seat: 2, Kind: Skip}, "TP-47", ReasonRoleRequired)
+		ev := applyAll(t, h, Action{Seat: 2, Kind: Skip, By: RoleDealer})
+		if f := eventsOf(ev, EvFold); len(f) != 1 || f[0].Rule != "TP-47" {
+			t.Fatalf("%+v", ev)
+		}
+		act(t, h, Action{Seat: 0, Kind: Call})
+		ev = applyAll(t, h, Action{Seat: 1, Kind: Skip, By: RoleDealer})
+		if c := eventsOf(ev, EvCheck); len(c) != 1 {
+			t.Fatalf("%+v", ev)
+		}
+	})
+	t.Run("TP-49 an out-of-turn check: no bet or raise this round", func(t *testing.T) {
+		t.Parallel()
+		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
+		act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
+		if _, err := h.ApplyOutOfTurn(Action{Seat: 1, Kind: Check}); err != nil {
+			t.Fatal(err)
+		}
+		act(t, h, Action{Seat: 0, Kind: Bet, Amount: 200})
+		if ks := legalKinds(h); h.ToAct() != 1 || !slices.Equal(ks, []ActionKind{Fold, Call}) {
+			t.Fatalf("seat 1 options %v", ks)
+		}
+		refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 600}, "TP-49", ReasonNoAggression)
+		act(t, h, Action{Seat: 1, Kind: Call}, Action{Seat: 2, Kind: Call})
+		// The restriction ends with the round.
+		if h.Street() != Turn {
+			t.Fatalf("street %v", h.Street())
+		}
+		act(t, h, Action{Seat: 0, Kind: Check})
+		if !slices.Contains(legalKinds(h), Bet) {
+			t.Fatal("TP-49 restriction outlived the round")
+		}
+		// The dealer can record the same restriction directly.
+		act(t, h, Action{Seat: 2, Kind: RestrictRaise, By: RoleDealer})
+	})
+	t.Run("TP-51 an out-of-turn fold is binding", func(t *testing.T) {
+		t.Parallel()
+		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
+		ev, err := h.ApplyOutOfTurn(Action{Seat: 1, Kind: Fold})
+		if err != nil || len(ev) != 1 || ev[0].Rule != "TP-51" {
+			t.Fatalf("%v %+v", err, ev)
+		}
+		act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
+		if h.Street() != Flop {
+			t.Fatal("folded seat still in the round")
+		}
+		refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-54", ReasonActionNotAllowed)
+	})
+}
+
+func TestTournamentOutOfTurn_TP52(t *testing.T) {
+	t.Parallel()
+	cfg := liveCfg()
+	cfg.Tournament = true
+	newHand := func(t *testing.T) *Hand {
+		h := mustHand(t, cfg, Setup{Button: 3, Players: players(5000, 5000, 5000, 5000), Deck: stackedDeck(t, "")})
+		checkUntil(t, h, Flop)
+		return h
+	}
+	t.Run("TP-52/S1 the out-of-turn raise stands; the skipped seats act on it", func(t *testing.T) {
+		t.Parallel()
+		h := newHand(t)
+		act(t, h, Action{Seat: 0, Kind: Bet, Amount: 200})
+		if _, err := h.ApplyOutOfTurn(Action{Seat: 2, Kind: Raise, Amount: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := findLegal(h, Call); h.ToAct() != 1 || c.Min != 1000 {
+			t.Fatalf("seat 1 faces 1000: %d %+v", h.ToAct(), h.LegalActions())
+		}
+		act(t, h, Action{Seat: 1, Kind: Call}, Action{Seat: 3, Kind: Fold}, Action{Seat: 0, Kind: Call})
+		if h.Street() != Turn || h.PotTotal() != 3400 {
+			t.Fatalf("street %v pot %d", h.Street(), h.PotTotal())
+		}
+	})
+	t.Run("TP-52/S5 overtaken: the out-of-turn bettor may withdraw and fold", func(t *testing.T) {
+		t.Parallel()
+		h := newHand(t)
+		act(t, h, Action{Seat: 0, Kind: Check})
+		if _, err := h.ApplyOutOfTurn(Action{Seat: 3, Kind: Bet, Amount: 500}); err != nil {
+			t.Fatal(err)
+		}
+		act(t, h, Action{Seat: 1, Kind: Raise, Amount: 1000}, Action{Seat: 2, Kind: Call})
+		if ks := legalKinds(h); h.ToAct() != 3 || !slices.Equal(ks, []ActionKind{Fold, Call, Raise, Withdraw}) {
+			t.Fatalf("seat 3 options %v", ks)
+		}
+		ev := applyAll(t, h, Action{Seat: 3, Kind: Withdraw})
+		if r := eventsOf(ev, EvReturn); len(r) != 1 || r[0].Amount != 500 || r[0].Rule != "TP-52" {
+			t.Fatalf("%+v", ev)
+		}
+		if h.Stack(3) != 4900 {
+			t.Fatalf("seat 3 stack %d", h.Stack(3))
+		}
+	})
+}
+
+func TestRoundEnd_TP08_TP07(t *testing.T) {
+	t.Parallel()
+	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	// TP-07: a recorded action binds: the same seat cannot act again.
+	act(t, h, Action{Seat: 2, Kind: Call})
+	refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-46", ReasonOutOfTurn)
+	act(t, h, Action{Seat: 0, Kind: Call})
+	// TP-08: "end of round" is recorded when the engine closes the round.
+	ev := applyAll(t, h, Action{Seat: 1, Kind: Check})
+	if r := eventsOf(ev, EvRoundEnd); len(r) != 1 || r[0].Street != Preflop {
+		t.Fatalf("%+v", ev)
+	}
+}
+
+func TestBoardOverdeal_TP78_TP79(t *testing.T) {
+	t.Parallel()
+	deck := holdemDeck(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs5d")
+	newHand := func(t *testing.T, cfg Config) *Hand {
+		h := mustHand(t, cfg, Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: deck})
+		checkUntil(t, h, Flop)
+		return h
+	}
+	c := func(s string) []cards.Card { return cards.MustParseList(s) }
+	t.Run("TP-78 one unidentified extra card becomes the next burn", func(t *testing.T) {
+		t.Parallel()
+		h := newHand(t, liveCfg())
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleDealer, Cards: c("3d")}, "TP-78", ReasonRoleRequired)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Kd")}, "TP-78", ReasonBadCard)
+		act(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")})
+		if got := cards.Format(h.Board()); got != "2c8c7h" {
+			t.Fatalf("board %s", got)
+		}
+		ev := applyAll(t, h, Action{Seat: 0, Kind: Check}, Action{Seat: 1, Kind: Check}, Action{Seat: 2, Kind: Check})
+		if b := eventsOf(ev, EvBurn); len(b) != 1 || b[0].Cards[0] != c("3d")[0] {
+			t.Fatalf("burn %+v", b)
+		}
+		if got := cards.Format(h.Board()); got != "2c8c7hJs" {
+			t.Fatalf("board %s", got)
+		}
+		act(t, h, Action{Seat: 0, Kind: Check})
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Js")}, "TP-78", ReasonActionNotAllowed)
+	})
+	t.Run("TP-79 several extra cards: reshuffle and redeal without a burn", func(t *testing.T) {
+		t.Parallel()
+		h := newHand(t, liveCfg())
+		stub := append(append([]cards.Card(nil), h.s.Deck[h.s.Next:]...), c("2c3d7h")...)
+		bad := append([]cards.Card(nil), stub[1:]...)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 2, By: RoleFloor, Cards: bad}, "TP-79", ReasonBadStub)
+		ev := applyAll(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 2, By: RoleFloor, Cards: stub})
+		if len(eventsOf(ev, EvBurn)) != 0 {
+			t.Fatal("burned on the redeal")
+		}
+		if got := cards.Format(h.Board()); got != "8cJs5d" {
+			t.Fatalf("board %s", got)
+		}
+		checkDown(t, h)
+		showAll(t, h)
+		checkConserved(t, h)
+	})
+	t.Run("TP-78 cannot happen in digital mode", func(t *testing.T) {
+		t.Parallel()
+		h := newHand(t, nlhe(50, 100))
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")}, "TP-78", ReasonActionNotAllowed)
+	})
+}

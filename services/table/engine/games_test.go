@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+func TestStudOpenPair_TP28_G18(t *testing.T) {
+	t.Parallel()
+	deck := stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")
+	h := mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+	if h.ToAct() != 1 {
+		t.Fatalf("bring-in is the 2c: %d", h.ToAct())
+	}
+	if ks := legalKinds(h); !slices.Equal(ks, []ActionKind{BringIn, Complete}) {
+		t.Fatalf("bring-in options %v", ks)
+	}
+	act(t, h, Action{Seat: 1, Kind: BringIn})
+	if l, _ := findLegal(h, Complete); l.Min != 10 {
+		t.Fatalf("complete to the small bet: %+v", h.LegalActions())
+	}
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
+	if h.Street() != Fourth || h.ToAct() != 0 {
+		t.Fatalf("the open pair of nines acts first on 4th: %d", h.ToAct())
+	}
+	var bets []int64
+	for _, l := range h.LegalActions() {
+		if l.Kind == Bet {
+			bets = append(bets, l.Min)
+		}
+	}
+	if !slices.Equal(bets, []int64{10, 20}) {
+		t.Fatalf("TP-28 bet options %v", bets)
+	}
+	refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 15}, "TP-28", ReasonWrongAmount)
+	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 20})
+	// G-18: after the big bet, raises are in the big unit.
+	if l, _ := findLegal(h, Raise); l.Min != 40 {
+		t.Fatalf("G-18 raise to %d", l.Min)
+	}
+}
+
+func TestBringIn_G09(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		game Game
+		up   string // up cards of seats 0,1,2
+		want int
+	}{
+		{"G-09 stud: lowest card, clubs lowest", Stud, "2d2cKs", 1},
+		{"G-09 stud hi/lo: lowest card", StudHiLo, "5h3s4d", 1},
+		{"G-09 razz: highest card, ace low, spades highest", Razz, "KcKsAd", 1},
+		{"G-09 razz: an ace never brings in", Razz, "Ah2c3d", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			deck := stackedDeck(t, "7c8c9c 7d8d9d "+c.up)
+			h := mustHand(t, studCfg(c.game), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+			if h.ToAct() != c.want {
+				t.Fatalf("bring-in %d, want %d", h.ToAct(), c.want)
+			}
+		})
+	}
+}
+
+func TestRazzShowdown(t *testing.T) {
+	t.Parallel()
+	// Seat 0: A-2-3-4-5 low; seat 1: pairs.
+	deck := stackedDeck(t, "AcKc 2dKd 3hQh 4c5d 5s6s 9c9d QsQd")
+	h := mustHand(t, studCfg(Razz), Setup{Button: 1, Players: players(500, 500), Deck: deck})
+	checkDown(t, h)
+	showAll(t, h)
+	if st := stacksOf(h); st[0] <= 500 || st[1] >= 500 {
+		t.Fatalf("razz low should win: %v", st)
+	}
+	checkConserved(t, h)
+}
+
+func TestStudCommunityCard(t *testing.T) {
+	t.Parallel()
+	// Eight players all to 7th street: 48 cards dealt, 4 left: one community card.
+	h := mustHand(t, studCfg(Stud), Setup{Button: 7, Players: players(500, 500, 500, 500, 500, 500, 500, 500), Deck: stackedDeck(t, "")})
+	var all []Event
+	for h.Phase() == PhaseBetting {
+		k := Check
+		if _, ok := findLegal(h, BringIn); ok {
+			k = BringIn
+		} else if _, ok := findLegal(h, Call); ok {
+			k = Call
+		}
+		all = append(all, applyAll(t, h, Action{Seat: h.ToAct(), Kind: k})...)
+	}
+	b := eventsOf(all, EvDealBoard)
+	if len(b) != 1 || b[0].Street != Seventh || len(h.Board()) != 1 {
+		t.Fatalf("community card %+v", b)
+	}
+	for h.Phase() == PhaseShowdown {
+		act(t, h, Action{Seat: h.ToAct(), Kind: Show})
+	}
+	checkConserved(t, h)
+}
+
+func TestOmahaUsesExactlyTwoHoleCards(t *testing.T) {
+	t.Parallel()
+	// Seat 0 holds one spade: the four-spade board gives no flush in Omaha.
+	cfg := Config{Game: Omaha, Structure: PotLimit, Stakes: Stakes{SmallBlind: 50, BigBlind: 100}, Profile: DefaultProfile()}
+	deck := holdemDeck(t, []string{"As2c3d4h", "KcKd7h8h", "QcQd5c6c"}, "Ks9s5s2sJh")
+	h := mustHand(t, cfg, Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: deck})
+	checkDown(t, h)
+	showAll(t, h)
+	// Seat 1: three kings wins; seat 0 has no flush with one spade.
+	wantStacks(t, h, map[int]int64{1: 1200})
+}
+
+func TestEvaluator_TP72_TP68(t *testing.T) {
+	t.Parallel()
+	v := func(s string) uint32 { return highValue(cards.MustParseList(s)) }
+	order := []string{
+		"2c3d4h5s7c8d9h", // high card
+		"2c2d4h5s7c8d9h", // pair
+		"2c2d4h4s7c8d9h", // two pair
+		"2c2d2h5s7c8dTh", // trips
+		"Ac2d3h4s5c8dTh", // wheel
+		"6c7d8h9sTcKdKh", // straight
+		"2h4h6h8hTh3c3d", // flush
+		"2c2d2h5s5c8dTh", // full house
+		"2c2d2h2s5c8dTh", // quads
+		"2h3h4h5h6h8dTh", // straight flush
+	}
+	for i := 1; i < len(order); i++ {
+		if v(order[i]) <= v(order[i-1]) {
+			t.Errorf("%s should beat %s", order[i], order[i-1])
+		}
+	}
+	// TP-72: suits never break ties.
+	if v("AsKsQd9h7c3d2c") != v("AhKhQc9d7s3h2d") {
+		t.Error("TP-72 suits broke a tie")
+	}
+	if lo, ok := low8Value(cards.MustParseList("Ac2d3h4s9cKd5h")); !ok || lo == 0 {
+		t.Error("wheel low")
+	}
+	if _, ok := low8Value(cards.MustParseList("Ac2d3h9sTcKd5h")); ok {
+		t.Error("G-17 a 9-low does not qualify")
+	}
+	if razzValue(cards.MustParseList("Ac2d3h4s5cKdKh")) <= razzValue(cards.MustParseList("Ac2d3h4s6cKdKh")) {
+		t.Error("razz 5-low beats 6-low")
+	}
+	if razzValue(cards.MustParseList("Ac2d3h4s6c")) <= razzValue(cards.MustParseList("Ac2d3h4sAh")) {
+		t.Error("razz: a pair is worse than no pair")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	good := Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")}
+	cases := []struct {
+		name   string
+		mutate func(*Config, *Setup)
+		reason Reason
+	}{
+		{"unknown card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = 60 }, ReasonBadCard},
+		{"duplicate card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = s.Deck[4] }, ReasonDuplicateCard},
+		{"deck too short", func(c *Config, s *Setup) { s.Deck = s.Deck[:8] }, ReasonDeckTooShort},
+		{"one player", func(c *Config, s *Setup) { s.Players = s.Players[:1] }, ReasonBadPlayerCount},
+		{"duplicate seat", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Seat = 0 }, ReasonBadSetup},
+		{"TP-19 no chips", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Stack = 0 }, ReasonBadSetup},
+		{"post by a seat not in the hand", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 7, Kind: PostBigBlind, Amount: 100}} }, ReasonSeatNotInHand},
+		{"negative post", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 1, Kind: PostBigBlind, Amount: -100}} }, ReasonNegativeAmount},
+		{"negative stake", func(c *Config, s *Setup) { c.Stakes.Ante = -1 }, ReasonBadConfig},
+		{"no-limit stud", func(c *Config, s *Setup) { c.Game = Stud }, ReasonBadConfig},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := nlhe(50, 100)
+			s := good
+			c.mutate(&cfg, &s)
+			_, err := NewHand(cfg, s)
+			var re *RuleError
+			if !errors.As(err, &re) || re.Reason != c.reason {
+				t.Fatalf("want %s, got %v", c.reason, err)
+			}
+		})
+	}
+	h := mustHand(t, nlhe(50, 100), good)
+	refuse(t, h, Action{Seat: 7, Kind: Fold}, "", ReasonSeatNotInHand)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: -300}, "", ReasonNegativeAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 5000}, "CS-05", ReasonAboveStack)
+	refuse(t, h, Action{Seat: 2, Kind: Call, Amount: 70}, "TP-32", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Check}, "", ReasonCannotCheck)
+	if !errors.Is(refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-46", ReasonOutOfTurn), ErrOutOfTurn) {
+		t.Fatal("errors.Is sentinel")
+	}
+}
+
+func TestSerializationRoundTrip(t *testing.T) {
+	t.Parallel()
+	deck := holdemDeck(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	h := mustHand(t, nlhe(50, 100), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: deck})
+	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Call}, Action{Seat: 0, Kind: Bet, Amount: 200})
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Hand
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(&r)
+	if !bytes.Equal(b, b2) {
+		t.Fatal("round trip changed the state")
+	}
+	bin, _ := h.MarshalBinary()
+	var r2 Hand
+	if err := r2.UnmarshalBinary(bin); err != nil {
+		t.Fatal(err)
+	}
+	c := h.Clone()
+	for _, x := range []*Hand{h, &r, &r2, c} {
+		act(t, x, Action{Seat: 1, Kind: Fold}, Action{Seat: 2, Kind: Call})
+		checkDown(t, x)
+		showAll(t, x)
+	}
+	want, _ := json.Marshal(h.Results())
+	for _, x := range []*Hand{&r, &r2, c} {
+		got, _ := json.Marshal(x.Results())
+		if !bytes.Equal(want, got) {
+			t.Fatalf("restored hand diverged: %s vs %s", got, want)
+		}
+	}
+	if err := r.UnmarshalJSON([]byte(`{"v":9}`)); err == nil {
+		t.Fatal("unknown version accepted")
+	}
+}
