@@ -43,8 +43,23 @@ if ((check)); then
 	exit 0
 fi
 
-# Replace wholesale so files of deleted protos disappear too.
-rm -rf gen
-mv "$tmp/gen" gen
-mv "$tmp/openapi/cardroom.swagger.json" openapi/cardroom.swagger.json
+# Update in place, file by file: rename is atomic and unchanged files keep
+# their mtime, so builds running meanwhile never see a missing file and
+# nothing is rebuilt needlessly. Files of deleted protos are removed.
+mapfile -t fresh < <(cd "$tmp" && find gen -type f | sort)
+declare -A keep=()
+for f in "${fresh[@]}"; do
+	keep[$f]=1
+	if ! cmp -s "$tmp/$f" "$f"; then
+		mkdir -p "$(dirname "$f")"
+		mv -f "$tmp/$f" "$f"
+	fi
+done
+while IFS= read -r f; do
+	[[ -n ${keep[$f]:-} ]] || rm -f "$f"
+done < <(find gen -type f 2>/dev/null)
+find gen -type d -empty -delete 2>/dev/null || true
+if ! cmp -s "$tmp/openapi/cardroom.swagger.json" openapi/cardroom.swagger.json; then
+	mv -f "$tmp/openapi/cardroom.swagger.json" openapi/cardroom.swagger.json
+fi
 echo "proto: regenerated proto/gen/go and proto/openapi/cardroom.swagger.json"

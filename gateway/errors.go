@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"net/http"
+	"strconv"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	faultv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1"
+)
+
+// metaRuleID is the google.rpc.ErrorInfo metadata key of the RULES.md rule
+// ID; the error body lifts it to "rule_id".
+const metaRuleID = "rule_id"
+
+// errorJSON writes every field, so clients can rely on the body's shape.
+var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// errorHandler turns a gRPC status (from a service, or one the gateway made
+// for a malformed request) into an HTTP status and a cardroom.fault.v1.Error
+// JSON body: {"code", "http_status", "message", "reason", "rule_id", "metadata"}.
+func errorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		body, httpStatus := errorBody(err)
+		buf, merr := errorJSON.Marshal(body)
+		if merr != nil {
+			// Cannot happen for this message; keep the status code anyway.
+			log.ErrorContext(ctx, "marshal error body", "error", merr)
+			buf = []byte(`{"code":"INTERNAL","http_status":500,"message":"failed to marshal error"}`)
+		}
+		h := w.Header()
+		h.Del("Trailer")
+		h.Del("Transfer-Encoding")
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(buf)))
+		if httpStatus == http.StatusUnauthorized {
+			h.Set("WWW-Authenticate", `Bearer realm="cardroom"`)
+		}
+		w.WriteHeader(httpStatus)
+		if _, werr := w.Write(buf); werr != nil {
+			log.DebugContext(ctx, "write error response", "path", r.URL.Path, "error", werr)
+		}
+	}
+}
+
+// errorBody builds the JSON error body and HTTP status of err.
+func errorBody(err error) (*faultv1.Error, int) {
+	var custom *runtime.HTTPStatusError
+	if errors.As(err, &custom) {
+		err = custom.Err
+	}
+	st := status.Convert(err)
+	httpStatus := runtime.HTTPStatusFromCode(st.Code())
+	if custom != nil {
+		httpStatus = custom.HTTPStatus
+	}
+	body := &faultv1.Error{
+		Code:       code.Code(st.Code()).String(),
+		HttpStatus: int32(httpStatus),
+		Message:    st.Message(),
+		Metadata:   map[string]string{},
+	}
+	if info := errorInfo(st); info != nil {
+		body.Reason = info.GetReason()
+		maps.Copy(body.Metadata, info.GetMetadata())
+		body.RuleId = body.Metadata[metaRuleID]
+		delete(body.Metadata, metaRuleID)
+	} else if name := code.Code(st.Code()).String(); isReason(name) {
+		// Statuses without ErrorInfo (the gateway's own, for a malformed
+		// body or an unknown route) still get a reason when the closed list
+		// has one for their code.
+		body.Reason = name
+	}
+	return body, httpStatus
+}
+
+func errorInfo(st *status.Status) *errdetails.ErrorInfo {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+// isReason reports whether name is a cardroom.fault.v1.Reason (without the
+// REASON_ prefix).
+func isReason(name string) bool {
+	_, ok := faultv1.Reason_value["REASON_"+name]
+	return ok && name != "UNSPECIFIED"
+}
+
+// routingErrorHandler keeps the HTTP status of a routing failure (404 for an
+// unknown path, 405 for a known path with the wrong method) and reports it
+// through the same JSON error body.
+func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+	c := codes.Internal
+	switch httpStatus {
+	case http.StatusBadRequest:
+		c = codes.InvalidArgument
+	case http.StatusNotFound:
+		c = codes.NotFound
+	case http.StatusMethodNotAllowed:
+		c = codes.Unimplemented
+	}
+	err := &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: status.Error(c, http.StatusText(httpStatus))}
+	runtime.HTTPError(ctx, mux, m, w, r, err)
+}

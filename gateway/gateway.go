@@ -1,0 +1,205 @@
+// Package gateway is cardroom's REST/JSON front door: a grpc-gateway mux
+// that forwards to the table, tournament, wallet and seating gRPC services,
+// plus GET /healthz, GET /openapi.json, CORS for browser apps, JSON errors
+// carrying the gRPC status's reason and rule ID, and an OpenTelemetry HTTP
+// span that is the root of each request's trace.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/rs/cors"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/proto/openapi"
+)
+
+// Conns holds one gRPC client connection per service. The same connection
+// may serve several parts (`cardroom all` serves every service on one
+// port). The caller dials them, with its otelgrpc client stats handler so
+// the gRPC client span joins the gateway's trace.
+type Conns struct {
+	Table      grpc.ClientConnInterface
+	Tournament grpc.ClientConnInterface
+	Wallet     grpc.ClientConnInterface
+	Seating    grpc.ClientConnInterface
+}
+
+// Options configures a Gateway.
+type Options struct {
+	// Conns are the connections to the four services; all are required.
+	Conns Conns
+	// CORSOrigins lists the origins browser apps may call from, for example
+	// "https://floor.example.com"; "*" allows any. Empty disables CORS.
+	CORSOrigins []string
+	// Checks are extra readiness checks reported by /healthz beside the
+	// gRPC health of the four parts, keyed by part name.
+	Checks map[string]func(context.Context) error
+	// HealthTimeout bounds each readiness check; zero means 2 seconds.
+	HealthTimeout time.Duration
+	// TracerProvider and Propagator configure the HTTP server span; nil
+	// means the otel globals.
+	TracerProvider trace.TracerProvider
+	Propagator     propagation.TextMapPropagator
+	// Logger logs failures to write responses; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Gateway is the REST/JSON gateway, an http.Handler.
+type Gateway struct {
+	handler http.Handler
+}
+
+// ServeHTTP serves a request.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.handler.ServeHTTP(w, r)
+}
+
+// New returns a gateway forwarding to the services behind o.Conns. ctx
+// bounds nothing that outlives New: the connections belong to the caller.
+func New(ctx context.Context, o Options) (*Gateway, error) {
+	parts := []struct {
+		name     string
+		conn     grpc.ClientConnInterface
+		register func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
+		service  string
+	}{
+		{"table", o.Conns.Table, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+			return tablev1.RegisterTableServiceHandlerClient(ctx, mux, tablev1.NewTableServiceClient(cc))
+		}, tablev1.TableService_ServiceDesc.ServiceName},
+		{"tournament", o.Conns.Tournament, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+			return tournamentv1.RegisterTournamentServiceHandlerClient(ctx, mux, tournamentv1.NewTournamentServiceClient(cc))
+		}, tournamentv1.TournamentService_ServiceDesc.ServiceName},
+		{"wallet", o.Conns.Wallet, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+			return walletv1.RegisterWalletServiceHandlerClient(ctx, mux, walletv1.NewWalletServiceClient(cc))
+		}, walletv1.WalletService_ServiceDesc.ServiceName},
+		{"seating", o.Conns.Seating, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+			return seatingv1.RegisterSeatingServiceHandlerClient(ctx, mux, seatingv1.NewSeatingServiceClient(cc))
+		}, seatingv1.SeatingService_ServiceDesc.ServiceName},
+	}
+
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	api := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: jsonMarshaler()}),
+		runtime.WithErrorHandler(errorHandler(log)),
+		runtime.WithRoutingErrorHandler(routingErrorHandler),
+		runtime.WithMiddlewares(nameSpan),
+	)
+	health := &healthHandler{timeout: o.HealthTimeout}
+	if health.timeout <= 0 {
+		health.timeout = 2 * time.Second
+	}
+	for _, p := range parts {
+		if p.conn == nil {
+			return nil, fmt.Errorf("gateway: no connection for the %s service", p.name)
+		}
+		// The handlers only keep the client; ctx is not retained by them.
+		if err := p.register(ctx, api, p.conn); err != nil {
+			return nil, fmt.Errorf("gateway: register %s: %w", p.name, err)
+		}
+		health.checks = append(health.checks, grpcHealthCheck(p.name, p.conn, p.service))
+	}
+	for name, check := range o.Checks {
+		if check == nil {
+			return nil, errors.New("gateway: nil check " + name)
+		}
+		health.checks = append(health.checks, namedCheck{name: name, check: check})
+	}
+
+	// A plain switch rather than http.ServeMux: the mux would set
+	// Request.Pattern to "/", and otelhttp would then rename the span
+	// nameSpan gave the route.
+	health.log = log
+	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+				return
+			}
+			health.ServeHTTP(w, r)
+		case "/openapi.json":
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+				return
+			}
+			trace.SpanFromContext(r.Context()).SetName("GET /openapi.json")
+			serveOpenAPI(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
+
+	var h http.Handler = root
+	if len(o.CORSOrigins) > 0 {
+		h = cors.New(cors.Options{
+			AllowedOrigins: o.CORSOrigins,
+			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Traceparent", "Tracestate"},
+			ExposedHeaders: []string{"Traceparent"},
+			MaxAge:         600,
+		}).Handler(h)
+	}
+	otelOpts := []otelhttp.Option{
+		// Probes every few seconds would bury the real traces.
+		otelhttp.WithFilter(func(r *http.Request) bool { return r.URL.Path != "/healthz" }),
+	}
+	if o.TracerProvider != nil {
+		otelOpts = append(otelOpts, otelhttp.WithTracerProvider(o.TracerProvider))
+	}
+	if o.Propagator != nil {
+		otelOpts = append(otelOpts, otelhttp.WithPropagators(o.Propagator))
+	}
+	return &Gateway{handler: otelhttp.NewHandler(h, "gateway", otelOpts...)}, nil
+}
+
+// jsonMarshaler writes proto field names (snake_case, as in the OpenAPI
+// document) and zero values, so clients see every field; unknown request
+// fields are an error (400) rather than silently dropped.
+func jsonMarshaler() *runtime.JSONPb {
+	return &runtime.JSONPb{
+		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+	}
+}
+
+// nameSpan names the HTTP server span after the matched route
+// ("POST /v1/tables") instead of the bare handler name.
+func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
+			// The template as written in the proto: "{table_id=*}" → "{table_id}".
+			route := strings.ReplaceAll(pattern.String(), "=*}", "}")
+			span := trace.SpanFromContext(r.Context())
+			span.SetName(r.Method + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
+		}
+		next(w, r, params)
+	}
+}
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openapi.JSON())
+}

@@ -1,0 +1,113 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+)
+
+// check is one part of the suite whose readiness /healthz reports.
+type check interface {
+	part() string
+	ready(ctx context.Context) error
+}
+
+type namedCheck struct {
+	name  string
+	check func(context.Context) error
+}
+
+func (c namedCheck) part() string                    { return c.name }
+func (c namedCheck) ready(ctx context.Context) error { return c.check(ctx) }
+
+// grpcHealthCheck asks a part's grpc.health.v1 service about its own
+// service name (for example "cardroom.wallet.v1.WalletService"); a server
+// that reports no status under that name is asked about itself ("").
+func grpcHealthCheck(name string, conn grpc.ClientConnInterface, service string) check {
+	client := healthpb.NewHealthClient(conn)
+	return namedCheck{name: name, check: func(ctx context.Context) error {
+		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if status.Code(err) == codes.NotFound {
+			resp, err = client.Check(ctx, &healthpb.HealthCheckRequest{})
+		}
+		if err != nil {
+			return err
+		}
+		if s := resp.GetStatus(); s != healthpb.HealthCheckResponse_SERVING {
+			return errors.New(s.String())
+		}
+		return nil
+	}}
+}
+
+// healthHandler serves GET /healthz: 200 when every part is ready, 503
+// naming the parts that are not otherwise.
+type healthHandler struct {
+	checks  []check
+	timeout time.Duration
+	log     *slog.Logger
+}
+
+// healthReport is the JSON body of /healthz.
+type healthReport struct {
+	// Status is "ok" or "unavailable".
+	Status string `json:"status"`
+	// Parts maps each part to "ok" or why it is not ready.
+	Parts map[string]string `json:"parts"`
+	// Failing lists the parts that are not ready, sorted.
+	Failing []string `json:"failing,omitempty"`
+}
+
+func (h *healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+	defer cancel()
+	report := healthReport{Status: "ok", Parts: make(map[string]string, len(h.checks))}
+	var mu sync.Mutex // mu guards report.
+	var wg sync.WaitGroup
+	for _, c := range h.checks {
+		wg.Go(func() {
+			err := c.ready(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				report.Parts[c.part()] = "ok"
+				return
+			}
+			report.Parts[c.part()] = describe(err)
+			report.Failing = append(report.Failing, c.part())
+		})
+	}
+	wg.Wait()
+	code := http.StatusOK
+	if len(report.Failing) > 0 {
+		sort.Strings(report.Failing)
+		report.Status = "unavailable"
+		code = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	if err := json.NewEncoder(w).Encode(report); err != nil {
+		h.log.DebugContext(ctx, "write healthz", "error", err)
+	}
+}
+
+// describe says why a part is not ready without the noise of wrapped
+// transport errors.
+func describe(err error) string {
+	if st, ok := status.FromError(err); ok {
+		return fmt.Sprintf("%s: %s", st.Code(), st.Message())
+	}
+	return err.Error()
+}
