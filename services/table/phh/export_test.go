@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine"
@@ -62,6 +63,7 @@ func TestExportRoundTrip(t *testing.T) {
 		cfg  engine.Config
 	}{
 		{"NT", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
+		{"NT-straddle", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
 		{"NT-bba", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, BigBlindAnte: 10}}},
 		{"FT", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
 		{"PO", engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
@@ -89,6 +91,9 @@ func TestExportRoundTrip(t *testing.T) {
 					// say otherwise; Export refuses a dead button).
 					st.Button = st.Players[rng.IntN(2)].Seat
 				}
+				if g.name == "NT-straddle" && n >= 4 {
+					st.Posts = straddlePosts(st, g.cfg.Stakes)
+				}
 				d := cards.NewDeck()
 				d.Shuffle(cards.NewSeeded(uint64(hand)))
 				st.Deck = d
@@ -96,6 +101,9 @@ func TestExportRoundTrip(t *testing.T) {
 				h, err := rec.History()
 				if err != nil {
 					t.Fatalf("hand %d: export: %v", hand, err)
+				}
+				if st.Posts != nil && h.BlindsOrStraddles[2] != Int(4) {
+					t.Fatalf("hand %d: straddle not exported: %v", hand, h.BlindsOrStraddles)
 				}
 				file, err := h.Marshal()
 				if err != nil {
@@ -121,5 +129,29 @@ func TestExportRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// straddlePosts returns the small blind, big blind and under-the-gun
+// straddle (TP-20) posts for st, clockwise from the first seat left of the
+// button.
+func straddlePosts(st engine.Setup, k engine.Stakes) []engine.Post {
+	seats := make([]int, 0, len(st.Players))
+	for _, p := range st.Players {
+		seats = append(seats, p.Seat)
+	}
+	slices.Sort(seats)
+	start := 0
+	for i, s := range seats {
+		if s > st.Button {
+			start = i
+			break
+		}
+	}
+	at := func(k int) int { return seats[(start+k)%len(seats)] }
+	return []engine.Post{
+		{Seat: at(0), Kind: engine.PostSmallBlind, Amount: k.SmallBlind},
+		{Seat: at(1), Kind: engine.PostBigBlind, Amount: k.BigBlind},
+		{Seat: at(2), Kind: engine.PostStraddle, Amount: 2 * k.BigBlind},
 	}
 }
