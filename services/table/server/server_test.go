@@ -9,26 +9,47 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
-	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/table/server"
 	"github.com/cardroom/cardroom/services/table/store"
 )
 
 var now = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 
-func start(t *testing.T) (*testkit.GRPC, tablev1.TableServiceClient) {
+func start(t *testing.T) (*testkit.GRPC, tablev1.TableServiceClient, <-chan *tablev1.TableOpened) {
 	t.Helper()
-	db := testkit.SQLite(t, sqlstore.Options{Service: "table", Migrations: store.Migrations()})
+	db := testkit.SQLite(t, table.DBOptions())
+	bus := events.NewMemory(events.MemoryOptions{})
+	relay := events.NewRelay(db, bus, events.RelayOptions{})
+	opened := make(chan *tablev1.TableOpened, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = relay.Run(ctx); done <- struct{}{} }()
+	go func() {
+		_ = bus.Subscribe(ctx, server.TopicTableOpened, "test", func(_ context.Context, ev events.Event) error {
+			var m tablev1.TableOpened
+			if err := proto.Unmarshal(ev.Payload, &m); err != nil {
+				return err
+			}
+			opened <- &m
+			return nil
+		})
+		done <- struct{}{}
+	}()
+	t.Cleanup(func() { cancel(); <-done; <-done })
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tablev1.RegisterTableServiceServer(r, server.New(store.New(db), clock.NewFake(now)))
+		tablev1.RegisterTableServiceServer(r, server.New(store.New(db), clock.NewFake(now), lock.NewLocal(), relay))
 	})
-	return g, tablev1.NewTableServiceClient(g.Conn)
+	return g, tablev1.NewTableServiceClient(g.Conn), opened
 }
 
 func plo() *tablev1.CreateTableRequest {
@@ -41,7 +62,7 @@ func plo() *tablev1.CreateTableRequest {
 
 func TestCreateListGet(t *testing.T) {
 	t.Parallel()
-	g, c := start(t)
+	g, c, opened := start(t)
 	created, err := c.CreateTable(g.As(t, "floor-1", auth.Floor), plo())
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +71,14 @@ func TestCreateListGet(t *testing.T) {
 	if tb.GetTableId() == "" || tb.GetGame().GetVariant() != gamev1.Variant_VARIANT_OMAHA ||
 		tb.GetGame().GetStakes().GetBigBlind() != 200 || tb.GetSeats() != 6 || tb.GetMode() != tablev1.TableMode_TABLE_MODE_DIGITAL {
 		t.Fatalf("created %v", tb)
+	}
+	select {
+	case ev := <-opened:
+		if ev.GetTableId() != tb.GetTableId() || ev.GetSeats() != 6 || ev.GetGame().GetVariant() != gamev1.Variant_VARIANT_OMAHA {
+			t.Fatalf("table.opened = %v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no table.opened event")
 	}
 	player := g.As(t, "alice", auth.Player)
 	got, err := c.GetTable(player, &tablev1.GetTableRequest{TableId: tb.GetTableId()})
@@ -64,7 +93,7 @@ func TestCreateListGet(t *testing.T) {
 
 func TestCreateRefusals(t *testing.T) {
 	t.Parallel()
-	g, c := start(t)
+	g, c, opened := start(t)
 	floor := g.As(t, "f", auth.Floor)
 	stud := plo()
 	stud.Game = &gamev1.Game{Variant: gamev1.Variant_VARIANT_STUD, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
@@ -110,5 +139,10 @@ func TestCreateRefusals(t *testing.T) {
 	}
 	if _, err := c.GetTable(floor, &tablev1.GetTableRequest{TableId: "missing"}); status.Code(err) != codes.NotFound {
 		t.Fatalf("Get(missing) = %v", err)
+	}
+	select {
+	case ev := <-opened:
+		t.Fatalf("refused create published %v", ev)
+	default:
 	}
 }

@@ -44,16 +44,22 @@ var ErrBadPageToken = fault.Invalidf("page_token", "not a token from a previous 
 
 const columns = `id, name, config, seats, kind, created_at_ms`
 
-// Create inserts a validated definition; its ID must be set.
-func (s *Store) Create(ctx context.Context, d tables.Definition) error {
+// Create inserts a validated definition (its ID must be set) owned by
+// epoch 1, the creator's fencing epoch, and runs also in the same
+// transaction (the outbox write of the table's opening event), so that a
+// table never exists without its event or the other way round.
+func (s *Store) Create(ctx context.Context, d tables.Definition, also func(tx *sqlstore.Tx) error) error {
 	cfg, err := json.Marshal(d.Config)
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", d.ID, err)
 	}
 	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`, epoch) VALUES ($1, $2, $3, $4, $5, $6, 1)`,
 			d.ID, d.Name, string(cfg), d.Seats, int(d.Kind), d.CreatedAt.UnixMilli())
-		return err
+		if err != nil || also == nil {
+			return err
+		}
+		return also(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", d.ID, err)

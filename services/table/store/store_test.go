@@ -28,10 +28,19 @@ func TestStore(t *testing.T) {
 			if err := d.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Create(ctx, d); err != nil {
+			if err := s.Create(ctx, d, nil); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, d)
+		}
+		boom := errors.New("outbox down")
+		failed := want[0]
+		failed.ID = "t9"
+		if err := s.Create(ctx, failed, func(*sqlstore.Tx) error { return boom }); !errors.Is(err, boom) {
+			t.Fatalf("Create with failing outbox = %v", err)
+		}
+		if _, err := s.Get(ctx, "t9"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("table created although its event was not: %v", err)
 		}
 		got, err := s.Get(ctx, "t1")
 		if err != nil || !reflect.DeepEqual(got, want[1]) {
