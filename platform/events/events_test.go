@@ -395,3 +395,46 @@ func testTrace(t *testing.T, db *sqlstore.DB, bus events.Bus, tp trace.TracerPro
 		return false
 	})
 }
+
+// TestRelayRunPublishesOnCommit: Relay.Add wakes a running relay at
+// commit, and Run returns nil with the outbox empty when stopped.
+func TestRelayRunPublishesOnCommit(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, opts)
+	bus := events.NewMemory(events.MemoryOptions{})
+	// A long poll interval: only the commit wake-up can explain a prompt
+	// delivery.
+	relay := events.NewRelay(db, bus, events.RelayOptions{Interval: time.Hour})
+	got := make(chan string, 2)
+	subscribe(t, bus, "x", "g", func(_ context.Context, e events.Event) error {
+		got <- e.ID
+		return nil
+	})
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- relay.Run(ctx) }()
+	add := func(id string) {
+		err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+			return relay.Add(t.Context(), tx, events.Event{ID: id, Topic: "x"})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("woken")
+	select {
+	case id := <-got:
+		if id != "woken" {
+			t.Fatalf("got %q", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("commit did not wake the relay")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if n := unpublished(t, db); n != 0 {
+		t.Fatalf("unpublished after stop = %d", n)
+	}
+}
