@@ -43,17 +43,17 @@ const (
 // variantInfo says which forced-bet and bet-size fields a variant uses, per
 // the required-field table of the specification.
 type variantInfo struct {
-	blinds  bool // blinds_or_straddles (button games) rather than bring_in
-	limit   bool // small_bet and big_bet rather than min_bet
-	stud    bool
-	holeN   int // hole cards each player is dealt before the first round
-	shortDk bool
+	blinds    bool // blinds_or_straddles (button games) rather than bring_in
+	limit     bool // small_bet and big_bet rather than min_bet
+	stud      bool
+	holeN     int // hole cards each player is dealt before the first round
+	shortDeck bool
 }
 
 var variants = map[string]variantInfo{
 	FixedLimitHoldem:         {blinds: true, limit: true, holeN: 2},
 	NoLimitHoldem:            {blinds: true, holeN: 2},
-	NoLimitShortDeckHoldem:   {blinds: true, holeN: 2, shortDk: true},
+	NoLimitShortDeckHoldem:   {blinds: true, holeN: 2, shortDeck: true},
 	PotLimitOmaha:            {blinds: true, holeN: 4},
 	FixedLimitOmahaHiLo:      {blinds: true, limit: true, holeN: 4},
 	FixedLimitStud:           {limit: true, stud: true, holeN: 3},

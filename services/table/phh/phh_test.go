@@ -259,6 +259,7 @@ func TestValidate(t *testing.T) {
 		{name: "shows other cards", file: base + `actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 2c3c", "p1 sm AcKh"]`, index: 3, reason: ErrShownMismatch},
 		{name: "shows a card dealt to another", file: base + `actions = ["d dh p1 ????", "d dh p2 QcQd", "d dh p3 2c3c", "p1 sm QcAh"]`, index: 3, reason: ErrDuplicateCard},
 		{name: "zero amount", file: base + `actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 2c3c", "p3 cbr 0"]`, index: 3, reason: ErrBadAmount},
+		{name: "wrong number of hole cards", file: base + `actions = ["d dh p1 AcKdQh"]`, index: 0, reason: ErrCardCount},
 		{name: "short deck card", file: strings.Replace(base, `"NT"`, `"NS"`, 1) + `actions = ["d dh p1 AcKd", "d dh p2 QcQd", "d dh p3 2c3c"]`, index: 2, reason: ErrNotInDeck},
 	}
 	for _, tt := range tests {

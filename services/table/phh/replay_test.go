@@ -201,7 +201,7 @@ func TestReplayLines(t *testing.T) {
 			name: "wrong number of hole cards",
 			file: "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\n" +
 				`actions = ["d dh p1 AcKdQh", "d dh p2 ????"]`,
-			want: "f\tREJECT@0\tdeals 3 cards, the game deals 2 first",
+			want: "f\tREJECT@0\tdeals 3 cards, NT deals 2 first: wrong number of cards",
 		},
 	}
 	for _, tt := range tests {

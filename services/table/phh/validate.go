@@ -25,11 +25,12 @@ func (e *ActionError) Error() string {
 func (e *ActionError) Unwrap() error { return e.Err }
 
 // Validate checks what the specification requires of a hand without playing
-// it: a known variant with exactly the fields it uses, one value per player in
-// every per-player array, amounts in range, actions naming existing players,
-// no card dealt twice, shown cards matching the cards dealt, short-deck
-// cards only in short-deck. Errors wrap ErrFormat; an error about one action
-// is an *ActionError.
+// it: a known variant with exactly the fields it uses, one value per player
+// in every per-player array, amounts in range, actions naming existing
+// players, the variant's number of cards in each first hole deal, no card
+// dealt twice, shown cards matching the cards dealt, short-deck cards only in
+// short-deck. Errors wrap ErrFormat; an error about one action is an
+// *ActionError.
 func (h *History) Validate() error {
 	if err := h.validateFields(); err != nil {
 		return fmt.Errorf("%w: %v", ErrFormat, err)
@@ -142,11 +143,16 @@ var (
 	ErrShownMismatch = errors.New("cards do not match the cards dealt")
 	// ErrBadAmount: a cbr amount that is not positive and finite.
 	ErrBadAmount = errors.New("bad amount")
+	// ErrCardCount: a player's first hole deal has the wrong number of
+	// cards for the variant.
+	ErrCardCount = errors.New("wrong number of cards")
 )
 
 func (h *History) validateActions() error {
 	n := h.NumPlayers()
-	short := variants[h.Variant].shortDk
+	v := variants[h.Variant]
+	short := v.shortDeck
+	firstDealt := make([]bool, n+1)
 	var dealt [cards.NumCards]bool
 	hole := make([][]cards.Card, n+1) // by 1-based player
 	for i, a := range h.Actions {
@@ -173,6 +179,10 @@ func (h *History) validateActions() error {
 				dealt[c] = true
 			}
 			if a.Kind == DealHole {
+				if !firstDealt[a.Player] && len(a.Cards) != v.holeN {
+					return fail(fmt.Errorf("deals %d cards, %s deals %d first: %w", len(a.Cards), h.Variant, v.holeN, ErrCardCount))
+				}
+				firstDealt[a.Player] = true
 				hole[a.Player] = append(hole[a.Player], a.Cards...)
 			}
 		case CompleteBetRaise:
