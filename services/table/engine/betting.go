@@ -593,3 +593,52 @@ func (h *Hand) raiseTo(to int64) {
 	}
 	st.CurBet = to
 }
+
+// BettingState is the betting situation of the seat in turn, in the terms
+// the live dealer-assist interpretation (engine/live.Situation) uses.
+type BettingState struct {
+	Seat       int       `json:"seat"`
+	Structure  Structure `json:"structure"`
+	Tournament bool      `json:"tournament"`
+	Preflop    bool      `json:"preflop"` // first betting round (pre-flop / 3rd street)
+	CurrentBet int64     `json:"current_bet"`
+	InFront    int64     `json:"in_front"` // the seat's own wager this round
+	Stack      int64     `json:"stack"`    // chips behind
+	MinRaiseTo int64     `json:"min_raise_to"`
+	MaxRaiseTo int64     `json:"max_raise_to"`
+	LastRaise  int64     `json:"last_raise"` // the last full bet or raise increment
+	ChipUnit   int64     `json:"chip_unit"`
+	// RaiseClosed is empty when the seat may bet or raise, otherwise the
+	// rule that stops it (TP-23, TP-24, TP-29, TP-44, TP-49, TP-58).
+	RaiseClosed string `json:"raise_closed,omitempty"`
+}
+
+// Betting returns the betting situation of the seat in turn; ok is false
+// outside a betting round.
+func (h *Hand) Betting() (BettingState, bool) {
+	st := &h.s
+	if st.Phase != PhaseBetting || st.ToAct < 0 {
+		return BettingState{}, false
+	}
+	p := &st.Seats[st.ToAct]
+	o := h.options(st.ToAct)
+	b := BettingState{Seat: p.Seat, Structure: h.cfg.Structure, Tournament: h.cfg.Tournament,
+		Preflop: st.Street == Preflop || st.Street == Third, CurrentBet: st.CurBet, InFront: p.Bet, Stack: p.Stack,
+		LastRaise: st.MinRaise, ChipUnit: h.cfg.Stakes.ChipUnit}
+	switch {
+	case h.isFL():
+		b.MinRaiseTo = st.FullLevel + st.Unit
+		b.LastRaise = st.Unit
+	case st.CurBet == 0:
+		b.MinRaiseTo = h.minBet()
+	default:
+		b.MinRaiseTo = st.CurBet + st.MinRaise
+	}
+	b.MaxRaiseTo = p.Bet + p.Stack
+	if o.aggr != noKind {
+		b.MaxRaiseTo = o.maxTo
+	} else {
+		b.RaiseClosed = h.whyErr(o.why).Rule
+	}
+	return b, true
+}

@@ -333,3 +333,15 @@ func TestBoardOverdeal_TP78_TP79(t *testing.T) {
 		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")}, "TP-78", ReasonActionNotAllowed)
 	})
 }
+
+func TestBettingState_TP23(t *testing.T) {
+	t.Parallel()
+	h := ring(t, nlhe(50, 100), 10000, 10000, 400, 10000)
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 3, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
+	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 200}, Action{Seat: 1, Kind: Call}, Action{Seat: 2, Kind: Raise, Amount: 300}, Action{Seat: 3, Kind: Call})
+	b, ok := h.Betting()
+	want := BettingState{Seat: 0, CurrentBet: 300, InFront: 200, Stack: 9700, MinRaiseTo: 500, MaxRaiseTo: 9900, LastRaise: 200, ChipUnit: 1, RaiseClosed: "TP-23"}
+	if !ok || b != want {
+		t.Fatalf("got %+v", b)
+	}
+}
