@@ -191,6 +191,14 @@ func (h *Hand) applyKill(i int, a Action) *RuleError {
 		}
 		h.advanceShowdown()
 	case PhaseBetting:
+		if st.BringIn && st.ToAct == i && h.live() > 1 {
+			// The bring-in passes to the next lowest (razz: highest) card.
+			if bi := h.bringInIndex(); bi >= 0 {
+				st.ToAct = bi
+				return nil
+			}
+			st.BringIn = false
+		}
 		from := st.ToAct
 		if from == i || from < 0 {
 			from = h.next(i)

@@ -99,6 +99,15 @@ func (h *Hand) actors() int {
 	return n
 }
 
+func (h *Hand) anyAllIn() bool {
+	for i := range h.s.Seats {
+		if p := &h.s.Seats[i]; !p.Folded && p.AllIn {
+			return true
+		}
+	}
+	return false
+}
+
 func (h *Hand) othersCanAct(i int) bool {
 	for j := range h.s.Seats {
 		p := &h.s.Seats[j]
@@ -255,13 +264,12 @@ func (h *Hand) closeRound() {
 		h.endUncontested()
 		return
 	}
-	if h.lastStreet() {
-		h.startShowdown()
-		return
-	}
-	if h.actors() <= 1 {
-		// Nobody can bet any more: expose (TP-45 / G-22) and run it out.
-		h.exposeAllIn()
+	if h.lastStreet() || h.actors() <= 1 {
+		// Betting is over. With an all-in player involved every live hand
+		// is turned up (TP-45 / G-22); then the board is run out.
+		if h.anyAllIn() {
+			h.exposeAllIn()
+		}
 		for !h.lastStreet() {
 			st.Street++
 			h.dealStreet()

@@ -206,7 +206,7 @@ func playFuzz(t *testing.T, data []byte) {
 		}
 	play:
 		// Now and then a dealer kills a hand or the state round-trips.
-		if c := src.next(); c == 7 && h.Phase() == PhaseBetting {
+		if c := src.next(); c < 6 && h.Phase() == PhaseBetting {
 			for _, s := range h.Seats() {
 				before, _ := json.Marshal(h)
 				if _, err := h.Apply(Action{Seat: s, Kind: Kill, By: RoleDealer, Kill: KillReason(src.next() % 7)}); err != nil {
@@ -214,6 +214,41 @@ func playFuzz(t *testing.T, data []byte) {
 					continue
 				}
 				break
+			}
+			checkConserved(t, h)
+			continue
+		} else if c >= 11 && c < 40 && h.cfg.Mode == Live && h.Phase() == PhaseBetting {
+			// Live mode: out-of-turn entries and floor rulings (TP-47…TP-60).
+			seats := h.Seats()
+			s := seats[src.next()%len(seats)]
+			var a Action
+			switch k := src.next() % 8; k {
+			case 0, 1, 2:
+				kinds := []ActionKind{Fold, Check, Call, Bet, Raise}
+				a = Action{Seat: s, Kind: kinds[src.next()%len(kinds)], Amount: int64(src.next()) * cu}
+				before, _ := json.Marshal(h)
+				if _, err := h.ApplyOutOfTurn(a); err != nil {
+					if !errors.As(err, new(*RuleError)) {
+						t.Fatalf("error not a RuleError: %v", err)
+					}
+					sameState(t, h, before, "out-of-turn action")
+				}
+				checkConserved(t, h)
+				continue
+			case 3:
+				a = Action{Seat: s, Kind: Revive, By: RoleFloor}
+			case 4:
+				a = Action{Seat: s, Kind: RestrictRaise, By: RoleDealer}
+			case 5:
+				a = Action{Seat: s, Kind: ExposeLive, By: RoleFloor}
+			case 6:
+				a = Action{Seat: legal[0].Seat, Kind: Skip, By: RoleDealer}
+			case 7:
+				a = Action{Seat: s, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: h.Board()[:min(1, len(h.Board()))]}
+			}
+			before, _ := json.Marshal(h)
+			if _, err := h.Apply(a); err != nil {
+				sameState(t, h, before, a.Kind.String())
 			}
 			checkConserved(t, h)
 			continue
