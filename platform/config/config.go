@@ -30,6 +30,7 @@ type Config struct {
 	DataDir  string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
 
 	RedisURL    string `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
+	RedisPrefix string `env:"CARDROOM_REDIS_PREFIX" envDefault:"cardroom:" doc:"Prefix of every Redis key the suite writes (locks, event streams), so several suites or test runs can share one Redis."`
 	DatabaseURL string `env:"DATABASE_URL" docDefault:"(empty: SQLite)" doc:"PostgreSQL URL (postgres:// or postgresql://). Empty uses embedded SQLite under CARDROOM_DATA_DIR."`
 
 	// JWTKey is secret: String redacts it.
