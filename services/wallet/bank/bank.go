@@ -240,3 +240,6 @@ func (b *Bank) Reverse(ctx context.Context, r ReverseRequest) (TransferResult, e
 		return TransferResult{TransferID: rev.ID, Kind: rev.Kind, Currency: rev.Currency, Amount: rev.Amount(), GamingDay: day, At: tx.Now()}, nil
 	})
 }
+
+// Today is the current gaming day (YYYY-MM-DD).
+func (b *Bank) Today() string { return b.profile.Day.Of(b.clock.Now()) }

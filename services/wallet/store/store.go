@@ -61,7 +61,7 @@ var (
 	// ErrAccountNotFound is an unknown account.
 	ErrAccountNotFound = fault.New(fault.NotFound, "ACCOUNT_NOT_FOUND", "account not found")
 	// ErrAccountExists refuses opening an account twice.
-	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_EXISTS", "account already exists")
+	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_ALREADY_EXISTS", "account already exists")
 )
 
 // Request identifies one mutating request for idempotency: the caller's
@@ -94,8 +94,8 @@ func (r Request) hash() string {
 // funds the original already spent) also looks the key up before
 // reporting its error, so every duplicate gets the original response.
 func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn func(tx *Tx) ([]byte, error)) (resp []byte, replayed bool, err error) {
-	if req.Key == "" || len(req.Key) > 128 {
-		return nil, false, fault.Invalidf("idempotency_key", "must be 1-128 characters")
+	if req.Key == "" || len(req.Key) > 300 {
+		return nil, false, fault.Invalidf("idempotency_key", "must be 1-300 characters")
 	}
 	hash := req.hash()
 	err = s.update(ctx, now, func(tx *Tx) error {

@@ -1,0 +1,153 @@
+// Package wallet is cardroom's chip bank: a double-entry ledger in SQL,
+// the buy-in rules CS-01…CS-11, the table buy-in saga, cash-outs and
+// tournament money, served over gRPC. New wires the parts; Register puts
+// the gRPC service on a server (the gateway registers the REST routes);
+// Run drives the hold-expiry sweeper; Audit checks the books for
+// `cardroom wallet audit`.
+package wallet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/wallet/bank"
+	"github.com/cardroom/cardroom/services/wallet/buyin"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/server"
+	"github.com/cardroom/cardroom/services/wallet/store"
+)
+
+// Config is the wallet's room policy. The env tags follow platform/config's
+// conventions (github.com/caarlos0/env), so a command can read it with
+// env.Parse; the zero value means the defaults.
+type Config struct {
+	// GamingDayCutoff is when the "evening" ends (G-20), as a time of day.
+	GamingDayCutoff time.Duration `env:"CARDROOM_WALLET_GAMING_DAY_CUTOFF" envDefault:"6h" doc:"Time of day (as a duration after local midnight) when the gaming day ends (RULES.md G-20)."`
+	// TimeZone is the room's IANA time zone for the gaming day.
+	TimeZone string `env:"CARDROOM_WALLET_TIME_ZONE" envDefault:"Europe/Helsinki" doc:"IANA time zone of the room, for the gaming-day cut-off."`
+	// QuickReturnWaivesMaximum switches the rule profile to CS-04 (the
+	// 20-minute rule) instead of 001's "one night, one stack" cap rules.
+	QuickReturnWaivesMaximum bool `env:"CARDROOM_WALLET_CS04_QUICK_RETURN" envDefault:"false" doc:"true applies CS-04: a return to the same table within the quick-return window may exceed the maximum buy-in; later returns are capped at it."`
+	// QuickReturnWindow is CS-04's window.
+	QuickReturnWindow time.Duration `env:"CARDROOM_WALLET_QUICK_RETURN_WINDOW" envDefault:"20m" doc:"CS-04 quick-return window."`
+	// HoldTTL is how long a buy-in hold waits for the table.
+	HoldTTL time.Duration `env:"CARDROOM_WALLET_HOLD_TTL" envDefault:"2m" doc:"How long a buy-in hold waits for the table to commit it before it is released."`
+	// SweepInterval is how often expired holds are released.
+	SweepInterval time.Duration `env:"CARDROOM_WALLET_SWEEP_INTERVAL" envDefault:"10s" doc:"How often the wallet releases expired buy-in holds."`
+}
+
+// Deps are the wallet's collaborators.
+type Deps struct {
+	// DB is the wallet's database, opened with StoreOptions (and migrated).
+	DB *sqlstore.DB
+	// Clock tells time; nil means the wall clock.
+	Clock clock.Clock
+	// Logger logs the sweeper's failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Wallet is the wired service.
+type Wallet struct {
+	bank   *bank.Bank
+	server *server.Server
+	cfg    Config
+	log    *slog.Logger
+}
+
+// StoreOptions are the sqlstore options of the wallet's database: the
+// PostgreSQL URL (empty for SQLite under dataDir) and the embedded
+// migrations.
+func StoreOptions(databaseURL, dataDir string) sqlstore.Options {
+	return sqlstore.Options{URL: databaseURL, DataDir: dataDir, Service: store.ServiceName, Migrations: store.Migrations()}
+}
+
+// OpenDB opens and migrates the wallet's database.
+func OpenDB(ctx context.Context, databaseURL, dataDir string) (*sqlstore.DB, error) {
+	db, err := sqlstore.Open(ctx, StoreOptions(databaseURL, dataDir))
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Profile returns the buy-in policy cfg describes.
+func (cfg Config) Profile() (buyin.Profile, error) {
+	p := buyin.DefaultProfile()
+	if cfg.TimeZone != "" {
+		loc, err := time.LoadLocation(cfg.TimeZone)
+		if err != nil {
+			return buyin.Profile{}, fmt.Errorf("wallet time zone %q: %w", cfg.TimeZone, err)
+		}
+		p.Day.Location = loc
+	}
+	if cfg.GamingDayCutoff != 0 {
+		if cfg.GamingDayCutoff < 0 || cfg.GamingDayCutoff >= 24*time.Hour {
+			return buyin.Profile{}, fmt.Errorf("wallet gaming-day cut-off %s must be within a day", cfg.GamingDayCutoff)
+		}
+		p.Day.Cutoff = cfg.GamingDayCutoff
+	}
+	p.QuickReturnWaivesMaximum = cfg.QuickReturnWaivesMaximum
+	if cfg.QuickReturnWindow > 0 {
+		p.QuickReturnWindow = cfg.QuickReturnWindow
+	}
+	return p, nil
+}
+
+// New wires the wallet over an opened, migrated database.
+func New(cfg Config, deps Deps) (*Wallet, error) {
+	if deps.DB == nil {
+		return nil, fmt.Errorf("wallet: no database")
+	}
+	if deps.Clock == nil {
+		deps.Clock = clock.Real{}
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = 10 * time.Second
+	}
+	profile, err := cfg.Profile()
+	if err != nil {
+		return nil, err
+	}
+	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL})
+	return &Wallet{bank: b, server: server.New(b), cfg: cfg, log: deps.Logger}, nil
+}
+
+// Register puts the wallet's gRPC service on s.
+func (w *Wallet) Register(s *grpc.Server) { walletv1.RegisterWalletServiceServer(s, w.server) }
+
+// Server returns the gRPC handlers (for in-process use and tests).
+func (w *Wallet) Server() walletv1.WalletServiceServer { return w.server }
+
+// Bank returns the wallet's operations.
+func (w *Wallet) Bank() *bank.Bank { return w.bank }
+
+// Run releases expired buy-in holds until ctx ends. Every replica may run
+// it: each release is conditional on the hold still being held.
+func (w *Wallet) Run(ctx context.Context) {
+	w.bank.RunSweeper(ctx, w.cfg.SweepInterval, func(err error) {
+		w.log.ErrorContext(ctx, "release expired holds", "err", err)
+	})
+}
+
+// Audit checks the ledger in db: per currency debits equal credits and
+// balances sum to zero, each balance equals the sum of its entries, no
+// forbidden account is negative, every transfer balances. Report.Clean()
+// says whether all hold; Report.Problems() lists what does not.
+func Audit(ctx context.Context, db *sqlstore.DB) (Report, error) { return store.Audit(ctx, db) }
+
+// Report is the audit's result.
+type Report = ledger.AuditReport

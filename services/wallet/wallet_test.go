@@ -1,0 +1,191 @@
+package wallet_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/rpc"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/wallet"
+)
+
+var key = []byte("wallet-test-signing-key-0123456789abcdef")
+
+type client struct {
+	walletv1.WalletServiceClient
+	t      *testing.T
+	issuer *auth.Issuer
+}
+
+func (c client) as(subject string, roles ...auth.Role) context.Context {
+	tok, err := c.issuer.Mint(subject, roles, time.Hour)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return metadata.AppendToOutgoingContext(c.t.Context(), "authorization", "Bearer "+tok)
+}
+
+// serve runs the wallet behind platform/rpc's server on loopback.
+func serve(t *testing.T, db *sqlstore.DB) client {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC))
+	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := auth.NewVerifier(key, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer, err := auth.NewIssuer(key, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := rpc.NewServer(rpc.Options{Verifier: verifier})
+	w.Register(srv)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { rpc.Shutdown(srv, time.Second) })
+	conn, err := rpc.Dial(lis.Addr().String(), rpc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return client{WalletServiceClient: walletv1.NewWalletServiceClient(conn), t: t, issuer: issuer}
+}
+
+func errorInfo(t *testing.T, err error) *errdetails.ErrorInfo {
+	t.Helper()
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	t.Fatalf("no ErrorInfo in %v", err)
+	return nil
+}
+
+func wantCode(t *testing.T, err error, want codes.Code) {
+	t.Helper()
+	if status.Code(err) != want {
+		t.Fatalf("err = %v, want %v", err, want)
+	}
+}
+
+var nl = &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 200, BigBlind: 500}}
+
+func TestWalletOverGRPC(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, wallet.StoreOptions("", ""), func(t *testing.T, db *sqlstore.DB) {
+		c := serve(t, db)
+		cashier := c.as("cashier-1", auth.Cashier)
+		table := c.as("table-service", auth.Service)
+		alice := c.as("alice", auth.Player)
+
+		for _, p := range []string{"alice", "bob"} {
+			if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: p, Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A retry without a key returns the account opened first.
+		if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "alice", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
+			t.Fatalf("open retry: %v", err)
+		}
+		dep, err := c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "k1", PlayerId: "alice", Currency: "EUR", Amount: 100000})
+		if err != nil || dep.GetTransfer().GetBalance() != 100000 || dep.GetTransfer().GetKind() != walletv1.TransferKind_TRANSFER_KIND_DEPOSIT {
+			t.Fatalf("deposit = %v, %v", dep, err)
+		}
+
+		// Authorization: roles per RPC, and a player sees only their own accounts.
+		_, err = c.Deposit(alice, &walletv1.DepositRequest{IdempotencyKey: "k2", PlayerId: "alice", Currency: "EUR", Amount: 100})
+		wantCode(t, err, codes.PermissionDenied)
+		bal, err := c.GetBalance(alice, &walletv1.GetBalanceRequest{AccountId: "player:alice:EUR"})
+		if err != nil || bal.GetBalance() != 100000 {
+			t.Fatalf("own balance = %v, %v", bal, err)
+		}
+		for _, other := range []string{"player:bob:EUR", "cage:EUR", "player:nobody:EUR", "acc_01"} {
+			_, err = c.GetBalance(alice, &walletv1.GetBalanceRequest{AccountId: other})
+			wantCode(t, err, codes.PermissionDenied)
+			_, err = c.GetStatement(alice, &walletv1.GetStatementRequest{AccountId: other})
+			wantCode(t, err, codes.PermissionDenied)
+		}
+		_, err = c.GetBalance(cashier, &walletv1.GetBalanceRequest{AccountId: "player:nobody:EUR"})
+		wantCode(t, err, codes.NotFound)
+		st, err := c.GetStatement(alice, &walletv1.GetStatementRequest{AccountId: "player:alice:EUR"})
+		if err != nil || len(st.GetLines()) != 1 || st.GetLines()[0].GetAmount() != 100000 {
+			t.Fatalf("statement = %v, %v", st, err)
+		}
+
+		// Bad input: InvalidArgument before anything is written.
+		_, err = c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "k3", PlayerId: "alice", Currency: "EUR", Amount: 0})
+		wantCode(t, err, codes.InvalidArgument)
+		_, err = c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "k4", PlayerId: "alice", Currency: "EUR", Amount: -1})
+		wantCode(t, err, codes.InvalidArgument)
+		_, err = c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "k5", PlayerId: "nobody", Currency: "EUR", Amount: 1})
+		wantCode(t, err, codes.NotFound)
+		_, err = c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "k1", PlayerId: "alice", Currency: "EUR", Amount: 5})
+		wantCode(t, err, codes.AlreadyExists)
+
+		// A player asks what they may buy in for; not for someone else.
+		chk, err := c.CheckBuyIn(alice, &walletv1.CheckBuyInRequest{PlayerId: "alice", TableId: "T1", Currency: "EUR", Game: nl})
+		if err != nil || chk.GetRange().GetMin() != 20000 || chk.GetRange().GetMax() != 50000 || chk.GetRange().GetRuleId() != "CS-03" {
+			t.Fatalf("check = %v, %v", chk, err)
+		}
+		_, err = c.CheckBuyIn(alice, &walletv1.CheckBuyInRequest{PlayerId: "bob", TableId: "T1", Currency: "EUR", Game: nl})
+		wantCode(t, err, codes.PermissionDenied)
+
+		// The table service holds a buy-in; a refusal carries rule and range.
+		_, err = c.HoldBuyIn(table, &walletv1.HoldBuyInRequest{IdempotencyKey: "h0", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Game: nl, Amount: 10000})
+		wantCode(t, err, codes.FailedPrecondition)
+		info := errorInfo(t, err)
+		if info.GetReason() != "BUY_IN_BELOW_MINIMUM" || info.GetMetadata()["rule_id"] != "CS-03" || info.GetMetadata()["min"] != "20000" || info.GetMetadata()["max"] != "50000" {
+			t.Fatalf("error info = %v", info)
+		}
+		h, err := c.HoldBuyIn(table, &walletv1.HoldBuyInRequest{IdempotencyKey: "h1", TableId: "T1", Epoch: 2, PlayerId: "alice", Seat: 3, Currency: "EUR", Game: nl, Amount: 40000})
+		if err != nil || h.GetHold().GetState() != walletv1.HoldState_HOLD_STATE_HELD || h.GetHold().GetBalance() != 60000 {
+			t.Fatalf("hold = %v, %v", h, err)
+		}
+		_, err = c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c1", TableId: "T1", Epoch: 1, HoldId: h.GetHold().GetHoldId()})
+		wantCode(t, err, codes.Aborted)
+		cm, err := c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c2", TableId: "T1", Epoch: 2, HoldId: h.GetHold().GetHoldId()})
+		if err != nil || cm.GetHold().GetState() != walletv1.HoldState_HOLD_STATE_COMMITTED {
+			t.Fatalf("commit = %v, %v", cm, err)
+		}
+		out, err := c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o1", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 40000})
+		if err != nil || out.GetBalance() != 100000 || out.GetGamingDay() != "2026-11-30" {
+			t.Fatalf("cash-out = %v, %v", out, err)
+		}
+		_, err = c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o2", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 1})
+		wantCode(t, err, codes.FailedPrecondition)
+		if info := errorInfo(t, err); info.GetMetadata()["rule_id"] != "CS-08" {
+			t.Fatalf("error info = %v", info)
+		}
+		// A player cannot hold buy-ins directly.
+		_, err = c.HoldBuyIn(alice, &walletv1.HoldBuyInRequest{IdempotencyKey: "h2", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Game: nl, Amount: 40000})
+		wantCode(t, err, codes.PermissionDenied)
+
+		report, err := c.GetCageReport(cashier, &walletv1.GetCageReportRequest{})
+		if err != nil || report.GetGamingDay() != "2026-11-30" || len(report.GetLines()) != 1 || report.GetLines()[0].GetDepositTotal() != 100000 {
+			t.Fatalf("cage report = %v, %v", report, err)
+		}
+		audit, err := c.Audit(c.as("admin", auth.Admin), &walletv1.AuditRequest{})
+		if err != nil || !audit.GetClean() || audit.GetTransfers() != 4 || len(audit.GetCurrencies()) != 1 {
+			t.Fatalf("audit = %v, %v", audit, err)
+		}
+	})
+}
