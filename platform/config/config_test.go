@@ -24,6 +24,7 @@ func TestLoadDefaults(t *testing.T) {
 		HTTPAddr:        "127.0.0.1:8080",
 		GRPCAddr:        "127.0.0.1:9090",
 		DataDir:         "./data",
+		RedisPrefix:     "cardroom:",
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 15 * time.Second,
 		Endpoints:       Endpoints{Table: "127.0.0.1:9090", Tournament: "127.0.0.1:9090", Wallet: "127.0.0.1:9090", Seating: "127.0.0.1:9090"},
