@@ -63,6 +63,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"commit makes writes visible", testCommit},
 		{"error and panic roll back", testRollback},
 		{"numbered placeholders bind on both dialects", testPlaceholders},
+		{"read-only transactions read and refuse writes", testReadTx},
 		{"conflicting transactions all succeed by retrying", testConflictRetry},
 		{"fenced write refuses a lower epoch", testFence},
 		{"observed epoch refuses lower ones", testObserveEpoch},
@@ -179,6 +180,26 @@ func testPlaceholders(t *testing.T, db *sqlstore.DB) {
 	value, epoch := readCounter(t, db, "ph-x")
 	if value != 7 || epoch != 7 {
 		t.Fatalf("value, epoch = %d, %d; want 7, 7", value, epoch)
+	}
+}
+
+func testReadTx(t *testing.T, db *sqlstore.DB) {
+	insertCounter(t, db, "readonly")
+	var v int64 = -1
+	err := db.ReadTx(t.Context(), func(tx *sqlstore.Tx) error {
+		return tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = $1`, "readonly").Scan(&v)
+	})
+	if err != nil || v != 0 {
+		t.Fatalf("read-only read = %d, %v; want 0, nil", v, err)
+	}
+	if db.Dialect() == sqlstore.Postgres {
+		err = db.ReadTx(t.Context(), func(tx *sqlstore.Tx) error {
+			_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = 1 WHERE id = $1`, "readonly")
+			return err
+		})
+		if err == nil {
+			t.Fatal("write in a read-only transaction succeeded")
+		}
 	}
 }
 

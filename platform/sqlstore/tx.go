@@ -49,8 +49,9 @@ func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }
 
 // TxOptions tunes a transaction.
 type TxOptions struct {
-	// ReadOnly runs a read-only transaction (on SQLite a deferred BEGIN, so
-	// it does not take the write lock).
+	// ReadOnly runs a read-only transaction. PostgreSQL refuses writes in
+	// it; on SQLite it is a deferred BEGIN that does not take the write
+	// lock, and SQLite does not enforce the read-only promise.
 	ReadOnly bool
 	// Isolation is the PostgreSQL isolation level; the default is
 	// serializable, which is what makes read-check-write transactions safe
