@@ -48,6 +48,9 @@ type Options struct {
 	// CORSOrigins lists the origins browser apps may call from, for example
 	// "https://floor.example.com"; "*" allows any. Empty disables CORS.
 	CORSOrigins []string
+	// Register adds grpc-gateway handlers beyond the four services' (for
+	// example a service that only some deployments run). Optional.
+	Register []func(context.Context, *runtime.ServeMux) error
 	// Checks are extra readiness checks reported by /healthz beside the
 	// gRPC health of the four parts, keyed by part name.
 	Checks map[string]func(context.Context) error
@@ -117,6 +120,11 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: register %s: %w", p.name, err)
 		}
 		health.checks = append(health.checks, grpcHealthCheck(p.name, p.conn, p.service))
+	}
+	for i, register := range o.Register {
+		if err := register(ctx, api); err != nil {
+			return nil, fmt.Errorf("gateway: extra registration %d: %w", i, err)
+		}
 	}
 	for name, check := range o.Checks {
 		if check == nil {
