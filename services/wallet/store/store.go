@@ -29,7 +29,7 @@ import (
 var migrations embed.FS
 
 // Migrations returns the migration tree for sqlstore.Options.Migrations.
-func Migrations() sqlstore.MigrationsFS {
+func Migrations() fs.FS {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time

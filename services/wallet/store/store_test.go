@@ -1,0 +1,338 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/wallet/buyin"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/store"
+)
+
+var now = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+
+// TestContract runs the store's one contract suite on SQLite and on real
+// PostgreSQL.
+func TestContract(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		tests := []struct {
+			name string
+			run  func(t *testing.T, s *store.Store)
+		}{
+			{"post moves balances and writes entries", testPost},
+			{"post refuses without writing", testPostRefusals},
+			{"idempotent runs once and replays", testIdempotent},
+			{"a failed request keeps no key", testIdempotentFailure},
+			{"holds settle once", testHoldSettlesOnce},
+			{"table epochs only go up", testEpochs},
+			{"presence reads sitting and departures", testPresence},
+			{"audit finds a tampered balance", testAuditDetects},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				// Subtests share one database, so they run one after another
+				// and each uses its own account names.
+				tc.run(t, store.New(db))
+			})
+		}
+	})
+}
+
+func mustPost(t *testing.T, s *store.Store, tr ledger.Transfer) store.Balances {
+	t.Helper()
+	var b store.Balances
+	err := s.Update(t.Context(), now, func(tx *store.Tx) error {
+		for _, e := range tr.Entries {
+			if err := tx.EnsureAccount(t.Context(), e.Account); err != nil {
+				return err
+			}
+		}
+		var err error
+		b, err = tx.Post(t.Context(), tr, store.Posting{GamingDay: "2026-11-30"})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("post %s: %v", tr.ID, err)
+	}
+	return b
+}
+
+func build(t *testing.T, id string, kind ledger.TransferKind, moves ...ledger.Move) ledger.Transfer {
+	t.Helper()
+	tr, err := ledger.Build(id, kind, "EUR", now, map[string]string{"test": id}, moves...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func testPost(t *testing.T, s *store.Store) {
+	cage, p := ledger.CageAccount("EUR"), ledger.PlayerAccount("post-p", "EUR")
+	b := mustPost(t, s, build(t, "post-1", ledger.Deposit, ledger.Move{From: cage, To: p, Amount: 700}))
+	if b[p] != 700 {
+		t.Fatalf("balances = %v", b)
+	}
+	tr, err := s.Transfer(t.Context(), "post-1")
+	if err != nil || tr.Amount() != 700 || tr.Kind != ledger.Deposit || tr.Meta["test"] != "post-1" || len(tr.Entries) != 2 {
+		t.Fatalf("transfer = %+v, %v", tr, err)
+	}
+	lines, _, err := s.Statement(t.Context(), p, 0, 10)
+	if err != nil || len(lines) != 1 || lines[0].Seq != 1 || lines[0].BalanceAfter != 700 {
+		t.Fatalf("statement = %+v, %v", lines, err)
+	}
+}
+
+func testPostRefusals(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	cage, p, q := ledger.CageAccount("EUR"), ledger.PlayerAccount("ref-p", "EUR"), ledger.PlayerAccount("ref-q", "EUR")
+	mustPost(t, s, build(t, "ref-1", ledger.Deposit, ledger.Move{From: cage, To: p, Amount: 100}))
+	usd := ledger.PlayerAccount("ref-p", "USD")
+	if err := s.Update(ctx, now, func(tx *store.Tx) error { return tx.EnsureAccount(ctx, usd) }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		tr   ledger.Transfer
+		kind fault.Kind
+	}{
+		{"overdraw", build(t, "ref-2", ledger.BuyInHold, ledger.Move{From: p, To: q, Amount: 101}), fault.Precondition},
+		{"unknown account", build(t, "ref-3", ledger.Deposit, ledger.Move{From: cage, To: ledger.PlayerAccount("ghost", "EUR"), Amount: 1}), fault.NotFound},
+		{"overflow", build(t, "ref-4", ledger.Deposit, ledger.Move{From: cage, To: p, Amount: math.MaxInt64}), fault.Invalid},
+		{"same id twice", build(t, "ref-1", ledger.Deposit, ledger.Move{From: cage, To: p, Amount: 1}), fault.Conflict},
+		{"currency of another account", ledger.Transfer{ID: "ref-5", Kind: ledger.Deposit, Currency: "EUR", CreatedAt: now,
+			Entries: []ledger.Entry{{Account: cage, Amount: -5}, {Account: usd, Amount: 5}}}, fault.Invalid},
+		{"unbalanced", ledger.Transfer{ID: "ref-6", Kind: ledger.Deposit, Currency: "EUR", CreatedAt: now,
+			Entries: []ledger.Entry{{Account: cage, Amount: -5}, {Account: p, Amount: 6}}}, fault.Internal},
+	}
+	for _, tc := range tests {
+		err := s.Update(ctx, now, func(tx *store.Tx) error {
+			_, err := tx.Post(ctx, tc.tr, store.Posting{GamingDay: "2026-11-30"})
+			return err
+		})
+		if err == nil || fault.KindOf(err) != tc.kind {
+			t.Errorf("%s: err = %v (kind %v), want %v", tc.name, err, fault.KindOf(err), tc.kind)
+		}
+	}
+	after, err := s.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Transfers != before.Transfers || after.Entries != before.Entries || !after.Clean() {
+		t.Fatalf("refusals wrote: transfers %d→%d entries %d→%d, problems %v", before.Transfers, after.Transfers, before.Entries, after.Entries, after.Problems())
+	}
+	if a, _ := s.Account(ctx, p); a.Balance != 100 {
+		t.Fatalf("balance = %d, want 100", a.Balance)
+	}
+}
+
+func testIdempotent(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	var runs sync.Map
+	call := func(body string) ([]byte, bool, error) {
+		return s.Idempotent(ctx, store.Request{Key: "idem-1", Operation: "Op", Body: []byte(body)}, now, func(tx *store.Tx) ([]byte, error) {
+			runs.Store(body, true)
+			tr := build(t, "idem-tr-"+body, ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: ledger.PlayerAccount("idem-p", "EUR"), Amount: 5})
+			for _, e := range tr.Entries {
+				if err := tx.EnsureAccount(ctx, e.Account); err != nil {
+					return nil, err
+				}
+			}
+			if _, err := tx.Post(ctx, tr, store.Posting{GamingDay: "d"}); err != nil {
+				return nil, err
+			}
+			return []byte("response-" + body), nil
+		})
+	}
+	var wg sync.WaitGroup
+	results := make([]string, 50)
+	for i := range results {
+		wg.Go(func() {
+			resp, _, err := call("a")
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+			results[i] = string(resp)
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r != "response-a" {
+			t.Fatalf("response %d = %q", i, r)
+		}
+	}
+	resp, replayed, err := call("a")
+	if err != nil || !replayed || string(resp) != "response-a" {
+		t.Fatalf("replay = %q %v %v", resp, replayed, err)
+	}
+	_, _, err = call("b")
+	if !errors.Is(err, store.ErrKeyReused) || fault.KindOf(err) != fault.Conflict {
+		t.Fatalf("reuse = %v", err)
+	}
+	if a, _ := s.Account(ctx, ledger.PlayerAccount("idem-p", "EUR")); a.Balance != 5 {
+		t.Fatalf("balance = %d, want 5 (applied once)", a.Balance)
+	}
+}
+
+func testIdempotentFailure(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	boom := fault.New(fault.Precondition, "BOOM", "boom")
+	_, _, err := s.Idempotent(ctx, store.Request{Key: "idem-f", Operation: "Op", Body: []byte("x")}, now, func(tx *store.Tx) ([]byte, error) {
+		return nil, boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	resp, replayed, err := s.Idempotent(ctx, store.Request{Key: "idem-f", Operation: "Op", Body: []byte("y")}, now, func(tx *store.Tx) ([]byte, error) {
+		return []byte("ok"), nil
+	})
+	if err != nil || replayed || string(resp) != "ok" {
+		t.Fatalf("key after failure = %q %v %v", resp, replayed, err)
+	}
+	if _, _, err := s.Idempotent(ctx, store.Request{Key: strings.Repeat("k", 301), Operation: "Op"}, now, nil); fault.KindOf(err) != fault.Invalid {
+		t.Fatalf("long key = %v", err)
+	}
+}
+
+func testHoldSettlesOnce(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	p, hold := ledger.PlayerAccount("hold-p", "EUR"), ledger.HoldAccount("HT", "EUR")
+	mustPost(t, s, build(t, "hold-dep", ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 100}))
+	mustPost(t, s, build(t, "hold-tr", ledger.BuyInHold, ledger.Move{From: p, To: hold, Amount: 100}))
+	h := store.Hold{ID: "h-1", Player: "hold-p", Table: "HT", Currency: "EUR", Amount: 100, Structure: buyin.NoLimit, HoldTransfer: "hold-tr", ExpiresAt: now.Add(time.Minute), CreatedAt: now}
+	if err := s.Update(ctx, now, func(tx *store.Tx) error { return tx.InsertHold(ctx, h) }); err != nil {
+		t.Fatal(err)
+	}
+	expired, err := s.ExpiredHolds(ctx, now.Add(time.Minute), 10)
+	if err != nil || len(expired) != 1 || expired[0].ID != "h-1" || expired[0].State != store.Held {
+		t.Fatalf("expired = %+v, %v", expired, err)
+	}
+	settle := func(state store.HoldState) bool {
+		var ok bool
+		if err := s.Update(ctx, now, func(tx *store.Tx) (err error) {
+			ok, err = tx.SettleHold(ctx, "h-1", state, "hold-dep")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !settle(store.Committed) || settle(store.Released) {
+		t.Fatal("a hold settled twice")
+	}
+	if expired, _ := s.ExpiredHolds(ctx, now.Add(time.Hour), 10); len(expired) != 0 {
+		t.Fatalf("settled hold still listed: %+v", expired)
+	}
+	// Leave the books balanced: the held chips go to the table.
+	mustPost(t, s, build(t, "hold-commit", ledger.BuyInCommit, ledger.Move{From: hold, To: ledger.TableAccount("HT", "EUR"), Amount: 100}))
+}
+
+func testEpochs(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	observe := func(epoch int64) error {
+		return s.Update(ctx, now, func(tx *store.Tx) error { return tx.ObserveTableEpoch(ctx, "ET", epoch) })
+	}
+	for _, tc := range []struct {
+		epoch  int64
+		fenced bool
+	}{{3, false}, {3, false}, {2, true}, {7, false}, {6, true}, {7, false}} {
+		err := observe(tc.epoch)
+		if got := errors.Is(err, sqlstore.ErrFencedOut); got != tc.fenced || (!tc.fenced && err != nil) {
+			t.Fatalf("epoch %d: %v, want fenced=%v", tc.epoch, err, tc.fenced)
+		}
+		if tc.fenced && fault.KindOf(err) != fault.Aborted {
+			t.Fatalf("epoch %d: kind %v, want aborted", tc.epoch, fault.KindOf(err))
+		}
+	}
+	if fault.KindOf(observe(0)) != fault.Invalid {
+		t.Fatal("epoch 0 accepted")
+	}
+}
+
+func testPresence(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	err := s.Update(ctx, now, func(tx *store.Tx) error {
+		if err := tx.OpenSitting(ctx, store.Sitting{Player: "pres", Table: "PA", Seat: 4, Currency: "EUR", Structure: buyin.PotLimit, Since: now}); err != nil {
+			return err
+		}
+		for i, d := range []buyin.Departure{
+			{Table: "PB", Structure: buyin.NoLimit, Stack: 300, At: now},
+			{Table: "PC", Structure: buyin.NoLimit, Stack: 400, At: now.Add(time.Minute)},
+		} {
+			if err := tx.RecordDeparture(ctx, "dep-"+string(rune('a'+i)), "pres", "EUR", "2026-11-30", d); err != nil {
+				return err
+			}
+		}
+		return tx.RecordDeparture(ctx, "dep-old", "pres", "EUR", "2026-11-29", buyin.Departure{Table: "PB", Structure: buyin.NoLimit, Stack: 999, At: now.Add(-24 * time.Hour)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, now, func(tx *store.Tx) error {
+		p, err := tx.Presence(ctx, "pres", "PA", "EUR", "2026-11-30")
+		if err != nil {
+			return err
+		}
+		if !p.Seated || p.Sitting.Seat != 4 || p.Sitting.Structure != buyin.PotLimit || len(p.Departures) != 2 {
+			t.Errorf("presence = %+v", p)
+		}
+		p, err = tx.Presence(ctx, "pres", "PB", "EUR", "2026-11-30")
+		if err != nil {
+			return err
+		}
+		if p.Seated || len(p.Departures) != 2 {
+			t.Errorf("presence at PB = %+v", p)
+		}
+		if ok, err := tx.CloseSitting(ctx, "pres", "PA"); err != nil || !ok {
+			t.Errorf("close = %v %v", ok, err)
+		}
+		if ok, err := tx.CloseSitting(ctx, "pres", "PA"); err != nil || ok {
+			t.Errorf("second close = %v %v", ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testAuditDetects proves the audit can fail: a balance changed behind the
+// ledger's back (the schema allows a non-negative value) is reported, and
+// putting it back makes the audit clean again.
+func testAuditDetects(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	p := ledger.PlayerAccount("audit-p", "EUR")
+	mustPost(t, s, build(t, "audit-dep", ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 50}))
+	r, err := s.Audit(ctx)
+	if err != nil || !r.Clean() {
+		t.Fatalf("audit before tampering: %v %v", r.Problems(), err)
+	}
+	if _, err := s.DB().SQL().ExecContext(ctx, `UPDATE accounts SET balance = balance + 7 WHERE id = $1`, string(p)); err != nil {
+		t.Fatal(err)
+	}
+	r, err = s.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Clean() || len(r.Mismatches) != 1 || r.Mismatches[0].Account != p || r.Mismatches[0].Balance != 57 || r.Mismatches[0].EntrySum != 50 {
+		t.Fatalf("tampered audit = %+v", r)
+	}
+	if _, err := s.DB().SQL().ExecContext(ctx, `UPDATE accounts SET balance = balance - 7 WHERE id = $1`, string(p)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Audit(ctx); err != nil || !r.Clean() {
+		t.Fatalf("audit after repair: %v %v", r.Problems(), err)
+	}
+}
