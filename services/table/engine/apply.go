@@ -31,6 +31,13 @@ func (h *Hand) apply(a Action) *RuleError {
 	if a.Kind >= numActionKinds {
 		return ruleErr("", ReasonActionNotAllowed, "unknown action")
 	}
+	switch a.Kind {
+	case Call, Bet, Raise, BringIn, Complete, BoardOverdeal:
+	default:
+		if a.Amount != 0 {
+			return ruleErr("TP-32", ReasonWrongAmount, a.Kind.String()+" takes no amount")
+		}
+	}
 	p := &st.Seats[i]
 	switch a.Kind {
 	case Kill:

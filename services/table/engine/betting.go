@@ -377,7 +377,16 @@ func (h *Hand) options(i int) opts {
 		mx -= mx % k.ChipUnit
 		o.maxTo = min(o.maxTo, max(mx, o.minTo))
 	}
+	// TP-31: offer only chip-unit multiples (or the all-in).
+	cu := k.ChipUnit
+	if r := o.minTo % cu; r != 0 {
+		o.minTo += cu - r
+	}
 	o.minTo = min(o.minTo, allIn)
+	if o.maxTo != allIn {
+		o.maxTo -= o.maxTo % cu
+	}
+	o.maxTo = max(o.maxTo, o.minTo)
 	return o
 }
 
@@ -488,6 +497,9 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 	}
 	if o.aggr == noKind {
 		return 0, 0, h.whyErr(o.why)
+	}
+	if kind != o.aggr {
+		return 0, 0, ruleErr("", ReasonActionNotAllowed, kind.String()+" is not possible now: "+o.aggr.String())
 	}
 	to := a.Amount
 	allIn := p.Bet + p.Stack

@@ -319,3 +319,73 @@ func TestRandomHands(t *testing.T) {
 		playFuzz(t, b)
 	}
 }
+
+// TestExactlyLegal checks, at every decision of random hands in every game,
+// that an action is accepted exactly when LegalActions offers it: the
+// seat, the kind and an amount in [Min, Max] that is a chip-unit multiple
+// or the all-in (amount-less kinds take 0; a call or bring-in may give 0).
+func TestExactlyLegal(t *testing.T) {
+	t.Parallel()
+	rng := cards.NewSeeded(77)
+	kinds := []ActionKind{Fold, Check, Call, Bet, Raise, BringIn, Complete, Show, Muck, RequestShow, Waive, Withdraw}
+	for n := 0; n < 250; n++ {
+		b := make([]byte, 120)
+		for j := range b {
+			b[j] = byte(rng.Uint64())
+		}
+		b[0] = byte(n % len(fuzzGames))
+		src := &byteSource{b: b}
+		cfg, setup := fuzzSetup(src)
+		h, err := NewHand(cfg, setup)
+		if err != nil {
+			continue
+		}
+		cu := h.cfg.Stakes.ChipUnit
+		for step := 0; !h.Done() && step < 200; step++ {
+			legal := append([]Legal(nil), h.LegalActions()...)
+			seat := legal[0].Seat
+			other := h.Seats()[int(rng.Uint64()%uint64(len(h.Seats())))]
+			var allIn int64
+			if i := h.indexOf(seat); i >= 0 {
+				allIn = h.s.Seats[i].Stack + h.s.Seats[i].Bet
+			}
+			amounts := []int64{0, 1, cu}
+			for _, l := range legal {
+				amounts = append(amounts, l.Min-1, l.Min, l.Min+1, l.Max-1, l.Max, l.Max+1, (l.Min+l.Max)/2, allIn)
+			}
+			for _, s := range []int{seat, other} {
+				for _, k := range kinds {
+					for _, amt := range amounts {
+						if amt < 0 {
+							continue
+						}
+						a := Action{Seat: s, Kind: k, Amount: amt}
+						want := false
+						for _, l := range legal {
+							if l.Seat != s || l.Kind != k {
+								continue
+							}
+							switch k {
+							case Bet, Raise, Complete:
+								want = want || (amt >= l.Min && amt <= l.Max && (amt%cu == 0 || amt == allIn || l.Min == l.Max))
+							case Call, BringIn:
+								want = want || amt == 0 || amt == l.Min
+							default:
+								want = want || amt == 0
+							}
+						}
+						c := h.Clone()
+						_, err := c.Apply(a)
+						if (err == nil) != want {
+							t.Fatalf("hand %d step %d: %+v accepted=%v, offered=%v (legal %+v, err %v)", n, step, a, err == nil, want, legal, err)
+						}
+					}
+				}
+			}
+			l := legal[int(rng.Uint64()%uint64(len(legal)))]
+			if _, err := h.Apply(Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, int(rng.Uint64()%256))}); err != nil {
+				t.Fatalf("offered %+v refused: %v", l, err)
+			}
+		}
+	}
+}
