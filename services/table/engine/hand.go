@@ -68,6 +68,7 @@ type seat struct {
 	Shown       bool          `json:"shown,omitempty"`
 	Mucked      bool          `json:"mucked,omitempty"`
 	MuckSeq     int           `json:"muck_seq,omitempty"`
+	AutoMucked  bool          `json:"auto_mucked,omitempty"` // TP-66
 	Requestable bool          `json:"requestable,omitempty"` // TP-65
 	Decided     bool          `json:"decided,omitempty"`     // showdown decision made
 	OOTFrom     int64         `json:"oot_from"`              // bet before an out-of-turn wager, -1 none

@@ -300,7 +300,7 @@ func (h *Hand) advanceShowdown() {
 			break // TP-64: the last hand holding cards wins unshown
 		}
 		if !h.canWin(i) {
-			p.Mucked = true
+			p.Mucked, p.AutoMucked = true, true
 			st.MuckSeq++
 			p.MuckSeq = st.MuckSeq
 			h.emit(Event{Kind: EvMuck, Seat: p.Seat, Rule: "TP-66"})

@@ -199,7 +199,7 @@ func TestMuckingAtShowdown_TP64(t *testing.T) {
 		t.Fatalf("TP-64 the last hand wins unshown: done %v events %+v", h.Done(), ev)
 	}
 	wantStacks(t, h, map[int]int64{2: 1200})
-	if v := h.View(0); v.Seats[2].Cards[0] != cards.Unknown || v.Seats[1].Cards[0] != cards.Unknown {
+	if v := h.HistoryView(0); v.Seats[2].Cards[0] != cards.Unknown || v.Seats[1].Cards[0] != cards.Unknown {
 		t.Fatal("TP-64 unshown cards displayed")
 	}
 }
@@ -253,6 +253,9 @@ func TestAutoMuck_TP66(t *testing.T) {
 		t.Fatalf("TP-66 auto-mucks %+v", m)
 	}
 	wantStacks(t, h, map[int]int64{0: 1200})
+	if h.View(0).Seats[1].Cards[0] != cards.Unknown || h.HistoryView(0).Seats[1].Cards[0] == cards.Unknown {
+		t.Fatal("TP-66 auto-mucked hands are hidden at the table but in the seated players' history")
+	}
 	// TP-71: staff see every card, including mucked hands.
 	fv := h.FullView()
 	if fv.Seats[1].Cards[0] == cards.Unknown || !fv.Seats[1].Mucked {
@@ -420,4 +423,30 @@ func TestNoChopFunction_TP04(t *testing.T) {
 	checkDown(t, h)
 	showAll(t, h)
 	wantStacks(t, h, map[int]int64{0: 1200, 1: 900, 2: 900})
+}
+
+func TestRiverAllInExposed_TP45(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe(50, 100)
+	cfg.Tournament = true
+	deck := holdemDeck(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	h := mustHand(t, cfg, Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: deck})
+	checkUntil(t, h, River)
+	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 900}, Action{Seat: 1, Kind: Call})
+	ev := applyAll(t, h, Action{Seat: 2, Kind: Fold})
+	if len(eventsOf(ev, EvExpose)) != 2 || !h.Done() {
+		t.Fatalf("TP-45 river all-in: %+v", ev)
+	}
+	wantStacks(t, h, map[int]int64{0: 2100, 1: 0, 2: 900})
+}
+
+func TestStudFirstToShow_TP63_G09(t *testing.T) {
+	t.Parallel()
+	// No bet all hand: the best up cards show first (seat 1: a pair of kings up).
+	deck := stackedDeck(t, "2c3c4c 2d3d4d 5hKh9s 6hKd7d 7s8sTh JcQc2h 5c6c7c")
+	h := mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+	checkDown(t, h)
+	if h.Phase() != PhaseShowdown || h.ToAct() != 1 {
+		t.Fatalf("first to show %d", h.ToAct())
+	}
 }

@@ -44,12 +44,17 @@ type View struct {
 // View returns what the player in seat sees: their own cards, up cards,
 // and other hands only once exposed or shown (TP-45, TP-64–TP-67). Unshown
 // mucked hands are never displayed.
-func (h *Hand) View(seat int) View { return h.view(seat, false) }
+func (h *Hand) View(seat int) View { return h.view(seat, false, false) }
+
+// HistoryView is the hand history a player seated at the table may see:
+// View plus the hands auto-mucked at the showdown because they could not
+// win (TP-66). Hands mucked by choice stay hidden (TP-64).
+func (h *Hand) HistoryView(seat int) View { return h.view(seat, false, true) }
 
 // FullView returns every card of every hand, for staff and audit (TP-71).
-func (h *Hand) FullView() View { return h.view(-1, true) }
+func (h *Hand) FullView() View { return h.view(-1, true, false) }
 
-func (h *Hand) view(viewer int, full bool) View {
+func (h *Hand) view(viewer int, full, history bool) View {
 	st := &h.s
 	v := View{Viewer: viewer, Game: h.cfg.Game, Button: st.Button, Street: st.Street, Phase: st.Phase, ToAct: h.ToAct(),
 		Board: append([]cards.Card(nil), st.Board[:st.NBoard]...)}
@@ -58,7 +63,7 @@ func (h *Hand) view(viewer int, full bool) View {
 		v.Pot += p.Total
 		sv := SeatView{Seat: p.Seat, ID: p.ID, Stack: p.Stack, Bet: p.Bet, Total: p.Total, Up: p.Up,
 			Folded: p.Folded, AllIn: p.AllIn, Killed: p.Killed, Shown: p.Shown, Mucked: p.Mucked, Exposed: p.Exposed, Won: p.Won}
-		visible := full || p.Seat == viewer || ((p.Shown || p.Exposed) && !p.Mucked)
+		visible := full || p.Seat == viewer || ((p.Shown || p.Exposed) && !p.Mucked) || (history && p.AutoMucked)
 		sv.Cards = make([]cards.Card, p.N)
 		for k := uint8(0); k < p.N; k++ {
 			if visible || p.Up&(1<<k) != 0 {
