@@ -16,6 +16,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -29,6 +30,432 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// EntryKind says why a player is on a list, which sets their priority.
+type EntryKind int32
+
+const (
+	// ENTRY_KIND_UNSPECIFIED is never used.
+	EntryKind_ENTRY_KIND_UNSPECIFIED EntryKind = 0
+	// ENTRY_KIND_WAITING is a player waiting for a seat.
+	EntryKind_ENTRY_KIND_WAITING EntryKind = 1
+	// ENTRY_KIND_TABLE_CHANGE is a seated player asking for another table.
+	EntryKind_ENTRY_KIND_TABLE_CHANGE EntryKind = 2
+	// ENTRY_KIND_MUST_MOVE is a player at a must-move table due a main seat.
+	EntryKind_ENTRY_KIND_MUST_MOVE EntryKind = 3
+	// ENTRY_KIND_BROKEN_TABLE is a player from a broken table.
+	EntryKind_ENTRY_KIND_BROKEN_TABLE EntryKind = 4
+)
+
+// Enum value maps for EntryKind.
+var (
+	EntryKind_name = map[int32]string{
+		0: "ENTRY_KIND_UNSPECIFIED",
+		1: "ENTRY_KIND_WAITING",
+		2: "ENTRY_KIND_TABLE_CHANGE",
+		3: "ENTRY_KIND_MUST_MOVE",
+		4: "ENTRY_KIND_BROKEN_TABLE",
+	}
+	EntryKind_value = map[string]int32{
+		"ENTRY_KIND_UNSPECIFIED":  0,
+		"ENTRY_KIND_WAITING":      1,
+		"ENTRY_KIND_TABLE_CHANGE": 2,
+		"ENTRY_KIND_MUST_MOVE":    3,
+		"ENTRY_KIND_BROKEN_TABLE": 4,
+	}
+)
+
+func (x EntryKind) Enum() *EntryKind {
+	p := new(EntryKind)
+	*p = x
+	return p
+}
+
+func (x EntryKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_seating_v1_seating_proto_enumTypes[0].Descriptor()
+}
+
+func (EntryKind) Type() protoreflect.EnumType {
+	return &file_cardroom_seating_v1_seating_proto_enumTypes[0]
+}
+
+func (x EntryKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryKind.Descriptor instead.
+func (EntryKind) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{0}
+}
+
+// SignUp says who put a player on a list.
+type SignUp int32
+
+const (
+	// SIGN_UP_UNSPECIFIED is never used.
+	SignUp_SIGN_UP_UNSPECIFIED SignUp = 0
+	// SIGN_UP_REMOTE is the player from the app.
+	SignUp_SIGN_UP_REMOTE SignUp = 1
+	// SIGN_UP_FLOOR is the floor, in the room.
+	SignUp_SIGN_UP_FLOOR SignUp = 2
+	// SIGN_UP_SEATING is seating itself (table breaks, must-move).
+	SignUp_SIGN_UP_SEATING SignUp = 3
+)
+
+// Enum value maps for SignUp.
+var (
+	SignUp_name = map[int32]string{
+		0: "SIGN_UP_UNSPECIFIED",
+		1: "SIGN_UP_REMOTE",
+		2: "SIGN_UP_FLOOR",
+		3: "SIGN_UP_SEATING",
+	}
+	SignUp_value = map[string]int32{
+		"SIGN_UP_UNSPECIFIED": 0,
+		"SIGN_UP_REMOTE":      1,
+		"SIGN_UP_FLOOR":       2,
+		"SIGN_UP_SEATING":     3,
+	}
+)
+
+func (x SignUp) Enum() *SignUp {
+	p := new(SignUp)
+	*p = x
+	return p
+}
+
+func (x SignUp) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SignUp) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_seating_v1_seating_proto_enumTypes[1].Descriptor()
+}
+
+func (SignUp) Type() protoreflect.EnumType {
+	return &file_cardroom_seating_v1_seating_proto_enumTypes[1]
+}
+
+func (x SignUp) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SignUp.Descriptor instead.
+func (SignUp) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{1}
+}
+
+// SeatState is a seat as seating knows it.
+type SeatState int32
+
+const (
+	// SEAT_STATE_UNSPECIFIED is never used.
+	SeatState_SEAT_STATE_UNSPECIFIED SeatState = 0
+	// SEAT_STATE_OPEN is empty and offered to nobody (nobody eligible).
+	SeatState_SEAT_STATE_OPEN SeatState = 1
+	// SEAT_STATE_OFFERED is empty with an offer pending.
+	SeatState_SEAT_STATE_OFFERED SeatState = 2
+	// SEAT_STATE_TAKEN is the player's: accepted or seated.
+	SeatState_SEAT_STATE_TAKEN SeatState = 3
+	// SEAT_STATE_VACATING is being left (a table change or a released seat)
+	// until the table reports it open.
+	SeatState_SEAT_STATE_VACATING SeatState = 4
+)
+
+// Enum value maps for SeatState.
+var (
+	SeatState_name = map[int32]string{
+		0: "SEAT_STATE_UNSPECIFIED",
+		1: "SEAT_STATE_OPEN",
+		2: "SEAT_STATE_OFFERED",
+		3: "SEAT_STATE_TAKEN",
+		4: "SEAT_STATE_VACATING",
+	}
+	SeatState_value = map[string]int32{
+		"SEAT_STATE_UNSPECIFIED": 0,
+		"SEAT_STATE_OPEN":        1,
+		"SEAT_STATE_OFFERED":     2,
+		"SEAT_STATE_TAKEN":       3,
+		"SEAT_STATE_VACATING":    4,
+	}
+)
+
+func (x SeatState) Enum() *SeatState {
+	p := new(SeatState)
+	*p = x
+	return p
+}
+
+func (x SeatState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeatState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_seating_v1_seating_proto_enumTypes[2].Descriptor()
+}
+
+func (SeatState) Type() protoreflect.EnumType {
+	return &file_cardroom_seating_v1_seating_proto_enumTypes[2]
+}
+
+func (x SeatState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeatState.Descriptor instead.
+func (SeatState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{2}
+}
+
+// OfferState is where an offer stands.
+type OfferState int32
+
+const (
+	// OFFER_STATE_UNSPECIFIED is never used.
+	OfferState_OFFER_STATE_UNSPECIFIED OfferState = 0
+	// OFFER_STATE_PENDING waits for the player's answer.
+	OfferState_OFFER_STATE_PENDING OfferState = 1
+	// OFFER_STATE_ACCEPTED was taken.
+	OfferState_OFFER_STATE_ACCEPTED OfferState = 2
+	// OFFER_STATE_DECLINED was declined.
+	OfferState_OFFER_STATE_DECLINED OfferState = 3
+	// OFFER_STATE_EXPIRED ran out.
+	OfferState_OFFER_STATE_EXPIRED OfferState = 4
+	// OFFER_STATE_WITHDRAWN was taken back (the player left, the table broke).
+	OfferState_OFFER_STATE_WITHDRAWN OfferState = 5
+)
+
+// Enum value maps for OfferState.
+var (
+	OfferState_name = map[int32]string{
+		0: "OFFER_STATE_UNSPECIFIED",
+		1: "OFFER_STATE_PENDING",
+		2: "OFFER_STATE_ACCEPTED",
+		3: "OFFER_STATE_DECLINED",
+		4: "OFFER_STATE_EXPIRED",
+		5: "OFFER_STATE_WITHDRAWN",
+	}
+	OfferState_value = map[string]int32{
+		"OFFER_STATE_UNSPECIFIED": 0,
+		"OFFER_STATE_PENDING":     1,
+		"OFFER_STATE_ACCEPTED":    2,
+		"OFFER_STATE_DECLINED":    3,
+		"OFFER_STATE_EXPIRED":     4,
+		"OFFER_STATE_WITHDRAWN":   5,
+	}
+)
+
+func (x OfferState) Enum() *OfferState {
+	p := new(OfferState)
+	*p = x
+	return p
+}
+
+func (x OfferState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OfferState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_seating_v1_seating_proto_enumTypes[3].Descriptor()
+}
+
+func (OfferState) Type() protoreflect.EnumType {
+	return &file_cardroom_seating_v1_seating_proto_enumTypes[3]
+}
+
+func (x OfferState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OfferState.Descriptor instead.
+func (OfferState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{3}
+}
+
+// AbsenceKind is a short absence or the long break.
+type AbsenceKind int32
+
+const (
+	// ABSENCE_KIND_UNSPECIFIED is invalid in requests.
+	AbsenceKind_ABSENCE_KIND_UNSPECIFIED AbsenceKind = 0
+	// ABSENCE_KIND_SHORT is a short absence with a seat-hold timer (CS-13).
+	AbsenceKind_ABSENCE_KIND_SHORT AbsenceKind = 1
+	// ABSENCE_KIND_LONG_BREAK is the one long break per gaming day (CS-14).
+	AbsenceKind_ABSENCE_KIND_LONG_BREAK AbsenceKind = 2
+)
+
+// Enum value maps for AbsenceKind.
+var (
+	AbsenceKind_name = map[int32]string{
+		0: "ABSENCE_KIND_UNSPECIFIED",
+		1: "ABSENCE_KIND_SHORT",
+		2: "ABSENCE_KIND_LONG_BREAK",
+	}
+	AbsenceKind_value = map[string]int32{
+		"ABSENCE_KIND_UNSPECIFIED": 0,
+		"ABSENCE_KIND_SHORT":       1,
+		"ABSENCE_KIND_LONG_BREAK":  2,
+	}
+)
+
+func (x AbsenceKind) Enum() *AbsenceKind {
+	p := new(AbsenceKind)
+	*p = x
+	return p
+}
+
+func (x AbsenceKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AbsenceKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_seating_v1_seating_proto_enumTypes[4].Descriptor()
+}
+
+func (AbsenceKind) Type() protoreflect.EnumType {
+	return &file_cardroom_seating_v1_seating_proto_enumTypes[4]
+}
+
+func (x AbsenceKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AbsenceKind.Descriptor instead.
+func (AbsenceKind) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{4}
+}
+
+// Policy is a game's house policy. RULES.md leaves all of it to the house
+// (G-20, G-21). A duration left unset takes the service default.
+type Policy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer_timeout is how long a player has to answer a seat offer
+	// (default 3 min; the service accepts 10 s to 30 min).
+	OfferTimeout *durationpb.Duration `protobuf:"bytes,1,opt,name=offer_timeout,json=offerTimeout,proto3" json:"offer_timeout,omitempty"`
+	// decline_keeps_place keeps a player who declines an offer at their place
+	// on the list; otherwise they are taken off it.
+	DeclineKeepsPlace bool `protobuf:"varint,2,opt,name=decline_keeps_place,json=declineKeepsPlace,proto3" json:"decline_keeps_place,omitempty"`
+	// expiry_keeps_place keeps a player who let an offer expire at their
+	// place; otherwise they are taken off the list.
+	ExpiryKeepsPlace bool `protobuf:"varint,3,opt,name=expiry_keeps_place,json=expiryKeepsPlace,proto3" json:"expiry_keeps_place,omitempty"`
+	// table_change_priority gives table-change requests the next seat at
+	// another table ahead of the waitlist.
+	TableChangePriority bool `protobuf:"varint,4,opt,name=table_change_priority,json=tableChangePriority,proto3" json:"table_change_priority,omitempty"`
+	// must_move lets the game's must-move tables feed its main tables in
+	// order of arrival.
+	MustMove bool `protobuf:"varint,5,opt,name=must_move,json=mustMove,proto3" json:"must_move,omitempty"`
+	// open_table_threshold is how many players waiting make seating suggest
+	// opening a new table; 0 never suggests.
+	OpenTableThreshold int32 `protobuf:"varint,6,opt,name=open_table_threshold,json=openTableThreshold,proto3" json:"open_table_threshold,omitempty"`
+	// short_absence is the seat-hold timer of a short absence (CS-13; default
+	// 15 min; 1 min to 2 h).
+	ShortAbsence *durationpb.Duration `protobuf:"bytes,7,opt,name=short_absence,json=shortAbsence,proto3" json:"short_absence,omitempty"`
+	// long_break is the length of the once-a-gaming-day long break (CS-14;
+	// default 30 min; 5 min to 3 h).
+	LongBreak *durationpb.Duration `protobuf:"bytes,8,opt,name=long_break,json=longBreak,proto3" json:"long_break,omitempty"`
+	// sit_down_window is how long an accepted offer holds the seat for the
+	// buy-in and sit-down (default 5 min; 1 min to 1 h).
+	SitDownWindow *durationpb.Duration `protobuf:"bytes,9,opt,name=sit_down_window,json=sitDownWindow,proto3" json:"sit_down_window,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Policy) Reset() {
+	*x = Policy{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Policy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Policy) ProtoMessage() {}
+
+func (x *Policy) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Policy.ProtoReflect.Descriptor instead.
+func (*Policy) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Policy) GetOfferTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.OfferTimeout
+	}
+	return nil
+}
+
+func (x *Policy) GetDeclineKeepsPlace() bool {
+	if x != nil {
+		return x.DeclineKeepsPlace
+	}
+	return false
+}
+
+func (x *Policy) GetExpiryKeepsPlace() bool {
+	if x != nil {
+		return x.ExpiryKeepsPlace
+	}
+	return false
+}
+
+func (x *Policy) GetTableChangePriority() bool {
+	if x != nil {
+		return x.TableChangePriority
+	}
+	return false
+}
+
+func (x *Policy) GetMustMove() bool {
+	if x != nil {
+		return x.MustMove
+	}
+	return false
+}
+
+func (x *Policy) GetOpenTableThreshold() int32 {
+	if x != nil {
+		return x.OpenTableThreshold
+	}
+	return 0
+}
+
+func (x *Policy) GetShortAbsence() *durationpb.Duration {
+	if x != nil {
+		return x.ShortAbsence
+	}
+	return nil
+}
+
+func (x *Policy) GetLongBreak() *durationpb.Duration {
+	if x != nil {
+		return x.LongBreak
+	}
+	return nil
+}
+
+func (x *Policy) GetSitDownWindow() *durationpb.Duration {
+	if x != nil {
+		return x.SitDownWindow
+	}
+	return nil
+}
+
 // Waitlist is the list of players waiting for a seat in one game.
 type Waitlist struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -39,14 +466,18 @@ type Waitlist struct {
 	// waiting is the number of players on the list.
 	Waiting int32 `protobuf:"varint,3,opt,name=waiting,proto3" json:"waiting,omitempty"`
 	// create_time is when the list was opened.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// name is the game as the room says it, for example "NL Hold'em 2/5".
+	Name string `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	// policy is the game's house policy.
+	Policy        *Policy `protobuf:"bytes,6,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Waitlist) Reset() {
 	*x = Waitlist{}
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[0]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -58,7 +489,7 @@ func (x *Waitlist) String() string {
 func (*Waitlist) ProtoMessage() {}
 
 func (x *Waitlist) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[0]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -71,7 +502,7 @@ func (x *Waitlist) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Waitlist.ProtoReflect.Descriptor instead.
 func (*Waitlist) Descriptor() ([]byte, []int) {
-	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{0}
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Waitlist) GetWaitlistId() string {
@@ -102,18 +533,610 @@ func (x *Waitlist) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Waitlist) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Waitlist) GetPolicy() *Policy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+// Entry is one player on a list.
+type Entry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// position is 1 for the next player offered a seat.
+	Position int32 `protobuf:"varint,2,opt,name=position,proto3" json:"position,omitempty"`
+	// kind is why the player is on the list.
+	Kind EntryKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.seating.v1.EntryKind" json:"kind,omitempty"`
+	// sign_up is who put the player on the list.
+	SignUp SignUp `protobuf:"varint,4,opt,name=sign_up,json=signUp,proto3,enum=cardroom.seating.v1.SignUp" json:"sign_up,omitempty"`
+	// join_time is when the player joined (arrival order).
+	JoinTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=join_time,json=joinTime,proto3" json:"join_time,omitempty"`
+	// estimated_wait is a rough wait from the game's recent seatings.
+	EstimatedWait *durationpb.Duration `protobuf:"bytes,6,opt,name=estimated_wait,json=estimatedWait,proto3" json:"estimated_wait,omitempty"`
+	// from_table_id is the table a table-change, must-move or broken-table
+	// player comes from.
+	FromTableId   string `protobuf:"bytes,7,opt,name=from_table_id,json=fromTableId,proto3" json:"from_table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Entry) Reset() {
+	*x = Entry{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Entry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Entry) ProtoMessage() {}
+
+func (x *Entry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Entry.ProtoReflect.Descriptor instead.
+func (*Entry) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Entry) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Entry) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *Entry) GetKind() EntryKind {
+	if x != nil {
+		return x.Kind
+	}
+	return EntryKind_ENTRY_KIND_UNSPECIFIED
+}
+
+func (x *Entry) GetSignUp() SignUp {
+	if x != nil {
+		return x.SignUp
+	}
+	return SignUp_SIGN_UP_UNSPECIFIED
+}
+
+func (x *Entry) GetJoinTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.JoinTime
+	}
+	return nil
+}
+
+func (x *Entry) GetEstimatedWait() *durationpb.Duration {
+	if x != nil {
+		return x.EstimatedWait
+	}
+	return nil
+}
+
+func (x *Entry) GetFromTableId() string {
+	if x != nil {
+		return x.FromTableId
+	}
+	return ""
+}
+
+// Seat is one seat of a table.
+type Seat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// state is the seat's state.
+	State SeatState `protobuf:"varint,2,opt,name=state,proto3,enum=cardroom.seating.v1.SeatState" json:"state,omitempty"`
+	// player_id holds the seat (taken) or is offered it (offered).
+	PlayerId      string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Seat) Reset() {
+	*x = Seat{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Seat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Seat) ProtoMessage() {}
+
+func (x *Seat) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Seat.ProtoReflect.Descriptor instead.
+func (*Seat) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Seat) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Seat) GetState() SeatState {
+	if x != nil {
+		return x.State
+	}
+	return SeatState_SEAT_STATE_UNSPECIFIED
+}
+
+func (x *Seat) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// Table is one table of a game as seating knows it.
+type Table struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table (the table service's id).
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// name is what the room calls it.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// must_move marks a must-move table.
+	MustMove bool `protobuf:"varint,3,opt,name=must_move,json=mustMove,proto3" json:"must_move,omitempty"`
+	// seats are the table's seats.
+	Seats         []*Seat `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Table) Reset() {
+	*x = Table{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Table) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Table) ProtoMessage() {}
+
+func (x *Table) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Table.ProtoReflect.Descriptor instead.
+func (*Table) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Table) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *Table) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Table) GetMustMove() bool {
+	if x != nil {
+		return x.MustMove
+	}
+	return false
+}
+
+func (x *Table) GetSeats() []*Seat {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+// Offer is a seat offered to one player.
+type Offer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer_id identifies the offer; it is also the idempotency key of the
+	// seat reservation and buy-in that follow an acceptance.
+	OfferId string `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// waitlist_id is the game's list.
+	WaitlistId string `protobuf:"bytes,2,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// table_id and seat are the seat offered.
+	TableId string `protobuf:"bytes,3,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player offered the seat.
+	PlayerId string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// state is where the offer stands.
+	State OfferState `protobuf:"varint,6,opt,name=state,proto3,enum=cardroom.seating.v1.OfferState" json:"state,omitempty"`
+	// create_time is when the offer was made.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// expire_time is when an unanswered offer expires.
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// hold_until is, once accepted, until when the seat is held for the
+	// buy-in and sit-down.
+	HoldUntil *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=hold_until,json=holdUntil,proto3" json:"hold_until,omitempty"`
+	// game is the game of the seat.
+	Game          *v1.Game `protobuf:"bytes,10,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Offer) Reset() {
+	*x = Offer{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Offer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Offer) ProtoMessage() {}
+
+func (x *Offer) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Offer.ProtoReflect.Descriptor instead.
+func (*Offer) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Offer) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *Offer) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *Offer) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *Offer) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Offer) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Offer) GetState() OfferState {
+	if x != nil {
+		return x.State
+	}
+	return OfferState_OFFER_STATE_UNSPECIFIED
+}
+
+func (x *Offer) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Offer) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *Offer) GetHoldUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.HoldUntil
+	}
+	return nil
+}
+
+func (x *Offer) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+// Absence is a seated player away from their seat.
+type Absence struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id is the game's list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// table_id and seat are the player's seat.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// kind is a short absence or the long break.
+	Kind AbsenceKind `protobuf:"varint,5,opt,name=kind,proto3,enum=cardroom.seating.v1.AbsenceKind" json:"kind,omitempty"`
+	// start_time is when the player left the seat.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// due_time is when the seat-hold timer runs out.
+	DueTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=due_time,json=dueTime,proto3" json:"due_time,omitempty"`
+	// overdue is true once the timer ran out: the floor must decide.
+	Overdue bool `protobuf:"varint,8,opt,name=overdue,proto3" json:"overdue,omitempty"`
+	// gaming_day is the house gaming day the absence started in (G-20).
+	GamingDay     string `protobuf:"bytes,9,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Absence) Reset() {
+	*x = Absence{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Absence) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Absence) ProtoMessage() {}
+
+func (x *Absence) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Absence.ProtoReflect.Descriptor instead.
+func (*Absence) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Absence) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *Absence) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *Absence) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Absence) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Absence) GetKind() AbsenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return AbsenceKind_ABSENCE_KIND_UNSPECIFIED
+}
+
+func (x *Absence) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *Absence) GetDueTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DueTime
+	}
+	return nil
+}
+
+func (x *Absence) GetOverdue() bool {
+	if x != nil {
+		return x.Overdue
+	}
+	return false
+}
+
+func (x *Absence) GetGamingDay() string {
+	if x != nil {
+		return x.GamingDay
+	}
+	return ""
+}
+
+// WaitlistBoard is one list as the room's screens show it.
+type WaitlistBoard struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist is the list and its game.
+	Waitlist *Waitlist `protobuf:"bytes,1,opt,name=waitlist,proto3" json:"waitlist,omitempty"`
+	// entries are the players in offer order.
+	Entries []*Entry `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
+	// tables are the game's tables.
+	Tables []*Table `protobuf:"bytes,3,rep,name=tables,proto3" json:"tables,omitempty"`
+	// offers are the pending offers.
+	Offers []*Offer `protobuf:"bytes,4,rep,name=offers,proto3" json:"offers,omitempty"`
+	// absences are the players away from their seats.
+	Absences []*Absence `protobuf:"bytes,5,rep,name=absences,proto3" json:"absences,omitempty"`
+	// version grows with every change of the list.
+	Version       int64 `protobuf:"varint,6,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitlistBoard) Reset() {
+	*x = WaitlistBoard{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitlistBoard) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitlistBoard) ProtoMessage() {}
+
+func (x *WaitlistBoard) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitlistBoard.ProtoReflect.Descriptor instead.
+func (*WaitlistBoard) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WaitlistBoard) GetWaitlist() *Waitlist {
+	if x != nil {
+		return x.Waitlist
+	}
+	return nil
+}
+
+func (x *WaitlistBoard) GetEntries() []*Entry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *WaitlistBoard) GetTables() []*Table {
+	if x != nil {
+		return x.Tables
+	}
+	return nil
+}
+
+func (x *WaitlistBoard) GetOffers() []*Offer {
+	if x != nil {
+		return x.Offers
+	}
+	return nil
+}
+
+func (x *WaitlistBoard) GetAbsences() []*Absence {
+	if x != nil {
+		return x.Absences
+	}
+	return nil
+}
+
+func (x *WaitlistBoard) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 // CreateWaitlistRequest describes the game to open a waitlist for.
 type CreateWaitlistRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// game is the game players will wait for.
-	Game          *v1.Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	Game *v1.Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// policy is the house policy; unset means the service defaults.
+	Policy        *Policy `protobuf:"bytes,2,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateWaitlistRequest) Reset() {
 	*x = CreateWaitlistRequest{}
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[1]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -125,7 +1148,7 @@ func (x *CreateWaitlistRequest) String() string {
 func (*CreateWaitlistRequest) ProtoMessage() {}
 
 func (x *CreateWaitlistRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[1]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -138,12 +1161,19 @@ func (x *CreateWaitlistRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWaitlistRequest.ProtoReflect.Descriptor instead.
 func (*CreateWaitlistRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateWaitlistRequest) GetGame() *v1.Game {
 	if x != nil {
 		return x.Game
+	}
+	return nil
+}
+
+func (x *CreateWaitlistRequest) GetPolicy() *Policy {
+	if x != nil {
+		return x.Policy
 	}
 	return nil
 }
@@ -159,7 +1189,7 @@ type CreateWaitlistResponse struct {
 
 func (x *CreateWaitlistResponse) Reset() {
 	*x = CreateWaitlistResponse{}
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[2]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -171,7 +1201,7 @@ func (x *CreateWaitlistResponse) String() string {
 func (*CreateWaitlistResponse) ProtoMessage() {}
 
 func (x *CreateWaitlistResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[2]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -184,7 +1214,7 @@ func (x *CreateWaitlistResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWaitlistResponse.ProtoReflect.Descriptor instead.
 func (*CreateWaitlistResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateWaitlistResponse) GetWaitlist() *Waitlist {
@@ -207,7 +1237,7 @@ type ListWaitlistsRequest struct {
 
 func (x *ListWaitlistsRequest) Reset() {
 	*x = ListWaitlistsRequest{}
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[3]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -219,7 +1249,7 @@ func (x *ListWaitlistsRequest) String() string {
 func (*ListWaitlistsRequest) ProtoMessage() {}
 
 func (x *ListWaitlistsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[3]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -232,7 +1262,7 @@ func (x *ListWaitlistsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWaitlistsRequest.ProtoReflect.Descriptor instead.
 func (*ListWaitlistsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListWaitlistsRequest) GetPageSize() int32 {
@@ -262,7 +1292,7 @@ type ListWaitlistsResponse struct {
 
 func (x *ListWaitlistsResponse) Reset() {
 	*x = ListWaitlistsResponse{}
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[4]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +1304,7 @@ func (x *ListWaitlistsResponse) String() string {
 func (*ListWaitlistsResponse) ProtoMessage() {}
 
 func (x *ListWaitlistsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[4]
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,7 +1317,7 @@ func (x *ListWaitlistsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWaitlistsResponse.ProtoReflect.Descriptor instead.
 func (*ListWaitlistsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListWaitlistsResponse) GetWaitlists() []*Waitlist {
@@ -304,20 +1334,1916 @@ func (x *ListWaitlistsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// GetWaitlistRequest names a list.
+type GetWaitlistRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the list.
+	WaitlistId    string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWaitlistRequest) Reset() {
+	*x = GetWaitlistRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWaitlistRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWaitlistRequest) ProtoMessage() {}
+
+func (x *GetWaitlistRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWaitlistRequest.ProtoReflect.Descriptor instead.
+func (*GetWaitlistRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetWaitlistRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+// GetWaitlistResponse is the list's board.
+type GetWaitlistResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// board is the list as the room sees it.
+	Board         *WaitlistBoard `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWaitlistResponse) Reset() {
+	*x = GetWaitlistResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWaitlistResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWaitlistResponse) ProtoMessage() {}
+
+func (x *GetWaitlistResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWaitlistResponse.ProtoReflect.Descriptor instead.
+func (*GetWaitlistResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetWaitlistResponse) GetBoard() *WaitlistBoard {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+// SetPolicyRequest replaces a game's policy.
+type SetPolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the game's list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// policy is the new policy.
+	Policy        *Policy `protobuf:"bytes,2,opt,name=policy,proto3" json:"policy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPolicyRequest) Reset() {
+	*x = SetPolicyRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPolicyRequest) ProtoMessage() {}
+
+func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
+func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SetPolicyRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *SetPolicyRequest) GetPolicy() *Policy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+// SetPolicyResponse returns the list with its new policy.
+type SetPolicyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist is the list.
+	Waitlist      *Waitlist `protobuf:"bytes,1,opt,name=waitlist,proto3" json:"waitlist,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPolicyResponse) Reset() {
+	*x = SetPolicyResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPolicyResponse) ProtoMessage() {}
+
+func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
+func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SetPolicyResponse) GetWaitlist() *Waitlist {
+	if x != nil {
+		return x.Waitlist
+	}
+	return nil
+}
+
+// JoinWaitlistRequest puts a player on a list.
+type JoinWaitlistRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// player_id is the player; a player may leave it empty (themselves).
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinWaitlistRequest) Reset() {
+	*x = JoinWaitlistRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinWaitlistRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinWaitlistRequest) ProtoMessage() {}
+
+func (x *JoinWaitlistRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinWaitlistRequest.ProtoReflect.Descriptor instead.
+func (*JoinWaitlistRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *JoinWaitlistRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *JoinWaitlistRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// JoinWaitlistResponse returns the player's entry.
+type JoinWaitlistResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the player's place on the list.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinWaitlistResponse) Reset() {
+	*x = JoinWaitlistResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinWaitlistResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinWaitlistResponse) ProtoMessage() {}
+
+func (x *JoinWaitlistResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinWaitlistResponse.ProtoReflect.Descriptor instead.
+func (*JoinWaitlistResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *JoinWaitlistResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// LeaveWaitlistRequest takes a player off a list.
+type LeaveWaitlistRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// reason is recorded when the floor removes a player.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveWaitlistRequest) Reset() {
+	*x = LeaveWaitlistRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveWaitlistRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveWaitlistRequest) ProtoMessage() {}
+
+func (x *LeaveWaitlistRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveWaitlistRequest.ProtoReflect.Descriptor instead.
+func (*LeaveWaitlistRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *LeaveWaitlistRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *LeaveWaitlistRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *LeaveWaitlistRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// LeaveWaitlistResponse is empty.
+type LeaveWaitlistResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveWaitlistResponse) Reset() {
+	*x = LeaveWaitlistResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveWaitlistResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveWaitlistResponse) ProtoMessage() {}
+
+func (x *LeaveWaitlistResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveWaitlistResponse.ProtoReflect.Descriptor instead.
+func (*LeaveWaitlistResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{19}
+}
+
+// MoveEntryRequest moves a player on a list.
+type MoveEntryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// position is the new position, 1 first.
+	Position int32 `protobuf:"varint,3,opt,name=position,proto3" json:"position,omitempty"`
+	// reason is why the floor moves the player; it is recorded.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveEntryRequest) Reset() {
+	*x = MoveEntryRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveEntryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveEntryRequest) ProtoMessage() {}
+
+func (x *MoveEntryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveEntryRequest.ProtoReflect.Descriptor instead.
+func (*MoveEntryRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *MoveEntryRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *MoveEntryRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *MoveEntryRequest) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *MoveEntryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// MoveEntryResponse returns the list's new order.
+type MoveEntryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entries are the players in their new order.
+	Entries       []*Entry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveEntryResponse) Reset() {
+	*x = MoveEntryResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveEntryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveEntryResponse) ProtoMessage() {}
+
+func (x *MoveEntryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveEntryResponse.ProtoReflect.Descriptor instead.
+func (*MoveEntryResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *MoveEntryResponse) GetEntries() []*Entry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// RequestTableChangeRequest asks for another table of the same game.
+type RequestTableChangeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the game's list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// player_id is the seated player; a player may leave it empty.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestTableChangeRequest) Reset() {
+	*x = RequestTableChangeRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestTableChangeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestTableChangeRequest) ProtoMessage() {}
+
+func (x *RequestTableChangeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestTableChangeRequest.ProtoReflect.Descriptor instead.
+func (*RequestTableChangeRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *RequestTableChangeRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *RequestTableChangeRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// RequestTableChangeResponse returns the player's entry.
+type RequestTableChangeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the player's place on the list.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestTableChangeResponse) Reset() {
+	*x = RequestTableChangeResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestTableChangeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestTableChangeResponse) ProtoMessage() {}
+
+func (x *RequestTableChangeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestTableChangeResponse.ProtoReflect.Descriptor instead.
+func (*RequestTableChangeResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *RequestTableChangeResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// ListOffersRequest asks for a player's pending offers.
+type ListOffersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player; a player may leave it empty (themselves).
+	PlayerId      string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOffersRequest) Reset() {
+	*x = ListOffersRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOffersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOffersRequest) ProtoMessage() {}
+
+func (x *ListOffersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOffersRequest.ProtoReflect.Descriptor instead.
+func (*ListOffersRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ListOffersRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// ListOffersResponse lists pending offers.
+type ListOffersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offers are the pending offers.
+	Offers        []*Offer `protobuf:"bytes,1,rep,name=offers,proto3" json:"offers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOffersResponse) Reset() {
+	*x = ListOffersResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOffersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOffersResponse) ProtoMessage() {}
+
+func (x *ListOffersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOffersResponse.ProtoReflect.Descriptor instead.
+func (*ListOffersResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ListOffersResponse) GetOffers() []*Offer {
+	if x != nil {
+		return x.Offers
+	}
+	return nil
+}
+
+// AcceptOfferRequest accepts an offer.
+type AcceptOfferRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer_id identifies the offer.
+	OfferId       string `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptOfferRequest) Reset() {
+	*x = AcceptOfferRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptOfferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptOfferRequest) ProtoMessage() {}
+
+func (x *AcceptOfferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptOfferRequest.ProtoReflect.Descriptor instead.
+func (*AcceptOfferRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AcceptOfferRequest) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+// AcceptOfferResponse returns the accepted offer, which carries the seat
+// reservation (hold_until).
+type AcceptOfferResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer is the accepted offer.
+	Offer         *Offer `protobuf:"bytes,1,opt,name=offer,proto3" json:"offer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptOfferResponse) Reset() {
+	*x = AcceptOfferResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptOfferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptOfferResponse) ProtoMessage() {}
+
+func (x *AcceptOfferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptOfferResponse.ProtoReflect.Descriptor instead.
+func (*AcceptOfferResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *AcceptOfferResponse) GetOffer() *Offer {
+	if x != nil {
+		return x.Offer
+	}
+	return nil
+}
+
+// DeclineOfferRequest declines an offer.
+type DeclineOfferRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer_id identifies the offer.
+	OfferId       string `protobuf:"bytes,1,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineOfferRequest) Reset() {
+	*x = DeclineOfferRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineOfferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineOfferRequest) ProtoMessage() {}
+
+func (x *DeclineOfferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineOfferRequest.ProtoReflect.Descriptor instead.
+func (*DeclineOfferRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *DeclineOfferRequest) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+// DeclineOfferResponse returns the declined offer.
+type DeclineOfferResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offer is the declined offer.
+	Offer         *Offer `protobuf:"bytes,1,opt,name=offer,proto3" json:"offer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineOfferResponse) Reset() {
+	*x = DeclineOfferResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineOfferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineOfferResponse) ProtoMessage() {}
+
+func (x *DeclineOfferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineOfferResponse.ProtoReflect.Descriptor instead.
+func (*DeclineOfferResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *DeclineOfferResponse) GetOffer() *Offer {
+	if x != nil {
+		return x.Offer
+	}
+	return nil
+}
+
+// SetMustMoveRequest marks a table.
+type SetMustMoveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// must_move marks it a must-move table; false makes it a main table.
+	MustMove      bool `protobuf:"varint,2,opt,name=must_move,json=mustMove,proto3" json:"must_move,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMustMoveRequest) Reset() {
+	*x = SetMustMoveRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMustMoveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMustMoveRequest) ProtoMessage() {}
+
+func (x *SetMustMoveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMustMoveRequest.ProtoReflect.Descriptor instead.
+func (*SetMustMoveRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SetMustMoveRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SetMustMoveRequest) GetMustMove() bool {
+	if x != nil {
+		return x.MustMove
+	}
+	return false
+}
+
+// SetMustMoveResponse returns the table.
+type SetMustMoveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table is the table.
+	Table         *Table `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetMustMoveResponse) Reset() {
+	*x = SetMustMoveResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetMustMoveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetMustMoveResponse) ProtoMessage() {}
+
+func (x *SetMustMoveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetMustMoveResponse.ProtoReflect.Descriptor instead.
+func (*SetMustMoveResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *SetMustMoveResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+// BreakTableRequest names the breaking table.
+type BreakTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// reason is recorded with the decision.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BreakTableRequest) Reset() {
+	*x = BreakTableRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BreakTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BreakTableRequest) ProtoMessage() {}
+
+func (x *BreakTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BreakTableRequest.ProtoReflect.Descriptor instead.
+func (*BreakTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *BreakTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *BreakTableRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// BreakTableResponse lists the players given priority places.
+type BreakTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entries are the broken table's players, now at the head of the list.
+	Entries       []*Entry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BreakTableResponse) Reset() {
+	*x = BreakTableResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BreakTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BreakTableResponse) ProtoMessage() {}
+
+func (x *BreakTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BreakTableResponse.ProtoReflect.Descriptor instead.
+func (*BreakTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *BreakTableResponse) GetEntries() []*Entry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// MarkAwayRequest starts an absence.
+type MarkAwayRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the player's table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// player_id is the player; a player may leave it empty (themselves).
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// kind is a short absence or the long break.
+	Kind AbsenceKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.seating.v1.AbsenceKind" json:"kind,omitempty"`
+	// limit is the floor's own time limit for this absence (CS-14: the floor
+	// can set the limit in each case); unset means the game's policy.
+	Limit         *durationpb.Duration `protobuf:"bytes,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkAwayRequest) Reset() {
+	*x = MarkAwayRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkAwayRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkAwayRequest) ProtoMessage() {}
+
+func (x *MarkAwayRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkAwayRequest.ProtoReflect.Descriptor instead.
+func (*MarkAwayRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *MarkAwayRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *MarkAwayRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *MarkAwayRequest) GetKind() AbsenceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return AbsenceKind_ABSENCE_KIND_UNSPECIFIED
+}
+
+func (x *MarkAwayRequest) GetLimit() *durationpb.Duration {
+	if x != nil {
+		return x.Limit
+	}
+	return nil
+}
+
+// MarkAwayResponse returns the absence.
+type MarkAwayResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// absence is the running absence.
+	Absence       *Absence `protobuf:"bytes,1,opt,name=absence,proto3" json:"absence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkAwayResponse) Reset() {
+	*x = MarkAwayResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkAwayResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkAwayResponse) ProtoMessage() {}
+
+func (x *MarkAwayResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkAwayResponse.ProtoReflect.Descriptor instead.
+func (*MarkAwayResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *MarkAwayResponse) GetAbsence() *Absence {
+	if x != nil {
+		return x.Absence
+	}
+	return nil
+}
+
+// MarkBackRequest ends an absence.
+type MarkBackRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the player's table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// player_id is the player.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkBackRequest) Reset() {
+	*x = MarkBackRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkBackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkBackRequest) ProtoMessage() {}
+
+func (x *MarkBackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkBackRequest.ProtoReflect.Descriptor instead.
+func (*MarkBackRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *MarkBackRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *MarkBackRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// MarkBackResponse is empty.
+type MarkBackResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkBackResponse) Reset() {
+	*x = MarkBackResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkBackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkBackResponse) ProtoMessage() {}
+
+func (x *MarkBackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkBackResponse.ProtoReflect.Descriptor instead.
+func (*MarkBackResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{37}
+}
+
+// ListAbsencesRequest filters absences.
+type ListAbsencesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// overdue_only lists only absences waiting for a floor decision.
+	OverdueOnly   bool `protobuf:"varint,1,opt,name=overdue_only,json=overdueOnly,proto3" json:"overdue_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAbsencesRequest) Reset() {
+	*x = ListAbsencesRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAbsencesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAbsencesRequest) ProtoMessage() {}
+
+func (x *ListAbsencesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAbsencesRequest.ProtoReflect.Descriptor instead.
+func (*ListAbsencesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ListAbsencesRequest) GetOverdueOnly() bool {
+	if x != nil {
+		return x.OverdueOnly
+	}
+	return false
+}
+
+// ListAbsencesResponse lists absences.
+type ListAbsencesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// absences, soonest due first.
+	Absences      []*Absence `protobuf:"bytes,1,rep,name=absences,proto3" json:"absences,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAbsencesResponse) Reset() {
+	*x = ListAbsencesResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAbsencesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAbsencesResponse) ProtoMessage() {}
+
+func (x *ListAbsencesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAbsencesResponse.ProtoReflect.Descriptor instead.
+func (*ListAbsencesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ListAbsencesResponse) GetAbsences() []*Absence {
+	if x != nil {
+		return x.Absences
+	}
+	return nil
+}
+
+// DecideAbsenceRequest is the floor's decision on an overdue absence.
+type DecideAbsenceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the player's table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// player_id is the absent player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// release gives the seat up; otherwise extend must be set.
+	Release bool `protobuf:"varint,3,opt,name=release,proto3" json:"release,omitempty"`
+	// extend is more time for the player when the seat is kept.
+	Extend *durationpb.Duration `protobuf:"bytes,4,opt,name=extend,proto3" json:"extend,omitempty"`
+	// reason is recorded with the decision.
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideAbsenceRequest) Reset() {
+	*x = DecideAbsenceRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideAbsenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideAbsenceRequest) ProtoMessage() {}
+
+func (x *DecideAbsenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideAbsenceRequest.ProtoReflect.Descriptor instead.
+func (*DecideAbsenceRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *DecideAbsenceRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *DecideAbsenceRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *DecideAbsenceRequest) GetRelease() bool {
+	if x != nil {
+		return x.Release
+	}
+	return false
+}
+
+func (x *DecideAbsenceRequest) GetExtend() *durationpb.Duration {
+	if x != nil {
+		return x.Extend
+	}
+	return nil
+}
+
+func (x *DecideAbsenceRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// DecideAbsenceResponse returns the recorded decision.
+type DecideAbsenceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// decision is what the floor decided.
+	Decision      *FloorDecision `protobuf:"bytes,1,opt,name=decision,proto3" json:"decision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideAbsenceResponse) Reset() {
+	*x = DecideAbsenceResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideAbsenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideAbsenceResponse) ProtoMessage() {}
+
+func (x *DecideAbsenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideAbsenceResponse.ProtoReflect.Descriptor instead.
+func (*DecideAbsenceResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *DecideAbsenceResponse) GetDecision() *FloorDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return nil
+}
+
+// FloorDecision is one recorded decision of the floor.
+type FloorDecision struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// decision_id identifies the decision.
+	DecisionId string `protobuf:"bytes,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	// waitlist_id is the game's list.
+	WaitlistId string `protobuf:"bytes,2,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// floor_id is who decided.
+	FloorId string `protobuf:"bytes,3,opt,name=floor_id,json=floorId,proto3" json:"floor_id,omitempty"`
+	// action is what was decided, for example "release_seat", "move_entry".
+	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	// player_id is the player concerned.
+	PlayerId string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// reason is the floor's reason.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// decide_time is when.
+	DecideTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=decide_time,json=decideTime,proto3" json:"decide_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FloorDecision) Reset() {
+	*x = FloorDecision{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FloorDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FloorDecision) ProtoMessage() {}
+
+func (x *FloorDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FloorDecision.ProtoReflect.Descriptor instead.
+func (*FloorDecision) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *FloorDecision) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetFloorId() string {
+	if x != nil {
+		return x.FloorId
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *FloorDecision) GetDecideTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DecideTime
+	}
+	return nil
+}
+
+// ListFloorDecisionsRequest names a list.
+type ListFloorDecisionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id identifies the list.
+	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	// page_size is the most decisions to return; 0 means 50.
+	PageSize      int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFloorDecisionsRequest) Reset() {
+	*x = ListFloorDecisionsRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFloorDecisionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFloorDecisionsRequest) ProtoMessage() {}
+
+func (x *ListFloorDecisionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFloorDecisionsRequest.ProtoReflect.Descriptor instead.
+func (*ListFloorDecisionsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListFloorDecisionsRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+func (x *ListFloorDecisionsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListFloorDecisionsResponse lists decisions, newest first.
+type ListFloorDecisionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// decisions, newest first.
+	Decisions     []*FloorDecision `protobuf:"bytes,1,rep,name=decisions,proto3" json:"decisions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFloorDecisionsResponse) Reset() {
+	*x = ListFloorDecisionsResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFloorDecisionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFloorDecisionsResponse) ProtoMessage() {}
+
+func (x *ListFloorDecisionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFloorDecisionsResponse.ProtoReflect.Descriptor instead.
+func (*ListFloorDecisionsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ListFloorDecisionsResponse) GetDecisions() []*FloorDecision {
+	if x != nil {
+		return x.Decisions
+	}
+	return nil
+}
+
+// WatchBoardRequest picks the lists to watch.
+type WatchBoardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// waitlist_id watches one list; empty watches every list.
+	WaitlistId    string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchBoardRequest) Reset() {
+	*x = WatchBoardRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchBoardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchBoardRequest) ProtoMessage() {}
+
+func (x *WatchBoardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchBoardRequest.ProtoReflect.Descriptor instead.
+func (*WatchBoardRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *WatchBoardRequest) GetWaitlistId() string {
+	if x != nil {
+		return x.WaitlistId
+	}
+	return ""
+}
+
+// WatchBoardResponse is one update of the board.
+type WatchBoardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// boards are the lists that changed (every list in the first message).
+	Boards []*WaitlistBoard `protobuf:"bytes,1,rep,name=boards,proto3" json:"boards,omitempty"`
+	// snapshot is true for the first message, which holds every list.
+	Snapshot      bool `protobuf:"varint,2,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchBoardResponse) Reset() {
+	*x = WatchBoardResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchBoardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchBoardResponse) ProtoMessage() {}
+
+func (x *WatchBoardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchBoardResponse.ProtoReflect.Descriptor instead.
+func (*WatchBoardResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *WatchBoardResponse) GetBoards() []*WaitlistBoard {
+	if x != nil {
+		return x.Boards
+	}
+	return nil
+}
+
+func (x *WatchBoardResponse) GetSnapshot() bool {
+	if x != nil {
+		return x.Snapshot
+	}
+	return false
+}
+
 var File_cardroom_seating_v1_seating_proto protoreflect.FileDescriptor
 
 const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\n" +
-	"!cardroom/seating/v1/seating.proto\x12\x13cardroom.seating.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xae\x01\n" +
+	"!cardroom/seating/v1/seating.proto\x12\x13cardroom.seating.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb2\x04\n" +
+	"\x06Policy\x12N\n" +
+	"\roffer_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\fofferTimeout\x12.\n" +
+	"\x13decline_keeps_place\x18\x02 \x01(\bR\x11declineKeepsPlace\x12,\n" +
+	"\x12expiry_keeps_place\x18\x03 \x01(\bR\x10expiryKeepsPlace\x122\n" +
+	"\x15table_change_priority\x18\x04 \x01(\bR\x13tableChangePriority\x12\x1b\n" +
+	"\tmust_move\x18\x05 \x01(\bR\bmustMove\x12<\n" +
+	"\x14open_table_threshold\x18\x06 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\x12openTableThreshold\x12N\n" +
+	"\rshort_absence\x18\a \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\fshortAbsence\x12H\n" +
+	"\n" +
+	"long_break\x18\b \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\tlongBreak\x12Q\n" +
+	"\x0fsit_down_window\x18\t \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\rsitDownWindow\"\xf7\x01\n" +
 	"\bWaitlist\x12\x1f\n" +
 	"\vwaitlist_id\x18\x01 \x01(\tR\n" +
 	"waitlistId\x12*\n" +
 	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\x12\x18\n" +
 	"\awaiting\x18\x03 \x01(\x05R\awaiting\x12;\n" +
 	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"K\n" +
+	"createTime\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x123\n" +
+	"\x06policy\x18\x06 \x01(\v2\x1b.cardroom.seating.v1.PolicyR\x06policy\"\xc9\x02\n" +
+	"\x05Entry\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1a\n" +
+	"\bposition\x18\x02 \x01(\x05R\bposition\x122\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1e.cardroom.seating.v1.EntryKindR\x04kind\x124\n" +
+	"\asign_up\x18\x04 \x01(\x0e2\x1b.cardroom.seating.v1.SignUpR\x06signUp\x127\n" +
+	"\tjoin_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\bjoinTime\x12@\n" +
+	"\x0eestimated_wait\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\restimatedWait\x12\"\n" +
+	"\rfrom_table_id\x18\a \x01(\tR\vfromTableId\"m\n" +
+	"\x04Seat\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x124\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x1e.cardroom.seating.v1.SeatStateR\x05state\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\"\x84\x01\n" +
+	"\x05Table\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
+	"\tmust_move\x18\x03 \x01(\bR\bmustMove\x12/\n" +
+	"\x05seats\x18\x04 \x03(\v2\x19.cardroom.seating.v1.SeatR\x05seats\"\xa7\x03\n" +
+	"\x05Offer\x12\x19\n" +
+	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x1f\n" +
+	"\vwaitlist_id\x18\x02 \x01(\tR\n" +
+	"waitlistId\x12\x19\n" +
+	"\btable_id\x18\x03 \x01(\tR\atableId\x12\x12\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x05 \x01(\tR\bplayerId\x125\n" +
+	"\x05state\x18\x06 \x01(\x0e2\x1f.cardroom.seating.v1.OfferStateR\x05state\x12;\n" +
+	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vexpire_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x129\n" +
+	"\n" +
+	"hold_until\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tholdUntil\x12*\n" +
+	"\x04game\x18\n" +
+	" \x01(\v2\x16.cardroom.game.v1.GameR\x04game\"\xd7\x02\n" +
+	"\aAbsence\x12\x1f\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tR\n" +
+	"waitlistId\x12\x19\n" +
+	"\btable_id\x18\x02 \x01(\tR\atableId\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x04 \x01(\tR\bplayerId\x124\n" +
+	"\x04kind\x18\x05 \x01(\x0e2 .cardroom.seating.v1.AbsenceKindR\x04kind\x129\n" +
+	"\n" +
+	"start_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bdue_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\adueTime\x12\x18\n" +
+	"\aoverdue\x18\b \x01(\bR\aoverdue\x12\x1d\n" +
+	"\n" +
+	"gaming_day\x18\t \x01(\tR\tgamingDay\"\xbc\x02\n" +
+	"\rWaitlistBoard\x129\n" +
+	"\bwaitlist\x18\x01 \x01(\v2\x1d.cardroom.seating.v1.WaitlistR\bwaitlist\x124\n" +
+	"\aentries\x18\x02 \x03(\v2\x1a.cardroom.seating.v1.EntryR\aentries\x122\n" +
+	"\x06tables\x18\x03 \x03(\v2\x1a.cardroom.seating.v1.TableR\x06tables\x122\n" +
+	"\x06offers\x18\x04 \x03(\v2\x1a.cardroom.seating.v1.OfferR\x06offers\x128\n" +
+	"\babsences\x18\x05 \x03(\v2\x1c.cardroom.seating.v1.AbsenceR\babsences\x12\x18\n" +
+	"\aversion\x18\x06 \x01(\x03R\aversion\"\x80\x01\n" +
 	"\x15CreateWaitlistRequest\x122\n" +
-	"\x04game\x18\x01 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\"S\n" +
+	"\x04game\x18\x01 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x123\n" +
+	"\x06policy\x18\x02 \x01(\v2\x1b.cardroom.seating.v1.PolicyR\x06policy\"S\n" +
 	"\x16CreateWaitlistResponse\x129\n" +
 	"\bwaitlist\x18\x01 \x01(\v2\x1d.cardroom.seating.v1.WaitlistR\bwaitlist\"g\n" +
 	"\x14ListWaitlistsRequest\x12&\n" +
@@ -326,12 +3252,192 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"page_token\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\tpageToken\"|\n" +
 	"\x15ListWaitlistsResponse\x12;\n" +
 	"\twaitlists\x18\x01 \x03(\v2\x1d.cardroom.seating.v1.WaitlistR\twaitlists\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xaa\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"@\n" +
+	"\x12GetWaitlistRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\"O\n" +
+	"\x13GetWaitlistResponse\x128\n" +
+	"\x05board\x18\x01 \x01(\v2\".cardroom.seating.v1.WaitlistBoardR\x05board\"{\n" +
+	"\x10SetPolicyRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12;\n" +
+	"\x06policy\x18\x02 \x01(\v2\x1b.cardroom.seating.v1.PolicyB\x06\xbaH\x03\xc8\x01\x01R\x06policy\"N\n" +
+	"\x11SetPolicyResponse\x129\n" +
+	"\bwaitlist\x18\x01 \x01(\v2\x1d.cardroom.seating.v1.WaitlistR\bwaitlist\"h\n" +
+	"\x13JoinWaitlistRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12%\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bplayerId\"H\n" +
+	"\x14JoinWaitlistResponse\x120\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1a.cardroom.seating.v1.EntryR\x05entry\"\x8d\x01\n" +
+	"\x14LeaveWaitlistRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12'\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bplayerId\x12 \n" +
+	"\x06reason\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"\x17\n" +
+	"\x15LeaveWaitlistResponse\"\xb0\x01\n" +
+	"\x10MoveEntryRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12'\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bplayerId\x12#\n" +
+	"\bposition\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x01R\bposition\x12\"\n" +
+	"\x06reason\x18\x04 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"I\n" +
+	"\x11MoveEntryResponse\x124\n" +
+	"\aentries\x18\x01 \x03(\v2\x1a.cardroom.seating.v1.EntryR\aentries\"n\n" +
+	"\x19RequestTableChangeRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12%\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bplayerId\"N\n" +
+	"\x1aRequestTableChangeResponse\x120\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1a.cardroom.seating.v1.EntryR\x05entry\":\n" +
+	"\x11ListOffersRequest\x12%\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bplayerId\"H\n" +
+	"\x12ListOffersResponse\x122\n" +
+	"\x06offers\x18\x01 \x03(\v2\x1a.cardroom.seating.v1.OfferR\x06offers\";\n" +
+	"\x12AcceptOfferRequest\x12%\n" +
+	"\boffer_id\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\aofferId\"G\n" +
+	"\x13AcceptOfferResponse\x120\n" +
+	"\x05offer\x18\x01 \x01(\v2\x1a.cardroom.seating.v1.OfferR\x05offer\"<\n" +
+	"\x13DeclineOfferRequest\x12%\n" +
+	"\boffer_id\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\aofferId\"H\n" +
+	"\x14DeclineOfferResponse\x120\n" +
+	"\x05offer\x18\x01 \x01(\v2\x1a.cardroom.seating.v1.OfferR\x05offer\"W\n" +
+	"\x12SetMustMoveRequest\x12$\n" +
+	"\btable_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\atableId\x12\x1b\n" +
+	"\tmust_move\x18\x02 \x01(\bR\bmustMove\"G\n" +
+	"\x13SetMustMoveResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.seating.v1.TableR\x05table\"[\n" +
+	"\x11BreakTableRequest\x12$\n" +
+	"\btable_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\atableId\x12 \n" +
+	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"J\n" +
+	"\x12BreakTableResponse\x124\n" +
+	"\aentries\x18\x01 \x03(\v2\x1a.cardroom.seating.v1.EntryR\aentries\"\xe1\x01\n" +
+	"\x0fMarkAwayRequest\x12$\n" +
+	"\btable_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\atableId\x12%\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bplayerId\x12@\n" +
+	"\x04kind\x18\x03 \x01(\x0e2 .cardroom.seating.v1.AbsenceKindB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12?\n" +
+	"\x05limit\x18\x04 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x05limit\"J\n" +
+	"\x10MarkAwayResponse\x126\n" +
+	"\aabsence\x18\x01 \x01(\v2\x1c.cardroom.seating.v1.AbsenceR\aabsence\"`\n" +
+	"\x0fMarkBackRequest\x12$\n" +
+	"\btable_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\atableId\x12'\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bplayerId\"\x12\n" +
+	"\x10MarkBackResponse\"8\n" +
+	"\x13ListAbsencesRequest\x12!\n" +
+	"\foverdue_only\x18\x01 \x01(\bR\voverdueOnly\"P\n" +
+	"\x14ListAbsencesResponse\x128\n" +
+	"\babsences\x18\x01 \x03(\v2\x1c.cardroom.seating.v1.AbsenceR\babsences\"\xe4\x01\n" +
+	"\x14DecideAbsenceRequest\x12$\n" +
+	"\btable_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\atableId\x12'\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bplayerId\x12\x18\n" +
+	"\arelease\x18\x03 \x01(\bR\arelease\x12A\n" +
+	"\x06extend\x18\x04 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x06extend\x12 \n" +
+	"\x06reason\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"W\n" +
+	"\x15DecideAbsenceResponse\x12>\n" +
+	"\bdecision\x18\x01 \x01(\v2\".cardroom.seating.v1.FloorDecisionR\bdecision\"\xf6\x01\n" +
+	"\rFloorDecision\x12\x1f\n" +
+	"\vdecision_id\x18\x01 \x01(\tR\n" +
+	"decisionId\x12\x1f\n" +
+	"\vwaitlist_id\x18\x02 \x01(\tR\n" +
+	"waitlistId\x12\x19\n" +
+	"\bfloor_id\x18\x03 \x01(\tR\afloorId\x12\x16\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\x12\x1b\n" +
+	"\tplayer_id\x18\x05 \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12;\n" +
+	"\vdecide_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"decideTime\"p\n" +
+	"\x19ListFloorDecisionsRequest\x12*\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"waitlistId\x12'\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xf4\x03(\x00R\bpageSize\"^\n" +
+	"\x1aListFloorDecisionsResponse\x12@\n" +
+	"\tdecisions\x18\x01 \x03(\v2\".cardroom.seating.v1.FloorDecisionR\tdecisions\"=\n" +
+	"\x11WatchBoardRequest\x12(\n" +
+	"\vwaitlist_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
+	"waitlistId\"l\n" +
+	"\x12WatchBoardResponse\x12:\n" +
+	"\x06boards\x18\x01 \x03(\v2\".cardroom.seating.v1.WaitlistBoardR\x06boards\x12\x1a\n" +
+	"\bsnapshot\x18\x02 \x01(\bR\bsnapshot*\x93\x01\n" +
+	"\tEntryKind\x12\x1a\n" +
+	"\x16ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12ENTRY_KIND_WAITING\x10\x01\x12\x1b\n" +
+	"\x17ENTRY_KIND_TABLE_CHANGE\x10\x02\x12\x18\n" +
+	"\x14ENTRY_KIND_MUST_MOVE\x10\x03\x12\x1b\n" +
+	"\x17ENTRY_KIND_BROKEN_TABLE\x10\x04*]\n" +
+	"\x06SignUp\x12\x17\n" +
+	"\x13SIGN_UP_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eSIGN_UP_REMOTE\x10\x01\x12\x11\n" +
+	"\rSIGN_UP_FLOOR\x10\x02\x12\x13\n" +
+	"\x0fSIGN_UP_SEATING\x10\x03*\x83\x01\n" +
+	"\tSeatState\x12\x1a\n" +
+	"\x16SEAT_STATE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fSEAT_STATE_OPEN\x10\x01\x12\x16\n" +
+	"\x12SEAT_STATE_OFFERED\x10\x02\x12\x14\n" +
+	"\x10SEAT_STATE_TAKEN\x10\x03\x12\x17\n" +
+	"\x13SEAT_STATE_VACATING\x10\x04*\xaa\x01\n" +
+	"\n" +
+	"OfferState\x12\x1b\n" +
+	"\x17OFFER_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13OFFER_STATE_PENDING\x10\x01\x12\x18\n" +
+	"\x14OFFER_STATE_ACCEPTED\x10\x02\x12\x18\n" +
+	"\x14OFFER_STATE_DECLINED\x10\x03\x12\x17\n" +
+	"\x13OFFER_STATE_EXPIRED\x10\x04\x12\x19\n" +
+	"\x15OFFER_STATE_WITHDRAWN\x10\x05*`\n" +
+	"\vAbsenceKind\x12\x1c\n" +
+	"\x18ABSENCE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12ABSENCE_KIND_SHORT\x10\x01\x12\x1b\n" +
+	"\x17ABSENCE_KIND_LONG_BREAK\x10\x022\xa5\x17\n" +
 	"\x0eSeatingService\x12\x8b\x01\n" +
 	"\x0eCreateWaitlist\x12*.cardroom.seating.v1.CreateWaitlistRequest\x1a+.cardroom.seating.v1.CreateWaitlistResponse\" \xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/waitlists\x12\x89\x01\n" +
 	"\rListWaitlists\x12).cardroom.seating.v1.ListWaitlistsRequest\x1a*.cardroom.seating.v1.ListWaitlistsResponse\"!\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/waitlistsBIZGgithub.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1;seatingv1b\x06proto3"
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x0f\x12\r/v1/waitlists\x12\x91\x01\n" +
+	"\vGetWaitlist\x12'.cardroom.seating.v1.GetWaitlistRequest\x1a(.cardroom.seating.v1.GetWaitlistResponse\"/\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/waitlists/{waitlist_id}\x12\x96\x01\n" +
+	"\tSetPolicy\x12%.cardroom.seating.v1.SetPolicyRequest\x1a&.cardroom.seating.v1.SetPolicyResponse\":\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02,:\x06policy\x1a\"/v1/waitlists/{waitlist_id}/policy\x12\x9c\x01\n" +
+	"\fJoinWaitlist\x12(.cardroom.seating.v1.JoinWaitlistRequest\x1a).cardroom.seating.v1.JoinWaitlistResponse\"7\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/waitlists/{waitlist_id}/entries\x12\xa8\x01\n" +
+	"\rLeaveWaitlist\x12).cardroom.seating.v1.LeaveWaitlistRequest\x1a*.cardroom.seating.v1.LeaveWaitlistResponse\"@\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x021*//v1/waitlists/{waitlist_id}/entries/{player_id}\x12\xa3\x01\n" +
+	"\tMoveEntry\x12%.cardroom.seating.v1.MoveEntryRequest\x1a&.cardroom.seating.v1.MoveEntryResponse\"G\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x029:\x01*\"4/v1/waitlists/{waitlist_id}/entries/{player_id}:move\x12\xb4\x01\n" +
+	"\x12RequestTableChange\x12..cardroom.seating.v1.RequestTableChangeRequest\x1a/.cardroom.seating.v1.RequestTableChangeResponse\"=\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02.:\x01*\")/v1/waitlists/{waitlist_id}/table-changes\x12\x80\x01\n" +
+	"\n" +
+	"ListOffers\x12&.cardroom.seating.v1.ListOffersRequest\x1a'.cardroom.seating.v1.ListOffersResponse\"!\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/seat-offers\x12\x97\x01\n" +
+	"\vAcceptOffer\x12'.cardroom.seating.v1.AcceptOfferRequest\x1a(.cardroom.seating.v1.AcceptOfferResponse\"5\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/seat-offers/{offer_id}:accept\x12\x9b\x01\n" +
+	"\fDeclineOffer\x12(.cardroom.seating.v1.DeclineOfferRequest\x1a).cardroom.seating.v1.DeclineOfferResponse\"6\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/seat-offers/{offer_id}:decline\x12\x9c\x01\n" +
+	"\vSetMustMove\x12'.cardroom.seating.v1.SetMustMoveRequest\x1a(.cardroom.seating.v1.SetMustMoveResponse\":\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02,:\x01*\x1a'/v1/seating/tables/{table_id}/must-move\x12\x96\x01\n" +
+	"\n" +
+	"BreakTable\x12&.cardroom.seating.v1.BreakTableRequest\x1a'.cardroom.seating.v1.BreakTableResponse\"7\xca\xf3\x18\x05\n" +
+	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/seating/tables/{table_id}:break\x12\x94\x01\n" +
+	"\bMarkAway\x12$.cardroom.seating.v1.MarkAwayRequest\x1a%.cardroom.seating.v1.MarkAwayResponse\";\xca\xf3\x18\x06\n" +
+	"\x04\x01\x02\x03\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/seating/tables/{table_id}/absences\x12\x9d\x01\n" +
+	"\bMarkBack\x12$.cardroom.seating.v1.MarkBackRequest\x1a%.cardroom.seating.v1.MarkBackResponse\"D\xca\xf3\x18\x06\n" +
+	"\x04\x01\x02\x03\x05\x82\xd3\xe4\x93\x024*2/v1/seating/tables/{table_id}/absences/{player_id}\x12\x8b\x01\n" +
+	"\fListAbsences\x12(.cardroom.seating.v1.ListAbsencesRequest\x1a).cardroom.seating.v1.ListAbsencesResponse\"&\xca\xf3\x18\x06\n" +
+	"\x04\x02\x03\x05\x06\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/seating/absences\x12\xb4\x01\n" +
+	"\rDecideAbsence\x12).cardroom.seating.v1.DecideAbsenceRequest\x1a*.cardroom.seating.v1.DecideAbsenceResponse\"L\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/seating/tables/{table_id}/absences/{player_id}:decide\x12\xac\x01\n" +
+	"\x12ListFloorDecisions\x12..cardroom.seating.v1.ListFloorDecisionsRequest\x1a/.cardroom.seating.v1.ListFloorDecisionsResponse\"5\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/waitlists/{waitlist_id}/decisions\x12\x86\x01\n" +
+	"\n" +
+	"WatchBoard\x12&.cardroom.seating.v1.WatchBoardRequest\x1a'.cardroom.seating.v1.WatchBoardResponse\"%\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/seating/board0\x01BIZGgithub.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1;seatingv1b\x06proto3"
 
 var (
 	file_cardroom_seating_v1_seating_proto_rawDescOnce sync.Once
@@ -345,31 +3451,159 @@ func file_cardroom_seating_v1_seating_proto_rawDescGZIP() []byte {
 	return file_cardroom_seating_v1_seating_proto_rawDescData
 }
 
-var file_cardroom_seating_v1_seating_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_cardroom_seating_v1_seating_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_cardroom_seating_v1_seating_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_cardroom_seating_v1_seating_proto_goTypes = []any{
-	(*Waitlist)(nil),               // 0: cardroom.seating.v1.Waitlist
-	(*CreateWaitlistRequest)(nil),  // 1: cardroom.seating.v1.CreateWaitlistRequest
-	(*CreateWaitlistResponse)(nil), // 2: cardroom.seating.v1.CreateWaitlistResponse
-	(*ListWaitlistsRequest)(nil),   // 3: cardroom.seating.v1.ListWaitlistsRequest
-	(*ListWaitlistsResponse)(nil),  // 4: cardroom.seating.v1.ListWaitlistsResponse
-	(*v1.Game)(nil),                // 5: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),  // 6: google.protobuf.Timestamp
+	(EntryKind)(0),                     // 0: cardroom.seating.v1.EntryKind
+	(SignUp)(0),                        // 1: cardroom.seating.v1.SignUp
+	(SeatState)(0),                     // 2: cardroom.seating.v1.SeatState
+	(OfferState)(0),                    // 3: cardroom.seating.v1.OfferState
+	(AbsenceKind)(0),                   // 4: cardroom.seating.v1.AbsenceKind
+	(*Policy)(nil),                     // 5: cardroom.seating.v1.Policy
+	(*Waitlist)(nil),                   // 6: cardroom.seating.v1.Waitlist
+	(*Entry)(nil),                      // 7: cardroom.seating.v1.Entry
+	(*Seat)(nil),                       // 8: cardroom.seating.v1.Seat
+	(*Table)(nil),                      // 9: cardroom.seating.v1.Table
+	(*Offer)(nil),                      // 10: cardroom.seating.v1.Offer
+	(*Absence)(nil),                    // 11: cardroom.seating.v1.Absence
+	(*WaitlistBoard)(nil),              // 12: cardroom.seating.v1.WaitlistBoard
+	(*CreateWaitlistRequest)(nil),      // 13: cardroom.seating.v1.CreateWaitlistRequest
+	(*CreateWaitlistResponse)(nil),     // 14: cardroom.seating.v1.CreateWaitlistResponse
+	(*ListWaitlistsRequest)(nil),       // 15: cardroom.seating.v1.ListWaitlistsRequest
+	(*ListWaitlistsResponse)(nil),      // 16: cardroom.seating.v1.ListWaitlistsResponse
+	(*GetWaitlistRequest)(nil),         // 17: cardroom.seating.v1.GetWaitlistRequest
+	(*GetWaitlistResponse)(nil),        // 18: cardroom.seating.v1.GetWaitlistResponse
+	(*SetPolicyRequest)(nil),           // 19: cardroom.seating.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 20: cardroom.seating.v1.SetPolicyResponse
+	(*JoinWaitlistRequest)(nil),        // 21: cardroom.seating.v1.JoinWaitlistRequest
+	(*JoinWaitlistResponse)(nil),       // 22: cardroom.seating.v1.JoinWaitlistResponse
+	(*LeaveWaitlistRequest)(nil),       // 23: cardroom.seating.v1.LeaveWaitlistRequest
+	(*LeaveWaitlistResponse)(nil),      // 24: cardroom.seating.v1.LeaveWaitlistResponse
+	(*MoveEntryRequest)(nil),           // 25: cardroom.seating.v1.MoveEntryRequest
+	(*MoveEntryResponse)(nil),          // 26: cardroom.seating.v1.MoveEntryResponse
+	(*RequestTableChangeRequest)(nil),  // 27: cardroom.seating.v1.RequestTableChangeRequest
+	(*RequestTableChangeResponse)(nil), // 28: cardroom.seating.v1.RequestTableChangeResponse
+	(*ListOffersRequest)(nil),          // 29: cardroom.seating.v1.ListOffersRequest
+	(*ListOffersResponse)(nil),         // 30: cardroom.seating.v1.ListOffersResponse
+	(*AcceptOfferRequest)(nil),         // 31: cardroom.seating.v1.AcceptOfferRequest
+	(*AcceptOfferResponse)(nil),        // 32: cardroom.seating.v1.AcceptOfferResponse
+	(*DeclineOfferRequest)(nil),        // 33: cardroom.seating.v1.DeclineOfferRequest
+	(*DeclineOfferResponse)(nil),       // 34: cardroom.seating.v1.DeclineOfferResponse
+	(*SetMustMoveRequest)(nil),         // 35: cardroom.seating.v1.SetMustMoveRequest
+	(*SetMustMoveResponse)(nil),        // 36: cardroom.seating.v1.SetMustMoveResponse
+	(*BreakTableRequest)(nil),          // 37: cardroom.seating.v1.BreakTableRequest
+	(*BreakTableResponse)(nil),         // 38: cardroom.seating.v1.BreakTableResponse
+	(*MarkAwayRequest)(nil),            // 39: cardroom.seating.v1.MarkAwayRequest
+	(*MarkAwayResponse)(nil),           // 40: cardroom.seating.v1.MarkAwayResponse
+	(*MarkBackRequest)(nil),            // 41: cardroom.seating.v1.MarkBackRequest
+	(*MarkBackResponse)(nil),           // 42: cardroom.seating.v1.MarkBackResponse
+	(*ListAbsencesRequest)(nil),        // 43: cardroom.seating.v1.ListAbsencesRequest
+	(*ListAbsencesResponse)(nil),       // 44: cardroom.seating.v1.ListAbsencesResponse
+	(*DecideAbsenceRequest)(nil),       // 45: cardroom.seating.v1.DecideAbsenceRequest
+	(*DecideAbsenceResponse)(nil),      // 46: cardroom.seating.v1.DecideAbsenceResponse
+	(*FloorDecision)(nil),              // 47: cardroom.seating.v1.FloorDecision
+	(*ListFloorDecisionsRequest)(nil),  // 48: cardroom.seating.v1.ListFloorDecisionsRequest
+	(*ListFloorDecisionsResponse)(nil), // 49: cardroom.seating.v1.ListFloorDecisionsResponse
+	(*WatchBoardRequest)(nil),          // 50: cardroom.seating.v1.WatchBoardRequest
+	(*WatchBoardResponse)(nil),         // 51: cardroom.seating.v1.WatchBoardResponse
+	(*durationpb.Duration)(nil),        // 52: google.protobuf.Duration
+	(*v1.Game)(nil),                    // 53: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),      // 54: google.protobuf.Timestamp
 }
 var file_cardroom_seating_v1_seating_proto_depIdxs = []int32{
-	5, // 0: cardroom.seating.v1.Waitlist.game:type_name -> cardroom.game.v1.Game
-	6, // 1: cardroom.seating.v1.Waitlist.create_time:type_name -> google.protobuf.Timestamp
-	5, // 2: cardroom.seating.v1.CreateWaitlistRequest.game:type_name -> cardroom.game.v1.Game
-	0, // 3: cardroom.seating.v1.CreateWaitlistResponse.waitlist:type_name -> cardroom.seating.v1.Waitlist
-	0, // 4: cardroom.seating.v1.ListWaitlistsResponse.waitlists:type_name -> cardroom.seating.v1.Waitlist
-	1, // 5: cardroom.seating.v1.SeatingService.CreateWaitlist:input_type -> cardroom.seating.v1.CreateWaitlistRequest
-	3, // 6: cardroom.seating.v1.SeatingService.ListWaitlists:input_type -> cardroom.seating.v1.ListWaitlistsRequest
-	2, // 7: cardroom.seating.v1.SeatingService.CreateWaitlist:output_type -> cardroom.seating.v1.CreateWaitlistResponse
-	4, // 8: cardroom.seating.v1.SeatingService.ListWaitlists:output_type -> cardroom.seating.v1.ListWaitlistsResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	52, // 0: cardroom.seating.v1.Policy.offer_timeout:type_name -> google.protobuf.Duration
+	52, // 1: cardroom.seating.v1.Policy.short_absence:type_name -> google.protobuf.Duration
+	52, // 2: cardroom.seating.v1.Policy.long_break:type_name -> google.protobuf.Duration
+	52, // 3: cardroom.seating.v1.Policy.sit_down_window:type_name -> google.protobuf.Duration
+	53, // 4: cardroom.seating.v1.Waitlist.game:type_name -> cardroom.game.v1.Game
+	54, // 5: cardroom.seating.v1.Waitlist.create_time:type_name -> google.protobuf.Timestamp
+	5,  // 6: cardroom.seating.v1.Waitlist.policy:type_name -> cardroom.seating.v1.Policy
+	0,  // 7: cardroom.seating.v1.Entry.kind:type_name -> cardroom.seating.v1.EntryKind
+	1,  // 8: cardroom.seating.v1.Entry.sign_up:type_name -> cardroom.seating.v1.SignUp
+	54, // 9: cardroom.seating.v1.Entry.join_time:type_name -> google.protobuf.Timestamp
+	52, // 10: cardroom.seating.v1.Entry.estimated_wait:type_name -> google.protobuf.Duration
+	2,  // 11: cardroom.seating.v1.Seat.state:type_name -> cardroom.seating.v1.SeatState
+	8,  // 12: cardroom.seating.v1.Table.seats:type_name -> cardroom.seating.v1.Seat
+	3,  // 13: cardroom.seating.v1.Offer.state:type_name -> cardroom.seating.v1.OfferState
+	54, // 14: cardroom.seating.v1.Offer.create_time:type_name -> google.protobuf.Timestamp
+	54, // 15: cardroom.seating.v1.Offer.expire_time:type_name -> google.protobuf.Timestamp
+	54, // 16: cardroom.seating.v1.Offer.hold_until:type_name -> google.protobuf.Timestamp
+	53, // 17: cardroom.seating.v1.Offer.game:type_name -> cardroom.game.v1.Game
+	4,  // 18: cardroom.seating.v1.Absence.kind:type_name -> cardroom.seating.v1.AbsenceKind
+	54, // 19: cardroom.seating.v1.Absence.start_time:type_name -> google.protobuf.Timestamp
+	54, // 20: cardroom.seating.v1.Absence.due_time:type_name -> google.protobuf.Timestamp
+	6,  // 21: cardroom.seating.v1.WaitlistBoard.waitlist:type_name -> cardroom.seating.v1.Waitlist
+	7,  // 22: cardroom.seating.v1.WaitlistBoard.entries:type_name -> cardroom.seating.v1.Entry
+	9,  // 23: cardroom.seating.v1.WaitlistBoard.tables:type_name -> cardroom.seating.v1.Table
+	10, // 24: cardroom.seating.v1.WaitlistBoard.offers:type_name -> cardroom.seating.v1.Offer
+	11, // 25: cardroom.seating.v1.WaitlistBoard.absences:type_name -> cardroom.seating.v1.Absence
+	53, // 26: cardroom.seating.v1.CreateWaitlistRequest.game:type_name -> cardroom.game.v1.Game
+	5,  // 27: cardroom.seating.v1.CreateWaitlistRequest.policy:type_name -> cardroom.seating.v1.Policy
+	6,  // 28: cardroom.seating.v1.CreateWaitlistResponse.waitlist:type_name -> cardroom.seating.v1.Waitlist
+	6,  // 29: cardroom.seating.v1.ListWaitlistsResponse.waitlists:type_name -> cardroom.seating.v1.Waitlist
+	12, // 30: cardroom.seating.v1.GetWaitlistResponse.board:type_name -> cardroom.seating.v1.WaitlistBoard
+	5,  // 31: cardroom.seating.v1.SetPolicyRequest.policy:type_name -> cardroom.seating.v1.Policy
+	6,  // 32: cardroom.seating.v1.SetPolicyResponse.waitlist:type_name -> cardroom.seating.v1.Waitlist
+	7,  // 33: cardroom.seating.v1.JoinWaitlistResponse.entry:type_name -> cardroom.seating.v1.Entry
+	7,  // 34: cardroom.seating.v1.MoveEntryResponse.entries:type_name -> cardroom.seating.v1.Entry
+	7,  // 35: cardroom.seating.v1.RequestTableChangeResponse.entry:type_name -> cardroom.seating.v1.Entry
+	10, // 36: cardroom.seating.v1.ListOffersResponse.offers:type_name -> cardroom.seating.v1.Offer
+	10, // 37: cardroom.seating.v1.AcceptOfferResponse.offer:type_name -> cardroom.seating.v1.Offer
+	10, // 38: cardroom.seating.v1.DeclineOfferResponse.offer:type_name -> cardroom.seating.v1.Offer
+	9,  // 39: cardroom.seating.v1.SetMustMoveResponse.table:type_name -> cardroom.seating.v1.Table
+	7,  // 40: cardroom.seating.v1.BreakTableResponse.entries:type_name -> cardroom.seating.v1.Entry
+	4,  // 41: cardroom.seating.v1.MarkAwayRequest.kind:type_name -> cardroom.seating.v1.AbsenceKind
+	52, // 42: cardroom.seating.v1.MarkAwayRequest.limit:type_name -> google.protobuf.Duration
+	11, // 43: cardroom.seating.v1.MarkAwayResponse.absence:type_name -> cardroom.seating.v1.Absence
+	11, // 44: cardroom.seating.v1.ListAbsencesResponse.absences:type_name -> cardroom.seating.v1.Absence
+	52, // 45: cardroom.seating.v1.DecideAbsenceRequest.extend:type_name -> google.protobuf.Duration
+	47, // 46: cardroom.seating.v1.DecideAbsenceResponse.decision:type_name -> cardroom.seating.v1.FloorDecision
+	54, // 47: cardroom.seating.v1.FloorDecision.decide_time:type_name -> google.protobuf.Timestamp
+	47, // 48: cardroom.seating.v1.ListFloorDecisionsResponse.decisions:type_name -> cardroom.seating.v1.FloorDecision
+	12, // 49: cardroom.seating.v1.WatchBoardResponse.boards:type_name -> cardroom.seating.v1.WaitlistBoard
+	13, // 50: cardroom.seating.v1.SeatingService.CreateWaitlist:input_type -> cardroom.seating.v1.CreateWaitlistRequest
+	15, // 51: cardroom.seating.v1.SeatingService.ListWaitlists:input_type -> cardroom.seating.v1.ListWaitlistsRequest
+	17, // 52: cardroom.seating.v1.SeatingService.GetWaitlist:input_type -> cardroom.seating.v1.GetWaitlistRequest
+	19, // 53: cardroom.seating.v1.SeatingService.SetPolicy:input_type -> cardroom.seating.v1.SetPolicyRequest
+	21, // 54: cardroom.seating.v1.SeatingService.JoinWaitlist:input_type -> cardroom.seating.v1.JoinWaitlistRequest
+	23, // 55: cardroom.seating.v1.SeatingService.LeaveWaitlist:input_type -> cardroom.seating.v1.LeaveWaitlistRequest
+	25, // 56: cardroom.seating.v1.SeatingService.MoveEntry:input_type -> cardroom.seating.v1.MoveEntryRequest
+	27, // 57: cardroom.seating.v1.SeatingService.RequestTableChange:input_type -> cardroom.seating.v1.RequestTableChangeRequest
+	29, // 58: cardroom.seating.v1.SeatingService.ListOffers:input_type -> cardroom.seating.v1.ListOffersRequest
+	31, // 59: cardroom.seating.v1.SeatingService.AcceptOffer:input_type -> cardroom.seating.v1.AcceptOfferRequest
+	33, // 60: cardroom.seating.v1.SeatingService.DeclineOffer:input_type -> cardroom.seating.v1.DeclineOfferRequest
+	35, // 61: cardroom.seating.v1.SeatingService.SetMustMove:input_type -> cardroom.seating.v1.SetMustMoveRequest
+	37, // 62: cardroom.seating.v1.SeatingService.BreakTable:input_type -> cardroom.seating.v1.BreakTableRequest
+	39, // 63: cardroom.seating.v1.SeatingService.MarkAway:input_type -> cardroom.seating.v1.MarkAwayRequest
+	41, // 64: cardroom.seating.v1.SeatingService.MarkBack:input_type -> cardroom.seating.v1.MarkBackRequest
+	43, // 65: cardroom.seating.v1.SeatingService.ListAbsences:input_type -> cardroom.seating.v1.ListAbsencesRequest
+	45, // 66: cardroom.seating.v1.SeatingService.DecideAbsence:input_type -> cardroom.seating.v1.DecideAbsenceRequest
+	48, // 67: cardroom.seating.v1.SeatingService.ListFloorDecisions:input_type -> cardroom.seating.v1.ListFloorDecisionsRequest
+	50, // 68: cardroom.seating.v1.SeatingService.WatchBoard:input_type -> cardroom.seating.v1.WatchBoardRequest
+	14, // 69: cardroom.seating.v1.SeatingService.CreateWaitlist:output_type -> cardroom.seating.v1.CreateWaitlistResponse
+	16, // 70: cardroom.seating.v1.SeatingService.ListWaitlists:output_type -> cardroom.seating.v1.ListWaitlistsResponse
+	18, // 71: cardroom.seating.v1.SeatingService.GetWaitlist:output_type -> cardroom.seating.v1.GetWaitlistResponse
+	20, // 72: cardroom.seating.v1.SeatingService.SetPolicy:output_type -> cardroom.seating.v1.SetPolicyResponse
+	22, // 73: cardroom.seating.v1.SeatingService.JoinWaitlist:output_type -> cardroom.seating.v1.JoinWaitlistResponse
+	24, // 74: cardroom.seating.v1.SeatingService.LeaveWaitlist:output_type -> cardroom.seating.v1.LeaveWaitlistResponse
+	26, // 75: cardroom.seating.v1.SeatingService.MoveEntry:output_type -> cardroom.seating.v1.MoveEntryResponse
+	28, // 76: cardroom.seating.v1.SeatingService.RequestTableChange:output_type -> cardroom.seating.v1.RequestTableChangeResponse
+	30, // 77: cardroom.seating.v1.SeatingService.ListOffers:output_type -> cardroom.seating.v1.ListOffersResponse
+	32, // 78: cardroom.seating.v1.SeatingService.AcceptOffer:output_type -> cardroom.seating.v1.AcceptOfferResponse
+	34, // 79: cardroom.seating.v1.SeatingService.DeclineOffer:output_type -> cardroom.seating.v1.DeclineOfferResponse
+	36, // 80: cardroom.seating.v1.SeatingService.SetMustMove:output_type -> cardroom.seating.v1.SetMustMoveResponse
+	38, // 81: cardroom.seating.v1.SeatingService.BreakTable:output_type -> cardroom.seating.v1.BreakTableResponse
+	40, // 82: cardroom.seating.v1.SeatingService.MarkAway:output_type -> cardroom.seating.v1.MarkAwayResponse
+	42, // 83: cardroom.seating.v1.SeatingService.MarkBack:output_type -> cardroom.seating.v1.MarkBackResponse
+	44, // 84: cardroom.seating.v1.SeatingService.ListAbsences:output_type -> cardroom.seating.v1.ListAbsencesResponse
+	46, // 85: cardroom.seating.v1.SeatingService.DecideAbsence:output_type -> cardroom.seating.v1.DecideAbsenceResponse
+	49, // 86: cardroom.seating.v1.SeatingService.ListFloorDecisions:output_type -> cardroom.seating.v1.ListFloorDecisionsResponse
+	51, // 87: cardroom.seating.v1.SeatingService.WatchBoard:output_type -> cardroom.seating.v1.WatchBoardResponse
+	69, // [69:88] is the sub-list for method output_type
+	50, // [50:69] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_seating_v1_seating_proto_init() }
@@ -382,13 +3616,14 @@ func file_cardroom_seating_v1_seating_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_seating_v1_seating_proto_rawDesc), len(file_cardroom_seating_v1_seating_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   5,
+			NumEnums:      5,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_cardroom_seating_v1_seating_proto_goTypes,
 		DependencyIndexes: file_cardroom_seating_v1_seating_proto_depIdxs,
+		EnumInfos:         file_cardroom_seating_v1_seating_proto_enumTypes,
 		MessageInfos:      file_cardroom_seating_v1_seating_proto_msgTypes,
 	}.Build()
 	File_cardroom_seating_v1_seating_proto = out.File

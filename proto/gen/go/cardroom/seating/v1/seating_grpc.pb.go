@@ -22,20 +22,90 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SeatingService_CreateWaitlist_FullMethodName = "/cardroom.seating.v1.SeatingService/CreateWaitlist"
-	SeatingService_ListWaitlists_FullMethodName  = "/cardroom.seating.v1.SeatingService/ListWaitlists"
+	SeatingService_CreateWaitlist_FullMethodName     = "/cardroom.seating.v1.SeatingService/CreateWaitlist"
+	SeatingService_ListWaitlists_FullMethodName      = "/cardroom.seating.v1.SeatingService/ListWaitlists"
+	SeatingService_GetWaitlist_FullMethodName        = "/cardroom.seating.v1.SeatingService/GetWaitlist"
+	SeatingService_SetPolicy_FullMethodName          = "/cardroom.seating.v1.SeatingService/SetPolicy"
+	SeatingService_JoinWaitlist_FullMethodName       = "/cardroom.seating.v1.SeatingService/JoinWaitlist"
+	SeatingService_LeaveWaitlist_FullMethodName      = "/cardroom.seating.v1.SeatingService/LeaveWaitlist"
+	SeatingService_MoveEntry_FullMethodName          = "/cardroom.seating.v1.SeatingService/MoveEntry"
+	SeatingService_RequestTableChange_FullMethodName = "/cardroom.seating.v1.SeatingService/RequestTableChange"
+	SeatingService_ListOffers_FullMethodName         = "/cardroom.seating.v1.SeatingService/ListOffers"
+	SeatingService_AcceptOffer_FullMethodName        = "/cardroom.seating.v1.SeatingService/AcceptOffer"
+	SeatingService_DeclineOffer_FullMethodName       = "/cardroom.seating.v1.SeatingService/DeclineOffer"
+	SeatingService_SetMustMove_FullMethodName        = "/cardroom.seating.v1.SeatingService/SetMustMove"
+	SeatingService_BreakTable_FullMethodName         = "/cardroom.seating.v1.SeatingService/BreakTable"
+	SeatingService_MarkAway_FullMethodName           = "/cardroom.seating.v1.SeatingService/MarkAway"
+	SeatingService_MarkBack_FullMethodName           = "/cardroom.seating.v1.SeatingService/MarkBack"
+	SeatingService_ListAbsences_FullMethodName       = "/cardroom.seating.v1.SeatingService/ListAbsences"
+	SeatingService_DecideAbsence_FullMethodName      = "/cardroom.seating.v1.SeatingService/DecideAbsence"
+	SeatingService_ListFloorDecisions_FullMethodName = "/cardroom.seating.v1.SeatingService/ListFloorDecisions"
+	SeatingService_WatchBoard_FullMethodName         = "/cardroom.seating.v1.SeatingService/WatchBoard"
 )
 
 // SeatingServiceClient is the client API for SeatingService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// SeatingService keeps the room's waitlists.
+// SeatingService keeps the room's waitlists: who waits for which game, who
+// is offered which seat, who is away from their seat and what the floor
+// decided about it.
 type SeatingServiceClient interface {
-	// CreateWaitlist opens the waitlist of a game.
+	// CreateWaitlist opens the waitlist of a game (one per game).
 	CreateWaitlist(ctx context.Context, in *CreateWaitlistRequest, opts ...grpc.CallOption) (*CreateWaitlistResponse, error)
 	// ListWaitlists lists waitlists, oldest first.
 	ListWaitlists(ctx context.Context, in *ListWaitlistsRequest, opts ...grpc.CallOption) (*ListWaitlistsResponse, error)
+	// GetWaitlist returns one list as the board shows it.
+	GetWaitlist(ctx context.Context, in *GetWaitlistRequest, opts ...grpc.CallOption) (*GetWaitlistResponse, error)
+	// SetPolicy changes a game's house policy (timers, keep-or-lose place,
+	// table-change priority, must-move, open-table threshold).
+	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
+	// JoinWaitlist puts a player on a list: a player signs themselves up from
+	// the app, the floor signs up anyone in the room.
+	JoinWaitlist(ctx context.Context, in *JoinWaitlistRequest, opts ...grpc.CallOption) (*JoinWaitlistResponse, error)
+	// LeaveWaitlist takes a player off a list (the player themselves or the
+	// floor); a pending offer of theirs is withdrawn.
+	LeaveWaitlist(ctx context.Context, in *LeaveWaitlistRequest, opts ...grpc.CallOption) (*LeaveWaitlistResponse, error)
+	// MoveEntry is the floor moving a player to another position, with a
+	// recorded reason.
+	MoveEntry(ctx context.Context, in *MoveEntryRequest, opts ...grpc.CallOption) (*MoveEntryResponse, error)
+	// RequestTableChange puts a seated player on the game's table-change
+	// list: the next seat at another table of the game (priority over the
+	// waitlist when the game's policy says so).
+	RequestTableChange(ctx context.Context, in *RequestTableChangeRequest, opts ...grpc.CallOption) (*RequestTableChangeResponse, error)
+	// ListOffers lists a player's pending seat offers.
+	ListOffers(ctx context.Context, in *ListOffersRequest, opts ...grpc.CallOption) (*ListOffersResponse, error)
+	// AcceptOffer takes the offered seat: seating records it as the player's
+	// and returns the reservation the buy-in and sit-down run under.
+	// Accepting an accepted offer again returns the same reservation.
+	AcceptOffer(ctx context.Context, in *AcceptOfferRequest, opts ...grpc.CallOption) (*AcceptOfferResponse, error)
+	// DeclineOffer passes the seat to the next player; the decliner keeps or
+	// loses their place per the game's policy.
+	DeclineOffer(ctx context.Context, in *DeclineOfferRequest, opts ...grpc.CallOption) (*DeclineOfferResponse, error)
+	// SetMustMove marks a table of a game as a must-move table (its players
+	// move to the game's main tables in order of arrival) or a main table.
+	SetMustMove(ctx context.Context, in *SetMustMoveRequest, opts ...grpc.CallOption) (*SetMustMoveResponse, error)
+	// BreakTable takes a breaking table out of seating: its players go to the
+	// head of the game's list, ahead of everyone waiting.
+	BreakTable(ctx context.Context, in *BreakTableRequest, opts ...grpc.CallOption) (*BreakTableResponse, error)
+	// MarkAway starts a seated player's absence: a short absence or the
+	// player's one long break of the gaming day (CS-13, CS-14). Its timer
+	// runs out into a pending floor decision.
+	MarkAway(ctx context.Context, in *MarkAwayRequest, opts ...grpc.CallOption) (*MarkAwayResponse, error)
+	// MarkBack ends a player's absence.
+	MarkBack(ctx context.Context, in *MarkBackRequest, opts ...grpc.CallOption) (*MarkBackResponse, error)
+	// ListAbsences lists absences; with overdue_only, the decisions waiting
+	// for the floor.
+	ListAbsences(ctx context.Context, in *ListAbsencesRequest, opts ...grpc.CallOption) (*ListAbsencesResponse, error)
+	// DecideAbsence is the floor's decision on an overdue absence: release
+	// the seat, or give the player more time (CS-13, CS-14). It is recorded.
+	DecideAbsence(ctx context.Context, in *DecideAbsenceRequest, opts ...grpc.CallOption) (*DecideAbsenceResponse, error)
+	// ListFloorDecisions lists the floor's recorded decisions on a game,
+	// newest first.
+	ListFloorDecisions(ctx context.Context, in *ListFloorDecisionsRequest, opts ...grpc.CallOption) (*ListFloorDecisionsResponse, error)
+	// WatchBoard streams the live board: first every list (or the one asked
+	// for), then each list again whenever it changes.
+	WatchBoard(ctx context.Context, in *WatchBoardRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBoardResponse], error)
 }
 
 type seatingServiceClient struct {
@@ -66,16 +136,248 @@ func (c *seatingServiceClient) ListWaitlists(ctx context.Context, in *ListWaitli
 	return out, nil
 }
 
+func (c *seatingServiceClient) GetWaitlist(ctx context.Context, in *GetWaitlistRequest, opts ...grpc.CallOption) (*GetWaitlistResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetWaitlistResponse)
+	err := c.cc.Invoke(ctx, SeatingService_GetWaitlist_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetPolicyResponse)
+	err := c.cc.Invoke(ctx, SeatingService_SetPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) JoinWaitlist(ctx context.Context, in *JoinWaitlistRequest, opts ...grpc.CallOption) (*JoinWaitlistResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(JoinWaitlistResponse)
+	err := c.cc.Invoke(ctx, SeatingService_JoinWaitlist_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) LeaveWaitlist(ctx context.Context, in *LeaveWaitlistRequest, opts ...grpc.CallOption) (*LeaveWaitlistResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveWaitlistResponse)
+	err := c.cc.Invoke(ctx, SeatingService_LeaveWaitlist_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) MoveEntry(ctx context.Context, in *MoveEntryRequest, opts ...grpc.CallOption) (*MoveEntryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MoveEntryResponse)
+	err := c.cc.Invoke(ctx, SeatingService_MoveEntry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) RequestTableChange(ctx context.Context, in *RequestTableChangeRequest, opts ...grpc.CallOption) (*RequestTableChangeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RequestTableChangeResponse)
+	err := c.cc.Invoke(ctx, SeatingService_RequestTableChange_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) ListOffers(ctx context.Context, in *ListOffersRequest, opts ...grpc.CallOption) (*ListOffersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOffersResponse)
+	err := c.cc.Invoke(ctx, SeatingService_ListOffers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) AcceptOffer(ctx context.Context, in *AcceptOfferRequest, opts ...grpc.CallOption) (*AcceptOfferResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptOfferResponse)
+	err := c.cc.Invoke(ctx, SeatingService_AcceptOffer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) DeclineOffer(ctx context.Context, in *DeclineOfferRequest, opts ...grpc.CallOption) (*DeclineOfferResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineOfferResponse)
+	err := c.cc.Invoke(ctx, SeatingService_DeclineOffer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) SetMustMove(ctx context.Context, in *SetMustMoveRequest, opts ...grpc.CallOption) (*SetMustMoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetMustMoveResponse)
+	err := c.cc.Invoke(ctx, SeatingService_SetMustMove_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) BreakTable(ctx context.Context, in *BreakTableRequest, opts ...grpc.CallOption) (*BreakTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BreakTableResponse)
+	err := c.cc.Invoke(ctx, SeatingService_BreakTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) MarkAway(ctx context.Context, in *MarkAwayRequest, opts ...grpc.CallOption) (*MarkAwayResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MarkAwayResponse)
+	err := c.cc.Invoke(ctx, SeatingService_MarkAway_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) MarkBack(ctx context.Context, in *MarkBackRequest, opts ...grpc.CallOption) (*MarkBackResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MarkBackResponse)
+	err := c.cc.Invoke(ctx, SeatingService_MarkBack_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) ListAbsences(ctx context.Context, in *ListAbsencesRequest, opts ...grpc.CallOption) (*ListAbsencesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAbsencesResponse)
+	err := c.cc.Invoke(ctx, SeatingService_ListAbsences_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) DecideAbsence(ctx context.Context, in *DecideAbsenceRequest, opts ...grpc.CallOption) (*DecideAbsenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DecideAbsenceResponse)
+	err := c.cc.Invoke(ctx, SeatingService_DecideAbsence_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) ListFloorDecisions(ctx context.Context, in *ListFloorDecisionsRequest, opts ...grpc.CallOption) (*ListFloorDecisionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFloorDecisionsResponse)
+	err := c.cc.Invoke(ctx, SeatingService_ListFloorDecisions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seatingServiceClient) WatchBoard(ctx context.Context, in *WatchBoardRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBoardResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SeatingService_ServiceDesc.Streams[0], SeatingService_WatchBoard_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchBoardRequest, WatchBoardResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeatingService_WatchBoardClient = grpc.ServerStreamingClient[WatchBoardResponse]
+
 // SeatingServiceServer is the server API for SeatingService service.
 // All implementations must embed UnimplementedSeatingServiceServer
 // for forward compatibility.
 //
-// SeatingService keeps the room's waitlists.
+// SeatingService keeps the room's waitlists: who waits for which game, who
+// is offered which seat, who is away from their seat and what the floor
+// decided about it.
 type SeatingServiceServer interface {
-	// CreateWaitlist opens the waitlist of a game.
+	// CreateWaitlist opens the waitlist of a game (one per game).
 	CreateWaitlist(context.Context, *CreateWaitlistRequest) (*CreateWaitlistResponse, error)
 	// ListWaitlists lists waitlists, oldest first.
 	ListWaitlists(context.Context, *ListWaitlistsRequest) (*ListWaitlistsResponse, error)
+	// GetWaitlist returns one list as the board shows it.
+	GetWaitlist(context.Context, *GetWaitlistRequest) (*GetWaitlistResponse, error)
+	// SetPolicy changes a game's house policy (timers, keep-or-lose place,
+	// table-change priority, must-move, open-table threshold).
+	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
+	// JoinWaitlist puts a player on a list: a player signs themselves up from
+	// the app, the floor signs up anyone in the room.
+	JoinWaitlist(context.Context, *JoinWaitlistRequest) (*JoinWaitlistResponse, error)
+	// LeaveWaitlist takes a player off a list (the player themselves or the
+	// floor); a pending offer of theirs is withdrawn.
+	LeaveWaitlist(context.Context, *LeaveWaitlistRequest) (*LeaveWaitlistResponse, error)
+	// MoveEntry is the floor moving a player to another position, with a
+	// recorded reason.
+	MoveEntry(context.Context, *MoveEntryRequest) (*MoveEntryResponse, error)
+	// RequestTableChange puts a seated player on the game's table-change
+	// list: the next seat at another table of the game (priority over the
+	// waitlist when the game's policy says so).
+	RequestTableChange(context.Context, *RequestTableChangeRequest) (*RequestTableChangeResponse, error)
+	// ListOffers lists a player's pending seat offers.
+	ListOffers(context.Context, *ListOffersRequest) (*ListOffersResponse, error)
+	// AcceptOffer takes the offered seat: seating records it as the player's
+	// and returns the reservation the buy-in and sit-down run under.
+	// Accepting an accepted offer again returns the same reservation.
+	AcceptOffer(context.Context, *AcceptOfferRequest) (*AcceptOfferResponse, error)
+	// DeclineOffer passes the seat to the next player; the decliner keeps or
+	// loses their place per the game's policy.
+	DeclineOffer(context.Context, *DeclineOfferRequest) (*DeclineOfferResponse, error)
+	// SetMustMove marks a table of a game as a must-move table (its players
+	// move to the game's main tables in order of arrival) or a main table.
+	SetMustMove(context.Context, *SetMustMoveRequest) (*SetMustMoveResponse, error)
+	// BreakTable takes a breaking table out of seating: its players go to the
+	// head of the game's list, ahead of everyone waiting.
+	BreakTable(context.Context, *BreakTableRequest) (*BreakTableResponse, error)
+	// MarkAway starts a seated player's absence: a short absence or the
+	// player's one long break of the gaming day (CS-13, CS-14). Its timer
+	// runs out into a pending floor decision.
+	MarkAway(context.Context, *MarkAwayRequest) (*MarkAwayResponse, error)
+	// MarkBack ends a player's absence.
+	MarkBack(context.Context, *MarkBackRequest) (*MarkBackResponse, error)
+	// ListAbsences lists absences; with overdue_only, the decisions waiting
+	// for the floor.
+	ListAbsences(context.Context, *ListAbsencesRequest) (*ListAbsencesResponse, error)
+	// DecideAbsence is the floor's decision on an overdue absence: release
+	// the seat, or give the player more time (CS-13, CS-14). It is recorded.
+	DecideAbsence(context.Context, *DecideAbsenceRequest) (*DecideAbsenceResponse, error)
+	// ListFloorDecisions lists the floor's recorded decisions on a game,
+	// newest first.
+	ListFloorDecisions(context.Context, *ListFloorDecisionsRequest) (*ListFloorDecisionsResponse, error)
+	// WatchBoard streams the live board: first every list (or the one asked
+	// for), then each list again whenever it changes.
+	WatchBoard(*WatchBoardRequest, grpc.ServerStreamingServer[WatchBoardResponse]) error
 	mustEmbedUnimplementedSeatingServiceServer()
 }
 
@@ -91,6 +393,57 @@ func (UnimplementedSeatingServiceServer) CreateWaitlist(context.Context, *Create
 }
 func (UnimplementedSeatingServiceServer) ListWaitlists(context.Context, *ListWaitlistsRequest) (*ListWaitlistsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWaitlists not implemented")
+}
+func (UnimplementedSeatingServiceServer) GetWaitlist(context.Context, *GetWaitlistRequest) (*GetWaitlistResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWaitlist not implemented")
+}
+func (UnimplementedSeatingServiceServer) SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetPolicy not implemented")
+}
+func (UnimplementedSeatingServiceServer) JoinWaitlist(context.Context, *JoinWaitlistRequest) (*JoinWaitlistResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method JoinWaitlist not implemented")
+}
+func (UnimplementedSeatingServiceServer) LeaveWaitlist(context.Context, *LeaveWaitlistRequest) (*LeaveWaitlistResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LeaveWaitlist not implemented")
+}
+func (UnimplementedSeatingServiceServer) MoveEntry(context.Context, *MoveEntryRequest) (*MoveEntryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MoveEntry not implemented")
+}
+func (UnimplementedSeatingServiceServer) RequestTableChange(context.Context, *RequestTableChangeRequest) (*RequestTableChangeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestTableChange not implemented")
+}
+func (UnimplementedSeatingServiceServer) ListOffers(context.Context, *ListOffersRequest) (*ListOffersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOffers not implemented")
+}
+func (UnimplementedSeatingServiceServer) AcceptOffer(context.Context, *AcceptOfferRequest) (*AcceptOfferResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptOffer not implemented")
+}
+func (UnimplementedSeatingServiceServer) DeclineOffer(context.Context, *DeclineOfferRequest) (*DeclineOfferResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeclineOffer not implemented")
+}
+func (UnimplementedSeatingServiceServer) SetMustMove(context.Context, *SetMustMoveRequest) (*SetMustMoveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetMustMove not implemented")
+}
+func (UnimplementedSeatingServiceServer) BreakTable(context.Context, *BreakTableRequest) (*BreakTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BreakTable not implemented")
+}
+func (UnimplementedSeatingServiceServer) MarkAway(context.Context, *MarkAwayRequest) (*MarkAwayResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MarkAway not implemented")
+}
+func (UnimplementedSeatingServiceServer) MarkBack(context.Context, *MarkBackRequest) (*MarkBackResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MarkBack not implemented")
+}
+func (UnimplementedSeatingServiceServer) ListAbsences(context.Context, *ListAbsencesRequest) (*ListAbsencesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAbsences not implemented")
+}
+func (UnimplementedSeatingServiceServer) DecideAbsence(context.Context, *DecideAbsenceRequest) (*DecideAbsenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DecideAbsence not implemented")
+}
+func (UnimplementedSeatingServiceServer) ListFloorDecisions(context.Context, *ListFloorDecisionsRequest) (*ListFloorDecisionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFloorDecisions not implemented")
+}
+func (UnimplementedSeatingServiceServer) WatchBoard(*WatchBoardRequest, grpc.ServerStreamingServer[WatchBoardResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchBoard not implemented")
 }
 func (UnimplementedSeatingServiceServer) mustEmbedUnimplementedSeatingServiceServer() {}
 func (UnimplementedSeatingServiceServer) testEmbeddedByValue()                        {}
@@ -149,6 +502,305 @@ func _SeatingService_ListWaitlists_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SeatingService_GetWaitlist_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWaitlistRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).GetWaitlist(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_GetWaitlist_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).GetWaitlist(ctx, req.(*GetWaitlistRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_SetPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).SetPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_SetPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).SetPolicy(ctx, req.(*SetPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_JoinWaitlist_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JoinWaitlistRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).JoinWaitlist(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_JoinWaitlist_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).JoinWaitlist(ctx, req.(*JoinWaitlistRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_LeaveWaitlist_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveWaitlistRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).LeaveWaitlist(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_LeaveWaitlist_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).LeaveWaitlist(ctx, req.(*LeaveWaitlistRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_MoveEntry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MoveEntryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).MoveEntry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_MoveEntry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).MoveEntry(ctx, req.(*MoveEntryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_RequestTableChange_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RequestTableChangeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).RequestTableChange(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_RequestTableChange_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).RequestTableChange(ctx, req.(*RequestTableChangeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_ListOffers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOffersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).ListOffers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_ListOffers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).ListOffers(ctx, req.(*ListOffersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_AcceptOffer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptOfferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).AcceptOffer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_AcceptOffer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).AcceptOffer(ctx, req.(*AcceptOfferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_DeclineOffer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineOfferRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).DeclineOffer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_DeclineOffer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).DeclineOffer(ctx, req.(*DeclineOfferRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_SetMustMove_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetMustMoveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).SetMustMove(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_SetMustMove_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).SetMustMove(ctx, req.(*SetMustMoveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_BreakTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BreakTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).BreakTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_BreakTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).BreakTable(ctx, req.(*BreakTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_MarkAway_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MarkAwayRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).MarkAway(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_MarkAway_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).MarkAway(ctx, req.(*MarkAwayRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_MarkBack_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MarkBackRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).MarkBack(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_MarkBack_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).MarkBack(ctx, req.(*MarkBackRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_ListAbsences_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAbsencesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).ListAbsences(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_ListAbsences_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).ListAbsences(ctx, req.(*ListAbsencesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_DecideAbsence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DecideAbsenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).DecideAbsence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_DecideAbsence_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).DecideAbsence(ctx, req.(*DecideAbsenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_ListFloorDecisions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFloorDecisionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeatingServiceServer).ListFloorDecisions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeatingService_ListFloorDecisions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeatingServiceServer).ListFloorDecisions(ctx, req.(*ListFloorDecisionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeatingService_WatchBoard_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchBoardRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SeatingServiceServer).WatchBoard(m, &grpc.GenericServerStream[WatchBoardRequest, WatchBoardResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeatingService_WatchBoardServer = grpc.ServerStreamingServer[WatchBoardResponse]
+
 // SeatingService_ServiceDesc is the grpc.ServiceDesc for SeatingService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -164,7 +816,77 @@ var SeatingService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ListWaitlists",
 			Handler:    _SeatingService_ListWaitlists_Handler,
 		},
+		{
+			MethodName: "GetWaitlist",
+			Handler:    _SeatingService_GetWaitlist_Handler,
+		},
+		{
+			MethodName: "SetPolicy",
+			Handler:    _SeatingService_SetPolicy_Handler,
+		},
+		{
+			MethodName: "JoinWaitlist",
+			Handler:    _SeatingService_JoinWaitlist_Handler,
+		},
+		{
+			MethodName: "LeaveWaitlist",
+			Handler:    _SeatingService_LeaveWaitlist_Handler,
+		},
+		{
+			MethodName: "MoveEntry",
+			Handler:    _SeatingService_MoveEntry_Handler,
+		},
+		{
+			MethodName: "RequestTableChange",
+			Handler:    _SeatingService_RequestTableChange_Handler,
+		},
+		{
+			MethodName: "ListOffers",
+			Handler:    _SeatingService_ListOffers_Handler,
+		},
+		{
+			MethodName: "AcceptOffer",
+			Handler:    _SeatingService_AcceptOffer_Handler,
+		},
+		{
+			MethodName: "DeclineOffer",
+			Handler:    _SeatingService_DeclineOffer_Handler,
+		},
+		{
+			MethodName: "SetMustMove",
+			Handler:    _SeatingService_SetMustMove_Handler,
+		},
+		{
+			MethodName: "BreakTable",
+			Handler:    _SeatingService_BreakTable_Handler,
+		},
+		{
+			MethodName: "MarkAway",
+			Handler:    _SeatingService_MarkAway_Handler,
+		},
+		{
+			MethodName: "MarkBack",
+			Handler:    _SeatingService_MarkBack_Handler,
+		},
+		{
+			MethodName: "ListAbsences",
+			Handler:    _SeatingService_ListAbsences_Handler,
+		},
+		{
+			MethodName: "DecideAbsence",
+			Handler:    _SeatingService_DecideAbsence_Handler,
+		},
+		{
+			MethodName: "ListFloorDecisions",
+			Handler:    _SeatingService_ListFloorDecisions_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchBoard",
+			Handler:       _SeatingService_WatchBoard_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "cardroom/seating/v1/seating.proto",
 }

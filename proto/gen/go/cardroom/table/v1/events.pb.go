@@ -105,6 +105,71 @@ func (x *TableOpened) GetKind() TableKind {
 	return TableKind_TABLE_KIND_UNSPECIFIED
 }
 
+// SeatOpened is published (topic "table.seat_opened") when a seat of a
+// table becomes empty: seating offers it to the game's list.
+type SeatOpened struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// game is what the table deals.
+	Game          *v1.Game `protobuf:"bytes,3,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatOpened) Reset() {
+	*x = SeatOpened{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatOpened) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatOpened) ProtoMessage() {}
+
+func (x *SeatOpened) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatOpened.ProtoReflect.Descriptor instead.
+func (*SeatOpened) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SeatOpened) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SeatOpened) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatOpened) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
 var File_cardroom_table_v1_events_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_events_proto_rawDesc = "" +
@@ -115,7 +180,12 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
 	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\x12\x14\n" +
 	"\x05seats\x18\x04 \x01(\x05R\x05seats\x120\n" +
-	"\x04kind\x18\x05 \x01(\x0e2\x1c.cardroom.table.v1.TableKindR\x04kindBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
+	"\x04kind\x18\x05 \x01(\x0e2\x1c.cardroom.table.v1.TableKindR\x04kind\"g\n" +
+	"\n" +
+	"SeatOpened\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12*\n" +
+	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04gameBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
 
 var (
 	file_cardroom_table_v1_events_proto_rawDescOnce sync.Once
@@ -129,20 +199,22 @@ func file_cardroom_table_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_events_proto_rawDescData
 }
 
-var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_cardroom_table_v1_events_proto_goTypes = []any{
 	(*TableOpened)(nil), // 0: cardroom.table.v1.TableOpened
-	(*v1.Game)(nil),     // 1: cardroom.game.v1.Game
-	(TableKind)(0),      // 2: cardroom.table.v1.TableKind
+	(*SeatOpened)(nil),  // 1: cardroom.table.v1.SeatOpened
+	(*v1.Game)(nil),     // 2: cardroom.game.v1.Game
+	(TableKind)(0),      // 3: cardroom.table.v1.TableKind
 }
 var file_cardroom_table_v1_events_proto_depIdxs = []int32{
-	1, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
-	2, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	2, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
+	3, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
+	2, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_events_proto_init() }
@@ -157,7 +229,7 @@ func file_cardroom_table_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_events_proto_rawDesc), len(file_cardroom_table_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,431 @@
+package waitlist
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Join puts a player on the list as waiting, behind everyone of equal or
+// higher priority, and offers them any seat they are now first for.
+func (g *Game) Join(player string, by SignUp, now time.Time) (Entry, []Event, error) {
+	if pos := g.Position(player); pos > 0 {
+		return Entry{}, nil, ErrAlreadyOnList.With("position", strconv.Itoa(pos))
+	}
+	if t, s := g.SeatOf(player); t != nil {
+		return Entry{}, nil, ErrAlreadySeated.With("table_id", t.ID, "seat", strconv.Itoa(s.Number))
+	}
+	e := Entry{Player: player, Kind: Waiting, SignUp: by, Joined: now}
+	g.insert(e)
+	return e, g.settle(now, nil), nil
+}
+
+// Leave takes a player off the list and withdraws their pending offer.
+func (g *Game) Leave(player string, now time.Time) ([]Event, error) {
+	if g.Position(player) == 0 {
+		return nil, ErrNotOnList
+	}
+	g.remove(player)
+	var ev []Event
+	for i := range g.Offers {
+		if o := &g.Offers[i]; o.State == Pending && o.Player == player {
+			ev = append(ev, g.closeOffer(o, Withdrawn, false))
+		}
+	}
+	return g.settle(now, ev), nil
+}
+
+// Move puts a player at position pos (1-based); the floor's reason is
+// required and recorded by the caller.
+func (g *Game) Move(player string, pos int, reason string, now time.Time) ([]Event, error) {
+	if reason == "" {
+		return nil, ErrReasonRequired.With("field", "reason")
+	}
+	from := g.Position(player)
+	if from == 0 {
+		return nil, ErrNotOnList
+	}
+	if pos < 1 || pos > len(g.Entries) {
+		return nil, ErrBadPosition.Withf("position %d is outside 1…%d", pos, len(g.Entries)).
+			With("field", "position", "max", strconv.Itoa(len(g.Entries)))
+	}
+	e := g.Entries[from-1]
+	g.Entries = slices.Delete(g.Entries, from-1, from)
+	g.Entries = slices.Insert(g.Entries, pos-1, e)
+	return g.settle(now, nil), nil
+}
+
+// RequestTableChange puts a seated player on the list for a seat at
+// another table of the game.
+func (g *Game) RequestTableChange(player string, now time.Time) (Entry, []Event, error) {
+	t, _ := g.SeatOf(player)
+	if t == nil {
+		return Entry{}, nil, ErrNotSeated
+	}
+	if pos := g.Position(player); pos > 0 {
+		return Entry{}, nil, ErrAlreadyOnList.With("position", strconv.Itoa(pos))
+	}
+	e := Entry{Player: player, Kind: TableChange, SignUp: Remote, Joined: now, FromTable: t.ID}
+	g.insert(e)
+	return e, g.settle(now, nil), nil
+}
+
+// Accept gives the offered seat to the player. Accepting an accepted offer
+// again returns it unchanged (idempotent); an offer that expired, was
+// declined or withdrawn, or belongs to someone else is refused and nothing
+// changes.
+func (g *Game) Accept(id, player string, now time.Time) (Offer, []Event, error) {
+	o, err := g.answerable(id, player, Accepted, now)
+	if err != nil || o.State == Accepted {
+		return o.orZero(), nil, err
+	}
+	t := g.Table(o.Table)
+	seat := t.seat(o.Seat)
+	// A moving player leaves their old seat: it stays out of offers until
+	// the table reports it empty.
+	if ot, os := g.SeatOf(player); ot != nil {
+		os.State = Vacating
+		g.dropAbsence(player)
+	}
+	g.remove(player)
+	o.State, o.HoldUntil = Accepted, now.Add(g.Policy.SitDownWindow)
+	*seat = Seat{Number: seat.Number, State: Taken, Player: player}
+	if t.MustMove && g.Policy.MustMove && g.hasMainTable() {
+		// A must-move table feeds the main tables in order of arrival.
+		g.insert(Entry{Player: player, Kind: MustMove, SignUp: Seating, Joined: now, FromTable: t.ID})
+	}
+	g.Seatings = append(g.Seatings, now)
+	if n := len(g.Seatings); n > keptSeatings {
+		g.Seatings = slices.Clone(g.Seatings[n-keptSeatings:])
+	}
+	ev := []Event{{Kind: OfferAccepted, Offer: *o}}
+	return *o, g.settle(now, ev), nil
+}
+
+// Decline passes the seat on; the player keeps or loses their place per
+// the policy. Declining a declined offer again changes nothing.
+func (g *Game) Decline(id, player string, now time.Time) (Offer, []Event, error) {
+	o, err := g.answerable(id, player, Declined, now)
+	if err != nil || o.State == Declined {
+		return o.orZero(), nil, err
+	}
+	ev := []Event{g.closeOffer(o, Declined, g.Policy.DeclineKeepsPlace)}
+	return *o, g.settle(now, ev), nil
+}
+
+func (o *Offer) orZero() Offer {
+	if o == nil {
+		return Offer{}
+	}
+	return *o
+}
+
+// answerable finds an offer the player may answer with the given state,
+// or the offer already answered that way (for idempotency), or an error.
+func (g *Game) answerable(id, player string, answer OfferState, now time.Time) (*Offer, error) {
+	o := g.Offer(id)
+	switch {
+	case o == nil:
+		return nil, ErrOfferNotFound.With("offer_id", id)
+	case o.Player != player:
+		return nil, ErrOfferNotYours.With("offer_id", id)
+	case o.State == answer:
+		return o, nil
+	case o.State != Pending:
+		return nil, ErrOfferClosed.Withf("the seat offer is %s", o.State).With("offer_id", id, "state", o.State.String())
+	case !now.Before(o.Expires):
+		return nil, ErrOfferExpired.With("offer_id", id, "expire_time", o.Expires.UTC().Format(time.RFC3339))
+	}
+	return o, nil
+}
+
+// String names the state.
+func (s OfferState) String() string {
+	switch s {
+	case Pending:
+		return "pending"
+	case Accepted:
+		return "accepted"
+	case Declined:
+		return "declined"
+	case Expired:
+		return "expired"
+	case Withdrawn:
+		return "withdrawn"
+	}
+	return "unknown"
+}
+
+// closeOffer ends a pending offer without a seat: the seat opens again and,
+// when the player keeps their place, will not be offered to them again.
+func (g *Game) closeOffer(o *Offer, state OfferState, keep bool) Event {
+	o.State = state
+	if t := g.Table(o.Table); t != nil {
+		if s := t.seat(o.Seat); s != nil && s.Offer == o.ID {
+			s.State, s.Player, s.Offer = Open, "", ""
+			if keep {
+				s.Passed = append(s.Passed, o.Player)
+			}
+		}
+	}
+	if !keep && state != Withdrawn {
+		g.remove(o.Player)
+	}
+	kind := map[OfferState]EventKind{Declined: OfferDeclined, Expired: OfferExpired, Withdrawn: OfferWithdrawn}[state]
+	return Event{Kind: kind, Offer: *o}
+}
+
+// Tick runs the timers due by now: offers expire (the seat goes to the
+// next player) and absences become overdue (the floor is asked, CS-13).
+func (g *Game) Tick(now time.Time) []Event {
+	var ev []Event
+	for i := range g.Offers {
+		if o := &g.Offers[i]; o.State == Pending && !now.Before(o.Expires) {
+			ev = append(ev, g.closeOffer(o, Expired, g.Policy.ExpiryKeepsPlace))
+		}
+	}
+	for i := range g.Absences {
+		if a := &g.Absences[i]; !a.Overdue && !now.Before(a.Due) {
+			a.Overdue = true
+			ev = append(ev, Event{Kind: AbsenceOverdue, Absence: *a})
+		}
+	}
+	return g.settle(now, ev)
+}
+
+// TableOpened adds a new table whose seats are all empty and offers them.
+// A table seating already knows changes nothing (events come at least
+// once).
+func (g *Game) TableOpened(id, name string, seats int, now time.Time) []Event {
+	if g.Table(id) != nil {
+		return nil
+	}
+	t := Table{ID: id, Name: name}
+	for n := 1; n <= seats; n++ {
+		t.Seats = append(t.Seats, Seat{Number: n, State: Open})
+	}
+	g.Tables = append(g.Tables, t)
+	return g.settle(now, nil)
+}
+
+// SeatOpened records that a seat is empty (its player left, or a released
+// or vacated seat was cleared at the table) and offers it. A seat already
+// empty or offered changes nothing.
+func (g *Game) SeatOpened(table string, seat int, now time.Time) []Event {
+	t := g.Table(table)
+	if t == nil {
+		g.Tables = append(g.Tables, Table{ID: table})
+		t = &g.Tables[len(g.Tables)-1]
+	}
+	s := t.seat(seat)
+	if s == nil {
+		t.Seats = append(t.Seats, Seat{Number: seat, State: Open})
+		slices.SortFunc(t.Seats, func(a, b Seat) int { return a.Number - b.Number })
+		return g.settle(now, nil)
+	}
+	switch s.State {
+	case Open, Offered:
+		return nil
+	case Taken:
+		// The player left the game: their move requests go with them.
+		if i := slices.IndexFunc(g.Entries, func(e Entry) bool {
+			return e.Player == s.Player && (e.Kind == TableChange || e.Kind == MustMove)
+		}); i >= 0 {
+			g.Entries = slices.Delete(g.Entries, i, i+1)
+			g.withdrawOffersOf(s.Player)
+		}
+		g.dropAbsence(s.Player)
+	}
+	*s = Seat{Number: s.Number, State: Open}
+	return g.settle(now, nil)
+}
+
+func (g *Game) withdrawOffersOf(player string) {
+	for i := range g.Offers {
+		if o := &g.Offers[i]; o.State == Pending && o.Player == player {
+			g.closeOffer(o, Withdrawn, false)
+		}
+	}
+}
+
+// BreakTable takes a breaking table out of the game: its seated players go
+// to the head of the list (after any earlier broken table's players), in
+// seat order, and pending offers of its seats are withdrawn.
+func (g *Game) BreakTable(table string, now time.Time) ([]Entry, []Event, error) {
+	i := slices.IndexFunc(g.Tables, func(t Table) bool { return t.ID == table })
+	if i < 0 {
+		return nil, nil, ErrTableNotFound.With("table_id", table)
+	}
+	t := g.Tables[i]
+	var ev []Event
+	var moved []Entry
+	for _, s := range t.Seats {
+		switch s.State {
+		case Offered:
+			ev = append(ev, g.closeOffer(g.Offer(s.Offer), Withdrawn, true))
+		case Taken:
+			g.remove(s.Player)
+			g.dropAbsence(s.Player)
+			e := Entry{Player: s.Player, Kind: BrokenTable, SignUp: Seating, Joined: now, FromTable: table}
+			g.insert(e)
+			moved = append(moved, e)
+		}
+	}
+	g.Tables = slices.Delete(g.Tables, i, i+1)
+	// Entries that pointed at the broken table now wait like anyone.
+	for j := range g.Entries {
+		if e := &g.Entries[j]; e.FromTable == table && e.Kind != BrokenTable {
+			e.Kind = Waiting
+		}
+	}
+	return moved, g.settle(now, ev), nil
+}
+
+// SetMustMove marks a table as must-move or main.
+func (g *Game) SetMustMove(table string, mustMove bool, now time.Time) (Table, []Event, error) {
+	t := g.Table(table)
+	if t == nil {
+		return Table{}, nil, ErrTableNotFound.With("table_id", table)
+	}
+	t.MustMove = mustMove
+	return *t, g.settle(now, nil), nil
+}
+
+// SetPolicy replaces the game's policy.
+func (g *Game) SetPolicy(p Policy, now time.Time) ([]Event, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	g.Policy = p
+	return g.settle(now, nil), nil
+}
+
+// settle makes the offers the current state calls for, checks the
+// open-table threshold and trims history; every change ends with it.
+func (g *Game) settle(now time.Time, ev []Event) []Event {
+	ev = g.fill(now, ev)
+	if th := g.Policy.OpenTableThreshold; th > 0 {
+		waiting := g.Waiting()
+		switch {
+		case waiting >= th && !g.Suggested:
+			g.Suggested = true
+			ev = append(ev, Event{Kind: OpenTableSuggested, Waiting: waiting, Threshold: th})
+		case waiting < th:
+			g.Suggested = false
+		}
+	}
+	if extra := len(g.Offers) - keptOffers; extra > 0 {
+		kept := g.Offers[:0:0]
+		for _, o := range g.Offers {
+			if extra > 0 && o.State != Pending {
+				extra--
+				continue
+			}
+			kept = append(kept, o)
+		}
+		g.Offers = kept
+	}
+	return ev
+}
+
+// fill offers every empty seat to the first eligible player: main tables
+// before must-move tables, so a player off the list lands at a main table
+// when one has room.
+func (g *Game) fill(now time.Time, ev []Event) []Event {
+	order := make([]int, 0, len(g.Tables))
+	for i, t := range g.Tables {
+		if !t.MustMove {
+			order = append(order, i)
+		}
+	}
+	for i, t := range g.Tables {
+		if t.MustMove {
+			order = append(order, i)
+		}
+	}
+	for _, ti := range order {
+		t := &g.Tables[ti]
+		for si := range t.Seats {
+			s := &t.Seats[si]
+			if s.State != Open {
+				continue
+			}
+			e := g.firstEligible(t, s)
+			if e == nil {
+				continue
+			}
+			g.Seq++
+			o := Offer{
+				ID: fmt.Sprintf("%s.%d", g.ID, g.Seq), Table: t.ID, Seat: s.Number, Player: e.Player,
+				State: Pending, Made: now, Expires: now.Add(g.Policy.OfferTimeout), Entry: e.Kind,
+			}
+			g.Offers = append(g.Offers, o)
+			s.State, s.Player, s.Offer = Offered, e.Player, o.ID
+			ev = append(ev, Event{Kind: OfferMade, Offer: o})
+		}
+	}
+	return ev
+}
+
+func (g *Game) firstEligible(t *Table, s *Seat) *Entry {
+	busy := map[string]bool{}
+	for _, o := range g.Offers {
+		if o.State == Pending {
+			busy[o.Player] = true
+		}
+	}
+	for i := range g.Entries {
+		e := &g.Entries[i]
+		if busy[e.Player] || slices.Contains(s.Passed, e.Player) {
+			continue
+		}
+		switch e.Kind {
+		case TableChange:
+			if t.ID == e.FromTable {
+				continue
+			}
+		case MustMove:
+			if !g.Policy.MustMove || t.MustMove {
+				continue
+			}
+		default:
+			if st, _ := g.SeatOf(e.Player); st != nil {
+				continue
+			}
+		}
+		return e
+	}
+	return nil
+}
+
+func (g *Game) hasMainTable() bool {
+	return slices.ContainsFunc(g.Tables, func(t Table) bool { return !t.MustMove })
+}
+
+// insert places e behind every entry of equal or higher priority.
+func (g *Game) insert(e Entry) {
+	r := g.rank(e.Kind)
+	at := len(g.Entries)
+	for at > 0 && g.rank(g.Entries[at-1].Kind) > r {
+		at--
+	}
+	g.Entries = slices.Insert(g.Entries, at, e)
+}
+
+func (g *Game) remove(player string) {
+	g.Entries = slices.DeleteFunc(g.Entries, func(e Entry) bool { return e.Player == player })
+}
+
+func (g *Game) dropAbsence(player string) {
+	g.Absences = slices.DeleteFunc(g.Absences, func(a Absence) bool { return a.Player == player })
+}
+
+func (t *Table) seat(n int) *Seat {
+	for i := range t.Seats {
+		if t.Seats[i].Number == n {
+			return &t.Seats[i]
+		}
+	}
+	return nil
+}
