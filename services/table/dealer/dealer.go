@@ -1,0 +1,776 @@
+// Package dealer runs one cash or tournament table between and during
+// hands: who sits where, who sits out, who owes missed blinds, when the next
+// hand starts, the action clock, and what the rest of the room must hear
+// when a hand ends or a seat opens. It drives the hand itself through
+// package engine and plans each hand with package button.
+//
+// The package is pure: no I/O, no goroutines, no wall clock. Time comes in
+// as arguments (the service reads its injected clock) and decks come in
+// shuffled (the service's deck source), so a fake clock and a seeded deck
+// replay a table exactly. A Table is not safe for concurrent use: the
+// service holds the table's lock while it mutates one.
+package dealer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/button"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// Settings are the house settings of a table that the engine profile does
+// not hold.
+type Settings struct {
+	// ActionTimeout is the house time limit for each decision (G-16); when
+	// it runs out the seat times out: fold when facing a bet, otherwise
+	// check (TP-59). Zero means no limit unless the clock is called.
+	ActionTimeout time.Duration `json:"action_timeout,omitempty"`
+	// ManualShowdown leaves show-or-muck decisions to the players. By
+	// default a digital table shows the hands in the TP-62/TP-63 order
+	// itself, and the engine mucks those that cannot win (TP-66).
+	ManualShowdown bool `json:"manual_showdown,omitempty"`
+	// Method is how the button passes empty seats (G-05); tournament
+	// tables always use a dead button (TR-21).
+	Method button.Method `json:"method,omitempty"`
+}
+
+// Seat is one seat at the table.
+type Seat struct {
+	// Player is who sits here; "" means the seat is empty.
+	Player string `json:"player,omitempty"`
+	// Stack is the player's chips on the table, not counting chips in the
+	// current hand's pot.
+	Stack int64 `json:"stack,omitempty"`
+	// SittingOut is a player who is not dealt in (TP-56).
+	SittingOut bool `json:"sitting_out,omitempty"`
+	// New is a player not yet dealt a hand here (TP-13, TP-16).
+	New bool `json:"new,omitempty"`
+	// PostNow is the player's choice to post what they owe and be dealt in
+	// at the next hand (TP-13, TP-15, TP-16, TP-18).
+	PostNow bool `json:"post_now,omitempty"`
+	// Rebought is a player who went broke and bought chips again (TP-19).
+	Rebought bool `json:"rebought,omitempty"`
+	// Debt is what the seat owes in missed blinds (TP-15, TP-18, TP-19).
+	Debt button.Debt `json:"debt"`
+	// Pending are chips bought during a hand: they play from the next hand
+	// on (CS-05).
+	Pending int64 `json:"pending,omitempty"`
+	// Leaving is a player who left during a hand they were dealt into: the
+	// seat folds (or checks) when its turn comes and is cashed out when
+	// the hand ends.
+	Leaving bool `json:"leaving,omitempty"`
+}
+
+// Occupied reports whether a player sits in the seat.
+func (s Seat) Occupied() bool { return s.Player != "" }
+
+// CashOut is a player leaving the table with their whole stack: the
+// service pays it out through the wallet (CS-08, CS-09, CS-10).
+type CashOut struct {
+	Seat   int    `json:"seat"`
+	Player string `json:"player"`
+	Stack  int64  `json:"stack"`
+}
+
+// SeatStack is one seat's stack after a hand.
+type SeatStack struct {
+	Seat   int    `json:"seat"`
+	Player string `json:"player"`
+	Stack  int64  `json:"stack"`
+}
+
+// HandEnded is what the room hears when a hand is over: the new stacks and
+// who went broke (seating, wallet and tournaments consume it).
+type HandEnded struct {
+	HandNo int64         `json:"hand_no"`
+	Stacks []SeatStack   `json:"stacks"`
+	Busted []int         `json:"busted,omitempty"`
+	Result engine.Result `json:"result"`
+}
+
+// Output is what one mutation caused, for the service to store, publish
+// and stream. Events include private hole-card deals: the service filters
+// them per viewer.
+type Output struct {
+	// Seq is the table's sequence number after the mutation.
+	Seq int64
+	// Duplicate is true when the request repeated an action id already
+	// applied: nothing changed.
+	Duplicate bool
+	// Started is the number of a hand that started.
+	Started int64
+	// Events are the engine's events, in order.
+	Events []engine.Event
+	// Ended is set when a hand ended.
+	Ended *HandEnded
+	// History is the finished hand, for the hand-history store.
+	History *History
+	// SeatsOpened are seats that became empty.
+	SeatsOpened []int
+	// CashOuts are players who left; the service pays them out.
+	CashOuts []CashOut
+}
+
+// History is a finished hand as stored: setup and every event, enough to
+// show it to each viewer, audit it and export it as PHH. It holds every
+// card, so the service stores it encrypted.
+type History struct {
+	TableID string         `json:"table_id"`
+	HandNo  int64          `json:"hand_no"`
+	Config  engine.Config  `json:"config"`
+	Setup   engine.Setup   `json:"setup"`
+	Events  []engine.Event `json:"events"`
+	Hand    *engine.Hand   `json:"hand"`
+	Start   time.Time      `json:"start"`
+	End     time.Time      `json:"end"`
+}
+
+// Players returns the players dealt into the hand by seat.
+func (h *History) Players() map[int]string {
+	out := make(map[int]string, len(h.Setup.Players))
+	for _, p := range h.Setup.Players {
+		out[p.Seat] = p.ID
+	}
+	return out
+}
+
+// Errors of the table (the engine's refusals pass through as faults naming
+// their rule).
+var (
+	ErrSeatTaken     = fault.New(fault.Precondition, "SEAT_TAKEN", "the seat is taken")
+	ErrTableFull     = fault.New(fault.Precondition, "TABLE_FULL", "every seat is taken")
+	ErrAlreadySeated = fault.New(fault.Precondition, "ALREADY_SEATED", "the player already sits at this table")
+	ErrEmptySeat     = fault.New(fault.Precondition, "SEAT_EMPTY", "nobody sits in that seat")
+	ErrNoSuchSeat    = fault.New(fault.Invalid, "NO_SUCH_SEAT", "no such seat")
+	ErrNoHand        = fault.New(fault.Precondition, "NO_HAND_IN_PROGRESS", "no hand is in progress")
+	ErrStaleSequence = fault.New(fault.Precondition, "STALE_SEQUENCE", "the table has moved on since that sequence number")
+	ErrNotInTurn     = fault.Rule(fault.Precondition, "TP-46", "OUT_OF_TURN", "it is not this seat's turn")
+	ErrBadAmount     = fault.New(fault.Invalid, "BAD_AMOUNT", "amount must be positive")
+	ErrTopUpBusted   = fault.Rule(fault.Precondition, "CS-07", "TOP_UP_NOT_SEATED", "only a seated player adds chips")
+	ErrClockNotDue   = fault.Rule(fault.Precondition, "TP-59", "NO_DECISION_PENDING", "nobody is to act: there is no clock to call")
+)
+
+// recentActions is how many client action ids a table remembers for
+// idempotent retries.
+const recentActions = 128
+
+// Table is one table's whole state: seats, the hand in progress, the
+// action clock.
+type Table struct {
+	id       string
+	cfg      engine.Config
+	settings Settings
+	seats    []Seat
+	previous button.Positions
+	started  bool // a hand has been dealt: previous holds real positions
+	handNo   int64
+	seq      int64
+	recent   []string // client action ids applied, oldest first
+
+	// The hand in progress (nil between hands).
+	hand      *engine.Hand
+	plan      button.Plan
+	setup     engine.Setup
+	log       []engine.Event
+	handStart time.Time
+
+	deadline    time.Time // zero: no clock running
+	clockCalled bool
+}
+
+// New returns an empty table with seats seats.
+func New(id string, cfg engine.Config, seats int, s Settings) *Table {
+	if cfg.Tournament {
+		s.Method = button.DeadButton
+	}
+	return &Table{id: id, cfg: cfg, settings: s, seats: make([]Seat, seats), previous: button.FirstHand(0)}
+}
+
+// ID returns the table's id.
+func (t *Table) ID() string { return t.id }
+
+// Config returns the game the table deals.
+func (t *Table) Config() engine.Config { return t.cfg }
+
+// Settings returns the table's house settings.
+func (t *Table) Settings() Settings { return t.settings }
+
+// Seats returns a copy of the seats.
+func (t *Table) Seats() []Seat { return slices.Clone(t.seats) }
+
+// Seq returns the table's sequence number: it grows by one with every
+// accepted change, and a client may send the number it last saw to make
+// sure it acts on the state it saw.
+func (t *Table) Seq() int64 { return t.seq }
+
+// HandNo returns the number of the hand in progress, or of the last one.
+func (t *Table) HandNo() int64 { return t.handNo }
+
+// Hand returns the hand in progress, or nil. Callers must not mutate it.
+func (t *Table) Hand() *engine.Hand { return t.hand }
+
+// InHand reports whether a hand is in progress.
+func (t *Table) InHand() bool { return t.hand != nil }
+
+// Deadline returns when the decision now awaited times out, or the zero
+// time when no clock runs.
+func (t *Table) Deadline() time.Time { return t.deadline }
+
+// ClockCalled reports whether the TP-59 clock was called on the decision
+// now awaited.
+func (t *Table) ClockCalled() bool { return t.clockCalled }
+
+// SeatOf returns the seat of player, or -1.
+func (t *Table) SeatOf(player string) int {
+	for i, s := range t.seats {
+		if s.Player == player {
+			return i
+		}
+	}
+	return -1
+}
+
+// dealtIn reports whether seat is dealt into the hand in progress.
+func (t *Table) dealtIn(seat int) bool {
+	return t.hand != nil && t.hand.Stack(seat) >= 0
+}
+
+func (t *Table) checkSeat(seat int) error {
+	if seat < 0 || seat >= len(t.seats) {
+		return ErrNoSuchSeat.Withf("seat %d is not a seat at a %d-seat table", seat, len(t.seats))
+	}
+	return nil
+}
+
+// FreeSeat returns the lowest empty seat, or ErrTableFull.
+func (t *Table) FreeSeat() (int, error) {
+	for i, s := range t.seats {
+		if !s.Occupied() {
+			return i, nil
+		}
+	}
+	return -1, ErrTableFull
+}
+
+// CheckSit reports whether player may sit in seat now (before the service
+// asks the wallet for the buy-in).
+func (t *Table) CheckSit(seat int, player string) error {
+	if err := t.checkSeat(seat); err != nil {
+		return err
+	}
+	if t.SeatOf(player) >= 0 {
+		return ErrAlreadySeated
+	}
+	if t.seats[seat].Occupied() {
+		if _, err := t.FreeSeat(); err != nil {
+			return err
+		}
+		return ErrSeatTaken.Withf("seat %d is taken", seat)
+	}
+	return nil
+}
+
+// Sit seats player in seat with stack chips (already moved to the table's
+// escrow by the wallet). A new player waits for the big blind unless they
+// choose to post now (TP-13); on a tournament table they play at once.
+// Sitting down during a hand deals the player in from the next hand.
+func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output, error) {
+	if err := t.CheckSit(seat, player); err != nil {
+		return Output{}, err
+	}
+	if stack <= 0 {
+		return Output{}, ErrBadAmount
+	}
+	bs := button.Sit(player, stack)
+	t.seats[seat] = Seat{Player: bs.Player, Stack: bs.Stack, New: bs.New && !t.cfg.Tournament, PostNow: postNow}
+	return t.changed(), nil
+}
+
+// SitOut marks the player in seat as sitting out from the next hand: they
+// are not dealt in and owe the blinds that pass them (TP-12, TP-15, TP-18).
+func (t *Table) SitOut(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].SittingOut = true
+	t.seats[seat].PostNow = false
+	return t.changed(), nil
+}
+
+// Return brings a player who sat out back. With postNow they pay what they
+// owe and are dealt in at the next hand; otherwise they wait for the big
+// blind (TP-15, TP-16, TP-18).
+func (t *Table) Return(seat int, postNow bool) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].SittingOut = false
+	t.seats[seat].PostNow = postNow
+	return t.changed(), nil
+}
+
+// Options returns what the player in seat may choose before the next hand
+// (TP-13, TP-15, TP-16, TP-18): nil when they owe nothing.
+func (t *Table) Options(seat int) []button.Option {
+	if seat < 0 || seat >= len(t.seats) || t.cfg.Game.IsStud() {
+		return nil
+	}
+	return button.Options(seat, t.buttonSeat(t.seats[seat]), t.stakes(), t.cfg.Tournament)
+}
+
+// TopUp adds chips the wallet has moved to the table. Between hands they
+// play at once; during a hand they wait for its end (CS-05). A player with
+// no chips left has rebought: the blinds they missed are collected under
+// TP-19.
+func (t *Table) TopUp(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, ErrTopUpBusted.Wrap(err)
+	}
+	if amount <= 0 {
+		return Output{}, ErrBadAmount
+	}
+	s := &t.seats[seat]
+	if t.dealtIn(seat) {
+		s.Pending += amount
+	} else {
+		if s.Stack == 0 && !s.New {
+			s.Rebought = true
+		}
+		s.Stack += amount
+	}
+	return t.changed(), nil
+}
+
+// Leave takes the player in seat away from the table. Between hands, or if
+// they are not in the hand, they leave at once with their stack; if they
+// are in the hand in progress they leave when it ends, and the seat folds
+// (or checks) whenever its turn comes (TP-56: the hand may be removed).
+func (t *Table) Leave(seat int, now time.Time) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.dealtIn(seat) && !t.hand.Done() {
+		t.seats[seat].Leaving = true
+		out := t.changed()
+		if err := t.settle(&out, now); err != nil {
+			return Output{}, err
+		}
+		return out, nil
+	}
+	out := t.changed()
+	t.vacate(seat, &out)
+	return out, nil
+}
+
+func (t *Table) vacate(seat int, out *Output) {
+	s := t.seats[seat]
+	out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending})
+	out.SeatsOpened = append(out.SeatsOpened, seat)
+	t.seats[seat] = Seat{}
+}
+
+func (t *Table) occupied(seat int) error {
+	if err := t.checkSeat(seat); err != nil {
+		return err
+	}
+	if !t.seats[seat].Occupied() {
+		return ErrEmptySeat.Withf("seat %d is empty", seat)
+	}
+	return nil
+}
+
+func (t *Table) changed() Output {
+	t.seq++
+	return Output{Seq: t.seq}
+}
+
+func (t *Table) stakes() button.Stakes {
+	k := t.cfg.Stakes
+	ante, bba := k.Ante, false
+	if k.BigBlindAnte > 0 {
+		ante, bba = k.BigBlindAnte, true
+	}
+	return button.Stakes{SmallBlind: k.SmallBlind, BigBlind: k.BigBlind, Ante: ante, BigBlindAnte: bba}
+}
+
+func (t *Table) buttonSeat(s Seat) button.Seat {
+	return button.Seat{Player: s.Player, Stack: s.Stack, SittingOut: s.SittingOut || s.Leaving, New: s.New,
+		PostNow: s.PostNow, Rebought: s.Rebought, Debt: s.Debt}
+}
+
+func (t *Table) buttonTable() button.Table {
+	bt := button.Table{Previous: t.previous, Stakes: t.stakes(), Tournament: t.cfg.Tournament, Method: t.settings.Method}
+	for _, s := range t.seats {
+		bt.Seats = append(bt.Seats, t.buttonSeat(s))
+	}
+	if !t.started {
+		bt.Previous = button.FirstHand(t.firstButton())
+	}
+	return bt
+}
+
+// firstButton places the first hand's button on the last player before
+// the lowest occupied seat, so the blinds fall on the first players
+// clockwise from it (a fixed draw, G-28).
+func (t *Table) firstButton() int {
+	n := len(t.seats)
+	for i := range n {
+		if t.seats[i].Occupied() {
+			return (i - 1 + n) % n
+		}
+	}
+	return 0
+}
+
+// Ready reports whether the next hand can start now: no hand in progress
+// and at least two players who can be dealt in.
+func (t *Table) Ready() bool {
+	if t.hand != nil {
+		return false
+	}
+	_, _, err := t.planNext()
+	return err == nil
+}
+
+func (t *Table) planNext() (button.Plan, engine.Setup, error) {
+	if t.cfg.Game.IsStud() {
+		return t.planStud()
+	}
+	plan, err := button.PlanHand(t.buttonTable())
+	if err != nil {
+		return plan, engine.Setup{}, err
+	}
+	setup := engine.Setup{Button: plan.Positions.Button}
+	for _, p := range plan.Players {
+		setup.Players = append(setup.Players, engine.Player{Seat: p.Seat, ID: p.ID, Stack: p.Stack, Absent: p.Absent})
+	}
+	for _, q := range plan.Posts {
+		setup.Posts = append(setup.Posts, engine.Post{Seat: q.Seat, Kind: engine.PostKind(q.Kind), Amount: q.Amount})
+	}
+	// The engine wants players in seat order; the plan lists them in deal
+	// order.
+	slices.SortFunc(setup.Players, func(a, b engine.Player) int { return a.Seat - b.Seat })
+	return plan, setup, nil
+}
+
+// planStud deals everyone with chips who is not sitting out: stud has no
+// blinds to owe (antes and the bring-in are the engine's).
+func (t *Table) planStud() (button.Plan, engine.Setup, error) {
+	var setup engine.Setup
+	for i, s := range t.seats {
+		if s.Occupied() && s.Stack > 0 && (!s.SittingOut && !s.Leaving || t.cfg.Tournament) {
+			setup.Players = append(setup.Players, engine.Player{Seat: i, ID: s.Player, Stack: s.Stack, Absent: t.cfg.Tournament && s.SittingOut})
+		}
+	}
+	if len(setup.Players) < 2 {
+		return button.Plan{}, setup, &button.RuleError{Rule: "TP-10", Reason: button.ReasonTooFewPlayers, Msg: "fewer than two players can be dealt in"}
+	}
+	return button.Plan{Positions: t.previous}, setup, nil
+}
+
+// StartHand deals the next hand from deck (shuffled by the service and
+// stored before this call, so a recovery never reshuffles). It refuses
+// when a hand is in progress or fewer than two players can play.
+func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
+	if t.hand != nil {
+		return Output{}, fault.New(fault.Precondition, "HAND_IN_PROGRESS", "a hand is in progress")
+	}
+	plan, setup, err := t.planNext()
+	if err != nil {
+		return Output{}, toFault(err)
+	}
+	setup.Deck = slices.Clone(deck)
+	h, err := engine.NewHand(t.cfg, setup)
+	if err != nil {
+		return Output{}, toFault(err)
+	}
+	t.hand, t.plan, t.setup, t.handStart = h, plan, setup, now
+	t.handNo++
+	t.started = true
+	t.log = append(t.log[:0], h.Events()...)
+	out := t.changed()
+	out.Started = t.handNo
+	out.Events = slices.Clone(h.Events())
+	if err := t.settle(&out, now); err != nil {
+		return Output{}, err
+	}
+	return out, nil
+}
+
+// Act applies one action by a seat or by staff. ExpectedSeq (when set)
+// must equal the table's sequence number, and ActionID (when set) makes a
+// retry a no-op.
+type Act struct {
+	// ActionID is the client's id for the action; a repeat is not applied
+	// again.
+	ActionID string
+	// ExpectedSeq, when not nil, must be the table's current sequence
+	// number.
+	ExpectedSeq *int64
+	// Action is the engine action; Action.By says who acts.
+	Action engine.Action
+}
+
+// Apply applies act to the hand in progress. A digital-table player may act
+// only in turn (TP-46); refusals leave the table unchanged and name their
+// rule.
+func (t *Table) Apply(act Act, now time.Time) (Output, error) {
+	if act.ActionID != "" && slices.Contains(t.recent, act.ActionID) {
+		return Output{Seq: t.seq, Duplicate: true}, nil
+	}
+	if act.ExpectedSeq != nil && *act.ExpectedSeq != t.seq {
+		return Output{}, ErrStaleSequence.Withf("expected sequence %d, the table is at %d", *act.ExpectedSeq, t.seq).
+			With("sequence", strconv.FormatInt(t.seq, 10))
+	}
+	if t.hand == nil {
+		return Output{}, ErrNoHand
+	}
+	a := act.Action
+	if a.By == engine.RolePlayer && t.cfg.Mode == engine.Digital && t.hand.ToAct() != a.Seat && t.hand.Phase() != engine.PhaseDone {
+		return Output{}, ErrNotInTurn.Withf("seat %d acted, seat %d is to act", a.Seat, t.hand.ToAct())
+	}
+	evs, err := t.hand.Apply(a)
+	if err != nil {
+		return Output{}, toFault(err)
+	}
+	if act.ActionID != "" {
+		t.recent = append(t.recent, act.ActionID)
+		if len(t.recent) > recentActions {
+			t.recent = slices.Delete(t.recent, 0, len(t.recent)-recentActions)
+		}
+	}
+	t.log = append(t.log, evs...)
+	out := t.changed()
+	out.Events = slices.Clone(evs)
+	t.deadline, t.clockCalled = time.Time{}, false
+	if err := t.settle(&out, now); err != nil {
+		return Output{}, err
+	}
+	return out, nil
+}
+
+// CallClock starts the TP-59 clock on the seat in turn: it has the
+// profile's ClockSeconds plus the countdown, and then its hand is dead.
+func (t *Table) CallClock(now time.Time) (Output, error) {
+	if t.hand == nil || t.hand.ToAct() < 0 {
+		return Output{}, ErrClockNotDue
+	}
+	p := t.cfg.Profile
+	d := time.Duration(p.ClockSeconds+p.ClockCountdownSeconds) * time.Second
+	if d <= 0 {
+		d = 70 * time.Second
+	}
+	t.deadline, t.clockCalled = now.Add(d), true
+	return t.changed(), nil
+}
+
+// Expire applies what a passed deadline means: a called clock kills the
+// hand (TP-59), the house time limit times the seat out (fold when facing
+// a bet, otherwise check). It does nothing before the deadline.
+func (t *Table) Expire(now time.Time) (Output, error) {
+	if t.hand == nil || t.deadline.IsZero() || now.Before(t.deadline) {
+		return Output{Seq: t.seq}, nil
+	}
+	seat := t.hand.ToAct()
+	if seat < 0 {
+		t.deadline = time.Time{}
+		return Output{Seq: t.seq}, nil
+	}
+	a := engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
+	if t.clockCalled && t.hand.Phase() == engine.PhaseBetting {
+		a = engine.Action{Seat: seat, Kind: engine.Kill, Kill: engine.KillClockExpired, By: engine.RoleFloor}
+	}
+	out, err := t.Apply(Act{Action: a}, now)
+	if err != nil && a.Kind == engine.Kill {
+		out, err = t.Apply(Act{Action: engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}}, now)
+	}
+	return out, err
+}
+
+// settle runs what follows an accepted change without a decision: leaving
+// seats and (in digital mode) showdown decisions act at once; a finished
+// hand is wrapped up; the clock is set for the next decision.
+func (t *Table) settle(out *Output, now time.Time) error {
+	for t.hand != nil && !t.hand.Done() {
+		seat := t.hand.ToAct()
+		if seat < 0 {
+			break
+		}
+		var a engine.Action
+		switch {
+		case t.seats[seat].Leaving:
+			a = engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
+		case t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital && !t.settings.ManualShowdown:
+			a = engine.Action{Seat: seat, Kind: engine.Show}
+			if !slices.ContainsFunc(t.hand.LegalActions(), func(l engine.Legal) bool { return l.Kind == engine.Show }) {
+				a.Kind = engine.Timeout
+			}
+		default:
+			if t.deadline.IsZero() && t.settings.ActionTimeout > 0 {
+				t.deadline = now.Add(t.settings.ActionTimeout)
+			}
+			return nil
+		}
+		evs, err := t.hand.Apply(a)
+		if err != nil {
+			return fmt.Errorf("table %s hand %d: automatic %s for seat %d: %w", t.id, t.handNo, a.Kind, seat, err)
+		}
+		t.log = append(t.log, evs...)
+		out.Events = append(out.Events, evs...)
+	}
+	if t.hand != nil && t.hand.Done() {
+		t.finish(out, now)
+	}
+	return nil
+}
+
+// finish wraps up a finished hand: stacks from the result, debts from the
+// plan, queued top-ups added (CS-05), leavers cashed out, busts reported.
+func (t *Table) finish(out *Output, now time.Time) {
+	res := t.hand.Results()
+	bseats := make([]button.Seat, len(t.seats))
+	for i, s := range t.seats {
+		bseats[i] = t.buttonSeat(s)
+	}
+	if !t.cfg.Game.IsStud() {
+		next := t.plan.Next(bseats)
+		for i := range t.seats {
+			t.seats[i].Debt = next[i].Debt
+			t.seats[i].New = next[i].New
+			t.seats[i].PostNow = next[i].PostNow
+			t.seats[i].Rebought = next[i].Rebought
+		}
+		t.previous = t.plan.Positions
+	}
+	ended := &HandEnded{HandNo: t.handNo, Result: res}
+	for _, r := range res.Seats {
+		s := &t.seats[r.Seat]
+		s.Stack = r.Stack
+		if s.Stack == 0 && s.Pending == 0 {
+			ended.Busted = append(ended.Busted, r.Seat)
+		}
+	}
+	for i := range t.seats {
+		s := &t.seats[i]
+		if s.Pending > 0 {
+			if s.Stack == 0 {
+				s.Rebought = true
+			}
+			s.Stack += s.Pending
+			s.Pending = 0
+		}
+		if s.Occupied() {
+			ended.Stacks = append(ended.Stacks, SeatStack{Seat: i, Player: s.Player, Stack: s.Stack})
+		}
+	}
+	out.Ended = ended
+	out.History = &History{TableID: t.id, HandNo: t.handNo, Config: t.cfg, Setup: t.setup, Events: slices.Clone(t.log),
+		Hand: t.hand, Start: t.handStart, End: now}
+	for i := range t.seats {
+		if t.seats[i].Leaving {
+			t.vacate(i, out)
+		}
+	}
+	t.hand, t.plan, t.setup, t.log = nil, button.Plan{}, engine.Setup{}, nil
+	t.deadline, t.clockCalled = time.Time{}, false
+}
+
+// toFault turns the engine's and the planner's refusals into faults that
+// name their rule. Card-entry refusals keep their reason but not their
+// message, which may name cards.
+func toFault(err error) error {
+	var re *engine.RuleError
+	if errors.As(err, &re) {
+		msg := re.Msg
+		if re.Reason == engine.ReasonBadCard || re.Reason == engine.ReasonDuplicateCard || re.Reason == engine.ReasonBadStub {
+			msg = "the entered cards are not valid here"
+		}
+		f := fault.Rule(fault.Precondition, re.Rule, string(re.Reason), msg)
+		if re.Reason == engine.ReasonNegativeAmount || re.Reason == engine.ReasonBadSetup || re.Reason == engine.ReasonBadConfig {
+			f.Kind = fault.Invalid
+		}
+		if re.Min != 0 || re.Max != 0 {
+			f = f.With("min", strconv.FormatInt(re.Min, 10), "max", strconv.FormatInt(re.Max, 10))
+		}
+		return f
+	}
+	var be *button.RuleError
+	if errors.As(err, &be) {
+		return fault.Rule(fault.Precondition, be.Rule, string(be.Reason), be.Msg)
+	}
+	return err
+}
+
+// snapshot is a table's state as JSON. Secret holds what no one may read
+// from storage without the key: the hand (deck and hole cards), its setup
+// and its event log.
+type snapshot struct {
+	ID       string           `json:"id"`
+	Config   engine.Config    `json:"config"`
+	Settings Settings         `json:"settings"`
+	Seats    []Seat           `json:"seats"`
+	Previous button.Positions `json:"previous"`
+	Started  bool             `json:"started,omitempty"`
+	HandNo   int64            `json:"hand_no"`
+	Seq      int64            `json:"seq"`
+	Recent   []string         `json:"recent,omitempty"`
+	Deadline time.Time        `json:"deadline,omitzero"`
+	Called   bool             `json:"clock_called,omitempty"`
+	InHand   bool             `json:"in_hand,omitempty"`
+}
+
+type secret struct {
+	Hand  *engine.Hand   `json:"hand"`
+	Plan  button.Plan    `json:"plan"`
+	Setup engine.Setup   `json:"setup"`
+	Log   []engine.Event `json:"log"`
+	Start time.Time      `json:"start"`
+}
+
+// Marshal returns the table's state: public (seats, positions, clock) and
+// secret (the hand in progress with its deck; nil between hands). The
+// service stores the secret part encrypted.
+func (t *Table) Marshal() (public, private []byte, err error) {
+	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
+		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil})
+	if err != nil {
+		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
+	}
+	if t.hand == nil {
+		return public, nil, nil
+	}
+	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart})
+	if err != nil {
+		return nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	return public, private, nil
+}
+
+// Unmarshal restores a table from Marshal's output.
+func Unmarshal(public, private []byte) (*Table, error) {
+	var s snapshot
+	if err := json.Unmarshal(public, &s); err != nil {
+		return nil, fmt.Errorf("unmarshal table: %w", err)
+	}
+	t := &Table{id: s.ID, cfg: s.Config, settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called}
+	if !s.InHand {
+		return t, nil
+	}
+	if private == nil {
+		return nil, fmt.Errorf("unmarshal table %s: hand %d in progress but not stored", s.ID, s.HandNo)
+	}
+	var sec secret
+	if err := json.Unmarshal(private, &sec); err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	t.hand, t.plan, t.setup, t.log, t.handStart = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start
+	return t, nil
+}

@@ -1,0 +1,508 @@
+package dealer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+var t0 = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+
+func nlhe() engine.Config {
+	return engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}, Profile: engine.DefaultProfile()}
+}
+
+func seeded(seed uint64) cards.Deck {
+	d := cards.NewDeck()
+	d.Shuffle(cards.NewSeeded(seed))
+	return d
+}
+
+// newTable seats players (with stacks) in seats 0.. and has them post now,
+// so they are dealt in at the first hand.
+func newTable(t *testing.T, s Settings, stacks ...int64) *Table {
+	t.Helper()
+	tb := New("t1", nlhe(), 6, s)
+	for i, st := range stacks {
+		if _, err := tb.Sit(i, string(rune('A'+i)), st, true); err != nil {
+			t.Fatalf("sit %d: %v", i, err)
+		}
+	}
+	return tb
+}
+
+func mustStart(t *testing.T, tb *Table, seed uint64, now time.Time) Output {
+	t.Helper()
+	out, err := tb.StartHand(seeded(seed), now)
+	if err != nil {
+		t.Fatalf("start hand: %v", err)
+	}
+	return out
+}
+
+func act(t *testing.T, tb *Table, seat int, kind engine.ActionKind, amount int64) Output {
+	t.Helper()
+	out, err := tb.Apply(Act{Action: engine.Action{Seat: seat, Kind: kind, Amount: amount}}, t0)
+	if err != nil {
+		t.Fatalf("seat %d %s %d: %v", seat, kind, amount, err)
+	}
+	return out
+}
+
+// total counts every chip the table holds: stacks, queued top-ups and the
+// pot of the hand in progress.
+func total(tb *Table) int64 {
+	var sum int64
+	for i, s := range tb.seats {
+		sum += s.Pending
+		if tb.dealtIn(i) {
+			sum += tb.hand.Stack(i)
+		} else {
+			sum += s.Stack
+		}
+	}
+	if tb.hand != nil && !tb.hand.Done() {
+		sum += tb.hand.PotTotal()
+	}
+	return sum
+}
+
+func TestReady_StartsWithTwoPlayers(t *testing.T) {
+	t.Parallel()
+	tb := New("t1", nlhe(), 6, Settings{})
+	if tb.Ready() {
+		t.Fatal("an empty table is ready")
+	}
+	if _, err := tb.Sit(2, "A", 200, true); err != nil {
+		t.Fatal(err)
+	}
+	if tb.Ready() {
+		t.Fatal("one player is ready")
+	}
+	if _, err := tb.StartHand(seeded(1), t0); fault.KindOf(err) != fault.Precondition {
+		t.Fatalf("start with one player: %v", err)
+	}
+	if _, err := tb.Sit(4, "B", 200, true); err != nil {
+		t.Fatal(err)
+	}
+	if !tb.Ready() {
+		t.Fatal("two players are not ready")
+	}
+	out := mustStart(t, tb, 1, t0)
+	if out.Started != 1 || tb.HandNo() != 1 || !tb.InHand() {
+		t.Fatalf("started %d, hand %d, in hand %v", out.Started, tb.HandNo(), tb.InHand())
+	}
+	if tb.Ready() {
+		t.Fatal("ready while a hand is in progress")
+	}
+	holes := 0
+	for _, e := range out.Events {
+		if e.Kind == engine.EvDealHole {
+			holes += int(e.NCards)
+		}
+	}
+	if holes != 4 {
+		t.Fatalf("dealt %d hole cards, want 4", holes)
+	}
+}
+
+func TestSit_Refusals(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100)
+	tests := []struct {
+		name   string
+		seat   int
+		player string
+		want   *fault.Error
+	}{
+		{"seat taken", 0, "Z", ErrSeatTaken},
+		{"already seated", 3, "A", ErrAlreadySeated},
+		{"no such seat", 6, "Z", ErrNoSuchSeat},
+	}
+	for _, tc := range tests {
+		if _, err := tb.Sit(tc.seat, tc.player, 100, false); !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	full := New("t2", nlhe(), 2, Settings{})
+	_, _ = full.Sit(0, "A", 100, false)
+	_, _ = full.Sit(1, "B", 100, false)
+	if _, err := full.Sit(1, "C", 100, false); !errors.Is(err, ErrTableFull) {
+		t.Fatalf("full table: %v", err)
+	}
+}
+
+func TestApply_Refusals_TP46(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 7, t0)
+	h := tb.Hand()
+	to := h.ToAct()
+	other := (to + 1) % 3
+	seq := tb.Seq()
+	before, _, _ := tb.Marshal()
+
+	_, err := tb.Apply(Act{Action: engine.Action{Seat: other, Kind: engine.Fold}}, t0)
+	if f, ok := fault.As(err); !ok || f.Rule != "TP-46" {
+		t.Fatalf("out of turn: %v", err)
+	}
+	stale := seq - 1
+	if _, err := tb.Apply(Act{ExpectedSeq: &stale, Action: engine.Action{Seat: to, Kind: engine.Call}}, t0); !errors.Is(err, ErrStaleSequence) {
+		t.Fatalf("stale sequence: %v", err)
+	}
+	_, err = tb.Apply(Act{Action: engine.Action{Seat: to, Kind: engine.Raise, Amount: 3}}, t0)
+	if f, ok := fault.As(err); !ok || f.Rule != "TP-22" || f.Meta["min"] != "4" {
+		t.Fatalf("raise below minimum: %v", err)
+	}
+	after, _, _ := tb.Marshal()
+	if !bytes.Equal(before, after) || tb.Seq() != seq {
+		t.Fatal("a refused action changed the table")
+	}
+
+	out, err := tb.Apply(Act{ActionID: "a1", ExpectedSeq: &seq, Action: engine.Action{Seat: to, Kind: engine.Call}}, t0)
+	if err != nil || out.Seq != seq+1 {
+		t.Fatalf("call: %v, seq %d", err, out.Seq)
+	}
+	again, err := tb.Apply(Act{ActionID: "a1", ExpectedSeq: &seq, Action: engine.Action{Seat: to, Kind: engine.Call}}, t0)
+	if err != nil || !again.Duplicate || tb.Seq() != seq+1 {
+		t.Fatalf("retry: %v, duplicate %v, seq %d", err, again.Duplicate, tb.Seq())
+	}
+}
+
+func TestActionClock_TP59(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(t0)
+	tb := newTable(t, Settings{ActionTimeout: 30 * time.Second}, 100, 100, 100)
+	mustStart(t, tb, 3, clk.Now())
+	if got := tb.Deadline(); !got.Equal(t0.Add(30 * time.Second)) {
+		t.Fatalf("deadline %v", got)
+	}
+	first := tb.Hand().ToAct()
+	clk.Advance(29 * time.Second)
+	if out, _ := tb.Expire(clk.Now()); len(out.Events) != 0 {
+		t.Fatal("timed out before the deadline")
+	}
+	clk.Advance(time.Second)
+	out, err := tb.Expire(clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Events) == 0 || out.Events[0].Kind != engine.EvFold || out.Events[0].Seat != first {
+		t.Fatalf("facing the big blind a timeout folds: %+v", out.Events)
+	}
+	// The next seat gets a fresh clock.
+	if got := tb.Deadline(); !got.Equal(clk.Now().Add(30 * time.Second)) {
+		t.Fatalf("next deadline %v", got)
+	}
+	// Small blind calls; the big blind times out with nothing to call: a check.
+	act(t, tb, tb.Hand().ToAct(), engine.Call, 0)
+	bb := tb.Hand().ToAct()
+	clk.Advance(time.Minute)
+	out, err = tb.Expire(clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Events[0].Kind != engine.EvCheck || out.Events[0].Seat != bb {
+		t.Fatalf("free option timed out: %+v", out.Events[0])
+	}
+
+	// A called clock (TP-59) kills the hand when it runs out.
+	seat := tb.Hand().ToAct()
+	if _, err := tb.CallClock(clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	p := engine.DefaultProfile()
+	clk.Advance(time.Duration(p.ClockSeconds+p.ClockCountdownSeconds) * time.Second)
+	out, err = tb.Expire(clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Events[0].Kind != engine.EvKill || out.Events[0].Seat != seat || out.Events[0].Rule != "TP-59" {
+		t.Fatalf("called clock: %+v", out.Events[0])
+	}
+}
+
+func TestTopUpDuringHandWaits_CS05(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100)
+	mustStart(t, tb, 5, t0)
+	if _, err := tb.TopUp(0, 50); err != nil {
+		t.Fatal(err)
+	}
+	if got := tb.Hand().Stack(0) + tb.Hand().Stack(1) + tb.Hand().PotTotal(); got != 200 {
+		t.Fatalf("the hand plays %d chips, want the 200 on the table at its start", got)
+	}
+	// Play to the end: whoever is to act folds.
+	var out Output
+	for tb.InHand() {
+		out = act(t, tb, tb.Hand().ToAct(), engine.Fold, 0)
+	}
+	if out.Ended == nil {
+		t.Fatal("no HandEnded")
+	}
+	var s0 int64
+	for _, s := range out.Ended.Stacks {
+		if s.Seat == 0 {
+			s0 = s.Stack
+		}
+	}
+	if s0 != tb.seats[0].Stack || tb.seats[0].Pending != 0 || total(tb) != 250 {
+		t.Fatalf("after the hand seat 0 has %d (reported %d), pending %d, table %d", tb.seats[0].Stack, s0, tb.seats[0].Pending, total(tb))
+	}
+	if _, err := tb.TopUp(5, 10); !errors.Is(err, ErrTopUpBusted) {
+		t.Fatalf("top-up of an empty seat: %v", err)
+	}
+}
+
+// playHand folds everyone to the big blind.
+func foldAround(t *testing.T, tb *Table) Output {
+	t.Helper()
+	var out Output
+	for tb.InHand() {
+		out = act(t, tb, tb.Hand().ToAct(), engine.Fold, 0)
+	}
+	return out
+}
+
+func posts(out Output, seat int) []engine.Event {
+	var ps []engine.Event
+	for _, e := range out.Events {
+		if e.Kind == engine.EvPost && e.Seat == seat {
+			ps = append(ps, e)
+		}
+	}
+	return ps
+}
+
+func TestMissedBlinds_TP15(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100, 100)
+	mustStart(t, tb, 1, t0)
+	foldAround(t, tb)
+	if _, err := tb.SitOut(3); err != nil {
+		t.Fatal(err)
+	}
+	// Two hands pass seat 3 by: the big blind and then the small blind.
+	for h := range 3 {
+		out := mustStart(t, tb, uint64(10+h), t0)
+		if len(posts(out, 3)) != 0 || tb.dealtIn(3) {
+			t.Fatalf("hand %d: a seat sitting out was dealt in", tb.HandNo())
+		}
+		foldAround(t, tb)
+	}
+	if d := tb.seats[3].Debt; !d.BigBlind || !d.SmallBlind {
+		t.Fatalf("debt after the blinds passed: %+v", d)
+	}
+	opts := tb.Options(3)
+	if len(opts) != 2 || opts[1].Rule != "TP-15" {
+		t.Fatalf("options: %+v", opts)
+	}
+	if _, err := tb.Return(3, true); err != nil {
+		t.Fatal(err)
+	}
+	out := mustStart(t, tb, 20, t0)
+	ps := posts(out, 3)
+	if !tb.dealtIn(3) {
+		t.Fatal("returning player who posts is not dealt in")
+	}
+	// Unless seat 3 has the big blind in turn, it posts the big blind live
+	// and the small blind dead.
+	var live, dead int64
+	for _, p := range ps {
+		if p.Dead {
+			dead += p.Amount
+		} else {
+			live += p.Amount
+		}
+	}
+	if live != 2 || (dead != 1 && len(ps) != 1) {
+		t.Fatalf("TP-15 posts: %+v", ps)
+	}
+	foldAround(t, tb)
+	if tb.seats[3].Debt.Owes() {
+		t.Fatalf("debt after posting: %+v", tb.seats[3].Debt)
+	}
+}
+
+func TestNewPlayerWaitsForBigBlind_TP13(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 1, t0)
+	foldAround(t, tb)
+	if _, err := tb.Sit(4, "W", 100, false); err != nil {
+		t.Fatal(err)
+	}
+	dealt := false
+	for h := range 4 {
+		out := mustStart(t, tb, uint64(30+h), t0)
+		if tb.dealtIn(4) {
+			ps := posts(out, 4)
+			if len(ps) != 1 || ps[0].Post != engine.PostBigBlind {
+				t.Fatalf("a waiting new player is dealt in only with the big blind in turn: %+v", ps)
+			}
+			dealt = true
+		}
+		foldAround(t, tb)
+		if dealt {
+			break
+		}
+	}
+	if !dealt {
+		t.Fatal("the new player was never dealt in")
+	}
+	// A new player who posts now is dealt in at once with a live big blind.
+	if _, err := tb.Sit(5, "P", 100, true); err != nil {
+		t.Fatal(err)
+	}
+	out := mustStart(t, tb, 50, t0)
+	if !tb.dealtIn(5) {
+		t.Fatal("TP-13 post now: not dealt in")
+	}
+	if ps := posts(out, 5); len(ps) != 1 || ps[0].Amount != 2 || ps[0].Dead {
+		t.Fatalf("TP-13 post now: %+v", ps)
+	}
+}
+
+func TestLeaveDuringHand(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 9, t0)
+	leaver := tb.Hand().ToAct()
+	// Leave when not in turn: the next seat leaves.
+	other := (leaver + 1) % 3
+	out, err := tb.Leave(other, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.CashOuts) != 0 || !tb.seats[other].Leaving {
+		t.Fatal("a player in the hand left before it ended")
+	}
+	act(t, tb, leaver, engine.Call, 0)
+	var end Output
+	for tb.InHand() {
+		kind := engine.Fold
+		if slices.ContainsFunc(tb.Hand().LegalActions(), func(l engine.Legal) bool { return l.Kind == engine.Check }) {
+			kind = engine.Check
+		}
+		end = act(t, tb, tb.Hand().ToAct(), kind, 0)
+	}
+	found := false
+	for _, c := range append(out.CashOuts, end.CashOuts...) {
+		if c.Seat == other && c.Player == string(rune('A'+other)) {
+			found = true
+		}
+	}
+	if !found || !slices.Contains(end.SeatsOpened, other) || tb.seats[other].Occupied() {
+		t.Fatalf("leaver not cashed out: %+v %+v", end.CashOuts, end.SeatsOpened)
+	}
+	// Between hands a player leaves at once with their stack.
+	stack := tb.seats[leaver].Stack
+	out, err = tb.Leave(leaver, t0)
+	if err != nil || len(out.CashOuts) != 1 || out.CashOuts[0].Stack != stack || out.SeatsOpened[0] != leaver {
+		t.Fatalf("leave between hands: %v %+v", err, out)
+	}
+}
+
+// randomAction picks a legal action for the seat in turn.
+func randomAction(r *rand.Rand, h *engine.Hand) engine.Action {
+	legal := h.LegalActions()
+	l := legal[r.IntN(len(legal))]
+	a := engine.Action{Seat: l.Seat, Kind: l.Kind, Amount: l.Min}
+	if l.Max > l.Min && r.IntN(3) == 0 {
+		a.Amount = l.Max // all in now and then, for side pots
+	}
+	return a
+}
+
+// TestRandomNight plays many hands with random legal actions, busts,
+// rebuys, sit-outs and returns, checking that no chip is made or lost and
+// that a table stored and restored mid-hand plays on identically.
+func TestRandomNight(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	tb := newTable(t, Settings{}, 100, 150, 200, 80, 120)
+	bank := total(tb)
+	sidePots := 0
+	for hand := range 200 {
+		for i, s := range tb.seats {
+			switch {
+			case s.Occupied() && s.Stack == 0:
+				if _, err := tb.TopUp(i, 100); err != nil {
+					t.Fatal(err)
+				}
+				bank += 100
+			case s.Occupied() && r.IntN(20) == 0:
+				_, _ = tb.SitOut(i)
+			case s.Occupied() && s.SittingOut && r.IntN(3) == 0:
+				_, _ = tb.Return(i, r.IntN(2) == 0)
+			}
+		}
+		if !tb.Ready() {
+			for i := range tb.seats {
+				_, _ = tb.Return(i, true)
+			}
+		}
+		mustStart(t, tb, uint64(hand), t0)
+		for tb.InHand() {
+			if r.IntN(10) == 0 {
+				pub, priv, err := tb.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := Unmarshal(pub, priv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := randomAction(r, tb.Hand())
+				o1, e1 := tb.Apply(Act{Action: a}, t0)
+				o2, e2 := back.Apply(Act{Action: a}, t0)
+				if (e1 == nil) != (e2 == nil) || len(o1.Events) != len(o2.Events) {
+					t.Fatalf("hand %d: restored table diverged: %v / %v", hand, e1, e2)
+				}
+				p1, _, _ := tb.Marshal()
+				p2, _, _ := back.Marshal()
+				if !bytes.Equal(p1, p2) {
+					t.Fatalf("hand %d: restored table state differs", hand)
+				}
+			} else {
+				a := randomAction(r, tb.Hand())
+				out := act(t, tb, a.Seat, a.Kind, a.Amount)
+				if out.Ended != nil && len(out.Ended.Result.Pots) > 1 {
+					sidePots++
+				}
+			}
+			if got := total(tb); got != bank {
+				t.Fatalf("hand %d: table holds %d chips, want %d", hand, got, bank)
+			}
+		}
+	}
+	if sidePots == 0 {
+		t.Error("no side pot in 200 hands")
+	}
+}
+
+func TestMarshal_SecretsOnlyInPrivate(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100)
+	mustStart(t, tb, 4, t0)
+	pub, priv, err := tb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if priv == nil || bytes.Contains(pub, []byte(`"deck"`)) || bytes.Contains(pub, []byte(`"hand"`)) {
+		t.Fatalf("public state holds the hand: %s", pub)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(priv, &m); err != nil || m["hand"] == nil {
+		t.Fatalf("private state: %v", err)
+	}
+}
