@@ -152,6 +152,9 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 		h.emit(Event{Kind: EvRestrict, Seat: p.Seat, Rule: "TP-49"})
 		return nil
 	case Call, Bet, Raise, Complete: // TP-52
+		if !h.cfg.Tournament {
+			return ruleErr("TP-50", ReasonActionNotAllowed, "cash tables hold an out-of-turn wager provisionally until the skipped seats act")
+		}
 		kind, to, err := h.checkBetting(i, a)
 		if err != nil {
 			return err

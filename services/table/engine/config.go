@@ -12,6 +12,33 @@
 //
 // Every amount is in chips (int64). Bet, Raise, Complete and Call amounts are
 // totals for the betting round ("raise to", TP-32).
+//
+// A hand moves through three phases:
+//
+//   - PhaseBetting: the seat ToAct chooses among LegalActions (Fold, Check,
+//     Call, Bet, Raise; stud BringIn/Complete; Withdraw after an overtaken
+//     out-of-turn wager, TP-52). Closing a round returns the uncalled bet
+//     (TP-44) and deals the next street; when nobody can bet any more the
+//     board is run out (all-in hands exposed per TP-45 / G-22).
+//   - PhaseShowdown: from the first to show (TP-62, TP-63) clockwise, each
+//     seat that could still win chooses Show or Muck (hands that cannot win
+//     are mucked automatically, TP-66); RequestShow and Waive implement
+//     TP-65; the last hand holding cards wins unshown (TP-64).
+//   - PhaseDone: pots are awarded (side pots from contribution levels,
+//     TP-44; odd chips TP-73…TP-77); Results gives pots, winners and final
+//     stacks. The uncontested winner may still Show (TP-70).
+//
+// Dealer/floor actions (Action.By) work in any phase where they apply:
+// Kill (TP-53…TP-59), Revive (TP-60, live), ExposeLive (TP-58),
+// RestrictRaise (TP-49), Skip (TP-47), BoardOverdeal (TP-78, TP-79, live).
+// Timeout (TP-59) folds when facing a bet, otherwise checks.
+// ApplyOutOfTurn records live-mode out-of-turn actions (TP-49, TP-51, TP-52);
+// Betting describes the seat in turn for engine/live's interpretation.
+//
+// Views: View (a seat's redacted view), HistoryView (plus TP-66 auto-mucked
+// hands) and FullView (audit, TP-71). Persistence: MarshalJSON /
+// UnmarshalJSON (and the Binary equivalents) round-trip the whole state;
+// Clone deep-copies it. Reset reuses a Hand's memory for the next hand.
 package engine
 
 import "github.com/cardroom/cardroom/services/table/engine/cards"

@@ -221,6 +221,16 @@ func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
 		}
 		refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-54", ReasonActionNotAllowed)
 	})
+	t.Run("TP-50 cash out-of-turn wagers are not committed to the pot", func(t *testing.T) {
+		t.Parallel()
+		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
+		_, err := h.ApplyOutOfTurn(Action{Seat: 1, Kind: Raise, Amount: 400})
+		if re, ok := err.(*RuleError); !ok || re.Rule != "TP-50" {
+			t.Fatalf("got %v", err)
+		}
+		// engine/live resolves TP-50/S1 and applies the result in turn.
+		act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
+	})
 }
 
 func TestTournamentOutOfTurn_TP52(t *testing.T) {
