@@ -107,7 +107,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithMiddlewares(nameSpan),
 	)
-	health := &healthHandler{timeout: o.HealthTimeout}
+	health := &healthHandler{timeout: o.HealthTimeout, log: log}
 	if health.timeout <= 0 {
 		health.timeout = 2 * time.Second
 	}
@@ -136,24 +136,14 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	// A plain switch rather than http.ServeMux: the mux would set
 	// Request.Pattern to "/", and otelhttp would then rename the span
 	// nameSpan gave the route.
-	health.log = log
+	healthz := getOnly(health)
+	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI))
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/healthz":
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				w.Header().Set("Allow", "GET, HEAD")
-				http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
-				return
-			}
-			health.ServeHTTP(w, r)
+			healthz.ServeHTTP(w, r)
 		case "/openapi.json":
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				w.Header().Set("Allow", "GET, HEAD")
-				http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
-				return
-			}
-			trace.SpanFromContext(r.Context()).SetName("GET /openapi.json")
-			serveOpenAPI(w, r)
+			openapiDoc.ServeHTTP(w, r)
 		default:
 			api.ServeHTTP(w, r)
 		}
@@ -165,7 +155,6 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 			AllowedOrigins: o.CORSOrigins,
 			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 			AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Traceparent", "Tracestate"},
-			ExposedHeaders: []string{"Traceparent"},
 			MaxAge:         600,
 		}).Handler(h)
 	}
@@ -207,7 +196,20 @@ func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
 	}
 }
 
-func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+// getOnly refuses methods other than GET and HEAD with 405.
+func getOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	trace.SpanFromContext(r.Context()).SetName("GET /openapi.json")
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openapi.JSON())
 }
