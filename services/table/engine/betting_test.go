@@ -402,3 +402,20 @@ func TestShortBlind_G31(t *testing.T) {
 		t.Fatalf("G-31 min raise %+v", l)
 	}
 }
+
+func TestBigBlindAnte_TP10(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe(50, 100)
+	cfg.Stakes.BigBlindAnte = 100
+	h := ring(t, cfg, 1000, 1000, 1000)
+	ev := h.Events()
+	if ev[2].Post != PostBigBlindAnte || !ev[2].Dead || ev[2].Seat != 1 {
+		t.Fatalf("TP-10 the big-blind ante is dead money from the big blind: %+v", ev[2])
+	}
+	if c, _ := findLegal(h, Call); c.Min != 100 || h.PotTotal() != 250 {
+		t.Fatalf("call %+v pot %d", c, h.PotTotal())
+	}
+	// Everyone folds to the big blind: the dead ante is not returned.
+	act(t, h, Action{Seat: 2, Kind: Fold}, Action{Seat: 0, Kind: Fold})
+	wantStacks(t, h, map[int]int64{0: 950, 1: 1050, 2: 1000})
+}
