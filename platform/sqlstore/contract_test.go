@@ -444,6 +444,43 @@ func TestSQLiteBusyIsRetried(t *testing.T) {
 	}
 }
 
+// TestSQLiteConcurrentWritersWithBusyErrors: with a 1 ms busy timeout,
+// concurrent writers hit SQLITE_BUSY constantly; Tx's retries must still
+// apply every increment exactly once.
+func TestSQLiteConcurrentWritersWithBusyErrors(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "writers", Migrations: migrations, SQLiteBusyTimeout: time.Millisecond, MaxAttempts: 1000})
+	insertCounter(t, db, "w")
+	const workers, each = 8, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				errs <- db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+					// Read, then write: the write lock is held across both.
+					var v int64
+					if err := tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = 'w'`).Scan(&v); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = $1 WHERE id = 'w'`, v+1)
+					return err
+				})
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	if v, _ := readCounter(t, db, "w"); v != workers*each {
+		t.Fatalf("counter = %d, want %d", v, workers*each)
+	}
+}
+
 func TestRetryable(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -11,9 +11,6 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
-// MigrationsFS is a tree of goose SQL migrations, usually an embed.FS.
-type MigrationsFS = fs.FS
-
 // MigrationSet is a named migration tree that a platform package (events)
 // ships for every service that uses it. Its goose version table is
 // goose_<Name>_version.

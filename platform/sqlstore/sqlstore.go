@@ -37,8 +37,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,7 +80,7 @@ type Options struct {
 	Schema string
 	// Migrations is the service's embedded goose migrations (see the package
 	// comment for the layout). Nil means the service has none of its own.
-	Migrations MigrationsFS
+	Migrations fs.FS
 	// Shared lists migration sets of platform packages (for example
 	// events.Migrations) that run, in order, before the service's own.
 	Shared []MigrationSet
@@ -147,6 +149,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			OmitConnPrepare:      true,
 			OmitRows:             true,
 			OmitConnectorConnect: true,
+			// SQL is traced only inside a trace (a request, a consumed
+			// event): background polls such as the outbox relay's would
+			// otherwise flood the backend with one-span root traces.
+			SpanFilter: func(ctx context.Context, _ otelsql.Method, _ string, _ []driver.NamedValue) bool {
+				return trace.SpanContextFromContext(ctx).IsValid()
+			},
 		}),
 	}
 	if opts.TracerProvider != nil {

@@ -74,8 +74,8 @@ func open(t testing.TB, opts sqlstore.Options) *sqlstore.DB {
 	return db
 }
 
-// EachStore runs test once per SQL dialect, as subtests "sqlite" and
-// "postgres", each on a freshly migrated database: the way to write one
+// EachStore runs test once per SQL dialect, as parallel subtests "sqlite"
+// and "postgres", each on a freshly migrated database: the way to write one
 // contract suite for a store and prove it on both engines.
 func EachStore(t *testing.T, opts sqlstore.Options, test func(t *testing.T, db *sqlstore.DB)) {
 	t.Helper()
