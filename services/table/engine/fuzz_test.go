@@ -206,10 +206,14 @@ func playFuzz(t *testing.T, data []byte) {
 		}
 	play:
 		// Now and then a dealer kills a hand or the state round-trips.
-		if c := src.next(); c < 6 && h.Phase() == PhaseBetting {
+		if c := src.next(); c < 6 && !h.Done() {
 			for _, s := range h.Seats() {
 				before, _ := json.Marshal(h)
-				if _, err := h.Apply(Action{Seat: s, Kind: Kill, By: RoleDealer, Kill: KillReason(src.next() % 7)}); err != nil {
+				by := RoleDealer
+				if src.next()%2 == 0 {
+					by = RoleFloor
+				}
+				if _, err := h.Apply(Action{Seat: s, Kind: Kill, By: by, Kill: KillReason(src.next() % 7)}); err != nil {
 					sameState(t, h, before, "kill")
 					continue
 				}
