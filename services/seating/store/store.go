@@ -1,0 +1,351 @@
+// Package store keeps seating's games in its SQL database (platform/sqlstore:
+// SQLite embedded, PostgreSQL distributed). A game — its list, tables,
+// offers and absences — is one row holding waitlist.Game as JSON, so one
+// fenced UPDATE moves the whole aggregate from one valid state to the next.
+// Beside it: the table → game index, the CS-14 long-break ledger (which
+// spans games) and the floor's decisions.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/seating/waitlist"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the service's goose migrations for
+// sqlstore.Options.Migrations; the same files run on both dialects.
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	return sub
+}
+
+// Entity is the fenced table; lock keys are "waitlists:<id>" (lock.Claim).
+const Entity = "waitlists"
+
+// Faults the store reports.
+var (
+	// ErrNotFound is an unknown waitlist.
+	ErrNotFound = fault.New(fault.NotFound, "WAITLIST_NOT_FOUND", "no such waitlist")
+	// ErrExists: one list per game.
+	ErrExists = fault.New(fault.Conflict, "WAITLIST_EXISTS", "this game already has a waitlist")
+	// ErrTableNotFound is a table seating has not heard of.
+	ErrTableNotFound = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "seating knows no such table")
+	// ErrBadPageToken is a page token this store did not issue.
+	ErrBadPageToken = fault.Invalidf("page_token", "not a token from a previous page")
+)
+
+// Record is a stored game and its version (which grows with every save).
+type Record struct {
+	Game    *waitlist.Game
+	Version int64
+}
+
+// Decision is one recorded decision of the floor.
+type Decision struct {
+	ID, Waitlist, Floor, Action, Player, Reason string
+	At                                          time.Time
+}
+
+// Store reads and writes games under the per-game lock and fence.
+type Store struct {
+	db     *sqlstore.DB
+	locker lock.Locker
+}
+
+// New returns a Store over an open, migrated database.
+func New(db *sqlstore.DB, locker lock.Locker) *Store { return &Store{db: db, locker: locker} }
+
+// DB returns the database, for callers that run their own transactions
+// (the idempotent event consumer).
+func (s *Store) DB() *sqlstore.DB { return s.db }
+
+// Create stores a new game; a game that already has a list is ErrExists.
+func (s *Store) Create(ctx context.Context, g *waitlist.Game) error {
+	state, err := json.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("create waitlist %s: %w", g.ID, err)
+	}
+	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO waitlists (id, game_key, state, next_due_ms, created_at_ms)
+			VALUES ($1, $2, $3, NULL, $4) ON CONFLICT DO NOTHING`, g.ID, g.Spec.Key(), string(state), g.Created.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(ErrExists.With("game", g.Spec.Name()), err)
+		}
+		return s.indexTables(ctx, tx, g)
+	})
+	if err != nil {
+		return fmt.Errorf("create waitlist %s: %w", g.ID, err)
+	}
+	return nil
+}
+
+// ByGame returns the id of the game's list, or "" when it has none.
+func (s *Store) ByGame(ctx context.Context, spec waitlist.Spec) (string, error) {
+	var id string
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT id FROM waitlists WHERE game_key = $1`, spec.Key()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("find waitlist of %s: %w", spec.Name(), err)
+	}
+	return id, nil
+}
+
+// ByTable returns the id of the list of the game the table deals.
+func (s *Store) ByTable(ctx context.Context, table string) (string, error) {
+	var id string
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT waitlist_id FROM seating_tables WHERE table_id = $1`, table).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrTableNotFound.With("table_id", table)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find table %s: %w", table, err)
+	}
+	return id, nil
+}
+
+// Get returns one game.
+func (s *Store) Get(ctx context.Context, id string) (Record, error) {
+	r, err := scan(s.db.SQL().QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, ErrNotFound.With("waitlist_id", id)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("get waitlist %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// List returns games in id order (UUIDv7: creation order) after the id in
+// token ("" for the first page), and the token of the next page ("" on
+// the last). size 0 lists every game.
+func (s *Store) List(ctx context.Context, size int, token string) ([]Record, string, error) {
+	if len(token) > 128 {
+		return nil, "", ErrBadPageToken
+	}
+	limit := size + 1
+	if size == 0 {
+		limit = -1
+	}
+	q := `SELECT state, version FROM waitlists WHERE id > $1 ORDER BY id LIMIT $2`
+	if limit < 0 {
+		q = `SELECT state, version FROM waitlists WHERE id > $1 ORDER BY id`
+	}
+	args := []any{token}
+	if limit > 0 {
+		args = append(args, limit)
+	}
+	rows, err := s.db.SQL().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list waitlists: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scan(rows)
+		if err != nil {
+			return nil, "", fmt.Errorf("list waitlists: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("list waitlists: %w", err)
+	}
+	next := ""
+	if size > 0 && len(out) > size {
+		out = out[:size]
+		next = out[size-1].Game.ID
+	}
+	return out, next, nil
+}
+
+// Versions returns every game's version, for the board to notice changes
+// made by other replicas.
+func (s *Store) Versions(ctx context.Context) (map[string]int64, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, version FROM waitlists`)
+	if err != nil {
+		return nil, fmt.Errorf("waitlist versions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, fmt.Errorf("waitlist versions: %w", err)
+		}
+		out[id] = v
+	}
+	return out, rows.Err()
+}
+
+// Due returns the games with a timer run out by now.
+func (s *Store) Due(ctx context.Context, now time.Time) ([]string, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM waitlists WHERE next_due_ms <= $1 ORDER BY next_due_ms`, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("due waitlists: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("due waitlists: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// Locked runs fn holding the game's lock with a freshly claimed epoch
+// (lock.Claim); fn's writes go through the owner's fence.
+func (s *Store) Locked(ctx context.Context, id string, fn func(ctx context.Context, owner *lock.Owner) error) error {
+	owner, err := lock.Claim(ctx, s.locker, s.db, Entity, id)
+	if err != nil {
+		if fault.KindOf(err) == fault.NotFound {
+			return ErrNotFound.With("waitlist_id", id)
+		}
+		return fmt.Errorf("lock waitlist %s: %w", id, err)
+	}
+	defer owner.Release(context.WithoutCancel(ctx))
+	return fn(owner.Lease.Context(), owner)
+}
+
+// Update runs fn on the game under its lock, in one transaction that
+// checks the fence, and saves the result. When fn fails nothing is saved.
+func (s *Store) Update(ctx context.Context, id string, fn func(tx *sqlstore.Tx, g *waitlist.Game) error) (Record, error) {
+	var rec Record
+	err := s.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
+		return owner.Update(ctx, func(tx *sqlstore.Tx, fence sqlstore.Fence) error {
+			r, err := s.Apply(ctx, tx, fence, fn)
+			rec = r
+			return err
+		})
+	})
+	return rec, err
+}
+
+// Apply loads the fenced game inside tx, runs fn, checks the game's
+// invariants and saves it with a fenced write: a stale owner's save
+// touches no row and fails with sqlstore.ErrFencedOut.
+func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence, fn func(tx *sqlstore.Tx, g *waitlist.Game) error) (Record, error) {
+	r, err := scan(tx.QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, fence.ID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, ErrNotFound.With("waitlist_id", fence.ID)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("load waitlist %s: %w", fence.ID, err)
+	}
+	if err := fn(tx, r.Game); err != nil {
+		return Record{}, err
+	}
+	if err := r.Game.Check(); err != nil {
+		return Record{}, fault.New(fault.Internal, "INVARIANT", "seating state check failed").Wrap(err)
+	}
+	state, err := json.Marshal(r.Game)
+	if err != nil {
+		return Record{}, fmt.Errorf("save waitlist %s: %w", fence.ID, err)
+	}
+	var due any
+	if d := r.Game.NextDue(); !d.IsZero() {
+		due = d.UnixMilli()
+	}
+	if err := fence.Update(ctx, tx, `state = $1, version = version + 1, next_due_ms = $2`, string(state), due); err != nil {
+		return Record{}, fmt.Errorf("save waitlist %s: %w", fence.ID, err)
+	}
+	if err := s.indexTables(ctx, tx, r.Game); err != nil {
+		return Record{}, err
+	}
+	r.Version++
+	return r, nil
+}
+
+func (s *Store) indexTables(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game) error {
+	for _, t := range g.Tables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO seating_tables (table_id, waitlist_id) VALUES ($1, $2)
+			ON CONFLICT (table_id) DO UPDATE SET waitlist_id = excluded.waitlist_id`, t.ID, g.ID); err != nil {
+			return fmt.Errorf("index table %s: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// TakeLongBreak records the player's long break of the gaming day (CS-14)
+// and reports false, without recording, when they already had it.
+func (s *Store) TakeLongBreak(ctx context.Context, tx *sqlstore.Tx, player, day, waitlistID, table string, at time.Time) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO long_breaks (player_id, gaming_day, waitlist_id, table_id, started_at_ms)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, player, day, waitlistID, table, at.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("long break of %s on %s: %w", player, day, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("long break of %s on %s: %w", player, day, err)
+	}
+	return n == 1, nil
+}
+
+// RecordDecision records a floor decision inside tx.
+func (s *Store) RecordDecision(ctx context.Context, tx *sqlstore.Tx, d Decision) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO floor_decisions (id, waitlist_id, at_ms, floor_id, action, player_id, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.ID, d.Waitlist, d.At.UnixMilli(), d.Floor, d.Action, d.Player, d.Reason); err != nil {
+		return fmt.Errorf("record decision %s on %s: %w", d.Action, d.Waitlist, err)
+	}
+	return nil
+}
+
+// Decisions returns the newest n decisions on a game, newest first.
+func (s *Store) Decisions(ctx context.Context, waitlistID string, n int) ([]Decision, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, waitlist_id, at_ms, floor_id, action, player_id, reason
+		FROM floor_decisions WHERE waitlist_id = $1 ORDER BY at_ms DESC, id DESC LIMIT $2`, waitlistID, n)
+	if err != nil {
+		return nil, fmt.Errorf("decisions on %s: %w", waitlistID, err)
+	}
+	defer rows.Close()
+	var out []Decision
+	for rows.Next() {
+		var d Decision
+		var at int64
+		if err := rows.Scan(&d.ID, &d.Waitlist, &at, &d.Floor, &d.Action, &d.Player, &d.Reason); err != nil {
+			return nil, fmt.Errorf("decisions on %s: %w", waitlistID, err)
+		}
+		d.At = time.UnixMilli(at).UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scan(r scanner) (Record, error) {
+	var state string
+	var rec Record
+	if err := r.Scan(&state, &rec.Version); err != nil {
+		return Record{}, err
+	}
+	rec.Game = new(waitlist.Game)
+	if err := json.Unmarshal([]byte(state), rec.Game); err != nil {
+		return Record{}, fmt.Errorf("decode waitlist: %w", err)
+	}
+	return rec, nil
+}
