@@ -290,6 +290,9 @@ func (h *Hand) reopened(p *seat) bool {
 	if !p.Acted || st.FullLevel == 0 || st.FullLevel > p.ActedFull {
 		return true
 	}
+	if h.cfg.Profile.NoCumulativeReopen {
+		return false
+	}
 	diff := st.CurBet - p.ActedLevel
 	if h.isFL() {
 		return 2*diff >= st.Unit
@@ -596,7 +599,14 @@ func (h *Hand) raiseTo(to int64) {
 	st := &h.s
 	if h.isFL() {
 		if st.OpenPair && st.FullLevel == 0 && to == h.cfg.Stakes.BigBet && st.Unit < to {
-			st.Unit = h.cfg.Stakes.BigBet // TP-28, G-18
+			// TP-28: the big bet; G-18: later raises in the big unit too.
+			st.FullLevel = to
+			st.Raises++
+			if !h.cfg.Profile.OpenPairSmallRaises {
+				st.Unit = h.cfg.Stakes.BigBet
+			}
+			st.CurBet = to
+			return
 		}
 		if 2*(to-st.FullLevel) >= st.Unit {
 			st.FullLevel += st.Unit

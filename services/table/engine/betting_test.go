@@ -114,6 +114,15 @@ func TestCumulativeShortAllIns_G02_TP23(t *testing.T) {
 	if _, ok := findLegal(h, Raise); !ok {
 		t.Fatal("TP-23/G-02: short all-ins adding up to a full raise reopen the betting")
 	}
+	// The room may switch G-02 off: only a single full raise reopens.
+	cfg := nlhe(50, 100)
+	cfg.Profile.NoCumulativeReopen = true
+	h = ring(t, cfg, 10000, 400, 520, 10000)
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 3, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
+	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 200}, Action{Seat: 1, Kind: Raise, Amount: 300}, Action{Seat: 2, Kind: Raise, Amount: 420}, Action{Seat: 3, Kind: Call})
+	if _, ok := findLegal(h, Raise); ok {
+		t.Fatal("G-02 off: short all-ins must not reopen")
+	}
 }
 
 func flhe() Config {

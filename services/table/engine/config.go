@@ -179,6 +179,12 @@ type Profile struct {
 	Presence PresencePoint `json:"presence"`
 	// FoldWhenCheckFree allows a fold when checking is free (always allowed in live mode).
 	FoldWhenCheckFree bool `json:"fold_when_check_free"`
+	// NoCumulativeReopen switches off G-02 (TDA default: several short
+	// all-ins that add up to a full raise reopen the betting).
+	NoCumulativeReopen bool `json:"no_cumulative_reopen,omitempty"`
+	// OpenPairSmallRaises switches off G-18 (default: once the big bet is
+	// made on a stud open-pair 4th street, raises are in the big unit).
+	OpenPairSmallRaises bool `json:"open_pair_small_raises,omitempty"`
 }
 
 // DefaultProfile returns the "helsinki" profile: the seeds' values and the

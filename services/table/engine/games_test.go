@@ -43,6 +43,13 @@ func TestStudOpenPair_TP28_G18(t *testing.T) {
 	if l, _ := findLegal(h, Raise); l.Min != 40 {
 		t.Fatalf("G-18 raise to %d", l.Min)
 	}
+	cfg := studCfg(Stud)
+	cfg.Profile.OpenPairSmallRaises = true
+	h = mustHand(t, cfg, Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+	act(t, h, Action{Seat: 1, Kind: BringIn}, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 0, Kind: Bet, Amount: 20})
+	if l, _ := findLegal(h, Raise); l.Min != 30 {
+		t.Fatalf("G-18 off: raise to %d, want 30", l.Min)
+	}
 }
 
 func TestBringIn_G09(t *testing.T) {
