@@ -170,6 +170,301 @@ func (x *SeatOpened) GetGame() *v1.Game {
 	return nil
 }
 
+// HandEnded is published (topic "table.hand_ended") when a hand is over:
+// the new stacks and who went broke. Tournaments consume it for bust-outs.
+type HandEnded struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// hand_no is the hand's number at the table.
+	HandNo int64 `protobuf:"varint,2,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// stacks are every seated player's stack after the hand.
+	Stacks []*SeatStack `protobuf:"bytes,3,rep,name=stacks,proto3" json:"stacks,omitempty"`
+	// busted are the seats left with no chips.
+	Busted        []int32 `protobuf:"varint,4,rep,packed,name=busted,proto3" json:"busted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandEnded) Reset() {
+	*x = HandEnded{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandEnded) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandEnded) ProtoMessage() {}
+
+func (x *HandEnded) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandEnded.ProtoReflect.Descriptor instead.
+func (*HandEnded) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HandEnded) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *HandEnded) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *HandEnded) GetStacks() []*SeatStack {
+	if x != nil {
+		return x.Stacks
+	}
+	return nil
+}
+
+func (x *HandEnded) GetBusted() []int32 {
+	if x != nil {
+		return x.Busted
+	}
+	return nil
+}
+
+// SeatStack is one seat's stack.
+type SeatStack struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the player's chips.
+	Stack         int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatStack) Reset() {
+	*x = SeatStack{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatStack) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatStack) ProtoMessage() {}
+
+func (x *SeatStack) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatStack.ProtoReflect.Descriptor instead.
+func (*SeatStack) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SeatStack) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatStack) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SeatStack) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// PlayerLeft is published (topic "table.player_left") when a player leaves
+// a table and is cashed out.
+type PlayerLeft struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat left.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is what was cashed out.
+	Stack         int64 `protobuf:"varint,4,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerLeft) Reset() {
+	*x = PlayerLeft{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerLeft) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerLeft) ProtoMessage() {}
+
+func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
+func (*PlayerLeft) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PlayerLeft) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *PlayerLeft) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PlayerLeft) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PlayerLeft) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// PlayerSeated is published (topic "table.player_seated") when a player
+// sits down and is bought in.
+type PlayerSeated struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the buy-in.
+	Stack int64 `protobuf:"varint,4,opt,name=stack,proto3" json:"stack,omitempty"`
+	// offer_id is the seating offer the player sat with, if any.
+	OfferId       string `protobuf:"bytes,5,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerSeated) Reset() {
+	*x = PlayerSeated{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerSeated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerSeated) ProtoMessage() {}
+
+func (x *PlayerSeated) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerSeated.ProtoReflect.Descriptor instead.
+func (*PlayerSeated) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PlayerSeated) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *PlayerSeated) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PlayerSeated) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PlayerSeated) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *PlayerSeated) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
 var File_cardroom_table_v1_events_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_events_proto_rawDesc = "" +
@@ -185,7 +480,28 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"SeatOpened\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12*\n" +
-	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04gameBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
+	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\"\x8d\x01\n" +
+	"\tHandEnded\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
+	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x124\n" +
+	"\x06stacks\x18\x03 \x03(\v2\x1c.cardroom.table.v1.SeatStackR\x06stacks\x12\x16\n" +
+	"\x06busted\x18\x04 \x03(\x05R\x06busted\"R\n" +
+	"\tSeatStack\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05stack\x18\x03 \x01(\x03R\x05stack\"n\n" +
+	"\n" +
+	"PlayerLeft\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05stack\x18\x04 \x01(\x03R\x05stack\"\x8b\x01\n" +
+	"\fPlayerSeated\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05stack\x18\x04 \x01(\x03R\x05stack\x12\x19\n" +
+	"\boffer_id\x18\x05 \x01(\tR\aofferIdBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
 
 var (
 	file_cardroom_table_v1_events_proto_rawDescOnce sync.Once
@@ -199,22 +515,27 @@ func file_cardroom_table_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_events_proto_rawDescData
 }
 
-var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_cardroom_table_v1_events_proto_goTypes = []any{
-	(*TableOpened)(nil), // 0: cardroom.table.v1.TableOpened
-	(*SeatOpened)(nil),  // 1: cardroom.table.v1.SeatOpened
-	(*v1.Game)(nil),     // 2: cardroom.game.v1.Game
-	(TableKind)(0),      // 3: cardroom.table.v1.TableKind
+	(*TableOpened)(nil),  // 0: cardroom.table.v1.TableOpened
+	(*SeatOpened)(nil),   // 1: cardroom.table.v1.SeatOpened
+	(*HandEnded)(nil),    // 2: cardroom.table.v1.HandEnded
+	(*SeatStack)(nil),    // 3: cardroom.table.v1.SeatStack
+	(*PlayerLeft)(nil),   // 4: cardroom.table.v1.PlayerLeft
+	(*PlayerSeated)(nil), // 5: cardroom.table.v1.PlayerSeated
+	(*v1.Game)(nil),      // 6: cardroom.game.v1.Game
+	(TableKind)(0),       // 7: cardroom.table.v1.TableKind
 }
 var file_cardroom_table_v1_events_proto_depIdxs = []int32{
-	2, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
-	3, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
-	2, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	6, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
+	7, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
+	6, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
+	3, // 3: cardroom.table.v1.HandEnded.stacks:type_name -> cardroom.table.v1.SeatStack
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_events_proto_init() }
@@ -229,7 +550,7 @@ func file_cardroom_table_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_events_proto_rawDesc), len(file_cardroom_table_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

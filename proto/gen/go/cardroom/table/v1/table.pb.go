@@ -136,6 +136,284 @@ func (TableMode) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{1}
 }
 
+// ActionKind is what a seat does.
+type ActionKind int32
+
+const (
+	// ACTION_KIND_UNSPECIFIED is invalid.
+	ActionKind_ACTION_KIND_UNSPECIFIED ActionKind = 0
+	// ACTION_KIND_FOLD gives up the hand.
+	ActionKind_ACTION_KIND_FOLD ActionKind = 1
+	// ACTION_KIND_CHECK passes with nothing to call.
+	ActionKind_ACTION_KIND_CHECK ActionKind = 2
+	// ACTION_KIND_CALL matches the bet.
+	ActionKind_ACTION_KIND_CALL ActionKind = 3
+	// ACTION_KIND_BET opens the betting; amount is the round total.
+	ActionKind_ACTION_KIND_BET ActionKind = 4
+	// ACTION_KIND_RAISE raises to amount (TP-32).
+	ActionKind_ACTION_KIND_RAISE ActionKind = 5
+	// ACTION_KIND_BRING_IN is the stud forced opening.
+	ActionKind_ACTION_KIND_BRING_IN ActionKind = 6
+	// ACTION_KIND_COMPLETE brings the bring-in up to the small bet.
+	ActionKind_ACTION_KIND_COMPLETE ActionKind = 7
+	// ACTION_KIND_SHOW shows the hand at showdown.
+	ActionKind_ACTION_KIND_SHOW ActionKind = 8
+	// ACTION_KIND_MUCK gives up the hand unshown at showdown (TP-64).
+	ActionKind_ACTION_KIND_MUCK ActionKind = 9
+)
+
+// Enum value maps for ActionKind.
+var (
+	ActionKind_name = map[int32]string{
+		0: "ACTION_KIND_UNSPECIFIED",
+		1: "ACTION_KIND_FOLD",
+		2: "ACTION_KIND_CHECK",
+		3: "ACTION_KIND_CALL",
+		4: "ACTION_KIND_BET",
+		5: "ACTION_KIND_RAISE",
+		6: "ACTION_KIND_BRING_IN",
+		7: "ACTION_KIND_COMPLETE",
+		8: "ACTION_KIND_SHOW",
+		9: "ACTION_KIND_MUCK",
+	}
+	ActionKind_value = map[string]int32{
+		"ACTION_KIND_UNSPECIFIED": 0,
+		"ACTION_KIND_FOLD":        1,
+		"ACTION_KIND_CHECK":       2,
+		"ACTION_KIND_CALL":        3,
+		"ACTION_KIND_BET":         4,
+		"ACTION_KIND_RAISE":       5,
+		"ACTION_KIND_BRING_IN":    6,
+		"ACTION_KIND_COMPLETE":    7,
+		"ACTION_KIND_SHOW":        8,
+		"ACTION_KIND_MUCK":        9,
+	}
+)
+
+func (x ActionKind) Enum() *ActionKind {
+	p := new(ActionKind)
+	*p = x
+	return p
+}
+
+func (x ActionKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ActionKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_table_proto_enumTypes[2].Descriptor()
+}
+
+func (ActionKind) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_table_proto_enumTypes[2]
+}
+
+func (x ActionKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ActionKind.Descriptor instead.
+func (ActionKind) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{2}
+}
+
+// DealerActionKind is a console entry.
+type DealerActionKind int32
+
+const (
+	// DEALER_ACTION_KIND_UNSPECIFIED is invalid.
+	DealerActionKind_DEALER_ACTION_KIND_UNSPECIFIED DealerActionKind = 0
+	// DEALER_ACTION_KIND_PLAYER_ACTION enters a seat's action (live mode):
+	// action and amount.
+	DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION DealerActionKind = 1
+	// DEALER_ACTION_KIND_CALL_CLOCK starts the TP-59 clock on the seat in turn.
+	DealerActionKind_DEALER_ACTION_KIND_CALL_CLOCK DealerActionKind = 2
+	// DEALER_ACTION_KIND_KILL declares the seat's hand dead (TP-53…TP-59).
+	DealerActionKind_DEALER_ACTION_KIND_KILL DealerActionKind = 3
+	// DEALER_ACTION_KIND_REVIVE keeps a released hand alive (TP-60, floor).
+	DealerActionKind_DEALER_ACTION_KIND_REVIVE DealerActionKind = 4
+	// DEALER_ACTION_KIND_EXPOSE_LIVE rules an exposed hand live without
+	// aggression (TP-58, floor).
+	DealerActionKind_DEALER_ACTION_KIND_EXPOSE_LIVE DealerActionKind = 5
+	// DEALER_ACTION_KIND_SKIP records a skipped seat as checked or folded (TP-47).
+	DealerActionKind_DEALER_ACTION_KIND_SKIP DealerActionKind = 6
+)
+
+// Enum value maps for DealerActionKind.
+var (
+	DealerActionKind_name = map[int32]string{
+		0: "DEALER_ACTION_KIND_UNSPECIFIED",
+		1: "DEALER_ACTION_KIND_PLAYER_ACTION",
+		2: "DEALER_ACTION_KIND_CALL_CLOCK",
+		3: "DEALER_ACTION_KIND_KILL",
+		4: "DEALER_ACTION_KIND_REVIVE",
+		5: "DEALER_ACTION_KIND_EXPOSE_LIVE",
+		6: "DEALER_ACTION_KIND_SKIP",
+	}
+	DealerActionKind_value = map[string]int32{
+		"DEALER_ACTION_KIND_UNSPECIFIED":   0,
+		"DEALER_ACTION_KIND_PLAYER_ACTION": 1,
+		"DEALER_ACTION_KIND_CALL_CLOCK":    2,
+		"DEALER_ACTION_KIND_KILL":          3,
+		"DEALER_ACTION_KIND_REVIVE":        4,
+		"DEALER_ACTION_KIND_EXPOSE_LIVE":   5,
+		"DEALER_ACTION_KIND_SKIP":          6,
+	}
+)
+
+func (x DealerActionKind) Enum() *DealerActionKind {
+	p := new(DealerActionKind)
+	*p = x
+	return p
+}
+
+func (x DealerActionKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DealerActionKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_table_proto_enumTypes[3].Descriptor()
+}
+
+func (DealerActionKind) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_table_proto_enumTypes[3]
+}
+
+func (x DealerActionKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DealerActionKind.Descriptor instead.
+func (DealerActionKind) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{3}
+}
+
+// KillReason says why a hand is dead.
+type KillReason int32
+
+const (
+	// KILL_REASON_UNSPECIFIED is invalid for a kill.
+	KillReason_KILL_REASON_UNSPECIFIED KillReason = 0
+	// KILL_REASON_UNPROTECTED: TP-53.
+	KillReason_KILL_REASON_UNPROTECTED KillReason = 1
+	// KILL_REASON_FOULED: TP-54.
+	KillReason_KILL_REASON_FOULED KillReason = 2
+	// KILL_REASON_WRONG_CARD_COUNT: TP-55.
+	KillReason_KILL_REASON_WRONG_CARD_COUNT KillReason = 3
+	// KILL_REASON_ABSENT: TP-56.
+	KillReason_KILL_REASON_ABSENT KillReason = 4
+	// KILL_REASON_EXPOSED: TP-58.
+	KillReason_KILL_REASON_EXPOSED KillReason = 5
+	// KILL_REASON_CLOCK_EXPIRED: TP-59.
+	KillReason_KILL_REASON_CLOCK_EXPIRED KillReason = 6
+	// KILL_REASON_LEFT_TABLE: TP-56.
+	KillReason_KILL_REASON_LEFT_TABLE KillReason = 7
+)
+
+// Enum value maps for KillReason.
+var (
+	KillReason_name = map[int32]string{
+		0: "KILL_REASON_UNSPECIFIED",
+		1: "KILL_REASON_UNPROTECTED",
+		2: "KILL_REASON_FOULED",
+		3: "KILL_REASON_WRONG_CARD_COUNT",
+		4: "KILL_REASON_ABSENT",
+		5: "KILL_REASON_EXPOSED",
+		6: "KILL_REASON_CLOCK_EXPIRED",
+		7: "KILL_REASON_LEFT_TABLE",
+	}
+	KillReason_value = map[string]int32{
+		"KILL_REASON_UNSPECIFIED":      0,
+		"KILL_REASON_UNPROTECTED":      1,
+		"KILL_REASON_FOULED":           2,
+		"KILL_REASON_WRONG_CARD_COUNT": 3,
+		"KILL_REASON_ABSENT":           4,
+		"KILL_REASON_EXPOSED":          5,
+		"KILL_REASON_CLOCK_EXPIRED":    6,
+		"KILL_REASON_LEFT_TABLE":       7,
+	}
+)
+
+func (x KillReason) Enum() *KillReason {
+	p := new(KillReason)
+	*p = x
+	return p
+}
+
+func (x KillReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (KillReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_table_proto_enumTypes[4].Descriptor()
+}
+
+func (KillReason) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_table_proto_enumTypes[4]
+}
+
+func (x KillReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use KillReason.Descriptor instead.
+func (KillReason) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{4}
+}
+
+// HistoryFormat is how a hand history is written.
+type HistoryFormat int32
+
+const (
+	// HISTORY_FORMAT_UNSPECIFIED means JSON.
+	HistoryFormat_HISTORY_FORMAT_UNSPECIFIED HistoryFormat = 0
+	// HISTORY_FORMAT_JSON is the hand's setup and events as JSON.
+	HistoryFormat_HISTORY_FORMAT_JSON HistoryFormat = 1
+	// HISTORY_FORMAT_PHH is the Poker Hand History format (TOML).
+	HistoryFormat_HISTORY_FORMAT_PHH HistoryFormat = 2
+)
+
+// Enum value maps for HistoryFormat.
+var (
+	HistoryFormat_name = map[int32]string{
+		0: "HISTORY_FORMAT_UNSPECIFIED",
+		1: "HISTORY_FORMAT_JSON",
+		2: "HISTORY_FORMAT_PHH",
+	}
+	HistoryFormat_value = map[string]int32{
+		"HISTORY_FORMAT_UNSPECIFIED": 0,
+		"HISTORY_FORMAT_JSON":        1,
+		"HISTORY_FORMAT_PHH":         2,
+	}
+)
+
+func (x HistoryFormat) Enum() *HistoryFormat {
+	p := new(HistoryFormat)
+	*p = x
+	return p
+}
+
+func (x HistoryFormat) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HistoryFormat) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_table_proto_enumTypes[5].Descriptor()
+}
+
+func (HistoryFormat) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_table_proto_enumTypes[5]
+}
+
+func (x HistoryFormat) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HistoryFormat.Descriptor instead.
+func (HistoryFormat) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{5}
+}
+
 // Table is a poker table.
 type Table struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -152,7 +430,17 @@ type Table struct {
 	// mode is digital or live.
 	Mode TableMode `protobuf:"varint,6,opt,name=mode,proto3,enum=cardroom.table.v1.TableMode" json:"mode,omitempty"`
 	// create_time is when the table was created.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// currency is the ISO 4217 code of the chips played (buy-ins and
+	// cash-outs go through the wallet in it).
+	Currency string `protobuf:"bytes,8,opt,name=currency,proto3" json:"currency,omitempty"`
+	// action_seconds is the house time limit for each decision (G-16); 0 is
+	// none unless the clock is called (TP-59).
+	ActionSeconds int32 `protobuf:"varint,9,opt,name=action_seconds,json=actionSeconds,proto3" json:"action_seconds,omitempty"`
+	// closed is true once the floor closed the table.
+	Closed bool `protobuf:"varint,10,opt,name=closed,proto3" json:"closed,omitempty"`
+	// seat_map is every seat, empty or taken (on GetTable and ListTables).
+	SeatMap       []*SeatState `protobuf:"bytes,11,rep,name=seat_map,json=seatMap,proto3" json:"seat_map,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +524,34 @@ func (x *Table) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Table) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Table) GetActionSeconds() int32 {
+	if x != nil {
+		return x.ActionSeconds
+	}
+	return 0
+}
+
+func (x *Table) GetClosed() bool {
+	if x != nil {
+		return x.Closed
+	}
+	return false
+}
+
+func (x *Table) GetSeatMap() []*SeatState {
+	if x != nil {
+		return x.SeatMap
+	}
+	return nil
+}
+
 // CreateTableRequest describes the table to open.
 type CreateTableRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -248,7 +564,13 @@ type CreateTableRequest struct {
 	// kind is cash game or tournament.
 	Kind TableKind `protobuf:"varint,4,opt,name=kind,proto3,enum=cardroom.table.v1.TableKind" json:"kind,omitempty"`
 	// mode is digital or live.
-	Mode          TableMode `protobuf:"varint,5,opt,name=mode,proto3,enum=cardroom.table.v1.TableMode" json:"mode,omitempty"`
+	Mode TableMode `protobuf:"varint,5,opt,name=mode,proto3,enum=cardroom.table.v1.TableMode" json:"mode,omitempty"`
+	// currency is the ISO 4217 code of the chips; empty means the room's
+	// default.
+	Currency string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// action_seconds is the house time limit for each decision (G-16); 0 is
+	// the service default, -1 none.
+	ActionSeconds int32 `protobuf:"varint,7,opt,name=action_seconds,json=actionSeconds,proto3" json:"action_seconds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -316,6 +638,20 @@ func (x *CreateTableRequest) GetMode() TableMode {
 		return x.Mode
 	}
 	return TableMode_TABLE_MODE_UNSPECIFIED
+}
+
+func (x *CreateTableRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CreateTableRequest) GetActionSeconds() int32 {
+	if x != nil {
+		return x.ActionSeconds
+	}
+	return 0
 }
 
 // CreateTableResponse returns the new table.
@@ -566,11 +902,2078 @@ func (x *GetTableResponse) GetTable() *Table {
 	return nil
 }
 
+// CloseTableRequest names the table to close.
+type CloseTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId       string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseTableRequest) Reset() {
+	*x = CloseTableRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseTableRequest) ProtoMessage() {}
+
+func (x *CloseTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseTableRequest.ProtoReflect.Descriptor instead.
+func (*CloseTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CloseTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// CloseTableResponse returns the table.
+type CloseTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table is the table (closed, or closing after the hand in progress).
+	Table         *Table `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseTableResponse) Reset() {
+	*x = CloseTableResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseTableResponse) ProtoMessage() {}
+
+func (x *CloseTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseTableResponse.ProtoReflect.Descriptor instead.
+func (*CloseTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CloseTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+// SeatState is one seat as everyone may see it.
+type SeatState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat number, from 0.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is who sits there; empty for an empty seat.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the player's chips behind (during a hand: not counting what
+	// is in the pot).
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// sitting_out is a player not dealt in (TP-56).
+	SittingOut bool `protobuf:"varint,4,opt,name=sitting_out,json=sittingOut,proto3" json:"sitting_out,omitempty"`
+	// in_hand is a player dealt into the hand in progress.
+	InHand bool `protobuf:"varint,5,opt,name=in_hand,json=inHand,proto3" json:"in_hand,omitempty"`
+	// owes_small_blind and owes_big_blind are missed-blind debts (TP-15, TP-18).
+	OwesSmallBlind bool `protobuf:"varint,6,opt,name=owes_small_blind,json=owesSmallBlind,proto3" json:"owes_small_blind,omitempty"`
+	// owes_big_blind: see owes_small_blind.
+	OwesBigBlind bool `protobuf:"varint,7,opt,name=owes_big_blind,json=owesBigBlind,proto3" json:"owes_big_blind,omitempty"`
+	// pending_chips are chips bought during the hand, playing from the next
+	// (CS-05).
+	PendingChips int64 `protobuf:"varint,8,opt,name=pending_chips,json=pendingChips,proto3" json:"pending_chips,omitempty"`
+	// bet is the seat's wager on the current betting round.
+	Bet int64 `protobuf:"varint,9,opt,name=bet,proto3" json:"bet,omitempty"`
+	// cards are the seat's cards as the viewer may see them ("??" face down).
+	Cards []string `protobuf:"bytes,10,rep,name=cards,proto3" json:"cards,omitempty"`
+	// folded, all_in, shown, mucked describe the seat in the hand.
+	Folded bool `protobuf:"varint,11,opt,name=folded,proto3" json:"folded,omitempty"`
+	// all_in: see folded.
+	AllIn bool `protobuf:"varint,12,opt,name=all_in,json=allIn,proto3" json:"all_in,omitempty"`
+	// shown: see folded.
+	Shown bool `protobuf:"varint,13,opt,name=shown,proto3" json:"shown,omitempty"`
+	// mucked: see folded.
+	Mucked bool `protobuf:"varint,14,opt,name=mucked,proto3" json:"mucked,omitempty"`
+	// won is what the seat won in the finished hand.
+	Won int64 `protobuf:"varint,15,opt,name=won,proto3" json:"won,omitempty"`
+	// leaving is a player who left during the hand and goes when it ends.
+	Leaving bool `protobuf:"varint,16,opt,name=leaving,proto3" json:"leaving,omitempty"`
+	// new_player has not been dealt a hand here yet (TP-13).
+	NewPlayer     bool `protobuf:"varint,17,opt,name=new_player,json=newPlayer,proto3" json:"new_player,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatState) Reset() {
+	*x = SeatState{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatState) ProtoMessage() {}
+
+func (x *SeatState) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatState.ProtoReflect.Descriptor instead.
+func (*SeatState) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SeatState) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatState) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SeatState) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *SeatState) GetSittingOut() bool {
+	if x != nil {
+		return x.SittingOut
+	}
+	return false
+}
+
+func (x *SeatState) GetInHand() bool {
+	if x != nil {
+		return x.InHand
+	}
+	return false
+}
+
+func (x *SeatState) GetOwesSmallBlind() bool {
+	if x != nil {
+		return x.OwesSmallBlind
+	}
+	return false
+}
+
+func (x *SeatState) GetOwesBigBlind() bool {
+	if x != nil {
+		return x.OwesBigBlind
+	}
+	return false
+}
+
+func (x *SeatState) GetPendingChips() int64 {
+	if x != nil {
+		return x.PendingChips
+	}
+	return 0
+}
+
+func (x *SeatState) GetBet() int64 {
+	if x != nil {
+		return x.Bet
+	}
+	return 0
+}
+
+func (x *SeatState) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *SeatState) GetFolded() bool {
+	if x != nil {
+		return x.Folded
+	}
+	return false
+}
+
+func (x *SeatState) GetAllIn() bool {
+	if x != nil {
+		return x.AllIn
+	}
+	return false
+}
+
+func (x *SeatState) GetShown() bool {
+	if x != nil {
+		return x.Shown
+	}
+	return false
+}
+
+func (x *SeatState) GetMucked() bool {
+	if x != nil {
+		return x.Mucked
+	}
+	return false
+}
+
+func (x *SeatState) GetWon() int64 {
+	if x != nil {
+		return x.Won
+	}
+	return 0
+}
+
+func (x *SeatState) GetLeaving() bool {
+	if x != nil {
+		return x.Leaving
+	}
+	return false
+}
+
+func (x *SeatState) GetNewPlayer() bool {
+	if x != nil {
+		return x.NewPlayer
+	}
+	return false
+}
+
+// LegalAction is one action the seat in turn may take.
+type LegalAction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind is the action.
+	Kind ActionKind `protobuf:"varint,1,opt,name=kind,proto3,enum=cardroom.table.v1.ActionKind" json:"kind,omitempty"`
+	// min and max bound the amount (the round total, TP-32); 0 when the
+	// action has no amount.
+	Min int64 `protobuf:"varint,2,opt,name=min,proto3" json:"min,omitempty"`
+	// max: see min.
+	Max           int64 `protobuf:"varint,3,opt,name=max,proto3" json:"max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LegalAction) Reset() {
+	*x = LegalAction{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LegalAction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LegalAction) ProtoMessage() {}
+
+func (x *LegalAction) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LegalAction.ProtoReflect.Descriptor instead.
+func (*LegalAction) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *LegalAction) GetKind() ActionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *LegalAction) GetMin() int64 {
+	if x != nil {
+		return x.Min
+	}
+	return 0
+}
+
+func (x *LegalAction) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+// HandState is the hand in progress (or the last one) as the viewer sees it.
+type HandState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hand_no numbers the table's hands from 1.
+	HandNo int64 `protobuf:"varint,1,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// button is the button seat.
+	Button int32 `protobuf:"varint,2,opt,name=button,proto3" json:"button,omitempty"`
+	// street is the betting round ("preflop", "flop", ...).
+	Street string `protobuf:"bytes,3,opt,name=street,proto3" json:"street,omitempty"`
+	// to_act is the seat whose decision is awaited, -1 for none.
+	ToAct int32 `protobuf:"varint,4,opt,name=to_act,json=toAct,proto3" json:"to_act,omitempty"`
+	// board is the community cards.
+	Board []string `protobuf:"bytes,5,rep,name=board,proto3" json:"board,omitempty"`
+	// pot is every chip put in this hand.
+	Pot int64 `protobuf:"varint,6,opt,name=pot,proto3" json:"pot,omitempty"`
+	// legal are the viewer's options when it is the viewer's turn.
+	Legal []*LegalAction `protobuf:"bytes,7,rep,name=legal,proto3" json:"legal,omitempty"`
+	// deadline is when the decision awaited times out.
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// clock_called is true when the TP-59 clock runs.
+	ClockCalled bool `protobuf:"varint,9,opt,name=clock_called,json=clockCalled,proto3" json:"clock_called,omitempty"`
+	// done is true when the pots have been awarded.
+	Done          bool `protobuf:"varint,10,opt,name=done,proto3" json:"done,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandState) Reset() {
+	*x = HandState{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandState) ProtoMessage() {}
+
+func (x *HandState) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandState.ProtoReflect.Descriptor instead.
+func (*HandState) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *HandState) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *HandState) GetButton() int32 {
+	if x != nil {
+		return x.Button
+	}
+	return 0
+}
+
+func (x *HandState) GetStreet() string {
+	if x != nil {
+		return x.Street
+	}
+	return ""
+}
+
+func (x *HandState) GetToAct() int32 {
+	if x != nil {
+		return x.ToAct
+	}
+	return 0
+}
+
+func (x *HandState) GetBoard() []string {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+func (x *HandState) GetPot() int64 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *HandState) GetLegal() []*LegalAction {
+	if x != nil {
+		return x.Legal
+	}
+	return nil
+}
+
+func (x *HandState) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+func (x *HandState) GetClockCalled() bool {
+	if x != nil {
+		return x.ClockCalled
+	}
+	return false
+}
+
+func (x *HandState) GetDone() bool {
+	if x != nil {
+		return x.Done
+	}
+	return false
+}
+
+// TableState is the table as one viewer sees it.
+type TableState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// sequence grows by one with every change; send it back as
+	// expected_sequence to act on this state.
+	Sequence int64 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// seats are all seats.
+	Seats []*SeatState `protobuf:"bytes,3,rep,name=seats,proto3" json:"seats,omitempty"`
+	// hand is the hand in progress; unset between hands.
+	Hand *HandState `protobuf:"bytes,4,opt,name=hand,proto3" json:"hand,omitempty"`
+	// viewer_seat is the caller's seat, -1 when not seated.
+	ViewerSeat int32 `protobuf:"varint,5,opt,name=viewer_seat,json=viewerSeat,proto3" json:"viewer_seat,omitempty"`
+	// closed is true once the table is closed.
+	Closed        bool `protobuf:"varint,6,opt,name=closed,proto3" json:"closed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableState) Reset() {
+	*x = TableState{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableState) ProtoMessage() {}
+
+func (x *TableState) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableState.ProtoReflect.Descriptor instead.
+func (*TableState) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *TableState) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *TableState) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *TableState) GetSeats() []*SeatState {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *TableState) GetHand() *HandState {
+	if x != nil {
+		return x.Hand
+	}
+	return nil
+}
+
+func (x *TableState) GetViewerSeat() int32 {
+	if x != nil {
+		return x.ViewerSeat
+	}
+	return 0
+}
+
+func (x *TableState) GetClosed() bool {
+	if x != nil {
+		return x.Closed
+	}
+	return false
+}
+
+// SitRequest asks to seat a player and buy them in.
+type SitRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat, -1 for any free seat (the floor only).
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player; a player leaves it empty (themselves).
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// amount is the buy-in in minor units.
+	Amount int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	// post_now pays the big blind now and is dealt in at once (TP-13);
+	// otherwise the player waits for the big blind.
+	PostNow bool `protobuf:"varint,5,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
+	// offer_id is the seating offer the player accepted (required for a
+	// player; the floor may leave it empty).
+	OfferId string `protobuf:"bytes,6,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	// idempotency_key makes retries safe; empty derives one from the offer.
+	IdempotencyKey string `protobuf:"bytes,7,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SitRequest) Reset() {
+	*x = SitRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitRequest) ProtoMessage() {}
+
+func (x *SitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitRequest.ProtoReflect.Descriptor instead.
+func (*SitRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SitRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SitRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SitRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SitRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *SitRequest) GetPostNow() bool {
+	if x != nil {
+		return x.PostNow
+	}
+	return false
+}
+
+func (x *SitRequest) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+func (x *SitRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+// SitResponse is the seated player.
+type SitResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the player's seat.
+	Seat *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// hold_id is the wallet hold the buy-in was taken by.
+	HoldId        string `protobuf:"bytes,2,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SitResponse) Reset() {
+	*x = SitResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitResponse) ProtoMessage() {}
+
+func (x *SitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitResponse.ProtoReflect.Descriptor instead.
+func (*SitResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SitResponse) GetSeat() *SeatState {
+	if x != nil {
+		return x.Seat
+	}
+	return nil
+}
+
+func (x *SitResponse) GetHoldId() string {
+	if x != nil {
+		return x.HoldId
+	}
+	return ""
+}
+
+// TopUpRequest adds chips to a seated player's stack.
+type TopUpRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// player_id is the player; a player leaves it empty (themselves).
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// amount is in minor units.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *TopUpRequest) Reset() {
+	*x = TopUpRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopUpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopUpRequest) ProtoMessage() {}
+
+func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopUpRequest.ProtoReflect.Descriptor instead.
+func (*TopUpRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *TopUpRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *TopUpRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *TopUpRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *TopUpRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+// TopUpResponse is the seat after the top-up.
+type TopUpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat (the chips are pending during a hand, CS-05).
+	Seat          *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopUpResponse) Reset() {
+	*x = TopUpResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopUpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopUpResponse) ProtoMessage() {}
+
+func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopUpResponse.ProtoReflect.Descriptor instead.
+func (*TopUpResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *TopUpResponse) GetSeat() *SeatState {
+	if x != nil {
+		return x.Seat
+	}
+	return nil
+}
+
+// SitOutRequest names the seat.
+type SitOutRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat; a player may name only their own.
+	Seat          int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SitOutRequest) Reset() {
+	*x = SitOutRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitOutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitOutRequest) ProtoMessage() {}
+
+func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitOutRequest.ProtoReflect.Descriptor instead.
+func (*SitOutRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SitOutRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SitOutRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// SitOutResponse is the seat.
+type SitOutResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat          *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SitOutResponse) Reset() {
+	*x = SitOutResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitOutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitOutResponse) ProtoMessage() {}
+
+func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitOutResponse.ProtoReflect.Descriptor instead.
+func (*SitOutResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SitOutResponse) GetSeat() *SeatState {
+	if x != nil {
+		return x.Seat
+	}
+	return nil
+}
+
+// ReturnRequest names the seat and the player's choice.
+type ReturnRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat; a player may name only their own.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// post_now pays what is owed and is dealt in at the next hand;
+	// otherwise the player waits for the big blind.
+	PostNow       bool `protobuf:"varint,3,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReturnRequest) Reset() {
+	*x = ReturnRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReturnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReturnRequest) ProtoMessage() {}
+
+func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReturnRequest.ProtoReflect.Descriptor instead.
+func (*ReturnRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ReturnRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ReturnRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ReturnRequest) GetPostNow() bool {
+	if x != nil {
+		return x.PostNow
+	}
+	return false
+}
+
+// ReturnResponse is the seat.
+type ReturnResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat          *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReturnResponse) Reset() {
+	*x = ReturnResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReturnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReturnResponse) ProtoMessage() {}
+
+func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReturnResponse.ProtoReflect.Descriptor instead.
+func (*ReturnResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ReturnResponse) GetSeat() *SeatState {
+	if x != nil {
+		return x.Seat
+	}
+	return nil
+}
+
+// LeaveRequest names the seat.
+type LeaveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat; a player may name only their own.
+	Seat          int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveRequest) Reset() {
+	*x = LeaveRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveRequest) ProtoMessage() {}
+
+func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
+func (*LeaveRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *LeaveRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *LeaveRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// LeaveResponse says whether the player left now or leaves after the hand.
+type LeaveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// left is true when the player was cashed out now.
+	Left bool `protobuf:"varint,1,opt,name=left,proto3" json:"left,omitempty"`
+	// stack is what was cashed out.
+	Stack         int64 `protobuf:"varint,2,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveResponse) Reset() {
+	*x = LeaveResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveResponse) ProtoMessage() {}
+
+func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
+func (*LeaveResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *LeaveResponse) GetLeft() bool {
+	if x != nil {
+		return x.Left
+	}
+	return false
+}
+
+func (x *LeaveResponse) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// ActRequest is a player's action.
+type ActRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// kind is the action.
+	Kind ActionKind `protobuf:"varint,2,opt,name=kind,proto3,enum=cardroom.table.v1.ActionKind" json:"kind,omitempty"`
+	// amount is the round total for bet, raise, complete (TP-32).
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// action_id is the client's id for the action; a retry is not applied
+	// twice.
+	ActionId string `protobuf:"bytes,4,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	// expected_sequence, when set, must be the table's sequence number.
+	ExpectedSequence *int64 `protobuf:"varint,5,opt,name=expected_sequence,json=expectedSequence,proto3,oneof" json:"expected_sequence,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ActRequest) Reset() {
+	*x = ActRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActRequest) ProtoMessage() {}
+
+func (x *ActRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
+func (*ActRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ActRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ActRequest) GetKind() ActionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *ActRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *ActRequest) GetActionId() string {
+	if x != nil {
+		return x.ActionId
+	}
+	return ""
+}
+
+func (x *ActRequest) GetExpectedSequence() int64 {
+	if x != nil && x.ExpectedSequence != nil {
+		return *x.ExpectedSequence
+	}
+	return 0
+}
+
+// ActResponse is the table after the action.
+type ActResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is the table as the caller sees it.
+	State *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// duplicate is true when action_id was applied before.
+	Duplicate     bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActResponse) Reset() {
+	*x = ActResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActResponse) ProtoMessage() {}
+
+func (x *ActResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
+func (*ActResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ActResponse) GetState() *TableState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *ActResponse) GetDuplicate() bool {
+	if x != nil {
+		return x.Duplicate
+	}
+	return false
+}
+
+// DealerActionRequest is one console entry.
+type DealerActionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// kind is the entry.
+	Kind DealerActionKind `protobuf:"varint,2,opt,name=kind,proto3,enum=cardroom.table.v1.DealerActionKind" json:"kind,omitempty"`
+	// seat is the seat the entry is for.
+	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	// action and amount are the entered action (PLAYER_ACTION).
+	Action ActionKind `protobuf:"varint,4,opt,name=action,proto3,enum=cardroom.table.v1.ActionKind" json:"action,omitempty"`
+	// amount: see action.
+	Amount int64 `protobuf:"varint,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// kill_reason says why (KILL).
+	KillReason KillReason `protobuf:"varint,6,opt,name=kill_reason,json=killReason,proto3,enum=cardroom.table.v1.KillReason" json:"kill_reason,omitempty"`
+	// reason is the floor's explanation, kept in the audit log (TP-02).
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// action_id makes retries safe.
+	ActionId string `protobuf:"bytes,8,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	// expected_sequence, when set, must be the table's sequence number.
+	ExpectedSequence *int64 `protobuf:"varint,9,opt,name=expected_sequence,json=expectedSequence,proto3,oneof" json:"expected_sequence,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *DealerActionRequest) Reset() {
+	*x = DealerActionRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DealerActionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DealerActionRequest) ProtoMessage() {}
+
+func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DealerActionRequest.ProtoReflect.Descriptor instead.
+func (*DealerActionRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *DealerActionRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *DealerActionRequest) GetKind() DealerActionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return DealerActionKind_DEALER_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *DealerActionRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *DealerActionRequest) GetAction() ActionKind {
+	if x != nil {
+		return x.Action
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *DealerActionRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *DealerActionRequest) GetKillReason() KillReason {
+	if x != nil {
+		return x.KillReason
+	}
+	return KillReason_KILL_REASON_UNSPECIFIED
+}
+
+func (x *DealerActionRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *DealerActionRequest) GetActionId() string {
+	if x != nil {
+		return x.ActionId
+	}
+	return ""
+}
+
+func (x *DealerActionRequest) GetExpectedSequence() int64 {
+	if x != nil && x.ExpectedSequence != nil {
+		return *x.ExpectedSequence
+	}
+	return 0
+}
+
+// DealerActionResponse is the table after the entry, as staff see it.
+type DealerActionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is the table.
+	State         *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DealerActionResponse) Reset() {
+	*x = DealerActionResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DealerActionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DealerActionResponse) ProtoMessage() {}
+
+func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DealerActionResponse.ProtoReflect.Descriptor instead.
+func (*DealerActionResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DealerActionResponse) GetState() *TableState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// GetTableStateRequest names the table.
+type GetTableStateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId       string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTableStateRequest) Reset() {
+	*x = GetTableStateRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTableStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTableStateRequest) ProtoMessage() {}
+
+func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
+func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *GetTableStateRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// GetTableStateResponse is the table as the caller sees it.
+type GetTableStateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is the table.
+	State         *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTableStateResponse) Reset() {
+	*x = GetTableStateResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTableStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTableStateResponse) ProtoMessage() {}
+
+func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
+func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *GetTableStateResponse) GetState() *TableState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// WatchTableRequest names the table.
+type WatchTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId       string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTableRequest) Reset() {
+	*x = WatchTableRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTableRequest) ProtoMessage() {}
+
+func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
+func (*WatchTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *WatchTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// TableEvent is one thing that happened at the table, as the viewer may
+// see it.
+type TableEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind names it: "post", "deal_hole", "deal_up", "deal_board", "fold",
+	// "check", "call", "bet", "raise", "show", "muck", "kill", "award",
+	// "hand_end", "hand_start", "seated", "left", ...
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// seat is the seat it concerns, -1 for none.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// amount is the chips involved.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// cards are the cards the viewer may see (a hole deal to another seat
+	// has none).
+	Cards []string `protobuf:"bytes,4,rep,name=cards,proto3" json:"cards,omitempty"`
+	// rule is the RULES.md rule applied, if any.
+	Rule string `protobuf:"bytes,5,opt,name=rule,proto3" json:"rule,omitempty"`
+	// all_in marks an all-in wager or post.
+	AllIn bool `protobuf:"varint,6,opt,name=all_in,json=allIn,proto3" json:"all_in,omitempty"`
+	// pot is the pot index of an award (0 main, then side pots).
+	Pot           int32 `protobuf:"varint,7,opt,name=pot,proto3" json:"pot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableEvent) Reset() {
+	*x = TableEvent{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableEvent) ProtoMessage() {}
+
+func (x *TableEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
+func (*TableEvent) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TableEvent) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *TableEvent) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *TableEvent) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *TableEvent) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *TableEvent) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *TableEvent) GetAllIn() bool {
+	if x != nil {
+		return x.AllIn
+	}
+	return false
+}
+
+func (x *TableEvent) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+// WatchTableResponse is one change: its events and the state after it.
+type WatchTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// events are what happened, in order.
+	Events []*TableEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	// state is the table after the change.
+	State         *TableState `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTableResponse) Reset() {
+	*x = WatchTableResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTableResponse) ProtoMessage() {}
+
+func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
+func (*WatchTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *WatchTableResponse) GetEvents() []*TableEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *WatchTableResponse) GetState() *TableState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// GetHandHistoryRequest names a hand.
+type GetHandHistoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// hand_no is the hand's number at the table.
+	HandNo int64 `protobuf:"varint,2,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// format is JSON (default) or PHH.
+	Format        HistoryFormat `protobuf:"varint,3,opt,name=format,proto3,enum=cardroom.table.v1.HistoryFormat" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetHandHistoryRequest) Reset() {
+	*x = GetHandHistoryRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetHandHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetHandHistoryRequest) ProtoMessage() {}
+
+func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
+func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetHandHistoryRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *GetHandHistoryRequest) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *GetHandHistoryRequest) GetFormat() HistoryFormat {
+	if x != nil {
+		return x.Format
+	}
+	return HistoryFormat_HISTORY_FORMAT_UNSPECIFIED
+}
+
+// GetHandHistoryResponse is the hand.
+type GetHandHistoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// content is the history in the asked format.
+	Content string `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	// content_type is application/json or application/toml.
+	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetHandHistoryResponse) Reset() {
+	*x = GetHandHistoryResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetHandHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetHandHistoryResponse) ProtoMessage() {}
+
+func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
+func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *GetHandHistoryResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *GetHandHistoryResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+// ListPlayerHandsRequest names the player.
+type ListPlayerHandsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player; a player may ask only for themselves.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// page_size is the most hands to return; 0 means 20.
+	PageSize      int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPlayerHandsRequest) Reset() {
+	*x = ListPlayerHandsRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPlayerHandsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPlayerHandsRequest) ProtoMessage() {}
+
+func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
+func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListPlayerHandsRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ListPlayerHandsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// PlayerHand is one hand a player played.
+type PlayerHand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id and hand_no identify the hand.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// hand_no: see table_id.
+	HandNo int64 `protobuf:"varint,2,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// seat is the player's seat.
+	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	// net is what the player won (positive) or lost.
+	Net int64 `protobuf:"varint,4,opt,name=net,proto3" json:"net,omitempty"`
+	// end_time is when the hand ended.
+	EndTime       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerHand) Reset() {
+	*x = PlayerHand{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerHand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerHand) ProtoMessage() {}
+
+func (x *PlayerHand) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
+func (*PlayerHand) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *PlayerHand) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *PlayerHand) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *PlayerHand) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PlayerHand) GetNet() int64 {
+	if x != nil {
+		return x.Net
+	}
+	return 0
+}
+
+func (x *PlayerHand) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+// ListPlayerHandsResponse lists hands, newest first.
+type ListPlayerHandsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hands are the player's recent hands.
+	Hands         []*PlayerHand `protobuf:"bytes,1,rep,name=hands,proto3" json:"hands,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPlayerHandsResponse) Reset() {
+	*x = ListPlayerHandsResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPlayerHandsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPlayerHandsResponse) ProtoMessage() {}
+
+func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
+func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
+	if x != nil {
+		return x.Hands
+	}
+	return nil
+}
+
 var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x02\n" +
+	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x03\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
@@ -579,7 +2982,12 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04kind\x18\x05 \x01(\x0e2\x1c.cardroom.table.v1.TableKindR\x04kind\x120\n" +
 	"\x04mode\x18\x06 \x01(\x0e2\x1c.cardroom.table.v1.TableModeR\x04mode\x12;\n" +
 	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\x84\x02\n" +
+	"createTime\x12\x1a\n" +
+	"\bcurrency\x18\b \x01(\tR\bcurrency\x12%\n" +
+	"\x0eaction_seconds\x18\t \x01(\x05R\ractionSeconds\x12\x16\n" +
+	"\x06closed\x18\n" +
+	" \x01(\bR\x06closed\x127\n" +
+	"\bseat_map\x18\v \x03(\v2\x1c.cardroom.table.v1.SeatStateR\aseatMap\"\xf2\x02\n" +
 	"\x12CreateTableRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x04name\x122\n" +
 	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
@@ -588,7 +2996,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\x0e2\x1c.cardroom.table.v1.TableKindB\n" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12<\n" +
 	"\x04mode\x18\x05 \x01(\x0e2\x1c.cardroom.table.v1.TableModeB\n" +
-	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04mode\"E\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04mode\x120\n" +
+	"\bcurrency\x18\x06 \x01(\tB\x14\xbaH\x11r\x0f2\r^([A-Z]{3})?$R\bcurrency\x12:\n" +
+	"\x0eaction_seconds\x18\a \x01(\x05B\x13\xbaH\x10\x1a\x0e\x18\x90\x1c(\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01R\ractionSeconds\"E\n" +
 	"\x13CreateTableResponse\x12.\n" +
 	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"d\n" +
 	"\x11ListTablesRequest\x12&\n" +
@@ -601,7 +3011,158 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x0fGetTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"B\n" +
 	"\x10GetTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table*W\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"K\n" +
+	"\x11CloseTableRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
+	"\x12CloseTableResponse\x12.\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xd1\x03\n" +
+	"\tSeatState\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05stack\x18\x03 \x01(\x03R\x05stack\x12\x1f\n" +
+	"\vsitting_out\x18\x04 \x01(\bR\n" +
+	"sittingOut\x12\x17\n" +
+	"\ain_hand\x18\x05 \x01(\bR\x06inHand\x12(\n" +
+	"\x10owes_small_blind\x18\x06 \x01(\bR\x0eowesSmallBlind\x12$\n" +
+	"\x0eowes_big_blind\x18\a \x01(\bR\fowesBigBlind\x12#\n" +
+	"\rpending_chips\x18\b \x01(\x03R\fpendingChips\x12\x10\n" +
+	"\x03bet\x18\t \x01(\x03R\x03bet\x12\x14\n" +
+	"\x05cards\x18\n" +
+	" \x03(\tR\x05cards\x12\x16\n" +
+	"\x06folded\x18\v \x01(\bR\x06folded\x12\x15\n" +
+	"\x06all_in\x18\f \x01(\bR\x05allIn\x12\x14\n" +
+	"\x05shown\x18\r \x01(\bR\x05shown\x12\x16\n" +
+	"\x06mucked\x18\x0e \x01(\bR\x06mucked\x12\x10\n" +
+	"\x03won\x18\x0f \x01(\x03R\x03won\x12\x18\n" +
+	"\aleaving\x18\x10 \x01(\bR\aleaving\x12\x1d\n" +
+	"\n" +
+	"new_player\x18\x11 \x01(\bR\tnewPlayer\"d\n" +
+	"\vLegalAction\x121\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
+	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
+	"\x03max\x18\x03 \x01(\x03R\x03max\"\xb8\x02\n" +
+	"\tHandState\x12\x17\n" +
+	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
+	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
+	"\x06street\x18\x03 \x01(\tR\x06street\x12\x15\n" +
+	"\x06to_act\x18\x04 \x01(\x05R\x05toAct\x12\x14\n" +
+	"\x05board\x18\x05 \x03(\tR\x05board\x12\x10\n" +
+	"\x03pot\x18\x06 \x01(\x03R\x03pot\x124\n" +
+	"\x05legal\x18\a \x03(\v2\x1e.cardroom.table.v1.LegalActionR\x05legal\x126\n" +
+	"\bdeadline\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12!\n" +
+	"\fclock_called\x18\t \x01(\bR\vclockCalled\x12\x12\n" +
+	"\x04done\x18\n" +
+	" \x01(\bR\x04done\"\xe2\x01\n" +
+	"\n" +
+	"TableState\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1a\n" +
+	"\bsequence\x18\x02 \x01(\x03R\bsequence\x122\n" +
+	"\x05seats\x18\x03 \x03(\v2\x1c.cardroom.table.v1.SeatStateR\x05seats\x120\n" +
+	"\x04hand\x18\x04 \x01(\v2\x1c.cardroom.table.v1.HandStateR\x04hand\x12\x1f\n" +
+	"\vviewer_seat\x18\x05 \x01(\x05R\n" +
+	"viewerSeat\x12\x16\n" +
+	"\x06closed\x18\x06 \x01(\bR\x06closed\"\xc1\x02\n" +
+	"\n" +
+	"SitRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12&\n" +
+	"\x04seat\x18\x02 \x01(\x05B\x12\xbaH\x0f\x1a\r\x18\t(\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01R\x04seat\x12?\n" +
+	"\tplayer_id\x18\x03 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\x1f\n" +
+	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12\x19\n" +
+	"\bpost_now\x18\x05 \x01(\bR\apostNow\x12#\n" +
+	"\boffer_id\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\aofferId\x121\n" +
+	"\x0fidempotency_key\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"X\n" +
+	"\vSitResponse\x120\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\x12\x17\n" +
+	"\ahold_id\x18\x02 \x01(\tR\x06holdId\"\xdd\x01\n" +
+	"\fTopUpRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12?\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\x1f\n" +
+	"\x06amount\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x123\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\"A\n" +
+	"\rTopUpResponse\x120\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"f\n" +
+	"\rSitOutRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\"B\n" +
+	"\x0eSitOutResponse\x120\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"\x81\x01\n" +
+	"\rReturnRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12\x19\n" +
+	"\bpost_now\x18\x03 \x01(\bR\apostNow\"B\n" +
+	"\x0eReturnResponse\x120\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"e\n" +
+	"\fLeaveRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\"9\n" +
+	"\rLeaveResponse\x12\x12\n" +
+	"\x04left\x18\x01 \x01(\bR\x04left\x12\x14\n" +
+	"\x05stack\x18\x02 \x01(\x03R\x05stack\"\x93\x02\n" +
+	"\n" +
+	"ActRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12=\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12\x1f\n" +
+	"\x06amount\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x06amount\x12%\n" +
+	"\taction_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bactionId\x120\n" +
+	"\x11expected_sequence\x18\x05 \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01B\x14\n" +
+	"\x12_expected_sequence\"`\n" +
+	"\vActResponse\x123\n" +
+	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12\x1c\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\xee\x03\n" +
+	"\x13DealerActionRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12C\n" +
+	"\x04kind\x18\x02 \x01(\x0e2#.cardroom.table.v1.DealerActionKindB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04kind\x12\x1d\n" +
+	"\x04seat\x18\x03 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12?\n" +
+	"\x06action\x18\x04 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06action\x12\x1f\n" +
+	"\x06amount\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x06amount\x12H\n" +
+	"\vkill_reason\x18\x06 \x01(\x0e2\x1d.cardroom.table.v1.KillReasonB\b\xbaH\x05\x82\x01\x02\x10\x01R\n" +
+	"killReason\x12 \n" +
+	"\x06reason\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\x12%\n" +
+	"\taction_id\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bactionId\x120\n" +
+	"\x11expected_sequence\x18\t \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01B\x14\n" +
+	"\x12_expected_sequence\"K\n" +
+	"\x14DealerActionResponse\x123\n" +
+	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"N\n" +
+	"\x14GetTableStateRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"L\n" +
+	"\x15GetTableStateResponse\x123\n" +
+	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"K\n" +
+	"\x11WatchTableRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\x9f\x01\n" +
+	"\n" +
+	"TableEvent\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x14\n" +
+	"\x05cards\x18\x04 \x03(\tR\x05cards\x12\x12\n" +
+	"\x04rule\x18\x05 \x01(\tR\x04rule\x12\x15\n" +
+	"\x06all_in\x18\x06 \x01(\bR\x05allIn\x12\x10\n" +
+	"\x03pot\x18\a \x01(\x05R\x03pot\"\x80\x01\n" +
+	"\x12WatchTableResponse\x125\n" +
+	"\x06events\x18\x01 \x03(\v2\x1d.cardroom.table.v1.TableEventR\x06events\x123\n" +
+	"\x05state\x18\x02 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"\xb5\x01\n" +
+	"\x15GetHandHistoryRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12 \n" +
+	"\ahand_no\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06handNo\x12B\n" +
+	"\x06format\x18\x03 \x01(\x0e2 .cardroom.table.v1.HistoryFormatB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06format\"U\n" +
+	"\x16GetHandHistoryResponse\x12\x18\n" +
+	"\acontent\x18\x01 \x01(\tR\acontent\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\"~\n" +
+	"\x16ListPlayerHandsRequest\x12<\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12&\n" +
+	"\tpage_size\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x00R\bpageSize\"\x9d\x01\n" +
+	"\n" +
+	"PlayerHand\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
+	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x10\n" +
+	"\x03net\x18\x04 \x01(\x03R\x03net\x125\n" +
+	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"N\n" +
+	"\x17ListPlayerHandsResponse\x123\n" +
+	"\x05hands\x18\x01 \x03(\v2\x1d.cardroom.table.v1.PlayerHandR\x05hands*W\n" +
 	"\tTableKind\x12\x1a\n" +
 	"\x16TABLE_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTABLE_KIND_CASH\x10\x01\x12\x19\n" +
@@ -609,7 +3170,41 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\tTableMode\x12\x1a\n" +
 	"\x16TABLE_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TABLE_MODE_DIGITAL\x10\x01\x12\x13\n" +
-	"\x0fTABLE_MODE_LIVE\x10\x022\x87\x03\n" +
+	"\x0fTABLE_MODE_LIVE\x10\x02*\xf8\x01\n" +
+	"\n" +
+	"ActionKind\x12\x1b\n" +
+	"\x17ACTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10ACTION_KIND_FOLD\x10\x01\x12\x15\n" +
+	"\x11ACTION_KIND_CHECK\x10\x02\x12\x14\n" +
+	"\x10ACTION_KIND_CALL\x10\x03\x12\x13\n" +
+	"\x0fACTION_KIND_BET\x10\x04\x12\x15\n" +
+	"\x11ACTION_KIND_RAISE\x10\x05\x12\x18\n" +
+	"\x14ACTION_KIND_BRING_IN\x10\x06\x12\x18\n" +
+	"\x14ACTION_KIND_COMPLETE\x10\a\x12\x14\n" +
+	"\x10ACTION_KIND_SHOW\x10\b\x12\x14\n" +
+	"\x10ACTION_KIND_MUCK\x10\t*\xfc\x01\n" +
+	"\x10DealerActionKind\x12\"\n" +
+	"\x1eDEALER_ACTION_KIND_UNSPECIFIED\x10\x00\x12$\n" +
+	" DEALER_ACTION_KIND_PLAYER_ACTION\x10\x01\x12!\n" +
+	"\x1dDEALER_ACTION_KIND_CALL_CLOCK\x10\x02\x12\x1b\n" +
+	"\x17DEALER_ACTION_KIND_KILL\x10\x03\x12\x1d\n" +
+	"\x19DEALER_ACTION_KIND_REVIVE\x10\x04\x12\"\n" +
+	"\x1eDEALER_ACTION_KIND_EXPOSE_LIVE\x10\x05\x12\x1b\n" +
+	"\x17DEALER_ACTION_KIND_SKIP\x10\x06*\xec\x01\n" +
+	"\n" +
+	"KillReason\x12\x1b\n" +
+	"\x17KILL_REASON_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17KILL_REASON_UNPROTECTED\x10\x01\x12\x16\n" +
+	"\x12KILL_REASON_FOULED\x10\x02\x12 \n" +
+	"\x1cKILL_REASON_WRONG_CARD_COUNT\x10\x03\x12\x16\n" +
+	"\x12KILL_REASON_ABSENT\x10\x04\x12\x17\n" +
+	"\x13KILL_REASON_EXPOSED\x10\x05\x12\x1d\n" +
+	"\x19KILL_REASON_CLOCK_EXPIRED\x10\x06\x12\x1a\n" +
+	"\x16KILL_REASON_LEFT_TABLE\x10\a*`\n" +
+	"\rHistoryFormat\x12\x1e\n" +
+	"\x1aHISTORY_FORMAT_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13HISTORY_FORMAT_JSON\x10\x01\x12\x16\n" +
+	"\x12HISTORY_FORMAT_PHH\x10\x022\xa6\x10\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -619,7 +3214,33 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\f\x12\n" +
 	"/v1/tables\x12~\n" +
 	"\bGetTable\x12\".cardroom.table.v1.GetTableRequest\x1a#.cardroom.table.v1.GetTableResponse\")\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/tables/{table_id}BEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/tables/{table_id}\x12\x8a\x01\n" +
+	"\n" +
+	"CloseTable\x12$.cardroom.table.v1.CloseTableRequest\x1a%.cardroom.table.v1.CloseTableResponse\"/\xca\xf3\x18\x05\n" +
+	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}:close\x12u\n" +
+	"\x03Sit\x12\x1d.cardroom.table.v1.SitRequest\x1a\x1e.cardroom.table.v1.SitResponse\"/\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}/seats\x12}\n" +
+	"\x05TopUp\x12\x1f.cardroom.table.v1.TopUpRequest\x1a .cardroom.table.v1.TopUpResponse\"1\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/top-ups\x12\x8d\x01\n" +
+	"\x06SitOut\x12 .cardroom.table.v1.SitOutRequest\x1a!.cardroom.table.v1.SitOutResponse\">\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tables/{table_id}/seats/{seat}:sit-out\x12\x8c\x01\n" +
+	"\x06Return\x12 .cardroom.table.v1.ReturnRequest\x1a!.cardroom.table.v1.ReturnResponse\"=\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tables/{table_id}/seats/{seat}:return\x12\x88\x01\n" +
+	"\x05Leave\x12\x1f.cardroom.table.v1.LeaveRequest\x1a .cardroom.table.v1.LeaveResponse\"<\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/tables/{table_id}/seats/{seat}:leave\x12u\n" +
+	"\x03Act\x12\x1d.cardroom.table.v1.ActRequest\x1a\x1e.cardroom.table.v1.ActResponse\"/\xca\xf3\x18\x03\n" +
+	"\x01\x01\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/actions\x12\x98\x01\n" +
+	"\fDealerAction\x12&.cardroom.table.v1.DealerActionRequest\x1a'.cardroom.table.v1.DealerActionResponse\"7\xca\xf3\x18\x04\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x02):\x01*\"$/v1/tables/{table_id}/dealer-actions\x12\x93\x01\n" +
+	"\rGetTableState\x12'.cardroom.table.v1.GetTableStateRequest\x1a(.cardroom.table.v1.GetTableStateResponse\"/\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/tables/{table_id}/state\x12\x8c\x01\n" +
+	"\n" +
+	"WatchTable\x12$.cardroom.table.v1.WatchTableRequest\x1a%.cardroom.table.v1.WatchTableResponse\"/\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/tables/{table_id}:watch0\x01\x12\x9d\x01\n" +
+	"\x0eGetHandHistory\x12(.cardroom.table.v1.GetHandHistoryRequest\x1a).cardroom.table.v1.GetHandHistoryResponse\"6\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tables/{table_id}/hands/{hand_no}\x12\x98\x01\n" +
+	"\x0fListPlayerHands\x12).cardroom.table.v1.ListPlayerHandsRequest\x1a*.cardroom.table.v1.ListPlayerHandsResponse\".\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/players/{player_id}/handsBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
 
 var (
 	file_cardroom_table_v1_table_proto_rawDescOnce sync.Once
@@ -633,43 +3254,124 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_table_proto_rawDescData
 }
 
-var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
-	(TableKind)(0),                // 0: cardroom.table.v1.TableKind
-	(TableMode)(0),                // 1: cardroom.table.v1.TableMode
-	(*Table)(nil),                 // 2: cardroom.table.v1.Table
-	(*CreateTableRequest)(nil),    // 3: cardroom.table.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),   // 4: cardroom.table.v1.CreateTableResponse
-	(*ListTablesRequest)(nil),     // 5: cardroom.table.v1.ListTablesRequest
-	(*ListTablesResponse)(nil),    // 6: cardroom.table.v1.ListTablesResponse
-	(*GetTableRequest)(nil),       // 7: cardroom.table.v1.GetTableRequest
-	(*GetTableResponse)(nil),      // 8: cardroom.table.v1.GetTableResponse
-	(*v1.Game)(nil),               // 9: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil), // 10: google.protobuf.Timestamp
+	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
+	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
+	(ActionKind)(0),                 // 2: cardroom.table.v1.ActionKind
+	(DealerActionKind)(0),           // 3: cardroom.table.v1.DealerActionKind
+	(KillReason)(0),                 // 4: cardroom.table.v1.KillReason
+	(HistoryFormat)(0),              // 5: cardroom.table.v1.HistoryFormat
+	(*Table)(nil),                   // 6: cardroom.table.v1.Table
+	(*CreateTableRequest)(nil),      // 7: cardroom.table.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),     // 8: cardroom.table.v1.CreateTableResponse
+	(*ListTablesRequest)(nil),       // 9: cardroom.table.v1.ListTablesRequest
+	(*ListTablesResponse)(nil),      // 10: cardroom.table.v1.ListTablesResponse
+	(*GetTableRequest)(nil),         // 11: cardroom.table.v1.GetTableRequest
+	(*GetTableResponse)(nil),        // 12: cardroom.table.v1.GetTableResponse
+	(*CloseTableRequest)(nil),       // 13: cardroom.table.v1.CloseTableRequest
+	(*CloseTableResponse)(nil),      // 14: cardroom.table.v1.CloseTableResponse
+	(*SeatState)(nil),               // 15: cardroom.table.v1.SeatState
+	(*LegalAction)(nil),             // 16: cardroom.table.v1.LegalAction
+	(*HandState)(nil),               // 17: cardroom.table.v1.HandState
+	(*TableState)(nil),              // 18: cardroom.table.v1.TableState
+	(*SitRequest)(nil),              // 19: cardroom.table.v1.SitRequest
+	(*SitResponse)(nil),             // 20: cardroom.table.v1.SitResponse
+	(*TopUpRequest)(nil),            // 21: cardroom.table.v1.TopUpRequest
+	(*TopUpResponse)(nil),           // 22: cardroom.table.v1.TopUpResponse
+	(*SitOutRequest)(nil),           // 23: cardroom.table.v1.SitOutRequest
+	(*SitOutResponse)(nil),          // 24: cardroom.table.v1.SitOutResponse
+	(*ReturnRequest)(nil),           // 25: cardroom.table.v1.ReturnRequest
+	(*ReturnResponse)(nil),          // 26: cardroom.table.v1.ReturnResponse
+	(*LeaveRequest)(nil),            // 27: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 28: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 29: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 30: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 31: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 32: cardroom.table.v1.DealerActionResponse
+	(*GetTableStateRequest)(nil),    // 33: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 34: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 35: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 36: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 37: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 38: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 39: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 40: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 41: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 42: cardroom.table.v1.ListPlayerHandsResponse
+	(*v1.Game)(nil),                 // 43: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 44: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	9,  // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	43, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	10, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
-	9,  // 4: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
-	0,  // 5: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
-	1,  // 6: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
-	2,  // 7: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
-	2,  // 8: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
-	2,  // 9: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
-	3,  // 10: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	5,  // 11: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	7,  // 12: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	4,  // 13: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	6,  // 14: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	8,  // 15: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	13, // [13:16] is the sub-list for method output_type
-	10, // [10:13] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	44, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	15, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
+	43, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
+	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
+	6,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
+	6,  // 9: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
+	6,  // 10: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
+	6,  // 11: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
+	2,  // 12: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
+	16, // 13: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
+	44, // 14: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	15, // 15: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	17, // 16: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	15, // 17: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	15, // 18: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	15, // 19: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	15, // 20: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 21: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	18, // 22: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 23: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 24: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 25: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	18, // 26: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	18, // 27: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	36, // 28: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	18, // 29: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 30: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	44, // 31: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	41, // 32: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	7,  // 33: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	9,  // 34: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	11, // 35: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	13, // 36: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	19, // 37: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	21, // 38: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	23, // 39: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	25, // 40: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	27, // 41: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	29, // 42: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	31, // 43: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	33, // 44: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	35, // 45: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	38, // 46: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	40, // 47: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	8,  // 48: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	10, // 49: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	12, // 50: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	14, // 51: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	20, // 52: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	22, // 53: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	24, // 54: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	26, // 55: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	28, // 56: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	30, // 57: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	32, // 58: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	34, // 59: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	37, // 60: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	39, // 61: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	42, // 62: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	48, // [48:63] is the sub-list for method output_type
+	33, // [33:48] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -677,13 +3379,15 @@ func file_cardroom_table_v1_table_proto_init() {
 	if File_cardroom_table_v1_table_proto != nil {
 		return
 	}
+	file_cardroom_table_v1_table_proto_msgTypes[23].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   7,
+			NumEnums:      6,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,9 +22,21 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TableService_CreateTable_FullMethodName = "/cardroom.table.v1.TableService/CreateTable"
-	TableService_ListTables_FullMethodName  = "/cardroom.table.v1.TableService/ListTables"
-	TableService_GetTable_FullMethodName    = "/cardroom.table.v1.TableService/GetTable"
+	TableService_CreateTable_FullMethodName     = "/cardroom.table.v1.TableService/CreateTable"
+	TableService_ListTables_FullMethodName      = "/cardroom.table.v1.TableService/ListTables"
+	TableService_GetTable_FullMethodName        = "/cardroom.table.v1.TableService/GetTable"
+	TableService_CloseTable_FullMethodName      = "/cardroom.table.v1.TableService/CloseTable"
+	TableService_Sit_FullMethodName             = "/cardroom.table.v1.TableService/Sit"
+	TableService_TopUp_FullMethodName           = "/cardroom.table.v1.TableService/TopUp"
+	TableService_SitOut_FullMethodName          = "/cardroom.table.v1.TableService/SitOut"
+	TableService_Return_FullMethodName          = "/cardroom.table.v1.TableService/Return"
+	TableService_Leave_FullMethodName           = "/cardroom.table.v1.TableService/Leave"
+	TableService_Act_FullMethodName             = "/cardroom.table.v1.TableService/Act"
+	TableService_DealerAction_FullMethodName    = "/cardroom.table.v1.TableService/DealerAction"
+	TableService_GetTableState_FullMethodName   = "/cardroom.table.v1.TableService/GetTableState"
+	TableService_WatchTable_FullMethodName      = "/cardroom.table.v1.TableService/WatchTable"
+	TableService_GetHandHistory_FullMethodName  = "/cardroom.table.v1.TableService/GetHandHistory"
+	TableService_ListPlayerHands_FullMethodName = "/cardroom.table.v1.TableService/ListPlayerHands"
 )
 
 // TableServiceClient is the client API for TableService service.
@@ -40,6 +52,50 @@ type TableServiceClient interface {
 	ListTables(ctx context.Context, in *ListTablesRequest, opts ...grpc.CallOption) (*ListTablesResponse, error)
 	// GetTable returns one table.
 	GetTable(ctx context.Context, in *GetTableRequest, opts ...grpc.CallOption) (*GetTableResponse, error)
+	// CloseTable closes a table: no new hand starts, and once the hand in
+	// progress ends every player is cashed out through the wallet.
+	CloseTable(ctx context.Context, in *CloseTableRequest, opts ...grpc.CallOption) (*CloseTableResponse, error)
+	// Sit seats a player and buys them in: the wallet holds the amount
+	// (CS-01…CS-11 decide it), the table seats the player and commits the
+	// hold. A player sits with the seating offer they accepted; the floor
+	// seats anyone directly. The new player chooses to wait for the big blind
+	// or to post now (TP-13).
+	Sit(ctx context.Context, in *SitRequest, opts ...grpc.CallOption) (*SitResponse, error)
+	// TopUp adds chips through the wallet; during a hand they play from the
+	// next hand on (CS-05, CS-07).
+	TopUp(ctx context.Context, in *TopUpRequest, opts ...grpc.CallOption) (*TopUpResponse, error)
+	// SitOut takes a player out of the deal from the next hand; they owe
+	// the blinds that pass them (TP-15, TP-18).
+	SitOut(ctx context.Context, in *SitOutRequest, opts ...grpc.CallOption) (*SitOutResponse, error)
+	// Return brings a player who sat out back: post what they owe now, or
+	// wait for the big blind (TP-15, TP-16, TP-18).
+	Return(ctx context.Context, in *ReturnRequest, opts ...grpc.CallOption) (*ReturnResponse, error)
+	// Leave takes a player away with their whole stack, cashed out through
+	// the wallet (CS-08, CS-09, CS-10). A player in the hand in progress
+	// leaves when it ends; their seat folds (or checks) in turn.
+	Leave(ctx context.Context, in *LeaveRequest, opts ...grpc.CallOption) (*LeaveResponse, error)
+	// Act is a player's action in the hand (fold, check, call, bet, raise,
+	// show, muck). A player acts only for their own seat; each action is
+	// idempotent by action_id and may name the sequence number it saw.
+	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
+	// DealerAction is a dealer's or the floor's entry at the table's console:
+	// an action entered for a seat (live mode), calling the clock (TP-59), or
+	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
+	// Floor rulings are audited.
+	DealerAction(ctx context.Context, in *DealerActionRequest, opts ...grpc.CallOption) (*DealerActionResponse, error)
+	// GetTableState returns the table as the caller may see it: seats,
+	// stacks, the hand in progress with only the caller's own hole cards.
+	GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error)
+	// WatchTable streams the table as the caller may see it: first the
+	// current state, then each change with its events. A player sees their
+	// own hole cards only; spectators and dealers see none until shown.
+	WatchTable(ctx context.Context, in *WatchTableRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTableResponse], error)
+	// GetHandHistory returns a finished hand as JSON or PHH. Players see a
+	// hand they played, with the cards the rules exposed; staff see all.
+	GetHandHistory(ctx context.Context, in *GetHandHistoryRequest, opts ...grpc.CallOption) (*GetHandHistoryResponse, error)
+	// ListPlayerHands lists a player's recent hands, newest first. A player
+	// may list only their own.
+	ListPlayerHands(ctx context.Context, in *ListPlayerHandsRequest, opts ...grpc.CallOption) (*ListPlayerHandsResponse, error)
 }
 
 type tableServiceClient struct {
@@ -80,6 +136,135 @@ func (c *tableServiceClient) GetTable(ctx context.Context, in *GetTableRequest, 
 	return out, nil
 }
 
+func (c *tableServiceClient) CloseTable(ctx context.Context, in *CloseTableRequest, opts ...grpc.CallOption) (*CloseTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CloseTableResponse)
+	err := c.cc.Invoke(ctx, TableService_CloseTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) Sit(ctx context.Context, in *SitRequest, opts ...grpc.CallOption) (*SitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SitResponse)
+	err := c.cc.Invoke(ctx, TableService_Sit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) TopUp(ctx context.Context, in *TopUpRequest, opts ...grpc.CallOption) (*TopUpResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TopUpResponse)
+	err := c.cc.Invoke(ctx, TableService_TopUp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) SitOut(ctx context.Context, in *SitOutRequest, opts ...grpc.CallOption) (*SitOutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SitOutResponse)
+	err := c.cc.Invoke(ctx, TableService_SitOut_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) Return(ctx context.Context, in *ReturnRequest, opts ...grpc.CallOption) (*ReturnResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReturnResponse)
+	err := c.cc.Invoke(ctx, TableService_Return_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) Leave(ctx context.Context, in *LeaveRequest, opts ...grpc.CallOption) (*LeaveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveResponse)
+	err := c.cc.Invoke(ctx, TableService_Leave_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ActResponse)
+	err := c.cc.Invoke(ctx, TableService_Act_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) DealerAction(ctx context.Context, in *DealerActionRequest, opts ...grpc.CallOption) (*DealerActionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DealerActionResponse)
+	err := c.cc.Invoke(ctx, TableService_DealerAction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTableStateResponse)
+	err := c.cc.Invoke(ctx, TableService_GetTableState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) WatchTable(ctx context.Context, in *WatchTableRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTableResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TableService_ServiceDesc.Streams[0], TableService_WatchTable_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchTableRequest, WatchTableResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TableService_WatchTableClient = grpc.ServerStreamingClient[WatchTableResponse]
+
+func (c *tableServiceClient) GetHandHistory(ctx context.Context, in *GetHandHistoryRequest, opts ...grpc.CallOption) (*GetHandHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetHandHistoryResponse)
+	err := c.cc.Invoke(ctx, TableService_GetHandHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) ListPlayerHands(ctx context.Context, in *ListPlayerHandsRequest, opts ...grpc.CallOption) (*ListPlayerHandsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPlayerHandsResponse)
+	err := c.cc.Invoke(ctx, TableService_ListPlayerHands_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TableServiceServer is the server API for TableService service.
 // All implementations must embed UnimplementedTableServiceServer
 // for forward compatibility.
@@ -93,6 +278,50 @@ type TableServiceServer interface {
 	ListTables(context.Context, *ListTablesRequest) (*ListTablesResponse, error)
 	// GetTable returns one table.
 	GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error)
+	// CloseTable closes a table: no new hand starts, and once the hand in
+	// progress ends every player is cashed out through the wallet.
+	CloseTable(context.Context, *CloseTableRequest) (*CloseTableResponse, error)
+	// Sit seats a player and buys them in: the wallet holds the amount
+	// (CS-01…CS-11 decide it), the table seats the player and commits the
+	// hold. A player sits with the seating offer they accepted; the floor
+	// seats anyone directly. The new player chooses to wait for the big blind
+	// or to post now (TP-13).
+	Sit(context.Context, *SitRequest) (*SitResponse, error)
+	// TopUp adds chips through the wallet; during a hand they play from the
+	// next hand on (CS-05, CS-07).
+	TopUp(context.Context, *TopUpRequest) (*TopUpResponse, error)
+	// SitOut takes a player out of the deal from the next hand; they owe
+	// the blinds that pass them (TP-15, TP-18).
+	SitOut(context.Context, *SitOutRequest) (*SitOutResponse, error)
+	// Return brings a player who sat out back: post what they owe now, or
+	// wait for the big blind (TP-15, TP-16, TP-18).
+	Return(context.Context, *ReturnRequest) (*ReturnResponse, error)
+	// Leave takes a player away with their whole stack, cashed out through
+	// the wallet (CS-08, CS-09, CS-10). A player in the hand in progress
+	// leaves when it ends; their seat folds (or checks) in turn.
+	Leave(context.Context, *LeaveRequest) (*LeaveResponse, error)
+	// Act is a player's action in the hand (fold, check, call, bet, raise,
+	// show, muck). A player acts only for their own seat; each action is
+	// idempotent by action_id and may name the sequence number it saw.
+	Act(context.Context, *ActRequest) (*ActResponse, error)
+	// DealerAction is a dealer's or the floor's entry at the table's console:
+	// an action entered for a seat (live mode), calling the clock (TP-59), or
+	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
+	// Floor rulings are audited.
+	DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error)
+	// GetTableState returns the table as the caller may see it: seats,
+	// stacks, the hand in progress with only the caller's own hole cards.
+	GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error)
+	// WatchTable streams the table as the caller may see it: first the
+	// current state, then each change with its events. A player sees their
+	// own hole cards only; spectators and dealers see none until shown.
+	WatchTable(*WatchTableRequest, grpc.ServerStreamingServer[WatchTableResponse]) error
+	// GetHandHistory returns a finished hand as JSON or PHH. Players see a
+	// hand they played, with the cards the rules exposed; staff see all.
+	GetHandHistory(context.Context, *GetHandHistoryRequest) (*GetHandHistoryResponse, error)
+	// ListPlayerHands lists a player's recent hands, newest first. A player
+	// may list only their own.
+	ListPlayerHands(context.Context, *ListPlayerHandsRequest) (*ListPlayerHandsResponse, error)
 	mustEmbedUnimplementedTableServiceServer()
 }
 
@@ -111,6 +340,42 @@ func (UnimplementedTableServiceServer) ListTables(context.Context, *ListTablesRe
 }
 func (UnimplementedTableServiceServer) GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTable not implemented")
+}
+func (UnimplementedTableServiceServer) CloseTable(context.Context, *CloseTableRequest) (*CloseTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CloseTable not implemented")
+}
+func (UnimplementedTableServiceServer) Sit(context.Context, *SitRequest) (*SitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Sit not implemented")
+}
+func (UnimplementedTableServiceServer) TopUp(context.Context, *TopUpRequest) (*TopUpResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TopUp not implemented")
+}
+func (UnimplementedTableServiceServer) SitOut(context.Context, *SitOutRequest) (*SitOutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SitOut not implemented")
+}
+func (UnimplementedTableServiceServer) Return(context.Context, *ReturnRequest) (*ReturnResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Return not implemented")
+}
+func (UnimplementedTableServiceServer) Leave(context.Context, *LeaveRequest) (*LeaveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Leave not implemented")
+}
+func (UnimplementedTableServiceServer) Act(context.Context, *ActRequest) (*ActResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Act not implemented")
+}
+func (UnimplementedTableServiceServer) DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DealerAction not implemented")
+}
+func (UnimplementedTableServiceServer) GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTableState not implemented")
+}
+func (UnimplementedTableServiceServer) WatchTable(*WatchTableRequest, grpc.ServerStreamingServer[WatchTableResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchTable not implemented")
+}
+func (UnimplementedTableServiceServer) GetHandHistory(context.Context, *GetHandHistoryRequest) (*GetHandHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetHandHistory not implemented")
+}
+func (UnimplementedTableServiceServer) ListPlayerHands(context.Context, *ListPlayerHandsRequest) (*ListPlayerHandsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPlayerHands not implemented")
 }
 func (UnimplementedTableServiceServer) mustEmbedUnimplementedTableServiceServer() {}
 func (UnimplementedTableServiceServer) testEmbeddedByValue()                      {}
@@ -187,6 +452,215 @@ func _TableService_GetTable_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TableService_CloseTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CloseTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).CloseTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_CloseTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).CloseTable(ctx, req.(*CloseTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_Sit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Sit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Sit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Sit(ctx, req.(*SitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_TopUp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TopUpRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).TopUp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_TopUp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).TopUp(ctx, req.(*TopUpRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_SitOut_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SitOutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).SitOut(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_SitOut_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).SitOut(ctx, req.(*SitOutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_Return_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReturnRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Return(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Return_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Return(ctx, req.(*ReturnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_Leave_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Leave(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Leave_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Leave(ctx, req.(*LeaveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_Act_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ActRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Act(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Act_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Act(ctx, req.(*ActRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_DealerAction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DealerActionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).DealerAction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_DealerAction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).DealerAction(ctx, req.(*DealerActionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_GetTableState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTableStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).GetTableState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_GetTableState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).GetTableState(ctx, req.(*GetTableStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_WatchTable_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchTableRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TableServiceServer).WatchTable(m, &grpc.GenericServerStream[WatchTableRequest, WatchTableResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TableService_WatchTableServer = grpc.ServerStreamingServer[WatchTableResponse]
+
+func _TableService_GetHandHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetHandHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).GetHandHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_GetHandHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).GetHandHistory(ctx, req.(*GetHandHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_ListPlayerHands_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPlayerHandsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).ListPlayerHands(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_ListPlayerHands_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).ListPlayerHands(ctx, req.(*ListPlayerHandsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TableService_ServiceDesc is the grpc.ServiceDesc for TableService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -206,7 +680,57 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetTable",
 			Handler:    _TableService_GetTable_Handler,
 		},
+		{
+			MethodName: "CloseTable",
+			Handler:    _TableService_CloseTable_Handler,
+		},
+		{
+			MethodName: "Sit",
+			Handler:    _TableService_Sit_Handler,
+		},
+		{
+			MethodName: "TopUp",
+			Handler:    _TableService_TopUp_Handler,
+		},
+		{
+			MethodName: "SitOut",
+			Handler:    _TableService_SitOut_Handler,
+		},
+		{
+			MethodName: "Return",
+			Handler:    _TableService_Return_Handler,
+		},
+		{
+			MethodName: "Leave",
+			Handler:    _TableService_Leave_Handler,
+		},
+		{
+			MethodName: "Act",
+			Handler:    _TableService_Act_Handler,
+		},
+		{
+			MethodName: "DealerAction",
+			Handler:    _TableService_DealerAction_Handler,
+		},
+		{
+			MethodName: "GetTableState",
+			Handler:    _TableService_GetTableState_Handler,
+		},
+		{
+			MethodName: "GetHandHistory",
+			Handler:    _TableService_GetHandHistory_Handler,
+		},
+		{
+			MethodName: "ListPlayerHands",
+			Handler:    _TableService_ListPlayerHands_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchTable",
+			Handler:       _TableService_WatchTable_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "cardroom/table/v1/table.proto",
 }
