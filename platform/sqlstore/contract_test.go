@@ -64,6 +64,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"error and panic roll back", testRollback},
 		{"numbered placeholders bind on both dialects", testPlaceholders},
 		{"read-only transactions read and refuse writes", testReadTx},
+		{"duplicate keys are recognised on both dialects", testUniqueViolation},
 		{"conflicting transactions all succeed by retrying", testConflictRetry},
 		{"fenced write refuses a lower epoch", testFence},
 		{"observed epoch refuses lower ones", testObserveEpoch},
@@ -180,6 +181,20 @@ func testPlaceholders(t *testing.T, db *sqlstore.DB) {
 	value, epoch := readCounter(t, db, "ph-x")
 	if value != 7 || epoch != 7 {
 		t.Fatalf("value, epoch = %d, %d; want 7, 7", value, epoch)
+	}
+}
+
+func testUniqueViolation(t *testing.T, db *sqlstore.DB) {
+	insertCounter(t, db, "dup")
+	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO counters (id) VALUES ($1)`, "dup")
+		return err
+	})
+	if !sqlstore.IsUniqueViolation(err) {
+		t.Fatalf("second insert: %v, want a unique violation", err)
+	}
+	if sqlstore.IsUniqueViolation(errors.New("x")) || sqlstore.Retryable(err) {
+		t.Fatal("misclassified")
 	}
 }
 

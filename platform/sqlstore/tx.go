@@ -157,3 +157,22 @@ func Retryable(err error) bool {
 	}
 	return false
 }
+
+// IsUniqueViolation reports whether err is a unique or primary-key
+// constraint violation on either dialect (SQLSTATE 23505;
+// SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY), for example a second insert of
+// the same idempotency key.
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	var sqliteErr *sqlite.Error
+	if errors.As(err, &sqliteErr) {
+		switch sqliteErr.Code() {
+		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
+			return true
+		}
+	}
+	return false
+}
