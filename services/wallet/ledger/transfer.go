@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -131,4 +133,23 @@ func Reverse(t Transfer, reversalID string, at time.Time, meta map[string]string
 		r.Entries = append(r.Entries, Entry{Account: e.Account, Amount: -e.Amount})
 	}
 	return r
+}
+
+// Netted returns t with its entries combined per account (summed, zero
+// nets dropped) and sorted by account ID: the form the store writes, one
+// entry per account per transfer, always in the same lock order.
+func (t Transfer) Netted() Transfer {
+	sums := map[AccountID]int64{}
+	for _, e := range t.Entries {
+		sums[e.Account] += e.Amount // CheckBalanced has ruled out overflow
+	}
+	out := t
+	out.Entries = make([]Entry, 0, len(sums))
+	for a, s := range sums {
+		if s != 0 {
+			out.Entries = append(out.Entries, Entry{Account: a, Amount: s})
+		}
+	}
+	slices.SortFunc(out.Entries, func(a, b Entry) int { return strings.Compare(string(a.Account), string(b.Account)) })
+	return out
 }

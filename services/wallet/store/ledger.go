@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +107,10 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 	if err := tr.CheckBalanced(); err != nil {
 		return nil, err
 	}
+	tr = tr.Netted()
+	if len(tr.Entries) == 0 {
+		return nil, ledger.ErrUnbalanced.Withf("transfer %s moves nothing", tr.ID)
+	}
 	meta, err := json.Marshal(tr.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("encode transfer meta: %w", err)
@@ -116,9 +119,13 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 	if tr.Reverses != "" {
 		reverses = tr.Reverses
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO transfers (id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		tr.ID, string(tr.Kind), string(tr.Currency), tr.Amount(), reverses, p.Player, p.Subject, p.Actor, p.GamingDay, string(meta), tr.CreatedAt.UnixMilli())
+	args := []any{tr.ID, string(tr.Kind), string(tr.Currency), tr.Amount(), reverses, p.Player, p.Subject, p.Actor, p.GamingDay, string(meta), tr.CreatedAt.UnixMilli()}
+	var balances Balances
+	if t.tx.Dialect() == sqlstore.Postgres {
+		balances, err = t.postOneStatement(ctx, tr, args)
+	} else {
+		balances, err = t.postStepByStep(ctx, tr, args)
+	}
 	if err != nil {
 		if isUniqueViolation(err) {
 			if tr.Reverses != "" {
@@ -126,24 +133,41 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 			}
 			return nil, fault.New(fault.Conflict, "TRANSFER_EXISTS", "transfer "+tr.ID+" already exists")
 		}
+		return nil, err
+	}
+	return balances, nil
+}
+
+const insertTransfer = `INSERT INTO transfers (id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+
+// updateBalance adds $A to account $I if the result is allowed: not
+// negative unless the account may be, and inside int64 (SQLite would
+// silently turn an overflowing sum into a float). $C is the currency.
+const updateBalance = `UPDATE accounts SET balance = balance + $A, entry_count = entry_count + 1
+	WHERE id = $I AND currency = $C
+	  AND (allow_negative OR balance + $A >= 0)
+	  AND ($A < 0 OR balance <= 9223372036854775807 - $A)
+	  AND ($A > 0 OR balance >= (-9223372036854775807 - 1) - $A)
+	RETURNING id, balance, entry_count`
+
+func balanceUpdate(amount, id, currency string) string {
+	return strings.NewReplacer("$A", amount, "$I", id, "$C", currency).Replace(updateBalance)
+}
+
+// postStepByStep writes a transfer one statement at a time (SQLite, where
+// the round trips are function calls).
+func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any) (Balances, error) {
+	if _, err := t.tx.ExecContext(ctx, insertTransfer, args...); err != nil {
 		return nil, fmt.Errorf("insert transfer %s: %w", tr.ID, err)
 	}
-
-	entries := slices.Clone(tr.Entries)
-	slices.SortStableFunc(entries, func(a, b ledger.Entry) int { return strings.Compare(string(a.Account), string(b.Account)) })
 	var values strings.Builder
-	args := make([]any, 0, len(entries)*6)
-	balances := make(Balances, len(entries))
-	for i, e := range entries {
+	entryArgs := make([]any, 0, len(tr.Entries)*6)
+	balances := make(Balances, len(tr.Entries))
+	for i, e := range tr.Entries {
+		var id string
 		var balance, seq int64
-		// The bounds keep balance + $1 inside int64 (SQLite would silently
-		// turn an overflowing sum into a float).
-		err := t.tx.QueryRowContext(ctx, `UPDATE accounts SET balance = balance + $1, entry_count = entry_count + 1
-			WHERE id = $2 AND currency = $3
-			  AND (allow_negative OR balance + $1 >= 0)
-			  AND ($1 < 0 OR balance <= 9223372036854775807 - $1)
-			  AND ($1 > 0 OR balance >= (-9223372036854775807 - 1) - $1)
-			RETURNING balance, entry_count`, e.Amount, string(e.Account), string(tr.Currency)).Scan(&balance, &seq)
+		err := t.tx.QueryRowContext(ctx, balanceUpdate("$1", "$2", "$3"), e.Amount, string(e.Account), string(tr.Currency)).Scan(&id, &balance, &seq)
 		if noRows(err) {
 			return nil, t.postRefusal(ctx, tr, e)
 		}
@@ -154,13 +178,63 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 		if i > 0 {
 			values.WriteString(", ")
 		}
-		n := len(args)
+		n := len(entryArgs)
 		fmt.Fprintf(&values, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
-		args = append(args, string(e.Account), seq, tr.ID, e.Amount, balance, tr.CreatedAt.UnixMilli())
+		entryArgs = append(entryArgs, string(e.Account), seq, tr.ID, e.Amount, balance, tr.CreatedAt.UnixMilli())
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) VALUES `+values.String(), args...)
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) VALUES `+values.String(), entryArgs...)
 	if err != nil {
 		return nil, fmt.Errorf("insert entries of %s: %w", tr.ID, err)
+	}
+	return balances, nil
+}
+
+// postOneStatement writes a transfer in one PostgreSQL statement: the
+// transfer row, a conditional update per account and the entries, as
+// data-modifying CTEs. An account whose update is refused yields no entry
+// row, which the caller sees as missing and explains; the transaction is
+// then rolled back with everything the statement wrote. One round trip
+// instead of 2 + accounts keeps the buy-in hot path short.
+func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []any) (Balances, error) {
+	var q strings.Builder
+	q.WriteString("WITH tr AS (" + insertTransfer + " RETURNING id)")
+	var union strings.Builder
+	for i, e := range tr.Entries {
+		a, id := fmt.Sprintf("$%d::bigint", len(args)+1), fmt.Sprintf("$%d", len(args)+2)
+		args = append(args, e.Amount, string(e.Account))
+		fmt.Fprintf(&q, ", u%d AS (%s)", i, balanceUpdate(a, id, "$3"))
+		if i > 0 {
+			union.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&union, "SELECT id, balance, entry_count, %s AS amount FROM u%d", a, i)
+	}
+	q.WriteString(", e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) SELECT u.id, u.entry_count, (SELECT id FROM tr), u.amount, u.balance, $11 FROM (")
+	q.WriteString(union.String())
+	q.WriteString(") u RETURNING account_id, balance_after) SELECT account_id, balance_after FROM e")
+	rows, err := t.tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
+	}
+	balances := make(Balances, len(tr.Entries))
+	for rows.Next() {
+		var id string
+		var balance int64
+		if err := rows.Scan(&id, &balance); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		balances[ledger.AccountID(id)] = balance
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
+	}
+	for _, e := range tr.Entries {
+		if _, ok := balances[e.Account]; !ok {
+			return nil, t.postRefusal(ctx, tr, e)
+		}
 	}
 	return balances, nil
 }

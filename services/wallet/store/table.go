@@ -184,43 +184,6 @@ func (t *Tx) RecordDeparture(ctx context.Context, id, player string, cur ledger.
 	return nil
 }
 
-// Departures lists the player's departures in the given gaming days, in
-// the given currency.
-func (t *Tx) Departures(ctx context.Context, player string, cur ledger.Currency, days ...string) ([]buyin.Departure, error) {
-	return departures(ctx, t.tx, player, cur, days)
-}
-
-// Departures lists the player's departures in the given gaming days.
-func (s *Store) Departures(ctx context.Context, player string, cur ledger.Currency, days ...string) ([]buyin.Departure, error) {
-	return departures(ctx, s.db.SQL(), player, cur, days)
-}
-
-func departures(ctx context.Context, q sqlstore.Querier, player string, cur ledger.Currency, days []string) ([]buyin.Departure, error) {
-	var out []buyin.Departure
-	for _, day := range days {
-		rows, err := q.QueryContext(ctx, `SELECT table_id, structure, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $2 AND currency = $3 ORDER BY left_at`,
-			player, day, string(cur))
-		if err != nil {
-			return nil, fmt.Errorf("list departures of %s: %w", player, err)
-		}
-		for rows.Next() {
-			var d buyin.Departure
-			var structure string
-			var at int64
-			if err := rows.Scan(&d.Table, &structure, &d.Stack, &at); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			d.Structure, d.At = buyin.Structure(structure), time.UnixMilli(at).UTC()
-			out = append(out, d)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // Presence is what the buy-in policy needs to know about a player and a
 // table: whether the player sits there, and their departures (from any
 // table) on the gaming day, read in one query.
