@@ -170,9 +170,10 @@ func testRollback(t *testing.T, db *sqlstore.DB) {
 }
 
 func testPlaceholders(t *testing.T, db *sqlstore.DB) {
-	// $2 appears twice and before $1: both drivers must bind by number.
+	// $2 comes before $1 and $3 appears twice: both drivers must bind by
+	// number, not by position.
 	err := db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(t.Context(), `INSERT INTO counters (id, value, epoch) VALUES ($1 || '-' || $2, $3, $3)`, "ph", "x", int64(7))
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO counters (id, value, epoch) VALUES ($2 || '-' || $1, $3, $3)`, "x", "ph", int64(7))
 		return err
 	})
 	if err != nil {
