@@ -102,6 +102,8 @@ func TestWalletOverGRPC(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		_, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "house", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_HOUSE})
+		wantCode(t, err, codes.InvalidArgument)
 		// A retry without a key returns the account opened first.
 		if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "alice", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
 			t.Fatalf("open retry: %v", err)
@@ -188,4 +190,44 @@ func TestWalletOverGRPC(t *testing.T) {
 			t.Fatalf("audit = %v, %v", audit, err)
 		}
 	})
+}
+
+func TestConfigProfile_G20_CS04(t *testing.T) {
+	t.Parallel()
+	p, err := wallet.Config{}.Profile()
+	if err != nil || p.Day.Cutoff != 6*time.Hour || p.Day.Location.String() != "Europe/Helsinki" || p.QuickReturnWaivesMaximum || p.QuickReturnWindow != 20*time.Minute {
+		t.Fatalf("default profile = %+v, %v", p, err)
+	}
+	p, err = wallet.Config{GamingDayCutoff: 5 * time.Hour, TimeZone: "Europe/Stockholm", QuickReturnWaivesMaximum: true, QuickReturnWindow: 30 * time.Minute}.Profile()
+	if err != nil || p.Day.Cutoff != 5*time.Hour || p.Day.Location.String() != "Europe/Stockholm" || !p.QuickReturnWaivesMaximum || p.QuickReturnWindow != 30*time.Minute {
+		t.Fatalf("configured profile = %+v, %v", p, err)
+	}
+	for _, bad := range []wallet.Config{{TimeZone: "Mars/Olympus"}, {GamingDayCutoff: 25 * time.Hour}, {GamingDayCutoff: -time.Hour}} {
+		if _, err := bad.Profile(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+// TestAuditCommand is what `cardroom wallet audit` runs: open the wallet's
+// database and audit it.
+func TestAuditCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := wallet.OpenDB(t.Context(), "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Bank().OpenAccount(t.Context(), "k", "zoe", "EUR"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := wallet.Audit(t.Context(), db)
+	if err != nil || !r.Clean() || r.Accounts != 1 {
+		t.Fatalf("audit = %+v, %v", r, err)
+	}
 }
