@@ -183,6 +183,7 @@ type Table struct {
 
 	deadline    time.Time // zero: no clock running
 	clockCalled bool
+	closing     bool // no new hand; everyone leaves when the current one ends
 }
 
 // New returns an empty table with seats seats.
@@ -287,6 +288,9 @@ func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output,
 	}
 	if stack <= 0 {
 		return Output{}, ErrBadAmount
+	}
+	if t.closing {
+		return Output{}, fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
 	}
 	bs := button.Sit(player, stack)
 	t.seats[seat] = Seat{Player: bs.Player, Stack: bs.Stack, New: bs.New && !t.cfg.Tournament, PostNow: postNow}
@@ -429,10 +433,53 @@ func (t *Table) firstButton() int {
 	return 0
 }
 
-// Ready reports whether the next hand can start now: no hand in progress
-// and at least two players who can be dealt in.
+// Close stops the table dealing: between hands every player leaves at
+// once with their stack; during a hand they leave when it ends.
+func (t *Table) Close() Output {
+	t.closing = true
+	out := t.changed()
+	if t.hand == nil {
+		t.vacateAll(&out)
+	}
+	return out
+}
+
+// Closing reports whether the table was closed.
+func (t *Table) Closing() bool { return t.closing }
+
+// Closed reports whether the table is closed and empty.
+func (t *Table) Closed() bool {
+	return t.closing && t.hand == nil && !slices.ContainsFunc(t.seats, Seat.Occupied)
+}
+
+func (t *Table) vacateAll(out *Output) {
+	for i := range t.seats {
+		if t.seats[i].Occupied() {
+			t.vacate(i, out)
+		}
+	}
+}
+
+// Unseat removes a player whose buy-in did not go through: they take no
+// chips with them, because none reached the table. It refuses a player
+// dealt into the hand in progress.
+func (t *Table) Unseat(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.dealtIn(seat) {
+		return Output{}, fault.New(fault.Precondition, "SEAT_IN_HAND", "the seat is in the hand in progress")
+	}
+	t.seats[seat] = Seat{}
+	out := t.changed()
+	out.SeatsOpened = []int{seat}
+	return out, nil
+}
+
+// Ready reports whether the next hand can start now: no hand in progress,
+// the table open, and at least two players who can be dealt in.
 func (t *Table) Ready() bool {
-	if t.hand != nil {
+	if t.hand != nil || t.closing {
 		return false
 	}
 	_, _, err := t.planNext()
@@ -481,6 +528,9 @@ func (t *Table) planStud() (button.Plan, engine.Setup, error) {
 func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if t.hand != nil {
 		return Output{}, fault.New(fault.Precondition, "HAND_IN_PROGRESS", "a hand is in progress")
+	}
+	if t.closing {
+		return Output{}, fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
 	}
 	plan, setup, err := t.planNext()
 	if err != nil {
@@ -674,7 +724,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 	out.History = &History{TableID: t.id, HandNo: t.handNo, Config: t.cfg, Setup: t.setup, Events: slices.Clone(t.log),
 		Hand: t.hand, Start: t.handStart, End: now}
 	for i := range t.seats {
-		if t.seats[i].Leaving {
+		if t.seats[i].Leaving || (t.closing && t.seats[i].Occupied()) {
 			t.vacate(i, out)
 		}
 	}
@@ -724,6 +774,7 @@ type snapshot struct {
 	Deadline time.Time        `json:"deadline,omitzero"`
 	Called   bool             `json:"clock_called,omitempty"`
 	InHand   bool             `json:"in_hand,omitempty"`
+	Closing  bool             `json:"closing,omitempty"`
 }
 
 type secret struct {
@@ -739,7 +790,7 @@ type secret struct {
 // service stores the secret part encrypted.
 func (t *Table) Marshal() (public, private []byte, err error) {
 	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
-		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil})
+		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
 	}
@@ -760,7 +811,7 @@ func Unmarshal(public, private []byte) (*Table, error) {
 		return nil, fmt.Errorf("unmarshal table: %w", err)
 	}
 	t := &Table{id: s.ID, cfg: s.Config, settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
-		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called}
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing}
 	if !s.InHand {
 		return t, nil
 	}

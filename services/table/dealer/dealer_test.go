@@ -506,3 +506,40 @@ func TestMarshal_SecretsOnlyInPrivate(t *testing.T) {
 		t.Fatalf("private state: %v", err)
 	}
 }
+
+func TestClose(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 2, t0)
+	out := tb.Close()
+	if len(out.CashOuts) != 0 || tb.Closed() || tb.Ready() {
+		t.Fatal("closing during a hand cashed out or closed at once")
+	}
+	end := foldAround(t, tb)
+	var sum int64
+	for _, c := range end.CashOuts {
+		sum += c.Stack
+	}
+	if len(end.CashOuts) != 3 || sum != 300 || !tb.Closed() || len(end.SeatsOpened) != 3 {
+		t.Fatalf("after the last hand: %+v, closed %v", end.CashOuts, tb.Closed())
+	}
+	if _, err := tb.Sit(0, "Z", 100, false); fault.KindOf(err) != fault.Precondition {
+		t.Fatalf("sit at a closed table: %v", err)
+	}
+}
+
+func TestUnseat(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100)
+	mustStart(t, tb, 2, t0)
+	if _, err := tb.Sit(3, "C", 100, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Unseat(0); err == nil {
+		t.Fatal("unseated a player in the hand")
+	}
+	out, err := tb.Unseat(3)
+	if err != nil || len(out.CashOuts) != 0 || tb.seats[3].Occupied() || out.SeatsOpened[0] != 3 {
+		t.Fatalf("unseat: %v %+v", err, out)
+	}
+}

@@ -22,7 +22,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the service's goose migrations for
 // sqlstore.Options.Migrations; the same files run on both dialects.
-func Migrations() sqlstore.MigrationsFS {
+func Migrations() fs.FS {
 	sub, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
@@ -42,7 +42,7 @@ var ErrNotFound = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "no such table")
 // ErrBadPageToken is returned for a page token this store did not issue.
 var ErrBadPageToken = fault.Invalidf("page_token", "not a token from a previous page")
 
-const columns = `id, name, config, seats, kind, created_at_ms`
+const columns = `id, name, config, seats, kind, created_at_ms, currency, settings, closed`
 
 // Create inserts a validated definition (its ID must be set) owned by
 // epoch 1, the creator's fencing epoch, and runs also in the same
@@ -54,8 +54,8 @@ func (s *Store) Create(ctx context.Context, d tables.Definition, also func(tx *s
 		return fmt.Errorf("create table %s: %w", d.ID, err)
 	}
 	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`, epoch) VALUES ($1, $2, $3, $4, $5, $6, 1)`,
-			d.ID, d.Name, string(cfg), d.Seats, int(d.Kind), d.CreatedAt.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)`,
+			d.ID, d.Name, string(cfg), d.Seats, int(d.Kind), d.CreatedAt.UnixMilli(), d.Currency, settingsJSON(d), d.Closed)
 		if err != nil || also == nil {
 			return err
 		}
@@ -118,13 +118,30 @@ func scan(r scanner) (tables.Definition, error) {
 	var cfg string
 	var kind int
 	var created int64
-	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created); err != nil {
+	var settings string
+	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created, &d.Currency, &settings, &d.Closed); err != nil {
 		return d, err
 	}
+	var st tableSettings
+	if err := json.Unmarshal([]byte(settings), &st); err != nil {
+		return d, fmt.Errorf("table %s settings: %w", d.ID, err)
+	}
+	d.ActionTimeout = time.Duration(st.ActionMillis) * time.Millisecond
 	d.Kind = tables.Kind(kind)
 	d.CreatedAt = time.UnixMilli(created).UTC()
 	if err := json.Unmarshal([]byte(cfg), &d.Config); err != nil {
 		return d, fmt.Errorf("table %s config: %w", d.ID, err)
 	}
 	return d, nil
+}
+
+// tableSettings is the settings column: house settings beside the engine
+// configuration.
+type tableSettings struct {
+	ActionMillis int64 `json:"action_ms,omitempty"`
+}
+
+func settingsJSON(d tables.Definition) string {
+	b, _ := json.Marshal(tableSettings{ActionMillis: d.ActionTimeout.Milliseconds()})
+	return string(b)
 }

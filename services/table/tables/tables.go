@@ -30,7 +30,17 @@ type Definition struct {
 	Seats     int
 	Kind      Kind
 	CreatedAt time.Time
+	// Currency is the ISO 4217 code of the chips (the wallet's currency).
+	Currency string
+	// ActionTimeout is the house time limit for each decision (G-16); zero
+	// is none.
+	ActionTimeout time.Duration
+	// Closed is a table the floor closed.
+	Closed bool
 }
+
+// DefaultCurrency is the currency of a table opened without one.
+const DefaultCurrency = "EUR"
 
 // Seat limits: 2–10 at flop games; stud deals up to 7 cards each from one
 // deck, so it seats at most 8.
@@ -89,6 +99,12 @@ func (d *Definition) Validate() error {
 		if c.Stakes.BigBet == 0 {
 			c.Stakes.BigBet = 2 * c.Stakes.SmallBet
 		}
+	}
+	if d.Currency == "" {
+		d.Currency = DefaultCurrency
+	}
+	if d.ActionTimeout < 0 {
+		return fault.Invalidf("action_seconds", "must not be negative")
 	}
 	c.Tournament = d.Kind == Tournament
 	if c.Profile.Name == "" {

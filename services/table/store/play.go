@@ -1,0 +1,296 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
+
+// EntityTable is the SQL table whose rows carry each table's fencing epoch.
+const EntityTable = "tables"
+
+// ErrHandNotFound is returned for an unknown hand.
+var ErrHandNotFound = fault.New(fault.NotFound, "HAND_NOT_FOUND", "no such hand")
+
+// State is a table's stored play state.
+type State struct {
+	// Public is the dealer's public state as JSON; nil before the first
+	// mutation after opening.
+	Public []byte
+	// Hand is the sealed hand in progress, nil between hands.
+	Hand []byte
+	// Closing is a table that deals no new hand and closes after the
+	// current one.
+	Closing bool
+}
+
+// LoadState reads a table's play state.
+func (s *Store) LoadState(ctx context.Context, q sqlstore.Querier, id string) (State, error) {
+	var st State
+	var public sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT state, hand, closing FROM tables WHERE id = $1`, id).Scan(&public, &st.Hand, &st.Closing)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, ErrNotFound.Withf("no table %q", id)
+	}
+	if err != nil {
+		return st, fmt.Errorf("load table %s state: %w", id, err)
+	}
+	if public.Valid {
+		st.Public = []byte(public.String)
+	}
+	return st, nil
+}
+
+// SaveState writes a table's play state under the owner's fence.
+func (s *Store) SaveState(ctx context.Context, tx *sqlstore.Tx, f sqlstore.Fence, st State, closed bool) error {
+	if err := f.Update(ctx, tx, `state = $1, hand = $2, closing = $3, closed = $4`, string(st.Public), st.Hand, st.Closing, closed); err != nil {
+		return fmt.Errorf("save table %s state: %w", f.ID, err)
+	}
+	return nil
+}
+
+// OpenTables lists the ids of the tables not closed.
+func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tables WHERE NOT closed ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list open tables: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list open tables: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// SaveDeck stores the sealed deck of a hand before it is dealt. A deck
+// already stored for the hand is kept (and returned): a hand is never
+// reshuffled.
+func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, handNo int64, sealed []byte) ([]byte, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		tableID, handNo, sealed); err != nil {
+		return nil, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
+	}
+	var stored []byte
+	if err := tx.QueryRowContext(ctx, `SELECT deck FROM decks WHERE table_id = $1 AND hand_no = $2`, tableID, handNo).Scan(&stored); err != nil {
+		return nil, fmt.Errorf("read deck %s/%d: %w", tableID, handNo, err)
+	}
+	return stored, nil
+}
+
+// LoadDeck returns the sealed deck of a hand, or nil when none is stored.
+func (s *Store) LoadDeck(ctx context.Context, tableID string, handNo int64) ([]byte, error) {
+	var d []byte
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT deck FROM decks WHERE table_id = $1 AND hand_no = $2`, tableID, handNo).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load deck %s/%d: %w", tableID, handNo, err)
+	}
+	return d, nil
+}
+
+// HandPlayer is one player of a stored hand.
+type HandPlayer struct {
+	Player string
+	Seat   int
+	Net    int64
+}
+
+// Hand is a stored hand history.
+type Hand struct {
+	TableID string
+	HandNo  int64
+	Start   time.Time
+	End     time.Time
+	// History is sealed.
+	History []byte
+}
+
+// SaveHand stores a finished hand and indexes it by player.
+func (s *Store) SaveHand(ctx context.Context, tx *sqlstore.Tx, h Hand, players []HandPlayer) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hands (table_id, hand_no, started_at_ms, ended_at_ms, history) VALUES ($1, $2, $3, $4, $5)`,
+		h.TableID, h.HandNo, h.Start.UnixMilli(), h.End.UnixMilli(), h.History); err != nil {
+		return fmt.Errorf("save hand %s/%d: %w", h.TableID, h.HandNo, err)
+	}
+	for _, p := range players {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO hand_players (player_id, table_id, hand_no, seat, net, ended_at_ms) VALUES ($1, $2, $3, $4, $5, $6)`,
+			p.Player, h.TableID, h.HandNo, p.Seat, p.Net, h.End.UnixMilli()); err != nil {
+			return fmt.Errorf("index hand %s/%d: %w", h.TableID, h.HandNo, err)
+		}
+	}
+	// The deck has done its job: the history holds the dealt cards.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`, h.TableID, h.HandNo); err != nil {
+		return fmt.Errorf("drop deck %s/%d: %w", h.TableID, h.HandNo, err)
+	}
+	return nil
+}
+
+// GetHand reads a stored hand.
+func (s *Store) GetHand(ctx context.Context, tableID string, handNo int64) (Hand, error) {
+	h := Hand{TableID: tableID, HandNo: handNo}
+	var start, end int64
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT started_at_ms, ended_at_ms, history FROM hands WHERE table_id = $1 AND hand_no = $2`,
+		tableID, handNo).Scan(&start, &end, &h.History)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, ErrHandNotFound.Withf("no hand %d at table %q", handNo, tableID)
+	}
+	if err != nil {
+		return h, fmt.Errorf("get hand %s/%d: %w", tableID, handNo, err)
+	}
+	h.Start, h.End = time.UnixMilli(start).UTC(), time.UnixMilli(end).UTC()
+	return h, nil
+}
+
+// PlayerHand is one row of a player's hand list.
+type PlayerHand struct {
+	TableID string
+	HandNo  int64
+	Seat    int
+	Net     int64
+	End     time.Time
+}
+
+// PlayerHands lists a player's most recent hands, newest first.
+func (s *Store) PlayerHands(ctx context.Context, player string, limit int) ([]PlayerHand, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT table_id, hand_no, seat, net, ended_at_ms FROM hand_players
+		WHERE player_id = $1 ORDER BY ended_at_ms DESC, hand_no DESC LIMIT $2`, player, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list hands of %s: %w", player, err)
+	}
+	defer rows.Close()
+	var out []PlayerHand
+	for rows.Next() {
+		var h PlayerHand
+		var end int64
+		if err := rows.Scan(&h.TableID, &h.HandNo, &h.Seat, &h.Net, &end); err != nil {
+			return nil, fmt.Errorf("list hands of %s: %w", player, err)
+		}
+		h.End = time.UnixMilli(end).UTC()
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// HandPlayed reports whether player played the hand.
+func (s *Store) HandPlayed(ctx context.Context, player, tableID string, handNo int64) (bool, error) {
+	var n int
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM hand_players WHERE player_id = $1 AND table_id = $2 AND hand_no = $3`,
+		player, tableID, handNo).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("hand %s/%d of %s: %w", tableID, handNo, player, err)
+	}
+	return n > 0, nil
+}
+
+// MoneyMove is the table's side of a wallet saga step.
+type MoneyMove struct {
+	Key     string
+	TableID string
+	Kind    string // MoveBuyIn, MoveTopUp, MoveCashOut
+	Player  string
+	Seat    int
+	Amount  int64
+	HoldID  string
+	Done    bool
+	Created time.Time
+}
+
+// Money move kinds.
+const (
+	MoveBuyIn   = "buy_in"
+	MoveTopUp   = "top_up"
+	MoveCashOut = "cash_out"
+)
+
+// AddMoneyMove records a saga step to finish (commit a hold, pay a
+// cash-out) in the same transaction as the seat change it belongs to.
+func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, done, created_at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Done, m.Created.UnixMilli()); err != nil {
+		return fmt.Errorf("record %s %s: %w", m.Kind, m.Key, err)
+	}
+	return nil
+}
+
+// FinishMoneyMove marks a saga step done.
+func (s *Store) FinishMoneyMove(ctx context.Context, key string) error {
+	if _, err := s.db.SQL().ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, key); err != nil {
+		return fmt.Errorf("finish money move %s: %w", key, err)
+	}
+	return nil
+}
+
+// PendingMoneyMoves lists a table's unfinished saga steps, oldest first.
+func (s *Store) PendingMoneyMoves(ctx context.Context, tableID string) ([]MoneyMove, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT key, kind, player_id, seat, amount, hold_id, created_at_ms FROM money_moves
+		WHERE table_id = $1 AND NOT done ORDER BY created_at_ms, key`, tableID)
+	if err != nil {
+		return nil, fmt.Errorf("pending money moves of %s: %w", tableID, err)
+	}
+	defer rows.Close()
+	var out []MoneyMove
+	for rows.Next() {
+		m := MoneyMove{TableID: tableID}
+		var created int64
+		if err := rows.Scan(&m.Key, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &created); err != nil {
+			return nil, fmt.Errorf("pending money moves of %s: %w", tableID, err)
+		}
+		m.Created = time.UnixMilli(created).UTC()
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Audit is one recorded floor or dealer ruling.
+type Audit struct {
+	ID      string
+	TableID string
+	HandNo  int64
+	Actor   string
+	Role    string
+	Action  string
+	Seat    int
+	Reason  string
+	At      time.Time
+}
+
+// AddAudit records a ruling in the transaction that applies it.
+func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli()); err != nil {
+		return fmt.Errorf("audit %s: %w", a.Action, err)
+	}
+	return nil
+}
+
+// AuditLog lists a table's recorded rulings in order.
+func (s *Store) AuditLog(ctx context.Context, tableID string) ([]Audit, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms FROM audit
+		WHERE table_id = $1 ORDER BY at_ms, id`, tableID)
+	if err != nil {
+		return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
+	}
+	defer rows.Close()
+	var out []Audit
+	for rows.Next() {
+		a := Audit{TableID: tableID}
+		var at int64
+		if err := rows.Scan(&a.ID, &a.HandNo, &a.Actor, &a.Role, &a.Action, &a.Seat, &a.Reason, &at); err != nil {
+			return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
+		}
+		a.At = time.UnixMilli(at).UTC()
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
