@@ -3,6 +3,8 @@
 package tournament
 
 import (
+	"io/fs"
+
 	"google.golang.org/grpc"
 
 	"github.com/cardroom/cardroom/platform/clock"
@@ -17,7 +19,7 @@ import (
 const Name = "tournament"
 
 // Migrations returns the service's migrations for sqlstore.Options.
-func Migrations() sqlstore.MigrationsFS { return store.Migrations() }
+func Migrations() fs.FS { return store.Migrations() }
 
 // Deps is what the service needs from its process.
 type Deps struct {

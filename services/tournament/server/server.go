@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -33,7 +34,8 @@ func New(s *store.Store, clk clock.Clock) *Server { return &Server{store: s, clo
 // CreateTournament schedules a freezeout. Rebuy events and satellites get
 // their own fields when registration lands.
 func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateTournamentRequest) (*tournamentv1.CreateTournamentResponse, error) {
-	now := s.clock.Now().UTC()
+	// Stored to the millisecond: a tournament reads back as it was created.
+	now := s.clock.Now().UTC().Truncate(time.Millisecond)
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/cardroom/cardroom/gateway"
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/platform/rpc"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
+)
+
+// devTokenTTL is how long the tokens printed at start-up stay valid.
+const devTokenTTL = 12 * time.Hour
+
+// serve runs parts on one gRPC server and, with withGateway, the REST
+// gateway in front of them (or, with no parts, in front of the services at
+// the configured addresses) until ctx ends; then it shuts down in reverse
+// order: gateway, in-flight RPCs, background loops (the outbox drains),
+// leases, databases, telemetry.
+func serve(ctx context.Context, cfg config.Config, parts []part, withGateway bool, stdout io.Writer) (err error) {
+	name := processName(parts, withGateway)
+	shutdownTelemetry, err := telemetry.Setup(ctx, telemetry.Options{
+		Service: name, Version: version(), OTLPEndpoint: cfg.OTel.ExporterEndpoint,
+		TraceFile: cfg.TraceFile, LogLevel: cfg.LogLevel,
+	})
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = errors.Join(err, shutdownTelemetry(tctx))
+	}()
+	log := slog.Default()
+
+	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	verifier, err := auth.NewVerifier(key, nil)
+	if err != nil {
+		return err
+	}
+	issuer, err := auth.NewIssuer(key, nil)
+	if err != nil {
+		return err
+	}
+	env, err := newEnvironment(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, env.close()) }()
+
+	var (
+		grpcSrv  *grpc.Server
+		grpcLis  net.Listener
+		healthz  = health.NewServer()
+		builts   []*built
+		dbs      []*sqlstore.DB
+		grpcAddr = cfg.GRPCAddr
+	)
+	defer func() {
+		for _, db := range dbs {
+			err = errors.Join(err, db.Close())
+		}
+	}()
+	if len(parts) > 0 {
+		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz})
+		for _, p := range parts {
+			db, err := openDB(ctx, cfg, p)
+			if err != nil {
+				return err
+			}
+			dbs = append(dbs, db)
+			b, err := p.build(env, db)
+			if err != nil {
+				return fmt.Errorf("start %s: %w", p.name, err)
+			}
+			b.register(grpcSrv)
+			builts = append(builts, b)
+		}
+		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+			return fmt.Errorf("listen gRPC: %w", err)
+		}
+		grpcAddr = grpcLis.Addr().String()
+	}
+
+	// Background loops outlive ctx until the servers have stopped, so that
+	// work accepted before the signal still reaches the outbox and the bus.
+	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopLoops()
+	var loops sync.WaitGroup
+	for _, b := range builts {
+		for _, loop := range b.loops {
+			loops.Go(func() {
+				if err := loop(loopCtx); err != nil && !errors.Is(err, context.Canceled) {
+					log.Error("background loop stopped", "error", err)
+				}
+			})
+		}
+	}
+
+	var (
+		httpSrv *http.Server
+		httpLis net.Listener
+		conns   []*grpc.ClientConn
+	)
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	if withGateway {
+		dial := func(service string) (*grpc.ClientConn, error) {
+			addr := grpcAddr
+			if len(parts) == 0 {
+				addr, _ = cfg.Endpoints.Address(service)
+			}
+			// No service token: the gateway only forwards the app's own
+			// bearer token, so an anonymous request stays anonymous (401).
+			c, err := rpc.Dial(addr, rpc.Options{Logger: log})
+			if err != nil {
+				return nil, fmt.Errorf("dial %s at %s: %w", service, addr, err)
+			}
+			conns = append(conns, c)
+			return c, nil
+		}
+		var gc gateway.Conns
+		for _, s := range []struct {
+			name string
+			conn *grpc.ClientConnInterface
+		}{{"table", &gc.Table}, {"tournament", &gc.Tournament}, {"wallet", &gc.Wallet}, {"seating", &gc.Seating}} {
+			c, err := dial(s.name)
+			if err != nil {
+				return err
+			}
+			*s.conn = c
+		}
+		gw, err := gateway.New(ctx, gateway.Options{Conns: gc, CORSOrigins: cfg.CORSOrigins, Logger: log})
+		if err != nil {
+			return fmt.Errorf("gateway: %w", err)
+		}
+		if httpLis, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return fmt.Errorf("listen HTTP: %w", err)
+		}
+		httpSrv = &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	}
+
+	serveErr := make(chan error, 2)
+	if grpcSrv != nil {
+		go func() { serveErr <- grpcSrv.Serve(grpcLis) }()
+		for _, p := range parts {
+			healthz.SetServingStatus(p.grpcService, healthpb.HealthCheckResponse_SERVING)
+		}
+	}
+	if httpSrv != nil {
+		go func() { serveErr <- httpSrv.Serve(httpLis) }()
+	}
+	printBanner(stdout, cfg, name, grpcLis, httpLis, issuer)
+	log.Info("started", "process", name, "grpc", addrOf(grpcLis), "http", addrOf(httpLis))
+
+	select {
+	case <-ctx.Done():
+		log.Info("stopping", "process", name)
+	case err := <-serveErr:
+		return fmt.Errorf("server stopped: %w", err)
+	}
+
+	// Shutdown, in reverse order of dependency.
+	healthz.Shutdown() // NOT_SERVING: load balancers stop sending work
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if httpSrv != nil {
+		if err := httpSrv.Shutdown(sctx); err != nil {
+			log.Warn("gateway did not drain in time", "error", err)
+		}
+	}
+	if grpcSrv != nil && !rpc.Shutdown(grpcSrv, cfg.ShutdownTimeout) {
+		log.Warn("in-flight RPCs were cut off after the shutdown timeout")
+	}
+	stopLoops()
+	loops.Wait()
+	for _, b := range builts {
+		if b.close != nil {
+			err = errors.Join(err, b.close(sctx))
+		}
+	}
+	log.Info("stopped", "process", name)
+	return err
+}
+
+func processName(parts []part, withGateway bool) string {
+	switch {
+	case len(parts) > 1:
+		return "cardroom"
+	case len(parts) == 1:
+		return "cardroom-" + parts[0].name
+	default:
+		return "cardroom-gateway"
+	}
+}
+
+func addrOf(l net.Listener) string {
+	if l == nil {
+		return ""
+	}
+	return l.Addr().String()
+}
+
+// printBanner tells a developer where the suite listens and, when the
+// signing key is the generated dev key, gives a ready-to-paste token per
+// role. A configured (production) key never has tokens printed.
+func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis net.Listener, issuer *auth.Issuer) {
+	fmt.Fprintf(w, "%s is ready\n", name)
+	if httpLis != nil {
+		fmt.Fprintf(w, "  REST:  http://%s  (OpenAPI: /openapi.json, health: /healthz)\n", httpLis.Addr())
+	}
+	if grpcLis != nil {
+		fmt.Fprintf(w, "  gRPC:  %s\n", grpcLis.Addr())
+	}
+	if cfg.JWTKey != "" {
+		return
+	}
+	fmt.Fprintf(w, "  dev tokens (valid %s; curl -H \"Authorization: Bearer $TOKEN\"):\n", devTokenTTL)
+	for _, role := range auth.AllRoles {
+		tok, err := issuer.Mint("dev-"+string(role), []auth.Role{role}, devTokenTTL)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(w, "    %-8s %s\n", role, tok)
+	}
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/services/table/phh"
+)
+
+// runToken prints a bearer token signed with the suite's key (configured,
+// or the dev key in the data dir), so it is accepted by a suite started
+// with the same environment.
+func runToken(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	sub := fs.String("sub", "", "subject: the player, dealer or system the token names")
+	roles := fs.String("role", "", "role, or comma-separated roles: "+roleNames())
+	ttl := fs.Duration("ttl", devTokenTTL, "how long the token stays valid")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *sub == "" || *roles == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("token needs --sub and --role: %w", errUsage)
+	}
+	var rs []auth.Role
+	for _, r := range strings.Split(*roles, ",") {
+		role, err := auth.ParseRole(strings.TrimSpace(r))
+		if err != nil {
+			return err
+		}
+		rs = append(rs, role)
+	}
+	if *ttl <= 0 {
+		return fmt.Errorf("--ttl must be positive: %w", errUsage)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	issuer, err := auth.NewIssuer(key, nil)
+	if err != nil {
+		return err
+	}
+	tok, err := issuer.Mint(*sub, rs, *ttl)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, tok)
+	return err
+}
+
+func roleNames() string {
+	names := make([]string, len(auth.AllRoles))
+	for i, r := range auth.AllRoles {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}
+
+// runMigrate applies the named parts' migrations (all parts when none is
+// named) and exits: the Kubernetes pre-deploy job.
+func runMigrate(ctx context.Context, cfg config.Config, names []string, stdout io.Writer) error {
+	selected := allParts
+	if len(names) > 0 {
+		selected = nil
+		for _, n := range names {
+			found := false
+			for _, p := range allParts {
+				if p.name == n {
+					selected, found = append(selected, p), true
+				}
+			}
+			if !found {
+				return fmt.Errorf("migrate: unknown part %q: %w", n, errUsage)
+			}
+		}
+	}
+	for _, p := range selected {
+		db, err := openDB(ctx, cfg, p)
+		if err != nil {
+			return err
+		}
+		if err := db.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: migrated\n", p.name)
+	}
+	return nil
+}
+
+// runPHH is `cardroom phh replay FILE...`: one tab-separated line per file,
+// FILE STACKS [..] or FILE REJECT@k reason (services/table/phh).
+func runPHH(args []string, stdout io.Writer) error {
+	if len(args) < 2 || args[0] != "replay" {
+		return fmt.Errorf("phh replay FILE...: %w", errUsage)
+	}
+	for _, name := range args[1:] {
+		if _, err := fmt.Fprintln(stdout, replayFile(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func replayFile(name string) phh.Line {
+	f, err := os.Open(name)
+	if err != nil {
+		return phh.Line{Name: name, Err: err}
+	}
+	defer f.Close()
+	return phh.Replay(f, name)
+}
