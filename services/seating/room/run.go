@@ -1,0 +1,146 @@
+package room
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/seating/waitlist"
+	"github.com/cardroom/cardroom/services/seating/wire"
+)
+
+// Topics seating consumes.
+const (
+	TopicTableOpened = "table.opened"
+	TopicSeatOpened  = "table.seat_opened"
+)
+
+// Run runs seating's background loops until ctx ends, then returns nil:
+// the timer sweeper (every SweepInterval on the room's clock), the board's
+// poll for changes made by other replicas (every BoardPoll), and, when the
+// room has a bus, the consumers of table.opened and table.seat_opened
+// (consumer group Config.Consumer). A loop that fails is logged and
+// retried; none of them stops the others.
+func (r *Room) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	loop := func(name string, every time.Duration, round func(context.Context) error) {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-r.clock.After(every):
+				}
+				if err := round(ctx); err != nil && ctx.Err() == nil {
+					r.log.ErrorContext(ctx, "seating "+name, "err", err)
+				}
+			}
+		})
+	}
+	loop("timers", r.cfg.SweepInterval, r.Sweep)
+	loop("board", r.cfg.BoardPoll, func(ctx context.Context) error { return r.board.poll(ctx, r.store.Versions) })
+	if r.bus != nil {
+		for topic, h := range map[string]events.Handler{TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened} {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					if err := r.bus.Subscribe(ctx, topic, r.cfg.Consumer, h); err != nil && ctx.Err() == nil {
+						r.log.ErrorContext(ctx, "seating consumer", "topic", topic, "err", err)
+						select {
+						case <-ctx.Done():
+						case <-r.clock.After(time.Second):
+						}
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// HandleTableOpened consumes table.opened: a cash table's empty seats are
+// offered to its game's list (opened with the default policy when the game
+// has none). Redeliveries change nothing.
+func (r *Room) HandleTableOpened(ctx context.Context, ev events.Event) error {
+	var msg tablev1.TableOpened
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		r.log.ErrorContext(ctx, "seating: undecodable table.opened dropped", "event", ev.ID, "err", err)
+		return nil // redelivery cannot fix it
+	}
+	if msg.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT || msg.GetGame() == nil {
+		return nil
+	}
+	id, err := r.listFor(ctx, wire.Spec(msg.GetGame()))
+	if err != nil {
+		return err
+	}
+	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
+		return g.TableOpened(msg.GetTableId(), msg.GetName(), int(msg.GetSeats()), r.clock.Now()), nil
+	})
+}
+
+// HandleSeatOpened consumes table.seat_opened: the seat is offered to the
+// first eligible player of its game. Redeliveries change nothing.
+func (r *Room) HandleSeatOpened(ctx context.Context, ev events.Event) error {
+	var msg tablev1.SeatOpened
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		r.log.ErrorContext(ctx, "seating: undecodable table.seat_opened dropped", "event", ev.ID, "err", err)
+		return nil
+	}
+	id, err := r.store.ByTable(ctx, msg.GetTableId())
+	if err != nil {
+		if msg.GetGame() == nil {
+			r.log.WarnContext(ctx, "seating: seat opened at a table of no known game", "table", msg.GetTableId())
+			return nil
+		}
+		if id, err = r.listFor(ctx, wire.Spec(msg.GetGame())); err != nil {
+			return err
+		}
+	}
+	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
+		return g.SeatOpened(msg.GetTableId(), int(msg.GetSeat()), r.clock.Now()), nil
+	})
+}
+
+// consume applies an event to game id once: under the game's lock, inside
+// the idempotent consumer's transaction, through the owner's fence.
+func (r *Room) consume(ctx context.Context, id string, ev events.Event, c change) error {
+	return r.store.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
+		apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
+			_, err := r.store.Apply(ctx, tx, owner.Fence, func(tx *sqlstore.Tx, g *waitlist.Game) error {
+				return r.apply(ctx, tx, g, nil, c)
+			})
+			return err
+		}
+		if err := events.Idempotent(r.store.DB(), r.cfg.Consumer, apply)(ctx, ev); err != nil {
+			return fmt.Errorf("apply %s %s to waitlist %s: %w", ev.Topic, ev.ID, id, err)
+		}
+		return nil
+	})
+}
+
+// listFor returns the list of a game, opening it with the default policy
+// when the game has none.
+func (r *Room) listFor(ctx context.Context, spec waitlist.Spec) (string, error) {
+	id, err := r.store.ByGame(ctx, spec)
+	if err != nil || id != "" {
+		return id, err
+	}
+	g, err := r.CreateWaitlist(ctx, spec, r.cfg.Defaults)
+	if err == nil {
+		return g.ID, nil
+	}
+	// Another replica (or redelivery) opened it first.
+	if id, err2 := r.store.ByGame(ctx, spec); err2 == nil && id != "" {
+		return id, nil
+	}
+	return "", errors.Join(err, fmt.Errorf("open waitlist for %s", spec.Name()))
+}
