@@ -276,6 +276,7 @@ func playFuzz(t *testing.T, data []byte) {
 		checkConserved(t, h)
 	}
 	checkConserved(t, h)
+	checkPots(t, h)
 	for i := range h.s.Seats {
 		if p := &h.s.Seats[i]; p.Bet != 0 && h.Done() {
 			t.Fatalf("seat %d has a bet %d after the hand", p.Seat, p.Bet)
@@ -389,6 +390,111 @@ func TestExactlyLegal(t *testing.T) {
 			l := legal[int(rng.Uint64()%uint64(len(legal)))]
 			if _, err := h.Apply(Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, int(rng.Uint64()%256))}); err != nil {
 				t.Fatalf("offered %+v refused: %v", l, err)
+			}
+		}
+	}
+}
+
+// checkPots recomputes a finished showdown's pots a second way (peeling
+// off the smallest live contribution, TP-44) and checks the awards: each
+// pot on its own (TP-77), winners eligible and holding the best hand, and
+// equal shares differing by at most one chip unit (TP-73).
+func checkPots(t *testing.T, h *Hand) {
+	t.Helper()
+	st := &h.s
+	if !h.Done() || st.Uncontest {
+		return
+	}
+	n := len(st.Seats)
+	contrib := make([]int64, n)
+	for i := range st.Seats {
+		contrib[i] = st.Seats[i].Total
+	}
+	type pot struct {
+		amount int64
+		elig   uint16
+	}
+	var want []pot
+	for {
+		m := int64(-1)
+		for i := range st.Seats {
+			if !st.Seats[i].Folded && contrib[i] > 0 && (m < 0 || contrib[i] < m) {
+				m = contrib[i]
+			}
+		}
+		if m < 0 {
+			var rest int64
+			for i := range contrib {
+				rest += contrib[i]
+			}
+			if rest > 0 {
+				want[len(want)-1].amount += rest
+			}
+			break
+		}
+		var p pot
+		for i := range st.Seats {
+			take := min(contrib[i], m)
+			if !st.Seats[i].Folded && contrib[i] >= m {
+				p.elig |= 1 << st.Seats[i].Seat
+			}
+			p.amount += take
+			contrib[i] -= take
+		}
+		want = append(want, p)
+	}
+	if len(want) != len(st.Pots) {
+		t.Fatalf("pots %+v, reference %+v", st.Pots, want)
+	}
+	cu := h.cfg.Stakes.ChipUnit
+	for k, p := range st.Pots {
+		if p.Amount != want[k].amount || p.Eligible != want[k].elig {
+			t.Fatalf("pot %d %+v, reference %+v", k, p, want[k])
+		}
+		var sum int64
+		for half := 0; half < 2; half++ {
+			var lo, hi int64 = -1, -1
+			for _, w := range p.Winners {
+				if w.Low != (half == 1) {
+					continue
+				}
+				if p.Eligible&(1<<w.Seat) == 0 {
+					t.Fatalf("pot %d won by ineligible seat %d", k, w.Seat)
+				}
+				if lo < 0 || w.Amount < lo {
+					lo = w.Amount
+				}
+				hi = max(hi, w.Amount)
+			}
+			if lo >= 0 && hi-lo > cu+cu-1 {
+				t.Fatalf("TP-73 pot %d shares %d..%d", k, lo, hi)
+			}
+		}
+		for _, w := range p.Winners {
+			sum += w.Amount
+		}
+		if sum != p.Amount {
+			t.Fatalf("pot %d awarded %d of %d", k, sum, p.Amount)
+		}
+		// In high-only games with every contender shown, the winners hold the best hand.
+		if h.cfg.Game.IsHiLo() {
+			continue
+		}
+		var best uint32
+		shown := 0
+		for i := range st.Seats {
+			q := &st.Seats[i]
+			if p.Eligible&(1<<q.Seat) != 0 && !q.Mucked {
+				shown++
+				best = max(best, q.Hi)
+			}
+		}
+		if shown < 2 {
+			continue
+		}
+		for _, w := range p.Winners {
+			if q := &st.Seats[h.indexOf(w.Seat)]; q.Hi != best {
+				t.Fatalf("pot %d won by seat %d without the best hand", k, w.Seat)
 			}
 		}
 	}
