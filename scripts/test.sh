@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
-# make test: makes sure Redis and PostgreSQL are there (scripts/testenv.sh),
-# then runs every module's tests with the race detector.
+# make test: checks that the generated protobuf code is current, makes sure
+# Redis and PostgreSQL are there (scripts/testenv.sh: REDIS_URL/DATABASE_URL
+# when set, otherwise throwaway servers), runs every workspace module's
+# tests with the race detector, then gives each fuzz target a short run.
+#
+# CARDROOM_FUZZTIME (default 5s) is each fuzz target's budget; 0 skips fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
-modules=$(go work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p')
-fail=0
-for m in $modules; do
-	echo "== go test -race $m"
-	(cd "$m" && go test -race -count=1 ./...) || fail=1
-done
-exit $fail
+./scripts/proto.sh --check
+
+# shellcheck source=scripts/testenv.sh
+source scripts/testenv.sh
+echo "test: REDIS_URL=${REDIS_URL%%@*}... DATABASE_URL=${DATABASE_URL%%@*}..."
+
+# One go test over every module of go.work, so packages of all modules share
+# the build and run in parallel.
+go test -race -count=1 -timeout 15m github.com/cardroom/cardroom/...
+
+fuzztime=${CARDROOM_FUZZTIME:-5s}
+if [[ $fuzztime != 0 ]]; then
+	# Every fuzz target in the workspace, found by name: package dir + target.
+	while IFS=: read -r file name; do
+		dir=$(dirname "$file")
+		echo "== fuzz $dir $name ($fuzztime)"
+		(cd "$dir" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" .)
+	done < <(grep -rHoE --include='*_test.go' '^func (Fuzz[A-Za-z0-9_]+)' services platform gateway cmd |
+		sed -E 's/func //' | sort)
+fi
+echo "test: all passed"
