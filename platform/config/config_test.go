@@ -182,6 +182,39 @@ func TestVariablesCoverEveryField(t *testing.T) {
 	}
 }
 
+// README markers around the generated variable table.
+const (
+	readmeBegin = "<!-- config table: generated; go test ./config -update in platform/ rewrites it -->\n"
+	readmeEnd   = "<!-- end of config table -->"
+)
+
+// TestReadmeTableMatchesStruct keeps the README's variable table from
+// drifting, like TestConfigDocMatchesStruct for docs/CONFIG.md.
+func TestReadmeTableMatchesStruct(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "..", "README.md")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	before, rest, ok := strings.Cut(readme, readmeBegin)
+	_, after, ok2 := strings.Cut(rest, readmeEnd)
+	if !ok || !ok2 {
+		t.Fatalf("README.md lacks the config table markers %q ... %q", readmeBegin, readmeEnd)
+	}
+	want := before + readmeBegin + Table() + readmeEnd + after
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if readme != want {
+		t.Fatalf("README.md's config table is stale: run `go test ./config -update` in platform/")
+	}
+}
+
 // TestConfigDocMatchesStruct keeps docs/CONFIG.md from drifting: run
 // `go test ./config -update` after changing Config.
 func TestConfigDocMatchesStruct(t *testing.T) {
