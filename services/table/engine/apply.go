@@ -16,6 +16,7 @@ func (h *Hand) Apply(a Action) ([]Event, error) {
 	if err := h.apply(a); err != nil {
 		return nil, err
 	}
+	h.optOK = false
 	return h.events, nil
 }
 
@@ -108,6 +109,7 @@ func (h *Hand) ApplyOutOfTurn(a Action) ([]Event, error) {
 	if err := h.applyOOT(a); err != nil {
 		return nil, err
 	}
+	h.optOK = false
 	return h.events, nil
 }
 

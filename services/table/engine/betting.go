@@ -405,7 +405,7 @@ func (h *Hand) LegalActions() []Legal {
 			return h.legal
 		}
 		s := st.Seats[st.ToAct].Seat
-		o := h.options(st.ToAct)
+		o := h.cachedOptions(st.ToAct)
 		if o.bringIn {
 			h.legal = append(h.legal, Legal{Seat: s, Kind: BringIn, Min: o.bringInTo, Max: o.bringInTo})
 		}
@@ -447,7 +447,7 @@ func (h *Hand) LegalActions() []Legal {
 func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 	st := &h.s
 	p := &st.Seats[i]
-	o := h.options(i)
+	o := h.cachedOptions(i)
 	kind := a.Kind
 	if kind == Timeout || kind == Skip {
 		switch {

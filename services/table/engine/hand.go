@@ -142,6 +142,20 @@ type Hand struct {
 	events []Event
 	legal  []Legal
 	buf    []cards.Card // scratch
+	// opt caches options(optIdx) between LegalActions and Apply; any
+	// successful state change clears optOK.
+	opt    opts
+	optIdx int
+	optOK  bool
+}
+
+// cachedOptions returns options(i), computed once per state.
+func (h *Hand) cachedOptions(i int) opts {
+	if h.optOK && h.optIdx == i {
+		return h.opt
+	}
+	h.opt, h.optIdx, h.optOK = h.options(i), i, true
+	return h.opt
 }
 
 // NewHand validates cfg and setup, makes the forced posts and deals the
@@ -168,6 +182,7 @@ func (h *Hand) Reset(cfg Config, setup Setup) error {
 		return err
 	}
 	h.cfg = cfg
+	h.optOK = false
 	h.events = h.events[:0]
 	st := &h.s
 	seats := st.Seats[:0]
