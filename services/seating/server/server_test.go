@@ -1,0 +1,314 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/seating/room"
+	"github.com/cardroom/cardroom/services/seating/server"
+	"github.com/cardroom/cardroom/services/seating/store"
+)
+
+var evening = time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC)
+
+var nlhe = &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
+	Stakes: &gamev1.Stakes{SmallBlind: 200, BigBlind: 500}}
+
+type harness struct {
+	g     *testkit.GRPC
+	c     seatingv1.SeatingServiceClient
+	room  *room.Room
+	clock *clock.Fake
+	bus   *events.Memory
+}
+
+func start(t *testing.T) *harness {
+	t.Helper()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "seating", Migrations: store.Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations}})
+	clk := clock.NewFake(evening)
+	bus := events.NewMemory(events.MemoryOptions{})
+	r, err := room.New(room.Deps{Store: store.New(db, lock.NewLocal()), Relay: events.NewRelay(db, bus, events.RelayOptions{}), Bus: bus, Clock: clk}, room.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := testkit.StartGRPC(t, func(s grpc.ServiceRegistrar) { seatingv1.RegisterSeatingServiceServer(s, server.New(r)) })
+	return &harness{g: g, c: seatingv1.NewSeatingServiceClient(g.Conn), room: r, clock: clk, bus: bus}
+}
+
+func (h *harness) openTable(t *testing.T, id string, seats int) {
+	t.Helper()
+	b, err := proto.Marshal(&tablev1.TableOpened{TableId: id, Name: id, Game: nlhe, Seats: int32(seats), Kind: tablev1.TableKind_TABLE_KIND_CASH})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.room.HandleTableOpened(t.Context(), events.Event{ID: "open-" + id, Topic: room.TopicTableOpened, Key: id, Payload: b}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func info(err error) (codes.Code, string, string) {
+	st := status.Convert(err)
+	for _, d := range st.Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok {
+			return st.Code(), i.GetReason(), i.GetMetadata()["rule_id"]
+		}
+	}
+	return st.Code(), "", ""
+}
+
+// TestJoinOfferAcceptOnTheBoard is the app's path over real gRPC: a player
+// joins from the app, a table opens, the player sees and accepts the
+// offer, and the board stream shows each step.
+func TestJoinOfferAcceptOnTheBoard(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	alice := h.g.As(t, "alice", auth.Player)
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := created.GetWaitlist()
+	if wl.GetName() != "NL Hold'em 2/5" || wl.GetPolicy().GetOfferTimeout().AsDuration() != 3*time.Minute {
+		t.Fatalf("created %v", wl)
+	}
+
+	boardCtx, cancel := context.WithCancel(h.g.As(t, "screen-1", auth.Player))
+	defer cancel()
+	board, err := h.c.WatchBoard(boardCtx, &seatingv1.WatchBoardRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := board.Recv()
+	if err != nil || !first.GetSnapshot() || len(first.GetBoards()) != 1 || len(first.GetBoards()[0].GetEntries()) != 0 {
+		t.Fatalf("snapshot %v, %v", first, err)
+	}
+	// next reads board updates until one satisfies ok.
+	next := func(what string, ok func(*seatingv1.WaitlistBoard) bool) {
+		t.Helper()
+		for {
+			m, err := board.Recv()
+			if err != nil {
+				t.Fatalf("board while waiting for %s: %v", what, err)
+			}
+			for _, b := range m.GetBoards() {
+				if ok(b) {
+					return
+				}
+			}
+		}
+	}
+
+	joined, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: wl.GetWaitlistId()})
+	if err != nil || joined.GetEntry().GetPosition() != 1 || joined.GetEntry().GetSignUp() != seatingv1.SignUp_SIGN_UP_REMOTE ||
+		joined.GetEntry().GetEstimatedWait().AsDuration() != 10*time.Minute {
+		t.Fatalf("join = %v, %v", joined, err)
+	}
+	next("alice on the list", func(b *seatingv1.WaitlistBoard) bool {
+		return len(b.GetEntries()) == 1 && b.GetEntries()[0].GetPlayerId() == "alice"
+	})
+
+	h.openTable(t, "t1", 6)
+	offers, err := h.c.ListOffers(alice, &seatingv1.ListOffersRequest{})
+	if err != nil || len(offers.GetOffers()) != 1 {
+		t.Fatalf("offers = %v, %v", offers, err)
+	}
+	offer := offers.GetOffers()[0]
+	if offer.GetTableId() != "t1" || offer.GetSeat() != 1 || !offer.GetExpireTime().AsTime().Equal(evening.Add(3*time.Minute)) {
+		t.Fatalf("offer %v", offer)
+	}
+	next("alice's offer", func(b *seatingv1.WaitlistBoard) bool {
+		return len(b.GetOffers()) == 1 && b.GetOffers()[0].GetPlayerId() == "alice"
+	})
+
+	// Someone else cannot take alice's offer.
+	if code, reason, _ := info(func() error {
+		_, err := h.c.AcceptOffer(h.g.As(t, "bob", auth.Player), &seatingv1.AcceptOfferRequest{OfferId: offer.GetOfferId()})
+		return err
+	}()); code != codes.PermissionDenied || reason != "OFFER_NOT_YOURS" {
+		t.Fatalf("bob accepts alice's offer: %v %s", code, reason)
+	}
+
+	h.clock.Advance(time.Minute)
+	accepted, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: offer.GetOfferId()})
+	if err != nil || accepted.GetOffer().GetState() != seatingv1.OfferState_OFFER_STATE_ACCEPTED ||
+		!accepted.GetOffer().GetHoldUntil().AsTime().Equal(evening.Add(6*time.Minute)) {
+		t.Fatalf("accept = %v, %v", accepted, err)
+	}
+	again, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: offer.GetOfferId()})
+	if err != nil || !proto.Equal(again.GetOffer(), accepted.GetOffer()) {
+		t.Fatalf("accept again = %v, %v", again, err)
+	}
+	next("alice seated", func(b *seatingv1.WaitlistBoard) bool {
+		if len(b.GetEntries()) != 0 || len(b.GetTables()) != 1 {
+			return false
+		}
+		s := b.GetTables()[0].GetSeats()[0]
+		return s.GetState() == seatingv1.SeatState_SEAT_STATE_TAKEN && s.GetPlayerId() == "alice"
+	})
+}
+
+func TestBadInputIsRefusedWithAReason(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	alice := h.g.As(t, "alice", auth.Player)
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetWaitlist().GetWaitlistId()
+	if _, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id}); err != nil {
+		t.Fatal(err)
+	}
+	other := &gamev1.Game{Variant: gamev1.Variant_VARIANT_OMAHA, Structure: gamev1.Structure_STRUCTURE_POT_LIMIT,
+		Stakes: &gamev1.Stakes{SmallBlind: 100, BigBlind: 200}}
+	tests := []struct {
+		name   string
+		call   func() error
+		code   codes.Code
+		reason string
+		rule   string
+	}{
+		{"joining twice", func() error {
+			_, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id})
+			return err
+		}, codes.AlreadyExists, "ALREADY_ON_LIST", ""},
+		{"a player signing up someone else", func() error {
+			_, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: "bob"})
+			return err
+		}, codes.PermissionDenied, "NOT_YOURSELF", ""},
+		{"the floor without a player", func() error {
+			_, err := h.c.JoinWaitlist(floor, &seatingv1.JoinWaitlistRequest{WaitlistId: id})
+			return err
+		}, codes.InvalidArgument, "INVALID_ARGUMENT", ""},
+		{"an unknown list", func() error {
+			_, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: "nope"})
+			return err
+		}, codes.NotFound, "WAITLIST_NOT_FOUND", ""},
+		{"a second list for the game", func() error {
+			_, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+			return err
+		}, codes.AlreadyExists, "WAITLIST_EXISTS", ""},
+		{"a negative offer timer", func() error {
+			_, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: other,
+				Policy: &seatingv1.Policy{OfferTimeout: durationpb.New(-time.Minute)}})
+			return err
+		}, codes.InvalidArgument, "INVALID_ARGUMENT", ""},
+		{"an absurd offer timer", func() error {
+			_, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: other,
+				Policy: &seatingv1.Policy{OfferTimeout: durationpb.New(5 * time.Hour)}})
+			return err
+		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", ""},
+		{"an absurd long break (CS-14)", func() error {
+			_, err := h.c.SetPolicy(floor, &seatingv1.SetPolicyRequest{WaitlistId: id,
+				Policy: &seatingv1.Policy{LongBreak: durationpb.New(20 * time.Hour)}})
+			return err
+		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", ""},
+		{"a player reordering the list", func() error {
+			_, err := h.c.MoveEntry(alice, &seatingv1.MoveEntryRequest{WaitlistId: id, PlayerId: "alice", Position: 1, Reason: "me first"})
+			return err
+		}, codes.PermissionDenied, "PERMISSION_DENIED", ""},
+		{"a reorder without a reason", func() error {
+			_, err := h.c.MoveEntry(floor, &seatingv1.MoveEntryRequest{WaitlistId: id, PlayerId: "alice", Position: 1})
+			return err
+		}, codes.InvalidArgument, "INVALID_ARGUMENT", ""},
+		{"accepting an offer that does not exist", func() error {
+			_, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: id + ".7"})
+			return err
+		}, codes.NotFound, "OFFER_NOT_FOUND", ""},
+		{"going away from no seat (CS-13)", func() error {
+			_, err := h.c.MarkAway(alice, &seatingv1.MarkAwayRequest{TableId: "t9", Kind: seatingv1.AbsenceKind_ABSENCE_KIND_SHORT})
+			return err
+		}, codes.NotFound, "TABLE_NOT_FOUND", ""},
+	}
+	before, err := h.c.GetWaitlist(floor, &seatingv1.GetWaitlistRequest{WaitlistId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		code, reason, rule := info(tt.call())
+		if code != tt.code || reason != tt.reason || rule != tt.rule {
+			t.Errorf("%s: %v %s %s, want %v %s %s", tt.name, code, reason, rule, tt.code, tt.reason, tt.rule)
+		}
+	}
+	after, err := h.c.GetWaitlist(floor, &seatingv1.GetWaitlistRequest{WaitlistId: id})
+	if err != nil || !proto.Equal(before.GetBoard(), after.GetBoard()) {
+		t.Fatalf("refusals changed the list:\n%v\n%v", before, after)
+	}
+	list, err := h.c.ListWaitlists(floor, &seatingv1.ListWaitlistsRequest{})
+	if err != nil || len(list.GetWaitlists()) != 1 {
+		t.Fatalf("lists %v, %v", list, err)
+	}
+}
+
+func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	alice := h.g.As(t, "alice", auth.Player)
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetWaitlist().GetWaitlistId()
+	for _, p := range []string{"alice", "bob"} {
+		if _, err := h.c.JoinWaitlist(floor, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.openTable(t, "t1", 1)
+	offers, err := h.c.ListOffers(alice, &seatingv1.ListOffersRequest{})
+	if err != nil || len(offers.GetOffers()) != 1 {
+		t.Fatalf("offers %v %v", offers, err)
+	}
+	if _, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: offers.GetOffers()[0].GetOfferId()}); err != nil {
+		t.Fatal(err)
+	}
+	away, err := h.c.MarkAway(alice, &seatingv1.MarkAwayRequest{TableId: "t1", Kind: seatingv1.AbsenceKind_ABSENCE_KIND_LONG_BREAK})
+	if err != nil || away.GetAbsence().GetDueTime().AsTime() != evening.Add(30*time.Minute) {
+		t.Fatalf("CS-14 long break = %v, %v", away, err)
+	}
+	h.clock.Advance(30 * time.Minute)
+	if err := h.room.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := h.c.ListAbsences(floor, &seatingv1.ListAbsencesRequest{OverdueOnly: true})
+	if err != nil || len(pending.GetAbsences()) != 1 || !pending.GetAbsences()[0].GetOverdue() {
+		t.Fatalf("CS-13 pending = %v, %v", pending, err)
+	}
+	dec, err := h.c.DecideAbsence(floor, &seatingv1.DecideAbsenceRequest{TableId: "t1", PlayerId: "alice",
+		Extend: durationpb.New(10 * time.Minute), Reason: "phoned, parking"})
+	if err != nil || dec.GetDecision().GetAction() != "extend_absence" {
+		t.Fatalf("extend = %v, %v", dec, err)
+	}
+	if _, err := h.c.MarkBack(alice, &seatingv1.MarkBackRequest{TableId: "t1", PlayerId: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.c.MarkAway(alice, &seatingv1.MarkAwayRequest{TableId: "t1", Kind: seatingv1.AbsenceKind_ABSENCE_KIND_LONG_BREAK})
+	if code, reason, rule := info(err); code != codes.FailedPrecondition || reason != "LONG_BREAK_USED" || rule != "CS-14" {
+		t.Fatalf("CS-14 second break: %v %s %s", code, reason, rule)
+	}
+	ds, err := h.c.ListFloorDecisions(floor, &seatingv1.ListFloorDecisionsRequest{WaitlistId: id})
+	if err != nil || len(ds.GetDecisions()) != 3 || ds.GetDecisions()[0].GetAction() != "extend_absence" ||
+		ds.GetDecisions()[0].GetFloorId() != "floor-1" {
+		t.Fatalf("decisions = %v, %v", ds, err)
+	}
+}
