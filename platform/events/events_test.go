@@ -313,14 +313,62 @@ func TestMemoryBusGroupsAndRetry(t *testing.T) {
 	subscribe(t, bus, "x", "g1", record("g1"))
 	subscribe(t, bus, "x", "g2", record("g2"))
 	subscribe(t, bus, "x", "flaky", flaky)
+	// The queued e1 is retried inside the bus until flaky takes it.
+	eventually(t, "every group to see e1", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen["g1"]) == 1 && len(seen["g2"]) == 1 && len(seen["flaky"]) == 1
+	})
+	// Now every group has a member: Publish returns once all handled e2.
 	if err := bus.Publish(t.Context(), events.Event{ID: "e2", Topic: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "every group to see both events", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(seen["g1"]) == 2 && len(seen["g2"]) == 2 && len(seen["flaky"]) == 2
+	mu.Lock()
+	defer mu.Unlock()
+	for _, g := range []string{"g1", "g2", "flaky"} {
+		if got := seen[g]; len(got) != 2 || got[0] != "e1" || got[1] != "e2" {
+			t.Fatalf("group %s saw %v, want [e1 e2]", g, got)
+		}
+	}
+}
+
+// TestMemoryBusConsumerCrashIsRedelivered: in the embedded mode nothing in
+// memory survives, so an event whose handler failed (or whose process died
+// mid-handling) must stay unpublished in the outbox and go out again.
+func TestMemoryBusConsumerCrashIsRedelivered(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, opts)
+	bus := events.NewMemory(events.MemoryOptions{})
+	var calls atomic.Int64
+	var crashed atomic.Bool
+	count := countSeats(db, &calls)
+	subscribe(t, bus, "table.seat_opened", "seating", func(ctx context.Context, e events.Event) error {
+		if e.Key == "t-crash-consumer" && crashed.CompareAndSwap(false, true) {
+			return errors.New("consumer died mid-handling")
+		}
+		return count(ctx, e)
 	})
+	// Make sure the member has joined before the event is relayed.
+	warm := events.Event{ID: "warm", Topic: "table.seat_opened", Key: "t-warm"}
+	if err := bus.Publish(t.Context(), warm); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "warm-up", func() bool { return opened(t, db, "t-warm") == 1 })
+
+	openTable(t, db, "t-crash-consumer")
+	relay := events.NewRelay(db, bus, events.RelayOptions{})
+	if _, err := relay.Flush(t.Context()); err == nil {
+		t.Fatal("relay reported success although the consumer failed")
+	}
+	if got := unpublished(t, db); got != 1 {
+		t.Fatalf("unpublished = %d after the consumer failed, want 1", got)
+	}
+	if n, err := relay.Flush(t.Context()); err != nil || n != 1 {
+		t.Fatalf("second flush = %d, %v", n, err)
+	}
+	if got := opened(t, db, "t-crash-consumer"); got != 1 {
+		t.Fatalf("opened = %d, want 1", got)
+	}
 }
 
 // TestTraceContinuesThroughOutbox: the request's trace covers the relay's
