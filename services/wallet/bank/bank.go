@@ -108,9 +108,15 @@ type TransferResult struct {
 // post builds and posts a transfer and reports the player account's
 // balance after it.
 func (b *Bank) post(ctx context.Context, tx *store.Tx, kind ledger.TransferKind, cur ledger.Currency, p store.Posting, meta map[string]string, player ledger.AccountID, moves ...ledger.Move) (TransferResult, error) {
+	return b.postID(ctx, tx, newID("tr_"), kind, cur, p, meta, player, moves...)
+}
+
+// postID is post with the transfer ID chosen by the caller, for flows that
+// claim a hold or voucher (naming the transfer) before posting it.
+func (b *Bank) postID(ctx context.Context, tx *store.Tx, id string, kind ledger.TransferKind, cur ledger.Currency, p store.Posting, meta map[string]string, player ledger.AccountID, moves ...ledger.Move) (TransferResult, error) {
 	now := tx.Now()
 	p.GamingDay = b.profile.Day.Of(now)
-	tr, err := ledger.Build(newID("tr_"), kind, cur, now, meta, moves...)
+	tr, err := ledger.Build(id, kind, cur, now, meta, moves...)
 	if err != nil {
 		return TransferResult{}, err
 	}

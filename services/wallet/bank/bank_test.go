@@ -548,3 +548,93 @@ func TestLedgerRowsAreImmutable(t *testing.T) {
 		}
 	})
 }
+
+func TestHoldSettlesOnceUnderRace(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		ctx := t.Context()
+		e.open(t, "gina", 50000)
+		h, err := e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: "h", TableRequest: bank.TableRequest{Table: "R1", Epoch: 1}, Player: "gina", Currency: "EUR", Game: nl25, Amount: 50000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 20
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				req := bank.SettleRequest{Key: fmt.Sprintf("s%d", i), TableRequest: bank.TableRequest{Table: "R1", Epoch: 1}, HoldID: h.HoldID}
+				if i%2 == 0 {
+					_, errs[i] = e.bank.CommitHold(ctx, req)
+				} else {
+					_, errs[i] = e.bank.ReleaseHold(ctx, req)
+				}
+			})
+		}
+		wg.Wait()
+		ok, committed := 0, false
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+				committed = i%2 == 0
+			case errors.Is(err, bank.ErrHoldNotHeld):
+			default:
+				t.Fatalf("settle %d: %v", i, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%d settlements succeeded, want 1", ok)
+		}
+		var table int64
+		if a, err := e.store.Account(ctx, ledger.TableAccount("R1", "EUR")); err == nil {
+			table = a.Balance
+		} else if !errors.Is(err, store.ErrAccountNotFound) {
+			t.Fatal(err)
+		}
+		player := e.balance(t, ledger.PlayerAccount("gina", "EUR"))
+		if committed && (table != 50000 || player != 0) || !committed && (table != 0 || player != 50000) {
+			t.Fatalf("committed=%v: table %d, player %d", committed, table, player)
+		}
+		if got := e.balance(t, ledger.HoldAccount("R1", "EUR")); got != 0 {
+			t.Fatalf("hold account = %d", got)
+		}
+	})
+}
+
+func TestVoucherUsedOnceUnderRace_TR19(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		ctx := t.Context()
+		e.open(t, "hank", 6100)
+		if _, err := e.bank.Enter(ctx, bank.ContributionRequest{Key: "sat", Player: "hank", Event: "SAT2", Currency: "EUR", PrizePart: 6100}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.bank.IssueVoucher(ctx, bank.VoucherRequest{Key: "v", Player: "hank", SourceEvent: "SAT2", TargetEvent: "MAIN2", Currency: "EUR", Amount: 6100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 10
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = e.bank.Enter(ctx, bank.ContributionRequest{Key: fmt.Sprintf("e%d", i), Player: "hank", Event: "MAIN2", Currency: "EUR", PrizePart: 5000, Fee: 1100, VoucherID: v.VoucherID})
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, bank.ErrVoucherUsed):
+			default:
+				t.Fatalf("entry %d: %v", i, err)
+			}
+		}
+		if ok != 1 || e.balance(t, ledger.PrizePoolAccount("MAIN2", "EUR")) != 5000 || e.balance(t, ledger.VoucherAccount("MAIN2", "EUR")) != 0 {
+			t.Fatalf("%d entries succeeded; pool %d", ok, e.balance(t, ledger.PrizePoolAccount("MAIN2", "EUR")))
+		}
+	})
+}

@@ -2,7 +2,9 @@ package bank_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,7 +44,7 @@ func benchBuyIns(b *testing.B, db *sqlstore.DB) {
 	var seq atomic.Int64
 	var mu sync.Mutex
 	var latencies []time.Duration
-	b.SetParallelism(12) // 12 × GOMAXPROCS goroutines
+	b.SetParallelism(benchParallelism()) // × GOMAXPROCS goroutines
 	b.ResetTimer()
 	began := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -77,4 +79,12 @@ func benchBuyIns(b *testing.B, db *sqlstore.DB) {
 	b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "transfers/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// benchParallelism is WALLET_BENCH_PARALLELISM (goroutines per GOMAXPROCS), default 12.
+func benchParallelism() int {
+	if n, err := strconv.Atoi(os.Getenv("WALLET_BENCH_PARALLELISM")); err == nil && n > 0 {
+		return n
+	}
+	return 12
 }

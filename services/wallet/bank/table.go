@@ -250,16 +250,19 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 	if reason != "" {
 		meta["reason"] = reason
 	}
-	res, err := b.post(ctx, tx, kind, h.Currency, store.Posting{Player: h.Player, Subject: h.Table, Actor: "table:" + h.Table}, meta, player, move)
-	if err != nil {
-		return HoldResult{}, err
-	}
-	ok, err := tx.SettleHold(ctx, h.ID, to, res.TransferID)
+	// Claim the hold first: a concurrent commit, release or expiry waits on
+	// the hold's row and then finds it settled, so only one moves chips.
+	transferID := newID("tr_")
+	ok, err := tx.SettleHold(ctx, h.ID, to, transferID)
 	if err != nil {
 		return HoldResult{}, err
 	}
 	if !ok {
 		return HoldResult{}, ErrHoldNotHeld.Withf("hold %s was settled concurrently", h.ID).With("hold_id", h.ID)
+	}
+	res, err := b.postID(ctx, tx, transferID, kind, h.Currency, store.Posting{Player: h.Player, Subject: h.Table, Actor: "table:" + h.Table}, meta, player, move)
+	if err != nil {
+		return HoldResult{}, err
 	}
 	if to == store.Committed {
 		if err := tx.OpenSitting(ctx, store.Sitting{Player: h.Player, Table: h.Table, Seat: h.Seat, Currency: h.Currency, Structure: h.Structure, Since: tx.Now()}); err != nil {

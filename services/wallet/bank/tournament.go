@@ -118,18 +118,21 @@ func (b *Bank) contribute(ctx context.Context, op string, kind ledger.TransferKi
 		if r.VoucherID != "" {
 			meta["voucher"] = r.VoucherID
 		}
-		res, err := b.post(ctx, tx, kind, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta, player, moves...)
-		if err != nil {
-			return TransferResult{}, err
-		}
+		transferID := newID("tr_")
 		if r.VoucherID != "" {
-			ok, err := tx.SetVoucherState(ctx, r.VoucherID, store.VoucherIssued, store.VoucherUsed, res.TransferID)
+			// Claim the voucher first, so two entries racing for it get
+			// VOUCHER_USED rather than a shortfall.
+			ok, err := tx.SetVoucherState(ctx, r.VoucherID, store.VoucherIssued, store.VoucherUsed, transferID)
 			if err != nil {
 				return TransferResult{}, err
 			}
 			if !ok {
 				return TransferResult{}, ErrVoucherUsed.With("voucher_id", r.VoucherID)
 			}
+		}
+		res, err := b.postID(ctx, tx, transferID, kind, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta, player, moves...)
+		if err != nil {
+			return TransferResult{}, err
 		}
 		return res, nil
 	})

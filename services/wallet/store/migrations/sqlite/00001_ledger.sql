@@ -69,7 +69,8 @@ CREATE TABLE holds (
 	top_up BOOLEAN NOT NULL,
 	state TEXT NOT NULL CHECK (state IN ('held', 'committed', 'released', 'expired')),
 	hold_transfer TEXT NOT NULL REFERENCES transfers (id),
-	settle_transfer TEXT REFERENCES transfers (id),
+	-- Deferred, so a settlement can claim the hold before posting its transfer.
+	settle_transfer TEXT REFERENCES transfers (id) DEFERRABLE INITIALLY DEFERRED,
 	expires_at BIGINT NOT NULL,
 	created_at BIGINT NOT NULL,
 	settled_at BIGINT
@@ -108,7 +109,8 @@ CREATE TABLE vouchers (
 	amount BIGINT NOT NULL CHECK (amount > 0),
 	state TEXT NOT NULL CHECK (state IN ('issued', 'used')),
 	issue_transfer TEXT NOT NULL REFERENCES transfers (id),
-	use_transfer TEXT REFERENCES transfers (id),
+	-- Deferred, so an entry can claim the voucher before posting its transfer.
+	use_transfer TEXT REFERENCES transfers (id) DEFERRABLE INITIALLY DEFERRED,
 	created_at BIGINT NOT NULL
 );
 CREATE INDEX vouchers_player ON vouchers (player, event_id);
