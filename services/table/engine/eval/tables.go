@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"math/bits"
 	"sort"
 )
@@ -88,6 +87,22 @@ func highValue(c Cat, ranks ...int) Value {
 	return v
 }
 
+// withTop adds the n highest ranks of mask m (bit 0 = deuce) to v as rank
+// nibbles, starting at nibble position pos (0 = most significant).
+func withTop(v Value, m uint16, n, pos int) Value {
+	for r := 12; r >= 0 && n > 0; r-- {
+		if m&(1<<r) != 0 {
+			v |= Value(r+2) << (16 - 4*pos)
+			pos++
+			n--
+		}
+	}
+	return v
+}
+
+// highest returns the highest rank index (0 = deuce) in a non-empty mask.
+func highest(m uint16) int { return bits.Len16(m) - 1 }
+
 // straightTop returns the top rank (2–14) of the best straight in a 13-bit
 // rank mask (bit 0 = deuce), 5 for the wheel, or 0 when there is none.
 func straightTop(m uint16) int {
@@ -104,66 +119,53 @@ func straightTop(m uint16) int {
 	return 0
 }
 
-// topRanks returns the n highest ranks (2–14) of a mask, highest first.
-func topRanks(m uint16, n int) []int {
-	out := make([]int, 0, n)
-	for r := 12; r >= 0 && len(out) < n; r-- {
-		if m&(1<<r) != 0 {
-			out = append(out, r+2)
-		}
-	}
-	return out
-}
-
 // flushFromMask is the value of five or more cards of one suit.
 func flushFromMask(m uint16) Value {
 	if top := straightTop(m); top != 0 {
 		return highValue(StraightFlush, top)
 	}
-	return highValue(Flush, topRanks(m, 5)...)
+	return withTop(highValue(Flush), m, 5, 0)
 }
 
 // countsValue is the best non-flush high hand from rank counts (index 0 =
 // deuce) of five to seven cards.
 func countsValue(cnt *[13]uint8) Value {
 	var present uint16
-	var groups [5][]int // groups[n]: ranks (2–14) held n times, highest first
-	for r := 12; r >= 0; r-- {
-		if n := cnt[r]; n > 0 {
+	var held [5]uint16 // held[n]: mask of the ranks held exactly n times
+	for r, n := range cnt {
+		if n > 0 {
 			present |= 1 << r
-			groups[n] = append(groups[n], r+2)
+			held[n] |= 1 << r
 		}
 	}
-	without := func(rs ...int) uint16 {
-		m := present
-		for _, r := range rs {
-			m &^= 1 << (r - 2)
-		}
-		return m
+	if held[4] != 0 {
+		q := highest(held[4])
+		return withTop(highValue(Quads, q+2), present&^(1<<q), 1, 1)
 	}
-	if q := groups[4]; len(q) > 0 {
-		return highValue(Quads, append([]int{q[0]}, topRanks(without(q[0]), 1)...)...)
-	}
-	if t := groups[3]; len(t) > 0 {
-		pairs := append(append([]int{}, t[1:]...), groups[2]...)
-		sort.Sort(sort.Reverse(sort.IntSlice(pairs)))
-		if len(pairs) > 0 {
-			return highValue(FullHouse, t[0], pairs[0])
+	if held[3] != 0 {
+		t := highest(held[3])
+		// The pair of a full house may come from a second set of trips.
+		if pairs := held[3]&^(1<<t) | held[2]; pairs != 0 {
+			return highValue(FullHouse, t+2, highest(pairs)+2)
 		}
 	}
 	if top := straightTop(present); top != 0 {
 		return highValue(Straight, top)
 	}
-	if t := groups[3]; len(t) > 0 {
-		return highValue(Trips, append([]int{t[0]}, topRanks(without(t[0]), 2)...)...)
+	if held[3] != 0 {
+		t := highest(held[3])
+		return withTop(highValue(Trips, t+2), present&^(1<<t), 2, 1)
 	}
-	if p := groups[2]; len(p) >= 2 {
-		return highValue(TwoPair, p[0], p[1], topRanks(without(p[0], p[1]), 1)[0])
+	if p := held[2]; p != 0 {
+		hi := highest(p)
+		if rest := p &^ (1 << hi); rest != 0 {
+			lo := highest(rest)
+			// The kicker may come from a third pair.
+			return withTop(highValue(TwoPair, hi+2, lo+2), present&^(1<<hi|1<<lo), 1, 2)
+		}
+		return withTop(highValue(Pair, hi+2), present&^(1<<hi), 3, 1)
 	}
-	if p := groups[2]; len(p) == 1 {
-		return highValue(Pair, append([]int{p[0]}, topRanks(without(p[0]), 3)...)...)
-	}
-	return highValue(HighCard, topRanks(present, 5)...)
+	return withTop(highValue(HighCard), present, 5, 0)
 }
 
 // buildHash fills hashDisp and hashValue with a hash-and-displace perfect
@@ -173,12 +175,12 @@ func countsValue(cnt *[13]uint8) Value {
 // puts all its keys in free slots.
 func buildHash() {
 	type entry struct {
-		home uint32
-		val  Value
+		bucket uint32
+		home   uint32
+		val    Value
 	}
-	buckets := make([][]entry, bucketCount)
+	entries := make([]entry, 0, 73775)
 	var cnt [13]uint8
-	seen := make(map[uint32]bool, 80000)
 	var walk func(r, left, total int)
 	walk = func(r, left, total int) {
 		if r == 13 {
@@ -189,13 +191,8 @@ func buildHash() {
 			for i, n := range cnt {
 				key += uint32(n) * rankKeys[i]
 			}
-			if seen[key] {
-				panic(fmt.Sprintf("eval: rank key %d is not unique", key))
-			}
-			seen[key] = true
 			x := uint64(key) * hashMul
-			b := x >> (64 - bucketBits)
-			buckets[b] = append(buckets[b], entry{uint32(x>>homeShift) & hashMask, countsValue(&cnt)})
+			entries = append(entries, entry{uint32(x >> (64 - bucketBits)), uint32(x>>homeShift) & hashMask, countsValue(&cnt)})
 			return
 		}
 		for n := 0; n <= 4 && n <= left; n++ {
@@ -206,24 +203,43 @@ func buildHash() {
 	}
 	walk(0, 7, 0)
 
+	// Group the entries by bucket (a counting sort).
+	var start [bucketCount + 1]int32
+	for _, e := range entries {
+		start[e.bucket+1]++
+	}
+	for b := 0; b < bucketCount; b++ {
+		start[b+1] += start[b]
+	}
+	grouped := make([]entry, len(entries))
+	next := start
+	for _, e := range entries {
+		grouped[next[e.bucket]] = e
+		next[e.bucket]++
+	}
 	order := make([]int, 0, bucketCount)
-	for i, es := range buckets {
+	for b := 0; b < bucketCount; b++ {
+		es := grouped[start[b]:start[b+1]]
 		for j := range es {
 			for k := j + 1; k < len(es); k++ {
+				// Equal keys would land here too, so this also proves
+				// the rank keys unique.
 				if es[j].home == es[k].home {
-					panic("eval: two rank keys share a bucket and a home slot; change hashMul")
+					panic("eval: two rank keys share a bucket and a home slot; check rankKeys or change hashMul")
 				}
 			}
 		}
 		if len(es) > 0 {
-			order = append(order, i)
+			order = append(order, b)
 		}
 	}
 	// Biggest buckets first: they are the hardest to place.
-	sort.SliceStable(order, func(a, b int) bool { return len(buckets[order[a]]) > len(buckets[order[b]]) })
+	sort.SliceStable(order, func(i, j int) bool {
+		return start[order[i]+1]-start[order[i]] > start[order[j]+1]-start[order[j]]
+	})
 	used := make([]bool, hashSize)
 	for _, b := range order {
-		es := buckets[b]
+		es := grouped[start[b]:start[b+1]]
 		d := uint32(0)
 	try:
 		for ; d < hashSize; d++ {
