@@ -206,7 +206,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 	})
 }
 
-func TestConcurrentBuyInsNeverOverdraw(t *testing.T) {
+func TestConcurrentBuyInsNeverOverdraw_CS01(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		const initial, amount, n = 1_000_000, 20000, 200 // room for 50 of the 200
@@ -347,7 +347,7 @@ func TestHoldExpiresAndReleases(t *testing.T) {
 	})
 }
 
-func TestTableFlow(t *testing.T) {
+func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		ctx := t.Context()
@@ -451,7 +451,7 @@ func TestTableFlow(t *testing.T) {
 	})
 }
 
-func TestTournamentFlow(t *testing.T) {
+func TestTournamentFlow_TR04_TR14_TR17_TR19(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, e env) {
 		ctx := t.Context()

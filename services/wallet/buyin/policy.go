@@ -335,17 +335,3 @@ func (d Decision) Allow(amount int64) error {
 	return fault.Rule(fault.Precondition, r.rule, r.reason, r.text).
 		With(d.Range.meta()...).With("case", string(d.Case), "amount", strconv.FormatInt(amount, 10))
 }
-
-// CheckCashOut enforces CS-08: chips leave a table only with the player,
-// so a cash-out must take the whole stack.
-func CheckCashOut(stack, amount int64) error {
-	if amount < 0 || stack < 0 {
-		return fault.Invalidf("amount", "must not be negative")
-	}
-	if amount != stack {
-		return fault.Rule(fault.Precondition, "CS-08", "CHIPS_OFF_TABLE",
-			"chips may not be taken off the table during the evening; a cash-out takes the whole stack on leaving").
-			With("min", strconv.FormatInt(stack, 10), "max", strconv.FormatInt(stack, 10))
-	}
-	return nil
-}

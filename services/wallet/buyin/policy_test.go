@@ -290,18 +290,3 @@ func TestBuyIn_QuickReturnSwitch_CS04(t *testing.T) {
 		})
 	}
 }
-
-func TestCashOut_CS08(t *testing.T) {
-	t.Parallel()
-	if err := CheckCashOut(30000, 30000); err != nil {
-		t.Fatalf("whole stack: %v", err)
-	}
-	err := CheckCashOut(30000, 10000)
-	f, ok := fault.As(err)
-	if !ok || f.Rule != "CS-08" || f.Reason != "CHIPS_OFF_TABLE" || f.Kind != fault.Precondition {
-		t.Fatalf("partial cash-out = %v", err)
-	}
-	if fault.KindOf(CheckCashOut(10, -1)) != fault.Invalid {
-		t.Fatal("negative cash-out not invalid")
-	}
-}
