@@ -3,6 +3,13 @@
 // plus GET /healthz, GET /openapi.json, CORS for browser apps, JSON errors
 // carrying the gRPC status's reason and rule ID, and an OpenTelemetry HTTP
 // span that is the root of each request's trace.
+//
+// Server-streaming RPCs (WatchTable, WatchBoard) answer newline-delimited
+// JSON, one {"result": ...} object per message. A stream that fails ends
+// with one {"error": google.rpc.Status} line instead (grpc-gateway's fixed
+// shape: numeric code, message, details with the ErrorInfo); when it fails
+// before its first message the HTTP status is set from the code as for
+// unary calls (401, 403, 404, ...).
 package gateway
 
 import (
