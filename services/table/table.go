@@ -1,15 +1,27 @@
-// Package table wires the table service: its store, its gRPC server, and
-// what cmd/cardroom needs to open its database.
+// Package table wires the table service: its store, its runner (the
+// tables this process deals), its gRPC server, and what cmd/cardroom needs
+// to open its database.
 package table
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
 	"google.golang.org/grpc"
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/runner"
+	"github.com/cardroom/cardroom/services/table/seal"
 	"github.com/cardroom/cardroom/services/table/server"
 	"github.com/cardroom/cardroom/services/table/store"
 )
@@ -17,6 +29,18 @@ import (
 // Name is the service's name: its SQLite file, its PostgreSQL schema, its
 // health-check service name.
 const Name = "table"
+
+// SealKeyEnv is the environment variable holding the key that seals decks,
+// hands in progress and hand histories (32 bytes, base64 or hex). Empty
+// generates a development key kept in the data directory (see
+// ResolveSealKey); every replica of one suite needs the same key.
+const SealKeyEnv = "CARDROOM_TABLE_SEAL_KEY"
+
+// ResolveSealKey returns the configured seal key, or a development key
+// generated once in dataDir (file seal.KeyFile, mode 0600).
+func ResolveSealKey(configured, dataDir string) ([]byte, error) {
+	return seal.ResolveKey(configured, dataDir)
+}
 
 // DBOptions returns the service's database options (migrations, including
 // the outbox's); the caller fills in URL and DataDir.
@@ -30,17 +54,86 @@ type Deps struct {
 	Clock  clock.Clock
 	Locker lock.Locker
 	Relay  *events.Relay
+	// SealKey is the 32-byte AES-256-GCM key for decks, hands and
+	// histories (ResolveSealKey).
+	SealKey []byte
+	// Wallet takes buy-ins and pays cash-outs; dial it with the service's
+	// own token (rpc.Options.ServiceToken): the table strips the caller's.
+	// Nil plays without money (tests only).
+	Wallet walletv1.WalletServiceClient
+	// Seating confirms the offers players sit with. Nil: only the floor
+	// seats players.
+	Seating seatingv1.SeatingServiceClient
+	// Shuffle returns a shuffled deck; nil uses crypto/rand.
+	Shuffle func() cards.Deck
+	// HandPause is the pause between hands (0: the next hand is dealt at
+	// once).
+	HandPause time.Duration
+	// ActionTimeout is the default house time per decision for tables
+	// opened without one (G-16); zero is none.
+	ActionTimeout time.Duration
+	Logger        *slog.Logger
 }
 
 // Service is the table service.
-type Service struct{ server *server.Server }
+type Service struct {
+	server *server.Server
+	runner *runner.Runner
+}
 
 // New wires the service over deps.
-func New(deps Deps) *Service {
-	return &Service{server: server.New(store.New(deps.DB), deps.Clock, deps.Locker, deps.Relay)}
+func New(deps Deps) (*Service, error) {
+	sealer, err := seal.New(deps.SealKey)
+	if err != nil {
+		return nil, fmt.Errorf("table service: %w", err)
+	}
+	st := store.New(deps.DB)
+	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: deps.Locker, Relay: deps.Relay, Sealer: sealer,
+		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: deps.HandPause, Logger: deps.Logger})
+	var offers server.OfferVerifier
+	if deps.Seating != nil {
+		offers = SeatingOffers{Client: deps.Seating}
+	}
+	srv := server.New(server.Config{Store: st, Clock: deps.Clock, Locker: deps.Locker, Relay: deps.Relay, Runner: r,
+		Offers: offers, ActionTimeout: deps.ActionTimeout})
+	return &Service{server: srv, runner: r}, nil
 }
 
 // Register exposes the service on a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	tablev1.RegisterTableServiceServer(r, s.server)
+}
+
+// Run claims the open tables and deals them until ctx ends; it then
+// releases them (their state is already stored) and returns. Run it in its
+// own goroutine; tables are also claimed on first use without it.
+func (s *Service) Run(ctx context.Context) error { return s.runner.Run(ctx) }
+
+// Close releases every table this process runs (Run does it on return).
+func (s *Service) Close() { s.runner.Close() }
+
+// SeatingOffers verifies offers with the seating service: the offer must be
+// the player's, for this table and seat, and pending or accepted.
+type SeatingOffers struct{ Client seatingv1.SeatingServiceClient }
+
+// ErrOfferNotValid is returned for an offer that does not seat the player here.
+var ErrOfferNotValid = fault.New(fault.Precondition, "SEATING_OFFER_NOT_VALID", "the offer is not this player's accepted offer for this seat")
+
+// VerifyOffer checks the offer with the seating service.
+func (o SeatingOffers) VerifyOffer(ctx context.Context, offerID, player, tableID string, seat int) error {
+	resp, err := o.Client.ListOffers(ctx, &seatingv1.ListOffersRequest{PlayerId: player})
+	if err != nil {
+		return fmt.Errorf("check offer %s: %w", offerID, err)
+	}
+	for _, of := range resp.GetOffers() {
+		if of.GetOfferId() != offerID {
+			continue
+		}
+		st := of.GetState()
+		if of.GetPlayerId() == player && of.GetTableId() == tableID && int(of.GetSeat()) == seat &&
+			(st == seatingv1.OfferState_OFFER_STATE_ACCEPTED || st == seatingv1.OfferState_OFFER_STATE_PENDING) {
+			return nil
+		}
+	}
+	return ErrOfferNotValid
 }

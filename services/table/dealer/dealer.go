@@ -825,3 +825,13 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	t.hand, t.plan, t.setup, t.log, t.handStart = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start
 	return t, nil
 }
+
+// PublicSeats reads the seats from a table's public state (Marshal's first
+// result), for seat maps read from storage without loading the hand.
+func PublicSeats(public []byte) ([]Seat, error) {
+	var s snapshot
+	if err := json.Unmarshal(public, &s); err != nil {
+		return nil, fmt.Errorf("unmarshal table seats: %w", err)
+	}
+	return s.Seats, nil
+}

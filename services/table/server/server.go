@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
@@ -15,38 +16,67 @@ import (
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/table/store"
+	"github.com/cardroom/cardroom/services/table/tablepb"
+	"github.com/cardroom/cardroom/services/table/tables"
 )
 
 // DefaultPageSize is the page size when a request leaves it 0.
 const DefaultPageSize = 50
 
 // TopicTableOpened is the topic of tablev1.TableOpened events.
-const TopicTableOpened = "table.opened"
+const TopicTableOpened = runner.TopicTableOpened
+
+// Config is what a Server needs.
+type Config struct {
+	Store  *store.Store
+	Clock  clock.Clock
+	Locker lock.Locker
+	Relay  *events.Relay
+	Runner *runner.Runner
+	// Offers checks the seating offers players sit with; nil refuses
+	// players' own sit-downs (the floor still seats anyone).
+	Offers OfferVerifier
+	// ActionTimeout is the house decision time of a table opened with
+	// action_seconds 0 (G-16); zero means none.
+	ActionTimeout time.Duration
+}
 
 // Server implements tablev1.TableServiceServer.
 type Server struct {
 	tablev1.UnimplementedTableServiceServer
-	store  *store.Store
-	clock  clock.Clock
-	locker lock.Locker
-	relay  *events.Relay
+	store         *store.Store
+	clock         clock.Clock
+	locker        lock.Locker
+	relay         *events.Relay
+	runner        *runner.Runner
+	offers        OfferVerifier
+	actionTimeout time.Duration
 }
 
 // New returns a Server. Table mutations run under the table's lock from
 // locker; events go out through relay's outbox.
-func New(s *store.Store, clk clock.Clock, locker lock.Locker, relay *events.Relay) *Server {
-	return &Server{store: s, clock: clk, locker: locker, relay: relay}
+func New(c Config) *Server {
+	return &Server{store: c.Store, clock: c.Clock, locker: c.Locker, relay: c.Relay, runner: c.Runner, offers: c.Offers,
+		actionTimeout: c.ActionTimeout}
 }
 
 // LockKey is the lock that guards table id's mutations.
-func LockKey(tableID string) string { return "table:" + tableID }
+func LockKey(tableID string) string { return runner.LockKey(tableID) }
 
 // CreateTable opens a table. The creator holds the table's lock while it
 // writes the table (at fencing epoch 1) and its table.opened event in one
 // transaction.
 func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableRequest) (*tablev1.CreateTableResponse, error) {
-	d := definitionFromProto(req)
+	d := tablepb.DefinitionFromProto(req)
+	switch a := req.GetActionSeconds(); {
+	case a == 0:
+		d.ActionTimeout = s.actionTimeout
+	case a > 0:
+		d.ActionTimeout = time.Duration(a) * time.Second
+	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -54,8 +84,9 @@ func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableReques
 	if err != nil {
 		return nil, err
 	}
-	d.ID, d.CreatedAt = id.String(), s.clock.Now().UTC()
-	t := tableToProto(d)
+	// Stored to the millisecond: a table reads back as it was created.
+	d.ID, d.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Millisecond)
+	t := tablepb.TableToProto(d)
 	payload, err := proto.Marshal(&tablev1.TableOpened{TableId: d.ID, Name: d.Name, Game: t.GetGame(), Seats: t.GetSeats(), Kind: t.GetKind()})
 	if err != nil {
 		return nil, err
@@ -87,16 +118,52 @@ func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest)
 	}
 	resp := &tablev1.ListTablesResponse{NextPageToken: next}
 	for _, d := range ds {
-		resp.Tables = append(resp.Tables, tableToProto(d))
+		t := tablepb.TableToProto(d)
+		if t.SeatMap, err = s.seatMap(ctx, d); err != nil {
+			return nil, err
+		}
+		resp.Tables = append(resp.Tables, t)
 	}
 	return resp, nil
 }
 
-// GetTable returns one table.
-func (s *Server) GetTable(ctx context.Context, req *tablev1.GetTableRequest) (*tablev1.GetTableResponse, error) {
-	d, err := s.store.Get(ctx, req.GetTableId())
+// seatMap reads a table's seats from its stored state: who sits where
+// with how many chips (as of the last stored change).
+func (s *Server) seatMap(ctx context.Context, d tables.Definition) ([]*tablev1.SeatState, error) {
+	st, err := s.store.LoadState(ctx, s.store.DB().SQL(), d.ID)
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.GetTableResponse{Table: tableToProto(d)}, nil
+	seats := make([]dealer.Seat, d.Seats)
+	if st.Public != nil {
+		if seats, err = dealer.PublicSeats(st.Public); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*tablev1.SeatState, len(seats))
+	for i, seat := range seats {
+		out[i] = seatToProto(runner.SeatView{No: i, Seat: seat})
+	}
+	return out, nil
+}
+
+func (s *Server) getTable(ctx context.Context, id string) (*tablev1.Table, error) {
+	d, err := s.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := tablepb.TableToProto(d)
+	if t.SeatMap, err = s.seatMap(ctx, d); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// GetTable returns one table.
+func (s *Server) GetTable(ctx context.Context, req *tablev1.GetTableRequest) (*tablev1.GetTableResponse, error) {
+	t, err := s.getTable(ctx, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.GetTableResponse{Table: t}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -20,7 +19,6 @@ import (
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/table/server"
-	"github.com/cardroom/cardroom/services/table/store"
 )
 
 var now = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
@@ -46,9 +44,12 @@ func start(t *testing.T) (*testkit.GRPC, tablev1.TableServiceClient, <-chan *tab
 		done <- struct{}{}
 	}()
 	t.Cleanup(func() { cancel(); <-done; <-done })
-	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tablev1.RegisterTableServiceServer(r, server.New(store.New(db), clock.NewFake(now), lock.NewLocal(), relay))
-	})
+	svc, err := table.New(table.Deps{DB: db, Clock: clock.NewFake(now), Locker: lock.NewLocal(), Relay: relay, SealKey: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	g := testkit.StartGRPC(t, svc.Register)
 	return g, tablev1.NewTableServiceClient(g.Conn), opened
 }
 

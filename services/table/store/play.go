@@ -223,6 +223,22 @@ func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) 
 	return nil
 }
 
+// MoneyMove reads a recorded saga step by key.
+func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, error) {
+	m := MoneyMove{Key: key}
+	var created int64
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, done, created_at_ms FROM money_moves
+		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Done, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, fmt.Errorf("money move %s: %w", key, err)
+	}
+	m.Created = time.UnixMilli(created).UTC()
+	return m, true, nil
+}
+
 // FinishMoneyMove marks a saga step done.
 func (s *Store) FinishMoneyMove(ctx context.Context, key string) error {
 	if _, err := s.db.SQL().ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, key); err != nil {

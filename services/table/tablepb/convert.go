@@ -1,6 +1,11 @@
-package server
+// Package tablepb translates between the table service's domain types
+// (tables, engine, dealer) and its proto messages. It is the one place the
+// proto enums (numbered from 1) meet the engine's (numbered from 0).
+package tablepb
 
 import (
+	"time"
+
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
@@ -42,13 +47,15 @@ func invert[K, V comparable](m map[K]V) map[V]K {
 	return out
 }
 
-func definitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
+// DefinitionFromProto reads a CreateTableRequest.
+func DefinitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
 	g := req.GetGame()
 	k := g.GetStakes()
 	return tables.Definition{
-		Name:  req.GetName(),
-		Seats: int(req.GetSeats()),
-		Kind:  kindFromProto[req.GetKind()],
+		Name:     req.GetName(),
+		Seats:    int(req.GetSeats()),
+		Kind:     kindFromProto[req.GetKind()],
+		Currency: req.GetCurrency(),
 		Config: engine.Config{
 			Game:      gameFromProto[g.GetVariant()],
 			Structure: structureFromProto[g.GetStructure()],
@@ -61,7 +68,8 @@ func definitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
 	}
 }
 
-func tableToProto(d tables.Definition) *tablev1.Table {
+// TableToProto writes a table definition.
+func TableToProto(d tables.Definition) *tablev1.Table {
 	k := d.Config.Stakes
 	return &tablev1.Table{
 		TableId: d.ID,
@@ -74,9 +82,26 @@ func tableToProto(d tables.Definition) *tablev1.Table {
 				BringIn: k.BringIn, SmallBet: k.SmallBet, BigBet: k.BigBet,
 			},
 		},
-		Seats:      int32(d.Seats),
-		Kind:       kindToProto[d.Kind],
-		Mode:       modeToProto[d.Config.Mode],
-		CreateTime: timestamppb.New(d.CreatedAt),
+		Seats:         int32(d.Seats),
+		Kind:          kindToProto[d.Kind],
+		Mode:          modeToProto[d.Config.Mode],
+		CreateTime:    timestamppb.New(d.CreatedAt),
+		Currency:      d.Currency,
+		ActionSeconds: int32(d.ActionTimeout / time.Second),
+		Closed:        d.Closed,
+	}
+}
+
+// GameToProto writes the game a table deals, as the wallet and seating
+// want it.
+func GameToProto(c engine.Config) *gamev1.Game {
+	k := c.Stakes
+	return &gamev1.Game{
+		Variant:   gameToProto[c.Game],
+		Structure: structureToProto[c.Structure],
+		Stakes: &gamev1.Stakes{
+			SmallBlind: k.SmallBlind, BigBlind: k.BigBlind, Ante: k.Ante,
+			BringIn: k.BringIn, SmallBet: k.SmallBet, BigBet: k.BigBet,
+		},
 	}
 }

@@ -1,0 +1,379 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/store"
+)
+
+// SitArgs is a sit-down with a buy-in.
+type SitArgs struct {
+	// Seat is the seat, or -1 for the lowest free seat.
+	Seat    int
+	Player  string
+	Amount  int64
+	PostNow bool
+	OfferID string
+	// Key is the saga's idempotency key (the wallet hold's).
+	Key string
+}
+
+// SitResult is the seated player.
+type SitResult struct {
+	Seat   SeatView
+	HoldID string
+}
+
+// Sit seats a player and buys them in: the wallet holds the amount under
+// its buy-in rules, the seat and the pending commit are stored in one
+// transaction, then the hold is committed. If the commit is refused the
+// player is unseated and the hold released, so chips are never in two
+// places; a commit that cannot be reached is retried from the stored
+// record until it is done.
+func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return SitResult{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped != nil {
+		return SitResult{}, ErrOwnedElsewhere
+	}
+	d := r.d
+	if a.Key == "" {
+		a.Key = "sit/" + events.NewID()
+	}
+	if a.Key != "" {
+		// A retry of a sit-down that went through returns its seat.
+		if m, ok, err := d.Store.MoneyMove(ctx, a.Key); err != nil {
+			return SitResult{}, err
+		} else if ok {
+			if m.TableID != id || m.Player != a.Player || m.Amount != a.Amount || m.Kind != store.MoveBuyIn {
+				return SitResult{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
+			}
+			if s := t.dt.SeatOf(a.Player); s >= 0 {
+				return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s], HoldID: m.HoldID}, nil
+			}
+			return SitResult{}, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
+		}
+	}
+	if a.Seat < 0 {
+		if a.Seat, err = t.dt.FreeSeat(); err != nil {
+			return SitResult{}, err
+		}
+	}
+	if err := t.dt.CheckSit(a.Seat, a.Player); err != nil {
+		return SitResult{}, err
+	}
+	if t.dt.Closing() {
+		return SitResult{}, ErrClosed
+	}
+	holdID := ""
+	if d.Wallet != nil {
+		resp, err := d.Wallet.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,
+			Epoch: t.epoch(), PlayerId: a.Player, Seat: int32(a.Seat), Currency: t.def.Currency, Game: gameProto(t.def), Amount: a.Amount})
+		if err != nil {
+			return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
+		}
+		holdID = resp.GetHold().GetHoldId()
+	}
+	move := store.MoneyMove{Key: a.Key, TableID: id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
+		HoldID: holdID, Done: d.Wallet == nil, Created: d.Clock.Now()}
+	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: id, Seat: int32(a.Seat), PlayerId: a.Player, Stack: a.Amount, OfferId: a.OfferID})
+	if err != nil {
+		return SitResult{}, err
+	}
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Sit(a.Seat, a.Player, a.Amount, a.PostNow) },
+		func(tx *sqlstore.Tx) error {
+			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
+				return err
+			}
+			return d.Relay.Add(ctx, tx, events.Event{Topic: TopicPlayerSeated, Key: id, Payload: seated, Epoch: t.epoch()})
+		})
+	if err != nil {
+		t.releaseHold(ctx, a.Key, holdID)
+		return SitResult{}, err
+	}
+	if d.Wallet != nil {
+		if err := t.finishMove(ctx, move); err != nil {
+			if !definite(err) {
+				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
+			}
+			// The wallet refused the commit (the hold expired): undo the seat.
+			if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(a.Seat) }, func(tx *sqlstore.Tx) error {
+				_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, a.Key)
+				return err
+			}); uerr != nil {
+				d.Logger.Error("undo seat after a refused commit", "table", id, "seat", a.Seat, "err", uerr)
+			}
+			t.releaseHold(ctx, a.Key, holdID)
+			return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
+		}
+	}
+	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
+}
+
+// definite reports whether a wallet error is a refusal rather than a
+// failure to reach it.
+func definite(err error) bool {
+	switch status.Code(err) {
+	case codes.FailedPrecondition, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.PermissionDenied, codes.Aborted:
+		return true
+	}
+	return false
+}
+
+func (t *Table) releaseHold(ctx context.Context, key, holdID string) {
+	if holdID == "" || t.r.d.Wallet == nil {
+		return
+	}
+	if _, err := t.r.d.Wallet.ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: key + "/release",
+		TableId: t.id, Epoch: t.epoch(), HoldId: holdID}); err != nil {
+		t.r.d.Logger.Warn("release hold (it expires by itself)", "table", t.id, "err", err)
+	}
+}
+
+// TopUp adds chips to a seated player's stack through the wallet (CS-07);
+// during a hand they play from the next one (CS-05).
+func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, amount int64, key string) (SeatView, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return SeatView{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := r.d
+	if m, ok, err := d.Store.MoneyMove(ctx, key); err != nil {
+		return SeatView{}, err
+	} else if ok {
+		if m.TableID != id || m.Player != player || m.Amount != amount || m.Kind != store.MoveTopUp {
+			return SeatView{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
+		}
+		return t.view(Viewer{Player: player}).Seats[m.Seat], nil
+	}
+	seat := t.dt.SeatOf(player)
+	if seat < 0 {
+		return SeatView{}, dealer.ErrTopUpBusted
+	}
+	if err := t.seatFor(c, seat); err != nil {
+		return SeatView{}, err
+	}
+	s := t.dt.Seats()[seat]
+	holdID := ""
+	if d.Wallet != nil {
+		resp, err := d.Wallet.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
+			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
+			Stack: s.Stack + s.Pending, Amount: amount})
+		if err != nil {
+			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
+		}
+		holdID = resp.GetHold().GetHoldId()
+	}
+	move := store.MoneyMove{Key: key, TableID: id, Kind: store.MoveTopUp, Player: player, Seat: seat, Amount: amount,
+		HoldID: holdID, Done: d.Wallet == nil, Created: d.Clock.Now()}
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUp(seat, amount) },
+		func(tx *sqlstore.Tx) error { return d.Store.AddMoneyMove(ctx, tx, move) })
+	if err != nil {
+		t.releaseHold(ctx, key, holdID)
+		return SeatView{}, err
+	}
+	if d.Wallet != nil {
+		if err := t.finishMove(ctx, move); err != nil {
+			// The chips are on the table (pending or in the stack); the
+			// commit is retried in the background until the wallet takes it.
+			d.Logger.Warn("commit top-up (retried)", "table", id, "err", err)
+		}
+	}
+	return t.view(Viewer{Player: player}).Seats[seat], nil
+}
+
+// SitOut takes the player in seat out of the deal from the next hand.
+func (r *Runner) SitOut(ctx context.Context, id string, c Caller, seat int) (SeatView, error) {
+	return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.SitOut(seat) })
+}
+
+// Return brings the player in seat back (TP-15, TP-16, TP-18).
+func (r *Runner) Return(ctx context.Context, id string, c Caller, seat int, postNow bool) (SeatView, error) {
+	return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.Return(seat, postNow) })
+}
+
+func (r *Runner) seatChange(ctx context.Context, id string, c Caller, seat int, fn func(*dealer.Table) (dealer.Output, error)) (SeatView, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return SeatView{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.seatFor(c, seat); err != nil {
+		return SeatView{}, err
+	}
+	if _, err := t.do(ctx, fn, nil); err != nil {
+		return SeatView{}, err
+	}
+	return t.view(Viewer{Player: c.Player}).Seats[seat], nil
+}
+
+// Leave takes the player in seat away; left is false when they leave at
+// the end of the hand in progress.
+func (r *Runner) Leave(ctx context.Context, id string, c Caller, seat int) (left bool, stack int64, err error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return false, 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.seatFor(c, seat); err != nil {
+		return false, 0, err
+	}
+	now := r.d.Clock.Now()
+	out, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Leave(seat, now) }, nil)
+	if err != nil {
+		return false, 0, err
+	}
+	for _, co := range out.CashOuts {
+		if co.Seat == seat {
+			return true, co.Stack, nil
+		}
+	}
+	return false, 0, nil
+}
+
+// ActArgs is a player's action.
+type ActArgs struct {
+	Kind        engine.ActionKind
+	Amount      int64
+	ActionID    string
+	ExpectedSeq *int64
+}
+
+// Act applies a player's action for their own seat.
+func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View, bool, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return View{}, false, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	seat := t.dt.SeatOf(c.Player)
+	if seat < 0 {
+		return View{}, false, fault.New(fault.Forbidden, "NOT_SEATED", "only a seated player acts")
+	}
+	now := r.d.Clock.Now()
+	act := dealer.Act{ActionID: a.ActionID, ExpectedSeq: a.ExpectedSeq,
+		Action: engine.Action{Seat: seat, Kind: a.Kind, Amount: a.Amount, By: engine.RolePlayer}}
+	out, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }, nil)
+	if err != nil {
+		return View{}, false, err
+	}
+	return t.view(Viewer{Player: c.Player}), out.Duplicate, nil
+}
+
+// DealerKind is a console entry.
+type DealerKind uint8
+
+// Console entries.
+const (
+	DealerPlayerAction DealerKind = iota + 1
+	DealerCallClock
+	DealerKill
+	DealerRevive
+	DealerExposeLive
+	DealerSkip
+)
+
+// DealerArgs is one console entry.
+type DealerArgs struct {
+	Kind        DealerKind
+	Seat        int
+	Action      engine.ActionKind
+	Amount      int64
+	Kill        engine.KillReason
+	Reason      string
+	ActionID    string
+	ExpectedSeq *int64
+}
+
+var dealerNames = map[DealerKind]string{DealerPlayerAction: "player_action", DealerCallClock: "call_clock", DealerKill: "kill",
+	DealerRevive: "revive", DealerExposeLive: "expose_live", DealerSkip: "skip"}
+
+// Dealer applies a dealer's or the floor's console entry. Rulings (every
+// entry but a plain player action) are written to the audit log in the
+// same transaction (TP-02, TP-60).
+func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) (View, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	role := engine.RoleDealer
+	if c.Floor {
+		role = engine.RoleFloor
+	}
+	now := r.d.Clock.Now()
+	var fn func(dt *dealer.Table) (dealer.Output, error)
+	act := dealer.Act{ActionID: a.ActionID, ExpectedSeq: a.ExpectedSeq, Action: engine.Action{Seat: a.Seat, By: role}}
+	switch a.Kind {
+	case DealerPlayerAction:
+		act.Action.Kind, act.Action.Amount = a.Action, a.Amount
+	case DealerCallClock:
+		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.CallClock(now) }
+	case DealerKill:
+		act.Action.Kind, act.Action.Kill = engine.Kill, a.Kill
+	case DealerRevive:
+		act.Action.Kind = engine.Revive
+	case DealerExposeLive:
+		act.Action.Kind = engine.ExposeLive
+	case DealerSkip:
+		act.Action.Kind = engine.Skip
+	default:
+		return View{}, fault.Invalidf("kind", "unknown console entry")
+	}
+	if (a.Kind == DealerRevive || a.Kind == DealerExposeLive) && !c.Floor {
+		return View{}, fault.Rule(fault.Forbidden, "TP-60", "FLOOR_ONLY", "only the floor rules on a released or exposed hand")
+	}
+	if fn == nil {
+		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }
+	}
+	var extra func(tx *sqlstore.Tx) error
+	if a.Kind != DealerPlayerAction {
+		audit := store.Audit{ID: events.NewID(), TableID: id, HandNo: t.dt.HandNo(), Actor: c.Player, Role: c.Role,
+			Action: dealerNames[a.Kind], Seat: a.Seat, Reason: a.Reason, At: now}
+		if a.Kind == DealerKill {
+			audit.Action += ":" + a.Kill.Rule()
+		}
+		extra = func(tx *sqlstore.Tx) error { return r.d.Store.AddAudit(ctx, tx, audit) }
+	}
+	if _, err := t.do(ctx, fn, extra); err != nil {
+		return View{}, err
+	}
+	return t.view(Viewer{}), nil
+}
+
+// CloseTable closes a table: no new hand; everyone is cashed out now or when
+// the hand in progress ends.
+func (r *Runner) CloseTable(ctx context.Context, id string) (closed bool, err error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Close(), nil }, nil); err != nil {
+		return false, err
+	}
+	return t.dt.Closed(), nil
+}

@@ -1,0 +1,678 @@
+// Package runner runs the tables this process owns: it claims each table
+// (its lock plus a new SQL fencing epoch), keeps the table's dealer in
+// memory, and makes every change durable before anyone hears of it — the
+// table's state, its sealed hand and deck, finished hand histories and the
+// outbox events of a change are written in one fenced transaction. It
+// drives the action clock and the start of each hand from the injected
+// clock, moves money through the wallet (buy-in hold → seat → commit;
+// cash-out on leaving) as sagas recorded in SQL and retried until done, and
+// streams each change to the table's watchers as they may see it.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/seal"
+	"github.com/cardroom/cardroom/services/table/store"
+	"github.com/cardroom/cardroom/services/table/tablepb"
+	"github.com/cardroom/cardroom/services/table/tables"
+)
+
+// Topics of the events a table publishes.
+const (
+	TopicTableOpened  = "table.opened"
+	TopicSeatOpened   = "table.seat_opened"
+	TopicHandEnded    = "table.hand_ended"
+	TopicPlayerLeft   = "table.player_left"
+	TopicPlayerSeated = "table.player_seated"
+)
+
+// LockKey is the lock that guards table id (the key lock.Claim uses for
+// the row id of the tables table).
+func LockKey(id string) string { return store.EntityTable + ":" + id }
+
+// Deps is what a Runner needs.
+type Deps struct {
+	DB     *sqlstore.DB
+	Store  *store.Store
+	Clock  clock.Clock
+	Locker lock.Locker
+	Relay  *events.Relay
+	Sealer *seal.Sealer
+	// Wallet moves buy-ins and cash-outs. Nil runs without money moves:
+	// chips appear and vanish at the table (tests of play only).
+	Wallet walletv1.WalletServiceClient
+	// Shuffle returns a freshly shuffled deck; nil shuffles with
+	// crypto/rand (tests inject seeded decks).
+	Shuffle func() cards.Deck
+	// HandPause is the pause between the end of a hand and the deal of the
+	// next; zero deals at once.
+	HandPause time.Duration
+	// ClaimWait is how long a request waits for a table whose lock another
+	// process holds; default 2 s.
+	ClaimWait time.Duration
+	// Logger receives background failures; never cards.
+	Logger *slog.Logger
+}
+
+// ErrOwnedElsewhere is returned when another process holds a table.
+var ErrOwnedElsewhere = fault.New(fault.Unavailable, "TABLE_OWNED_ELSEWHERE", "another process runs this table; retry")
+
+// ErrClosed is returned for a closed table.
+var ErrClosed = fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
+
+// Runner runs tables.
+type Runner struct {
+	d      Deps
+	ctx    context.Context // the runner's lifetime: leases and timers end with it
+	cancel context.CancelFunc
+
+	mu     sync.Mutex // guards tables
+	tables map[string]*Table
+}
+
+// New returns a Runner. Close it to release its tables.
+func New(d Deps) *Runner {
+	if d.Shuffle == nil {
+		d.Shuffle = CryptoShuffle
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.ClaimWait == 0 {
+		d.ClaimWait = 2 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}}
+}
+
+// CryptoShuffle returns a deck shuffled with crypto/rand.
+func CryptoShuffle() cards.Deck {
+	d := cards.NewDeck()
+	d.Shuffle(cards.NewCryptoSource())
+	return d
+}
+
+// Run claims every open table, retries unfinished wallet steps every
+// retry interval, and returns when ctx ends, releasing every table.
+func (r *Runner) Run(ctx context.Context) error {
+	defer r.Close()
+	ids, err := r.d.Store.OpenTables(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := r.table(ctx, id); err != nil {
+			r.d.Logger.WarnContext(ctx, "claim table at start", "table", id, "err", err)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(5 * time.Second):
+			for _, t := range r.owned() {
+				t.retryMoney()
+			}
+		}
+	}
+}
+
+func (r *Runner) owned() []*Table {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Table, 0, len(r.tables))
+	for _, t := range r.tables {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Close stops every table's timers and releases their locks. The epochs
+// stay: the next owner claims a higher one.
+func (r *Runner) Close() {
+	r.cancel()
+	for _, t := range r.owned() {
+		t.mu.Lock()
+		t.stop(errors.New("runner closed"))
+		t.mu.Unlock()
+	}
+}
+
+// table returns the running table id, claiming it on first use.
+func (r *Runner) table(ctx context.Context, id string) (*Table, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.tables[id]; t != nil {
+		return t, nil
+	}
+	if r.ctx.Err() != nil {
+		return nil, fault.New(fault.Unavailable, "SHUTTING_DOWN", "the table service is stopping")
+	}
+	def, err := r.d.Store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	lease, err := r.acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{r: r, id: id, def: def, lease: lease, watchers: map[*watcher]struct{}{}}
+	if err := t.load(ctx); err != nil {
+		_ = lease.Release(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("load table %s: %w", id, err)
+	}
+	r.tables[id] = t
+	go func() {
+		// A lost lease means another process may own the table now.
+		<-lease.Context().Done()
+		r.drop(t)
+	}()
+	t.mu.Lock()
+	t.resume()
+	t.mu.Unlock()
+	return t, nil
+}
+
+func (r *Runner) acquire(ctx context.Context, id string) (lock.Lease, error) {
+	deadline := time.Now().Add(r.d.ClaimWait)
+	for {
+		lease, err := r.d.Locker.TryAcquire(r.ctx, LockKey(id))
+		if err == nil {
+			return lease, nil
+		}
+		if !errors.Is(err, lock.ErrHeld) {
+			return nil, fmt.Errorf("lock table %s: %w", id, err)
+		}
+		if time.Now().After(deadline) {
+			return nil, ErrOwnedElsewhere
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (r *Runner) drop(t *Table) {
+	r.mu.Lock()
+	if r.tables[t.id] == t {
+		delete(r.tables, t.id)
+	}
+	r.mu.Unlock()
+	t.mu.Lock()
+	t.stop(context.Cause(t.lease.Context()))
+	t.mu.Unlock()
+}
+
+// Table is one running table.
+type Table struct {
+	r     *Runner
+	id    string
+	lease lock.Lease
+
+	mu       sync.Mutex // guards everything below
+	def      tables.Definition
+	dt       *dealer.Table
+	fence    sqlstore.Fence
+	timer    clock.Timer
+	timerFor time.Time
+	starter  clock.Timer
+	watchers map[*watcher]struct{}
+	stopped  error
+}
+
+// load claims a new epoch and reads the table's stored state.
+func (t *Table) load(ctx context.Context) error {
+	d := t.r.d
+	err := d.DB.Tx(t.lease.Context(), func(tx *sqlstore.Tx) (err error) {
+		t.fence, err = sqlstore.ClaimEpoch(t.lease.Context(), tx, store.EntityTable, t.id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	st, err := d.Store.LoadState(ctx, d.DB.SQL(), t.id)
+	if err != nil {
+		return err
+	}
+	if st.Public == nil {
+		t.dt = dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout})
+		return nil
+	}
+	var private []byte
+	if st.Hand != nil {
+		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {
+			return fmt.Errorf("open stored hand of %s: %w", t.id, err)
+		}
+	}
+	t.dt, err = dealer.Unmarshal(st.Public, private)
+	return err
+}
+
+// resume restarts what runs by itself: the clock, the next hand, and
+// unfinished wallet steps. The caller holds t.mu.
+func (t *Table) resume() {
+	t.schedule()
+	go t.retryMoney()
+}
+
+func (t *Table) stop(cause error) {
+	if t.stopped != nil {
+		return
+	}
+	t.stopped = cause
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	if t.starter != nil {
+		t.starter.Stop()
+	}
+	for w := range t.watchers {
+		close(w.ch)
+		delete(t.watchers, w)
+	}
+	_ = t.lease.Release(context.Background())
+}
+
+func handAD(id string) string                { return "hand/" + id }
+func deckAD(id string, hand int64) string    { return fmt.Sprintf("deck/%s/%d", id, hand) }
+func historyAD(id string, hand int64) string { return fmt.Sprintf("history/%s/%d", id, hand) }
+
+// do runs one change of the table under its mutex: fn changes the dealer,
+// persist makes it durable (with extra written in the same transaction),
+// and then the change is announced and what follows it is scheduled. If
+// the change cannot be stored, the table is read back from the store.
+func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output, error), extra func(tx *sqlstore.Tx) error) (dealer.Output, error) {
+	if t.stopped != nil {
+		return dealer.Output{}, ErrOwnedElsewhere.Wrap(t.stopped)
+	}
+	out, err := fn(t.dt)
+	if err != nil || out.Duplicate {
+		return out, err
+	}
+	if err := t.persist(ctx, out, extra); err != nil {
+		t.recover(err)
+		return dealer.Output{}, err
+	}
+	t.announce(out)
+	if len(out.CashOuts) > 0 {
+		go t.retryMoney()
+	}
+	t.schedule()
+	return out, nil
+}
+
+// recover reads the table back after a failed write; if this process no
+// longer owns it, it stops.
+func (t *Table) recover(cause error) {
+	if errors.Is(cause, sqlstore.ErrFencedOut) || errors.Is(cause, lock.ErrLockLost) {
+		t.stop(cause)
+		return
+	}
+	if err := t.reload(); err != nil {
+		t.r.d.Logger.Error("reload table after a failed write", "table", t.id, "err", err)
+		t.stop(err)
+	}
+}
+
+func (t *Table) reload() error {
+	d := t.r.d
+	st, err := d.Store.LoadState(t.r.ctx, d.DB.SQL(), t.id)
+	if err != nil {
+		return err
+	}
+	if st.Public == nil {
+		t.dt = dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout})
+		return nil
+	}
+	var private []byte
+	if st.Hand != nil {
+		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {
+			return err
+		}
+	}
+	dt, err := dealer.Unmarshal(st.Public, private)
+	if err != nil {
+		return err
+	}
+	t.dt = dt
+	return nil
+}
+
+// update runs fn in a transaction that first checks the fence, under a
+// context that ends when the lease does.
+func (t *Table) update(ctx context.Context, fn func(tx *sqlstore.Tx) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
+	defer stop()
+	err := t.r.d.DB.Tx(ctx, func(tx *sqlstore.Tx) error {
+		if err := t.fence.Check(ctx, tx); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
+		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
+	}
+	return err
+}
+
+func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *sqlstore.Tx) error) error {
+	d := t.r.d
+	public, private, err := t.dt.Marshal()
+	if err != nil {
+		return err
+	}
+	st := store.State{Public: public, Closing: t.dt.Closing()}
+	if private != nil {
+		st.Hand = d.Sealer.Seal(private, handAD(t.id))
+	}
+	evs, err := t.outboxEvents(out)
+	if err != nil {
+		return err
+	}
+	var hand *store.Hand
+	var players []store.HandPlayer
+	if h := out.History; h != nil {
+		b, err := json.Marshal(h)
+		if err != nil {
+			return fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
+		}
+		hand = &store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}
+		for _, s := range out.Ended.Result.Seats {
+			players = append(players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
+		}
+	}
+	now := d.Clock.Now()
+	closed := t.dt.Closed()
+	return t.update(ctx, func(tx *sqlstore.Tx) error {
+		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
+			return err
+		}
+		if hand != nil {
+			if err := d.Store.SaveHand(ctx, tx, *hand, players); err != nil {
+				return err
+			}
+		}
+		for _, c := range out.CashOuts {
+			m := store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, out.Seq, c.Seat), TableID: t.id, Kind: store.MoveCashOut,
+				Player: c.Player, Seat: c.Seat, Amount: c.Stack, Created: now}
+			if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
+				return err
+			}
+		}
+		for _, ev := range evs {
+			if err := d.Relay.Add(ctx, tx, ev); err != nil {
+				return err
+			}
+		}
+		if extra != nil {
+			return extra(tx)
+		}
+		return nil
+	})
+}
+
+func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
+	var msgs []struct {
+		topic string
+		m     proto.Message
+	}
+	add := func(topic string, m proto.Message) {
+		msgs = append(msgs, struct {
+			topic string
+			m     proto.Message
+		}{topic, m})
+	}
+	if e := out.Ended; e != nil {
+		m := &tablev1.HandEnded{TableId: t.id, HandNo: e.HandNo}
+		for _, s := range e.Stacks {
+			m.Stacks = append(m.Stacks, &tablev1.SeatStack{Seat: int32(s.Seat), PlayerId: s.Player, Stack: s.Stack})
+		}
+		for _, b := range e.Busted {
+			m.Busted = append(m.Busted, int32(b))
+		}
+		add(TopicHandEnded, m)
+	}
+	for _, c := range out.CashOuts {
+		add(TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
+	}
+	for _, s := range out.SeatsOpened {
+		add(TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
+	}
+	evs := make([]events.Event, 0, len(msgs))
+	for _, m := range msgs {
+		b, err := proto.Marshal(m.m)
+		if err != nil {
+			return nil, fmt.Errorf("table %s event %s: %w", t.id, m.topic, err)
+		}
+		evs = append(evs, events.Event{Topic: m.topic, Key: t.id, Payload: b, Epoch: t.fence.Epoch})
+	}
+	return evs, nil
+}
+
+// schedule arms the action clock and the start of the next hand. The
+// caller holds t.mu.
+func (t *Table) schedule() {
+	if t.stopped != nil {
+		return
+	}
+	clk := t.r.d.Clock
+	if dl := t.dt.Deadline(); !dl.Equal(t.timerFor) {
+		if t.timer != nil {
+			t.timer.Stop()
+			t.timer = nil
+		}
+		t.timerFor = dl
+		if !dl.IsZero() {
+			t.timer = clk.AfterFunc(max(dl.Sub(clk.Now()), time.Millisecond), t.expire)
+		}
+	}
+	if t.dt.Ready() && t.starter == nil {
+		if t.r.d.HandPause > 0 {
+			t.starter = clk.AfterFunc(t.r.d.HandPause, func() {
+				t.mu.Lock()
+				defer t.mu.Unlock()
+				t.starter = nil
+				t.startHand()
+			})
+			return
+		}
+		t.startHand()
+	}
+}
+
+// expire applies a passed deadline (TP-59).
+func (t *Table) expire() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.timerFor = time.Time{}
+	t.timer = nil
+	now := t.r.d.Clock.Now()
+	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Expire(now) }, nil); err != nil {
+		t.r.d.Logger.Error("action clock", "table", t.id, "err", err)
+	}
+}
+
+// startHand deals the next hand. The deck is sealed and stored first, in
+// its own transaction; a deck already stored for the hand (a recovery
+// after a crash between the two writes) is dealt instead of a new
+// shuffle. The caller holds t.mu.
+func (t *Table) startHand() {
+	if t.stopped != nil || !t.dt.Ready() {
+		return
+	}
+	d := t.r.d
+	ctx := t.r.ctx
+	handNo := t.dt.HandNo() + 1
+	var sealed []byte
+	err := t.update(ctx, func(tx *sqlstore.Tx) (err error) {
+		sealed, err = d.Store.SaveDeck(ctx, tx, t.id, handNo, d.Sealer.Seal(cardBytes(d.Shuffle()), deckAD(t.id, handNo)))
+		return err
+	})
+	if err != nil {
+		d.Logger.Error("store deck", "table", t.id, "hand", handNo, "err", err)
+		t.recover(err)
+		return
+	}
+	plain, err := d.Sealer.Open(sealed, deckAD(t.id, handNo))
+	if err != nil {
+		d.Logger.Error("open stored deck", "table", t.id, "hand", handNo, "err", err)
+		return
+	}
+	deck := cards.Deck(bytesCards(plain))
+	now := d.Clock.Now()
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(deck, now) }, nil); err != nil {
+		d.Logger.Error("start hand", "table", t.id, "hand", handNo, "err", err)
+	}
+}
+
+func cardBytes(d cards.Deck) []byte {
+	b := make([]byte, len(d))
+	for i, c := range d {
+		b[i] = byte(c)
+	}
+	return b
+}
+
+func bytesCards(b []byte) []cards.Card {
+	out := make([]cards.Card, len(b))
+	for i, c := range b {
+		out[i] = cards.Card(c)
+	}
+	return out
+}
+
+// announce sends a change to every watcher as it may see it. A watcher
+// that cannot keep up is dropped (it reconnects and starts from a fresh
+// state). The caller holds t.mu.
+func (t *Table) announce(out dealer.Output) {
+	for w := range t.watchers {
+		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), View: t.view(w.viewer)}
+		select {
+		case w.ch <- c:
+		default:
+			close(w.ch)
+			delete(t.watchers, w)
+		}
+	}
+}
+
+// Caller is who asks: a player acts only for their own seat; staff
+// (dealer, floor, admin, service) act for any.
+type Caller struct {
+	Player string
+	Role   string
+	Staff  bool
+	Floor  bool
+}
+
+// Viewer is who watches; a player sees their own hole cards only.
+type Viewer struct {
+	Player string
+}
+
+// Spectator is the seat number views use for someone with no seat: no
+// hole card is visible to it.
+const Spectator = -2
+
+func (t *Table) viewerSeat(v Viewer) int {
+	if v.Player == "" {
+		return Spectator
+	}
+	if s := t.dt.SeatOf(v.Player); s >= 0 {
+		return s
+	}
+	return Spectator
+}
+
+func (t *Table) seatFor(c Caller, seat int) error {
+	if c.Staff {
+		return nil
+	}
+	seats := t.dt.Seats()
+	if seat < 0 || seat >= len(seats) || seats[seat].Player != c.Player {
+		return fault.New(fault.Forbidden, "NOT_YOUR_SEAT", "a player acts only for their own seat")
+	}
+	return nil
+}
+
+func gameProto(d tables.Definition) *gamev1.Game { return tablepb.GameToProto(d.Config) }
+
+// serviceContext drops the caller's bearer token, so that calls to the
+// wallet go out with the table service's own identity (the wallet's table
+// RPCs are for the service role) while the trace carries on.
+func serviceContext(ctx context.Context) context.Context { return auth.WithToken(ctx, "") }
+
+// retryMoney finishes the table's unfinished wallet steps: commits of
+// holds whose seat was stored, and cash-outs.
+func (t *Table) retryMoney() {
+	d := t.r.d
+	if d.Wallet == nil {
+		return
+	}
+	ctx := t.r.ctx
+	moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
+	if err != nil {
+		d.Logger.Warn("pending money moves", "table", t.id, "err", err)
+		return
+	}
+	for _, m := range moves {
+		if err := t.finishMove(ctx, m); err != nil {
+			d.Logger.Warn("wallet step", "table", t.id, "kind", m.Kind, "key", m.Key, "err", err)
+		}
+	}
+}
+
+// finishMove performs one recorded wallet step (idempotent at the wallet by
+// its key) and marks it done.
+func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
+	d := t.r.d
+	ctx = serviceContext(ctx)
+	epoch := t.epoch()
+	var err error
+	switch m.Kind {
+	case store.MoveCashOut:
+		_, err = d.Wallet.CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
+			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount})
+	case store.MoveBuyIn, store.MoveTopUp:
+		_, err = d.Wallet.CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
+	}
+	if err != nil {
+		return err
+	}
+	return d.Store.FinishMoneyMove(ctx, m.Key)
+}
+
+func (t *Table) epoch() int64 {
+	return t.fence.Epoch
+}
+
+// live reports the table's current sequence number, for tests.
+func (t *Table) seq() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dt.Seq()
+}

@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
+
+// View is a table as one viewer may see it.
+type View struct {
+	TableID string
+	Seq     int64
+	HandNo  int64
+	Seats   []SeatView
+	// Hand is the hand in progress as the viewer sees it (engine.View
+	// hides every hole card but the viewer's own until the rules expose
+	// it); nil between hands.
+	Hand        *engine.View
+	ViewerSeat  int
+	Deadline    time.Time
+	ClockCalled bool
+	Closed      bool
+}
+
+// SeatView is one seat in a View.
+type SeatView struct {
+	No int
+	dealer.Seat
+	// InHand is set for a seat dealt into the hand in progress, with what
+	// the viewer may see of it.
+	InHand *engine.SeatView
+}
+
+// Change is one committed change as a watcher may see it.
+type Change struct {
+	Events []engine.Event
+	View   View
+}
+
+type watcher struct {
+	viewer Viewer
+	ch     chan Change
+}
+
+// watchBuffer is how many changes a watcher may fall behind before it is
+// dropped.
+const watchBuffer = 256
+
+// view builds what v may see. The caller holds t.mu.
+func (t *Table) view(v Viewer) View {
+	seat := t.viewerSeat(v)
+	out := View{TableID: t.id, Seq: t.dt.Seq(), HandNo: t.dt.HandNo(), ViewerSeat: seat, Deadline: t.dt.Deadline(),
+		ClockCalled: t.dt.ClockCalled(), Closed: t.dt.Closed()}
+	if seat == Spectator {
+		out.ViewerSeat = -1
+	}
+	var hv *engine.View
+	if h := t.dt.Hand(); h != nil {
+		ev := h.View(seat)
+		hv = &ev
+		out.Hand = hv
+	}
+	for i, s := range t.dt.Seats() {
+		sv := SeatView{No: i, Seat: s}
+		if hv != nil {
+			for k := range hv.Seats {
+				if hv.Seats[k].Seat == i {
+					sv.InHand = &hv.Seats[k]
+				}
+			}
+		}
+		out.Seats = append(out.Seats, sv)
+	}
+	return out
+}
+
+// visibleEvents copies evs with every card the viewer in seat may not see
+// replaced by cards.Unknown: hole cards are private to their seat; burn
+// cards, mucked and killed hands are nobody's; up cards, the board and
+// shown or exposed hands are everyone's.
+func visibleEvents(evs []engine.Event, seat int) []engine.Event {
+	out := slices.Clone(evs)
+	for i := range out {
+		e := &out[i]
+		switch {
+		case e.Kind == engine.EvDealUp || e.Kind == engine.EvDealBoard || e.Kind == engine.EvShow || e.Kind == engine.EvExpose:
+		case e.Kind == engine.EvDealHole && e.Seat == seat && seat >= 0:
+		default:
+			for k := range e.Cards {
+				e.Cards[k] = cards.Unknown
+			}
+		}
+	}
+	return out
+}
+
+// State returns the table as v may see it.
+func (r *Runner) State(ctx context.Context, id string, v Viewer) (View, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.view(v), nil
+}
+
+// Watch returns the table as v sees it now and a channel of the changes
+// that follow, closed when the watcher falls behind, the table stops
+// running here, or stop is called.
+func (r *Runner) Watch(ctx context.Context, id string, v Viewer) (View, <-chan Change, func(), error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return View{}, nil, nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped != nil {
+		return View{}, nil, nil, ErrOwnedElsewhere
+	}
+	w := &watcher{viewer: v, ch: make(chan Change, watchBuffer)}
+	t.watchers[w] = struct{}{}
+	stop := func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if _, ok := t.watchers[w]; ok {
+			delete(t.watchers, w)
+			close(w.ch)
+		}
+	}
+	return t.view(v), w.ch, stop, nil
+}

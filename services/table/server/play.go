@@ -1,0 +1,401 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/fault"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/phh"
+	"github.com/cardroom/cardroom/services/table/runner"
+)
+
+// OfferVerifier confirms that a player accepted a seating offer for a seat
+// at a table (the seating service's answer).
+type OfferVerifier interface {
+	VerifyOffer(ctx context.Context, offerID, player, tableID string, seat int) error
+}
+
+// ErrOfferRequired is returned when a player sits without an offer.
+var ErrOfferRequired = fault.New(fault.Precondition, "SEATING_OFFER_REQUIRED", "a player sits with a seating offer they accepted; the floor may seat anyone")
+
+// ErrOffersUnavailable is returned when offers cannot be checked.
+var ErrOffersUnavailable = fault.New(fault.Unavailable, "SEATING_UNAVAILABLE", "seating offers cannot be checked now")
+
+func caller(ctx context.Context) runner.Caller {
+	p, _ := auth.FromContext(ctx)
+	c := runner.Caller{Player: p.Subject}
+	switch {
+	case p.HasRole(auth.Floor):
+		c.Role, c.Staff, c.Floor = string(auth.Floor), true, true
+	case p.HasRole(auth.Admin):
+		c.Role, c.Staff, c.Floor = "admin", true, true
+	case p.HasRole(auth.Dealer):
+		c.Role, c.Staff = string(auth.Dealer), true
+	case p.HasRole(auth.Service):
+		c.Role, c.Staff = "service", true
+	default:
+		c.Role = string(auth.Player)
+	}
+	return c
+}
+
+// viewer is whose cards a caller may see: a player their own; staff (a
+// dealer, the floor) watch as spectators and see no hole card.
+func viewer(c runner.Caller) runner.Viewer {
+	if c.Staff {
+		return runner.Viewer{}
+	}
+	return runner.Viewer{Player: c.Player}
+}
+
+// CloseTable closes a table.
+func (s *Server) CloseTable(ctx context.Context, req *tablev1.CloseTableRequest) (*tablev1.CloseTableResponse, error) {
+	if _, err := s.runner.CloseTable(ctx, req.GetTableId()); err != nil {
+		return nil, err
+	}
+	return s.tableResponse(ctx, req.GetTableId())
+}
+
+func (s *Server) tableResponse(ctx context.Context, id string) (*tablev1.CloseTableResponse, error) {
+	t, err := s.getTable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.CloseTableResponse{Table: t}, nil
+}
+
+// Sit seats a player.
+func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.SitResponse, error) {
+	c := caller(ctx)
+	player := req.GetPlayerId()
+	switch {
+	case c.Staff && player == "":
+		return nil, fault.Invalidf("player_id", "the floor names the player to seat")
+	case !c.Staff && player != "" && player != c.Player:
+		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player sits only themselves")
+	case !c.Staff:
+		player = c.Player
+	}
+	seat := int(req.GetSeat())
+	if !c.Floor {
+		if req.GetOfferId() == "" {
+			return nil, ErrOfferRequired
+		}
+		if seat < 0 {
+			return nil, fault.Invalidf("seat", "a player sits in the seat offered")
+		}
+		if s.offers == nil {
+			return nil, ErrOffersUnavailable
+		}
+		if err := s.offers.VerifyOffer(ctx, req.GetOfferId(), player, req.GetTableId(), seat); err != nil {
+			return nil, err
+		}
+	}
+	key := req.GetIdempotencyKey()
+	if key == "" && req.GetOfferId() != "" {
+		key = "offer/" + req.GetOfferId()
+	}
+	res, err := s.runner.Sit(ctx, req.GetTableId(), runner.SitArgs{Seat: seat, Player: player, Amount: req.GetAmount(),
+		PostNow: req.GetPostNow(), OfferID: req.GetOfferId(), Key: key})
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.SitResponse{Seat: seatToProto(res.Seat), HoldId: res.HoldID}, nil
+}
+
+// TopUp adds chips.
+func (s *Server) TopUp(ctx context.Context, req *tablev1.TopUpRequest) (*tablev1.TopUpResponse, error) {
+	c := caller(ctx)
+	player := req.GetPlayerId()
+	if player == "" {
+		player = c.Player
+	}
+	if !c.Staff && player != c.Player {
+		return nil, fault.New(fault.Forbidden, "NOT_YOUR_SEAT", "a player tops up only their own stack")
+	}
+	sv, err := s.runner.TopUp(ctx, req.GetTableId(), c, player, req.GetAmount(), req.GetIdempotencyKey())
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.TopUpResponse{Seat: seatToProto(sv)}, nil
+}
+
+// SitOut takes a player out of the deal.
+func (s *Server) SitOut(ctx context.Context, req *tablev1.SitOutRequest) (*tablev1.SitOutResponse, error) {
+	sv, err := s.runner.SitOut(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()))
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.SitOutResponse{Seat: seatToProto(sv)}, nil
+}
+
+// Return brings a player back.
+func (s *Server) Return(ctx context.Context, req *tablev1.ReturnRequest) (*tablev1.ReturnResponse, error) {
+	sv, err := s.runner.Return(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()), req.GetPostNow())
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.ReturnResponse{Seat: seatToProto(sv)}, nil
+}
+
+// Leave takes a player away with their stack.
+func (s *Server) Leave(ctx context.Context, req *tablev1.LeaveRequest) (*tablev1.LeaveResponse, error) {
+	left, stack, err := s.runner.Leave(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()))
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.LeaveResponse{Left: left, Stack: stack}, nil
+}
+
+var actionFromProto = map[tablev1.ActionKind]engine.ActionKind{
+	tablev1.ActionKind_ACTION_KIND_FOLD: engine.Fold, tablev1.ActionKind_ACTION_KIND_CHECK: engine.Check,
+	tablev1.ActionKind_ACTION_KIND_CALL: engine.Call, tablev1.ActionKind_ACTION_KIND_BET: engine.Bet,
+	tablev1.ActionKind_ACTION_KIND_RAISE: engine.Raise, tablev1.ActionKind_ACTION_KIND_BRING_IN: engine.BringIn,
+	tablev1.ActionKind_ACTION_KIND_COMPLETE: engine.Complete, tablev1.ActionKind_ACTION_KIND_SHOW: engine.Show,
+	tablev1.ActionKind_ACTION_KIND_MUCK: engine.Muck,
+}
+
+var actionToProto = func() map[engine.ActionKind]tablev1.ActionKind {
+	m := map[engine.ActionKind]tablev1.ActionKind{}
+	for k, v := range actionFromProto {
+		m[v] = k
+	}
+	return m
+}()
+
+// Act applies a player's action for their own seat.
+func (s *Server) Act(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+	c := caller(ctx)
+	kind, ok := actionFromProto[req.GetKind()]
+	if !ok {
+		return nil, fault.Invalidf("kind", "unknown action")
+	}
+	a := runner.ActArgs{Kind: kind, Amount: req.GetAmount(), ActionID: req.GetActionId()}
+	if req.ExpectedSequence != nil {
+		seq := req.GetExpectedSequence()
+		a.ExpectedSeq = &seq
+	}
+	v, dup, err := s.runner.Act(ctx, req.GetTableId(), c, a)
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.ActResponse{State: stateToProto(v), Duplicate: dup}, nil
+}
+
+var killFromProto = map[tablev1.KillReason]engine.KillReason{
+	tablev1.KillReason_KILL_REASON_UNPROTECTED: engine.KillUnprotected, tablev1.KillReason_KILL_REASON_FOULED: engine.KillFouled,
+	tablev1.KillReason_KILL_REASON_WRONG_CARD_COUNT: engine.KillWrongCardCount, tablev1.KillReason_KILL_REASON_ABSENT: engine.KillAbsent,
+	tablev1.KillReason_KILL_REASON_EXPOSED: engine.KillExposed, tablev1.KillReason_KILL_REASON_CLOCK_EXPIRED: engine.KillClockExpired,
+	tablev1.KillReason_KILL_REASON_LEFT_TABLE: engine.KillLeftTable,
+}
+
+// DealerAction applies a console entry.
+func (s *Server) DealerAction(ctx context.Context, req *tablev1.DealerActionRequest) (*tablev1.DealerActionResponse, error) {
+	a := runner.DealerArgs{Kind: runner.DealerKind(req.GetKind()), Seat: int(req.GetSeat()), Amount: req.GetAmount(),
+		Reason: req.GetReason(), ActionID: req.GetActionId()}
+	if req.ExpectedSequence != nil {
+		seq := req.GetExpectedSequence()
+		a.ExpectedSeq = &seq
+	}
+	switch req.GetKind() {
+	case tablev1.DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION:
+		k, ok := actionFromProto[req.GetAction()]
+		if !ok {
+			return nil, fault.Invalidf("action", "a player action entry names the action")
+		}
+		a.Action = k
+	case tablev1.DealerActionKind_DEALER_ACTION_KIND_KILL:
+		k, ok := killFromProto[req.GetKillReason()]
+		if !ok {
+			return nil, fault.Invalidf("kill_reason", "a kill names its reason")
+		}
+		a.Kill = k
+	}
+	v, err := s.runner.Dealer(ctx, req.GetTableId(), caller(ctx), a)
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.DealerActionResponse{State: stateToProto(v)}, nil
+}
+
+// GetTableState returns the table as the caller sees it.
+func (s *Server) GetTableState(ctx context.Context, req *tablev1.GetTableStateRequest) (*tablev1.GetTableStateResponse, error) {
+	v, err := s.runner.State(ctx, req.GetTableId(), viewer(caller(ctx)))
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.GetTableStateResponse{State: stateToProto(v)}, nil
+}
+
+// WatchTable streams the table as the caller sees it.
+func (s *Server) WatchTable(req *tablev1.WatchTableRequest, stream grpc.ServerStreamingServer[tablev1.WatchTableResponse]) error {
+	ctx := stream.Context()
+	first, ch, stop, err := s.runner.Watch(ctx, req.GetTableId(), viewer(caller(ctx)))
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := stream.Send(&tablev1.WatchTableResponse{State: stateToProto(first)}); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case c, ok := <-ch:
+			if !ok {
+				return fault.New(fault.Unavailable, "WATCH_ENDED", "the table's feed ended; watch again")
+			}
+			if err := stream.Send(changeToProto(c)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// GetHandHistory returns a finished hand.
+func (s *Server) GetHandHistory(ctx context.Context, req *tablev1.GetHandHistoryRequest) (*tablev1.GetHandHistoryResponse, error) {
+	c := caller(ctx)
+	h, err := s.runner.History(ctx, req.GetTableId(), req.GetHandNo())
+	if err != nil {
+		return nil, err
+	}
+	seat := runner.Spectator
+	if !c.Floor {
+		for s, p := range h.Players() {
+			if p == c.Player {
+				seat = s
+			}
+		}
+		if seat == runner.Spectator {
+			return nil, fault.New(fault.Forbidden, "NOT_YOUR_HAND", "a player reads only the hands they played")
+		}
+	}
+	if req.GetFormat() == tablev1.HistoryFormat_HISTORY_FORMAT_PHH {
+		text, err := phhFor(h, c.Floor, seat)
+		if err != nil {
+			return nil, err
+		}
+		return &tablev1.GetHandHistoryResponse{Content: text, ContentType: "application/toml"}, nil
+	}
+	b, err := historyJSON(h, c.Floor, seat)
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.GetHandHistoryResponse{Content: string(b), ContentType: "application/json"}, nil
+}
+
+// historyDoc is a hand history as JSON: the final view (the full one for
+// the floor, TP-71; the player's own with what the showdown exposed,
+// otherwise) and the events with the cards the reader may see.
+type historyDoc struct {
+	TableID string          `json:"table_id"`
+	HandNo  int64           `json:"hand_no"`
+	Start   string          `json:"start"`
+	End     string          `json:"end"`
+	Button  int             `json:"button"`
+	Players []engine.Player `json:"players"`
+	View    engine.View     `json:"view"`
+	Events  []engine.Event  `json:"events"`
+}
+
+func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
+	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format("2006-01-02T15:04:05.000Z07:00"),
+		End: h.End.Format("2006-01-02T15:04:05.000Z07:00"), Button: h.Setup.Button, Players: h.Setup.Players}
+	if full {
+		doc.View, doc.Events = h.Hand.FullView(), h.Events
+	} else {
+		doc.View = h.Hand.HistoryView(seat)
+		doc.Events = historyEvents(h.Events, doc.View, seat)
+	}
+	return json.Marshal(doc)
+}
+
+// historyEvents hides in events the hole cards that the history view
+// hides.
+func historyEvents(evs []engine.Event, v engine.View, seat int) []engine.Event {
+	visible := map[int]bool{}
+	for _, s := range v.Seats {
+		if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown {
+			visible[s.Seat] = true
+		}
+	}
+	out := runner.VisibleEvents(evs, seat)
+	for i := range out {
+		if e := &out[i]; e.Kind == engine.EvDealHole && visible[e.Seat] {
+			e.Cards = evs[i].Cards
+		}
+	}
+	return out
+}
+
+func phhFor(h *dealer.History, full bool, seat int) (string, error) {
+	ph, err := phh.Export(h.Setup, h.Events, h.Hand)
+	if err != nil {
+		return "", fault.New(fault.Precondition, "PHH_UNSUPPORTED", "this hand cannot be written as PHH: "+phhReason(err))
+	}
+	if !full {
+		v := h.Hand.HistoryView(seat)
+		visible := map[int64]bool{}
+		for _, s := range v.Seats {
+			if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown {
+				visible[int64(s.Seat)] = true
+			}
+		}
+		for i := range ph.Actions {
+			a := &ph.Actions[i]
+			if a.Kind != phh.DealHole || a.Player < 1 || a.Player > len(ph.Seats) || visible[ph.Seats[a.Player-1]] {
+				continue
+			}
+			for k := range a.Cards {
+				a.Cards[k] = cards.Unknown
+			}
+		}
+	}
+	var b strings.Builder
+	if _, err := ph.WriteTo(&b); err != nil {
+		return "", fmt.Errorf("write PHH: %w", err)
+	}
+	return b.String(), nil
+}
+
+// phhReason names why export failed without quoting cards.
+func phhReason(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case strings.Contains(err.Error(), "not supported"):
+		return "a post PHH cannot express"
+	}
+	return "unsupported"
+}
+
+// ListPlayerHands lists a player's recent hands.
+func (s *Server) ListPlayerHands(ctx context.Context, req *tablev1.ListPlayerHandsRequest) (*tablev1.ListPlayerHandsResponse, error) {
+	c := caller(ctx)
+	if !c.Floor && req.GetPlayerId() != c.Player {
+		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player lists only their own hands")
+	}
+	n := int(req.GetPageSize())
+	if n == 0 {
+		n = 20
+	}
+	hs, err := s.runner.PlayerHands(ctx, req.GetPlayerId(), n)
+	if err != nil {
+		return nil, err
+	}
+	resp := &tablev1.ListPlayerHandsResponse{}
+	for _, h := range hs {
+		resp.Hands = append(resp.Hands, playerHandToProto(h))
+	}
+	return resp, nil
+}

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/runner"
+	"github.com/cardroom/cardroom/services/table/store"
+)
+
+func cardStrings(cs []cards.Card) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return out
+}
+
+func seatToProto(s runner.SeatView) *tablev1.SeatState {
+	p := &tablev1.SeatState{Seat: int32(s.No), PlayerId: s.Player, Stack: s.Stack, SittingOut: s.SittingOut,
+		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New}
+	if h := s.InHand; h != nil {
+		p.InHand = true
+		p.Stack, p.Bet, p.Cards = h.Stack, h.Bet, cardStrings(h.Cards)
+		p.Folded, p.AllIn, p.Shown, p.Mucked, p.Won = h.Folded || h.Killed, h.AllIn, h.Shown, h.Mucked, h.Won
+	}
+	return p
+}
+
+func stateToProto(v runner.View) *tablev1.TableState {
+	st := &tablev1.TableState{TableId: v.TableID, Sequence: v.Seq, ViewerSeat: int32(v.ViewerSeat), Closed: v.Closed}
+	for _, s := range v.Seats {
+		st.Seats = append(st.Seats, seatToProto(s))
+	}
+	if h := v.Hand; h != nil {
+		hs := &tablev1.HandState{HandNo: v.HandNo, Button: int32(h.Button), Street: h.Street.String(), ToAct: int32(h.ToAct),
+			Board: cardStrings(h.Board), Pot: h.Pot, ClockCalled: v.ClockCalled, Done: h.Phase == engine.PhaseDone}
+		if !v.Deadline.IsZero() {
+			hs.Deadline = timestamppb.New(v.Deadline)
+		}
+		for _, l := range h.Legal {
+			if k, ok := actionToProto[l.Kind]; ok {
+				hs.Legal = append(hs.Legal, &tablev1.LegalAction{Kind: k, Min: l.Min, Max: l.Max})
+			}
+		}
+		st.Hand = hs
+	}
+	return st
+}
+
+var eventNames = map[engine.EventKind]string{
+	engine.EvPost: "post", engine.EvDealHole: "deal_hole", engine.EvDealUp: "deal_up", engine.EvDealBoard: "deal_board",
+	engine.EvBurn: "burn", engine.EvFold: "fold", engine.EvCheck: "check", engine.EvCall: "call", engine.EvBet: "bet",
+	engine.EvRaise: "raise", engine.EvBringIn: "bring_in", engine.EvComplete: "complete", engine.EvReturn: "return",
+	engine.EvRoundEnd: "round_end", engine.EvExpose: "expose", engine.EvShow: "show", engine.EvMuck: "muck",
+	engine.EvKill: "kill", engine.EvRevive: "revive", engine.EvRestrict: "restrict", engine.EvAward: "award",
+	engine.EvHandEnd: "hand_end", engine.EvOverdeal: "overdeal",
+}
+
+func changeToProto(c runner.Change) *tablev1.WatchTableResponse {
+	resp := &tablev1.WatchTableResponse{State: stateToProto(c.View)}
+	for i := range c.Events {
+		e := &c.Events[i]
+		name, ok := eventNames[e.Kind]
+		if !ok {
+			name = e.Kind.String()
+		}
+		resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: name, Seat: int32(e.Seat), Amount: e.Amount,
+			Cards: cardStrings(e.CardList()), Rule: e.Rule, AllIn: e.AllIn, Pot: int32(e.Pot)})
+	}
+	return resp
+}
+
+func playerHandToProto(h store.PlayerHand) *tablev1.PlayerHand {
+	return &tablev1.PlayerHand{TableId: h.TableID, HandNo: h.HandNo, Seat: int32(h.Seat), Net: h.Net, EndTime: timestamppb.New(h.End)}
+}
