@@ -41,6 +41,12 @@ import (
 // may serve several parts (`cardroom all` serves every service on one
 // port). The caller dials them, with its otelgrpc client stats handler so
 // the gRPC client span joins the gateway's trace.
+//
+// Dial them without a service identity (platform/rpc: Options.ServiceToken
+// nil). The gateway forwards the HTTP Authorization header as the call's
+// "authorization" metadata; a request without one must reach the service
+// anonymous and get 401, not borrow a service token added by the
+// connection's per-RPC credentials.
 type Conns struct {
 	Table      grpc.ClientConnInterface
 	Tournament grpc.ClientConnInterface
