@@ -294,10 +294,13 @@ func isLegal(legal []Legal, a Action) bool {
 }
 
 // FuzzHand plays random legal action sequences with random stacks in every
-// game and structure and checks the invariants: chips conserved, no
+// game and structure (the first input byte picks one of fuzzGames; live
+// mode adds out-of-turn entries and floor rulings) and checks the invariants: chips conserved, no
 // negative stack, every pot fully awarded, the hand always ends, every
 // offered action accepted, random illegal actions refused with the state
-// unchanged, lossless serialization mid-hand.
+// unchanged, lossless serialization mid-hand, pots recomputed a second way.
+//
+// Short run (make test): cd services/table && go test -run='^$' -fuzz='^FuzzHand$' -fuzztime=10s ./engine
 func FuzzHand(f *testing.F) {
 	for g := range fuzzGames {
 		for _, seed := range []byte{0, 1, 7, 42, 99, 200} {
