@@ -126,12 +126,12 @@ type change func(tx *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error)
 // update runs c on game id under its lock and fence; d, when not nil, is
 // recorded as the floor's decision in the same transaction.
 func (r *Room) update(ctx context.Context, id string, d *store.Decision, c change) (store.Record, error) {
-	return r.store.Update(ctx, id, func(tx *sqlstore.Tx, g *waitlist.Game) error {
-		return r.apply(ctx, tx, g, d, c)
+	return r.store.Update(ctx, id, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
+		return r.apply(ctx, tx, g, epoch, d, c)
 	})
 }
 
-func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, d *store.Decision, c change) error {
+func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epoch int64, d *store.Decision, c change) error {
 	evs, err := c(tx, g)
 	if err != nil {
 		return err
@@ -141,6 +141,7 @@ func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, d *
 		if err != nil {
 			return err
 		}
+		e.Epoch = epoch
 		if r.relay != nil {
 			err = r.relay.Add(ctx, tx, e)
 		} else {

@@ -322,7 +322,7 @@ func TestBoardSeesChanges(t *testing.T) {
 	// A change another replica made (written straight to the store) is
 	// found by the poll.
 	other := store.New(f.db, lock.NewLocal())
-	if _, err := other.Update(ctx, g.ID, func(_ *sqlstore.Tx, g *waitlist.Game) error {
+	if _, err := other.Update(ctx, g.ID, func(_ *sqlstore.Tx, g *waitlist.Game, _ int64) error {
 		_, _, err := g.Join("bob", waitlist.Remote, evening)
 		return err
 	}); err != nil {

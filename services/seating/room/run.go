@@ -115,8 +115,8 @@ func (r *Room) HandleSeatOpened(ctx context.Context, ev events.Event) error {
 func (r *Room) consume(ctx context.Context, id string, ev events.Event, c change) error {
 	return r.store.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
 		apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
-			_, err := r.store.Apply(ctx, tx, owner.Fence, func(tx *sqlstore.Tx, g *waitlist.Game) error {
-				return r.apply(ctx, tx, g, nil, c)
+			_, err := r.store.Apply(ctx, tx, owner.Fence, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
+				return r.apply(ctx, tx, g, epoch, nil, c)
 			})
 			return err
 		}

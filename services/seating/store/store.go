@@ -231,9 +231,14 @@ func (s *Store) Locked(ctx context.Context, id string, fn func(ctx context.Conte
 	return fn(owner.Lease.Context(), owner)
 }
 
+// Change is a change of a game inside the transaction that saves it;
+// epoch is the owner's fencing epoch, which events announcing the change
+// carry.
+type Change func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error
+
 // Update runs fn on the game under its lock, in one transaction that
 // checks the fence, and saves the result. When fn fails nothing is saved.
-func (s *Store) Update(ctx context.Context, id string, fn func(tx *sqlstore.Tx, g *waitlist.Game) error) (Record, error) {
+func (s *Store) Update(ctx context.Context, id string, fn Change) (Record, error) {
 	var rec Record
 	err := s.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
 		return owner.Update(ctx, func(tx *sqlstore.Tx, fence sqlstore.Fence) error {
@@ -248,7 +253,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *sqlstore.Tx, 
 // Apply loads the fenced game inside tx, runs fn, checks the game's
 // invariants and saves it with a fenced write: a stale owner's save
 // touches no row and fails with sqlstore.ErrFencedOut.
-func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence, fn func(tx *sqlstore.Tx, g *waitlist.Game) error) (Record, error) {
+func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence, fn Change) (Record, error) {
 	r, err := scan(tx.QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, fence.ID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, ErrNotFound.With("waitlist_id", fence.ID)
@@ -256,7 +261,7 @@ func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence
 	if err != nil {
 		return Record{}, fmt.Errorf("load waitlist %s: %w", fence.ID, err)
 	}
-	if err := fn(tx, r.Game); err != nil {
+	if err := fn(tx, r.Game, fence.Epoch); err != nil {
 		return Record{}, err
 	}
 	if err := r.Game.Check(); err != nil {

@@ -51,7 +51,7 @@ func TestStore(t *testing.T) {
 
 		// A successful update saves the game, bumps the version, indexes
 		// its tables and sets the next timer.
-		rec, err := s.Update(ctx, "w0", func(tx *sqlstore.Tx, g *waitlist.Game) error {
+		rec, err := s.Update(ctx, "w0", func(tx *sqlstore.Tx, g *waitlist.Game, _ int64) error {
 			if _, _, err := g.Join("ann", waitlist.Remote, now); err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func TestStore(t *testing.T) {
 		}
 
 		// A failing update saves nothing.
-		_, err = s.Update(ctx, "w0", func(tx *sqlstore.Tx, g *waitlist.Game) error {
+		_, err = s.Update(ctx, "w0", func(tx *sqlstore.Tx, g *waitlist.Game, _ int64) error {
 			g.Join("bob", waitlist.Remote, now)
 			_, _, err := g.Join("ann", waitlist.Remote, now)
 			return err
@@ -91,7 +91,7 @@ func TestStore(t *testing.T) {
 		if got, _ := s.Get(ctx, "w0"); got.Version != 1 || got.Game.Position("bob") != 0 {
 			t.Fatalf("failed update left %+v", got)
 		}
-		if _, err := s.Update(ctx, "zz", func(*sqlstore.Tx, *waitlist.Game) error { return nil }); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Update(ctx, "zz", func(*sqlstore.Tx, *waitlist.Game, int64) error { return nil }); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("Update(unknown) = %v", err)
 		}
 
@@ -104,11 +104,11 @@ func TestStore(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Update(ctx, "w1", func(*sqlstore.Tx, *waitlist.Game) error { return nil }); err != nil {
+		if _, err := s.Update(ctx, "w1", func(*sqlstore.Tx, *waitlist.Game, int64) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 		err = db.Tx(ctx, func(tx *sqlstore.Tx) error {
-			_, err := s.Apply(ctx, tx, stale, func(*sqlstore.Tx, *waitlist.Game) error { return nil })
+			_, err := s.Apply(ctx, tx, stale, func(*sqlstore.Tx, *waitlist.Game, int64) error { return nil })
 			return err
 		})
 		if !errors.Is(err, sqlstore.ErrFencedOut) {
