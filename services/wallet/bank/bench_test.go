@@ -23,7 +23,7 @@ import (
 // and 256 players, on SQLite and on PostgreSQL. It reports transfers/s and
 // the p50/p99 latency of one buy-in.
 func BenchmarkBuyInTransfers(b *testing.B) {
-	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: 24}
+	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: benchConns()}
 	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts)) })
 	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts)) })
 }
@@ -87,4 +87,12 @@ func benchParallelism() int {
 		return n
 	}
 	return 12
+}
+
+// benchConns is WALLET_BENCH_CONNS (the connection pool size), default 24.
+func benchConns() int {
+	if n, err := strconv.Atoi(os.Getenv("WALLET_BENCH_CONNS")); err == nil && n > 0 {
+		return n
+	}
+	return 24
 }
