@@ -231,7 +231,8 @@ type Player struct {
 type PostKind uint8
 
 // Forced bets. Live posts count toward the poster's bet for the first round;
-// dead posts go to the pot without counting (TP-10).
+// dead posts go to the pot without counting (TP-10). The values are stable
+// (engine/button mirrors them).
 const (
 	PostAnte              PostKind = iota // dead
 	PostSmallBlind                        // live
@@ -279,7 +280,9 @@ type Setup struct {
 	// posts: antes (Stakes.Ante) from everyone; in flop games the small
 	// blind left of the button (the button itself heads-up, G-04), the big
 	// blind next and the big-blind ante from the big blind. Button-planning
-	// (missed blinds, TP-12…TP-19) supplies explicit posts.
+	// (missed blinds, TP-12…TP-19) supplies explicit posts. The first
+	// PostBigBlind marks the big-blind position: pre-flop action starts
+	// after it, or after the straddle (TP-11, TP-20).
 	Posts []Post `json:"posts,omitempty"`
 	// Deck is dealt in order. It must hold enough distinct valid cards for
 	// the deal to the river / 7th street.
