@@ -428,3 +428,18 @@ func TestBigBlindAnte_TP10(t *testing.T) {
 	act(t, h, Action{Seat: 2, Kind: Fold}, Action{Seat: 0, Kind: Fold})
 	wantStacks(t, h, map[int]int64{0: 950, 1: 1050, 2: 1000})
 }
+
+func TestChipUnitRounding_TP31_G01(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe(25, 50)
+	cfg.Stakes.ChipUnit = 25
+	h := ring(t, cfg, 1000, 1000, 80)
+	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 80}) // all-in, not a multiple
+	// 80 + the last full raise 50 = 130, offered as the next multiple: 150.
+	if l, _ := findLegal(h, Raise); l.Min != 150 || l.Max != 1000 {
+		t.Fatalf("TP-31 raise range %+v", l)
+	}
+	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 125}, "TP-22", ReasonRaiseBelowMinimum)
+	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 160}, "TP-31", ReasonNotChipMultiple)
+	act(t, h, Action{Seat: 0, Kind: Raise, Amount: 150})
+}
