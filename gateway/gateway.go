@@ -28,6 +28,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
@@ -42,11 +43,10 @@ import (
 // port). The caller dials them, with its otelgrpc client stats handler so
 // the gRPC client span joins the gateway's trace.
 //
-// Dial them without a service identity (platform/rpc: Options.ServiceToken
-// nil). The gateway forwards the HTTP Authorization header as the call's
-// "authorization" metadata; a request without one must reach the service
-// anonymous and get 401, not borrow a service token added by the
-// connection's per-RPC credentials.
+// Connections may carry a service identity (platform/rpc's
+// Options.ServiceToken): the gateway always sets the call's "authorization"
+// metadata itself (see anonymousUnlessAuthorized), so it is never replaced
+// by a service token.
 type Conns struct {
 	Table      grpc.ClientConnInterface
 	Tournament grpc.ClientConnInterface
@@ -119,6 +119,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		runtime.WithErrorHandler(errorHandler(log)),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithMiddlewares(nameSpan),
+		runtime.WithMetadata(anonymousUnlessAuthorized),
 	)
 	health := &healthHandler{timeout: o.HealthTimeout, log: log}
 	if health.timeout <= 0 {
@@ -207,6 +208,38 @@ func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
 		}
 		next(w, r, params)
 	}
+}
+
+// anonymousUnlessAuthorized sets the call's "authorization" metadata: the
+// HTTP Authorization header's values that are valid gRPC metadata, or one
+// empty value when there are none. The key is then always present, so
+// per-RPC credentials that fill in a service token only when it is absent
+// (platform/rpc's) leave it alone: an anonymous request stays anonymous and
+// gets 401 instead of running as the service. (grpc-gateway lets this
+// annotator's values replace those it copied from the headers, including a
+// client's Grpc-Metadata-Authorization.) Servers read the first value that
+// is a bearer token; an empty one is no token.
+func anonymousUnlessAuthorized(_ context.Context, r *http.Request) metadata.MD {
+	var values []string
+	for _, v := range r.Header.Values("Authorization") {
+		if printableASCII(v) {
+			values = append(values, v)
+		}
+	}
+	if len(values) == 0 {
+		values = []string{""}
+	}
+	return metadata.MD{"authorization": values}
+}
+
+// printableASCII reports whether v may be sent as gRPC metadata text.
+func printableASCII(v string) bool {
+	for i := range len(v) {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // getOnly refuses methods other than GET and HEAD with 405.
