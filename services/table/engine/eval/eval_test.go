@@ -99,6 +99,31 @@ func TestHigh_BadCounts(t *testing.T) {
 	}
 }
 
+// TestBadCards_DoNotPanic: the engine refuses unknown and duplicate cards
+// before they reach the evaluator, but a slip must give a wrong value, not
+// crash the table.
+func TestBadCards_DoNotPanic(t *testing.T) {
+	t.Parallel()
+	u := cards.Unknown
+	bad := [][]cards.Card{
+		{u, u, u, u, u, u, u},
+		{0, 1, 2, 3, 4, 200, 255},
+		{48, 48, 48, 48, 48, 48, 48}, // seven aces of clubs: a "flush" with repeated ranks
+		{0, 4, 8, 12, 16, 16, 16},
+	}
+	for _, cs := range bad {
+		High(cs)
+		High(cs[:5])
+		High(cs[:6])
+		Omaha(cs[:4], cs[4:])
+		Low8(cs)
+		OmahaLow8(cs[:4], cs[4:])
+		if v := Razz(cs[:5]); cs[0] == u && v != Invalid {
+			t.Errorf("Razz of unknown cards = %#x, want Invalid", v)
+		}
+	}
+}
+
 // TestHigh_AllFiveCardHands checks every one of the 2,598,960 five-card
 // hands against the reference, and the category counts and number of
 // distinct values against the published totals.
