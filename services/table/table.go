@@ -114,7 +114,9 @@ func (s *Service) Close() { s.runner.Close() }
 
 // SeatingOffers verifies offers with the seating service: the offer must be
 // the player's, for this table and seat, and pending or accepted.
-type SeatingOffers struct{ Client seatingv1.SeatingServiceClient }
+type SeatingOffers struct {
+	Client seatingv1.SeatingServiceClient
+}
 
 // ErrOfferNotValid is returned for an offer that does not seat the player here.
 var ErrOfferNotValid = fault.New(fault.Precondition, "SEATING_OFFER_NOT_VALID", "the offer is not this player's accepted offer for this seat")

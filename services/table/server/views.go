@@ -24,7 +24,7 @@ func seatToProto(s runner.SeatView) *tablev1.SeatState {
 	if h := s.InHand; h != nil {
 		p.InHand = true
 		p.Stack, p.Bet, p.Cards = h.Stack, h.Bet, cardStrings(h.Cards)
-		p.Folded, p.AllIn, p.Shown, p.Mucked, p.Won = h.Folded || h.Killed, h.AllIn, h.Shown, h.Mucked, h.Won
+		p.Folded, p.AllIn, p.Shown, p.Mucked, p.Won = h.Folded || h.Killed, h.AllIn, h.Shown || h.Exposed, h.Mucked, h.Won
 	}
 	return p
 }
