@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/cardroom/cardroom/services/table/engine/cards"
+import (
+	"encoding/json"
+
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
 
 // ActionKind is what a player, dealer or floor does.
 type ActionKind uint8
@@ -177,3 +181,43 @@ type Event struct {
 
 // CardList returns the event's cards.
 func (e *Event) CardList() []cards.Card { return e.Cards[:e.NCards] }
+
+// eventJSON is Event on the wire: cards as text ("AsKd"), only those held.
+type eventJSON struct {
+	Kind   EventKind `json:"kind"`
+	Seat   int       `json:"seat"`
+	Amount int64     `json:"amount,omitempty"`
+	Rule   string    `json:"rule,omitempty"`
+	Post   PostKind  `json:"post,omitempty"`
+	Dead   bool      `json:"dead,omitempty"`
+	AllIn  bool      `json:"all_in,omitempty"`
+	Pot    int       `json:"pot,omitempty"`
+	Low    bool      `json:"low,omitempty"`
+	Street Street    `json:"street,omitempty"`
+	Cards  string    `json:"cards,omitempty"`
+}
+
+// MarshalJSON writes the event with its cards as text.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(eventJSON{Kind: e.Kind, Seat: e.Seat, Amount: e.Amount, Rule: e.Rule, Post: e.Post, Dead: e.Dead,
+		AllIn: e.AllIn, Pot: e.Pot, Low: e.Low, Street: e.Street, Cards: cards.Format(e.Cards[:e.NCards])})
+}
+
+// UnmarshalJSON reads an event written by MarshalJSON.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var w eventJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	cs, err := cards.ParseListUnknown(w.Cards)
+	if err != nil {
+		return err
+	}
+	if len(cs) > len(e.Cards) {
+		return ruleErr("", ReasonBadCard, "too many cards in an event")
+	}
+	*e = Event{Kind: w.Kind, Seat: w.Seat, Amount: w.Amount, Rule: w.Rule, Post: w.Post, Dead: w.Dead, AllIn: w.AllIn,
+		Pot: w.Pot, Low: w.Low, Street: w.Street, NCards: uint8(len(cs))}
+	copy(e.Cards[:], cs)
+	return nil
+}

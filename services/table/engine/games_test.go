@@ -246,3 +246,22 @@ func TestSerializationRoundTrip(t *testing.T) {
 		t.Fatal("unknown version accepted")
 	}
 }
+
+func TestEventJSON(t *testing.T) {
+	t.Parallel()
+	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	for _, e := range h.Events() {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Event
+		if err := json.Unmarshal(b, &back); err != nil || back != e {
+			t.Fatalf("%s -> %+v (%v), want %+v", b, back, err, e)
+		}
+	}
+	b, _ := json.Marshal(h.Events()[2])
+	if string(b) != `{"kind":1,"seat":0,"cards":"AsAh"}` {
+		t.Fatalf("%s", b)
+	}
+}
