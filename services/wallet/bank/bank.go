@@ -186,7 +186,7 @@ func (b *Bank) Deposit(ctx context.Context, r CashierRequest) (TransferResult, e
 			return TransferResult{}, err
 		}
 		return b.post(ctx, tx, ledger.Deposit, cur, store.Posting{Player: r.Player, Actor: r.Cashier},
-			map[string]string{"cashier": r.Cashier}, player,
+			map[string]string{"cashier": r.Cashier, "player": r.Player}, player,
 			ledger.Move{From: ledger.CageAccount(cur), To: player, Amount: r.Amount})
 	})
 }
@@ -203,7 +203,7 @@ func (b *Bank) Withdraw(ctx context.Context, r CashierRequest) (TransferResult, 
 			return TransferResult{}, err
 		}
 		return b.post(ctx, tx, ledger.Withdrawal, cur, store.Posting{Player: r.Player, Actor: r.Cashier},
-			map[string]string{"cashier": r.Cashier}, player,
+			map[string]string{"cashier": r.Cashier, "player": r.Player}, player,
 			ledger.Move{From: player, To: ledger.CageAccount(cur), Amount: r.Amount})
 	})
 }
