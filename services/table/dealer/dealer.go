@@ -835,3 +835,22 @@ func PublicSeats(public []byte) ([]Seat, error) {
 	}
 	return s.Seats, nil
 }
+
+// TakeBack removes chips a top-up added when the wallet would not commit
+// them: from the queued chips first (CS-05), then from the stack between
+// hands. It refuses to take chips the seat has in play.
+func (t *Table) TakeBack(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	s := &t.seats[seat]
+	switch {
+	case s.Pending >= amount:
+		s.Pending -= amount
+	case !t.dealtIn(seat) && s.Stack >= amount:
+		s.Stack -= amount
+	default:
+		return Output{}, fault.New(fault.Precondition, "CHIPS_IN_PLAY", "the chips are in play; the floor settles it after the hand")
+	}
+	return t.changed(), nil
+}

@@ -96,6 +96,12 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if err != nil {
 		return SitResult{}, err
 	}
+	// No hand starts until the commit is settled.
+	t.buying++
+	defer func() {
+		t.buying--
+		t.schedule()
+	}()
 	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Sit(a.Seat, a.Player, a.Amount, a.PostNow) },
 		func(tx *sqlstore.Tx) error {
 			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
@@ -113,13 +119,9 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
 			}
 			// The wallet refused the commit (the hold expired): undo the seat.
-			if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(a.Seat) }, func(tx *sqlstore.Tx) error {
-				_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, a.Key)
-				return err
-			}); uerr != nil {
+			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
 				d.Logger.Error("undo seat after a refused commit", "table", id, "seat", a.Seat, "err", uerr)
 			}
-			t.releaseHold(ctx, a.Key, holdID)
 			return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
 		}
 	}
@@ -184,6 +186,11 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	}
 	move := store.MoneyMove{Key: key, TableID: id, Kind: store.MoveTopUp, Player: player, Seat: seat, Amount: amount,
 		HoldID: holdID, Done: d.Wallet == nil, Created: d.Clock.Now()}
+	t.buying++
+	defer func() {
+		t.buying--
+		t.schedule()
+	}()
 	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUp(seat, amount) },
 		func(tx *sqlstore.Tx) error { return d.Store.AddMoneyMove(ctx, tx, move) })
 	if err != nil {
@@ -192,9 +199,15 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	}
 	if d.Wallet != nil {
 		if err := t.finishMove(ctx, move); err != nil {
-			// The chips are on the table (pending or in the stack); the
-			// commit is retried in the background until the wallet takes it.
-			d.Logger.Warn("commit top-up (retried)", "table", id, "err", err)
+			if !definite(err) {
+				// The commit is retried in the background until the
+				// wallet takes it.
+				return SeatView{}, fmt.Errorf("commit top-up of %s at %s (retried in the background): %w", player, id, err)
+			}
+			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
+				d.Logger.Error("undo a refused top-up", "table", id, "seat", seat, "err", uerr)
+			}
+			return SeatView{}, fmt.Errorf("commit top-up of %s at %s: %w", player, id, err)
 		}
 	}
 	return t.view(Viewer{Player: player}).Seats[seat], nil

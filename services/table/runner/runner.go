@@ -131,7 +131,10 @@ func (r *Runner) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(5 * time.Second):
 			for _, t := range r.owned() {
+				t.mu.Lock()
 				t.retryMoney()
+				t.schedule()
+				t.mu.Unlock()
 			}
 		}
 	}
@@ -240,6 +243,9 @@ type Table struct {
 	starter  clock.Timer
 	watchers map[*watcher]struct{}
 	stopped  error
+	// buying counts buy-ins between their seat and their commit: no hand
+	// starts then, so nobody is dealt in on chips the wallet has not moved.
+	buying int
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -273,8 +279,8 @@ func (t *Table) load(ctx context.Context) error {
 // resume restarts what runs by itself: the clock, the next hand, and
 // unfinished wallet steps. The caller holds t.mu.
 func (t *Table) resume() {
+	t.retryMoney()
 	t.schedule()
-	go t.retryMoney()
 }
 
 func (t *Table) stop(cause error) {
@@ -317,7 +323,8 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	}
 	t.announce(out)
 	if len(out.CashOuts) > 0 {
-		go t.retryMoney()
+		// Pay leavers now; what fails is retried in the background.
+		t.retryMoney()
 	}
 	t.schedule()
 	return out, nil
@@ -490,7 +497,7 @@ func (t *Table) schedule() {
 			t.timer = clk.AfterFunc(max(dl.Sub(clk.Now()), time.Millisecond), t.expire)
 		}
 	}
-	if t.dt.Ready() && t.starter == nil {
+	if t.dt.Ready() && t.starter == nil && t.buying == 0 {
 		if t.r.d.HandPause > 0 {
 			t.starter = clk.AfterFunc(t.r.d.HandPause, func() {
 				t.mu.Lock()
@@ -627,10 +634,12 @@ func gameProto(d tables.Definition) *gamev1.Game { return tablepb.GameToProto(d.
 func serviceContext(ctx context.Context) context.Context { return auth.WithToken(ctx, "") }
 
 // retryMoney finishes the table's unfinished wallet steps: commits of
-// holds whose seat was stored, and cash-outs.
+// holds whose seat was stored, and cash-outs. A commit the wallet refuses
+// (the hold expired) undoes its seat, or for a top-up takes the chips back
+// off the table. The caller holds t.mu.
 func (t *Table) retryMoney() {
 	d := t.r.d
-	if d.Wallet == nil {
+	if d.Wallet == nil || t.stopped != nil {
 		return
 	}
 	ctx := t.r.ctx
@@ -640,10 +649,35 @@ func (t *Table) retryMoney() {
 		return
 	}
 	for _, m := range moves {
-		if err := t.finishMove(ctx, m); err != nil {
-			d.Logger.Warn("wallet step", "table", t.id, "kind", m.Kind, "key", m.Key, "err", err)
+		err := t.finishMove(ctx, m)
+		if err == nil {
+			continue
+		}
+		if m.Kind == store.MoveCashOut || !definite(err) {
+			d.Logger.Warn("wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "err", err)
+			continue
+		}
+		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
+			d.Logger.Error("undo a refused buy-in", "table", t.id, "key", m.Key, "err", uerr)
 		}
 	}
+}
+
+// undoBuyIn takes back a seat or top-up whose hold the wallet would not
+// commit. The caller holds t.mu.
+func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) error {
+	done := func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
+	_, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
+		if m.Kind == store.MoveTopUp {
+			return dt.TakeBack(m.Seat, m.Amount)
+		}
+		return dt.Unseat(m.Seat)
+	}, done)
+	t.releaseHold(ctx, m.Key, m.HoldID)
+	return err
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by

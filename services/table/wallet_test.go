@@ -1,0 +1,212 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/testkit"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table"
+)
+
+// fakeWallet is the wallet's table side in memory: balances, holds, the
+// tables' escrow, idempotent by key, refusing stale epochs. It checks what
+// the table asks of it, not the buy-in rules (the wallet's own tests do).
+type fakeWallet struct {
+	walletv1.WalletServiceClient
+
+	mu           sync.Mutex
+	balance      map[string]int64
+	escrow       int64
+	holds        map[string]*walletv1.Hold
+	keys         map[string]any
+	epoch        map[string]int64
+	refuseCommit bool
+	tokens       []string // the bearer tokens the calls carried
+	cashOuts     map[string]int64
+}
+
+func newFakeWallet(balances map[string]int64) *fakeWallet {
+	return &fakeWallet{balance: balances, holds: map[string]*walletv1.Hold{}, keys: map[string]any{}, epoch: map[string]int64{},
+		cashOuts: map[string]int64{}}
+}
+
+func (w *fakeWallet) fence(ctx context.Context, table string, epoch int64) error {
+	tok, _ := auth.TokenFromContext(ctx)
+	w.tokens = append(w.tokens, tok)
+	if epoch < w.epoch[table] {
+		return status.Error(codes.Aborted, "stale epoch")
+	}
+	w.epoch[table] = epoch
+	return nil
+}
+
+func (w *fakeWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest, _ ...grpc.CallOption) (*walletv1.HoldBuyInResponse, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {
+		return r.(*walletv1.HoldBuyInResponse), nil
+	}
+	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
+		return nil, err
+	}
+	if w.balance[in.GetPlayerId()] < in.GetAmount() {
+		return nil, status.Error(codes.FailedPrecondition, "insufficient funds")
+	}
+	w.balance[in.GetPlayerId()] -= in.GetAmount()
+	h := &walletv1.Hold{HoldId: fmt.Sprintf("h%d", len(w.holds)+1), State: walletv1.HoldState_HOLD_STATE_HELD, PlayerId: in.GetPlayerId(),
+		TableId: in.GetTableId(), Amount: in.GetAmount()}
+	w.holds[h.GetHoldId()] = h
+	resp := &walletv1.HoldBuyInResponse{Hold: h}
+	w.keys[in.GetIdempotencyKey()] = resp
+	return resp, nil
+}
+
+func (w *fakeWallet) CommitHold(ctx context.Context, in *walletv1.CommitHoldRequest, _ ...grpc.CallOption) (*walletv1.CommitHoldResponse, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
+		return nil, err
+	}
+	h := w.holds[in.GetHoldId()]
+	switch {
+	case h == nil:
+		return nil, status.Error(codes.NotFound, "no hold")
+	case h.GetState() == walletv1.HoldState_HOLD_STATE_COMMITTED:
+		return &walletv1.CommitHoldResponse{Hold: h}, nil
+	case w.refuseCommit || h.GetState() != walletv1.HoldState_HOLD_STATE_HELD:
+		return nil, status.Error(codes.FailedPrecondition, "hold expired")
+	}
+	h.State = walletv1.HoldState_HOLD_STATE_COMMITTED
+	w.escrow += h.GetAmount()
+	return &walletv1.CommitHoldResponse{Hold: h}, nil
+}
+
+func (w *fakeWallet) ReleaseHold(ctx context.Context, in *walletv1.ReleaseHoldRequest, _ ...grpc.CallOption) (*walletv1.ReleaseHoldResponse, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
+		return nil, err
+	}
+	h := w.holds[in.GetHoldId()]
+	if h == nil || h.GetState() != walletv1.HoldState_HOLD_STATE_HELD {
+		return &walletv1.ReleaseHoldResponse{Hold: h}, nil
+	}
+	h.State = walletv1.HoldState_HOLD_STATE_RELEASED
+	w.balance[h.GetPlayerId()] += h.GetAmount()
+	return &walletv1.ReleaseHoldResponse{Hold: h}, nil
+}
+
+func (w *fakeWallet) CashOut(ctx context.Context, in *walletv1.CashOutRequest, _ ...grpc.CallOption) (*walletv1.CashOutResponse, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {
+		return r.(*walletv1.CashOutResponse), nil
+	}
+	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
+		return nil, err
+	}
+	w.escrow -= in.GetStack()
+	w.balance[in.GetPlayerId()] += in.GetStack()
+	w.cashOuts[in.GetPlayerId()] += in.GetStack()
+	resp := &walletv1.CashOutResponse{Stack: in.GetStack(), Balance: w.balance[in.GetPlayerId()]}
+	w.keys[in.GetIdempotencyKey()] = resp
+	return resp, nil
+}
+
+func (w *fakeWallet) totals() (balances, escrow int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, b := range w.balance {
+		balances += b
+	}
+	return balances, w.escrow
+}
+
+// TestPlay_Wallet runs buy-ins, a top-up during a hand (CS-05), a leave
+// mid-hand and a close through the wallet saga, and checks that chips in
+// wallets plus chips on the table always equal the deposits.
+func TestPlay_Wallet(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000, "cat": 1000})
+	e := start(t, db, clock.NewFake(t0), seededDecks(5), table.Deps{Wallet: w})
+	id := e.open(6, -1)
+	e.sit(id, 0, "ann", 200)
+	e.sit(id, 1, "bob", 200)
+	e.sit(id, 2, "cat", 300)
+	conserved := func(when string) {
+		t.Helper()
+		bal, escrow := w.totals()
+		onTable := chips(e.state(id, "ann"))
+		if bal+escrow != 3000 || escrow != onTable {
+			t.Fatalf("%s: wallets %d + escrow %d (table holds %d) != 3000", when, bal, escrow, onTable)
+		}
+	}
+	conserved("after the buy-ins")
+	for _, tok := range w.tokens {
+		if tok != "" {
+			t.Fatal("the table forwarded a caller's token to the wallet")
+		}
+	}
+
+	// CS-05: ann tops up during a hand; the chips wait for the hand's end.
+	before := e.state(id, "ann")
+	if _, err := e.c.TopUp(e.player("ann"), &tablev1.TopUpRequest{TableId: id, Amount: 100, IdempotencyKey: "ann-top-1"}); err != nil {
+		t.Fatal(err)
+	}
+	mid := e.state(id, "ann")
+	if mid.GetSeats()[0].GetPendingChips() != 100 || mid.GetSeats()[0].GetStack() != before.GetSeats()[0].GetStack() {
+		t.Fatalf("CS-05 top-up during the hand: %v", mid.GetSeats()[0])
+	}
+	conserved("after the top-up")
+	// bob leaves during the hand: he goes when it ends, with his stack.
+	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 1}); err != nil {
+		t.Fatal(err)
+	}
+	e.playHands(id, []string{"ann", "cat"}, rand.New(rand.NewPCG(1, 1)), 4)
+	st := e.state(id, "ann")
+	if st.GetSeats()[1].GetPlayerId() != "" || st.GetSeats()[0].GetPendingChips() != 0 {
+		t.Fatalf("after the hand: %v", st)
+	}
+	if w.cashOuts["bob"] == 0 && w.balance["bob"] != 800 {
+		t.Fatalf("bob's cash-out: %d, balance %d", w.cashOuts["bob"], w.balance["bob"])
+	}
+	conserved("after bob left")
+
+	// A refused commit (the hold expired) leaves no seat and no chips.
+	w.mu.Lock()
+	w.refuseCommit = true
+	w.mu.Unlock()
+	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 4, PlayerId: "bob", Amount: 100}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("sit with a refused commit: %v", err)
+	}
+	if s := e.state(id, "ann").GetSeats()[4]; s.GetPlayerId() != "" {
+		t.Fatalf("seated without chips: %v", s)
+	}
+	conserved("after the refused commit")
+
+	// Closing the table cashes everyone out at the end of the hand.
+	if _, err := e.c.CloseTable(e.floor(), &tablev1.CloseTableRequest{TableId: id}); err != nil {
+		t.Fatal(err)
+	}
+	e.playHands(id, []string{"ann", "cat"}, rand.New(rand.NewPCG(2, 2)), 1000)
+	bal, escrow := w.totals()
+	if bal != 3000 || escrow != 0 {
+		t.Fatalf("after closing: wallets %d, escrow %d", bal, escrow)
+	}
+	got, err := e.c.GetTable(e.floor(), &tablev1.GetTableRequest{TableId: id})
+	if err != nil || !got.GetTable().GetClosed() {
+		t.Fatalf("table not closed: %v %v", got, err)
+	}
+}
