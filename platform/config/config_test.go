@@ -234,3 +234,23 @@ func TestConfigDocMatchesStruct(t *testing.T) {
 		t.Fatalf("docs/CONFIG.md is stale: run `go test ./config -update` in platform/")
 	}
 }
+
+func TestVariablesOfAnotherStruct(t *testing.T) {
+	t.Parallel()
+	type serviceSettings struct {
+		HoldTTL time.Duration `env:"X_HOLD_TTL" envDefault:"2m" doc:"How long a hold lasts."`
+		Inner   struct {
+			Key string `env:"X_KEY" docDefault:"(empty: generated)" doc:"A key | with a pipe."`
+		}
+	}
+	vars := VariablesOf[serviceSettings]()
+	if len(vars) != 2 || vars[0].Name != "X_HOLD_TTL" || vars[0].Default != "2m" || vars[1].Default != "(empty: generated)" {
+		t.Fatalf("VariablesOf = %+v", vars)
+	}
+	want := "| Variable | Default | Meaning |\n|---|---|---|\n" +
+		"| `X_HOLD_TTL` | `2m` | How long a hold lasts. |\n" +
+		"| `X_KEY` | (empty: generated) | A key \\| with a pipe. |\n"
+	if got := TableOf(vars); got != want {
+		t.Fatalf("TableOf =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -21,9 +21,14 @@ type Variable struct {
 // Variables returns every variable Config reads, in declaration order. It
 // is derived from Config's struct tags, so it cannot disagree with what
 // Load actually reads.
-func Variables() []Variable {
+func Variables() []Variable { return VariablesOf[Config]() }
+
+// VariablesOf returns the variables that a struct read with the same tags
+// (env, envDefault, docDefault, doc) reads: services describe their own
+// settings this way so that the README can list them too.
+func VariablesOf[T any]() []Variable {
 	var vars []Variable
-	collect(reflect.TypeFor[Config](), nil, &vars)
+	collect(reflect.TypeFor[T](), nil, &vars)
 	return vars
 }
 
@@ -67,11 +72,14 @@ func Markdown() string {
 
 // Table returns the Markdown table of every variable with its default and
 // meaning, as docs/CONFIG.md and the README show it.
-func Table() string {
+func Table() string { return TableOf(Variables()) }
+
+// TableOf returns vars as a Markdown table.
+func TableOf(vars []Variable) string {
 	var b strings.Builder
 	b.WriteString("| Variable | Default | Meaning |\n")
 	b.WriteString("|---|---|---|\n")
-	for _, v := range Variables() {
+	for _, v := range vars {
 		def := "`" + v.Default + "`"
 		if strings.HasPrefix(v.Default, "(") {
 			def = v.Default
