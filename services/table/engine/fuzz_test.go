@@ -104,6 +104,30 @@ func fuzzSetup(src *byteSource) (Config, Setup) {
 			{Seat: h.s.Seats[str].Seat, Kind: PostStraddle, Amount: 2 * k.BigBlind},
 		}
 	}
+	if !gc.g.IsStud() && n >= 4 && flags&128 != 0 && setup.Posts == nil {
+		// Explicit posts with missed-blind debts and a new player (TP-13, TP-15).
+		h := Hand{}
+		for _, p := range setup.Players {
+			h.s.Seats = append(h.s.Seats, seat{Seat: p.Seat})
+		}
+		sortSeats(h.s.Seats)
+		sb := h.firstLeftOf(setup.Button)
+		bb := h.next(sb)
+		ret := h.next(bb)
+		nw := h.next(ret)
+		setup.Posts = []Post{
+			{Seat: h.s.Seats[sb].Seat, Kind: PostSmallBlind, Amount: k.SmallBlind},
+			{Seat: h.s.Seats[bb].Seat, Kind: PostBigBlind, Amount: k.BigBlind},
+			{Seat: h.s.Seats[ret].Seat, Kind: PostMissedBigBlind, Amount: k.BigBlind},
+			{Seat: h.s.Seats[ret].Seat, Kind: PostDeadSmallBlind, Amount: k.SmallBlind},
+			{Seat: h.s.Seats[nw].Seat, Kind: PostNewPlayerBigBlind, Amount: k.BigBlind},
+		}
+		if k.Ante > 0 {
+			for _, p := range setup.Players {
+				setup.Posts = append(setup.Posts, Post{Seat: p.Seat, Kind: PostAnte, Amount: k.Ante})
+			}
+		}
+	}
 	return cfg, setup
 }
 
