@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
@@ -70,8 +71,15 @@ var allParts = []part{
 		dbOptions:   table.DBOptions,
 		build: func(env *environment, db *sqlstore.DB) (*built, error) {
 			relay := events.NewRelay(db, env.bus, events.RelayOptions{Clock: env.clock, Logger: env.log})
-			svc := table.New(table.Deps{DB: db, Clock: env.clock, Locker: env.locker, Relay: relay})
-			return &built{register: svc.Register, loops: []func(context.Context) error{relay.Run}}, nil
+			key, err := table.ResolveSealKey(os.Getenv(table.SealKeyEnv), env.cfg.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			svc, err := table.New(table.Deps{DB: db, Clock: env.clock, Locker: env.locker, Relay: relay, SealKey: key, Logger: env.log})
+			if err != nil {
+				return nil, err
+			}
+			return &built{register: svc.Register, loops: []func(context.Context) error{relay.Run, svc.Run}}, nil
 		},
 	},
 }
