@@ -23,9 +23,13 @@ import (
 // and 256 players, on SQLite and on PostgreSQL. It reports transfers/s and
 // the p50/p99 latency of one buy-in.
 func BenchmarkBuyInTransfers(b *testing.B) {
-	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: benchConns()}
-	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts)) })
-	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts)) })
+	opts := func(conns int) sqlstore.Options {
+		return sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: benchConns(conns)}
+	}
+	// The pool sizes are the wallet's own: 4 for SQLite (wallet.SQLiteConns)
+	// and sqlstore's default (8) for PostgreSQL.
+	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts(4))) })
+	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts(0))) })
 }
 
 func benchBuyIns(b *testing.B, db *sqlstore.DB) {
@@ -89,10 +93,10 @@ func benchParallelism() int {
 	return 12
 }
 
-// benchConns is WALLET_BENCH_CONNS (the connection pool size), default 24.
-func benchConns() int {
+// benchConns is WALLET_BENCH_CONNS (the connection pool size), or def.
+func benchConns(def int) int {
 	if n, err := strconv.Atoi(os.Getenv("WALLET_BENCH_CONNS")); err == nil && n > 0 {
 		return n
 	}
-	return 24
+	return def
 }
