@@ -3,11 +3,14 @@ module github.com/cardroom/cardroom/cmd/cardroom
 go 1.26.0
 
 require (
+	github.com/caarlos0/env/v11 v11.4.2
 	github.com/cardroom/cardroom/gateway v0.0.0-00010101000000-000000000000
 	github.com/cardroom/cardroom/platform v0.0.0-00010101000000-000000000000
 	github.com/cardroom/cardroom/proto v0.0.0-00010101000000-000000000000
+	github.com/cardroom/cardroom/services/seating v0.0.0-00010101000000-000000000000
 	github.com/cardroom/cardroom/services/table v0.0.0-00010101000000-000000000000
 	github.com/cardroom/cardroom/services/tournament v0.0.0-00010101000000-000000000000
+	github.com/cardroom/cardroom/services/wallet v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/redis/go-redis/v9 v9.23.0
 	google.golang.org/grpc v1.85.0
@@ -21,7 +24,6 @@ require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/XSAM/otelsql v0.44.0 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
-	github.com/caarlos0/env/v11 v11.4.2 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect

@@ -5,19 +5,27 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 
+	"github.com/caarlos0/env/v11"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
+	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/config"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/seating"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/tournament"
+	"github.com/cardroom/cardroom/services/wallet"
 )
 
 // part is one service of the suite as this binary builds it.
@@ -31,18 +39,18 @@ type part struct {
 
 // built is a part ready to serve.
 type built struct {
-	register func(grpc.ServiceRegistrar)
+	register func(*grpc.Server)
 	// loops run in the background until their context ends (relays,
 	// consumers, sweepers); each returns once it has drained.
 	loops []func(context.Context) error
-	// close releases what the part holds (locks, leases) after its loops
-	// have stopped.
-	close func(context.Context) error
+	// close releases what the part holds (tables it deals, leases) after
+	// its loops have stopped.
+	close func() error
 }
 
 // environment is what every part shares in one process: configuration,
-// time, locks and the event bus (Redis, or in-process when REDIS_URL is
-// empty).
+// time, locks, the event bus (Redis, or in-process when REDIS_URL is empty)
+// and connections to the other services.
 type environment struct {
 	cfg    config.Config
 	clock  clock.Clock
@@ -50,62 +58,149 @@ type environment struct {
 	redis  *redis.Client
 	locker lock.Locker
 	bus    events.Bus
+	issuer *auth.Issuer
+	// grpcAddr is this process's own gRPC address: in `cardroom all` every
+	// service is reached there.
+	grpcAddr string
+	all      bool
+
+	// mu guards conns.
+	mu    sync.Mutex
+	conns map[string]*grpc.ClientConn
 }
 
 // allParts lists the suite's services in the order they start.
 var allParts = []part{
 	{
-		name:        tournament.Name,
-		grpcService: tournamentv1.TournamentService_ServiceDesc.ServiceName,
-		dbOptions: func() sqlstore.Options {
-			return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()}
+		name:        "wallet",
+		grpcService: walletv1.WalletService_ServiceDesc.ServiceName,
+		dbOptions:   func() sqlstore.Options { return wallet.StoreOptions("", "") },
+		build: func(e *environment, db *sqlstore.DB) (*built, error) {
+			var cfg wallet.Config
+			if err := env.Parse(&cfg); err != nil {
+				return nil, fmt.Errorf("wallet settings: %w", err)
+			}
+			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log})
+			if err != nil {
+				return nil, err
+			}
+			return &built{register: w.Register, loops: []func(context.Context) error{
+				func(ctx context.Context) error { w.Run(ctx); return nil },
+			}}, nil
 		},
-		build: func(env *environment, db *sqlstore.DB) (*built, error) {
-			svc := tournament.New(tournament.Deps{DB: db, Clock: env.clock})
-			return &built{register: svc.Register}, nil
+	},
+	{
+		name:        seating.Name,
+		grpcService: seatingv1.SeatingService_ServiceDesc.ServiceName,
+		dbOptions:   func() sqlstore.Options { return seating.DBOptions("", "") },
+		build: func(e *environment, db *sqlstore.DB) (*built, error) {
+			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
+			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay, Logger: e.log})
+			if err != nil {
+				return nil, err
+			}
+			return &built{
+				register: func(s *grpc.Server) { svc.Register(s) },
+				loops:    []func(context.Context) error{relay.Run, svc.Run},
+				close:    svc.Close,
+			}, nil
 		},
 	},
 	{
 		name:        table.Name,
 		grpcService: tablev1.TableService_ServiceDesc.ServiceName,
 		dbOptions:   table.DBOptions,
-		build: func(env *environment, db *sqlstore.DB) (*built, error) {
-			relay := events.NewRelay(db, env.bus, events.RelayOptions{Clock: env.clock, Logger: env.log})
-			key, err := table.ResolveSealKey(os.Getenv(table.SealKeyEnv), env.cfg.DataDir)
+		build: func(e *environment, db *sqlstore.DB) (*built, error) {
+			key, err := table.ResolveSealKey(os.Getenv(table.SealKeyEnv), e.cfg.DataDir)
+			if err != nil {
+				return nil, fmt.Errorf("table seal key: %w", err)
+			}
+			walletConn, err := e.dial("wallet")
 			if err != nil {
 				return nil, err
 			}
-			svc, err := table.New(table.Deps{DB: db, Clock: env.clock, Locker: env.locker, Relay: relay, SealKey: key, Logger: env.log})
+			seatingConn, err := e.dial(seating.Name)
 			if err != nil {
 				return nil, err
 			}
-			return &built{register: svc.Register, loops: []func(context.Context) error{relay.Run, svc.Run}}, nil
+			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
+			svc, err := table.New(table.Deps{
+				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log,
+				Wallet:  walletv1.NewWalletServiceClient(walletConn),
+				Seating: seatingv1.NewSeatingServiceClient(seatingConn),
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &built{
+				register: func(s *grpc.Server) { svc.Register(s) },
+				loops:    []func(context.Context) error{relay.Run, svc.Run},
+				close:    func() error { svc.Close(); return nil },
+			}, nil
+		},
+	},
+	{
+		name:        tournament.Name,
+		grpcService: tournamentv1.TournamentService_ServiceDesc.ServiceName,
+		dbOptions:   func() sqlstore.Options { return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()} },
+		build: func(e *environment, db *sqlstore.DB) (*built, error) {
+			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock})
+			return &built{register: func(s *grpc.Server) { svc.Register(s) }}, nil
 		},
 	},
 }
 
 // newEnvironment connects the shared backing services.
-func newEnvironment(cfg config.Config, log *slog.Logger) (*environment, error) {
-	env := &environment{cfg: cfg, clock: clock.Real{}, log: log}
+func newEnvironment(cfg config.Config, log *slog.Logger, issuer *auth.Issuer) (*environment, error) {
+	e := &environment{cfg: cfg, clock: clock.Real{}, log: log, issuer: issuer, conns: map[string]*grpc.ClientConn{}}
 	if cfg.RedisURL == "" {
-		env.locker = lock.NewLocal()
-		env.bus = events.NewMemory(events.MemoryOptions{})
-		return env, nil
+		e.locker = lock.NewLocal()
+		e.bus = events.NewMemory(events.MemoryOptions{})
+		return e, nil
 	}
 	client, err := lock.NewRedisClient(cfg.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("connect redis: %w", err)
 	}
-	env.redis = client
-	env.locker = lock.NewRedis(client, lock.RedisOptions{Prefix: cfg.RedisPrefix + "lock:"})
-	env.bus = events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: cfg.RedisPrefix + "events:", Logger: log})
-	return env, nil
+	e.redis = client
+	e.locker = lock.NewRedis(client, lock.RedisOptions{Prefix: cfg.RedisPrefix + "lock:"})
+	e.bus = events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: cfg.RedisPrefix + "events:", Logger: log})
+	return e, nil
 }
 
-// close disconnects the backing services.
-func (env *environment) close() error {
-	if env.redis != nil {
-		return env.redis.Close()
+// dial returns a connection to another service for calls a part makes on
+// its own behalf, authenticated with a service token: this process's own
+// address in `cardroom all`, CARDROOM_<SERVICE>_ADDR otherwise.
+func (e *environment) dial(service string) (*grpc.ClientConn, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.conns[service]; ok {
+		return c, nil
+	}
+	addr := e.grpcAddr
+	if !e.all {
+		var ok bool
+		if addr, ok = e.cfg.Endpoints.Address(service); !ok {
+			return nil, fmt.Errorf("no address for the %s service", service)
+		}
+	}
+	c, err := rpc.Dial(addr, rpc.Options{Logger: e.log, ServiceToken: e.issuer.ServiceTokens("cardroom-"+service+"-client", serviceTokenTTL)})
+	if err != nil {
+		return nil, fmt.Errorf("dial %s at %s: %w", service, addr, err)
+	}
+	e.conns[service] = c
+	return c, nil
+}
+
+// close disconnects from the other services and the backing services.
+func (e *environment) close() error {
+	e.mu.Lock()
+	for _, c := range e.conns {
+		_ = c.Close()
+	}
+	e.mu.Unlock()
+	if e.redis != nil {
+		return e.redis.Close()
 	}
 	return nil
 }

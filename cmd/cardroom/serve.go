@@ -27,6 +27,10 @@ import (
 // devTokenTTL is how long the tokens printed at start-up stay valid.
 const devTokenTTL = 12 * time.Hour
 
+// serviceTokenTTL is the lifetime of the tokens a part mints for its own
+// calls to other parts; they are renewed when a third of it is left.
+const serviceTokenTTL = time.Hour
+
 // serve runs parts on one gRPC server and, with withGateway, the REST
 // gateway in front of them (or, with no parts, in front of the services at
 // the configured addresses) until ctx ends; then it shuts down in reverse
@@ -60,7 +64,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	if err != nil {
 		return err
 	}
-	env, err := newEnvironment(cfg, log)
+	env, err := newEnvironment(cfg, log, issuer)
 	if err != nil {
 		return err
 	}
@@ -80,6 +84,12 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		}
 	}()
 	if len(parts) > 0 {
+		// Listen first: parts dial each other at this address in `all`.
+		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+			return fmt.Errorf("listen gRPC: %w", err)
+		}
+		grpcAddr = grpcLis.Addr().String()
+		env.grpcAddr, env.all = grpcAddr, len(parts) == len(allParts)
 		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz})
 		for _, p := range parts {
 			db, err := openDB(ctx, cfg, p)
@@ -94,10 +104,6 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 			b.register(grpcSrv)
 			builts = append(builts, b)
 		}
-		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
-			return fmt.Errorf("listen gRPC: %w", err)
-		}
-		grpcAddr = grpcLis.Addr().String()
 	}
 
 	// Background loops outlive ctx until the servers have stopped, so that
@@ -197,7 +203,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	loops.Wait()
 	for _, b := range builts {
 		if b.close != nil {
-			err = errors.Join(err, b.close(sctx))
+			err = errors.Join(err, b.close())
 		}
 	}
 	log.Info("stopped", "process", name)
