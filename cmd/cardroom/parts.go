@@ -142,7 +142,9 @@ var allParts = []part{
 	{
 		name:        tournament.Name,
 		grpcService: tournamentv1.TournamentService_ServiceDesc.ServiceName,
-		dbOptions:   func() sqlstore.Options { return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()} },
+		dbOptions: func() sqlstore.Options {
+			return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()}
+		},
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
 			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock})
 			return &built{register: func(s *grpc.Server) { svc.Register(s) }}, nil
