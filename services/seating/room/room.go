@@ -251,7 +251,8 @@ func waitlistOf(offerID string) (string, error) {
 	return offerID[:i], nil
 }
 
-// Offers returns a player's pending offers in every game.
+// Offers returns a player's open offers in every game: pending ones, and
+// accepted ones whose seat is still held for the sit-down.
 func (r *Room) Offers(ctx context.Context, player string) ([]Offer, error) {
 	recs, _, err := r.store.List(ctx, 0, "")
 	if err != nil {
@@ -259,7 +260,7 @@ func (r *Room) Offers(ctx context.Context, player string) ([]Offer, error) {
 	}
 	var out []Offer
 	for _, rec := range recs {
-		for _, o := range rec.Game.PendingOffers() {
+		for _, o := range rec.Game.OpenOffers(r.clock.Now()) {
 			if o.Player == player {
 				out = append(out, Offer{Game: rec.Game, Offer: o})
 			}

@@ -110,10 +110,24 @@ func (f *fixture) seated(t *testing.T, table string, players ...string) {
 		t.Fatal(err)
 	}
 	for _, p := range players {
-		if _, err := f.room.Answer(ctx, f.offerOf(t, p).ID, p, true, Actor{Subject: p}); err != nil {
+		o, err := f.room.Answer(ctx, f.offerOf(t, p).ID, p, true, Actor{Subject: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.room.HandlePlayerSeated(ctx, playerSeated(t, o.Offer)); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// playerSeated is the table's report that the player sat with offer o.
+func playerSeated(t *testing.T, o waitlist.Offer) events.Event {
+	t.Helper()
+	b, err := proto.Marshal(&tablev1.PlayerSeated{TableId: o.Table, Seat: int32(o.Seat), PlayerId: o.Player, Stack: 50000, OfferId: o.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Event{ID: "seated-" + o.ID, Topic: TopicPlayerSeated, Key: o.Table, Payload: b}
 }
 
 func TestOfferExpiresToNextPlayerOnTheSweep(t *testing.T) {

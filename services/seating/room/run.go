@@ -13,21 +13,23 @@ import (
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/seating/store"
 	"github.com/cardroom/cardroom/services/seating/waitlist"
 	"github.com/cardroom/cardroom/services/seating/wire"
 )
 
 // Topics seating consumes.
 const (
-	TopicTableOpened = "table.opened"
-	TopicSeatOpened  = "table.seat_opened"
+	TopicTableOpened  = "table.opened"
+	TopicSeatOpened   = "table.seat_opened"
+	TopicPlayerSeated = "table.player_seated"
 )
 
 // Run runs seating's background loops until ctx ends, then returns nil:
 // the timer sweeper (every SweepInterval on the room's clock), the board's
 // poll for changes made by other replicas (every BoardPoll), and, when the
-// room has a bus, the consumers of table.opened and table.seat_opened
-// (consumer group Config.Consumer). A loop that fails is logged and
+// room has a bus, the consumers of table.opened, table.seat_opened and
+// table.player_seated (consumer group Config.Consumer). A loop that fails is logged and
 // retried; none of them stops the others.
 func (r *Room) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
@@ -48,7 +50,9 @@ func (r *Room) Run(ctx context.Context) error {
 	loop("timers", r.cfg.SweepInterval, r.Sweep)
 	loop("board", r.cfg.BoardPoll, func(ctx context.Context) error { return r.board.poll(ctx, r.store.Versions) })
 	if r.bus != nil {
-		for topic, h := range map[string]events.Handler{TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened} {
+		for topic, h := range map[string]events.Handler{
+			TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened, TopicPlayerSeated: r.HandlePlayerSeated,
+		} {
 			wg.Go(func() {
 				for ctx.Err() == nil {
 					if err := r.bus.Subscribe(ctx, topic, r.cfg.Consumer, h); err != nil && ctx.Err() == nil {
@@ -107,6 +111,28 @@ func (r *Room) HandleSeatOpened(ctx context.Context, ev events.Event) error {
 	}
 	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
 		return g.SeatOpened(msg.GetTableId(), int(msg.GetSeat()), r.clock.Now()), nil
+	})
+}
+
+// HandlePlayerSeated consumes table.player_seated: it confirms a seat
+// taken through an offer (its hold no longer lapses) and records players
+// the floor seated at the table directly. Redeliveries change nothing.
+func (r *Room) HandlePlayerSeated(ctx context.Context, ev events.Event) error {
+	var msg tablev1.PlayerSeated
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		r.log.ErrorContext(ctx, "seating: undecodable table.player_seated dropped", "event", ev.ID, "err", err)
+		return nil
+	}
+	id, err := r.store.ByTable(ctx, msg.GetTableId())
+	if errors.Is(err, store.ErrTableNotFound) {
+		// A table seating never heard of (a tournament table): not ours.
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
+		return g.PlayerSeated(msg.GetTableId(), int(msg.GetSeat()), msg.GetPlayerId(), r.clock.Now()), nil
 	})
 }
 

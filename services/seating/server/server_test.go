@@ -156,6 +156,11 @@ func TestJoinOfferAcceptOnTheBoard(t *testing.T) {
 	if err != nil || !proto.Equal(again.GetOffer(), accepted.GetOffer()) {
 		t.Fatalf("accept again = %v, %v", again, err)
 	}
+	// What the table checks when alice sits with the offer (service token).
+	held, err := h.c.ListOffers(h.g.As(t, "table", auth.Service), &seatingv1.ListOffersRequest{PlayerId: "alice"})
+	if err != nil || len(held.GetOffers()) != 1 || held.GetOffers()[0].GetState() != seatingv1.OfferState_OFFER_STATE_ACCEPTED {
+		t.Fatalf("held offers = %v, %v", held, err)
+	}
 	next("alice seated", func(b *seatingv1.WaitlistBoard) bool {
 		if len(b.GetEntries()) != 0 || len(b.GetTables()) != 1 {
 			return false
@@ -280,6 +285,13 @@ func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
 		t.Fatalf("offers %v %v", offers, err)
 	}
 	if _, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: offers.GetOffers()[0].GetOfferId()}); err != nil {
+		t.Fatal(err)
+	}
+	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: "t1", Seat: 1, PlayerId: "alice", OfferId: offers.GetOffers()[0].GetOfferId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-1", Topic: room.TopicPlayerSeated, Payload: seated}); err != nil {
 		t.Fatal(err)
 	}
 	away, err := h.c.MarkAway(alice, &seatingv1.MarkAwayRequest{TableId: "t1", Kind: seatingv1.AbsenceKind_ABSENCE_KIND_LONG_BREAK})

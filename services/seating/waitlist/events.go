@@ -15,6 +15,7 @@ const (
 	AbsenceOverdue
 	SeatReleased
 	OpenTableSuggested
+	HoldLapsed
 )
 
 var topics = map[EventKind]string{
@@ -28,6 +29,7 @@ var topics = map[EventKind]string{
 	AbsenceOverdue:     "seating.absence_overdue",
 	SeatReleased:       "seating.seat_released",
 	OpenTableSuggested: "seating.open_table_suggested",
+	HoldLapsed:         "seating.hold_lapsed",
 }
 
 // Topic is the bus topic events of kind k are published on.

@@ -220,8 +220,15 @@ type Seat struct {
 	State  SeatState
 	// Player holds the seat (Taken) or is offered it (Offered).
 	Player string
-	// Offer is the pending offer of an Offered seat.
+	// Offer is the pending offer of an Offered seat, or the accepted offer
+	// a Taken seat is held under.
 	Offer string `json:",omitempty"`
+	// HoldUntil is, for a seat taken through an offer, until when it is
+	// held for the buy-in and sit-down; the seat opens again if the table
+	// has not reported the player seated by then.
+	HoldUntil time.Time `json:",omitzero"`
+	// Seated is set once the table reported the player sitting in it.
+	Seated bool `json:",omitempty"`
 	// Passed are the players who declined or let expire an offer of this
 	// seat since it opened and kept their place: it is not offered to them
 	// again until it has been taken.
@@ -373,6 +380,19 @@ func (g *Game) Offer(id string) *Offer {
 	return nil
 }
 
+// OpenOffers returns the offers a player may still act on: pending ones,
+// and accepted ones whose seat is still held for the sit-down at now —
+// what the table checks when the player sits with an offer.
+func (g *Game) OpenOffers(now time.Time) []Offer {
+	var out []Offer
+	for _, o := range g.Offers {
+		if o.State == Pending || (o.State == Accepted && now.Before(o.HoldUntil)) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // PendingOffers returns the offers waiting for an answer.
 func (g *Game) PendingOffers() []Offer {
 	var out []Offer
@@ -415,6 +435,13 @@ func (g *Game) NextDue() time.Time {
 	for _, a := range g.Absences {
 		if !a.Overdue {
 			consider(a.Due)
+		}
+	}
+	for _, t := range g.Tables {
+		for _, s := range t.Seats {
+			if s.State == Taken && !s.Seated && !s.HoldUntil.IsZero() {
+				consider(s.HoldUntil)
+			}
 		}
 	}
 	return next

@@ -80,27 +80,86 @@ func (g *Game) Accept(id, player string, now time.Time) (Offer, []Event, error) 
 	if err != nil || o.State == Accepted {
 		return o.orZero(), nil, err
 	}
-	t := g.Table(o.Table)
-	seat := t.seat(o.Seat)
-	// A moving player leaves their old seat: it stays out of offers until
-	// the table reports it empty.
-	if ot, os := g.SeatOf(player); ot != nil {
-		os.State = Vacating
-		g.dropAbsence(player)
-	}
-	g.remove(player)
 	o.State, o.HoldUntil = Accepted, now.Add(g.Policy.SitDownWindow)
-	*seat = Seat{Number: seat.Number, State: Taken, Player: player}
-	if t.MustMove && g.Policy.MustMove && g.hasMainTable() {
-		// A must-move table feeds the main tables in order of arrival.
-		g.insert(Entry{Player: player, Kind: MustMove, SignUp: Seating, Joined: now, FromTable: t.ID})
-	}
+	t := g.Table(o.Table)
+	ev := g.take(t, t.seat(o.Seat), player, now)
+	*t.seat(o.Seat) = Seat{Number: o.Seat, State: Taken, Player: player, Offer: o.ID, HoldUntil: o.HoldUntil}
 	g.Seatings = append(g.Seatings, now)
 	if n := len(g.Seatings); n > keptSeatings {
 		g.Seatings = slices.Clone(g.Seatings[n-keptSeatings:])
 	}
-	ev := []Event{{Kind: OfferAccepted, Offer: *o}}
-	return *o, g.settle(now, ev), nil
+	out := *o
+	ev = append([]Event{{Kind: OfferAccepted, Offer: out}}, ev...)
+	return out, g.settle(now, ev), nil
+}
+
+// take moves player into seat s of table t: a seat they held before in
+// the game is vacated (until the table reports it empty), their entry
+// leaves the list, their other pending offers are withdrawn, and a seat at
+// a must-move table puts them in the queue for the main tables.
+func (g *Game) take(t *Table, s *Seat, player string, now time.Time) []Event {
+	var ev []Event
+	if _, old := g.SeatOf(player); old != nil && old != s {
+		old.State, old.HoldUntil, old.Seated = Vacating, time.Time{}, false
+		g.dropAbsence(player)
+	}
+	g.remove(player)
+	for i := range g.Offers {
+		if o := &g.Offers[i]; o.State == Pending && o.Player == player && (o.Table != t.ID || o.Seat != s.Number) {
+			ev = append(ev, g.closeOffer(o, Withdrawn, false))
+		}
+	}
+	*s = Seat{Number: s.Number, State: Taken, Player: player}
+	if t.MustMove && g.Policy.MustMove && g.hasMainTable() {
+		// A must-move table feeds the main tables in order of arrival.
+		g.insert(Entry{Player: player, Kind: MustMove, SignUp: Seating, Joined: now, FromTable: t.ID})
+	}
+	return ev
+}
+
+// PlayerSeated records the table's report that player sat down in a seat
+// (topic table.player_seated): it confirms a seat taken through an offer,
+// so its hold no longer lapses, and it records a player the floor seated
+// directly. The table is the truth: a pending offer of that seat to
+// someone else is withdrawn (they keep their place). A report seating
+// already applied changes nothing.
+func (g *Game) PlayerSeated(table string, seat int, player string, now time.Time) []Event {
+	t := g.Table(table)
+	if t == nil {
+		g.Tables = append(g.Tables, Table{ID: table})
+		t = &g.Tables[len(g.Tables)-1]
+	}
+	s := t.seat(seat)
+	if s == nil {
+		t.Seats = append(t.Seats, Seat{Number: seat, State: Open})
+		slices.SortFunc(t.Seats, func(a, b Seat) int { return a.Number - b.Number })
+		s = t.seat(seat)
+	}
+	if s.State == Taken && s.Player == player {
+		s.Seated, s.HoldUntil = true, time.Time{}
+		return g.settle(now, nil)
+	}
+	var ev []Event
+	switch {
+	case s.State == Offered:
+		ev = append(ev, g.closeOffer(g.Offer(s.Offer), Withdrawn, true))
+	case s.State == Taken && !s.Seated:
+		// The table seated someone else in a seat another player accepted
+		// but had not sat in yet (the first player's offer was checked just
+		// before its hold lapsed): the bumped player's acceptance is
+		// withdrawn and they go to the head of the list.
+		bumped := Offer{ID: s.Offer, Table: t.ID, Seat: s.Number, Player: s.Player, State: Withdrawn}
+		if o := g.Offer(s.Offer); o != nil {
+			o.State = Withdrawn
+			bumped = *o
+		}
+		g.remove(s.Player)
+		g.insert(Entry{Player: s.Player, Kind: BrokenTable, SignUp: Seating, Joined: now, FromTable: t.ID})
+		ev = append(ev, Event{Kind: OfferWithdrawn, Offer: bumped})
+	}
+	ev = append(ev, g.take(t, s, player, now)...)
+	s.Seated = true
+	return g.settle(now, ev)
 }
 
 // Decline passes the seat on; the player keeps or loses their place per
@@ -111,7 +170,8 @@ func (g *Game) Decline(id, player string, now time.Time) (Offer, []Event, error)
 		return o.orZero(), nil, err
 	}
 	ev := []Event{g.closeOffer(o, Declined, g.Policy.DeclineKeepsPlace)}
-	return *o, g.settle(now, ev), nil
+	out := *o
+	return out, g.settle(now, ev), nil
 }
 
 func (o *Offer) orZero() Offer {
@@ -189,6 +249,25 @@ func (g *Game) Tick(now time.Time) []Event {
 		if a := &g.Absences[i]; !a.Overdue && !now.Before(a.Due) {
 			a.Overdue = true
 			ev = append(ev, Event{Kind: AbsenceOverdue, Absence: *a})
+		}
+	}
+	// An accepted seat the player never sat in opens again: the table
+	// refuses the offer after hold_until too.
+	for ti := range g.Tables {
+		t := &g.Tables[ti]
+		for si := range t.Seats {
+			s := &t.Seats[si]
+			if s.State != Taken || s.Seated || s.HoldUntil.IsZero() || now.Before(s.HoldUntil) {
+				continue
+			}
+			lapsed := Offer{ID: s.Offer, Table: t.ID, Seat: s.Number, Player: s.Player, State: Accepted, HoldUntil: s.HoldUntil}
+			if o := g.Offer(s.Offer); o != nil {
+				lapsed = *o
+			}
+			g.dropAbsence(s.Player)
+			g.Entries = slices.DeleteFunc(g.Entries, func(e Entry) bool { return e.Player == s.Player && e.FromTable == t.ID })
+			*s = Seat{Number: s.Number, State: Open}
+			ev = append(ev, Event{Kind: HoldLapsed, Offer: lapsed})
 		}
 	}
 	return g.settle(now, ev)
@@ -318,7 +397,7 @@ func (g *Game) settle(now time.Time, ev []Event) []Event {
 	if extra := len(g.Offers) - keptOffers; extra > 0 {
 		kept := g.Offers[:0:0]
 		for _, o := range g.Offers {
-			if extra > 0 && o.State != Pending {
+			if extra > 0 && o.State != Pending && (o.State != Accepted || !now.Before(o.HoldUntil)) {
 				extra--
 				continue
 			}

@@ -247,9 +247,11 @@ func seat(t *testing.T, g *Game, table string, now time.Time, players ...string)
 	join(t, g, now, players...)
 	g.TableOpened(table, table, len(players), now)
 	for _, p := range players {
-		if _, _, err := g.Accept(pending(t, g, p).ID, p, now); err != nil {
+		o, _, err := g.Accept(pending(t, g, p).ID, p, now)
+		if err != nil {
 			t.Fatalf("seat %s: %v", p, err)
 		}
+		g.PlayerSeated(o.Table, o.Seat, p, now)
 	}
 	mustCheck(t, g)
 }
@@ -303,9 +305,11 @@ func TestMustMoveFeedsMainGameInArrivalOrder(t *testing.T) {
 	for i, p := range []string{"a", "b", "c"} {
 		now := start.Add(time.Duration(i+1) * time.Minute)
 		join(t, g, now, p)
-		if _, _, err := g.Accept(pending(t, g, p).ID, p, now); err != nil {
+		o, _, err := g.Accept(pending(t, g, p).ID, p, now)
+		if err != nil {
 			t.Fatal(err)
 		}
+		g.PlayerSeated(o.Table, o.Seat, p, now)
 	}
 	join(t, g, start.Add(10*time.Minute), "late")
 	var kindsOf []EntryKind
@@ -576,6 +580,10 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 				clk.Advance(time.Duration(r.IntN(90)) * time.Second)
 				g.Tick(clk.Now())
 			}
+			if r.IntN(6) == 0 { // the table reports someone sitting down
+				tb := []string{"t1", "t2"}[r.IntN(2)]
+				g.PlayerSeated(tb, 1+r.IntN(4), pl, clk.Now())
+			}
 			if err := g.Check(); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
@@ -589,4 +597,100 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestAcceptedSeatHeldUntilSitDown(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	clk := clock.NewFake(start)
+	join(t, g, clk.Now(), "ann", "bob")
+	g.TableOpened("t1", "", 1, clk.Now())
+	o, _, err := g.Accept(pending(t, g, "ann").ID, "ann", clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open := g.OpenOffers(clk.Now()); len(open) != 1 || open[0].ID != o.ID {
+		t.Fatalf("open offers while held %+v", open)
+	}
+	if !g.NextDue().Equal(start.Add(5 * time.Minute)) {
+		t.Fatalf("next due %v", g.NextDue())
+	}
+	// ann never sits down: when the hold lapses the seat goes to bob.
+	clk.Advance(5 * time.Minute)
+	ev := g.Tick(clk.Now())
+	if !slices.Equal(kinds(ev), []EventKind{HoldLapsed, OfferMade}) || ev[0].Offer.ID != o.ID || ev[1].Offer.Player != "bob" {
+		t.Fatalf("lapse events %+v", ev)
+	}
+	if len(g.OpenOffers(clk.Now())) != 1 || g.OpenOffers(clk.Now())[0].Player != "bob" {
+		t.Fatalf("open offers after lapse %+v", g.OpenOffers(clk.Now()))
+	}
+	mustCheck(t, g)
+
+	// bob accepts and sits down in time: the hold no longer lapses, and a
+	// repeated report changes nothing.
+	b, _, err := g.Accept(pending(t, g, "bob").ID, "bob", clk.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.PlayerSeated("t1", 1, "bob", clk.Now())
+	before := snapshot(t, g)
+	if ev := g.PlayerSeated("t1", 1, "bob", clk.Now()); len(ev) != 0 || snapshot(t, g) != before {
+		t.Fatalf("repeated report %+v", ev)
+	}
+	clk.Advance(time.Hour)
+	if ev := g.Tick(clk.Now()); len(ev) != 0 {
+		t.Fatalf("seated seat lapsed: %+v", ev)
+	}
+	if s := g.Table("t1").Seats[0]; s.State != Taken || s.Player != "bob" || !s.Seated || s.Offer != b.ID {
+		t.Fatalf("seat %+v", s)
+	}
+}
+
+func TestFloorSeatsDirectlyAtTheTable(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	join(t, g, start, "ann", "bob")
+	g.TableOpened("t1", "", 2, start)
+	annOffer := pending(t, g, "ann")
+	// The floor sits bob in ann's offered seat: the table is the truth.
+	ev := g.PlayerSeated("t1", annOffer.Seat, "bob", start)
+	if !slices.Equal(kinds(ev), []EventKind{OfferWithdrawn, OfferWithdrawn, OfferMade}) {
+		t.Fatalf("events %v", kinds(ev))
+	}
+	if tb, s := g.SeatOf("bob"); tb == nil || s.Number != annOffer.Seat || g.Position("bob") != 0 {
+		t.Fatalf("bob %v %+v at %d", tb, s, g.Position("bob"))
+	}
+	// ann keeps her place and is offered the other seat.
+	if o := pending(t, g, "ann"); o.Seat == annOffer.Seat || g.Position("ann") != 1 {
+		t.Fatalf("ann's new offer %+v", o)
+	}
+	mustCheck(t, g)
+}
+
+func TestLateSitDownBumpsTheNextAcceptance(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	join(t, g, start, "ann", "bob")
+	g.TableOpened("t1", "", 1, start)
+	if _, _, err := g.Accept(pending(t, g, "ann").ID, "ann", start); err != nil {
+		t.Fatal(err)
+	}
+	// ann's hold lapses; bob accepts the seat; then the table reports ann
+	// seated (it checked her offer just before the lapse).
+	g.Tick(start.Add(5 * time.Minute))
+	bob, _, err := g.Accept(pending(t, g, "bob").ID, "bob", start.Add(5*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := g.PlayerSeated("t1", 1, "ann", start.Add(5*time.Minute+time.Second))
+	if len(ev) != 1 || ev[0].Kind != OfferWithdrawn || ev[0].Offer.ID != bob.ID {
+		t.Fatalf("events %+v", ev)
+	}
+	if tb, s := g.SeatOf("ann"); tb == nil || s.Offer != "" || !s.Seated {
+		t.Fatalf("ann %+v", s)
+	}
+	if g.Position("bob") != 1 || g.Entries[0].Kind != BrokenTable || g.Offer(bob.ID).State != Withdrawn {
+		t.Fatalf("bob not first: %+v", g.Entries)
+	}
+	mustCheck(t, g)
 }

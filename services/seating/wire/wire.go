@@ -166,7 +166,7 @@ func Event(g *waitlist.Game, ev waitlist.Event) (events.Event, error) {
 	var msg proto.Message
 	key := ev.Offer.Table
 	switch ev.Kind {
-	case waitlist.OfferMade, waitlist.OfferAccepted, waitlist.OfferDeclined, waitlist.OfferExpired, waitlist.OfferWithdrawn:
+	case waitlist.OfferMade, waitlist.OfferAccepted, waitlist.OfferDeclined, waitlist.OfferExpired, waitlist.OfferWithdrawn, waitlist.HoldLapsed:
 		msg = &seatingv1.OfferEvent{Offer: Offer(g, ev.Offer)}
 	case waitlist.PlayerAway, waitlist.PlayerBack, waitlist.AbsenceOverdue, waitlist.SeatReleased:
 		msg, key = &seatingv1.AbsenceEvent{Absence: Absence(g, ev.Absence)}, ev.Absence.Table
