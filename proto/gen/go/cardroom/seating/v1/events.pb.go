@@ -25,7 +25,10 @@ const (
 // OfferEvent is published when an offer is made (topic
 // "seating.offer_made"), accepted ("seating.offer_accepted"), declined
 // ("seating.offer_declined"), expires ("seating.offer_expired") or is
-// withdrawn ("seating.offer_withdrawn"). The event key is the table id.
+// withdrawn ("seating.offer_withdrawn", also for an acceptance undone
+// because the table seated someone else there), and when an accepted seat's
+// hold ran out before the player sat down ("seating.hold_lapsed"). The
+// event key is the table id; the epoch is the game's fencing epoch.
 type OfferEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// offer is the offer after the change.

@@ -806,7 +806,8 @@ type Offer struct {
 	// expire_time is when an unanswered offer expires.
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	// hold_until is, once accepted, until when the seat is held for the
-	// buy-in and sit-down.
+	// buy-in and sit-down; if the table has not reported the player seated
+	// (table.player_seated) by then, the seat is offered again.
 	HoldUntil *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=hold_until,json=holdUntil,proto3" json:"hold_until,omitempty"`
 	// game is the game of the seat.
 	Game          *v1.Game `protobuf:"bytes,10,opt,name=game,proto3" json:"game,omitempty"`
@@ -1949,7 +1950,7 @@ func (x *RequestTableChangeResponse) GetEntry() *Entry {
 	return nil
 }
 
-// ListOffersRequest asks for a player's pending offers.
+// ListOffersRequest asks for a player's open offers.
 type ListOffersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id is the player; a player may leave it empty (themselves).
@@ -1995,10 +1996,10 @@ func (x *ListOffersRequest) GetPlayerId() string {
 	return ""
 }
 
-// ListOffersResponse lists pending offers.
+// ListOffersResponse lists open offers.
 type ListOffersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// offers are the pending offers.
+	// offers are the pending offers and the accepted ones still held.
 	Offers        []*Offer `protobuf:"bytes,1,rep,name=offers,proto3" json:"offers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

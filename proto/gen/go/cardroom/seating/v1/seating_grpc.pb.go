@@ -73,7 +73,9 @@ type SeatingServiceClient interface {
 	// list: the next seat at another table of the game (priority over the
 	// waitlist when the game's policy says so).
 	RequestTableChange(ctx context.Context, in *RequestTableChangeRequest, opts ...grpc.CallOption) (*RequestTableChangeResponse, error)
-	// ListOffers lists a player's pending seat offers.
+	// ListOffers lists a player's open seat offers: pending ones, and accepted
+	// ones whose seat is still held for the buy-in and sit-down (hold_until
+	// in the future) — what the table checks when the player sits down.
 	ListOffers(ctx context.Context, in *ListOffersRequest, opts ...grpc.CallOption) (*ListOffersResponse, error)
 	// AcceptOffer takes the offered seat: seating records it as the player's
 	// and returns the reservation the buy-in and sit-down run under.
@@ -345,7 +347,9 @@ type SeatingServiceServer interface {
 	// list: the next seat at another table of the game (priority over the
 	// waitlist when the game's policy says so).
 	RequestTableChange(context.Context, *RequestTableChangeRequest) (*RequestTableChangeResponse, error)
-	// ListOffers lists a player's pending seat offers.
+	// ListOffers lists a player's open seat offers: pending ones, and accepted
+	// ones whose seat is still held for the buy-in and sit-down (hold_until
+	// in the future) — what the table checks when the player sits down.
 	ListOffers(context.Context, *ListOffersRequest) (*ListOffersResponse, error)
 	// AcceptOffer takes the offered seat: seating records it as the player's
 	// and returns the reservation the buy-in and sit-down run under.
