@@ -2,20 +2,44 @@
 // table changes and must-move lists, breaks and absence — from its
 // packages: waitlist (the pure domain), store (one fenced row per game),
 // room (fenced updates, outbox events, timers, table-event consumers, the
-// board feed) and server (gRPC).
+// board feed), wire (proto conversions) and server (gRPC).
 //
-// In cmd/cardroom:
+// # Running it (cmd/cardroom)
 //
-//	db, _ := sqlstore.Open(ctx, sqlstore.Options{URL: dbURL, DataDir: dir, Service: seating.Name,
-//		Migrations: seating.Migrations(), Shared: seating.Shared()})
-//	_ = db.Migrate(ctx)
-//	svc, _ := seating.New(ctx, seating.Deps{DB: db, Clock: clock.Real{}, Locker: locker,
-//		Bus: bus, Relay: events.NewRelay(db, bus, events.RelayOptions{}), Logger: log})
+//	opts := seating.DBOptions()              // fill in URL and DataDir
+//	db, err := sqlstore.Open(ctx, opts)      // then db.Migrate(ctx)
+//	relay := events.NewRelay(db, bus, events.RelayOptions{Clock: clk, Logger: log})
+//	svc, err := seating.New(ctx, seating.Deps{DB: db, Clock: clk, Locker: locker,
+//		Bus: bus, Relay: relay, Logger: log})
 //	svc.Register(grpcServer)
-//	go relay.Run(ctx)  // the service's own outbox relay
-//	go svc.Run(ctx)    // timers, table-event consumers, board feed; returns nil once ctx ends
-//	...
-//	svc.Close()        // after Run returned; then db.Close()
+//	go relay.Run(ctx) // publishes seating's outbox; drains once more when ctx ends
+//	go svc.Run(ctx)   // offer/absence/hold timers, table-event consumers, board poll
+//	// on shutdown: cancel ctx, wait for both to return nil, svc.Close(), db.Close()
+//
+// # What the table service does with it (issue 6)
+//
+// Seating consumes, as consumer group "seating":
+//   - table.opened (tablev1.TableOpened): a cash table's seats are offered
+//     to its game's list (the list is opened with the default policy when
+//     the game has none); tournament tables are ignored;
+//   - table.seat_opened (tablev1.SeatOpened): publish it whenever a seat
+//     empties — a player left, a released or vacated seat was cleared;
+//   - table.player_seated (tablev1.PlayerSeated): confirms the sit-down of
+//     an accepted offer (otherwise the seat opens again at hold_until), and
+//     records players the floor seated directly (the table is the truth).
+//
+// The table checks an offer at sit-down with ListOffers(player_id) under
+// its service token: the offer must be the player's, for that table and
+// seat, and pending or accepted with hold_until in the future. offer_id is
+// the natural idempotency key of the buy-in hold that follows.
+//
+// Seating publishes (outbox, key = table id, epoch = the game's fencing
+// epoch): seating.offer_made / offer_accepted / offer_declined /
+// offer_expired / offer_withdrawn / hold_lapsed (seatingv1.OfferEvent);
+// seating.player_away / player_back / absence_overdue / seat_released
+// (seatingv1.AbsenceEvent: the table sits an away player out, and stands a
+// released one up, then reports table.seat_opened);
+// seating.open_table_suggested (seatingv1.OpenTableSuggested, key = list id).
 package seating
 
 import (
@@ -49,10 +73,10 @@ func Migrations() fs.FS { return store.Migrations() }
 // sqlstore.Options.Shared.
 func Shared() []sqlstore.MigrationSet { return []sqlstore.MigrationSet{events.Migrations} }
 
-// DBOptions returns the sqlstore options of the service's database: url
-// empty means SQLite in dataDir.
-func DBOptions(url, dataDir string) sqlstore.Options {
-	return sqlstore.Options{URL: url, DataDir: dataDir, Service: Name, Migrations: Migrations(), Shared: Shared()}
+// DBOptions returns the service's database options (its migrations and
+// the outbox's); the caller fills in URL (empty: SQLite) and DataDir.
+func DBOptions() sqlstore.Options {
+	return sqlstore.Options{Service: Name, Migrations: Migrations(), Shared: Shared()}
 }
 
 // Config is the seating configuration (timers, gaming day, loop intervals);
@@ -108,9 +132,13 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 }
 
 // Run runs the background loops until ctx ends and returns nil then: the
-// offer/absence timer sweeper, the consumers of table.opened and
-// table.seat_opened (group "seating"), and the live board's poll for
-// changes made by other replicas. Run it once per process.
+// timer sweeper (offer expiry, absence timers, lapsed seat holds; every
+// Config.SweepInterval, default 1 s), the consumers of table.opened,
+// table.seat_opened and table.player_seated (group "seating"; none when
+// Deps.Bus is nil), and the live board's poll for changes made by other
+// replicas (every Config.BoardPoll, default 1 s). Run it once per process;
+// every replica may run it (each timer round and event takes the game's
+// lock and fence).
 func (s *Service) Run(ctx context.Context) error { return s.room.Run(ctx) }
 
 // Close releases what New took; the service holds nothing beyond what
