@@ -426,5 +426,179 @@ func exerciseSuite(t *testing.T, s *suite, distributed bool) {
 	if code, body := s.call("GET", "/v1/tables/nope", player, nil); code != 404 || body["reason"] != "TABLE_NOT_FOUND" {
 		t.Fatalf("unknown table: %d %v", code, body)
 	}
+	exerciseWallet(t, s)
+	exerciseSeating(t, s)
 	s.stop()
+
+	// The ledger the run left behind proves itself (cardroom wallet audit).
+	cmd := exec.Command(s.bin, "wallet", "audit")
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "EUR: debits 100000, credits 100000, balances sum 0") || !strings.HasSuffix(string(out), "clean\n") {
+		t.Fatalf("cardroom wallet audit: %v\n%s", err, out)
+	}
+}
+
+// exerciseWallet: a cashier opens an account and deposits (idempotently);
+// the player reads their own balance and no one else's.
+func exerciseWallet(t *testing.T, s *suite) {
+	cashier := s.token("cage-1", "cashier")
+	alice := s.token("alice", "player")
+	bob := s.token("bob", "player")
+	open := map[string]any{"owner_id": "alice", "currency": "EUR", "kind": "ACCOUNT_KIND_PLAYER", "idempotency_key": "open-alice"}
+	if code, body := s.call("POST", "/v1/accounts", alice, open); code != 403 {
+		t.Fatalf("player opening an account: %d %v", code, body)
+	}
+	if code, body := s.call("POST", "/v1/accounts", cashier, open); code != 200 {
+		t.Fatalf("open account: %d %v", code, body)
+	}
+	deposit := map[string]any{"idempotency_key": "dep-1", "currency": "EUR", "amount": 100000}
+	code, first := s.call("POST", "/v1/players/alice/deposits", cashier, deposit)
+	if code != 200 {
+		t.Fatalf("deposit: %d %v", code, first)
+	}
+	if code, again := s.call("POST", "/v1/players/alice/deposits", cashier, deposit); code != 200 ||
+		again["transfer"].(map[string]any)["transfer_id"] != first["transfer"].(map[string]any)["transfer_id"] {
+		t.Fatalf("retried deposit: %d %v, first %v", code, again, first)
+	}
+	deposit["amount"] = 100001
+	if code, body := s.call("POST", "/v1/players/alice/deposits", cashier, deposit); code != 409 || body["reason"] != "IDEMPOTENCY_KEY_REUSED" {
+		t.Fatalf("key reused for another amount: %d %v", code, body)
+	}
+	deposit["idempotency_key"], deposit["amount"] = "dep-2", -5
+	if code, body := s.call("POST", "/v1/players/alice/deposits", cashier, deposit); code != 400 || body["metadata"].(map[string]any)["field"] != "amount" {
+		t.Fatalf("negative deposit: %d %v", code, body)
+	}
+	if code, body := s.call("GET", "/v1/accounts/player:alice:EUR/balance", alice, nil); code != 200 || body["balance"] != "100000" {
+		t.Fatalf("own balance: %d %v", code, body)
+	}
+	if code, body := s.call("GET", "/v1/accounts/player:alice:EUR/balance", bob, nil); code != 403 {
+		t.Fatalf("someone else's balance: %d %v", code, body)
+	}
+}
+
+// exerciseSeating: a player joins a waitlist from the app, the room's board
+// shows it, the floor opens a table of that game, the player is offered a
+// seat and accepts it, and the board shows the list change again.
+func exerciseSeating(t *testing.T, s *suite) {
+	floor := s.token("floor-anna", "floor")
+	alice := s.token("alice", "player")
+	bob := s.token("bob", "player")
+	game := map[string]any{"variant": "VARIANT_OMAHA", "structure": "STRUCTURE_POT_LIMIT",
+		"stakes": map[string]any{"small_blind": 100, "big_blind": 200}}
+	code, body := s.call("POST", "/v1/waitlists", floor, map[string]any{"game": game})
+	if code != 200 {
+		t.Fatalf("create waitlist: %d %v", code, body)
+	}
+	list := body["waitlist"].(map[string]any)["waitlist_id"].(string)
+
+	board := s.stream("/v1/seating/board?waitlist_id="+list, alice)
+	// waitFor reads board updates until the list shows want players
+	// waiting; each change may come with updates for other reasons.
+	waitFor := func(want string) {
+		t.Helper()
+		var seen []string
+		for len(seen) < 20 {
+			line := board.next()
+			boards := line["result"].(map[string]any)["boards"].([]any)
+			w := fmt.Sprint(boards[0].(map[string]any)["waitlist"].(map[string]any)["waiting"])
+			if w == want {
+				return
+			}
+			seen = append(seen, w)
+		}
+		t.Fatalf("board never showed %s waiting: saw %v", want, seen)
+	}
+	waitFor("0") // the snapshot
+	if code, body := s.call("POST", "/v1/waitlists/"+list+"/entries", alice, map[string]any{}); code != 200 || body["entry"].(map[string]any)["position"] != float64(1) {
+		t.Fatalf("join: %d %v", code, body)
+	}
+	if code, body := s.call("POST", "/v1/waitlists/"+list+"/entries", alice, map[string]any{}); code == 200 {
+		t.Fatalf("joined twice: %v", body)
+	}
+	waitFor("1")
+
+	table := map[string]any{"name": "PLO 1/2", "seats": 6, "kind": "TABLE_KIND_CASH", "mode": "TABLE_MODE_DIGITAL", "game": game}
+	if code, body := s.call("POST", "/v1/tables", floor, table); code != 200 {
+		t.Fatalf("open table: %d %v", code, body)
+	}
+	var offer map[string]any
+	deadline := time.Now().Add(20 * time.Second)
+	for offer == nil {
+		if _, body := s.call("GET", "/v1/seat-offers", alice, nil); len(body["offers"].([]any)) > 0 {
+			offer = body["offers"].([]any)[0].(map[string]any)
+		} else if time.Now().After(deadline) {
+			t.Fatal("no seat offer after the table opened")
+		} else {
+			time.Sleep(50 * time.Millisecond) // the offer follows the table.opened event asynchronously
+		}
+	}
+	id := offer["offer_id"].(string)
+	if offer["state"] != "OFFER_STATE_PENDING" {
+		t.Fatalf("offer %v", offer)
+	}
+	if code, body := s.call("POST", "/v1/seat-offers/"+id+":accept", bob, map[string]any{}); code != 403 || body["reason"] != "OFFER_NOT_YOURS" {
+		t.Fatalf("accepting someone else's offer: %d %v", code, body)
+	}
+	if code, body := s.call("POST", "/v1/seat-offers/"+id+":accept", alice, map[string]any{}); code != 200 || body["offer"].(map[string]any)["state"] != "OFFER_STATE_ACCEPTED" {
+		t.Fatalf("accept: %d %v", code, body)
+	}
+	waitFor("0") // seated from the list
+}
+
+// lineStream reads a server-streaming response's newline-delimited JSON.
+type lineStream struct {
+	t     *testing.T
+	lines chan map[string]any
+}
+
+// stream opens a streaming GET that lasts until the test ends.
+func (s *suite) stream(path, token string) *lineStream {
+	s.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", s.base+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		s.t.Fatalf("stream %s: %d", path, resp.StatusCode)
+	}
+	ls := &lineStream{t: s.t, lines: make(chan map[string]any, 64)}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				ls.lines <- m
+			}
+		}
+		close(ls.lines)
+	}()
+	return ls
+}
+
+// next returns the stream's next message.
+func (ls *lineStream) next() map[string]any {
+	ls.t.Helper()
+	select {
+	case m, ok := <-ls.lines:
+		if !ok {
+			ls.t.Fatal("stream ended")
+		}
+		if _, failed := m["error"]; failed {
+			ls.t.Fatalf("stream error: %v", m)
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		ls.t.Fatal("no stream message within 20s")
+	}
+	return nil
 }

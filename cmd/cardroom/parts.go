@@ -92,7 +92,7 @@ var allParts = []part{
 	{
 		name:        seating.Name,
 		grpcService: seatingv1.SeatingService_ServiceDesc.ServiceName,
-		dbOptions:   func() sqlstore.Options { return seating.DBOptions("", "") },
+		dbOptions:   seating.DBOptions,
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
 			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay, Logger: e.log})

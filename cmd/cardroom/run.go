@@ -24,6 +24,8 @@ Tools:
                apply every pending database migration and exit
   phh replay FILE...
                replay PHH hand histories through the engine
+  wallet audit prove the ledger: per currency debits = credits, each
+               balance = the sum of its entries (exit 1 when not)
 `
 
 // errUsage marks a command line that does not parse.
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, cfg, nil, true, stdout)
 	case cmd == "migrate":
 		return runMigrate(ctx, cfg, rest, stdout)
+	case cmd == "wallet" && len(rest) == 1 && rest[0] == "audit":
+		return runWalletAudit(ctx, cfg, stdout)
 	}
 	for _, p := range allParts {
 		if p.name == cmd && len(rest) == 0 {

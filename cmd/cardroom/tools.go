@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/config"
 	"github.com/cardroom/cardroom/services/table/phh"
+	"github.com/cardroom/cardroom/services/wallet"
 )
 
 // runToken prints a bearer token signed with the suite's key (configured,
@@ -119,4 +121,40 @@ func replayFile(name string) phh.Line {
 	}
 	defer f.Close()
 	return phh.Replay(f, name)
+}
+
+// errAuditFailed is returned when the wallet audit finds the ledger wrong.
+var errAuditFailed = errors.New("wallet audit found problems")
+
+// runWalletAudit is `cardroom wallet audit`: it proves, per currency, that
+// debits equal credits and that each balance equals the sum of its
+// entries, prints what it found, and fails when anything is wrong.
+func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+	var p part
+	for _, q := range allParts {
+		if q.name == "wallet" {
+			p = q
+		}
+	}
+	db, err := openDB(ctx, cfg, p)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := wallet.Audit(ctx, db)
+	if err != nil {
+		return fmt.Errorf("wallet audit: %w", err)
+	}
+	fmt.Fprintf(stdout, "accounts %d, transfers %d, entries %d\n", r.Accounts, r.Transfers, r.Entries)
+	for _, c := range r.Currencies {
+		fmt.Fprintf(stdout, "%s: debits %d, credits %d, balances sum %d\n", c.Currency, c.Debits, c.Credits, c.Balances)
+	}
+	if !r.Clean() {
+		for _, p := range r.Problems() {
+			fmt.Fprintln(stdout, "PROBLEM:", p)
+		}
+		return errAuditFailed
+	}
+	fmt.Fprintln(stdout, "clean")
+	return nil
 }
