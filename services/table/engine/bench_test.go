@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"syscall"
 	"testing"
 	"time"
@@ -75,4 +76,32 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestResetMatchesNewHand plays the same random hands on one reused Hand
+// (Reset, as the benchmark and a pool do) and on fresh ones: no state may
+// leak from one hand into the next.
+func TestResetMatchesNewHand(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe(50, 100)
+	ps := players(3000, 10000, 500, 10000, 10000, 2500)
+	deck := cards.NewDeck()
+	src := cards.NewSeeded(9)
+	var reused Hand
+	for i := 0; i < 300; i++ {
+		deck.Shuffle(src)
+		seed := src.Uint64()
+		if err := reused.Reset(cfg, Setup{Button: i % 6, Players: ps, Deck: deck}); err != nil {
+			t.Fatal(err)
+		}
+		fresh := mustHand(t, cfg, Setup{Button: i % 6, Players: ps, Deck: deck})
+		randomPolicy(&reused, cards.NewSeeded(seed))
+		randomPolicy(fresh, cards.NewSeeded(seed))
+		a, _ := json.Marshal(reused.Results())
+		b, _ := json.Marshal(fresh.Results())
+		if string(a) != string(b) {
+			t.Fatalf("hand %d: reused %s, fresh %s", i, a, b)
+		}
+		checkConserved(t, &reused)
+	}
 }
