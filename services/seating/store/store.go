@@ -254,7 +254,8 @@ func (s *Store) Update(ctx context.Context, id string, fn Change) (Record, error
 // invariants and saves it with a fenced write: a stale owner's save
 // touches no row and fails with sqlstore.ErrFencedOut.
 func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence, fn Change) (Record, error) {
-	r, err := scan(tx.QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, fence.ID))
+	var before string
+	r, err := scanRaw(tx.QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, fence.ID), &before)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, ErrNotFound.With("waitlist_id", fence.ID)
 	}
@@ -270,6 +271,15 @@ func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence
 	state, err := json.Marshal(r.Game)
 	if err != nil {
 		return Record{}, fmt.Errorf("save waitlist %s: %w", fence.ID, err)
+	}
+	if string(state) == before {
+		// Nothing changed (a timer round another replica already ran, a
+		// repeated report): no write, so the version and the board stay;
+		// the fence must still hold for whatever else tx records.
+		if err := fence.Check(ctx, tx); err != nil {
+			return Record{}, fmt.Errorf("check waitlist %s: %w", fence.ID, err)
+		}
+		return r, nil
 	}
 	var due any
 	if d := r.Game.NextDue(); !d.IsZero() {
@@ -344,12 +354,17 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scan(r scanner) (Record, error) {
 	var state string
+	return scanRaw(r, &state)
+}
+
+// scanRaw is scan that also returns the stored JSON in state.
+func scanRaw(r scanner, state *string) (Record, error) {
 	var rec Record
-	if err := r.Scan(&state, &rec.Version); err != nil {
+	if err := r.Scan(state, &rec.Version); err != nil {
 		return Record{}, err
 	}
 	rec.Game = new(waitlist.Game)
-	if err := json.Unmarshal([]byte(state), rec.Game); err != nil {
+	if err := json.Unmarshal([]byte(*state), rec.Game); err != nil {
 		return Record{}, fmt.Errorf("decode waitlist: %w", err)
 	}
 	return rec, nil

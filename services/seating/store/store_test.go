@@ -91,6 +91,10 @@ func TestStore(t *testing.T) {
 		if got, _ := s.Get(ctx, "w0"); got.Version != 1 || got.Game.Position("bob") != 0 {
 			t.Fatalf("failed update left %+v", got)
 		}
+		// A change that changes nothing writes nothing.
+		if rec, err := s.Update(ctx, "w0", func(*sqlstore.Tx, *waitlist.Game, int64) error { return nil }); err != nil || rec.Version != 1 {
+			t.Fatalf("no-op update = %+v, %v", rec, err)
+		}
 		if _, err := s.Update(ctx, "zz", func(*sqlstore.Tx, *waitlist.Game, int64) error { return nil }); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("Update(unknown) = %v", err)
 		}
@@ -140,7 +144,7 @@ func TestStore(t *testing.T) {
 			t.Fatalf("Decisions = %+v, %v", ds, err)
 		}
 		versions, err := s.Versions(ctx)
-		if err != nil || versions["w0"] != 1 || versions["w1"] != 1 || versions["w2"] != 0 {
+		if err != nil || versions["w0"] != 1 || versions["w1"] != 0 || versions["w2"] != 0 {
 			t.Fatalf("Versions = %v, %v", versions, err)
 		}
 	})
