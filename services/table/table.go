@@ -45,7 +45,10 @@ func ResolveSealKey(configured, dataDir string) ([]byte, error) {
 // DBOptions returns the service's database options (migrations, including
 // the outbox's); the caller fills in URL and DataDir.
 func DBOptions() sqlstore.Options {
-	return sqlstore.Options{Service: Name, Migrations: store.Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations}}
+	// Every action is a write: a larger pool than the default 8 keeps 200
+	// busy tables from queueing for connections.
+	return sqlstore.Options{Service: Name, Migrations: store.Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations},
+		MaxOpenConns: 24}
 }
 
 // Deps is what the service needs from its process.

@@ -11,6 +11,7 @@ package runner
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -317,6 +318,35 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	if err != nil || out.Duplicate {
 		return out, err
 	}
+	// The next hand is dealt in the same transaction as the change that
+	// made the table ready (the end of the last hand, a second player
+	// sitting down), with its sealed deck: no card is seen before the deck
+	// is stored, and a crash leaves neither or both.
+	var deck *sealedDeck
+	if t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready() {
+		no := t.dt.HandNo() + 1
+		cs := t.r.d.Shuffle()
+		next, err := t.dt.StartHand(cs, t.r.d.Clock.Now())
+		if err != nil {
+			t.recover(err)
+			return dealer.Output{}, err
+		}
+		deck = &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
+		out.Seq, out.Started = next.Seq, next.Started
+		out.Events = append(out.Events, next.Events...)
+	}
+	if deck != nil {
+		prev := extra
+		extra = func(tx *sqlstore.Tx) error {
+			if err := t.saveDeck(ctx, tx, deck); err != nil {
+				return err
+			}
+			if prev != nil {
+				return prev(tx)
+			}
+			return nil
+		}
+	}
 	if err := t.persist(ctx, out, extra); err != nil {
 		t.recover(err)
 		return dealer.Output{}, err
@@ -367,16 +397,23 @@ func (t *Table) reload() error {
 	return nil
 }
 
-// update runs fn in a transaction that first checks the fence, under a
-// context that ends when the lease does.
-func (t *Table) update(ctx context.Context, fn func(tx *sqlstore.Tx) error) error {
+// update runs fn in a transaction under a context that ends when the
+// lease does. With check, the fence is checked first; without, fn's first
+// statement must be a fenced write (SaveState), which checks it and takes
+// the table row's lock just the same. Read committed isolation is enough:
+// every write of a table is serialized by that row lock, and the rows
+// written beside it (outbox, hands, decks, money moves) are inserts keyed
+// by the table, so serializable isolation would only add retries.
+func (t *Table) update(ctx context.Context, check bool, fn func(tx *sqlstore.Tx) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
 	defer stop()
-	err := t.r.d.DB.Tx(ctx, func(tx *sqlstore.Tx) error {
-		if err := t.fence.Check(ctx, tx); err != nil {
-			return err
+	err := t.r.d.DB.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+		if check {
+			if err := t.fence.Check(ctx, tx); err != nil {
+				return err
+			}
 		}
 		return fn(tx)
 	})
@@ -414,7 +451,12 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	}
 	now := d.Clock.Now()
 	closed := t.dt.Closed()
-	return t.update(ctx, func(tx *sqlstore.Tx) error {
+	if hand == nil && len(out.CashOuts) == 0 && len(evs) == 0 && extra == nil {
+		// Most actions change the table row alone: one fenced statement,
+		// atomic by itself, saves the BEGIN and COMMIT round trips.
+		return t.saveStateOnly(ctx, st, closed)
+	}
+	return t.update(ctx, false, func(tx *sqlstore.Tx) error {
 		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
 			return err
 		}
@@ -440,6 +482,19 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		}
 		return nil
 	})
+}
+
+// saveStateOnly writes the table row with one fenced statement.
+func (t *Table) saveStateOnly(ctx context.Context, st store.State, closed bool) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
+	defer stop()
+	err := t.r.d.Store.SaveStateNow(ctx, t.fence, st, closed)
+	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
+		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
+	}
+	return err
 }
 
 func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
@@ -523,36 +578,39 @@ func (t *Table) expire() {
 	}
 }
 
-// startHand deals the next hand. The deck is sealed and stored first, in
-// its own transaction; a deck already stored for the hand (a recovery
-// after a crash between the two writes) is dealt instead of a new
-// shuffle. The caller holds t.mu.
+type sealedDeck struct {
+	no     int64
+	sealed []byte
+}
+
+// saveDeck stores the sealed deck of the hand being dealt. A deck already
+// stored for that hand means another writer dealt it: the transaction is
+// refused, and the table is read back.
+func (t *Table) saveDeck(ctx context.Context, tx *sqlstore.Tx, d *sealedDeck) error {
+	saved, err := t.r.d.Store.SaveDeck(ctx, tx, t.id, d.no, d.sealed)
+	if err != nil {
+		return err
+	}
+	if !saved {
+		return fmt.Errorf("table %s hand %d: a deck is already stored: %w", t.id, d.no, sqlstore.ErrFencedOut)
+	}
+	return nil
+}
+
+// startHand deals the next hand after a pause (or when nothing else made
+// the table ready): do deals it with its deck in one transaction. The
+// caller holds t.mu.
 func (t *Table) startHand() {
 	if t.stopped != nil || !t.dt.Ready() {
 		return
 	}
-	d := t.r.d
-	ctx := t.r.ctx
-	handNo := t.dt.HandNo() + 1
-	var sealed []byte
-	err := t.update(ctx, func(tx *sqlstore.Tx) (err error) {
-		sealed, err = d.Store.SaveDeck(ctx, tx, t.id, handNo, d.Sealer.Seal(cardBytes(d.Shuffle()), deckAD(t.id, handNo)))
-		return err
-	})
-	if err != nil {
-		d.Logger.Error("store deck", "table", t.id, "hand", handNo, "err", err)
-		t.recover(err)
-		return
-	}
-	plain, err := d.Sealer.Open(sealed, deckAD(t.id, handNo))
-	if err != nil {
-		d.Logger.Error("open stored deck", "table", t.id, "hand", handNo, "err", err)
-		return
-	}
-	deck := cards.Deck(bytesCards(plain))
-	now := d.Clock.Now()
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(deck, now) }, nil); err != nil {
-		d.Logger.Error("start hand", "table", t.id, "hand", handNo, "err", err)
+	no := t.dt.HandNo() + 1
+	cs := t.r.d.Shuffle()
+	now := t.r.d.Clock.Now()
+	deck := &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
+	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) },
+		func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }); err != nil {
+		t.r.d.Logger.Error("start hand", "table", t.id, "hand", no, "err", err)
 	}
 }
 
@@ -562,14 +620,6 @@ func cardBytes(d cards.Deck) []byte {
 		b[i] = byte(c)
 	}
 	return b
-}
-
-func bytesCards(b []byte) []cards.Card {
-	out := make([]cards.Card, len(b))
-	for i, c := range b {
-		out[i] = cards.Card(c)
-	}
-	return out
 }
 
 // announce sends a change to every watcher as it may see it. A watcher

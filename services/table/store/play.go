@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -54,6 +55,23 @@ func (s *Store) SaveState(ctx context.Context, tx *sqlstore.Tx, f sqlstore.Fence
 	return nil
 }
 
+// SaveStateNow writes a table's play state with one fenced statement
+// outside any transaction (a single UPDATE is atomic by itself). It
+// returns sqlstore.ErrFencedOut when the epoch has moved on.
+func (s *Store) SaveStateNow(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
+	res, err := s.db.SQL().ExecContext(ctx, `UPDATE tables SET state = $1, hand = $2, closing = $3, closed = $4 WHERE id = $5 AND epoch = $6`,
+		string(st.Public), st.Hand, st.Closing, closed, f.ID, f.Epoch)
+	if err != nil {
+		return fmt.Errorf("save table %s state: %w", f.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("save table %s state: %w", f.ID, err)
+	} else if n == 0 {
+		return fmt.Errorf("save table %s state: %w", f.ID, sqlstore.ErrFencedOut)
+	}
+	return nil
+}
+
 // OpenTables lists the ids of the tables not closed.
 func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
 	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tables WHERE NOT closed ORDER BY id`)
@@ -72,19 +90,20 @@ func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
 	return ids, rows.Err()
 }
 
-// SaveDeck stores the sealed deck of a hand before it is dealt. A deck
-// already stored for the hand is kept (and returned): a hand is never
-// reshuffled.
-func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, handNo int64, sealed []byte) ([]byte, error) {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		tableID, handNo, sealed); err != nil {
-		return nil, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
+// SaveDeck stores the sealed deck of a hand before any of its cards is
+// seen. It reports false, storing nothing, when a deck is already stored
+// for the hand: a hand is never reshuffled.
+func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, handNo int64, sealed []byte) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		tableID, handNo, sealed)
+	if err != nil {
+		return false, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
 	}
-	var stored []byte
-	if err := tx.QueryRowContext(ctx, `SELECT deck FROM decks WHERE table_id = $1 AND hand_no = $2`, tableID, handNo).Scan(&stored); err != nil {
-		return nil, fmt.Errorf("read deck %s/%d: %w", tableID, handNo, err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
 	}
-	return stored, nil
+	return n == 1, nil
 }
 
 // LoadDeck returns the sealed deck of a hand, or nil when none is stored.
@@ -123,9 +142,20 @@ func (s *Store) SaveHand(ctx context.Context, tx *sqlstore.Tx, h Hand, players [
 		h.TableID, h.HandNo, h.Start.UnixMilli(), h.End.UnixMilli(), h.History); err != nil {
 		return fmt.Errorf("save hand %s/%d: %w", h.TableID, h.HandNo, err)
 	}
-	for _, p := range players {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO hand_players (player_id, table_id, hand_no, seat, net, ended_at_ms) VALUES ($1, $2, $3, $4, $5, $6)`,
-			p.Player, h.TableID, h.HandNo, p.Seat, p.Net, h.End.UnixMilli()); err != nil {
+	if len(players) > 0 {
+		// One statement for all the hand's players.
+		var q strings.Builder
+		q.WriteString(`INSERT INTO hand_players (player_id, table_id, hand_no, seat, net, ended_at_ms) VALUES `)
+		args := make([]any, 0, 6*len(players))
+		for i, p := range players {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			n := len(args)
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+			args = append(args, p.Player, h.TableID, h.HandNo, p.Seat, p.Net, h.End.UnixMilli())
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 			return fmt.Errorf("index hand %s/%d: %w", h.TableID, h.HandNo, err)
 		}
 	}

@@ -1,0 +1,155 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table"
+)
+
+// BenchmarkActionsGRPC drives TABLE_BENCH_TABLES (default 200) heads-up
+// tables at once over gRPC, on PostgreSQL with Redis locks and Redis
+// Streams events, each table's two players acting in turn (check or call,
+// so hands run to the river and the next hand is dealt). Every action is
+// one fenced transaction (state, sealed hand, outbox) before it returns.
+// It reports actions/s and the p50/p99 latency of one Act call.
+//
+// TABLE_BENCH_PACE (a duration, default 0) is each table's time between
+// actions — a player's thinking time. Zero drives every table flat out, a
+// closed loop that measures the most actions/s the service sustains (and
+// so, by Little's law, latency = tables / throughput); a pace such as 1s
+// measures the latency of one action at a realistic room load.
+func BenchmarkActionsGRPC(b *testing.B) {
+	nTables := 200
+	if v, err := strconv.Atoi(os.Getenv("TABLE_BENCH_TABLES")); err == nil && v > 0 {
+		nTables = v
+	}
+	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
+	db := testkit.Postgres(b, table.DBOptions())
+	client, prefix := testkit.Redis(b)
+	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
+	relay := events.NewRelay(db, bus, events.RelayOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	relayDone := make(chan struct{})
+	go func() { _ = relay.Run(ctx); close(relayDone) }()
+	b.Cleanup(func() { cancel(); <-relayDone })
+	svc, err := table.New(table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}),
+		Relay: relay, SealKey: sealKey})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(svc.Close)
+	g := testkit.StartGRPC(b, svc.Register)
+	c := tablev1.NewTableServiceClient(g.Conn)
+	floor := g.As(b, "floor", auth.Floor)
+
+	type benchTable struct {
+		id      string
+		players [2]context.Context
+	}
+	tbs := make([]benchTable, nTables)
+	for i := range tbs {
+		resp, err := c.CreateTable(floor, &tablev1.CreateTableRequest{Name: fmt.Sprintf("bench %d", i), Seats: 2,
+			Kind: tablev1.TableKind_TABLE_KIND_CASH, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
+			Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
+				Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tbs[i].id = resp.GetTable().GetTableId()
+		for s := range 2 {
+			p := fmt.Sprintf("p%d_%d", i, s)
+			tbs[i].players[s] = g.As(b, p, auth.Player)
+			// Deep stacks: the players only check and call, so nobody busts.
+			if _, err := c.Sit(floor, &tablev1.SitRequest{TableId: tbs[i].id, Seat: int32(s), PlayerId: p, Amount: 1_000_000, PostNow: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+
+	var remaining atomic.Int64
+	remaining.Store(int64(b.N))
+	lat := make([][]time.Duration, nTables)
+	errs := make(chan error, nTables)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range tbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tb := tbs[i]
+			st, err := c.GetTableState(floor, &tablev1.GetTableStateRequest{TableId: tb.id})
+			if err != nil {
+				errs <- err
+				return
+			}
+			state := st.GetState()
+			// Spread the tables' first actions over one pace.
+			next := time.Now().Add(time.Duration(i) * pace / time.Duration(nTables))
+			for remaining.Add(-1) >= 0 {
+				if pace > 0 {
+					time.Sleep(time.Until(next))
+					next = next.Add(pace)
+				}
+				h := state.GetHand()
+				seat := h.GetToAct()
+				if seat < 0 {
+					errs <- fmt.Errorf("table %s: nobody to act", tb.id)
+					return
+				}
+				kind := tablev1.ActionKind_ACTION_KIND_CHECK
+				for _, s := range state.GetSeats() {
+					if s.GetBet() > state.GetSeats()[seat].GetBet() {
+						kind = tablev1.ActionKind_ACTION_KIND_CALL
+					}
+				}
+				t0 := time.Now()
+				resp, err := c.Act(tb.players[seat], &tablev1.ActRequest{TableId: tb.id, Kind: kind})
+				lat[i] = append(lat[i], time.Since(t0))
+				if err != nil {
+					errs <- fmt.Errorf("table %s seat %d %v: %w", tb.id, seat, kind, err)
+					return
+				}
+				state = resp.GetState()
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	if len(all) == 0 {
+		return
+	}
+	pct := func(p float64) float64 {
+		return float64(all[min(len(all)-1, int(p*float64(len(all))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "actions/s")
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(nTables), "tables")
+	b.ReportMetric(pace.Seconds(), "pace-s")
+}
