@@ -458,8 +458,10 @@ func checkPots(t *testing.T, h *Hand) {
 	}
 	n := len(st.Seats)
 	contrib := make([]int64, n)
+	var dead int64
 	for i := range st.Seats {
-		contrib[i] = st.Seats[i].Total
+		contrib[i] = st.Seats[i].Total - st.Seats[i].Dead
+		dead += st.Seats[i].Dead
 	}
 	type pot struct {
 		amount int64
@@ -491,6 +493,9 @@ func checkPots(t *testing.T, h *Hand) {
 			}
 			p.amount += take
 			contrib[i] -= take
+		}
+		if len(want) == 0 {
+			p.amount += dead // dead money is the main pot's (TP-15, big-blind ante)
 		}
 		want = append(want, p)
 	}

@@ -46,12 +46,17 @@ const (
 
 // seat is one player's state in the hand. Fields are exported for JSON only.
 type seat struct {
-	Seat        int           `json:"seat"`
-	ID          string        `json:"id"`
-	Start       int64         `json:"start"`
-	Stack       int64         `json:"stack"`
-	Bet         int64         `json:"bet"`   // live bet this round
-	Total       int64         `json:"total"` // everything put in the pot
+	Seat  int    `json:"seat"`
+	ID    string `json:"id"`
+	Start int64  `json:"start"`
+	Stack int64  `json:"stack"`
+	Bet   int64  `json:"bet"`   // live bet this round
+	Total int64  `json:"total"` // everything put in the pot
+	// Dead is the part of Total posted as dead money that belongs to the
+	// main pot and makes no contribution level of its own: a dead small
+	// blind (TP-15, G-06) and a big-blind ante. Antes stay contributions,
+	// so a player all in for less than the ante wins only its share.
+	Dead        int64         `json:"dead,omitempty"`
 	Hole        [7]cards.Card `json:"hole"`
 	N           uint8         `json:"n"`  // cards held
 	Up          uint8         `json:"up"` // bitmask of face-up cards (stud)
@@ -454,6 +459,9 @@ func (h *Hand) post(posts []Post) {
 func (h *Hand) postOne(i int, kind PostKind, amount int64) {
 	p := &h.s.Seats[i]
 	got := h.put(p, amount, kind.Live())
+	if kind == PostDeadSmallBlind || kind == PostBigBlindAnte {
+		p.Dead += got
+	}
 	h.emit(Event{Kind: EvPost, Seat: p.Seat, Amount: got, Post: kind, Dead: !kind.Live(), AllIn: p.AllIn, Rule: "TP-10"})
 }
 

@@ -268,7 +268,7 @@ func (h *Hand) canWin(i int) bool {
 	hiBeaten, loBeaten := false, !p.LoOK
 	for j := range st.Seats {
 		q := &st.Seats[j]
-		if j == i || q.Folded || q.Mucked || !q.Shown || q.Total < p.Total {
+		if j == i || q.Folded || q.Mucked || !q.Shown || q.contribution() < p.contribution() {
 			continue
 		}
 		if q.Hi > p.Hi {
@@ -403,20 +403,28 @@ func (h *Hand) clearRequests() {
 	}
 }
 
+// contribution is what p put in that counts toward the pot levels (TP-44):
+// everything but the dead money that goes straight to the main pot.
+func (p *seat) contribution() int64 { return p.Total - p.Dead }
+
 // finishShowdown builds the pots from contribution levels (TP-44) and
-// awards each on its own (TP-77).
+// awards each on its own (TP-77). Dead money (a dead small blind, a
+// big-blind ante) goes to the main pot: it is nobody's contribution, so it
+// can never come back to its poster as a side pot only they can win.
 func (h *Hand) finishShowdown() {
 	st := &h.s
 	st.ToAct = -1
 	st.Phase = PhaseDone
 	var levels [10]int64
 	nl := 0
+	var dead int64
 	for i := range st.Seats {
 		p := &st.Seats[i]
+		dead += p.Dead
 		if p.Folded {
 			continue
 		}
-		t := p.Total
+		t := p.contribution()
 		j := nl
 		for j > 0 && levels[j-1] > t {
 			levels[j] = levels[j-1]
@@ -438,14 +446,19 @@ func (h *Hand) finishShowdown() {
 		var elig uint16
 		for i := range st.Seats {
 			p := &st.Seats[i]
-			amount += min(p.Total, L) - min(p.Total, prev)
-			if !p.Folded && p.Total >= L {
+			c := p.contribution()
+			amount += min(c, L) - min(c, prev)
+			if !p.Folded && c >= L {
 				elig |= 1 << p.Seat
 			}
 		}
-		if li == nl-1 { // dead money above the last live level
+		if li == 0 {
+			amount += dead
+		}
+		if li == nl-1 { // folded players' money above the last live level
 			for i := range st.Seats {
-				amount += st.Seats[i].Total - min(st.Seats[i].Total, L)
+				c := st.Seats[i].contribution()
+				amount += c - min(c, L)
 			}
 		}
 		prev = L

@@ -450,3 +450,39 @@ func TestStudFirstToShow_TP63_G09(t *testing.T) {
 		t.Fatalf("first to show %d", h.ToAct())
 	}
 }
+
+// TestDeadMoneyGoesToTheMainPot_TP44: a big-blind ante and a dead small
+// blind are dead money in the main pot, not a contribution level of their
+// poster: they never come back to the poster as a side pot only they could
+// win (found replaying a WSOP 2019 hand with a big-blind ante).
+func TestDeadMoneyGoesToTheMainPot_TP44(t *testing.T) {
+	t.Parallel()
+	t.Run("big-blind ante", func(t *testing.T) {
+		t.Parallel()
+		cfg := nlhe(50, 100)
+		cfg.Stakes.BigBlindAnte = 100
+		deck := holdemDeck(t, []string{"AsAh", "7c2d", "KsKh"}, "3c4d9hTcJs")
+		h := mustHand(t, cfg, Setup{Button: 2, Players: players(150, 1000, 1000), Deck: deck})
+		act(t, h, Action{Seat: 2, Kind: Fold}, Action{Seat: 0, Kind: Raise, Amount: 150}, Action{Seat: 1, Kind: Call})
+		showAll(t, h)
+		if pots := h.Results().Pots; len(pots) != 1 || pots[0].Amount != 400 {
+			t.Fatalf("pots %+v, want one main pot of 400 (150 + 150 + the 100 big-blind ante)", pots)
+		}
+		wantStacks(t, h, map[int]int64{0: 400, 1: 750, 2: 1000})
+	})
+	t.Run("dead small blind", func(t *testing.T) {
+		t.Parallel()
+		deck := holdemDeck(t, []string{"AsAh", "7c2d", "KsKh"}, "3c4d9hTcJs")
+		// Seat 2 returns owing both blinds (TP-15): a live big blind and a dead small one.
+		posts := []Post{{Seat: 0, Kind: PostSmallBlind, Amount: 50}, {Seat: 1, Kind: PostBigBlind, Amount: 100},
+			{Seat: 2, Kind: PostMissedBigBlind, Amount: 100}, {Seat: 2, Kind: PostDeadSmallBlind, Amount: 50}}
+		h := mustHand(t, nlhe(50, 100), Setup{Button: 2, Players: players(150, 1000, 1000), Posts: posts, Deck: deck})
+		act(t, h, Action{Seat: 2, Kind: Check}, Action{Seat: 0, Kind: Raise, Amount: 150}, Action{Seat: 1, Kind: Fold}, Action{Seat: 2, Kind: Call})
+		showAll(t, h)
+		// 150 + 150 + seat 1's folded 100 + seat 2's dead 50: all one pot, won by seat 0.
+		if pots := h.Results().Pots; len(pots) != 1 || pots[0].Amount != 450 {
+			t.Fatalf("pots %+v, want one main pot of 450", pots)
+		}
+		wantStacks(t, h, map[int]int64{0: 450, 1: 900, 2: 800})
+	})
+}

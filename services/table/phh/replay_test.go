@@ -263,15 +263,9 @@ func TestReplayDataset(t *testing.T) {
 		t.Fatalf("fixed file: %s", line)
 	}
 	got, want := numberList(line.Stacks), numberList(h.FinishingStacks)
-	// The engine builds side pots from every chip put in, dead posts
-	// included, so the big blind's 500000 ante becomes a side pot only the
-	// big blind can win and comes back to it. Until the engine puts dead
-	// money in the main pot this hand shows exactly that difference; any
-	// other result is a failure.
-	const engineBBABug = "[17600000, 6125000, 6675000, 5750000, 9150000, 6525000, 12950000, 7300000]"
-	if got == engineBBABug {
-		t.Skip("engine returns the big-blind ante to the big blind as a side pot (dead money, TP-10/TP-44); dataset says " + want)
-	}
+	// The big blind's ante is dead money in the main pot (TP-44): an engine
+	// that counts it as the big blind's contribution hands it back to the
+	// big blind as a side pot and ends 500000 off here.
 	if got != want {
 		t.Fatalf("stacks %s, finishing_stacks %s", got, want)
 	}
