@@ -32,8 +32,8 @@ type Config struct {
 	// (including lists opened by a table.opened event); zero means
 	// waitlist.DefaultPolicy.
 	Defaults waitlist.Policy
-	// GamingDay is where the "evening" of CS-14 ends (G-20); the zero value
-	// means 06:00 in Europe/Helsinki.
+	// GamingDay is where the "evening" of CS-14 ends (G-20). A nil
+	// Location means Europe/Helsinki, and then a zero Cutoff means 06:00.
 	GamingDay waitlist.GamingDay
 	// SweepInterval is how often the timers are checked; default 1 s.
 	SweepInterval time.Duration
@@ -87,7 +87,10 @@ func New(deps Deps, cfg Config) (*Room, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seating gaming day: %w", err)
 		}
-		cfg.GamingDay = waitlist.GamingDay{Location: hel, Cutoff: 6 * time.Hour}
+		cfg.GamingDay.Location = hel
+		if cfg.GamingDay.Cutoff == 0 {
+			cfg.GamingDay.Cutoff = 6 * time.Hour
+		}
 	}
 	if err := cfg.GamingDay.Validate(); err != nil {
 		return nil, err

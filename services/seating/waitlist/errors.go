@@ -10,6 +10,8 @@ var (
 	// ErrAlreadySeated: a seated player asks for a table change instead of
 	// joining their own game's list, and never holds two seats in one game.
 	ErrAlreadySeated = fault.New(fault.Precondition, "ALREADY_SEATED", "the player already holds a seat in this game")
+	// ErrFloorSignUpOnly: the game takes sign-ups only through the floor (G-21).
+	ErrFloorSignUpOnly = fault.New(fault.Precondition, "FLOOR_SIGN_UP_ONLY", "this game's list takes players only through the floor, in the room")
 	// ErrNotOnList: the player has no entry on the list.
 	ErrNotOnList = fault.New(fault.NotFound, "NOT_ON_LIST", "the player is not on this list")
 	// ErrNotSeated: the player holds no seat in this game (or not at that table).

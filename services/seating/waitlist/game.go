@@ -91,6 +91,9 @@ type Policy struct {
 	// SitDownWindow is how long an accepted offer holds the seat for the
 	// buy-in and sit-down.
 	SitDownWindow time.Duration
+	// FloorSignUpOnly closes remote sign-up: players join through the
+	// floor, in the room (G-21).
+	FloorSignUpOnly bool
 }
 
 // DefaultPolicy is the house default: 3-minute offers, a declined or

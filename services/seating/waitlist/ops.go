@@ -10,6 +10,9 @@ import (
 // Join puts a player on the list as waiting, behind everyone of equal or
 // higher priority, and offers them any seat they are now first for.
 func (g *Game) Join(player string, by SignUp, now time.Time) (Entry, []Event, error) {
+	if by == Remote && g.Policy.FloorSignUpOnly {
+		return Entry{}, nil, ErrFloorSignUpOnly
+	}
 	if pos := g.Position(player); pos > 0 {
 		return Entry{}, nil, ErrAlreadyOnList.With("position", strconv.Itoa(pos))
 	}

@@ -204,6 +204,19 @@ func TestJoinTwiceRefused(t *testing.T) {
 	}
 }
 
+func TestFloorSignUpOnly_G21(t *testing.T) {
+	t.Parallel()
+	p := DefaultPolicy()
+	p.FloorSignUpOnly = true
+	g := newGame(t, p)
+	if _, _, err := g.Join("ann", Remote, start); !errors.Is(err, ErrFloorSignUpOnly) || g.Waiting() != 0 {
+		t.Fatalf("G-21 remote sign-up = %v", err)
+	}
+	if e, _, err := g.Join("ann", Floor, start); err != nil || e.SignUp != Floor {
+		t.Fatalf("G-21 floor sign-up = %+v, %v", e, err)
+	}
+}
+
 func TestLeaveWithdrawsOffer(t *testing.T) {
 	t.Parallel()
 	g := newGame(t, DefaultPolicy())

@@ -61,6 +61,7 @@ func PolicyFrom(p *seatingv1.Policy, defaults waitlist.Policy) waitlist.Policy {
 		ShortAbsence:        dur(p.GetShortAbsence(), defaults.ShortAbsence),
 		LongBreak:           dur(p.GetLongBreak(), defaults.LongBreak),
 		SitDownWindow:       dur(p.GetSitDownWindow(), defaults.SitDownWindow),
+		FloorSignUpOnly:     p.GetFloorSignUpOnly(),
 	}
 }
 
@@ -76,6 +77,7 @@ func Policy(p waitlist.Policy) *seatingv1.Policy {
 		ShortAbsence:        durationpb.New(p.ShortAbsence),
 		LongBreak:           durationpb.New(p.LongBreak),
 		SitDownWindow:       durationpb.New(p.SitDownWindow),
+		FloorSignUpOnly:     p.FloorSignUpOnly,
 	}
 }
 

@@ -359,8 +359,11 @@ type Policy struct {
 	// sit_down_window is how long an accepted offer holds the seat for the
 	// buy-in and sit-down (default 5 min; 1 min to 1 h).
 	SitDownWindow *durationpb.Duration `protobuf:"bytes,9,opt,name=sit_down_window,json=sitDownWindow,proto3" json:"sit_down_window,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// floor_sign_up_only closes remote sign-up: players join in the room,
+	// through the floor (G-21: "a player must be present to go on a list").
+	FloorSignUpOnly bool `protobuf:"varint,10,opt,name=floor_sign_up_only,json=floorSignUpOnly,proto3" json:"floor_sign_up_only,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Policy) Reset() {
@@ -454,6 +457,13 @@ func (x *Policy) GetSitDownWindow() *durationpb.Duration {
 		return x.SitDownWindow
 	}
 	return nil
+}
+
+func (x *Policy) GetFloorSignUpOnly() bool {
+	if x != nil {
+		return x.FloorSignUpOnly
+	}
+	return false
 }
 
 // Waitlist is the list of players waiting for a seat in one game.
@@ -3167,7 +3177,7 @@ var File_cardroom_seating_v1_seating_proto protoreflect.FileDescriptor
 
 const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\n" +
-	"!cardroom/seating/v1/seating.proto\x12\x13cardroom.seating.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb2\x04\n" +
+	"!cardroom/seating/v1/seating.proto\x12\x13cardroom.seating.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdf\x04\n" +
 	"\x06Policy\x12N\n" +
 	"\roffer_timeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\fofferTimeout\x12.\n" +
 	"\x13decline_keeps_place\x18\x02 \x01(\bR\x11declineKeepsPlace\x12,\n" +
@@ -3179,7 +3189,9 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\rshort_absence\x18\a \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\fshortAbsence\x12H\n" +
 	"\n" +
 	"long_break\x18\b \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\tlongBreak\x12Q\n" +
-	"\x0fsit_down_window\x18\t \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\rsitDownWindow\"\xf7\x01\n" +
+	"\x0fsit_down_window\x18\t \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\rsitDownWindow\x12+\n" +
+	"\x12floor_sign_up_only\x18\n" +
+	" \x01(\bR\x0ffloorSignUpOnly\"\xf7\x01\n" +
 	"\bWaitlist\x12\x1f\n" +
 	"\vwaitlist_id\x18\x01 \x01(\tR\n" +
 	"waitlistId\x12*\n" +
