@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -15,6 +16,7 @@ import (
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/live"
 	"github.com/cardroom/cardroom/services/table/store"
 )
 
@@ -284,6 +286,9 @@ func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View,
 	if seat < 0 {
 		return View{}, false, fault.New(fault.Forbidden, "NOT_SEATED", "only a seated player acts")
 	}
+	if t.dt.Config().Mode == engine.Live {
+		return View{}, false, fault.New(fault.Precondition, "LIVE_TABLE", "at a live table the dealer enters the action")
+	}
 	now := r.d.Clock.Now()
 	act := dealer.Act{ActionID: a.ActionID, ExpectedSeq: a.ExpectedSeq,
 		Action: engine.Action{Seat: seat, Kind: a.Kind, Amount: a.Amount, By: engine.RolePlayer}}
@@ -389,4 +394,39 @@ func (r *Runner) CloseTable(ctx context.Context, id string) (closed bool, err er
 		return false, err
 	}
 	return t.dt.Closed(), nil
+}
+
+// ErrNoDecision is returned when nobody is to act.
+var ErrNoDecision = fault.New(fault.Precondition, "NO_DECISION_PENDING", "nobody is to act")
+
+// Interpret reads a live dealer's entry for the seat in turn (TP-32…TP-43)
+// and returns the proposed ruling, the seat and the sequence number it was
+// made on. Nothing changes.
+func (r *Runner) Interpret(ctx context.Context, id string, e live.Entry) (live.Ruling, int, int64, error) {
+	t, err := r.table(ctx, id)
+	if err != nil {
+		return live.Ruling{}, 0, 0, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.dt.Hand()
+	if h == nil {
+		return live.Ruling{}, 0, 0, dealer.ErrNoHand
+	}
+	b, ok := h.Betting()
+	if !ok {
+		return live.Ruling{}, 0, 0, ErrNoDecision
+	}
+	s := live.Situation{Structure: live.Structure(b.Structure), Tournament: b.Tournament, Preflop: b.Preflop, CurrentBet: b.CurrentBet,
+		InFront: b.InFront, Stack: b.Stack, MinRaiseTo: b.MinRaiseTo, MaxRaiseTo: b.MaxRaiseTo, LastRaise: b.LastRaise,
+		ChipUnit: b.ChipUnit, RaiseClosed: b.RaiseClosed}
+	ru, err := live.Interpret(e, s)
+	if err != nil {
+		var le *live.RuleError
+		if errors.As(err, &le) {
+			return live.Ruling{}, 0, 0, fault.Rule(fault.Invalid, le.Rule, string(le.Reason), le.Msg)
+		}
+		return live.Ruling{}, 0, 0, err
+	}
+	return ru, b.Seat, t.dt.Seq(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/live"
 	"github.com/cardroom/cardroom/services/table/phh"
 	"github.com/cardroom/cardroom/services/table/runner"
 )
@@ -396,6 +397,29 @@ func (s *Server) ListPlayerHands(ctx context.Context, req *tablev1.ListPlayerHan
 	resp := &tablev1.ListPlayerHandsResponse{}
 	for _, h := range hs {
 		resp.Hands = append(resp.Hands, playerHandToProto(h))
+	}
+	return resp, nil
+}
+
+var liveActionToProto = map[live.Action]tablev1.ActionKind{
+	live.Fold: tablev1.ActionKind_ACTION_KIND_FOLD, live.Check: tablev1.ActionKind_ACTION_KIND_CHECK,
+	live.Call: tablev1.ActionKind_ACTION_KIND_CALL, live.Bet: tablev1.ActionKind_ACTION_KIND_BET,
+	live.Raise: tablev1.ActionKind_ACTION_KIND_RAISE,
+}
+
+// InterpretEntry proposes the ruling for a live dealer's entry.
+func (s *Server) InterpretEntry(ctx context.Context, req *tablev1.InterpretEntryRequest) (*tablev1.InterpretEntryResponse, error) {
+	e := live.Entry{Declaration: live.Declaration(req.GetDeclaration()), Amount: req.GetAmount(), RaiseBy: req.GetRaiseBy(),
+		ChipsTotal: req.GetChipsTotal(), ChipCount: int(req.GetChipCount()), LargestChip: req.GetLargestChip(),
+		Motions: int(req.GetMotions()), DeclaredBeforeChips: req.GetDeclaredBeforeChips()}
+	ru, seat, seq, err := s.runner.Interpret(ctx, req.GetTableId(), e)
+	if err != nil {
+		return nil, err
+	}
+	resp := &tablev1.InterpretEntryResponse{Seat: int32(seat), Action: liveActionToProto[ru.Action], Amount: ru.Amount, AllIn: ru.AllIn,
+		Returned: ru.Returned, Owed: ru.Owed, AwaitAmount: ru.AwaitAmount, CallFloor: ru.CallFloor, Sequence: seq}
+	for _, c := range ru.Rules {
+		resp.Rules = append(resp.Rules, &tablev1.RuleCitation{RuleId: c.Rule, Text: c.Text})
 	}
 	return resp, nil
 }

@@ -414,6 +414,75 @@ func (HistoryFormat) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{5}
 }
 
+// Declaration is what a live player said.
+type Declaration int32
+
+const (
+	// DECLARATION_UNSPECIFIED: nothing was said.
+	Declaration_DECLARATION_UNSPECIFIED Declaration = 0
+	// DECLARATION_CHECK is "check".
+	Declaration_DECLARATION_CHECK Declaration = 1
+	// DECLARATION_CALL is "call".
+	Declaration_DECLARATION_CALL Declaration = 2
+	// DECLARATION_BET_OR_RAISE is "bet" or "raise", with or without an amount.
+	Declaration_DECLARATION_BET_OR_RAISE Declaration = 3
+	// DECLARATION_POT is "pot".
+	Declaration_DECLARATION_POT Declaration = 4
+	// DECLARATION_FOLD is "fold".
+	Declaration_DECLARATION_FOLD Declaration = 5
+	// DECLARATION_ALL_IN is "all in".
+	Declaration_DECLARATION_ALL_IN Declaration = 6
+)
+
+// Enum value maps for Declaration.
+var (
+	Declaration_name = map[int32]string{
+		0: "DECLARATION_UNSPECIFIED",
+		1: "DECLARATION_CHECK",
+		2: "DECLARATION_CALL",
+		3: "DECLARATION_BET_OR_RAISE",
+		4: "DECLARATION_POT",
+		5: "DECLARATION_FOLD",
+		6: "DECLARATION_ALL_IN",
+	}
+	Declaration_value = map[string]int32{
+		"DECLARATION_UNSPECIFIED":  0,
+		"DECLARATION_CHECK":        1,
+		"DECLARATION_CALL":         2,
+		"DECLARATION_BET_OR_RAISE": 3,
+		"DECLARATION_POT":          4,
+		"DECLARATION_FOLD":         5,
+		"DECLARATION_ALL_IN":       6,
+	}
+)
+
+func (x Declaration) Enum() *Declaration {
+	p := new(Declaration)
+	*p = x
+	return p
+}
+
+func (x Declaration) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Declaration) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_table_proto_enumTypes[6].Descriptor()
+}
+
+func (Declaration) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_table_proto_enumTypes[6]
+}
+
+func (x Declaration) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Declaration.Descriptor instead.
+func (Declaration) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{6}
+}
+
 // Table is a poker table.
 type Table struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2969,6 +3038,310 @@ func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
 	return nil
 }
 
+// InterpretEntryRequest is what the dealer saw the player in turn do.
+type InterpretEntryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// declaration is what the player said.
+	Declaration Declaration `protobuf:"varint,2,opt,name=declaration,proto3,enum=cardroom.table.v1.Declaration" json:"declaration,omitempty"`
+	// amount is a declared amount (the round total unless raise_by), 0 for none.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// raise_by marks an amount clearly stated as "raise by" (TP-32).
+	RaiseBy bool `protobuf:"varint,4,opt,name=raise_by,json=raiseBy,proto3" json:"raise_by,omitempty"`
+	// chips_total is the value of the chips pushed now (TP-36).
+	ChipsTotal int64 `protobuf:"varint,5,opt,name=chips_total,json=chipsTotal,proto3" json:"chips_total,omitempty"`
+	// chip_count is how many chips were pushed.
+	ChipCount int32 `protobuf:"varint,6,opt,name=chip_count,json=chipCount,proto3" json:"chip_count,omitempty"`
+	// largest_chip is the largest chip pushed.
+	LargestChip int64 `protobuf:"varint,7,opt,name=largest_chip,json=largestChip,proto3" json:"largest_chip,omitempty"`
+	// motions is how many separate movements put the chips in (TP-37, TP-38).
+	Motions int32 `protobuf:"varint,8,opt,name=motions,proto3" json:"motions,omitempty"`
+	// declared_before_chips: the declaration came before any chip crossed
+	// the line.
+	DeclaredBeforeChips bool `protobuf:"varint,9,opt,name=declared_before_chips,json=declaredBeforeChips,proto3" json:"declared_before_chips,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *InterpretEntryRequest) Reset() {
+	*x = InterpretEntryRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InterpretEntryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InterpretEntryRequest) ProtoMessage() {}
+
+func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
+func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *InterpretEntryRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *InterpretEntryRequest) GetDeclaration() Declaration {
+	if x != nil {
+		return x.Declaration
+	}
+	return Declaration_DECLARATION_UNSPECIFIED
+}
+
+func (x *InterpretEntryRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *InterpretEntryRequest) GetRaiseBy() bool {
+	if x != nil {
+		return x.RaiseBy
+	}
+	return false
+}
+
+func (x *InterpretEntryRequest) GetChipsTotal() int64 {
+	if x != nil {
+		return x.ChipsTotal
+	}
+	return 0
+}
+
+func (x *InterpretEntryRequest) GetChipCount() int32 {
+	if x != nil {
+		return x.ChipCount
+	}
+	return 0
+}
+
+func (x *InterpretEntryRequest) GetLargestChip() int64 {
+	if x != nil {
+		return x.LargestChip
+	}
+	return 0
+}
+
+func (x *InterpretEntryRequest) GetMotions() int32 {
+	if x != nil {
+		return x.Motions
+	}
+	return 0
+}
+
+func (x *InterpretEntryRequest) GetDeclaredBeforeChips() bool {
+	if x != nil {
+		return x.DeclaredBeforeChips
+	}
+	return false
+}
+
+// RuleCitation is a rule a ruling applies.
+type RuleCitation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rule_id is the RULES.md id.
+	RuleId string `protobuf:"bytes,1,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// text explains it.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RuleCitation) Reset() {
+	*x = RuleCitation{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RuleCitation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RuleCitation) ProtoMessage() {}
+
+func (x *RuleCitation) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
+func (*RuleCitation) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RuleCitation) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *RuleCitation) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// InterpretEntryResponse is the proposed ruling.
+type InterpretEntryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat in turn.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// action is the proposed action; unspecified when the floor must rule.
+	Action ActionKind `protobuf:"varint,2,opt,name=action,proto3,enum=cardroom.table.v1.ActionKind" json:"action,omitempty"`
+	// amount is the total wager after the action (TP-32).
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// all_in is true when amount is the whole stack.
+	AllIn bool `protobuf:"varint,4,opt,name=all_in,json=allIn,proto3" json:"all_in,omitempty"`
+	// returned are the pushed chips that go back to the player; owed what
+	// the player must still add.
+	Returned int64 `protobuf:"varint,5,opt,name=returned,proto3" json:"returned,omitempty"`
+	// owed: see returned.
+	Owed int64 `protobuf:"varint,6,opt,name=owed,proto3" json:"owed,omitempty"`
+	// await_amount: the action is a bet or raise whose size the dealer must
+	// still enter (TP-42); amount is the least it can be.
+	AwaitAmount bool `protobuf:"varint,7,opt,name=await_amount,json=awaitAmount,proto3" json:"await_amount,omitempty"`
+	// call_floor asks the dealer to call the floor before confirming.
+	CallFloor bool `protobuf:"varint,8,opt,name=call_floor,json=callFloor,proto3" json:"call_floor,omitempty"`
+	// rules are the rules applied.
+	Rules []*RuleCitation `protobuf:"bytes,9,rep,name=rules,proto3" json:"rules,omitempty"`
+	// sequence is the table's sequence number the ruling was made on; send
+	// it as expected_sequence when confirming.
+	Sequence      int64 `protobuf:"varint,10,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InterpretEntryResponse) Reset() {
+	*x = InterpretEntryResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InterpretEntryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InterpretEntryResponse) ProtoMessage() {}
+
+func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
+func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *InterpretEntryResponse) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *InterpretEntryResponse) GetAction() ActionKind {
+	if x != nil {
+		return x.Action
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *InterpretEntryResponse) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *InterpretEntryResponse) GetAllIn() bool {
+	if x != nil {
+		return x.AllIn
+	}
+	return false
+}
+
+func (x *InterpretEntryResponse) GetReturned() int64 {
+	if x != nil {
+		return x.Returned
+	}
+	return 0
+}
+
+func (x *InterpretEntryResponse) GetOwed() int64 {
+	if x != nil {
+		return x.Owed
+	}
+	return 0
+}
+
+func (x *InterpretEntryResponse) GetAwaitAmount() bool {
+	if x != nil {
+		return x.AwaitAmount
+	}
+	return false
+}
+
+func (x *InterpretEntryResponse) GetCallFloor() bool {
+	if x != nil {
+		return x.CallFloor
+	}
+	return false
+}
+
+func (x *InterpretEntryResponse) GetRules() []*RuleCitation {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *InterpretEntryResponse) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
 var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
@@ -3162,7 +3535,35 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x03net\x18\x04 \x01(\x03R\x03net\x125\n" +
 	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"N\n" +
 	"\x17ListPlayerHandsResponse\x123\n" +
-	"\x05hands\x18\x01 \x03(\v2\x1d.cardroom.table.v1.PlayerHandR\x05hands*W\n" +
+	"\x05hands\x18\x01 \x03(\v2\x1d.cardroom.table.v1.PlayerHandR\x05hands\"\xac\x03\n" +
+	"\x15InterpretEntryRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12J\n" +
+	"\vdeclaration\x18\x02 \x01(\x0e2\x1e.cardroom.table.v1.DeclarationB\b\xbaH\x05\x82\x01\x02\x10\x01R\vdeclaration\x12\x1f\n" +
+	"\x06amount\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x06amount\x12\x19\n" +
+	"\braise_by\x18\x04 \x01(\bR\araiseBy\x12(\n" +
+	"\vchips_total\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"chipsTotal\x12&\n" +
+	"\n" +
+	"chip_count\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\tchipCount\x12*\n" +
+	"\flargest_chip\x18\a \x01(\x03B\a\xbaH\x04\"\x02(\x00R\vlargestChip\x12!\n" +
+	"\amotions\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\amotions\x122\n" +
+	"\x15declared_before_chips\x18\t \x01(\bR\x13declaredBeforeChips\";\n" +
+	"\fRuleCitation\x12\x17\n" +
+	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xd7\x02\n" +
+	"\x16InterpretEntryResponse\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x125\n" +
+	"\x06action\x18\x02 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x06action\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x15\n" +
+	"\x06all_in\x18\x04 \x01(\bR\x05allIn\x12\x1a\n" +
+	"\breturned\x18\x05 \x01(\x03R\breturned\x12\x12\n" +
+	"\x04owed\x18\x06 \x01(\x03R\x04owed\x12!\n" +
+	"\fawait_amount\x18\a \x01(\bR\vawaitAmount\x12\x1d\n" +
+	"\n" +
+	"call_floor\x18\b \x01(\bR\tcallFloor\x125\n" +
+	"\x05rules\x18\t \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x12\x1a\n" +
+	"\bsequence\x18\n" +
+	" \x01(\x03R\bsequence*W\n" +
 	"\tTableKind\x12\x1a\n" +
 	"\x16TABLE_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTABLE_KIND_CASH\x10\x01\x12\x19\n" +
@@ -3204,7 +3605,15 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\rHistoryFormat\x12\x1e\n" +
 	"\x1aHISTORY_FORMAT_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13HISTORY_FORMAT_JSON\x10\x01\x12\x16\n" +
-	"\x12HISTORY_FORMAT_PHH\x10\x022\xa6\x10\n" +
+	"\x12HISTORY_FORMAT_PHH\x10\x02*\xb8\x01\n" +
+	"\vDeclaration\x12\x1b\n" +
+	"\x17DECLARATION_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11DECLARATION_CHECK\x10\x01\x12\x14\n" +
+	"\x10DECLARATION_CALL\x10\x02\x12\x1c\n" +
+	"\x18DECLARATION_BET_OR_RAISE\x10\x03\x12\x13\n" +
+	"\x0fDECLARATION_POT\x10\x04\x12\x14\n" +
+	"\x10DECLARATION_FOLD\x10\x05\x12\x16\n" +
+	"\x12DECLARATION_ALL_IN\x10\x062\xd1\x11\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -3231,7 +3640,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x03Act\x12\x1d.cardroom.table.v1.ActRequest\x1a\x1e.cardroom.table.v1.ActResponse\"/\xca\xf3\x18\x03\n" +
 	"\x01\x01\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/actions\x12\x98\x01\n" +
 	"\fDealerAction\x12&.cardroom.table.v1.DealerActionRequest\x1a'.cardroom.table.v1.DealerActionResponse\"7\xca\xf3\x18\x04\n" +
-	"\x02\x02\x03\x82\xd3\xe4\x93\x02):\x01*\"$/v1/tables/{table_id}/dealer-actions\x12\x93\x01\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x02):\x01*\"$/v1/tables/{table_id}/dealer-actions\x12\xa8\x01\n" +
+	"\x0eInterpretEntry\x12(.cardroom.table.v1.InterpretEntryRequest\x1a).cardroom.table.v1.InterpretEntryResponse\"A\xca\xf3\x18\x04\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x023:\x01*\"./v1/tables/{table_id}/dealer-entries:interpret\x12\x93\x01\n" +
 	"\rGetTableState\x12'.cardroom.table.v1.GetTableStateRequest\x1a(.cardroom.table.v1.GetTableStateResponse\"/\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/tables/{table_id}/state\x12\x8c\x01\n" +
 	"\n" +
@@ -3254,8 +3665,8 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_table_proto_rawDescData
 }
 
-var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -3263,115 +3674,124 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(DealerActionKind)(0),           // 3: cardroom.table.v1.DealerActionKind
 	(KillReason)(0),                 // 4: cardroom.table.v1.KillReason
 	(HistoryFormat)(0),              // 5: cardroom.table.v1.HistoryFormat
-	(*Table)(nil),                   // 6: cardroom.table.v1.Table
-	(*CreateTableRequest)(nil),      // 7: cardroom.table.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),     // 8: cardroom.table.v1.CreateTableResponse
-	(*ListTablesRequest)(nil),       // 9: cardroom.table.v1.ListTablesRequest
-	(*ListTablesResponse)(nil),      // 10: cardroom.table.v1.ListTablesResponse
-	(*GetTableRequest)(nil),         // 11: cardroom.table.v1.GetTableRequest
-	(*GetTableResponse)(nil),        // 12: cardroom.table.v1.GetTableResponse
-	(*CloseTableRequest)(nil),       // 13: cardroom.table.v1.CloseTableRequest
-	(*CloseTableResponse)(nil),      // 14: cardroom.table.v1.CloseTableResponse
-	(*SeatState)(nil),               // 15: cardroom.table.v1.SeatState
-	(*LegalAction)(nil),             // 16: cardroom.table.v1.LegalAction
-	(*HandState)(nil),               // 17: cardroom.table.v1.HandState
-	(*TableState)(nil),              // 18: cardroom.table.v1.TableState
-	(*SitRequest)(nil),              // 19: cardroom.table.v1.SitRequest
-	(*SitResponse)(nil),             // 20: cardroom.table.v1.SitResponse
-	(*TopUpRequest)(nil),            // 21: cardroom.table.v1.TopUpRequest
-	(*TopUpResponse)(nil),           // 22: cardroom.table.v1.TopUpResponse
-	(*SitOutRequest)(nil),           // 23: cardroom.table.v1.SitOutRequest
-	(*SitOutResponse)(nil),          // 24: cardroom.table.v1.SitOutResponse
-	(*ReturnRequest)(nil),           // 25: cardroom.table.v1.ReturnRequest
-	(*ReturnResponse)(nil),          // 26: cardroom.table.v1.ReturnResponse
-	(*LeaveRequest)(nil),            // 27: cardroom.table.v1.LeaveRequest
-	(*LeaveResponse)(nil),           // 28: cardroom.table.v1.LeaveResponse
-	(*ActRequest)(nil),              // 29: cardroom.table.v1.ActRequest
-	(*ActResponse)(nil),             // 30: cardroom.table.v1.ActResponse
-	(*DealerActionRequest)(nil),     // 31: cardroom.table.v1.DealerActionRequest
-	(*DealerActionResponse)(nil),    // 32: cardroom.table.v1.DealerActionResponse
-	(*GetTableStateRequest)(nil),    // 33: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 34: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 35: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 36: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 37: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 38: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 39: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 40: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 41: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 42: cardroom.table.v1.ListPlayerHandsResponse
-	(*v1.Game)(nil),                 // 43: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 44: google.protobuf.Timestamp
+	(Declaration)(0),                // 6: cardroom.table.v1.Declaration
+	(*Table)(nil),                   // 7: cardroom.table.v1.Table
+	(*CreateTableRequest)(nil),      // 8: cardroom.table.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),     // 9: cardroom.table.v1.CreateTableResponse
+	(*ListTablesRequest)(nil),       // 10: cardroom.table.v1.ListTablesRequest
+	(*ListTablesResponse)(nil),      // 11: cardroom.table.v1.ListTablesResponse
+	(*GetTableRequest)(nil),         // 12: cardroom.table.v1.GetTableRequest
+	(*GetTableResponse)(nil),        // 13: cardroom.table.v1.GetTableResponse
+	(*CloseTableRequest)(nil),       // 14: cardroom.table.v1.CloseTableRequest
+	(*CloseTableResponse)(nil),      // 15: cardroom.table.v1.CloseTableResponse
+	(*SeatState)(nil),               // 16: cardroom.table.v1.SeatState
+	(*LegalAction)(nil),             // 17: cardroom.table.v1.LegalAction
+	(*HandState)(nil),               // 18: cardroom.table.v1.HandState
+	(*TableState)(nil),              // 19: cardroom.table.v1.TableState
+	(*SitRequest)(nil),              // 20: cardroom.table.v1.SitRequest
+	(*SitResponse)(nil),             // 21: cardroom.table.v1.SitResponse
+	(*TopUpRequest)(nil),            // 22: cardroom.table.v1.TopUpRequest
+	(*TopUpResponse)(nil),           // 23: cardroom.table.v1.TopUpResponse
+	(*SitOutRequest)(nil),           // 24: cardroom.table.v1.SitOutRequest
+	(*SitOutResponse)(nil),          // 25: cardroom.table.v1.SitOutResponse
+	(*ReturnRequest)(nil),           // 26: cardroom.table.v1.ReturnRequest
+	(*ReturnResponse)(nil),          // 27: cardroom.table.v1.ReturnResponse
+	(*LeaveRequest)(nil),            // 28: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 29: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 30: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 31: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 32: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 33: cardroom.table.v1.DealerActionResponse
+	(*GetTableStateRequest)(nil),    // 34: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 35: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 36: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 37: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 38: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 39: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 40: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 41: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 42: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 43: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 44: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 45: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 46: cardroom.table.v1.InterpretEntryResponse
+	(*v1.Game)(nil),                 // 47: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 48: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	43, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	47, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	44, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
-	15, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	43, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	48, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
+	47, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
-	6,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
-	6,  // 9: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
-	6,  // 10: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
-	6,  // 11: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
+	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
+	7,  // 9: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
+	7,  // 10: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
+	7,  // 11: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
 	2,  // 12: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
-	16, // 13: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	44, // 14: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
-	15, // 15: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
-	17, // 16: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
-	15, // 17: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
-	15, // 18: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
-	15, // 19: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
-	15, // 20: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 13: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
+	48, // 14: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	16, // 15: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	18, // 16: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	16, // 17: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 18: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 19: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 20: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
 	2,  // 21: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	18, // 22: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	19, // 22: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
 	3,  // 23: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
 	2,  // 24: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
 	4,  // 25: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	18, // 26: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	18, // 27: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	36, // 28: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	18, // 29: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	19, // 26: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	19, // 27: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	37, // 28: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	19, // 29: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
 	5,  // 30: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	44, // 31: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	41, // 32: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	7,  // 33: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	9,  // 34: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	11, // 35: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	13, // 36: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	19, // 37: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	21, // 38: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	23, // 39: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	25, // 40: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	27, // 41: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	29, // 42: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	31, // 43: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	33, // 44: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	35, // 45: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	38, // 46: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	40, // 47: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	8,  // 48: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	10, // 49: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	12, // 50: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	14, // 51: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	20, // 52: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	22, // 53: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	24, // 54: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	26, // 55: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	28, // 56: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	30, // 57: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	32, // 58: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	34, // 59: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	37, // 60: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	39, // 61: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	42, // 62: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	48, // [48:63] is the sub-list for method output_type
-	33, // [33:48] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	48, // 31: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	42, // 32: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 33: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 34: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	45, // 35: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	8,  // 36: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 37: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 38: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 39: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	20, // 40: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	22, // 41: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	24, // 42: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	26, // 43: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	28, // 44: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	30, // 45: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	32, // 46: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	44, // 47: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	34, // 48: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	36, // 49: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	39, // 50: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	41, // 51: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 52: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 53: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 54: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 55: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	21, // 56: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	23, // 57: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	25, // 58: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	27, // 59: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	29, // 60: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	31, // 61: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	33, // 62: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	46, // 63: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	35, // 64: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	38, // 65: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	40, // 66: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	43, // 67: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	52, // [52:68] is the sub-list for method output_type
+	36, // [36:52] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -3386,8 +3806,8 @@ func file_cardroom_table_v1_table_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   37,
+			NumEnums:      7,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,7 @@ const (
 	TableService_Leave_FullMethodName           = "/cardroom.table.v1.TableService/Leave"
 	TableService_Act_FullMethodName             = "/cardroom.table.v1.TableService/Act"
 	TableService_DealerAction_FullMethodName    = "/cardroom.table.v1.TableService/DealerAction"
+	TableService_InterpretEntry_FullMethodName  = "/cardroom.table.v1.TableService/InterpretEntry"
 	TableService_GetTableState_FullMethodName   = "/cardroom.table.v1.TableService/GetTableState"
 	TableService_WatchTable_FullMethodName      = "/cardroom.table.v1.TableService/WatchTable"
 	TableService_GetHandHistory_FullMethodName  = "/cardroom.table.v1.TableService/GetHandHistory"
@@ -83,6 +84,11 @@ type TableServiceClient interface {
 	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
 	// Floor rulings are audited.
 	DealerAction(ctx context.Context, in *DealerActionRequest, opts ...grpc.CallOption) (*DealerActionResponse, error)
+	// InterpretEntry reads what a live dealer entered for the player in turn
+	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
+	// the action it amounts to. Nothing is applied: the dealer confirms the
+	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
+	InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.
 	GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error)
@@ -216,6 +222,16 @@ func (c *tableServiceClient) DealerAction(ctx context.Context, in *DealerActionR
 	return out, nil
 }
 
+func (c *tableServiceClient) InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InterpretEntryResponse)
+	err := c.cc.Invoke(ctx, TableService_InterpretEntry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tableServiceClient) GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetTableStateResponse)
@@ -309,6 +325,11 @@ type TableServiceServer interface {
 	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
 	// Floor rulings are audited.
 	DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error)
+	// InterpretEntry reads what a live dealer entered for the player in turn
+	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
+	// the action it amounts to. Nothing is applied: the dealer confirms the
+	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
+	InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.
 	GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error)
@@ -364,6 +385,9 @@ func (UnimplementedTableServiceServer) Act(context.Context, *ActRequest) (*ActRe
 }
 func (UnimplementedTableServiceServer) DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DealerAction not implemented")
+}
+func (UnimplementedTableServiceServer) InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InterpretEntry not implemented")
 }
 func (UnimplementedTableServiceServer) GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTableState not implemented")
@@ -596,6 +620,24 @@ func _TableService_DealerAction_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TableService_InterpretEntry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InterpretEntryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).InterpretEntry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_InterpretEntry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).InterpretEntry(ctx, req.(*InterpretEntryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TableService_GetTableState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetTableStateRequest)
 	if err := dec(in); err != nil {
@@ -711,6 +753,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DealerAction",
 			Handler:    _TableService_DealerAction_Handler,
+		},
+		{
+			MethodName: "InterpretEntry",
+			Handler:    _TableService_InterpretEntry_Handler,
 		},
 		{
 			MethodName: "GetTableState",
