@@ -155,7 +155,12 @@ func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epo
 		}
 	}
 	if d != nil {
-		d.ID, d.Waitlist, d.At = uuid.NewString(), g.ID, r.clock.Now().UTC()
+		// UUIDv7: decisions made in the same millisecond keep their order.
+		did, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		d.ID, d.Waitlist, d.At = did.String(), g.ID, r.clock.Now().UTC()
 		if err := r.store.RecordDecision(ctx, tx, *d); err != nil {
 			return err
 		}

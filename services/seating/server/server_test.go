@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -322,5 +323,107 @@ func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
 	if err != nil || len(ds.GetDecisions()) != 3 || ds.GetDecisions()[0].GetAction() != "extend_absence" ||
 		ds.GetDecisions()[0].GetFloorId() != "floor-1" {
 		t.Fatalf("decisions = %v, %v", ds, err)
+	}
+}
+
+// seat joins players and seats them at a new table through accepted
+// offers confirmed by the table.
+func (h *harness) seat(t *testing.T, id, table string, players ...string) {
+	t.Helper()
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	for _, p := range players {
+		if _, err := h.c.JoinWaitlist(floor, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.openTable(t, table, len(players))
+	for _, p := range players {
+		offers, err := h.c.ListOffers(h.g.As(t, p, auth.Player), &seatingv1.ListOffersRequest{})
+		if err != nil || len(offers.GetOffers()) != 1 {
+			t.Fatalf("offers of %s = %v, %v", p, offers, err)
+		}
+		o := offers.GetOffers()[0]
+		if _, err := h.c.AcceptOffer(h.g.As(t, p, auth.Player), &seatingv1.AcceptOfferRequest{OfferId: o.GetOfferId()}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(&tablev1.PlayerSeated{TableId: table, Seat: o.GetSeat(), PlayerId: p, OfferId: o.GetOfferId()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-" + o.GetOfferId(), Topic: room.TopicPlayerSeated, Payload: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFloorOperations(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetWaitlist().GetWaitlistId()
+	h.seat(t, id, "t1", "ann", "bob")
+	h.seat(t, id, "t2", "cat", "dan")
+
+	// A seated player asks for a table change from the app.
+	change, err := h.c.RequestTableChange(h.g.As(t, "ann", auth.Player), &seatingv1.RequestTableChangeRequest{WaitlistId: id})
+	if err != nil || change.GetEntry().GetKind() != seatingv1.EntryKind_ENTRY_KIND_TABLE_CHANGE || change.GetEntry().GetFromTableId() != "t1" {
+		t.Fatalf("table change = %v, %v", change, err)
+	}
+	for _, p := range []string{"wes", "xav", "yan"} {
+		if _, err := h.c.JoinWaitlist(h.g.As(t, p, auth.Player), &seatingv1.JoinWaitlistRequest{WaitlistId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moved, err := h.c.MoveEntry(floor, &seatingv1.MoveEntryRequest{WaitlistId: id, PlayerId: "yan", Position: 2, Reason: "was on the paper list first"})
+	if err != nil || moved.GetEntries()[1].GetPlayerId() != "yan" {
+		t.Fatalf("move = %v, %v", moved, err)
+	}
+	if _, err := h.c.LeaveWaitlist(floor, &seatingv1.LeaveWaitlistRequest{WaitlistId: id, PlayerId: "xav", Reason: "left the room"}); err != nil {
+		t.Fatal(err)
+	}
+	mm, err := h.c.SetMustMove(floor, &seatingv1.SetMustMoveRequest{TableId: "t2", MustMove: true})
+	if err != nil || !mm.GetTable().GetMustMove() {
+		t.Fatalf("must-move = %v, %v", mm, err)
+	}
+	// t1 breaks: ann and bob go to the head of the list, ann's change
+	// request becomes her broken-table place.
+	broken, err := h.c.BreakTable(floor, &seatingv1.BreakTableRequest{TableId: "t1", Reason: "short-handed"})
+	if err != nil || len(broken.GetEntries()) != 2 || broken.GetEntries()[0].GetPosition() != 1 ||
+		broken.GetEntries()[0].GetKind() != seatingv1.EntryKind_ENTRY_KIND_BROKEN_TABLE {
+		t.Fatalf("break = %v, %v", broken, err)
+	}
+	got, err := h.c.GetWaitlist(floor, &seatingv1.GetWaitlistRequest{WaitlistId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range got.GetBoard().GetEntries() {
+		order = append(order, e.GetPlayerId())
+	}
+	if strings.Join(order, ",") != "ann,bob,yan,wes" || len(got.GetBoard().GetTables()) != 1 {
+		t.Fatalf("board after the break: %v, %d tables", order, len(got.GetBoard().GetTables()))
+	}
+	ds, err := h.c.ListFloorDecisions(floor, &seatingv1.ListFloorDecisionsRequest{WaitlistId: id, PageSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, d := range ds.GetDecisions() {
+		actions = append(actions, d.GetAction())
+	}
+	if strings.Join(actions, ",") != "break_table,set_must_move,remove_entry,move_entry" {
+		t.Fatalf("decisions %v", actions)
+	}
+	// Only the floor does these.
+	player := h.g.As(t, "ann", auth.Player)
+	if _, err := h.c.BreakTable(player, &seatingv1.BreakTableRequest{TableId: "t2"}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("player breaks a table: %v", err)
+	}
+	if _, err := h.c.ListFloorDecisions(player, &seatingv1.ListFloorDecisionsRequest{WaitlistId: id}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("player reads decisions: %v", err)
 	}
 }
