@@ -66,6 +66,9 @@ type Seat struct {
 	// seat folds (or checks) when its turn comes and is cashed out when
 	// the hand ends.
 	Leaving bool `json:"leaving,omitempty"`
+	// Unpaid is a player whose buy-in the wallet has not committed yet:
+	// the seat is theirs but they are not dealt in until it is (Paid).
+	Unpaid bool `json:"unpaid,omitempty"`
 }
 
 // Occupied reports whether a player sits in the seat.
@@ -297,6 +300,25 @@ func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output,
 	return t.changed(), nil
 }
 
+// SitUnpaid seats a player like Sit whose buy-in the wallet has yet to
+// commit: they are not dealt in until Paid.
+func (t *Table) SitUnpaid(seat int, player string, stack int64, postNow bool) (Output, error) {
+	out, err := t.Sit(seat, player, stack, postNow)
+	if err == nil {
+		t.seats[seat].Unpaid = true
+	}
+	return out, err
+}
+
+// Paid records that the wallet committed the buy-in of the player in seat.
+func (t *Table) Paid(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].Unpaid = false
+	return t.changed(), nil
+}
+
 // SitOut marks the player in seat as sitting out from the next hand: they
 // are not dealt in and owe the blinds that pass them (TP-12, TP-15, TP-18).
 func (t *Table) SitOut(seat int) (Output, error) {
@@ -405,6 +427,11 @@ func (t *Table) stakes() button.Stakes {
 }
 
 func (t *Table) buttonSeat(s Seat) button.Seat {
+	if s.Unpaid {
+		// Not in the game yet: the planner sees an empty seat, so no blind
+		// is owed for the moments before the wallet confirms.
+		return button.Seat{}
+	}
 	return button.Seat{Player: s.Player, Stack: s.Stack, SittingOut: s.SittingOut || s.Leaving, New: s.New,
 		PostNow: s.PostNow, Rebought: s.Rebought, Debt: s.Debt}
 }
@@ -512,7 +539,7 @@ func (t *Table) planNext() (button.Plan, engine.Setup, error) {
 func (t *Table) planStud() (button.Plan, engine.Setup, error) {
 	var setup engine.Setup
 	for i, s := range t.seats {
-		if s.Occupied() && s.Stack > 0 && (!s.SittingOut && !s.Leaving || t.cfg.Tournament) {
+		if s.Occupied() && !s.Unpaid && s.Stack > 0 && (!s.SittingOut && !s.Leaving || t.cfg.Tournament) {
 			setup.Players = append(setup.Players, engine.Player{Seat: i, ID: s.Player, Stack: s.Stack, Absent: t.cfg.Tournament && s.SittingOut})
 		}
 	}
@@ -692,6 +719,9 @@ func (t *Table) finish(out *Output, now time.Time) {
 	if !t.cfg.Game.IsStud() {
 		next := t.plan.Next(bseats)
 		for i := range t.seats {
+			if t.seats[i].Unpaid {
+				continue
+			}
 			t.seats[i].Debt = next[i].Debt
 			t.seats[i].New = next[i].New
 			t.seats[i].PostNow = next[i].PostNow

@@ -543,3 +543,65 @@ func TestUnseat(t *testing.T) {
 		t.Fatalf("unseat: %v %+v", err, out)
 	}
 }
+
+func TestUnpaidSeatNotDealt(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100)
+	if _, err := tb.SitUnpaid(2, "C", 100, true); err != nil {
+		t.Fatal(err)
+	}
+	mustStart(t, tb, 1, t0)
+	if tb.dealtIn(2) || tb.seats[2].Debt.Owes() {
+		t.Fatal("a seat whose buy-in is not committed was dealt in or owes")
+	}
+	foldAround(t, tb)
+	if !tb.seats[2].New || !tb.seats[2].PostNow {
+		t.Fatalf("the unpaid seat lost its choices: %+v", tb.seats[2])
+	}
+	if _, err := tb.Paid(2); err != nil {
+		t.Fatal(err)
+	}
+	mustStart(t, tb, 2, t0)
+	if !tb.dealtIn(2) {
+		t.Fatal("a paid new player who posts now is not dealt in (TP-13)")
+	}
+}
+
+func TestBustedPlayerOwesBlinds_TP19(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100, 2)
+	// Seat 3 has two chips: play hands until it busts.
+	for h := range 40 {
+		if tb.seats[3].Stack == 0 {
+			break
+		}
+		mustStart(t, tb, uint64(h+100), t0)
+		for tb.InHand() {
+			kind := engine.Call
+			if slices.ContainsFunc(tb.Hand().LegalActions(), func(l engine.Legal) bool { return l.Kind == engine.Check }) {
+				kind = engine.Check
+			}
+			act(t, tb, tb.Hand().ToAct(), kind, 0)
+		}
+	}
+	if tb.seats[3].Stack != 0 {
+		t.Skip("seat 3 never busted with these decks")
+	}
+	// The blinds pass the busted seat before the rebuy.
+	for h := range 4 {
+		mustStart(t, tb, uint64(h+200), t0)
+		foldAround(t, tb)
+	}
+	if !tb.seats[3].Debt.Owes() {
+		t.Fatalf("TP-19: a busted seat passed by the blinds owes nothing: %+v", tb.seats[3])
+	}
+	if _, err := tb.TopUp(3, 100); err != nil {
+		t.Fatal(err)
+	}
+	if !tb.seats[3].Rebought {
+		t.Fatal("a top-up from zero is not a rebuy")
+	}
+	if opts := tb.Options(3); len(opts) != 2 || opts[1].Rule != "TP-15" && opts[1].Rule != "TP-18" {
+		t.Fatalf("TP-19 debt collected under TP-15/TP-18: %+v", opts)
+	}
+}

@@ -104,7 +104,11 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.buying--
 		t.schedule()
 	}()
-	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Sit(a.Seat, a.Player, a.Amount, a.PostNow) },
+	sit := (*dealer.Table).Sit
+	if d.Wallet != nil {
+		sit = (*dealer.Table).SitUnpaid
+	}
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return sit(dt, a.Seat, a.Player, a.Amount, a.PostNow) },
 		func(tx *sqlstore.Tx) error {
 			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
 				return err
@@ -126,6 +130,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			}
 			return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
 		}
+		t.markPaid(ctx, move)
 	}
 	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
 }

@@ -701,6 +701,9 @@ func (t *Table) retryMoney() {
 	for _, m := range moves {
 		err := t.finishMove(ctx, m)
 		if err == nil {
+			if m.Kind == store.MoveBuyIn {
+				t.markPaid(ctx, m)
+			}
 			continue
 		}
 		if m.Kind == store.MoveCashOut || !definite(err) {
@@ -710,6 +713,18 @@ func (t *Table) retryMoney() {
 		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
 			d.Logger.Error("undo a refused buy-in", "table", t.id, "key", m.Key, "err", uerr)
 		}
+	}
+}
+
+// markPaid deals in a player whose buy-in the wallet committed. The caller
+// holds t.mu.
+func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
+	seats := t.dt.Seats()
+	if m.Seat >= len(seats) || seats[m.Seat].Player != m.Player || !seats[m.Seat].Unpaid {
+		return
+	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, nil); err != nil {
+		t.r.d.Logger.Error("mark a buy-in paid", "table", t.id, "seat", m.Seat, "err", err)
 	}
 }
 
