@@ -125,7 +125,7 @@ var allParts = []part{
 			}
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
 			svc, err := table.New(table.Deps{
-				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log,
+				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log, Shuffle: testShuffle,
 				Wallet:  walletv1.NewWalletServiceClient(walletConn),
 				Seating: seatingv1.NewSeatingServiceClient(seatingConn),
 			})
