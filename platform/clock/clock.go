@@ -11,6 +11,7 @@ import (
 
 // Clock tells the time and makes timers.
 type Clock interface {
+	// Now returns the current time.
 	Now() time.Time
 	// After returns a channel that receives the time once d has passed.
 	After(d time.Duration) <-chan time.Time

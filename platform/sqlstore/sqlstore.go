@@ -272,8 +272,11 @@ func (d *DB) Close() error { return d.db.Close() }
 
 // Querier is what both *sql.DB and *Tx offer, so read helpers can take either.
 type Querier interface {
+	// ExecContext runs a statement that returns no rows.
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	// QueryContext runs a query that returns rows.
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	// QueryRowContext runs a query that returns at most one row.
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
