@@ -1,8 +1,12 @@
 package table_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -10,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
@@ -33,7 +40,14 @@ import (
 // closed loop that measures the most actions/s the service sustains (and
 // so, by Little's law, latency = tables / throughput); a pace such as 1s
 // measures the latency of one action at a realistic room load.
-func BenchmarkActionsGRPC(b *testing.B) {
+func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
+
+// BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
+// JSON over HTTP through a grpc-gateway mux (the gateway's translation
+// layer) in front of the same gRPC server.
+func BenchmarkActionsREST(b *testing.B) { benchActions(b, true) }
+
+func benchActions(b *testing.B, rest bool) {
 	nTables := 200
 	if v, err := strconv.Atoi(os.Getenv("TABLE_BENCH_TABLES")); err == nil && v > 0 {
 		nTables = v
@@ -81,6 +95,13 @@ func BenchmarkActionsGRPC(b *testing.B) {
 		}
 	}
 
+	act := func(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+		return c.Act(ctx, req)
+	}
+	if rest {
+		act = restActor(b, c)
+	}
+
 	var remaining atomic.Int64
 	remaining.Store(int64(b.N))
 	lat := make([][]time.Duration, nTables)
@@ -119,7 +140,7 @@ func BenchmarkActionsGRPC(b *testing.B) {
 					}
 				}
 				t0 := time.Now()
-				resp, err := c.Act(tb.players[seat], &tablev1.ActRequest{TableId: tb.id, Kind: kind})
+				resp, err := act(tb.players[seat], &tablev1.ActRequest{TableId: tb.id, Kind: kind})
 				lat[i] = append(lat[i], time.Since(t0))
 				if err != nil {
 					errs <- fmt.Errorf("table %s seat %d %v: %w", tb.id, seat, kind, err)
@@ -153,3 +174,49 @@ func BenchmarkActionsGRPC(b *testing.B) {
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
 }
+
+// restActor serves the table service's REST mapping on a local HTTP server
+// and returns a function that posts one action as JSON with the caller's
+// bearer token, the way an app does through the gateway.
+func restActor(b *testing.B, c tablev1.TableServiceClient) func(context.Context, *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+	mux := runtime.NewServeMux()
+	if err := tablev1.RegisterTableServiceHandlerClient(context.Background(), mux, c); err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
+	return func(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+		tok, _ := bearerOf(ctx)
+		body, err := protojson.Marshal(req)
+		if err != nil {
+			return nil, err
+		}
+		hr, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/tables/"+req.GetTableId()+"/actions", bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		hr.Header.Set("Authorization", "Bearer "+tok)
+		hr.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(hr)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, data)
+		}
+		var out tablev1.ActResponse
+		if err := protojson.Unmarshal(data, &out); err != nil {
+			return nil, err
+		}
+		return &out, nil
+	}
+}
+
+// bearerOf reads the token testkit's As put in the context.
+func bearerOf(ctx context.Context) (string, bool) { return auth.TokenFromContext(ctx) }
