@@ -30,7 +30,10 @@ import (
 
 	"github.com/cardroom/cardroom/gateway"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 )
 
 // fakeTables is a tiny TableService whose answers depend on the table ID,
@@ -84,6 +87,15 @@ func (f *fakeTables) GetTable(ctx context.Context, req *tablev1.GetTableRequest)
 	}}, nil
 }
 
+// serviceNames are the gRPC service names of the four parts, under which
+// each part reports its health.
+var serviceNames = []string{
+	tablev1.TableService_ServiceDesc.ServiceName,
+	tournamentv1.TournamentService_ServiceDesc.ServiceName,
+	walletv1.WalletService_ServiceDesc.ServiceName,
+	seatingv1.SeatingService_ServiceDesc.ServiceName,
+}
+
 // fixture is a real gRPC server on a loopback port behind a gateway.
 type fixture struct {
 	health *health.Server
@@ -110,6 +122,10 @@ func newFixture(t *testing.T, opts gateway.Options) *fixture {
 	tablev1.RegisterTableServiceServer(gs, &fakeTables{validator: validator})
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
+	// As cmd/cardroom does for every part it runs.
+	for _, svc := range serviceNames {
+		hs.SetServingStatus(svc, healthpb.HealthCheckResponse_SERVING)
+	}
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)
 
@@ -332,41 +348,32 @@ func TestHealthzFollowsBackendHealth(t *testing.T) {
 	f := newFixture(t, gateway.Options{Checks: map[string]func(context.Context) error{
 		"events": func(context.Context) error { return extraDown },
 	}})
-	type report struct {
-		Status  string            `json:"status"`
-		Parts   map[string]string `json:"parts"`
-		Failing []string          `json:"failing"`
-	}
-	get := func(t *testing.T) (int, report) {
+	get := func(t *testing.T) (int, healthReport) {
 		t.Helper()
 		resp := f.do(t, "GET", "/healthz", "", nil)
-		var r report
-		if err := json.Unmarshal([]byte(resp.body), &r); err != nil {
-			t.Fatalf("healthz body %q: %v", resp.body, err)
-		}
-		return resp.status, r
+		return resp.status, decodeHealth(t, resp.body)
 	}
 	steps := []struct {
 		name        string
 		change      func()
 		status      int
 		wantFailing []string
+		wantParts   map[string]string
 	}{
-		{"all serving", func() {}, 200, nil},
+		{"all serving", func() {}, 200, nil, map[string]string{"table": "ok", "events": "ok"}},
 		{"table not serving", func() {
 			f.health.SetServingStatus(tablev1.TableService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
-		}, 503, []string{"table"}},
+		}, 503, []string{"table"}, map[string]string{"table": "not_serving", "wallet": "ok"}},
 		{"table back", func() {
 			f.health.SetServingStatus(tablev1.TableService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-		}, 200, nil},
-		{"whole server not serving", func() { f.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING) },
-			// table reports its own name (SERVING); the others fall back to "".
-			503, []string{"seating", "tournament", "wallet"}},
+		}, 200, nil, nil},
+		{"server shutting down", f.health.Shutdown, // every service NOT_SERVING
+			503, []string{"seating", "table", "tournament", "wallet"}, map[string]string{"wallet": "not_serving"}},
 		{"server back, extra check down", func() {
-			f.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-			extraDown = errors.New("bus unreachable")
-		}, 503, []string{"events"}},
-		{"all back", func() { extraDown = nil }, 200, nil},
+			f.health.Resume()
+			extraDown = errors.New("bus at 10.0.0.7:6379 unreachable")
+		}, 503, []string{"events"}, map[string]string{"events": "failing"}},
+		{"all back", func() { extraDown = nil }, 200, nil, nil},
 	}
 	// Steps run in order: each changes the backend, then reads /healthz.
 	for _, s := range steps {
@@ -378,6 +385,11 @@ func TestHealthzFollowsBackendHealth(t *testing.T) {
 		if len(r.Parts) != 5 {
 			t.Fatalf("%s: parts %v, want table, tournament, wallet, seating, events", s.name, r.Parts)
 		}
+		for part, want := range s.wantParts {
+			if r.Parts[part] != want {
+				t.Fatalf("%s: parts[%s] = %q, want %q", s.name, part, r.Parts[part], want)
+			}
+		}
 		if s.status == 200 && r.Status != "ok" || s.status == 503 && r.Status != "unavailable" {
 			t.Fatalf("%s: status field %q", s.name, r.Status)
 		}
@@ -387,6 +399,35 @@ func TestHealthzFollowsBackendHealth(t *testing.T) {
 			t.Errorf("healthz made span %q, want none (probes would bury real traces)", s.Name())
 		}
 	}
+}
+
+// healthReport is the /healthz body.
+type healthReport struct {
+	Status  string            `json:"status"`
+	Parts   map[string]string `json:"parts"`
+	Failing []string          `json:"failing"`
+}
+
+func decodeHealth(t *testing.T, body string) healthReport {
+	t.Helper()
+	var r healthReport
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatalf("healthz body %q: %v", body, err)
+	}
+	return r
+}
+
+// healthz serves one /healthz request on a gateway whose four parts are
+// all behind conn.
+func healthz(t *testing.T, conn grpc.ClientConnInterface) (int, string) {
+	t.Helper()
+	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/healthz", nil))
+	return rec.Code, rec.Body.String()
 }
 
 func TestHealthzUnreachableBackend(t *testing.T) {
@@ -403,14 +444,42 @@ func TestHealthzUnreachableBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
+	code, body := healthz(t, conn)
+	r := decodeHealth(t, body)
+	if code != 503 || !slices.Equal(r.Failing, []string{"seating", "table", "tournament", "wallet"}) || r.Parts["table"] != "unreachable" {
+		t.Errorf("status %d body %s, want 503 naming all four parts unreachable", code, body)
+	}
+	// The public report does not tell the internet where the parts live.
+	if strings.Contains(body, addr) || strings.Contains(body, "127.0.0.1") {
+		t.Errorf("healthz body leaks the backend address: %s", body)
+	}
+}
+
+// TestHealthzPartNotRegisteredIsNotReady: a server that is up (server-wide
+// SERVING) but does not run a part's service must not make that part
+// ready.
+func TestHealthzPartNotRegisteredIsNotReady(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/healthz", nil))
-	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"failing":["seating","table","tournament","wallet"]`) {
-		t.Errorf("status %d body %s, want 503 naming all four parts", rec.Code, rec.Body)
+	gs := grpc.NewServer()
+	hs := health.NewServer() // server-wide SERVING
+	healthpb.RegisterHealthServer(gs, hs)
+	hs.SetServingStatus(tablev1.TableService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	code, body := healthz(t, conn)
+	r := decodeHealth(t, body)
+	if code != 503 || !slices.Equal(r.Failing, []string{"seating", "tournament", "wallet"}) ||
+		r.Parts["table"] != "ok" || r.Parts["wallet"] != "not_registered" {
+		t.Errorf("status %d body %s, want 503 with only table ready and the others not_registered", code, body)
 	}
 }
 

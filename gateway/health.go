@@ -31,21 +31,28 @@ type namedCheck struct {
 func (c namedCheck) part() string                    { return c.name }
 func (c namedCheck) ready(ctx context.Context) error { return c.check(ctx) }
 
-// grpcHealthCheck asks a part's grpc.health.v1 service about its own
-// service name (for example "cardroom.wallet.v1.WalletService"); a server
-// that reports no status under that name is asked about itself ("").
+// Why a part is not ready, as /healthz reports it. The report is public, so
+// it names only these few states; the error behind a failure is logged.
+var (
+	errNotServing    = errors.New("not_serving")
+	errNotRegistered = errors.New("not_registered")
+)
+
+// grpcHealthCheck asks a part's grpc.health.v1 service about the part's own
+// service name (for example "cardroom.wallet.v1.WalletService"). A server
+// that has no status under that name (NotFound) does not run the part, so
+// the part is not ready whatever the server-wide status says.
 func grpcHealthCheck(name string, conn grpc.ClientConnInterface, service string) check {
 	client := healthpb.NewHealthClient(conn)
 	return namedCheck{name: name, check: func(ctx context.Context) error {
 		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
-		if status.Code(err) == codes.NotFound {
-			resp, err = client.Check(ctx, &healthpb.HealthCheckRequest{})
-		}
-		if err != nil {
-			return err
-		}
-		if s := resp.GetStatus(); s != healthpb.HealthCheckResponse_SERVING {
-			return errors.New(s.String())
+		switch {
+		case status.Code(err) == codes.NotFound:
+			return fmt.Errorf("health of %s: %w", service, errNotRegistered)
+		case err != nil:
+			return fmt.Errorf("health of %s: %w", service, err)
+		case resp.GetStatus() != healthpb.HealthCheckResponse_SERVING:
+			return fmt.Errorf("health of %s is %s: %w", service, resp.GetStatus(), errNotServing)
 		}
 		return nil
 	}}
@@ -63,7 +70,7 @@ type healthHandler struct {
 type healthReport struct {
 	// Status is "ok" or "unavailable".
 	Status string `json:"status"`
-	// Parts maps each part to "ok" or why it is not ready.
+	// Parts maps each part to "ok" or why it is not ready (see describe).
 	Parts map[string]string `json:"parts"`
 	// Failing lists the parts that are not ready, sorted.
 	Failing []string `json:"failing,omitempty"`
@@ -86,6 +93,7 @@ func (h *healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			report.Parts[c.part()] = describe(err)
 			report.Failing = append(report.Failing, c.part())
+			h.log.WarnContext(ctx, "part not ready", "part", c.part(), "error", err)
 		})
 	}
 	wg.Wait()
@@ -103,11 +111,19 @@ func (h *healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// describe says why a part is not ready without the noise of wrapped
-// transport errors.
+// describe says why a part is not ready in one of a few fixed words:
+// "not_serving", "not_registered", "unreachable", "timeout" or "failing".
+// Error text stays in the log: it names internal addresses.
 func describe(err error) string {
-	if st, ok := status.FromError(err); ok {
-		return fmt.Sprintf("%s: %s", st.Code(), st.Message())
+	switch {
+	case errors.Is(err, errNotServing):
+		return errNotServing.Error()
+	case errors.Is(err, errNotRegistered):
+		return errNotRegistered.Error()
+	case errors.Is(err, context.DeadlineExceeded), status.Code(err) == codes.DeadlineExceeded:
+		return "timeout"
+	case status.Code(err) == codes.Unavailable:
+		return "unreachable"
 	}
-	return err.Error()
+	return "failing"
 }
