@@ -87,8 +87,9 @@ type Runner struct {
 	ctx    context.Context // the runner's lifetime: leases and timers end with it
 	cancel context.CancelFunc
 
-	mu     sync.Mutex // guards tables
-	tables map[string]*Table
+	mu      sync.Mutex // guards tables and loading
+	tables  map[string]*Table
+	loading map[string]chan struct{} // closed when a claim in progress ends
 }
 
 // New returns a Runner. Close it to release its tables.
@@ -103,7 +104,7 @@ func New(d Deps) *Runner {
 		d.ClaimWait = 2 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}}
+	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}, loading: map[string]chan struct{}{}}
 }
 
 // CryptoShuffle returns a deck shuffled with crypto/rand.
@@ -122,7 +123,8 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if _, err := r.table(ctx, id); err != nil {
+		// Tables another replica runs are skipped at once.
+		if _, err := r.claim(ctx, id, false); err != nil {
 			r.d.Logger.WarnContext(ctx, "claim table at start", "table", id, "err", err)
 		}
 	}
@@ -162,21 +164,66 @@ func (r *Runner) Close() {
 	}
 }
 
-// table returns the running table id, claiming it on first use.
-func (r *Runner) table(ctx context.Context, id string) (*Table, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t := r.tables[id]; t != nil {
+// table returns the running table id, claiming it on first use (waiting
+// up to ClaimWait for another owner to let go).
+func (r *Runner) table(ctx context.Context, id string) (*Table, error) { return r.claim(ctx, id, true) }
+
+func (r *Runner) claim(ctx context.Context, id string, wait bool) (*Table, error) {
+	for {
+		r.mu.Lock()
+		if t := r.tables[id]; t != nil {
+			r.mu.Unlock()
+			return t, nil
+		}
+		if r.ctx.Err() != nil {
+			r.mu.Unlock()
+			return nil, fault.New(fault.Unavailable, "SHUTTING_DOWN", "the table service is stopping")
+		}
+		if ch := r.loading[id]; ch != nil {
+			// Another request is claiming it: wait for that one.
+			r.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		ch := make(chan struct{})
+		r.loading[id] = ch
+		r.mu.Unlock()
+
+		t, err := r.load(ctx, id, wait)
+		r.mu.Lock()
+		delete(r.loading, id)
+		if err == nil {
+			r.tables[id] = t
+		}
+		r.mu.Unlock()
+		close(ch)
+		if err != nil {
+			return nil, err
+		}
+		go func() {
+			// A lost lease means another process may own the table now.
+			<-t.lease.Context().Done()
+			r.drop(t)
+		}()
+		t.mu.Lock()
+		t.resume()
+		t.mu.Unlock()
 		return t, nil
 	}
-	if r.ctx.Err() != nil {
-		return nil, fault.New(fault.Unavailable, "SHUTTING_DOWN", "the table service is stopping")
-	}
+}
+
+// load takes the table's lock and reads it, without holding r.mu (other
+// tables stay reachable while this one waits for its lock).
+func (r *Runner) load(ctx context.Context, id string, wait bool) (*Table, error) {
 	def, err := r.d.Store.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	lease, err := r.acquire(ctx, id)
+	lease, err := r.acquire(ctx, id, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -185,20 +232,14 @@ func (r *Runner) table(ctx context.Context, id string) (*Table, error) {
 		_ = lease.Release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("load table %s: %w", id, err)
 	}
-	r.tables[id] = t
-	go func() {
-		// A lost lease means another process may own the table now.
-		<-lease.Context().Done()
-		r.drop(t)
-	}()
-	t.mu.Lock()
-	t.resume()
-	t.mu.Unlock()
 	return t, nil
 }
 
-func (r *Runner) acquire(ctx context.Context, id string) (lock.Lease, error) {
-	deadline := time.Now().Add(r.d.ClaimWait)
+func (r *Runner) acquire(ctx context.Context, id string, wait bool) (lock.Lease, error) {
+	deadline := time.Now()
+	if wait {
+		deadline = deadline.Add(r.d.ClaimWait)
+	}
 	for {
 		lease, err := r.d.Locker.TryAcquire(r.ctx, LockKey(id))
 		if err == nil {
