@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -297,26 +298,79 @@ func (s *Server) GetHandHistory(ctx context.Context, req *tablev1.GetHandHistory
 
 // historyDoc is a hand history as JSON: the final view (the full one for
 // the floor, TP-71; the player's own with what the showdown exposed,
-// otherwise) and the events with the cards the reader may see.
+// otherwise) and the events with the cards the reader may see. Cards are
+// written "As", "Td"; "??" is a card the reader may not see.
 type historyDoc struct {
-	TableID string          `json:"table_id"`
-	HandNo  int64           `json:"hand_no"`
-	Start   string          `json:"start"`
-	End     string          `json:"end"`
-	Button  int             `json:"button"`
-	Players []engine.Player `json:"players"`
-	View    engine.View     `json:"view"`
-	Events  []engine.Event  `json:"events"`
+	TableID string         `json:"table_id"`
+	HandNo  int64          `json:"hand_no"`
+	Start   string         `json:"start"`
+	End     string         `json:"end"`
+	Game    string         `json:"game"`
+	Button  int            `json:"button"`
+	Board   []string       `json:"board"`
+	Seats   []historySeat  `json:"seats"`
+	Pots    []historyPot   `json:"pots"`
+	Events  []historyEvent `json:"events"`
+}
+
+type historySeat struct {
+	Seat   int      `json:"seat"`
+	Player string   `json:"player"`
+	Start  int64    `json:"start_stack"`
+	Final  int64    `json:"final_stack"`
+	Net    int64    `json:"net"`
+	Cards  []string `json:"cards"`
+	Folded bool     `json:"folded,omitempty"`
+	Shown  bool     `json:"shown,omitempty"`
+	Mucked bool     `json:"mucked,omitempty"`
+	Killed bool     `json:"killed,omitempty"`
+}
+
+type historyPot struct {
+	Amount  int64          `json:"amount"`
+	Winners []engine.Award `json:"winners"`
+}
+
+type historyEvent struct {
+	Kind   string   `json:"kind"`
+	Seat   int      `json:"seat"`
+	Amount int64    `json:"amount,omitempty"`
+	Cards  []string `json:"cards,omitempty"`
+	Rule   string   `json:"rule,omitempty"`
+	AllIn  bool     `json:"all_in,omitempty"`
+	Pot    int      `json:"pot,omitempty"`
 }
 
 func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
-	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format("2006-01-02T15:04:05.000Z07:00"),
-		End: h.End.Format("2006-01-02T15:04:05.000Z07:00"), Button: h.Setup.Button, Players: h.Setup.Players}
+	v := h.Hand.HistoryView(seat)
+	evs := historyEvents(h.Events, v, seat)
 	if full {
-		doc.View, doc.Events = h.Hand.FullView(), h.Events
-	} else {
-		doc.View = h.Hand.HistoryView(seat)
-		doc.Events = historyEvents(h.Events, doc.View, seat)
+		v, evs = h.Hand.FullView(), h.Events
+	}
+	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format(time.RFC3339Nano), End: h.End.Format(time.RFC3339Nano),
+		Game: h.Config.Game.String(), Button: h.Setup.Button, Board: cardStrings(v.Board)}
+	res := h.Hand.Results()
+	for _, sv := range v.Seats {
+		hs := historySeat{Seat: sv.Seat, Player: sv.ID, Final: sv.Stack, Cards: cardStrings(sv.Cards), Folded: sv.Folded,
+			Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed}
+		for _, r := range res.Seats {
+			if r.Seat == sv.Seat {
+				hs.Start, hs.Net = r.Start, r.Net
+			}
+		}
+		doc.Seats = append(doc.Seats, hs)
+	}
+	for _, p := range res.Pots {
+		doc.Pots = append(doc.Pots, historyPot{Amount: p.Amount, Winners: p.Winners})
+	}
+	for i := range evs {
+		e := &evs[i]
+		name, ok := eventNames[e.Kind]
+		if !ok {
+			name = e.Kind.String()
+		}
+		doc.Events = append(doc.Events, historyEvent{Kind: name, Seat: e.Seat, Amount: e.Amount, Cards: cardStrings(e.CardList()),
+			Rule: e.Rule, AllIn: e.AllIn, Pot: e.Pot})
 	}
 	return json.Marshal(doc)
 }
