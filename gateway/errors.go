@@ -15,12 +15,13 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/cardroom/cardroom/platform/rpc"
 	faultv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1"
 )
 
 // metaRuleID is the google.rpc.ErrorInfo metadata key of the RULES.md rule
 // ID; the error body lifts it to "rule_id".
-const metaRuleID = "rule_id"
+const metaRuleID = rpc.MetaRuleID
 
 // errorJSON writes every field, so clients can rely on the body's shape.
 var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
@@ -28,9 +29,19 @@ var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: t
 // errorHandler turns a gRPC status (from a service, or one the gateway made
 // for a malformed request) into an HTTP status and a cardroom.fault.v1.Error
 // JSON body: {"code", "http_status", "message", "reason", "rule_id", "metadata"}.
+// The status goes through rpc.ToStatus first, as on every service: what the
+// gateway's own gRPC client makes up when a service is down or misbehaves
+// carries transport text that names internal addresses, and is masked
+// behind a correlation ID that the log ties to the real error.
 func errorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-		body, httpStatus := errorBody(err)
+		httpStatus := 0
+		var custom *runtime.HTTPStatusError
+		if errors.As(err, &custom) {
+			err, httpStatus = custom.Err, custom.HTTPStatus
+		}
+		method, _ := runtime.RPCMethod(ctx)
+		body := errorBody(status.Convert(rpc.ToStatus(ctx, log, method, err)), httpStatus)
 		buf, merr := errorJSON.Marshal(body)
 		if merr != nil {
 			// Cannot happen for this message; keep the status code anyway.
@@ -42,26 +53,31 @@ func errorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 		h.Del("Transfer-Encoding")
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(buf)))
-		if httpStatus == http.StatusUnauthorized {
+		if body.HttpStatus == http.StatusUnauthorized {
 			h.Set("WWW-Authenticate", `Bearer realm="cardroom"`)
 		}
-		w.WriteHeader(httpStatus)
+		w.WriteHeader(int(body.HttpStatus))
 		if _, werr := w.Write(buf); werr != nil {
 			log.DebugContext(ctx, "write error response", "path", r.URL.Path, "error", werr)
 		}
 	}
 }
 
-// errorBody builds the JSON error body and HTTP status of err.
-func errorBody(err error) (*faultv1.Error, int) {
-	var custom *runtime.HTTPStatusError
-	if errors.As(err, &custom) {
-		err = custom.Err
+// streamErrorHandler masks a server stream's failure the way errorHandler
+// masks a unary call's; grpc-gateway writes the result as the stream's last
+// line, {"error": google.rpc.Status}.
+func streamErrorHandler(log *slog.Logger) runtime.StreamErrorHandlerFunc {
+	return func(ctx context.Context, err error) *status.Status {
+		method, _ := runtime.RPCMethod(ctx)
+		return status.Convert(rpc.ToStatus(ctx, log, method, err))
 	}
-	st := status.Convert(err)
-	httpStatus := runtime.HTTPStatusFromCode(st.Code())
-	if custom != nil {
-		httpStatus = custom.HTTPStatus
+}
+
+// errorBody builds the JSON error body of st; httpStatus, when not zero,
+// overrides the one st's code maps to.
+func errorBody(st *status.Status, httpStatus int) *faultv1.Error {
+	if httpStatus == 0 {
+		httpStatus = runtime.HTTPStatusFromCode(st.Code())
 	}
 	body := &faultv1.Error{
 		Code:       code.Code(st.Code()).String(),
@@ -80,7 +96,7 @@ func errorBody(err error) (*faultv1.Error, int) {
 		// has one for their code.
 		body.Reason = name
 	}
-	return body, httpStatus
+	return body
 }
 
 func errorInfo(st *status.Status) *errdetails.ErrorInfo {

@@ -117,6 +117,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	api := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: jsonMarshaler()}),
 		runtime.WithErrorHandler(errorHandler(log)),
+		runtime.WithStreamErrorHandler(streamErrorHandler(log)),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithMiddlewares(nameSpan),
 		runtime.WithMetadata(anonymousUnlessAuthorized),

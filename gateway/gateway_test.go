@@ -430,9 +430,10 @@ func healthz(t *testing.T, conn grpc.ClientConnInterface) (int, string) {
 	return rec.Code, rec.Body.String()
 }
 
-func TestHealthzUnreachableBackend(t *testing.T) {
-	t.Parallel()
-	// A connection to a port nobody listens on.
+// unreachable returns a connection to a loopback port nobody listens on,
+// and that address.
+func unreachable(t *testing.T) (*grpc.ClientConn, string) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -444,6 +445,37 @@ func TestHealthzUnreachableBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
+	return conn, addr
+}
+
+// TestBackendDownIsMasked: the gRPC client's own error for a service it
+// cannot reach names the service's address; a REST client gets 503 with a
+// correlation ID instead.
+func TestBackendDownIsMasked(t *testing.T) {
+	t.Parallel()
+	conn, addr := unreachable(t)
+	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/v1/tables/t1", nil))
+	var got errorBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatalf("body %q: %v", rec.Body, err)
+	}
+	id := got.Metadata["correlation_id"]
+	if rec.Code != 503 || got.Code != "UNAVAILABLE" || got.Reason != "UNAVAILABLE" || id == "" || !strings.Contains(got.Message, id) {
+		t.Errorf("status %d body %+v, want 503 UNAVAILABLE with a correlation id", rec.Code, got)
+	}
+	if strings.Contains(rec.Body.String(), addr) || strings.Contains(rec.Body.String(), "dial") {
+		t.Errorf("body leaks the transport error: %s", rec.Body)
+	}
+}
+
+func TestHealthzUnreachableBackend(t *testing.T) {
+	t.Parallel()
+	conn, addr := unreachable(t)
 	code, body := healthz(t, conn)
 	r := decodeHealth(t, body)
 	if code != 503 || !slices.Equal(r.Failing, []string{"seating", "table", "tournament", "wallet"}) || r.Parts["table"] != "unreachable" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
@@ -27,6 +28,7 @@ const (
 	ReasonInvalidArgument  = "INVALID_ARGUMENT"
 	ReasonUnauthenticated  = "UNAUTHENTICATED"
 	ReasonPermissionDenied = "PERMISSION_DENIED"
+	ReasonUnavailable      = "UNAVAILABLE"
 )
 
 // Metadata keys the platform puts in google.rpc.ErrorInfo.
@@ -80,9 +82,12 @@ func Domain(fullMethod string) string {
 //   - a gRPC status passes through (a deliberate status, or one from a
 //     service this one called); an InvalidArgument from request validation
 //     gains an ErrorInfo naming the field;
-//   - anything else, panics and fault.Internal included, becomes Internal
-//     with a fresh correlation ID, which is logged with the real error and is
-//     the only thing the caller learns.
+//   - anything else — panics, fault.Internal, and statuses without
+//     ErrorInfo that a gRPC client makes up from transport failures
+//     (Unavailable, Internal, Unknown, DataLoss: their text names internal
+//     addresses) — becomes Internal (Unavailable stays Unavailable, so the
+//     caller retries) with a fresh correlation ID, which is logged with the
+//     real error and is the only thing the caller learns.
 func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err error) error {
 	if err == nil {
 		return nil
@@ -98,18 +103,29 @@ func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err erro
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
 	var panicked *recovery.PanicError
-	var withStatus interface{ GRPCStatus() *status.Status }
-	if !errors.As(err, &panicked) && errors.As(err, &withStatus) {
-		// The status itself, not status.FromError's copy whose message
-		// is prefixed with our own wrapping context.
-		if st := withStatus.GRPCStatus(); st.Code() != codes.Unknown && st.Code() != codes.OK {
-			if st.Code() == codes.InvalidArgument {
-				st = withFieldInfo(st, domain)
-			}
-			return st.Err()
-		}
+	if errors.As(err, &panicked) {
+		return mask(ctx, log, fullMethod, domain, codes.Internal, err, panicked).Err()
 	}
-	return internal(ctx, log, fullMethod, domain, err, panicked).Err()
+	var withStatus interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &withStatus) {
+		return mask(ctx, log, fullMethod, domain, codes.Internal, err, nil).Err()
+	}
+	// The status itself, not status.FromError's copy whose message is
+	// prefixed with our own wrapping context.
+	st := withStatus.GRPCStatus()
+	switch code := st.Code(); {
+	case code == codes.InvalidArgument:
+		return withFieldInfo(st, domain).Err()
+	case code == codes.OK, code == codes.Unknown:
+		return mask(ctx, log, fullMethod, domain, codes.Internal, err, nil).Err()
+	case hasErrorInfo(st):
+		return st.Err()
+	case code == codes.Unavailable:
+		return mask(ctx, log, fullMethod, domain, codes.Unavailable, err, nil).Err()
+	case code == codes.Internal, code == codes.DataLoss:
+		return mask(ctx, log, fullMethod, domain, codes.Internal, err, nil).Err()
+	}
+	return st.Err()
 }
 
 func faultStatus(f *fault.Error, domain string) *status.Status {
@@ -131,18 +147,32 @@ func faultStatus(f *fault.Error, domain string) *status.Status {
 	return mustDetails(st, info)
 }
 
-func internal(ctx context.Context, log *slog.Logger, fullMethod, domain string, err error, panicked *recovery.PanicError) *status.Status {
+// mask logs err (or the panic) under a fresh correlation ID and returns a
+// status of code that carries only that ID.
+func mask(ctx context.Context, log *slog.Logger, fullMethod, domain string, code codes.Code, err error, panicked *recovery.PanicError) *status.Status {
 	id := CorrelationID()
 	attrs := []any{"method", fullMethod, MetaCorrelationID, id}
-	if panicked != nil {
-		attrs = append(attrs, "panic", panicked.Panic, "stack", string(panicked.Stack))
-		log.ErrorContext(ctx, "rpc handler panicked", attrs...)
-	} else {
-		attrs = append(attrs, "error", err.Error())
-		log.ErrorContext(ctx, "rpc failed with an internal error", attrs...)
+	switch {
+	case panicked != nil:
+		log.ErrorContext(ctx, "rpc handler panicked", append(attrs, "panic", panicked.Panic, "stack", string(panicked.Stack))...)
+	case code == codes.Unavailable:
+		log.WarnContext(ctx, "rpc failed: a dependency is unavailable", append(attrs, "error", err.Error())...)
+	default:
+		log.ErrorContext(ctx, "rpc failed with an internal error", append(attrs, "error", err.Error())...)
 	}
-	st := status.New(codes.Internal, "internal error (correlation id "+id+")")
-	return mustDetails(st, &errdetails.ErrorInfo{Reason: ReasonInternal, Domain: domain, Metadata: map[string]string{MetaCorrelationID: id}})
+	reason, what := ReasonInternal, "internal error"
+	if code == codes.Unavailable {
+		reason, what = ReasonUnavailable, "temporarily unavailable, retry later"
+	}
+	st := status.New(code, what+" (correlation id "+id+")")
+	return mustDetails(st, &errdetails.ErrorInfo{Reason: reason, Domain: domain, Metadata: map[string]string{MetaCorrelationID: id}})
+}
+
+func hasErrorInfo(st *status.Status) bool {
+	return slices.ContainsFunc(st.Details(), func(d any) bool {
+		_, ok := d.(*errdetails.ErrorInfo)
+		return ok
+	})
 }
 
 // withFieldInfo adds ErrorInfo (reason INVALID_ARGUMENT, metadata "field"

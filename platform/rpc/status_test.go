@@ -93,11 +93,17 @@ func TestToStatusMasksUnexpectedErrors(t *testing.T) {
 		name   string
 		err    error
 		logged string
+		code   codes.Code
+		reason string
 	}{
-		{"plain error", errors.New("pq: connection refused to 10.0.0.7"), "pq: connection refused to 10.0.0.7"},
-		{"internal fault", fault.New(fault.Internal, "", "ledger out of balance").Wrap(errors.New("debits 5 != credits 4")), "debits 5 != credits 4"},
-		{"panic", &recovery.PanicError{Panic: "nil map write", Stack: []byte("goroutine 7 [running]")}, "goroutine 7 [running]"},
-		{"unknown status", status.Error(codes.Unknown, "mystery"), "mystery"},
+		{"plain error", errors.New("pq: connection refused to 10.0.0.7"), "pq: connection refused to 10.0.0.7", codes.Internal, ReasonInternal},
+		{"internal fault", fault.New(fault.Internal, "", "ledger out of balance").Wrap(errors.New("debits 5 != credits 4")), "debits 5 != credits 4", codes.Internal, ReasonInternal},
+		{"panic", &recovery.PanicError{Panic: "nil map write", Stack: []byte("goroutine 7 [running]")}, "goroutine 7 [running]", codes.Internal, ReasonInternal},
+		{"unknown status", status.Error(codes.Unknown, "mystery"), "mystery", codes.Internal, ReasonInternal},
+		// What a gRPC client reports when the service it calls is down or
+		// misbehaves: transport text naming internal addresses.
+		{"dependency unreachable", fmt.Errorf("hold buy-in: %w", status.Error(codes.Unavailable, `connection error: desc = "transport: Error while dialing: dial tcp 10.0.3.4:9090: connect: connection refused"`)), "10.0.3.4:9090", codes.Unavailable, ReasonUnavailable},
+		{"dependency internal error", status.Error(codes.Internal, "grpc: error while marshaling: proto: field wallet.secret_ledger invalid"), "secret_ledger", codes.Internal, ReasonInternal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,12 +112,12 @@ func TestToStatusMasksUnexpectedErrors(t *testing.T) {
 			log := slog.New(slog.NewJSONHandler(&logs, nil))
 			err := ToStatus(t.Context(), log, "/cardroom.wallet.v1.WalletService/CashOut", tt.err)
 			st, _ := status.FromError(err)
-			if st.Code() != codes.Internal {
-				t.Fatalf("code = %v", st.Code())
+			if st.Code() != tt.code {
+				t.Fatalf("code = %v, want %v", st.Code(), tt.code)
 			}
 			info := errorInfo(t, err)
 			id := info.GetMetadata()[MetaCorrelationID]
-			if len(id) != 16 || info.GetReason() != ReasonInternal || !strings.Contains(st.Message(), id) {
+			if len(id) != 16 || info.GetReason() != tt.reason || !strings.Contains(st.Message(), id) {
 				t.Fatalf("status %q, ErrorInfo %v: want a correlation id in both", st.Message(), info)
 			}
 			if strings.Contains(st.Message(), tt.logged) {
@@ -128,15 +134,24 @@ func TestToStatusContextAndPassThrough(t *testing.T) {
 	t.Parallel()
 	upstream := status.New(codes.FailedPrecondition, "below minimum")
 	upstream, _ = upstream.WithDetails(&errdetails.ErrorInfo{Reason: "BUY_IN_BELOW_MINIMUM", Domain: "cardroom.wallet", Metadata: map[string]string{"rule_id": "CS-03"}})
+	// An upstream cardroom service already masked its internal error; its
+	// correlation ID is what the caller needs to quote.
+	upstreamInternal, _ := status.New(codes.Internal, "internal error (correlation id 0123456789abcdef)").
+		WithDetails(&errdetails.ErrorInfo{Reason: ReasonInternal, Domain: "cardroom.wallet", Metadata: map[string]string{MetaCorrelationID: "0123456789abcdef"}})
+	upstreamUnavailable, _ := status.New(codes.Unavailable, "the wallet is draining").
+		WithDetails(&errdetails.ErrorInfo{Reason: ReasonUnavailable, Domain: "cardroom.wallet"})
 	tests := []struct {
-		name string
-		err  error
-		code codes.Code
+		name    string
+		err     error
+		code    codes.Code
+		message string // passed through unchanged, when set
 	}{
-		{"canceled", fmt.Errorf("load: %w", context.Canceled), codes.Canceled},
-		{"deadline", fmt.Errorf("load: %w", context.DeadlineExceeded), codes.DeadlineExceeded},
-		{"deliberate status", status.Error(codes.NotFound, "no such hand"), codes.NotFound},
-		{"upstream status wrapped", fmt.Errorf("hold buy-in: %w", upstream.Err()), codes.FailedPrecondition},
+		{"canceled", fmt.Errorf("load: %w", context.Canceled), codes.Canceled, ""},
+		{"deadline", fmt.Errorf("load: %w", context.DeadlineExceeded), codes.DeadlineExceeded, ""},
+		{"deliberate status", status.Error(codes.NotFound, "no such hand"), codes.NotFound, "no such hand"},
+		{"upstream status wrapped", fmt.Errorf("hold buy-in: %w", upstream.Err()), codes.FailedPrecondition, "below minimum"},
+		{"upstream masked internal error", upstreamInternal.Err(), codes.Internal, "internal error (correlation id 0123456789abcdef)"},
+		{"deliberate unavailable with reason", upstreamUnavailable.Err(), codes.Unavailable, "the wallet is draining"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,6 +159,9 @@ func TestToStatusContextAndPassThrough(t *testing.T) {
 			err := ToStatus(t.Context(), slog.Default(), "/cardroom.table.v1.TableService/Sit", tt.err)
 			if got := status.Code(err); got != tt.code {
 				t.Fatalf("code = %v, want %v", got, tt.code)
+			}
+			if got := status.Convert(err).Message(); tt.message != "" && got != tt.message {
+				t.Fatalf("message = %q, want the upstream's %q", got, tt.message)
 			}
 		})
 	}
