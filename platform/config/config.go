@@ -18,12 +18,15 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/cardroom/cardroom/platform/auth"
 )
 
 // Config is everything a cardroom process reads from its environment. The
 // struct tags are the single source of truth: env names the variable,
-// envDefault its default, doc its meaning, and docDefault how the default
-// reads in the documentation when it is not a literal.
+// envDefault its default, doc its meaning, docDefault how the default
+// reads in the documentation when it is not a literal, and secret:"true"
+// keeps the value out of String.
 type Config struct {
 	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
 	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
@@ -33,8 +36,7 @@ type Config struct {
 	RedisPrefix string `env:"CARDROOM_REDIS_PREFIX" envDefault:"cardroom:" doc:"Prefix of every Redis key the suite writes (locks, event streams), so several suites or test runs can share one Redis."`
 	DatabaseURL string `env:"DATABASE_URL" docDefault:"(empty: SQLite)" doc:"PostgreSQL URL (postgres:// or postgresql://). Empty uses embedded SQLite under CARDROOM_DATA_DIR."`
 
-	// JWTKey is secret: String redacts it.
-	JWTKey      string     `env:"CARDROOM_JWT_KEY" docDefault:"(empty: generated)" doc:"HS256 signing key for bearer tokens, at least 32 bytes; every process of one suite needs the same key. Empty generates a dev key and persists it (mode 0600) in CARDROOM_DATA_DIR/jwt.key."`
+	JWTKey      string     `env:"CARDROOM_JWT_KEY" secret:"true" docDefault:"(empty: generated)" doc:"HS256 signing key for bearer tokens, at least 32 bytes; every process of one suite needs the same key. Empty generates a dev key and persists it (mode 0600) in CARDROOM_DATA_DIR/jwt.key."`
 	CORSOrigins []string   `env:"CARDROOM_CORS_ORIGINS" envSeparator:"," docDefault:"(empty: none)" doc:"Comma-separated browser origins the gateway allows (https://app.example.com), or * for any."`
 	LogLevel    slog.Level `env:"CARDROOM_LOG_LEVEL" envDefault:"info" doc:"Log level: debug, info, warn or error. Logs are JSON on stderr with trace_id and span_id."`
 
@@ -89,16 +91,20 @@ func (e Endpoints) Address(service string) (string, bool) {
 // in-process locks and events) rather than on PostgreSQL and Redis.
 func (c Config) Embedded() bool { return c.RedisURL == "" && c.DatabaseURL == "" }
 
-// String returns the configuration with secrets redacted, for the start-up log.
+// String returns the configuration with secrets redacted, for the start-up
+// log: secret variables entirely, and the password of any URL (REDIS_URL and
+// DATABASE_URL may carry one).
 func (c Config) String() string {
 	var b strings.Builder
 	for _, v := range Variables() {
 		val := valueOf(c, v.field)
-		if v.Secret && val != "" {
-			val = "(redacted)"
-		}
-		if val == "" {
+		switch {
+		case val == "":
 			continue
+		case v.Secret:
+			val = "(redacted)"
+		case strings.Contains(val, "://"):
+			val = redactURL(val)
 		}
 		fmt.Fprintf(&b, "%s=%s ", v.Name, val)
 	}
@@ -136,10 +142,6 @@ func LoadFrom(vars map[string]string) (Config, error) {
 	return c, nil
 }
 
-// MinJWTKeyLen is the shortest signing key accepted: RFC 7518 asks for a
-// key at least as long as the HS256 hash output.
-const MinJWTKeyLen = 32
-
 // Validate checks every variable and returns all problems at once, each
 // naming its variable.
 func (c Config) Validate() error {
@@ -172,8 +174,8 @@ func (c Config) Validate() error {
 			bad("DATABASE_URL", redactURL(c.DatabaseURL), err)
 		}
 	}
-	if c.JWTKey != "" && len(c.JWTKey) < MinJWTKeyLen {
-		errs = append(errs, fmt.Errorf("CARDROOM_JWT_KEY: %d bytes, need at least %d", len(c.JWTKey), MinJWTKeyLen))
+	if c.JWTKey != "" && len(c.JWTKey) < auth.MinKeyLen {
+		errs = append(errs, fmt.Errorf("CARDROOM_JWT_KEY: %d bytes, need at least %d", len(c.JWTKey), auth.MinKeyLen))
 	}
 	for _, o := range c.CORSOrigins {
 		if err := checkOrigin(o); err != nil {
@@ -185,7 +187,7 @@ func (c Config) Validate() error {
 	}
 	if c.OTel.ExporterEndpoint != "" {
 		if err := checkURL(c.OTel.ExporterEndpoint, "http", "https"); err != nil {
-			bad("OTEL_EXPORTER_OTLP_ENDPOINT", c.OTel.ExporterEndpoint, err)
+			bad("OTEL_EXPORTER_OTLP_ENDPOINT", redactURL(c.OTel.ExporterEndpoint), err)
 		}
 	}
 	if s := c.OTel.ExporterInsecure; s != "" {

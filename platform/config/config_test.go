@@ -87,6 +87,36 @@ func TestLoadOverrides(t *testing.T) {
 	}
 }
 
+func TestStringRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, variable, value, secret, shown string
+	}{
+		{"signing key", "CARDROOM_JWT_KEY", strings.Repeat("k", 32), "kkkk", "CARDROOM_JWT_KEY=(redacted)"},
+		{"Redis password", "REDIS_URL", "redis://:hunter2@redis:6379/0", "hunter2", "REDIS_URL=redis://:xxxxx@redis:6379/0"},
+		{"PostgreSQL password", "DATABASE_URL", "postgres://cardroom:hunter2@db:5432/room", "hunter2", "DATABASE_URL=postgres://cardroom:xxxxx@db:5432/room"},
+		{"URL without password shown as is", "DATABASE_URL", "postgres://cardroom@db:5432/room", "", "DATABASE_URL=postgres://cardroom@db:5432/room"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := LoadFrom(map[string]string{tt.variable: tt.value})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := c.String()
+			if tt.secret != "" && strings.Contains(s, tt.secret) || !strings.Contains(s, tt.shown) {
+				t.Errorf("String() = %s; want %s and not %q", s, tt.shown, tt.secret)
+			}
+		})
+	}
+	for _, v := range Variables() {
+		if v.Secret != (v.Name == "CARDROOM_JWT_KEY") {
+			t.Errorf("%s: Secret = %v", v.Name, v.Secret)
+		}
+	}
+}
+
 func TestLoadRejectsBadValuesNamingTheVariable(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -24,7 +24,7 @@ type Variable struct {
 func Variables() []Variable { return VariablesOf[Config]() }
 
 // VariablesOf returns the variables that a struct read with the same tags
-// (env, envDefault, docDefault, doc) reads: services describe their own
+// (env, envDefault, docDefault, doc, secret) reads: services describe their own
 // settings this way so that the README can list them too.
 func VariablesOf[T any]() []Variable {
 	var vars []Variable
@@ -50,7 +50,7 @@ func collect(t reflect.Type, path []string, vars *[]Variable) {
 			Name:    name,
 			Default: def,
 			Meaning: f.Tag.Get("doc"),
-			Secret:  name == "CARDROOM_JWT_KEY",
+			Secret:  f.Tag.Get("secret") == "true",
 			field:   p,
 		})
 	}
