@@ -1,0 +1,164 @@
+// Package draw holds the tournament's random draws: the seat draw at the
+// start (TR-06) and the button draw at each table (TR-07, G-28). Every
+// draw takes an injected random source and returns a record of what was
+// drawn, so the draw can be logged and replayed. It is pure.
+package draw
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cardroom/cardroom/platform/fault"
+)
+
+// Source yields uniformly random 64-bit values: crypto/rand in production,
+// a seeded generator in tests. Its method set matches the table engine's
+// cards.Source, so one implementation serves both.
+type Source interface{ Uint64() uint64 }
+
+// uniform returns a uniform value in [0, n) without modulo bias (Lemire's
+// method with rejection).
+func uniform(src Source, n uint64) uint64 {
+	threshold := -n % n
+	for {
+		v := src.Uint64()
+		hi, lo := mul64(v, n)
+		if lo >= threshold {
+			return hi
+		}
+	}
+}
+
+func mul64(a, b uint64) (hi, lo uint64) {
+	const mask32 = 1<<32 - 1
+	a0, a1 := a&mask32, a>>32
+	b0, b1 := b&mask32, b>>32
+	w0 := a0 * b0
+	t := a1*b0 + w0>>32
+	w1, w2 := t&mask32, t>>32
+	w1 += a0 * b1
+	return a1*b1 + w2 + w1>>32, a * b
+}
+
+// shuffle permutes s with an unbiased Fisher–Yates shuffle.
+func shuffle[T any](s []T, src Source) {
+	for i := len(s) - 1; i > 0; i-- {
+		j := int(uniform(src, uint64(i+1)))
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// Seat is one drawn place: table number (1-based) and seat number
+// (1-based).
+type Seat struct {
+	PlayerID string
+	Table    int
+	Seat     int
+}
+
+// ErrNoPlayers refuses a draw with nobody to seat.
+var ErrNoPlayers = fault.New(fault.Precondition, "NO_ENTRIES", "there are no entries to seat")
+
+// Seats draws every player a seat at random (TR-06). Players are spread
+// over the fewest tables of seatsPerTable that hold them, the tables'
+// sizes differing by at most one; which seats stay empty at a short table
+// is drawn too. The result is in table, then seat order.
+func Seats(players []string, seatsPerTable int, src Source) ([]Seat, error) {
+	if len(players) == 0 {
+		return nil, ErrNoPlayers
+	}
+	if seatsPerTable < 2 || seatsPerTable > 10 {
+		return nil, fault.Invalidf("seats_per_table", "must be between 2 and 10, got %d", seatsPerTable)
+	}
+	if dup := firstDuplicate(players); dup != "" {
+		return nil, fault.Invalidf("players", "%s appears twice", dup)
+	}
+	tables := (len(players) + seatsPerTable - 1) / seatsPerTable
+	var slots []Seat
+	for t := range tables {
+		n := len(players) / tables
+		if t < len(players)%tables {
+			n++
+		}
+		seats := make([]int, seatsPerTable)
+		for i := range seats {
+			seats[i] = i + 1
+		}
+		shuffle(seats, src)
+		seats = seats[:n]
+		slices.Sort(seats)
+		for _, s := range seats {
+			slots = append(slots, Seat{Table: t + 1, Seat: s})
+		}
+	}
+	order := slices.Clone(players)
+	shuffle(order, src)
+	for i := range slots {
+		slots[i].PlayerID = order[i]
+	}
+	return slots, nil
+}
+
+func firstDuplicate(ids []string) string {
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			return id
+		}
+		seen[id] = true
+	}
+	return ""
+}
+
+// Card is a playing card for the button draw, numbered as the table
+// engine numbers its cards: (rank-2)*4 + suit, suits clubs, diamonds,
+// hearts, spades. A higher number is a higher card by rank, then by suit
+// (G-28 with G-09's suit order).
+type Card uint8
+
+// String returns the two-letter form, "As".
+func (c Card) String() string {
+	return string("23456789TJQKA"[c/4]) + string("cdhs"[c%4])
+}
+
+// Button is a button draw at one table: the card each seat drew and the
+// seat that won the button.
+type Button struct {
+	Cards  map[int]Card
+	Winner int
+}
+
+// ErrTooFewSeats refuses a button draw with fewer than two players.
+var ErrTooFewSeats = fault.Rule(fault.Precondition, "TR-07", "BUTTON_DRAW_NEEDS_PLAYERS", "the button draw needs at least two players")
+
+// DrawButton deals one card to each occupied seat from a shuffled deck,
+// in seat order, and gives the button to the highest card by suit (TR-07,
+// G-28). It runs when a table opens and when the final table forms.
+func DrawButton(seats []int, src Source) (Button, error) {
+	if len(seats) < 2 {
+		return Button{}, ErrTooFewSeats
+	}
+	if len(seats) > 52 {
+		return Button{}, fmt.Errorf("button draw for %d seats: more seats than cards", len(seats))
+	}
+	order := slices.Clone(seats)
+	slices.Sort(order)
+	if len(slices.Compact(slices.Clone(order))) != len(order) {
+		return Button{}, fault.Invalidf("seats", "a seat appears twice")
+	}
+	deck := make([]Card, 52)
+	for i := range deck {
+		deck[i] = Card(i)
+	}
+	shuffle(deck, src)
+	b := Button{Cards: make(map[int]Card, len(order))}
+	best := Card(0)
+	for i, s := range order {
+		c := deck[i]
+		b.Cards[s] = c
+		if i == 0 || c > best {
+			best, b.Winner = c, s
+		}
+	}
+	return b, nil
+}
