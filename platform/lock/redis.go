@@ -123,7 +123,7 @@ func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
 	l.mu.Unlock()
 	// If the caller's context ends first, stop renewing; the key expires
 	// on its own unless the caller releases it.
-	context.AfterFunc(leaseCtx, l.stopTimers)
+	context.AfterFunc(leaseCtx, func() { l.end(context.Cause(leaseCtx)) })
 	return l, nil
 }
 
@@ -200,7 +200,8 @@ func (l *redisLease) end(cause error) {
 	l.endLocked(cause)
 }
 
-// endLocked stops the timers and cancels the context. Callers hold mu.
+// endLocked stops the timers and cancels the context (a no-op when it has
+// already ended). Callers hold mu.
 func (l *redisLease) endLocked(cause error) {
 	if l.ended {
 		return
@@ -209,14 +210,6 @@ func (l *redisLease) endLocked(cause error) {
 	l.renewal.Stop()
 	l.deadline.Stop()
 	l.cancel(cause)
-}
-
-func (l *redisLease) stopTimers() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ended = true
-	l.renewal.Stop()
-	l.deadline.Stop()
 }
 
 // Release cancels the lease context and deletes the key if it still holds

@@ -21,9 +21,9 @@ const ttl = 3 * time.Second
 func fakeRedis(t *testing.T) (*miniredis.Miniredis, *clock.Fake, *lock.Redis) {
 	t.Helper()
 	mr := miniredis.RunT(t)
-	// No client-side retries: a refused connection should fail the
-	// renewal at once rather than back off in real time.
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	// No client-side retries, of commands or dials: a refused connection
+	// should fail the renewal at once rather than back off in real time.
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr(), MaxRetries: -1, DialerRetries: 1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { client.Close() })
 	fake := clock.NewFake(time.Date(2026, 1, 1, 20, 0, 0, 0, time.UTC))
 	return mr, fake, lock.NewRedis(client, lock.RedisOptions{Prefix: "p:", TTL: ttl, Clock: fake})
