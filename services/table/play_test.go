@@ -59,7 +59,10 @@ func start(t *testing.T, db *sqlstore.DB, clk *clock.Fake, decks func() cards.De
 	t.Helper()
 	relay := events.NewRelay(db, events.NewMemory(events.MemoryOptions{}), events.RelayOptions{})
 	deps := wallet
-	deps.DB, deps.Clock, deps.Locker, deps.Relay, deps.SealKey, deps.Shuffle = db, clk, lock.NewLocal(), relay, sealKey, decks
+	if deps.Locker == nil {
+		deps.Locker = lock.NewLocal() // a process of its own
+	}
+	deps.DB, deps.Clock, deps.Relay, deps.SealKey, deps.Shuffle = db, clk, relay, sealKey, decks
 	svc, err := table.New(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -509,5 +512,53 @@ func TestPlay_CrashRecovery(t *testing.T) {
 	}
 	if chips(gotState) != 900 {
 		t.Fatalf("chips after the crash: %d", chips(gotState))
+	}
+}
+
+// TestPlay_Takeover_Fencing: a second process takes a table over from a
+// first one whose Redis lease vanished while it paused (it has not noticed
+// yet). The first process's action clock still fires, but its write is
+// fenced out by the newer epoch and it stops; the new owner's clock,
+// restored from the stored deadline, applies the timeout (TP-59) exactly
+// once, and the old process cannot take the table back while the new one
+// holds it.
+func TestPlay_Takeover_Fencing(t *testing.T) {
+	t.Parallel()
+	db := testkit.Postgres(t, table.DBOptions())
+	rc, prefix := testkit.Redis(t)
+	locker := func() lock.Locker {
+		return lock.NewRedis(rc, lock.RedisOptions{Prefix: prefix, TTL: time.Hour, RetryInterval: 10 * time.Millisecond})
+	}
+	clk := clock.NewFake(t0)
+	old := start(t, db, clk, seededDecks(4), table.Deps{Locker: locker()})
+	id := old.open(6, 30)
+	old.sit(id, 0, "ann", 200)
+	old.sit(id, 1, "bob", 200)
+	before := old.state(id, "ann")
+	first := playerInTurn(before)
+
+	// The lease expires while the old process is paused.
+	if err := rc.Del(t.Context(), prefix+"tables:"+id).Err(); err != nil {
+		t.Fatal(err)
+	}
+	neu := start(t, db, clk, seededDecks(4), table.Deps{Locker: locker()})
+	if got := neu.state(id, "ann"); got.GetSequence() != before.GetSequence() || got.GetHand().GetDeadline().AsTime() != before.GetHand().GetDeadline().AsTime() {
+		t.Fatalf("the new owner restored %v, want %v", got, before)
+	}
+	clk.Advance(30 * time.Second)
+	after := neu.state(id, "ann")
+	if after.GetSequence() <= before.GetSequence() {
+		t.Fatal("the new owner's clock did not fire")
+	}
+	hands, err := neu.c.ListPlayerHands(neu.player(first), &tablev1.ListPlayerHandsRequest{PlayerId: first})
+	if err != nil || len(hands.GetHands()) != 1 || hands.GetHands()[0].GetNet() != -1 {
+		t.Fatalf("%s timed out once facing the big blind: %v %v", first, hands, err)
+	}
+	// The old owner is fenced out: it refuses to act for the table.
+	if _, err := old.c.Act(old.player(playerInTurn(after)), &tablev1.ActRequest{TableId: id, Kind: tablev1.ActionKind_ACTION_KIND_FOLD}); status.Code(err) != codes.Unavailable && status.Code(err) != codes.Aborted {
+		t.Fatalf("the fenced-out owner acted: %v", err)
+	}
+	if got := neu.state(id, "ann"); got.GetSequence() != after.GetSequence() {
+		t.Fatal("the old owner changed the table")
 	}
 }
