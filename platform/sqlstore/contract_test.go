@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -338,20 +339,41 @@ func testSpans(t *testing.T, db *sqlstore.DB) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	traced := reopen(t, db, sqlstore.Options{TracerProvider: tp})
+	// Arguments are what services bind secrets and hole cards to; spans
+	// record the query text (placeholders) and never the arguments.
+	const secret = "hole-cards-As-Kd"
+	const query = `SELECT COUNT(*) FROM counters WHERE id = $1`
 	ctx, parent := tp.Tracer("test").Start(t.Context(), "request")
 	err := traced.Tx(ctx, func(tx *sqlstore.Tx) error {
 		var n int
-		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM counters WHERE id = $1`, "none").Scan(&n)
+		return tx.QueryRowContext(ctx, query, secret).Scan(&n)
 	})
 	parent.End()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var children []string
+	statementRecorded := false
 	for _, s := range rec.Ended() {
 		if s.Parent().SpanID() == parent.SpanContext().SpanID() {
 			children = append(children, s.Name())
 		}
+		for _, kv := range s.Attributes() {
+			if strings.Contains(kv.Value.String(), secret) {
+				t.Errorf("span %s records an argument: %s=%s", s.Name(), kv.Key, kv.Value.String())
+			}
+			statementRecorded = statementRecorded || kv.Value.String() == query
+		}
+		for _, ev := range s.Events() {
+			for _, kv := range ev.Attributes {
+				if strings.Contains(kv.Value.String(), secret) {
+					t.Errorf("span %s event %s records an argument: %s", s.Name(), ev.Name, kv.Value.String())
+				}
+			}
+		}
+	}
+	if !statementRecorded {
+		t.Error("no span records the query text")
 	}
 	want := map[string]bool{"sql.conn.begin_tx": false, "sql.conn.query": false, "sql.tx.commit": false}
 	for _, name := range children {

@@ -142,6 +142,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
 	}
+	// otelsql records the query text (placeholders only) and never the
+	// arguments, which can be secrets or hole cards; no AttributesGetter is
+	// installed that would add them (the contract suite checks).
 	traceOpts := []otelsql.Option{
 		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect))),
 		otelsql.WithSpanOptions(otelsql.SpanOptions{
