@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table"
@@ -208,5 +209,42 @@ func TestPlay_Wallet(t *testing.T) {
 	got, err := e.c.GetTable(e.floor(), &tablev1.GetTableRequest{TableId: id})
 	if err != nil || !got.GetTable().GetClosed() {
 		t.Fatalf("table not closed: %v %v", got, err)
+	}
+}
+
+// TestTournamentTable_NoMoney: the tournament service opens a tournament
+// table and seats players with tournament chips; the wallet is never asked
+// (tournament chips are not money), and a leaving player is not cashed out.
+func TestTournamentTable_NoMoney(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	w := newFakeWallet(map[string]int64{})
+	e := start(t, db, clock.NewFake(t0), seededDecks(8), table.Deps{Wallet: w})
+	svc := e.g.As(t, "tournament", auth.Service)
+	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
+		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
+		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := resp.GetTable().GetTableId()
+	for i, p := range []string{"ann", "bob", "cat"} {
+		if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 10000}); err != nil {
+			t.Fatalf("seat %s: %v", p, err)
+		}
+	}
+	st := e.state(id, "ann")
+	// The first hand is dealt when two players sit; a tournament player is
+	// never "new" and owes nothing (TP-13 is for cash games).
+	if st.GetHand().GetHandNo() != 1 || st.GetSeats()[2].GetPlayerId() != "cat" || st.GetSeats()[2].GetNewPlayer() {
+		t.Fatalf("tournament seats: %v", st)
+	}
+	if _, err := e.c.Leave(svc, &tablev1.LeaveRequest{TableId: id, Seat: 2}); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.tokens) != 0 {
+		t.Fatalf("the wallet was called %d times for a tournament table", len(w.tokens))
 	}
 }

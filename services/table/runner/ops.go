@@ -84,8 +84,8 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		return SitResult{}, ErrClosed
 	}
 	holdID := ""
-	if d.Wallet != nil {
-		resp, err := d.Wallet.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,
+	if t.wallet() != nil {
+		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,
 			Epoch: t.epoch(), PlayerId: a.Player, Seat: int32(a.Seat), Currency: t.def.Currency, Game: gameProto(t.def), Amount: a.Amount})
 		if err != nil {
 			return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
@@ -93,7 +93,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		holdID = resp.GetHold().GetHoldId()
 	}
 	move := store.MoneyMove{Key: a.Key, TableID: id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
-		HoldID: holdID, Done: d.Wallet == nil, Created: d.Clock.Now()}
+		HoldID: holdID, Done: t.wallet() == nil, Created: d.Clock.Now()}
 	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: id, Seat: int32(a.Seat), PlayerId: a.Player, Stack: a.Amount, OfferId: a.OfferID})
 	if err != nil {
 		return SitResult{}, err
@@ -105,7 +105,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.schedule()
 	}()
 	sit := (*dealer.Table).Sit
-	if d.Wallet != nil {
+	if t.wallet() != nil {
 		sit = (*dealer.Table).SitUnpaid
 	}
 	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return sit(dt, a.Seat, a.Player, a.Amount, a.PostNow) },
@@ -119,7 +119,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.releaseHold(ctx, a.Key, holdID)
 		return SitResult{}, err
 	}
-	if d.Wallet != nil {
+	if t.wallet() != nil {
 		if err := t.finishMove(ctx, move); err != nil {
 			if !definite(err) {
 				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
@@ -146,10 +146,10 @@ func definite(err error) bool {
 }
 
 func (t *Table) releaseHold(ctx context.Context, key, holdID string) {
-	if holdID == "" || t.r.d.Wallet == nil {
+	if holdID == "" || t.wallet() == nil {
 		return
 	}
-	if _, err := t.r.d.Wallet.ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: key + "/release",
+	if _, err := t.wallet().ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: key + "/release",
 		TableId: t.id, Epoch: t.epoch(), HoldId: holdID}); err != nil {
 		t.r.d.Logger.Warn("release hold (it expires by itself)", "table", t.id, "err", err)
 	}
@@ -182,8 +182,8 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	}
 	s := t.dt.Seats()[seat]
 	holdID := ""
-	if d.Wallet != nil {
-		resp, err := d.Wallet.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
+	if t.wallet() != nil {
+		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
 			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
 			Stack: s.Stack + s.Pending, Amount: amount})
 		if err != nil {
@@ -192,7 +192,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		holdID = resp.GetHold().GetHoldId()
 	}
 	move := store.MoneyMove{Key: key, TableID: id, Kind: store.MoveTopUp, Player: player, Seat: seat, Amount: amount,
-		HoldID: holdID, Done: d.Wallet == nil, Created: d.Clock.Now()}
+		HoldID: holdID, Done: t.wallet() == nil, Created: d.Clock.Now()}
 	t.buying++
 	defer func() {
 		t.buying--
@@ -204,7 +204,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		t.releaseHold(ctx, key, holdID)
 		return SeatView{}, err
 	}
-	if d.Wallet != nil {
+	if t.wallet() != nil {
 		if err := t.finishMove(ctx, move); err != nil {
 			if !definite(err) {
 				// The commit is retried in the background until the

@@ -508,7 +508,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		}
 		for _, c := range out.CashOuts {
 			m := store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, out.Seq, c.Seat), TableID: t.id, Kind: store.MoveCashOut,
-				Player: c.Player, Seat: c.Seat, Amount: c.Stack, Created: now}
+				Player: c.Player, Seat: c.Seat, Amount: c.Stack, Done: t.wallet() == nil, Created: now}
 			if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
 				return err
 			}
@@ -730,7 +730,7 @@ func serviceContext(ctx context.Context) context.Context { return auth.WithToken
 // off the table. The caller holds t.mu.
 func (t *Table) retryMoney() {
 	d := t.r.d
-	if d.Wallet == nil || t.stopped != nil {
+	if t.wallet() == nil || t.stopped != nil {
 		return
 	}
 	ctx := t.r.ctx
@@ -795,15 +795,24 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	var err error
 	switch m.Kind {
 	case store.MoveCashOut:
-		_, err = d.Wallet.CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
+		_, err = t.wallet().CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
 			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount})
 	case store.MoveBuyIn, store.MoveTopUp:
-		_, err = d.Wallet.CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
+		_, err = t.wallet().CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
 	}
 	if err != nil {
 		return err
 	}
 	return d.Store.FinishMoneyMove(ctx, m.Key)
+}
+
+// wallet is the wallet client for this table's chips: none for a
+// tournament table, whose chips are tournament chips, not money.
+func (t *Table) wallet() walletv1.WalletServiceClient {
+	if t.def.Config.Tournament {
+		return nil
+	}
+	return t.r.d.Wallet
 }
 
 func (t *Table) epoch() int64 {

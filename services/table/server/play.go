@@ -82,13 +82,15 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 	switch {
 	case c.Staff && player == "":
 		return nil, fault.Invalidf("player_id", "the floor names the player to seat")
+	case c.Staff && !c.Floor && c.Role != "service":
+		return nil, fault.New(fault.Forbidden, "FLOOR_ONLY", "a dealer does not seat players")
 	case !c.Staff && player != "" && player != c.Player:
 		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player sits only themselves")
 	case !c.Staff:
 		player = c.Player
 	}
 	seat := int(req.GetSeat())
-	if !c.Floor {
+	if !c.Floor && c.Role != "service" {
 		if req.GetOfferId() == "" {
 			return nil, ErrOfferRequired
 		}

@@ -3613,7 +3613,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x18DECLARATION_BET_OR_RAISE\x10\x03\x12\x13\n" +
 	"\x0fDECLARATION_POT\x10\x04\x12\x14\n" +
 	"\x10DECLARATION_FOLD\x10\x05\x12\x16\n" +
-	"\x12DECLARATION_ALL_IN\x10\x062\xd1\x11\n" +
+	"\x12DECLARATION_ALL_IN\x10\x062\xd5\x11\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -3626,17 +3626,17 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/tables/{table_id}\x12\x8a\x01\n" +
 	"\n" +
 	"CloseTable\x12$.cardroom.table.v1.CloseTableRequest\x1a%.cardroom.table.v1.CloseTableResponse\"/\xca\xf3\x18\x05\n" +
-	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}:close\x12u\n" +
-	"\x03Sit\x12\x1d.cardroom.table.v1.SitRequest\x1a\x1e.cardroom.table.v1.SitResponse\"/\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}/seats\x12}\n" +
+	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}:close\x12v\n" +
+	"\x03Sit\x12\x1d.cardroom.table.v1.SitRequest\x1a\x1e.cardroom.table.v1.SitResponse\"0\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}/seats\x12}\n" +
 	"\x05TopUp\x12\x1f.cardroom.table.v1.TopUpRequest\x1a .cardroom.table.v1.TopUpResponse\"1\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/top-ups\x12\x8d\x01\n" +
-	"\x06SitOut\x12 .cardroom.table.v1.SitOutRequest\x1a!.cardroom.table.v1.SitOutResponse\">\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tables/{table_id}/seats/{seat}:sit-out\x12\x8c\x01\n" +
-	"\x06Return\x12 .cardroom.table.v1.ReturnRequest\x1a!.cardroom.table.v1.ReturnResponse\"=\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tables/{table_id}/seats/{seat}:return\x12\x88\x01\n" +
-	"\x05Leave\x12\x1f.cardroom.table.v1.LeaveRequest\x1a .cardroom.table.v1.LeaveResponse\"<\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/tables/{table_id}/seats/{seat}:leave\x12u\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/top-ups\x12\x8e\x01\n" +
+	"\x06SitOut\x12 .cardroom.table.v1.SitOutRequest\x1a!.cardroom.table.v1.SitOutResponse\"?\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tables/{table_id}/seats/{seat}:sit-out\x12\x8d\x01\n" +
+	"\x06Return\x12 .cardroom.table.v1.ReturnRequest\x1a!.cardroom.table.v1.ReturnResponse\">\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tables/{table_id}/seats/{seat}:return\x12\x89\x01\n" +
+	"\x05Leave\x12\x1f.cardroom.table.v1.LeaveRequest\x1a .cardroom.table.v1.LeaveResponse\"=\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/tables/{table_id}/seats/{seat}:leave\x12u\n" +
 	"\x03Act\x12\x1d.cardroom.table.v1.ActRequest\x1a\x1e.cardroom.table.v1.ActResponse\"/\xca\xf3\x18\x03\n" +
 	"\x01\x01\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/tables/{table_id}/actions\x12\x98\x01\n" +
 	"\fDealerAction\x12&.cardroom.table.v1.DealerActionRequest\x1a'.cardroom.table.v1.DealerActionResponse\"7\xca\xf3\x18\x04\n" +
