@@ -146,11 +146,7 @@ func DrawButton(seats []int, src Source) (Button, error) {
 	if len(slices.Compact(slices.Clone(order))) != len(order) {
 		return Button{}, fault.Invalidf("seats", "a seat appears twice")
 	}
-	deck := make([]Card, 52)
-	for i := range deck {
-		deck[i] = Card(i)
-	}
-	shuffle(deck, src)
+	deck := ShuffledDeck(src)
 	b := Button{Cards: make(map[int]Card, len(order))}
 	best := Card(0)
 	for i, s := range order {
@@ -161,4 +157,14 @@ func DrawButton(seats []int, src Source) (Button, error) {
 		}
 	}
 	return b, nil
+}
+
+// ShuffledDeck returns the 52 cards in an order drawn from src.
+func ShuffledDeck(src Source) []Card {
+	deck := make([]Card, 52)
+	for i := range deck {
+		deck[i] = Card(i)
+	}
+	shuffle(deck, src)
+	return deck
 }

@@ -1,0 +1,86 @@
+package balance
+
+import (
+	"slices"
+
+	"github.com/cardroom/cardroom/platform/fault"
+)
+
+// HandForHand keeps the tables in step near the money (G-26): each table
+// plays one hand and waits until every table has finished its hand; then
+// the next round starts. Players knocked out at different tables in one
+// round finish together (TR-37). The zero value is off.
+type HandForHand struct {
+	// Active is set from Start until Stop.
+	Active bool
+	// Round counts rounds from 1.
+	Round int
+	// Tables are the tables in play; Done those that finished this round.
+	Tables []string
+	Done   []string
+}
+
+// Hand-for-hand failures.
+var (
+	ErrHandForHandOff  = fault.Rule(fault.Precondition, "G-26", "HAND_FOR_HAND_OFF", "hand-for-hand play is not on")
+	ErrWaitForTables   = fault.Rule(fault.Precondition, "G-26", "HAND_FOR_HAND_WAIT", "this table has played its hand; it waits for the other tables")
+	ErrUnknownH4HTable = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "the table is not in the hand-for-hand round")
+)
+
+// Start turns hand-for-hand on over tables (the director's call, G-26).
+func (h *HandForHand) Start(tables []string) {
+	*h = HandForHand{Active: true, Round: 1, Tables: slices.Clone(tables)}
+	slices.Sort(h.Tables)
+}
+
+// Stop turns it off (the bubble burst).
+func (h *HandForHand) Stop() { *h = HandForHand{} }
+
+// MayDeal reports whether a table may start a hand: always when hand-for-
+// hand is off, otherwise only if it has not played this round's hand.
+func (h *HandForHand) MayDeal(table string) error {
+	if !h.Active {
+		return nil
+	}
+	if !slices.Contains(h.Tables, table) {
+		return ErrUnknownH4HTable.Withf("table %q is not in play", table)
+	}
+	if slices.Contains(h.Done, table) {
+		return ErrWaitForTables
+	}
+	return nil
+}
+
+// HandEnded records that table finished this round's hand. When it was the
+// last, the next round starts and next is true: every table may deal.
+func (h *HandForHand) HandEnded(table string) (next bool, err error) {
+	if !h.Active {
+		return false, ErrHandForHandOff
+	}
+	if err := h.MayDeal(table); err != nil {
+		return false, err
+	}
+	h.Done = append(h.Done, table)
+	if len(h.Done) < len(h.Tables) {
+		return false, nil
+	}
+	h.Round++
+	h.Done = nil
+	return true, nil
+}
+
+// TableClosed takes a broken table out of the round; its absence may
+// complete the round.
+func (h *HandForHand) TableClosed(table string) (next bool) {
+	if !h.Active {
+		return false
+	}
+	h.Tables = slices.DeleteFunc(h.Tables, func(t string) bool { return t == table })
+	h.Done = slices.DeleteFunc(h.Done, func(t string) bool { return t == table })
+	if len(h.Tables) > 0 && len(h.Done) == len(h.Tables) {
+		h.Round++
+		h.Done = nil
+		return true
+	}
+	return false
+}
