@@ -91,23 +91,18 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // bounds nothing that outlives New: the connections belong to the caller.
 func New(ctx context.Context, o Options) (*Gateway, error) {
 	parts := []struct {
-		name     string
-		conn     grpc.ClientConnInterface
-		register func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
-		service  string
+		name, service string
+		conn          grpc.ClientConnInterface
+		register      registerFunc
 	}{
-		{"table", o.Conns.Table, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-			return tablev1.RegisterTableServiceHandlerClient(ctx, mux, tablev1.NewTableServiceClient(cc))
-		}, tablev1.TableService_ServiceDesc.ServiceName},
-		{"tournament", o.Conns.Tournament, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-			return tournamentv1.RegisterTournamentServiceHandlerClient(ctx, mux, tournamentv1.NewTournamentServiceClient(cc))
-		}, tournamentv1.TournamentService_ServiceDesc.ServiceName},
-		{"wallet", o.Conns.Wallet, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-			return walletv1.RegisterWalletServiceHandlerClient(ctx, mux, walletv1.NewWalletServiceClient(cc))
-		}, walletv1.WalletService_ServiceDesc.ServiceName},
-		{"seating", o.Conns.Seating, func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-			return seatingv1.RegisterSeatingServiceHandlerClient(ctx, mux, seatingv1.NewSeatingServiceClient(cc))
-		}, seatingv1.SeatingService_ServiceDesc.ServiceName},
+		{"table", tablev1.TableService_ServiceDesc.ServiceName, o.Conns.Table,
+			handlers(tablev1.NewTableServiceClient, tablev1.RegisterTableServiceHandlerClient)},
+		{"tournament", tournamentv1.TournamentService_ServiceDesc.ServiceName, o.Conns.Tournament,
+			handlers(tournamentv1.NewTournamentServiceClient, tournamentv1.RegisterTournamentServiceHandlerClient)},
+		{"wallet", walletv1.WalletService_ServiceDesc.ServiceName, o.Conns.Wallet,
+			handlers(walletv1.NewWalletServiceClient, walletv1.RegisterWalletServiceHandlerClient)},
+		{"seating", seatingv1.SeatingService_ServiceDesc.ServiceName, o.Conns.Seating,
+			handlers(seatingv1.NewSeatingServiceClient, seatingv1.RegisterSeatingServiceHandlerClient)},
 	}
 
 	log := o.Logger
@@ -184,6 +179,17 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		otelOpts = append(otelOpts, otelhttp.WithPropagators(o.Propagator))
 	}
 	return &Gateway{handler: otelhttp.NewHandler(h, "gateway", otelOpts...)}, nil
+}
+
+// registerFunc adds one service's REST handlers to mux, calling it over cc.
+type registerFunc func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error
+
+// handlers joins a service's generated client constructor and its
+// generated handler registration into a registerFunc.
+func handlers[C any](newClient func(grpc.ClientConnInterface) C, register func(context.Context, *runtime.ServeMux, C) error) registerFunc {
+	return func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return register(ctx, mux, newClient(cc))
+	}
 }
 
 // jsonMarshaler writes proto field names (snake_case, as in the OpenAPI

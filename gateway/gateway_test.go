@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"buf.build/go/protovalidate"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -141,16 +142,23 @@ func newFixture(t *testing.T, opts gateway.Options) *fixture {
 
 	// One server holds every service here, as in `cardroom all`; only the
 	// table service is implemented.
-	opts.Conns = gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}
 	opts.TracerProvider = tp
 	opts.Propagator = prop
+	srv := httptest.NewServer(gatewayOn(t, conn, opts))
+	t.Cleanup(srv.Close)
+	return &fixture{health: hs, spans: spans, srv: srv}
+}
+
+// gatewayOn returns a gateway whose four parts are all served behind conn,
+// as in `cardroom all`.
+func gatewayOn(t *testing.T, conn grpc.ClientConnInterface, opts gateway.Options) *gateway.Gateway {
+	t.Helper()
+	opts.Conns = gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}
 	gw, err := gateway.New(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gw)
-	t.Cleanup(srv.Close)
-	return &fixture{health: hs, spans: spans, srv: srv}
+	return gw
 }
 
 type response struct {
@@ -421,13 +429,31 @@ func decodeHealth(t *testing.T, body string) healthReport {
 // all behind conn.
 func healthz(t *testing.T, conn grpc.ClientConnInterface) (int, string) {
 	t.Helper()
-	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gw := gatewayOn(t, conn, gateway.Options{})
 	rec := httptest.NewRecorder()
 	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/healthz", nil))
 	return rec.Code, rec.Body.String()
+}
+
+// serveLoopback serves a plain gRPC server, with the services register
+// adds, on a loopback port until the test ends, and returns a connection
+// to it.
+func serveLoopback(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	register(gs)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
 
 // unreachable returns a connection to a loopback port nobody listens on,
@@ -454,10 +480,7 @@ func unreachable(t *testing.T) (*grpc.ClientConn, string) {
 func TestBackendDownIsMasked(t *testing.T) {
 	t.Parallel()
 	conn, addr := unreachable(t)
-	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gw := gatewayOn(t, conn, gateway.Options{})
 	rec := httptest.NewRecorder()
 	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/v1/tables/t1", nil))
 	var got errorBody
@@ -492,21 +515,11 @@ func TestHealthzUnreachableBackend(t *testing.T) {
 // ready.
 func TestHealthzPartNotRegisteredIsNotReady(t *testing.T) {
 	t.Parallel()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs := grpc.NewServer()
-	hs := health.NewServer() // server-wide SERVING
-	healthpb.RegisterHealthServer(gs, hs)
-	hs.SetServingStatus(tablev1.TableService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := serveLoopback(t, func(gs *grpc.Server) {
+		hs := health.NewServer() // server-wide SERVING
+		hs.SetServingStatus(tablev1.TableService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+		healthpb.RegisterHealthServer(gs, hs)
+	})
 	code, body := healthz(t, conn)
 	r := decodeHealth(t, body)
 	if code != 503 || !slices.Equal(r.Failing, []string{"seating", "tournament", "wallet"}) ||
@@ -616,23 +629,27 @@ func TestTraceStartsAtTheGateway(t *testing.T) {
 	if resp.status != 200 {
 		t.Fatalf("status %d body %s", resp.status, resp.body)
 	}
+	// The gRPC server span ends on the server's goroutine, possibly just
+	// after the gateway has its answer: poll with a deadline.
 	var httpSpan, clientSpan, serverSpan sdktrace.ReadOnlySpan
-	for _, s := range f.spans.Ended() {
-		switch {
-		case s.SpanKind() == trace.SpanKindServer && s.Name() == "GET /v1/tables/{table_id}":
-			httpSpan = s
-		case s.SpanKind() == trace.SpanKindClient && s.Name() == "cardroom.table.v1.TableService/GetTable":
-			clientSpan = s
-		case s.SpanKind() == trace.SpanKindServer && s.Name() == "cardroom.table.v1.TableService/GetTable":
-			serverSpan = s
-		}
-	}
-	if httpSpan == nil || clientSpan == nil || serverSpan == nil {
-		var names []string
+	for deadline := time.Now().Add(5 * time.Second); httpSpan == nil || clientSpan == nil || serverSpan == nil; time.Sleep(time.Millisecond) {
 		for _, s := range f.spans.Ended() {
-			names = append(names, s.SpanKind().String()+" "+s.Name())
+			switch {
+			case s.SpanKind() == trace.SpanKindServer && s.Name() == "GET /v1/tables/{table_id}":
+				httpSpan = s
+			case s.SpanKind() == trace.SpanKindClient && s.Name() == "cardroom.table.v1.TableService/GetTable":
+				clientSpan = s
+			case s.SpanKind() == trace.SpanKindServer && s.Name() == "cardroom.table.v1.TableService/GetTable":
+				serverSpan = s
+			}
 		}
-		t.Fatalf("spans %v, want the HTTP server span, the gRPC client span and the gRPC server span", names)
+		if time.Now().After(deadline) {
+			var names []string
+			for _, s := range f.spans.Ended() {
+				names = append(names, s.SpanKind().String()+" "+s.Name())
+			}
+			t.Fatalf("spans %v, want the HTTP server span, the gRPC client span and the gRPC server span", names)
+		}
 	}
 	if httpSpan.Parent().IsValid() {
 		t.Errorf("HTTP span has parent %v, want it to be the root", httpSpan.Parent())

@@ -53,11 +53,7 @@ func TestThroughPlatformServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	gw, err := gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(gw)
+	hs := httptest.NewServer(gatewayOn(t, conn, gateway.Options{}))
 	t.Cleanup(hs.Close)
 	f := &fixture{srv: hs}
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/cardroom/cardroom/gateway"
@@ -41,32 +39,15 @@ func (counter) Count(req *streamtestpb.CountRequest, stream grpc.ServerStreaming
 // and CORS must keep http.Flusher), and how a stream's error looks.
 func TestServerStreamingPassesThrough(t *testing.T) {
 	t.Parallel()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs := grpc.NewServer()
-	streamtestpb.RegisterCountServiceServer(gs, counter{})
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	gw, err := gateway.New(t.Context(), gateway.Options{
-		Conns:       gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn},
+	conn := serveLoopback(t, func(gs *grpc.Server) { streamtestpb.RegisterCountServiceServer(gs, counter{}) })
+	srv := httptest.NewServer(gatewayOn(t, conn, gateway.Options{
 		CORSOrigins: []string{"https://floor.example.com"},
 		Register: []func(context.Context, *runtime.ServeMux) error{
 			func(ctx context.Context, mux *runtime.ServeMux) error {
 				return streamtestpb.RegisterCountServiceHandler(ctx, mux, conn)
 			},
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gw)
+	}))
 	t.Cleanup(srv.Close)
 
 	type line struct {

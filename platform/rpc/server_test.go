@@ -371,15 +371,24 @@ func TestClientAndServerSpansShareOneTrace(t *testing.T) {
 	}
 }
 
-func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
-	t.Parallel()
-	ts := startServer(t)
+// slowCall starts a call that runs until ts.release closes, waits until
+// the handler is running, and returns the call's result channel.
+func (ts *testServer) slowCall(t *testing.T) <-chan error {
+	t.Helper()
+	token := mustToken(t, "cass", auth.Cashier)
 	result := make(chan error, 1)
 	go func() {
-		_, err := ts.call(context.Background(), "Ping", mustToken(t, "cass", auth.Cashier), "slow", 5)
+		_, err := ts.call(context.Background(), "Ping", token, "slow", 5)
 		result <- err
 	}()
 	<-ts.started
+	return result
+}
+
+func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	result := ts.slowCall(t)
 	stopped := make(chan bool, 1)
 	go func() { stopped <- Shutdown(ts.srv, time.Minute) }()
 	select {
@@ -401,12 +410,7 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 func TestShutdownCutsOffCallsAfterGrace(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
-	result := make(chan error, 1)
-	go func() {
-		_, err := ts.call(context.Background(), "Ping", mustToken(t, "cass", auth.Cashier), "slow", 5)
-		result <- err
-	}()
-	<-ts.started
+	result := ts.slowCall(t)
 	if Shutdown(ts.srv, 20*time.Millisecond) {
 		t.Fatal("Shutdown reports a graceful stop although a call never finished")
 	}

@@ -224,8 +224,15 @@ func testReadTx(t *testing.T, db *sqlstore.DB) {
 // without any lock: on PostgreSQL (serializable) they conflict with 40001
 // and on SQLite they queue on the write lock; with retries none is lost.
 func testConflictRetry(t *testing.T, db *sqlstore.DB) {
-	const workers, each = 6, 8
-	insertCounter(t, db, "race")
+	incrementConcurrently(t, db, "race", 6, 8)
+}
+
+// incrementConcurrently has workers each add 1 to counter id, each times,
+// in read-then-write transactions, and checks that no update was lost:
+// conflicting transactions must be retried, not fail or overwrite.
+func incrementConcurrently(t *testing.T, db *sqlstore.DB, id string, workers, each int) {
+	t.Helper()
+	insertCounter(t, db, id)
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*each)
 	for range workers {
@@ -233,10 +240,10 @@ func testConflictRetry(t *testing.T, db *sqlstore.DB) {
 			for range each {
 				errs <- db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
 					var v int64
-					if err := tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = $1`, "race").Scan(&v); err != nil {
+					if err := tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = $1`, id).Scan(&v); err != nil {
 						return err
 					}
-					_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = $1 WHERE id = $2`, v+1, "race")
+					_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = $1 WHERE id = $2`, v+1, id)
 					return err
 				})
 			}
@@ -249,7 +256,7 @@ func testConflictRetry(t *testing.T, db *sqlstore.DB) {
 			t.Fatalf("increment: %v", err)
 		}
 	}
-	if v, _ := readCounter(t, db, "race"); v != workers*each {
+	if v, _ := readCounter(t, db, id); v != int64(workers*each) {
 		t.Fatalf("counter = %d, want %d (lost updates)", v, workers*each)
 	}
 }
@@ -488,35 +495,7 @@ func TestSQLiteBusyIsRetried(t *testing.T) {
 func TestSQLiteConcurrentWritersWithBusyErrors(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "writers", Migrations: migrations, SQLiteBusyTimeout: time.Millisecond, MaxAttempts: 1000})
-	insertCounter(t, db, "w")
-	const workers, each = 8, 10
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*each)
-	for range workers {
-		wg.Go(func() {
-			for range each {
-				errs <- db.Tx(t.Context(), func(tx *sqlstore.Tx) error {
-					// Read, then write: the write lock is held across both.
-					var v int64
-					if err := tx.QueryRowContext(t.Context(), `SELECT value FROM counters WHERE id = 'w'`).Scan(&v); err != nil {
-						return err
-					}
-					_, err := tx.ExecContext(t.Context(), `UPDATE counters SET value = $1 WHERE id = 'w'`, v+1)
-					return err
-				})
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatalf("write: %v", err)
-		}
-	}
-	if v, _ := readCounter(t, db, "w"); v != workers*each {
-		t.Fatalf("counter = %d, want %d", v, workers*each)
-	}
+	incrementConcurrently(t, db, "w", 8, 10)
 }
 
 func TestRetryable(t *testing.T) {
