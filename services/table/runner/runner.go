@@ -114,21 +114,13 @@ func CryptoShuffle() cards.Deck {
 	return d
 }
 
-// Run claims every open table, retries unfinished wallet steps every
-// retry interval, and returns when ctx ends, releasing every table.
+// Run claims every open table it can, then every 5 s claims the open
+// tables nobody runs (a crashed owner's lease has expired) and retries
+// unfinished wallet steps; it returns when ctx ends, releasing every table.
 func (r *Runner) Run(ctx context.Context) error {
 	defer r.Close()
-	ids, err := r.d.Store.OpenTables(ctx)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		// Tables another replica runs are skipped at once.
-		if _, err := r.claim(ctx, id, false); err != nil {
-			r.d.Logger.WarnContext(ctx, "claim table at start", "table", id, "err", err)
-		}
-	}
 	for {
+		r.claimOpen(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -139,6 +131,27 @@ func (r *Runner) Run(ctx context.Context) error {
 				t.schedule()
 				t.mu.Unlock()
 			}
+		}
+	}
+}
+
+// claimOpen claims the open tables this process does not run yet; tables
+// another replica runs are skipped at once.
+func (r *Runner) claimOpen(ctx context.Context) {
+	ids, err := r.d.Store.OpenTables(ctx)
+	if err != nil {
+		r.d.Logger.WarnContext(ctx, "list open tables", "err", err)
+		return
+	}
+	for _, id := range ids {
+		r.mu.Lock()
+		_, owned := r.tables[id]
+		r.mu.Unlock()
+		if owned {
+			continue
+		}
+		if _, err := r.claim(ctx, id, false); err != nil && !errors.Is(err, ErrOwnedElsewhere) {
+			r.d.Logger.WarnContext(ctx, "claim table", "table", id, "err", err)
 		}
 	}
 }
