@@ -27,6 +27,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
 //go:embed migrations
@@ -90,7 +91,7 @@ func NewID() string {
 
 // propagator is fixed to W3C trace context so events carry a traceparent
 // whatever the process's global propagator is.
-var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+var propagator = telemetry.Propagator()
 
 const instrumentation = "github.com/cardroom/cardroom/platform/events"
 

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -485,4 +487,47 @@ func TestRelayRunPublishesOnCommit(t *testing.T) {
 	if n := unpublished(t, db); n != 0 {
 		t.Fatalf("unpublished after stop = %d", n)
 	}
+}
+
+// TestPruneKeepsRecentlyPublishedRows: Prune deletes the rows published
+// longer ago than the retention, by the relay's clock, and keeps the rest
+// (unpublished ones included).
+func TestPruneKeepsRecentlyPublishedRows(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, opts, func(t *testing.T, db *sqlstore.DB) {
+		clk := clock.NewFake(time.Date(2026, 11, 30, 20, 0, 0, 0, time.UTC))
+		relay := events.NewRelay(db, events.NewMemory(events.MemoryOptions{}), events.RelayOptions{Retention: time.Hour, Clock: clk})
+		openTable(t, db, "old")
+		if n, err := relay.Flush(t.Context()); err != nil || n != 1 {
+			t.Fatalf("flush = %d, %v", n, err)
+		}
+		clk.Advance(time.Hour + time.Minute)
+		openTable(t, db, "recent")
+		if n, err := relay.Flush(t.Context()); err != nil || n != 1 {
+			t.Fatalf("flush = %d, %v", n, err)
+		}
+		openTable(t, db, "unpublished")
+		if err := relay.Prune(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		rows, err := db.SQL().QueryContext(t.Context(), `SELECT event_key FROM outbox ORDER BY seq`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(keys, []string{"recent", "unpublished"}) {
+			t.Fatalf("outbox after prune holds %v, want [recent unpublished]", keys)
+		}
+	})
 }

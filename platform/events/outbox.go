@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -52,7 +53,8 @@ type RelayOptions struct {
 	// Retention is how long published rows are kept before Run prunes
 	// them; default 24 h.
 	Retention time.Duration
-	// Clock drives polling; default the real clock.
+	// Clock drives polling, stamps published rows and decides which are
+	// old enough to prune; default the real clock.
 	Clock clock.Clock
 	// TracerProvider makes the publish spans; nil means the global one.
 	TracerProvider trace.TracerProvider
@@ -199,17 +201,13 @@ func (r *Relay) publish(ctx context.Context, row outboxRow) error {
 		trace.WithSpanKind(trace.SpanKindProducer), spanAttrs("cardroom", ev))
 	defer span.End()
 	// Consumers continue from this span.
-	headers := make(map[string]string, len(ev.Headers))
-	for k, v := range ev.Headers {
-		headers[k] = v
-	}
-	ev.Headers = headers
+	ev.Headers = maps.Clone(ev.Headers)
 	inject(pctx, &ev)
 	if err := r.bus.Publish(pctx, ev); err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		return fmt.Errorf("publish event %s: %w", ev.ID, err)
 	}
-	_, err := r.db.SQL().ExecContext(ctx, `UPDATE outbox SET published_at = $1 WHERE seq = $2`, time.Now().UnixMilli(), row.seq)
+	_, err := r.db.SQL().ExecContext(ctx, `UPDATE outbox SET published_at = $1 WHERE seq = $2`, r.opts.Clock.Now().UnixMilli(), row.seq)
 	if err != nil {
 		// Published but not marked: it goes out again next round, which
 		// at-least-once allows.
@@ -220,7 +218,7 @@ func (r *Relay) publish(ctx context.Context, row outboxRow) error {
 
 // Prune deletes rows published longer ago than the retention.
 func (r *Relay) Prune(ctx context.Context) error {
-	cutoff := time.Now().Add(-r.opts.Retention).UnixMilli()
+	cutoff := r.opts.Clock.Now().Add(-r.opts.Retention).UnixMilli()
 	if _, err := r.db.SQL().ExecContext(ctx, `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1`, cutoff); err != nil {
 		return fmt.Errorf("prune outbox: %w", err)
 	}

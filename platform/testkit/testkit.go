@@ -25,32 +25,41 @@ const (
 	DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 )
 
+// backend is a server the tests need, found once per test binary.
+type backend struct {
+	env, fallback, name string
+	once                sync.Once
+	url                 string
+	err                 error
+}
+
 var (
-	redisOnce, dbOnce     sync.Once
-	redisURL, databaseURL string
-	redisProbe, dbProbe   error
+	redisBackend    = &backend{env: "REDIS_URL", fallback: DefaultRedisURL, name: "Redis"}
+	postgresBackend = &backend{env: "DATABASE_URL", fallback: DefaultDatabaseURL, name: "PostgreSQL"}
 )
+
+// resolveURL returns the backend's URL or fails the test saying how to get one.
+func (b *backend) resolveURL(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() { b.url, b.err = resolve(b.env, b.fallback) })
+	if b.err != nil {
+		t.Fatalf("no %s: %s is unset and %s is not reachable (%v); run the tests with `make test`, which starts one", b.name, b.env, b.fallback, b.err)
+	}
+	return b.url
+}
 
 // RedisURL returns REDIS_URL, or the local default when that is unset and
 // reachable; otherwise it fails the test.
 func RedisURL(t testing.TB) string {
 	t.Helper()
-	redisOnce.Do(func() { redisURL, redisProbe = resolve("REDIS_URL", DefaultRedisURL) })
-	if redisProbe != nil {
-		t.Fatalf("no Redis: REDIS_URL is unset and %s is not reachable (%v); run the tests with `make test`, which starts one", DefaultRedisURL, redisProbe)
-	}
-	return redisURL
+	return redisBackend.resolveURL(t)
 }
 
 // DatabaseURL returns DATABASE_URL, or the local default when that is unset
 // and reachable; otherwise it fails the test.
 func DatabaseURL(t testing.TB) string {
 	t.Helper()
-	dbOnce.Do(func() { databaseURL, dbProbe = resolve("DATABASE_URL", DefaultDatabaseURL) })
-	if dbProbe != nil {
-		t.Fatalf("no PostgreSQL: DATABASE_URL is unset and %s is not reachable (%v); run the tests with `make test`, which starts one", DefaultDatabaseURL, dbProbe)
-	}
-	return databaseURL
+	return postgresBackend.resolveURL(t)
 }
 
 // resolve trusts a URL from the environment as given (a wrong one fails
