@@ -114,13 +114,18 @@ func (b *Bank) post(ctx context.Context, tx *store.Tx, kind ledger.TransferKind,
 // postID is post with the transfer ID chosen by the caller, for flows that
 // claim a hold or voucher (naming the transfer) before posting it.
 func (b *Bank) postID(ctx context.Context, tx *store.Tx, id string, kind ledger.TransferKind, cur ledger.Currency, p store.Posting, meta map[string]string, player ledger.AccountID, moves ...ledger.Move) (TransferResult, error) {
+	return b.postWith(ctx, tx, id, nil, kind, cur, p, meta, player, moves...)
+}
+
+// postWith is postID that also inserts rows belonging with the transfer.
+func (b *Bank) postWith(ctx context.Context, tx *store.Tx, id string, with []store.Row, kind ledger.TransferKind, cur ledger.Currency, p store.Posting, meta map[string]string, player ledger.AccountID, moves ...ledger.Move) (TransferResult, error) {
 	now := tx.Now()
 	p.GamingDay = b.profile.Day.Of(now)
 	tr, err := ledger.Build(id, kind, cur, now, meta, moves...)
 	if err != nil {
 		return TransferResult{}, err
 	}
-	balances, err := tx.Post(ctx, tr, p)
+	balances, err := tx.Post(ctx, tr, p, with...)
 	if err != nil {
 		return TransferResult{}, err
 	}

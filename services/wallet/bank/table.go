@@ -78,10 +78,14 @@ func (b *Bank) decide(ctx context.Context, tx *store.Tx, player string, cur ledg
 	if err != nil {
 		return buyin.Decision{}, err
 	}
+	return b.decideWith(p, cur, g, stack, tx.Now())
+}
+
+func (b *Bank) decideWith(p store.Presence, cur ledger.Currency, g buyin.Game, stack int64, now time.Time) (buyin.Decision, error) {
 	if p.Seated && p.Sitting.Currency != cur {
 		return buyin.Decision{}, ledger.ErrCurrencyMismatch.Withf("the player sits at %s in %s", g.Table, p.Sitting.Currency)
 	}
-	s := buyin.Situation{Seated: p.Seated, Stack: stack, Now: tx.Now()}
+	s := buyin.Situation{Seated: p.Seated, Stack: stack, Now: now}
 	if !p.Seated {
 		s.Departures = p.Departures
 	}
@@ -144,12 +148,13 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 	}
 	r.Game.Table = r.Table
 	return idempotent(ctx, b, "HoldBuyIn", r.Key, r, func(tx *store.Tx) (HoldResult, error) {
-		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
+		p, err := tx.FencedPresence(ctx, r.Table, r.Epoch, r.Player, cur, b.profile.Day.Of(tx.Now()))
+		if err != nil {
 			return HoldResult{}, err
 		}
 		// An unknown player account surfaces as NotFound from the posting.
 		player := ledger.PlayerAccount(r.Player, cur)
-		d, err := b.decide(ctx, tx, r.Player, cur, r.Game, r.Stack)
+		d, err := b.decideWith(p, cur, r.Game, r.Stack, tx.Now())
 		if err != nil {
 			return HoldResult{}, err
 		}
@@ -164,7 +169,9 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 			ID: newID("hold_"), Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: cur, Amount: r.Amount,
 			Structure: r.Game.Structure, TopUp: d.Case == buyin.TopUp, ExpiresAt: tx.Now().Add(b.holdTTL), CreatedAt: tx.Now(),
 		}
-		res, err := b.post(ctx, tx, ledger.BuyInHold, cur, store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
+		h.HoldTransfer = newID("tr_")
+		res, err := b.postWith(ctx, tx, h.HoldTransfer, []store.Row{store.HoldRow(h)}, ledger.BuyInHold, cur,
+			store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
 			map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "hold": h.ID, "rule": d.Rule},
 			player, ledger.Move{From: player, To: hold, Amount: r.Amount})
 		if errors.Is(err, ledger.ErrInsufficientFunds) {
@@ -174,10 +181,6 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 				With("account_id", string(player), "amount", strconv.FormatInt(r.Amount, 10)).Wrap(f)
 		}
 		if err != nil {
-			return HoldResult{}, err
-		}
-		h.HoldTransfer = res.TransferID
-		if err := tx.InsertHold(ctx, h); err != nil {
 			return HoldResult{}, err
 		}
 		return HoldResult{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,7 +104,10 @@ type Balances map[ledger.AccountID]int64
 // overflow, an unknown account or another currency, and records the
 // transfer and its entries. It returns the touched accounts' new balances. Accounts are updated in ID order so two
 // transfers touching the same accounts cannot deadlock.
-func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances, error) {
+//
+// with are rows that belong with the transfer (a hold naming it, say): they
+// are inserted in the same statement on PostgreSQL, right after it on SQLite.
+func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting, with ...Row) (Balances, error) {
 	if err := tr.CheckBalanced(); err != nil {
 		return nil, err
 	}
@@ -122,9 +126,9 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 	args := []any{tr.ID, string(tr.Kind), string(tr.Currency), tr.Amount(), reverses, p.Player, p.Subject, p.Actor, p.GamingDay, string(meta), tr.CreatedAt.UnixMilli()}
 	var balances Balances
 	if t.tx.Dialect() == sqlstore.Postgres {
-		balances, err = t.postOneStatement(ctx, tr, args)
+		balances, err = t.postOneStatement(ctx, tr, args, with)
 	} else {
-		balances, err = t.postStepByStep(ctx, tr, args)
+		balances, err = t.postStepByStep(ctx, tr, args, with)
 	}
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -136,6 +140,22 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting) (Balances,
 		return nil, err
 	}
 	return balances, nil
+}
+
+// Row is one row to insert along with a transfer.
+type Row struct {
+	Table   string
+	Columns []string
+	Values  []any
+}
+
+// insert renders the row's INSERT with placeholders numbered from first.
+func (r Row) insert(first int) string {
+	ph := make([]string, len(r.Values))
+	for i := range ph {
+		ph[i] = "$" + strconv.Itoa(first+i)
+	}
+	return "INSERT INTO " + r.Table + " (" + strings.Join(r.Columns, ", ") + ") VALUES (" + strings.Join(ph, ", ") + ")"
 }
 
 const insertTransfer = `INSERT INTO transfers (id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at)
@@ -157,7 +177,7 @@ func balanceUpdate(amount, id, currency string) string {
 
 // postStepByStep writes a transfer one statement at a time (SQLite, where
 // the round trips are function calls).
-func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any) (Balances, error) {
+func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any, with []Row) (Balances, error) {
 	if _, err := t.tx.ExecContext(ctx, insertTransfer, args...); err != nil {
 		return nil, fmt.Errorf("insert transfer %s: %w", tr.ID, err)
 	}
@@ -186,6 +206,11 @@ func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any)
 	if err != nil {
 		return nil, fmt.Errorf("insert entries of %s: %w", tr.ID, err)
 	}
+	for _, r := range with {
+		if _, err := t.tx.ExecContext(ctx, r.insert(1), r.Values...); err != nil {
+			return nil, fmt.Errorf("insert %s with %s: %w", r.Table, tr.ID, err)
+		}
+	}
 	return balances, nil
 }
 
@@ -195,7 +220,7 @@ func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any)
 // row, which the caller sees as missing and explains; the transaction is
 // then rolled back with everything the statement wrote. One round trip
 // instead of 2 + accounts keeps the buy-in hot path short.
-func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []any) (Balances, error) {
+func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []any, with []Row) (Balances, error) {
 	var q strings.Builder
 	q.WriteString("WITH tr AS (" + insertTransfer + " RETURNING id)")
 	var union strings.Builder
@@ -207,6 +232,10 @@ func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []an
 			union.WriteString(" UNION ALL ")
 		}
 		fmt.Fprintf(&union, "SELECT id, balance, entry_count, %s AS amount FROM u%d", a, i)
+	}
+	for i, r := range with {
+		fmt.Fprintf(&q, ", w%d AS (%s)", i, r.insert(len(args)+1))
+		args = append(args, r.Values...)
 	}
 	q.WriteString(", e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) SELECT u.id, u.entry_count, (SELECT id FROM tr), u.amount, u.balance, $11 FROM (")
 	q.WriteString(union.String())

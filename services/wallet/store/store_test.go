@@ -259,6 +259,25 @@ func testEpochs(t *testing.T, s *store.Store) {
 	if fault.KindOf(observe(0)) != fault.Invalid {
 		t.Fatal("epoch 0 accepted")
 	}
+	// FencedPresence applies the same fence (one statement on PostgreSQL).
+	fencedPresence := func(epoch int64) error {
+		return s.Update(ctx, now, func(tx *store.Tx) error {
+			_, err := tx.FencedPresence(ctx, "ET", epoch, "nobody", "EUR", "2026-11-30")
+			return err
+		})
+	}
+	for _, tc := range []struct {
+		epoch  int64
+		fenced bool
+	}{{7, false}, {6, true}, {8, false}, {7, true}} {
+		err := fencedPresence(tc.epoch)
+		if got := errors.Is(err, sqlstore.ErrFencedOut); got != tc.fenced || (!tc.fenced && err != nil) {
+			t.Fatalf("fenced presence at epoch %d: %v, want fenced=%v", tc.epoch, err, tc.fenced)
+		}
+	}
+	if err := fencedPresence(1); fault.KindOf(err) != fault.Aborted {
+		t.Fatalf("fenced presence kind = %v", fault.KindOf(err))
+	}
 }
 
 func testPresence(t *testing.T, s *store.Store) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -60,13 +61,22 @@ type Hold struct {
 
 // InsertHold records a new hold in state Held.
 func (t *Tx) InsertHold(ctx context.Context, h Hold) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO holds (id, player, table_id, seat, currency, amount, structure, top_up, state, hold_transfer, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'held', $9, $10, $11)`,
-		h.ID, h.Player, h.Table, h.Seat, string(h.Currency), h.Amount, string(h.Structure), h.TopUp, h.HoldTransfer, h.ExpiresAt.UnixMilli(), h.CreatedAt.UnixMilli())
-	if err != nil {
+	r := HoldRow(h)
+	if _, err := t.tx.ExecContext(ctx, r.insert(1), r.Values...); err != nil {
 		return fmt.Errorf("insert hold %s: %w", h.ID, err)
 	}
 	return nil
+}
+
+// HoldRow is the row of a new hold in state Held, to insert with its
+// transfer (Post's with).
+func HoldRow(h Hold) Row {
+	return Row{
+		Table:   "holds",
+		Columns: []string{"id", "player", "table_id", "seat", "currency", "amount", "structure", "top_up", "state", "hold_transfer", "expires_at", "created_at"},
+		Values: []any{h.ID, h.Player, h.Table, h.Seat, string(h.Currency), h.Amount, string(h.Structure), h.TopUp, string(Held),
+			h.HoldTransfer, h.ExpiresAt.UnixMilli(), h.CreatedAt.UnixMilli()},
+	}
 }
 
 const holdColumns = `id, player, table_id, seat, currency, amount, structure, top_up, state, hold_transfer, COALESCE(settle_transfer, ''), expires_at, created_at`
@@ -196,27 +206,71 @@ type Presence struct {
 // Presence reads the player's sitting at the table and their departures in
 // currency cur on the gaming day.
 func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Currency, gamingDay string) (Presence, error) {
-	rows, err := t.tx.QueryContext(ctx, `SELECT 's', seat, structure, currency, table_id, 0, since FROM sittings WHERE player = $1 AND table_id = $2
-		UNION ALL
-		SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4`,
-		player, table, gamingDay, string(cur))
+	rows, err := t.tx.QueryContext(ctx, presenceQuery, player, table, gamingDay, string(cur))
 	if err != nil {
 		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
 	}
+	p, _, err := scanPresence(rows, player)
+	return p, err
+}
+
+// FencedPresence is ObserveTableEpoch followed by Presence: the table's
+// fence checked and the player's presence read for a buy-in decision. On
+// PostgreSQL it is one statement, one round trip on the buy-in hot path.
+func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, player string, cur ledger.Currency, gamingDay string) (Presence, error) {
+	if t.tx.Dialect() != sqlstore.Postgres {
+		if err := t.ObserveTableEpoch(ctx, table, epoch); err != nil {
+			return Presence{}, err
+		}
+		return t.Presence(ctx, player, table, cur, gamingDay)
+	}
+	if epoch <= 0 {
+		return Presence{}, fault.Invalidf("epoch", "must be positive, got %d", epoch)
+	}
+	rows, err := t.tx.QueryContext(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
+			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch)
+		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0
+		UNION ALL `+presenceQuery, player, table, gamingDay, string(cur), epoch)
+	if err != nil {
+		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
+	}
+	p, fenceHeld, err := scanPresence(rows, player)
+	if err != nil {
+		return Presence{}, err
+	}
+	if !fenceHeld {
+		return Presence{}, fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, sqlstore.ErrFencedOut)
+	}
+	return p, nil
+}
+
+// presenceQuery lists the sitting ('s') and the departures ('d'); $1 is the
+// player, $2 the table, $3 the gaming day, $4 the currency.
+const presenceQuery = `SELECT 's', seat, structure, currency, table_id, 0, since FROM sittings WHERE player = $1 AND table_id = $2
+	UNION ALL
+	SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4`
+
+// scanPresence reads presenceQuery rows, and reports whether an 'f' row
+// (the fence check) counted one updated epoch.
+func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 	defer rows.Close()
 	var p Presence
+	fenceHeld := false
 	for rows.Next() {
 		var kind, structure, currency, tableID string
 		var seat, stack, at int64
 		if err := rows.Scan(&kind, &seat, &structure, &currency, &tableID, &stack, &at); err != nil {
-			return Presence{}, err
+			return Presence{}, false, err
 		}
-		if kind == "s" {
+		switch kind {
+		case "f":
+			fenceHeld = stack == 1
+		case "s":
 			p.Seated = true
 			p.Sitting = Sitting{Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
-			continue
+		default:
+			p.Departures = append(p.Departures, buyin.Departure{Table: tableID, Structure: buyin.Structure(structure), Stack: stack, At: time.UnixMilli(at).UTC()})
 		}
-		p.Departures = append(p.Departures, buyin.Departure{Table: tableID, Structure: buyin.Structure(structure), Stack: stack, At: time.UnixMilli(at).UTC()})
 	}
-	return p, rows.Err()
+	return p, fenceHeld, rows.Err()
 }
