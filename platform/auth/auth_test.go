@@ -84,6 +84,7 @@ func TestVerifyRejects(t *testing.T) {
 		{"no subject", sign(claims{RegisteredClaims: reg(TokenIssuer, ""), Roles: []Role{Admin}}, jwt.SigningMethodHS256, testKey)},
 		{"no roles", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve")}, jwt.SigningMethodHS256, testKey)},
 		{"unknown role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{"god"}}, jwt.SigningMethodHS256, testKey)},
+		{"role not spelled as a Role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{"ADMIN"}}, jwt.SigningMethodHS256, testKey)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +128,7 @@ func TestMintRefusesBadInput(t *testing.T) {
 		{"empty subject", "", []Role{Player}, time.Hour},
 		{"no roles", "a", nil, time.Hour},
 		{"unknown role", "a", []Role{"god"}, time.Hour},
+		{"role not spelled as a Role", "a", []Role{"PLAYER"}, time.Hour},
 		{"zero ttl", "a", []Role{Player}, 0},
 	}
 	for _, tt := range tests {

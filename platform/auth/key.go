@@ -51,30 +51,34 @@ func LoadOrCreateKey(dataDir string) ([]byte, error) {
 	// Write a complete temporary file, then link it into place: a reader
 	// never sees a half-written key, and when two processes race the
 	// link fails for the loser, which then reads the winner's key.
-	tmp, err := os.CreateTemp(dataDir, KeyFile+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("write signing key: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("write signing key: %w", err)
-	}
-	if _, err := tmp.WriteString(text + "\n"); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("write signing key: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("write signing key: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("write signing key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := linkNewFile(path, []byte(text+"\n")); err != nil {
 		return nil, fmt.Errorf("write signing key: %w", err)
 	}
 	return readKey(path)
+}
+
+// linkNewFile writes data to a synced temporary file of mode 0600 beside
+// path and hard-links it to path. An existing path is left as it is.
+func linkNewFile(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer func() { err = errors.Join(err, tmp.Close()) }()
+	if err := tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 func readKey(path string) ([]byte, error) {
