@@ -562,3 +562,43 @@ func TestPlay_Takeover_Fencing(t *testing.T) {
 		t.Fatal("the old owner changed the table")
 	}
 }
+
+// TestPlay_NewPlayerChoice_TP13 shows a new player their choice — wait for
+// the big blind or post it now, live — and deals them in at the next hand
+// once they choose to post.
+func TestPlay_NewPlayerChoice_TP13(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	e := start(t, db, clock.NewFake(t0), seededDecks(6), table.Deps{})
+	id := e.open(6, -1)
+	e.sit(id, 0, "ann", 200)
+	e.sit(id, 1, "bob", 200)
+	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 3, PlayerId: "cat", Amount: 200}); err != nil {
+		t.Fatal(err)
+	}
+	cat := e.state(id, "cat").GetSeats()[3]
+	opts := cat.GetBlindOptions()
+	if len(opts) != 2 || opts[0].GetPostNow() || !opts[1].GetPostNow() || opts[1].GetAmount() != 2 || opts[1].GetDead() != 0 || opts[1].GetRuleId() != "TP-13" {
+		t.Fatalf("TP-13 choices: %v", opts)
+	}
+	if o := e.state(id, "ann").GetSeats()[3].GetBlindOptions(); len(o) != 0 {
+		t.Fatalf("another player sees cat's choices: %v", o)
+	}
+	if _, err := e.c.Return(e.player("cat"), &tablev1.ReturnRequest{TableId: id, Seat: 3, PostNow: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Finish hand 1: whoever is in turn folds.
+	for {
+		st := e.state(id, "ann")
+		if st.GetHand().GetHandNo() > 1 {
+			if !st.GetSeats()[3].GetInHand() || st.GetSeats()[3].GetBet() != 2 {
+				t.Fatalf("cat posted now and is not dealt in with a live big blind: %v", st.GetSeats()[3])
+			}
+			return
+		}
+		who := playerInTurn(st)
+		if _, err := e.c.Act(e.player(who), &tablev1.ActRequest{TableId: id, Kind: tablev1.ActionKind_ACTION_KIND_FOLD}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

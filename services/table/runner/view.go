@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
 
@@ -33,6 +34,9 @@ type SeatView struct {
 	// InHand is set for a seat dealt into the hand in progress, with what
 	// the viewer may see of it.
 	InHand *engine.SeatView
+	// Options are the blind choices of the seat's player (TP-13, TP-15,
+	// TP-16, TP-18), in the viewer's own seat only.
+	Options []button.Option
 }
 
 // Change is one committed change as a watcher may see it.
@@ -66,6 +70,9 @@ func (t *Table) view(v Viewer) View {
 	}
 	for i, s := range t.dt.Seats() {
 		sv := SeatView{No: i, Seat: s}
+		if i == seat {
+			sv.Options = t.dt.Options(i)
+		}
 		if hv != nil {
 			for k := range hv.Seats {
 				if hv.Seats[k].Seat == i {

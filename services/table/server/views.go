@@ -5,6 +5,7 @@ import (
 
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/table/store"
@@ -21,6 +22,17 @@ func cardStrings(cs []cards.Card) []string {
 func seatToProto(s runner.SeatView) *tablev1.SeatState {
 	p := &tablev1.SeatState{Seat: int32(s.No), PlayerId: s.Player, Stack: s.Stack, SittingOut: s.SittingOut,
 		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New}
+	p.PostNow = s.PostNow
+	for _, o := range s.Options {
+		bo := &tablev1.BlindOption{PostNow: o.Choice == button.PostNow, OnButtonOnly: o.OnButtonOnly, RuleId: o.Rule, Explanation: o.Explanation}
+		for _, q := range o.Posts {
+			bo.Amount += q.Amount
+			if !q.Live {
+				bo.Dead += q.Amount
+			}
+		}
+		p.BlindOptions = append(p.BlindOptions, bo)
+	}
 	if h := s.InHand; h != nil {
 		p.InHand = true
 		p.Stack, p.Bet, p.Cards = h.Stack, h.Bet, cardStrings(h.Cards)

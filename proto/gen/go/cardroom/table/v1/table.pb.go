@@ -1101,7 +1101,13 @@ type SeatState struct {
 	// leaving is a player who left during the hand and goes when it ends.
 	Leaving bool `protobuf:"varint,16,opt,name=leaving,proto3" json:"leaving,omitempty"`
 	// new_player has not been dealt a hand here yet (TP-13).
-	NewPlayer     bool `protobuf:"varint,17,opt,name=new_player,json=newPlayer,proto3" json:"new_player,omitempty"`
+	NewPlayer bool `protobuf:"varint,17,opt,name=new_player,json=newPlayer,proto3" json:"new_player,omitempty"`
+	// blind_options are what the seat's player may choose before the next
+	// hand when they owe blinds or are new (TP-13, TP-15, TP-16, TP-18);
+	// shown to that player and to staff only.
+	BlindOptions []*BlindOption `protobuf:"bytes,18,rep,name=blind_options,json=blindOptions,proto3" json:"blind_options,omitempty"`
+	// post_now is the player's choice to post what they owe at the next hand.
+	PostNow       bool `protobuf:"varint,19,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1255,6 +1261,113 @@ func (x *SeatState) GetNewPlayer() bool {
 	return false
 }
 
+func (x *SeatState) GetBlindOptions() []*BlindOption {
+	if x != nil {
+		return x.BlindOptions
+	}
+	return nil
+}
+
+func (x *SeatState) GetPostNow() bool {
+	if x != nil {
+		return x.PostNow
+	}
+	return false
+}
+
+// BlindOption is one choice a new or returning player has (choose it with
+// post_now on Sit or Return).
+type BlindOption struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// post_now is true for "post now and be dealt in", false for "wait for
+	// the big blind".
+	PostNow bool `protobuf:"varint,1,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
+	// amount is what posting now costs at the current blinds.
+	Amount int64 `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// dead is the part of amount that is dead (does not count as a bet).
+	Dead int64 `protobuf:"varint,3,opt,name=dead,proto3" json:"dead,omitempty"`
+	// on_button_only: the posts may be made only on the button (TP-16).
+	OnButtonOnly bool `protobuf:"varint,4,opt,name=on_button_only,json=onButtonOnly,proto3" json:"on_button_only,omitempty"`
+	// rule_id is the rule that offers the choice.
+	RuleId string `protobuf:"bytes,5,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// explanation says what the choice means.
+	Explanation   string `protobuf:"bytes,6,opt,name=explanation,proto3" json:"explanation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlindOption) Reset() {
+	*x = BlindOption{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlindOption) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlindOption) ProtoMessage() {}
+
+func (x *BlindOption) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlindOption.ProtoReflect.Descriptor instead.
+func (*BlindOption) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *BlindOption) GetPostNow() bool {
+	if x != nil {
+		return x.PostNow
+	}
+	return false
+}
+
+func (x *BlindOption) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *BlindOption) GetDead() int64 {
+	if x != nil {
+		return x.Dead
+	}
+	return 0
+}
+
+func (x *BlindOption) GetOnButtonOnly() bool {
+	if x != nil {
+		return x.OnButtonOnly
+	}
+	return false
+}
+
+func (x *BlindOption) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *BlindOption) GetExplanation() string {
+	if x != nil {
+		return x.Explanation
+	}
+	return ""
+}
+
 // LegalAction is one action the seat in turn may take.
 type LegalAction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1271,7 +1384,7 @@ type LegalAction struct {
 
 func (x *LegalAction) Reset() {
 	*x = LegalAction{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1396,7 @@ func (x *LegalAction) String() string {
 func (*LegalAction) ProtoMessage() {}
 
 func (x *LegalAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1409,7 @@ func (x *LegalAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalAction.ProtoReflect.Descriptor instead.
 func (*LegalAction) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LegalAction) GetKind() ActionKind {
@@ -1349,7 +1462,7 @@ type HandState struct {
 
 func (x *HandState) Reset() {
 	*x = HandState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1474,7 @@ func (x *HandState) String() string {
 func (*HandState) ProtoMessage() {}
 
 func (x *HandState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1487,7 @@ func (x *HandState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandState.ProtoReflect.Descriptor instead.
 func (*HandState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HandState) GetHandNo() int64 {
@@ -1469,7 +1582,7 @@ type TableState struct {
 
 func (x *TableState) Reset() {
 	*x = TableState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1594,7 @@ func (x *TableState) String() string {
 func (*TableState) ProtoMessage() {}
 
 func (x *TableState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1607,7 @@ func (x *TableState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableState.ProtoReflect.Descriptor instead.
 func (*TableState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TableState) GetTableId() string {
@@ -1564,7 +1677,7 @@ type SitRequest struct {
 
 func (x *SitRequest) Reset() {
 	*x = SitRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1689,7 @@ func (x *SitRequest) String() string {
 func (*SitRequest) ProtoMessage() {}
 
 func (x *SitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1702,7 @@ func (x *SitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitRequest.ProtoReflect.Descriptor instead.
 func (*SitRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SitRequest) GetTableId() string {
@@ -1654,7 +1767,7 @@ type SitResponse struct {
 
 func (x *SitResponse) Reset() {
 	*x = SitResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +1779,7 @@ func (x *SitResponse) String() string {
 func (*SitResponse) ProtoMessage() {}
 
 func (x *SitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +1792,7 @@ func (x *SitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitResponse.ProtoReflect.Descriptor instead.
 func (*SitResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SitResponse) GetSeat() *SeatState {
@@ -1713,7 +1826,7 @@ type TopUpRequest struct {
 
 func (x *TopUpRequest) Reset() {
 	*x = TopUpRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1838,7 @@ func (x *TopUpRequest) String() string {
 func (*TopUpRequest) ProtoMessage() {}
 
 func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1851,7 @@ func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpRequest.ProtoReflect.Descriptor instead.
 func (*TopUpRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TopUpRequest) GetTableId() string {
@@ -1780,7 +1893,7 @@ type TopUpResponse struct {
 
 func (x *TopUpResponse) Reset() {
 	*x = TopUpResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +1905,7 @@ func (x *TopUpResponse) String() string {
 func (*TopUpResponse) ProtoMessage() {}
 
 func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +1918,7 @@ func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpResponse.ProtoReflect.Descriptor instead.
 func (*TopUpResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TopUpResponse) GetSeat() *SeatState {
@@ -1828,7 +1941,7 @@ type SitOutRequest struct {
 
 func (x *SitOutRequest) Reset() {
 	*x = SitOutRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1840,7 +1953,7 @@ func (x *SitOutRequest) String() string {
 func (*SitOutRequest) ProtoMessage() {}
 
 func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1853,7 +1966,7 @@ func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutRequest.ProtoReflect.Descriptor instead.
 func (*SitOutRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SitOutRequest) GetTableId() string {
@@ -1881,7 +1994,7 @@ type SitOutResponse struct {
 
 func (x *SitOutResponse) Reset() {
 	*x = SitOutResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1893,7 +2006,7 @@ func (x *SitOutResponse) String() string {
 func (*SitOutResponse) ProtoMessage() {}
 
 func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1906,7 +2019,7 @@ func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutResponse.ProtoReflect.Descriptor instead.
 func (*SitOutResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SitOutResponse) GetSeat() *SeatState {
@@ -1932,7 +2045,7 @@ type ReturnRequest struct {
 
 func (x *ReturnRequest) Reset() {
 	*x = ReturnRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1944,7 +2057,7 @@ func (x *ReturnRequest) String() string {
 func (*ReturnRequest) ProtoMessage() {}
 
 func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1957,7 +2070,7 @@ func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnRequest.ProtoReflect.Descriptor instead.
 func (*ReturnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReturnRequest) GetTableId() string {
@@ -1992,7 +2105,7 @@ type ReturnResponse struct {
 
 func (x *ReturnResponse) Reset() {
 	*x = ReturnResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2004,7 +2117,7 @@ func (x *ReturnResponse) String() string {
 func (*ReturnResponse) ProtoMessage() {}
 
 func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2017,7 +2130,7 @@ func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnResponse.ProtoReflect.Descriptor instead.
 func (*ReturnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReturnResponse) GetSeat() *SeatState {
@@ -2040,7 +2153,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2052,7 +2165,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2065,7 +2178,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *LeaveRequest) GetTableId() string {
@@ -2095,7 +2208,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2220,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2120,7 +2233,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *LeaveResponse) GetLeft() bool {
@@ -2157,7 +2270,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2169,7 +2282,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2182,7 +2295,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -2233,7 +2346,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2245,7 +2358,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2258,7 +2371,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ActResponse) GetState() *TableState {
@@ -2302,7 +2415,7 @@ type DealerActionRequest struct {
 
 func (x *DealerActionRequest) Reset() {
 	*x = DealerActionRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2427,7 @@ func (x *DealerActionRequest) String() string {
 func (*DealerActionRequest) ProtoMessage() {}
 
 func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2440,7 @@ func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionRequest.ProtoReflect.Descriptor instead.
 func (*DealerActionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DealerActionRequest) GetTableId() string {
@@ -2404,7 +2517,7 @@ type DealerActionResponse struct {
 
 func (x *DealerActionResponse) Reset() {
 	*x = DealerActionResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2416,7 +2529,7 @@ func (x *DealerActionResponse) String() string {
 func (*DealerActionResponse) ProtoMessage() {}
 
 func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2429,7 +2542,7 @@ func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionResponse.ProtoReflect.Descriptor instead.
 func (*DealerActionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DealerActionResponse) GetState() *TableState {
@@ -2450,7 +2563,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2462,7 +2575,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2475,7 +2588,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetTableStateRequest) GetTableId() string {
@@ -2496,7 +2609,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2508,7 +2621,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2521,7 +2634,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetTableStateResponse) GetState() *TableState {
@@ -2542,7 +2655,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2554,7 +2667,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2567,7 +2680,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -2604,7 +2717,7 @@ type TableEvent struct {
 
 func (x *TableEvent) Reset() {
 	*x = TableEvent{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +2729,7 @@ func (x *TableEvent) String() string {
 func (*TableEvent) ProtoMessage() {}
 
 func (x *TableEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +2742,7 @@ func (x *TableEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
 func (*TableEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TableEvent) GetKind() string {
@@ -2694,7 +2807,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2706,7 +2819,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2719,7 +2832,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WatchTableResponse) GetEvents() []*TableEvent {
@@ -2751,7 +2864,7 @@ type GetHandHistoryRequest struct {
 
 func (x *GetHandHistoryRequest) Reset() {
 	*x = GetHandHistoryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2763,7 +2876,7 @@ func (x *GetHandHistoryRequest) String() string {
 func (*GetHandHistoryRequest) ProtoMessage() {}
 
 func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2776,7 +2889,7 @@ func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetHandHistoryRequest) GetTableId() string {
@@ -2813,7 +2926,7 @@ type GetHandHistoryResponse struct {
 
 func (x *GetHandHistoryResponse) Reset() {
 	*x = GetHandHistoryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2938,7 @@ func (x *GetHandHistoryResponse) String() string {
 func (*GetHandHistoryResponse) ProtoMessage() {}
 
 func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2951,7 @@ func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetHandHistoryResponse) GetContent() string {
@@ -2868,7 +2981,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2880,7 +2993,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2893,7 +3006,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -2929,7 +3042,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2941,7 +3054,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2954,7 +3067,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -3003,7 +3116,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3015,7 +3128,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3028,7 +3141,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -3066,7 +3179,7 @@ type InterpretEntryRequest struct {
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3078,7 +3191,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3091,7 +3204,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -3170,7 +3283,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3182,7 +3295,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3195,7 +3308,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -3244,7 +3357,7 @@ type InterpretEntryResponse struct {
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3256,7 +3369,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3269,7 +3382,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -3388,7 +3501,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
 	"\x12CloseTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xd1\x03\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xb1\x04\n" +
 	"\tSeatState\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
@@ -3409,7 +3522,16 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x03won\x18\x0f \x01(\x03R\x03won\x12\x18\n" +
 	"\aleaving\x18\x10 \x01(\bR\aleaving\x12\x1d\n" +
 	"\n" +
-	"new_player\x18\x11 \x01(\bR\tnewPlayer\"d\n" +
+	"new_player\x18\x11 \x01(\bR\tnewPlayer\x12C\n" +
+	"\rblind_options\x18\x12 \x03(\v2\x1e.cardroom.table.v1.BlindOptionR\fblindOptions\x12\x19\n" +
+	"\bpost_now\x18\x13 \x01(\bR\apostNow\"\xb5\x01\n" +
+	"\vBlindOption\x12\x19\n" +
+	"\bpost_now\x18\x01 \x01(\bR\apostNow\x12\x16\n" +
+	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x12\n" +
+	"\x04dead\x18\x03 \x01(\x03R\x04dead\x12$\n" +
+	"\x0eon_button_only\x18\x04 \x01(\bR\fonButtonOnly\x12\x17\n" +
+	"\arule_id\x18\x05 \x01(\tR\x06ruleId\x12 \n" +
+	"\vexplanation\x18\x06 \x01(\tR\vexplanation\"d\n" +
 	"\vLegalAction\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
@@ -3666,7 +3788,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -3685,113 +3807,115 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*CloseTableRequest)(nil),       // 14: cardroom.table.v1.CloseTableRequest
 	(*CloseTableResponse)(nil),      // 15: cardroom.table.v1.CloseTableResponse
 	(*SeatState)(nil),               // 16: cardroom.table.v1.SeatState
-	(*LegalAction)(nil),             // 17: cardroom.table.v1.LegalAction
-	(*HandState)(nil),               // 18: cardroom.table.v1.HandState
-	(*TableState)(nil),              // 19: cardroom.table.v1.TableState
-	(*SitRequest)(nil),              // 20: cardroom.table.v1.SitRequest
-	(*SitResponse)(nil),             // 21: cardroom.table.v1.SitResponse
-	(*TopUpRequest)(nil),            // 22: cardroom.table.v1.TopUpRequest
-	(*TopUpResponse)(nil),           // 23: cardroom.table.v1.TopUpResponse
-	(*SitOutRequest)(nil),           // 24: cardroom.table.v1.SitOutRequest
-	(*SitOutResponse)(nil),          // 25: cardroom.table.v1.SitOutResponse
-	(*ReturnRequest)(nil),           // 26: cardroom.table.v1.ReturnRequest
-	(*ReturnResponse)(nil),          // 27: cardroom.table.v1.ReturnResponse
-	(*LeaveRequest)(nil),            // 28: cardroom.table.v1.LeaveRequest
-	(*LeaveResponse)(nil),           // 29: cardroom.table.v1.LeaveResponse
-	(*ActRequest)(nil),              // 30: cardroom.table.v1.ActRequest
-	(*ActResponse)(nil),             // 31: cardroom.table.v1.ActResponse
-	(*DealerActionRequest)(nil),     // 32: cardroom.table.v1.DealerActionRequest
-	(*DealerActionResponse)(nil),    // 33: cardroom.table.v1.DealerActionResponse
-	(*GetTableStateRequest)(nil),    // 34: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 35: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 36: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 37: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 38: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 39: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 40: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 41: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 42: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 43: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 44: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 45: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 46: cardroom.table.v1.InterpretEntryResponse
-	(*v1.Game)(nil),                 // 47: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 48: google.protobuf.Timestamp
+	(*BlindOption)(nil),             // 17: cardroom.table.v1.BlindOption
+	(*LegalAction)(nil),             // 18: cardroom.table.v1.LegalAction
+	(*HandState)(nil),               // 19: cardroom.table.v1.HandState
+	(*TableState)(nil),              // 20: cardroom.table.v1.TableState
+	(*SitRequest)(nil),              // 21: cardroom.table.v1.SitRequest
+	(*SitResponse)(nil),             // 22: cardroom.table.v1.SitResponse
+	(*TopUpRequest)(nil),            // 23: cardroom.table.v1.TopUpRequest
+	(*TopUpResponse)(nil),           // 24: cardroom.table.v1.TopUpResponse
+	(*SitOutRequest)(nil),           // 25: cardroom.table.v1.SitOutRequest
+	(*SitOutResponse)(nil),          // 26: cardroom.table.v1.SitOutResponse
+	(*ReturnRequest)(nil),           // 27: cardroom.table.v1.ReturnRequest
+	(*ReturnResponse)(nil),          // 28: cardroom.table.v1.ReturnResponse
+	(*LeaveRequest)(nil),            // 29: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 30: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 31: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 32: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 33: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 34: cardroom.table.v1.DealerActionResponse
+	(*GetTableStateRequest)(nil),    // 35: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 36: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 37: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 38: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 39: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 40: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 41: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 42: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 43: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 44: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 45: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 46: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 47: cardroom.table.v1.InterpretEntryResponse
+	(*v1.Game)(nil),                 // 48: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 49: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	47, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	48, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	48, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	49, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	47, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	48, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
 	7,  // 9: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
 	7,  // 10: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
 	7,  // 11: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
-	2,  // 12: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
-	17, // 13: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	48, // 14: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
-	16, // 15: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
-	18, // 16: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
-	16, // 17: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 18: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 19: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 20: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
-	2,  // 21: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	19, // 22: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
-	3,  // 23: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
-	2,  // 24: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
-	4,  // 25: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	19, // 26: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	19, // 27: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	37, // 28: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	19, // 29: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
-	5,  // 30: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	48, // 31: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	42, // 32: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 33: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 34: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	45, // 35: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	8,  // 36: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 37: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 38: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 39: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	20, // 40: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	22, // 41: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	24, // 42: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	26, // 43: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	28, // 44: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	30, // 45: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	32, // 46: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	44, // 47: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	34, // 48: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	36, // 49: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	39, // 50: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	41, // 51: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 52: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 53: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 54: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 55: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	21, // 56: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	23, // 57: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	25, // 58: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	27, // 59: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	29, // 60: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	31, // 61: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	33, // 62: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	46, // 63: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	35, // 64: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	38, // 65: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	40, // 66: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	43, // 67: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	52, // [52:68] is the sub-list for method output_type
-	36, // [36:52] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
+	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
+	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
+	49, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	16, // 16: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	19, // 17: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	16, // 18: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 19: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 20: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 21: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 22: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	20, // 23: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 24: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 25: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 26: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	20, // 27: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	20, // 28: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	38, // 29: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	20, // 30: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 31: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	49, // 32: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	43, // 33: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 34: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 35: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	46, // 36: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	8,  // 37: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 38: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 39: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 40: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	21, // 41: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	23, // 42: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	25, // 43: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	27, // 44: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	29, // 45: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	31, // 46: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	33, // 47: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	45, // 48: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	35, // 49: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	37, // 50: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	40, // 51: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	42, // 52: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 53: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 54: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 55: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 56: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	22, // 57: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	24, // 58: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	26, // 59: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	28, // 60: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	30, // 61: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	32, // 62: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	34, // 63: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	47, // 64: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	36, // 65: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	39, // 66: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	41, // 67: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	44, // 68: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	53, // [53:69] is the sub-list for method output_type
+	37, // [37:53] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -3799,15 +3923,15 @@ func file_cardroom_table_v1_table_proto_init() {
 	if File_cardroom_table_v1_table_proto != nil {
 		return
 	}
-	file_cardroom_table_v1_table_proto_msgTypes[23].OneofWrappers = []any{}
-	file_cardroom_table_v1_table_proto_msgTypes[25].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[24].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   40,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
