@@ -176,6 +176,9 @@ type Entry struct {
 	Withdrawals int
 	// TransferID is the wallet transfer that paid the entry.
 	TransferID string
+	// Table and Seat are where the seat draw placed the player (TR-06);
+	// zero before the draw.
+	Table, Seat int
 }
 
 // Kind is what a payment moves.

@@ -15,6 +15,7 @@ import (
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 	if err := e.Validate(now); err != nil {
 		return nil, err
 	}
-	if err := s.store.Create(ctx, e); err != nil {
+	if err := s.store.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
 		return nil, err
 	}
 	return &tournamentv1.CreateTournamentResponse{Tournament: toProto(e)}, nil

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
 )
 
 //go:embed migrations/*.sql
@@ -44,13 +46,18 @@ var ErrNotFound = fault.New(fault.NotFound, "TOURNAMENT_NOT_FOUND", "no such tou
 const columns = `id, name, game, structure, format, currency, prize_pool_part, fee_part,
 	starting_stack, starts_at_ms, target_event_id, status, created_at_ms`
 
-// Create inserts a new event; its ID must be set.
-func (s *Store) Create(ctx context.Context, e event.Event) error {
-	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+columns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+// Create inserts a new event with the house rules it publishes (TR-36);
+// its ID must be set.
+func (s *Store) Create(ctx context.Context, e event.Event, r house.Rules) error {
+	rules, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("create tournament %s: %w", e.ID, err)
+	}
+	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+columns+`, rules)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			e.ID, e.Name, e.Game, e.Structure, int(e.Format), e.BuyIn.Currency, e.BuyIn.PrizePool, e.BuyIn.Fee,
-			e.StartingStack, e.StartsAt.UnixMilli(), e.TargetEventID, int(e.Status), e.CreatedAt.UnixMilli())
+			e.StartingStack, e.StartsAt.UnixMilli(), e.TargetEventID, int(e.Status), e.CreatedAt.UnixMilli(), string(rules))
 		return err
 	})
 	if err != nil {

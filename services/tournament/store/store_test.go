@@ -10,6 +10,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
 )
 
 func TestStore(t *testing.T) {
@@ -26,12 +27,12 @@ func TestStore(t *testing.T) {
 				StartingStack: 20000, StartsAt: base.Add(time.Duration(4-i) * time.Hour), Status: event.Scheduled,
 				CreatedAt: base.Add(-time.Hour),
 			}
-			if err := s.Create(ctx, e); err != nil {
+			if err := s.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
 				t.Fatal(err)
 			}
 			want = append([]event.Event{e}, want...) // later ids start earlier
 		}
-		if err := s.Create(ctx, want[0]); err == nil {
+		if err := s.Create(ctx, want[0], house.Rules{}); err == nil {
 			t.Fatal("duplicate id accepted")
 		}
 

@@ -1,0 +1,61 @@
+// Package house holds what the house publishes with each event besides its
+// definition: the entry policy (TR-13…TR-18, G-23), the structure sheet
+// (G-07), the payout structure (TR-36, G-30) and the table size. It is
+// pure and serializes to JSON for the store.
+package house
+
+import (
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/levels"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+)
+
+// Rules are an event's published house settings.
+type Rules struct {
+	Entry         entry.Policy        `json:"entry"`
+	Sheet         levels.Sheet        `json:"sheet"`
+	Payouts       standings.Structure `json:"payouts"`
+	SeatsPerTable int                 `json:"seats_per_table"`
+}
+
+// DefaultSeatsPerTable is a full ring game table.
+const DefaultSeatsPerTable = 9
+
+// WithDefaults fills what the house left unset: the entry policy's rule
+// defaults, the default sheet and payouts, nine-handed tables.
+func (r Rules) WithDefaults(e event.Event) Rules {
+	r.Entry = r.Entry.WithDefaults(e)
+	if len(r.Sheet.Levels) == 0 {
+		r.Sheet = levels.DefaultSheet()
+	}
+	if len(r.Payouts.Tiers) == 0 {
+		r.Payouts = standings.DefaultStructure()
+	}
+	if r.SeatsPerTable == 0 {
+		r.SeatsPerTable = DefaultSeatsPerTable
+	}
+	return r
+}
+
+// Validate checks rules as the house wrote them for e, before defaults.
+func (r Rules) Validate(e event.Event) error {
+	if err := r.Entry.Validate(e); err != nil {
+		return err
+	}
+	if len(r.Sheet.Levels) > 0 {
+		if err := r.Sheet.Validate(); err != nil {
+			return err
+		}
+	}
+	if len(r.Payouts.Tiers) > 0 {
+		if err := r.Payouts.Validate(); err != nil {
+			return err
+		}
+	}
+	if r.SeatsPerTable != 0 && (r.SeatsPerTable < 2 || r.SeatsPerTable > 10) {
+		return fault.Invalidf("seats_per_table", "must be between 2 and 10, got %d", r.SeatsPerTable)
+	}
+	return nil
+}

@@ -1,0 +1,391 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/levels"
+)
+
+// Tournament is an event with its published rules and its level clock.
+type Tournament struct {
+	Event event.Event
+	Rules house.Rules
+	// Clock's Started is zero until the event starts.
+	Clock levels.Clock
+}
+
+// PaymentState is where a saga step stands.
+type PaymentState uint8
+
+// Payment states.
+const (
+	// PaymentPending: recorded, the wallet's answer not yet recorded.
+	PaymentPending PaymentState = iota + 1
+	// PaymentDone: the wallet moved the money.
+	PaymentDone
+	// PaymentFailed: the wallet refused; nothing moved.
+	PaymentFailed
+	// PaymentToReverse: done, then withdrawn (an unregistered entry); the
+	// cage reverses its transfer. It no longer counts in the prize pool.
+	PaymentToReverse
+)
+
+// PaymentRecord is a stored saga step.
+type PaymentRecord struct {
+	entry.Payment
+	// Chips are the chips the step gives once paid (rebuys, add-ons).
+	Chips      int64
+	State      PaymentState
+	TransferID string
+	Failure    string
+	CreatedAt  time.Time
+}
+
+// Load returns a tournament with its rules and clock.
+func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
+	var t Tournament
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		var err error
+		t, err = load(ctx, tx, id)
+		return err
+	})
+	return t, err
+}
+
+func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
+	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms
+		FROM tournaments WHERE id = $1`, id)
+	var t Tournament
+	var format, status int
+	var startsAt, createdAt, started, pausedAt, paused int64
+	var rules string
+	e := &t.Event
+	err := row.Scan(&e.ID, &e.Name, &e.Game, &e.Structure, &format, &e.BuyIn.Currency, &e.BuyIn.PrizePool, &e.BuyIn.Fee,
+		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Tournament{}, ErrNotFound.Withf("no tournament %q", id)
+	}
+	if err != nil {
+		return Tournament{}, fmt.Errorf("load tournament %s: %w", id, err)
+	}
+	e.Format, e.Status = event.Format(format), event.Status(status)
+	e.StartsAt, e.CreatedAt = time.UnixMilli(startsAt).UTC(), time.UnixMilli(createdAt).UTC()
+	if rules != "" {
+		if err := json.Unmarshal([]byte(rules), &t.Rules); err != nil {
+			return Tournament{}, fmt.Errorf("load tournament %s rules: %w", id, err)
+		}
+	} else {
+		// Tournaments created before rules were stored get the defaults.
+		t.Rules = house.Rules{}.WithDefaults(t.Event)
+	}
+	t.Clock.Sheet = t.Rules.Sheet
+	t.Clock.Started = millis(started)
+	t.Clock.PausedAt = millis(pausedAt)
+	t.Clock.Paused = time.Duration(paused) * time.Millisecond
+	return t, nil
+}
+
+// millis reads a stored millisecond time; 0 is the zero time.
+func millis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func toMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// Tx is one read-write transaction on one tournament, handed to Update.
+type Tx struct {
+	ctx context.Context
+	tx  *sqlstore.Tx
+	id  string
+}
+
+// Update runs fn on the tournament in one serializable transaction and
+// writes back its status and clock; fn's other writes go through tx. fn
+// may run more than once (conflict retries) and must not have effects
+// outside the transaction.
+func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tournament) error) error {
+	return s.db.Tx(ctx, func(sqt *sqlstore.Tx) error {
+		t, err := load(ctx, sqt, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(&Tx{ctx: ctx, tx: sqt, id: id}, &t); err != nil {
+			return err
+		}
+		_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
+			clock_paused_ms = $5 WHERE id = $1`, id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt),
+			t.Clock.Paused.Milliseconds())
+		if err != nil {
+			return fmt.Errorf("update tournament %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no`
+
+func scanEntry(r scanner) (entry.Entry, error) {
+	var en entry.Entry
+	var status int
+	var registered int64
+	err := r.Scan(&en.EventID, &en.PlayerID, &status, &en.Rebuys, &en.AddOn, &en.Withdrawals, &registered, &en.TransferID, &en.Table, &en.Seat)
+	en.Status = entry.Status(status)
+	en.RegisteredAt = time.UnixMilli(registered).UTC()
+	return en, err
+}
+
+// Entry returns the player's entry, or nil when there is none.
+func (t *Tx) Entry(player string) (*entry.Entry, error) {
+	en, err := scanEntry(t.tx.QueryRowContext(t.ctx, `SELECT `+entryColumns+` FROM tournament_entries
+		WHERE tournament_id = $1 AND player_id = $2`, t.id, player))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("entry %s/%s: %w", t.id, player, err)
+	}
+	return &en, nil
+}
+
+// Entries returns every entry, in registration order.
+func (t *Tx) Entries() ([]entry.Entry, error) { return entries(t.ctx, t.tx, t.id) }
+
+func entries(ctx context.Context, tx *sqlstore.Tx, id string) ([]entry.Entry, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE tournament_id = $1
+		ORDER BY registered_at_ms, player_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("entries of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []entry.Entry
+	for rows.Next() {
+		en, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("entries of %s: %w", id, err)
+		}
+		out = append(out, en)
+	}
+	return out, rows.Err()
+}
+
+// Entrants counts the entries that hold a place in the field: paying,
+// active, busted or forfeited.
+func (t *Tx) Entrants() (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_entries WHERE tournament_id = $1 AND status IN ($2, $3, $4, $5)`,
+		t.id, int(entry.Paying), int(entry.Active), int(entry.Busted), int(entry.Forfeited)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count entrants of %s: %w", t.id, err)
+	}
+	return n, nil
+}
+
+// PutEntry inserts or replaces the player's entry.
+func (t *Tx) PutEntry(en entry.Entry) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_entries (`+entryColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status, rebuys = excluded.rebuys,
+			add_on = excluded.add_on, withdrawals = excluded.withdrawals, registered_at_ms = excluded.registered_at_ms,
+			transfer_id = excluded.transfer_id, table_no = excluded.table_no, seat_no = excluded.seat_no`,
+		t.id, en.PlayerID, int(en.Status), en.Rebuys, en.AddOn, en.Withdrawals, en.RegisteredAt.UnixMilli(), en.TransferID, en.Table, en.Seat)
+	if err != nil {
+		return fmt.Errorf("put entry %s/%s: %w", t.id, en.PlayerID, err)
+	}
+	return nil
+}
+
+// ErrKeyReused is returned when a saga step's key is recorded again with
+// different content.
+var ErrKeyReused = fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the idempotency key was used for a different payment")
+
+// AddPayment records a pending saga step. Recording the same step again is
+// a no-op; the same key with other content is ErrKeyReused.
+func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
+	prev, ok, err := t.Payment(p.Key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if prev.Payment != p || prev.Chips != chips {
+			return ErrKeyReused.With("idempotency_key", p.Key)
+		}
+		return nil
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_payments (idempotency_key, tournament_id, player_id, kind, currency,
+		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		p.Key, p.EventID, p.PlayerID, int(p.Kind), p.Currency, p.PrizePart, p.Fee, p.Amount, p.Place, p.TargetEventID, p.VoucherID,
+		chips, int(PaymentPending), now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("add payment %s: %w", p.Key, err)
+	}
+	return nil
+}
+
+const paymentColumns = `idempotency_key, tournament_id, player_id, kind, currency, prize_part, fee, amount, place,
+	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms`
+
+func scanPayment(r scanner) (PaymentRecord, error) {
+	var p PaymentRecord
+	var kind, state int
+	var created int64
+	err := r.Scan(&p.Key, &p.EventID, &p.PlayerID, &kind, &p.Currency, &p.PrizePart, &p.Fee, &p.Amount, &p.Place,
+		&p.TargetEventID, &p.VoucherID, &p.Chips, &state, &p.TransferID, &p.Failure, &created)
+	p.Kind, p.State, p.CreatedAt = entry.Kind(kind), PaymentState(state), time.UnixMilli(created).UTC()
+	return p, err
+}
+
+// Payment returns the saga step recorded under key.
+func (t *Tx) Payment(key string) (PaymentRecord, bool, error) {
+	p, err := scanPayment(t.tx.QueryRowContext(t.ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE idempotency_key = $1`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return PaymentRecord{}, false, nil
+	}
+	if err != nil {
+		return PaymentRecord{}, false, fmt.Errorf("payment %s: %w", key, err)
+	}
+	return p, true, nil
+}
+
+// PendingPayments returns the player's steps still waiting for the wallet
+// ("" for every player), oldest first.
+func (t *Tx) PendingPayments(player string) ([]PaymentRecord, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT `+paymentColumns+` FROM tournament_payments
+		WHERE tournament_id = $1 AND state = $2 AND ($3 = '' OR player_id = $3) ORDER BY created_at_ms, idempotency_key`,
+		t.id, int(PaymentPending), player)
+	if err != nil {
+		return nil, fmt.Errorf("pending payments of %s: %w", t.id, err)
+	}
+	defer rows.Close()
+	var out []PaymentRecord
+	for rows.Next() {
+		p, err := scanPayment(rows)
+		if err != nil {
+			return nil, fmt.Errorf("pending payments of %s: %w", t.id, err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ErrPaymentSettled refuses to settle a step twice in different ways.
+var ErrPaymentSettled = fault.New(fault.Conflict, "PAYMENT_SETTLED", "the payment has already been settled")
+
+// SettlePayment records the wallet's answer to a pending step: done with
+// its transfer id, or failed with the reason. It reports whether the step
+// was pending (false: an earlier retry settled it, nothing to do).
+func (t *Tx) SettlePayment(key string, done bool, transferID, failure string) (bool, error) {
+	state := PaymentDone
+	if !done {
+		state = PaymentFailed
+	}
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_payments SET state = $2, transfer_id = $3, failure = $4
+		WHERE idempotency_key = $1 AND state = $5`, key, int(state), transferID, failure, int(PaymentPending))
+	if err != nil {
+		return false, fmt.Errorf("settle payment %s: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("settle payment %s: %w", key, err)
+	}
+	return n == 1, nil
+}
+
+// MarkForReversal moves a done step to PaymentToReverse.
+func (t *Tx) MarkForReversal(key string) error {
+	_, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_payments SET state = $2 WHERE idempotency_key = $1 AND state = $3`,
+		key, int(PaymentToReverse), int(PaymentDone))
+	if err != nil {
+		return fmt.Errorf("mark %s for reversal: %w", key, err)
+	}
+	return nil
+}
+
+// Draw is one logged draw (TR-06, TR-07).
+type Draw struct {
+	Seq       int
+	Kind      string
+	Record    json.RawMessage
+	CreatedAt time.Time
+}
+
+// AddDraw appends a draw to the log.
+func (t *Tx) AddDraw(kind string, record any, now time.Time) error {
+	raw, err := json.Marshal(record)
+	if err != nil {
+		return fmt.Errorf("log %s draw: %w", kind, err)
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_draws (tournament_id, seq, kind, record, created_at_ms)
+		VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_draws WHERE tournament_id = $1), $2, $3, $4)`,
+		t.id, kind, string(raw), now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("log %s draw: %w", kind, err)
+	}
+	return nil
+}
+
+// Entries returns a tournament's entries in registration order.
+func (s *Store) Entries(ctx context.Context, id string) ([]entry.Entry, error) {
+	var out []entry.Entry
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		if _, err := load(ctx, tx, id); err != nil {
+			return err
+		}
+		var err error
+		out, err = entries(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Draws returns a tournament's draw log in order.
+func (s *Store) Draws(ctx context.Context, id string) ([]Draw, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, kind, record, created_at_ms FROM tournament_draws
+		WHERE tournament_id = $1 ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("draws of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Draw
+	for rows.Next() {
+		var d Draw
+		var rec string
+		var created int64
+		if err := rows.Scan(&d.Seq, &d.Kind, &rec, &created); err != nil {
+			return nil, fmt.Errorf("draws of %s: %w", id, err)
+		}
+		d.Record, d.CreatedAt = json.RawMessage(rec), time.UnixMilli(created).UTC()
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Contributions sums the paid prize-pool parts of a tournament's entries,
+// rebuys and add-ons: the prize pool (TR-36).
+func (s *Store) Contributions(ctx context.Context, id string) (pool int64, entries int, err error) {
+	err = s.db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(prize_part), 0), COALESCE(SUM(CASE WHEN kind = $3 THEN 1 ELSE 0 END), 0)
+		FROM tournament_payments WHERE tournament_id = $1 AND state = $2 AND kind IN ($3, $4, $5)`,
+		id, int(PaymentDone), int(entry.PayEntry), int(entry.PayRebuy), int(entry.PayAddOn)).Scan(&pool, &entries)
+	if err != nil {
+		return 0, 0, fmt.Errorf("prize pool of %s: %w", id, err)
+	}
+	return pool, entries, nil
+}
