@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,6 +25,7 @@ import (
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/phh"
 )
 
 var t0 = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
@@ -296,9 +298,9 @@ func TestPlay_Secrecy(t *testing.T) {
 
 		// Histories: the floor reads PHH and full JSON; a player reads
 		// their own hand, and not a hand they did not play.
-		phh, err := e.c.GetHandHistory(e.floor(), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: 1, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
-		if err != nil || !strings.Contains(phh.GetContent(), "variant = ") {
-			t.Fatalf("PHH: %v %q", err, phh.GetContent())
+		floorPHH, err := e.c.GetHandHistory(e.floor(), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: 1, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
+		if err != nil || !strings.Contains(floorPHH.GetContent(), "variant = ") {
+			t.Fatalf("PHH: %v %q", err, floorPHH.GetContent())
 		}
 		mine, err := e.c.GetHandHistory(e.player("ann"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: 1})
 		if err != nil || !strings.Contains(mine.GetContent(), `"hand_no":1`) {
@@ -306,6 +308,58 @@ func TestPlay_Secrecy(t *testing.T) {
 		}
 		if _, err := e.c.GetHandHistory(e.player("zed"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: 1}); status.Code(err) != codes.PermissionDenied {
 			t.Fatalf("stranger reads a hand: %v", err)
+		}
+		// A player's own copy of a hand, as JSON and PHH, shows no hole card
+		// of another player that the hand did not expose.
+		masked := 0
+		for n := int64(1); n <= 12; n++ {
+			js, err := e.c.GetHandHistory(e.player("ann"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n})
+			if status.Code(err) == codes.PermissionDenied {
+				continue // ann sat this one out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Seats []struct {
+					Player string   `json:"player"`
+					Cards  []string `json:"cards"`
+				} `json:"seats"`
+			}
+			if err := json.Unmarshal([]byte(js.GetContent()), &doc); err != nil {
+				t.Fatal(err)
+			}
+			hidden := map[string]bool{}
+			for _, s := range doc.Seats {
+				if s.Player != "ann" && len(s.Cards) > 0 && s.Cards[0] == "??" {
+					hidden[s.Player] = true
+				}
+			}
+			phText, err := e.c.GetHandHistory(e.player("ann"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
+			if status.Code(err) == codes.FailedPrecondition {
+				continue // a post PHH cannot express
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := phh.ParseBytes([]byte(phText.GetContent()))
+			if err != nil {
+				t.Fatalf("hand %d PHH: %v", n, err)
+			}
+			for _, a := range h.Actions {
+				if a.Kind != phh.DealHole || !hidden[h.Players[a.Player-1]] {
+					continue
+				}
+				for _, c := range a.Cards {
+					if c != cards.Unknown {
+						t.Fatalf("hand %d: ann's PHH shows %s's hole cards", n, h.Players[a.Player-1])
+					}
+				}
+				masked++
+			}
+		}
+		if masked == 0 {
+			t.Fatal("no PHH hid another player's cards: the check checked nothing")
 		}
 		list, err := e.c.ListPlayerHands(e.player("bob"), &tablev1.ListPlayerHandsRequest{PlayerId: "bob"})
 		if err != nil || len(list.GetHands()) < 12 {
