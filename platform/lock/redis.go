@@ -16,13 +16,17 @@ import (
 
 // NewRedisClient opens a client for a redis:// or rediss:// URL with
 // OpenTelemetry tracing, so each command is a span under the caller's span.
-func NewRedisClient(url string) (*redis.Client, error) {
+// Spans name the command but do not record it with its arguments (event
+// payloads, which can hold cards, travel as XADD arguments); tracing
+// options are applied after that default.
+func NewRedisClient(url string, tracing ...redisotel.TracingOption) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse Redis URL: %w", err)
 	}
 	client := redis.NewClient(opts)
-	if err := redisotel.InstrumentTracing(client); err != nil {
+	tracing = append([]redisotel.TracingOption{redisotel.WithDBStatement(false)}, tracing...)
+	if err := redisotel.InstrumentTracing(client, tracing...); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("trace Redis client: %w", err)
 	}

@@ -57,7 +57,7 @@ func TestSetupTracesLogsAndTraceFile(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range spans[0].Resource.Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["service.name"] != "wallet" || attrs["service.version"] != "v1.2.3" {
 		t.Fatalf("resource = %v", attrs)
