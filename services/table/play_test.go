@@ -312,50 +312,54 @@ func TestPlay_Secrecy(t *testing.T) {
 		// A player's own copy of a hand, as JSON and PHH, shows no hole card
 		// of another player that the hand did not expose.
 		masked := 0
-		for n := int64(1); n <= 12; n++ {
-			js, err := e.c.GetHandHistory(e.player("ann"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n})
-			if status.Code(err) == codes.PermissionDenied {
-				continue // ann sat this one out
-			}
+		for _, me := range players {
+			mine, err := e.c.ListPlayerHands(e.player(me), &tablev1.ListPlayerHandsRequest{PlayerId: me})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var doc struct {
-				Seats []struct {
-					Player string   `json:"player"`
-					Cards  []string `json:"cards"`
-				} `json:"seats"`
-			}
-			if err := json.Unmarshal([]byte(js.GetContent()), &doc); err != nil {
-				t.Fatal(err)
-			}
-			hidden := map[string]bool{}
-			for _, s := range doc.Seats {
-				if s.Player != "ann" && len(s.Cards) > 0 && s.Cards[0] == "??" {
-					hidden[s.Player] = true
+			for _, ph := range mine.GetHands() {
+				n := ph.GetHandNo()
+				js, err := e.c.GetHandHistory(e.player(me), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			phText, err := e.c.GetHandHistory(e.player("ann"), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
-			if status.Code(err) == codes.FailedPrecondition {
-				continue // a post PHH cannot express
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := phh.ParseBytes([]byte(phText.GetContent()))
-			if err != nil {
-				t.Fatalf("hand %d PHH: %v", n, err)
-			}
-			for _, a := range h.Actions {
-				if a.Kind != phh.DealHole || !hidden[h.Players[a.Player-1]] {
-					continue
+				var doc struct {
+					Seats []struct {
+						Player string   `json:"player"`
+						Cards  []string `json:"cards"`
+					} `json:"seats"`
 				}
-				for _, c := range a.Cards {
-					if c != cards.Unknown {
-						t.Fatalf("hand %d: ann's PHH shows %s's hole cards", n, h.Players[a.Player-1])
+				if err := json.Unmarshal([]byte(js.GetContent()), &doc); err != nil {
+					t.Fatal(err)
+				}
+				hidden := map[string]bool{}
+				for _, s := range doc.Seats {
+					if s.Player != me && len(s.Cards) > 0 && s.Cards[0] == "??" {
+						hidden[s.Player] = true
 					}
 				}
-				masked++
+				phText, err := e.c.GetHandHistory(e.player(me), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
+				if status.Code(err) == codes.FailedPrecondition {
+					continue // a post PHH cannot express
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := phh.ParseBytes([]byte(phText.GetContent()))
+				if err != nil {
+					t.Fatalf("hand %d PHH: %v", n, err)
+				}
+				for _, a := range h.Actions {
+					if a.Kind != phh.DealHole || !hidden[h.Players[a.Player-1]] {
+						continue
+					}
+					for _, c := range a.Cards {
+						if c != cards.Unknown {
+							t.Fatalf("hand %d: %s's PHH shows %s's hole cards", n, me, h.Players[a.Player-1])
+						}
+					}
+					masked++
+				}
 			}
 		}
 		if masked == 0 {

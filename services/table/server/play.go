@@ -401,16 +401,21 @@ func phhFor(h *dealer.History, full bool, seat int) (string, error) {
 		return "", fault.New(fault.Precondition, "PHH_UNSUPPORTED", "this hand cannot be written as PHH: "+phhReason(err))
 	}
 	if !full {
+		// Hide the hole cards the reader's history view hides, by player
+		// (PHH numbers seats from 1 and lists players in its own order).
 		v := h.Hand.HistoryView(seat)
-		visible := map[int64]bool{}
+		visible := map[string]bool{}
 		for _, s := range v.Seats {
 			if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown {
-				visible[int64(s.Seat)] = true
+				visible[s.ID] = true
 			}
 		}
 		for i := range ph.Actions {
 			a := &ph.Actions[i]
-			if a.Kind != phh.DealHole || a.Player < 1 || a.Player > len(ph.Seats) || visible[ph.Seats[a.Player-1]] {
+			if a.Kind != phh.DealHole {
+				continue
+			}
+			if a.Player >= 1 && a.Player <= len(ph.Players) && visible[ph.Players[a.Player-1]] {
 				continue
 			}
 			for k := range a.Cards {
