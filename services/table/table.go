@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -141,4 +142,19 @@ func (o SeatingOffers) VerifyOffer(ctx context.Context, offerID, player, tableID
 		}
 	}
 	return ErrOfferNotValid
+}
+
+// SeededShuffle returns a deck source for tests and replays: the n-th deck
+// it deals is the same on every run with the same seed. Never use it for
+// real play (Deps.Shuffle nil shuffles with crypto/rand).
+func SeededShuffle(seed uint64) func() cards.Deck {
+	var mu sync.Mutex
+	src := cards.NewSeeded(seed)
+	return func() cards.Deck {
+		mu.Lock()
+		defer mu.Unlock()
+		d := cards.NewDeck()
+		d.Shuffle(src)
+		return d
+	}
 }
