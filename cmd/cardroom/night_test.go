@@ -1,0 +1,378 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/testkit"
+)
+
+// nightSeed seeds the decks of the night. Any seed proves the night (the
+// test plays on until it has seen a side pot and a split pot); this one
+// shows both within the first twenty-odd hands.
+const nightSeed = 7
+
+// nightPlayers buy in for different stacks so that an all-in of every
+// seat makes side pots.
+var nightPlayers = []struct {
+	name  string
+	buyIn int64
+}{{"ann", 10000}, {"bob", 8000}, {"cat", 6000}, {"dan", 5000}}
+
+const (
+	nightDeposit = 30000
+	tableMin     = 4000 // CS-03: 40 big blinds of 100
+	tableMax     = 10000
+)
+
+// TestNightAtCashGame_CS09_CS10 is issue 6's night at a cash game, over
+// REST, on Redis and PostgreSQL: deposits at the cage, a waitlist, offers,
+// buy-ins (Sit with the offer → wallet hold → commit), twenty-odd hands
+// with seeded decks including all-ins with side pots and a split pot, a
+// table change held to the whole stack (CS-10), a player who leaves and
+// comes back held to one night, one stack (CS-09), and at the end a clean
+// wallet audit with every chip accounted for. Every feed of the table is
+// read throughout and checked for secrecy afterwards (secrecy_test.go).
+func TestNightAtCashGame_CS09_CS10(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	start := time.Now()
+	s := newSeededSuite(t, nightSeed,
+		"REDIS_URL="+testkit.RedisURL(t),
+		"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+		"DATABASE_URL="+postgresDatabase(t),
+	)
+	s.start()
+	names := []string{"eve"} // eve watches from the rail and never sits
+	for _, p := range nightPlayers {
+		names = append(names, p.name)
+	}
+	r := newRoom(t, s, names...)
+	dealer := s.token("dealer-dave", "dealer")
+
+	// The cage, the list, the table.
+	for _, p := range nightPlayers {
+		r.deposit(p.name, nightDeposit)
+	}
+	var wl struct {
+		Waitlist struct {
+			ID string `json:"waitlist_id"`
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	for _, p := range nightPlayers {
+		r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.tokens[p.name], map[string]any{}, nil)
+	}
+	t1 := r.createTable("Night 1", 6)
+	feeds := map[string]*watch{"dealer-dave": r.watch(t1, "dealer-dave", dealer)}
+	for _, n := range names {
+		feeds[n] = r.watch(t1, n, r.tokens[n])
+	}
+
+	// Offers, accepts, buy-ins.
+	for i, p := range nightPlayers {
+		offer, seat := r.acceptOffer(p.name, t1)
+		var sit struct {
+			Seat   seatState
+			HoldID string `json:"hold_id"`
+		}
+		r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens[p.name],
+			map[string]any{"seat": seat, "amount": p.buyIn, "offer_id": offer, "post_now": true}, &sit)
+		if sit.Seat.PlayerID != p.name || sit.Seat.Seat != seat || sit.HoldID == "" {
+			t.Fatalf("%s sat as %+v (hold %q)", p.name, sit.Seat, sit.HoldID)
+		}
+		if i == 0 {
+			checkSitTrace(t, s.traceOf("cardroom.table.v1.TableService/Sit"))
+		}
+	}
+	r.checkChips("after the buy-ins")
+	if got := r.balance("player:cat:EUR"); got != nightDeposit-6000 {
+		t.Fatalf("cat's wallet after a 6000 buy-in: %d", got)
+	}
+
+	n := &night{room: r, table: t1, hists: map[int64]history{}}
+	n.play(8)
+	r.checkChips("after eight hands")
+
+	// CS-10: cat asks for a table change; the floor opens a second table of
+	// the same game and seating offers cat its seat. Cat leaves with the
+	// whole stack and must bring it (up to the maximum) to the new table.
+	r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/table-changes", r.tokens["cat"], map[string]any{}, nil)
+	t2 := r.createTable("Night 2", 6)
+	offer2, seat2 := r.acceptOffer("cat", t2)
+	carried := n.leave("cat")
+	want := min(carried, tableMax)
+	if code, e := r.refused("POST", "/v1/tables/"+t2+"/seats", r.tokens["cat"], map[string]any{"seat": seat2,
+		"amount": want - 100, "offer_id": offer2, "idempotency_key": "cat-t2-short"}); e.RuleID != "CS-10" || e.Reason != "BUY_IN_BELOW_STACK_CARRIED" {
+		t.Fatalf("CS-10: cat bringing %d of a %d stack: %d %+v", want-100, carried, code, e)
+	}
+	var sit2 struct{ Seat seatState }
+	r.must("POST", "/v1/tables/"+t2+"/seats", r.tokens["cat"], map[string]any{"seat": seat2, "amount": want,
+		"offer_id": offer2, "idempotency_key": "cat-t2"}, &sit2)
+	if sit2.Seat.PlayerID != "cat" || sit2.Seat.Stack != want {
+		t.Fatalf("CS-10: cat sat at the new table as %+v, want a stack of %d", sit2.Seat, want)
+	}
+	r.checkChips("after the table change")
+	n.play(2)
+
+	// CS-09: dan leaves, the game goes on, and dan comes back the same
+	// evening through the waitlist: the table minimum is refused, the stack
+	// dan left with is taken.
+	left := n.leave("dan")
+	n.play(2)
+	r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.tokens["dan"], map[string]any{}, nil)
+	offer3, seat3 := r.acceptOffer("dan", t1)
+	if code, e := r.refused("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3,
+		"amount": tableMin, "offer_id": offer3, "idempotency_key": "dan-back-min"}); e.RuleID != "CS-09" || e.Reason != "BUY_IN_BELOW_DEPARTURE_STACK" {
+		t.Fatalf("CS-09: dan back with the minimum after leaving with %d: %d %+v", left, code, e)
+	}
+	var sit3 struct{ Seat seatState }
+	r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3, "amount": left,
+		"offer_id": offer3, "idempotency_key": "dan-back", "post_now": true}, &sit3)
+	if sit3.Seat.PlayerID != "dan" || sit3.Seat.Stack+sit3.Seat.Bet < left {
+		t.Fatalf("CS-09: dan came back as %+v, want the %d left with", sit3.Seat, left)
+	}
+	r.checkChips("after dan came back")
+
+	// Play on until the night has had twenty hands, a side pot and a split pot.
+	for n.played < 22 || n.side == 0 || n.split == 0 {
+		if n.played >= 80 {
+			t.Fatalf("80 hands without a side pot and a split pot (side pots in %d hands, split pots in %d)", n.side, n.split)
+		}
+		n.play(1)
+	}
+	r.checkChips("before closing")
+
+	// Closing time: the hand in progress is played out, everyone is cashed out.
+	r.must("POST", "/v1/tables/"+t1+":close", r.floor, map[string]any{}, nil)
+	r.must("POST", "/v1/tables/"+t2+":close", r.floor, map[string]any{}, nil)
+	if st := r.state(t1, r.floor); st.live() {
+		n.play(1)
+	}
+	for _, id := range r.tables {
+		st := r.state(id, r.floor)
+		for _, seat := range st.Seats {
+			if seat.PlayerID != "" || seat.Stack != 0 {
+				t.Fatalf("table %s closed with %+v seated", id, seat)
+			}
+		}
+	}
+	r.checkChips("after closing")
+	r.auditClean("after closing")
+	t.Logf("night: %d hands at the first table (%d with all-ins, side pots in %d, split pots in %d), %d actions, %s",
+		n.played, n.allIn, n.side, n.split, r.actions, time.Since(start).Round(time.Millisecond))
+
+	final := r.state(t1, r.floor).Sequence
+	t.Run("secrecy", func(t *testing.T) {
+		for who, f := range feeds {
+			checkSecrecy(t, who, r.tokens[who] != "" && who != "eve", f.until(t, final), n.hists)
+		}
+	})
+
+	s.stop()
+	cmd := exec.Command(s.bin, "wallet", "audit")
+	cmd.Env = s.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasSuffix(string(out), "clean\n") || !strings.Contains(string(out), "balances sum 0") {
+		t.Fatalf("cardroom wallet audit: %v\n%s", err, out)
+	}
+}
+
+// night plays one table and keeps what its hands showed.
+type night struct {
+	*room
+	table  string
+	hists  map[int64]history
+	played int
+	allIn  int // hands with an all-in
+	side   int // hands with a side pot
+	split  int // hands with a split pot
+}
+
+// play plays hands: every tenth hand from the third on, everyone moves all
+// in; the others are checked down to a showdown. After each hand a player
+// who went broke buys again at the minimum (CS-07).
+func (n *night) play(hands int) {
+	n.t.Helper()
+	for range hands {
+		st := n.state(n.table, n.floor)
+		if !st.live() {
+			n.t.Fatalf("no hand in progress at %s: %+v", n.table, st.Seats)
+		}
+		p := plan(checkDown)
+		if st.Hand.HandNo%10 == 3 {
+			p = shove
+		}
+		no := n.playHand(n.table, p)
+		h := n.history(n.table, no)
+		n.hists[no] = h
+		n.played++
+		if h.allIns() > 0 {
+			n.allIn++
+		}
+		if h.sidePots() {
+			n.side++
+			if h.allIns() == 0 {
+				n.t.Fatalf("hand %d has side pots and no all-in: %+v", no, h.Pots)
+			}
+			n.t.Logf("hand %d: %d pots %+v", no, len(h.Pots), h.Pots)
+		}
+		if h.splitPot() {
+			n.split++
+			n.t.Logf("hand %d: split pot %+v", no, h.Pots)
+		}
+		n.rebuy(no)
+	}
+}
+
+// rebuy buys a broke player back in at the table minimum (CS-07).
+func (n *night) rebuy(after int64) {
+	n.t.Helper()
+	for _, seat := range n.state(n.table, n.floor).Seats {
+		if seat.PlayerID == "" || seat.Stack+seat.Pending > 0 || seat.InHand {
+			continue
+		}
+		var out struct{ Seat seatState }
+		n.must("POST", "/v1/tables/"+n.table+"/top-ups", n.tokens[seat.PlayerID], map[string]any{"amount": tableMin,
+			"idempotency_key": fmt.Sprintf("rebuy-%s-%d", seat.PlayerID, after)}, &out)
+		if out.Seat.Stack+out.Seat.Pending != tableMin {
+			n.t.Fatalf("%s bought again for %d: %+v", seat.PlayerID, tableMin, out.Seat)
+		}
+		n.t.Logf("hand %d: %s went broke and bought again", after, seat.PlayerID)
+	}
+}
+
+// leave takes a player away from the first table with their stack (after
+// the hand in progress) and returns the stack cashed out. A short stack
+// is topped up to 5 000 first, so that what they must bring back is above
+// the table minimum and the refusal names CS-09 or CS-10 rather than CS-03.
+func (n *night) leave(player string) int64 {
+	n.t.Helper()
+	st := n.state(n.table, n.floor)
+	seat := st.seatOf(player)
+	if seat < 0 {
+		n.t.Fatalf("%s is not seated at %s", player, n.table)
+	}
+	if s := st.Seats[seat]; s.Stack+s.Pending+s.Bet < 5000 {
+		n.must("POST", "/v1/tables/"+n.table+"/top-ups", n.tokens[player], map[string]any{"amount": 5000 - s.Stack - s.Pending - s.Bet,
+			"idempotency_key": fmt.Sprintf("top-up-%s-%d", player, st.Sequence)}, nil)
+	}
+	before := n.balance("player:" + player + ":EUR")
+	var lv struct {
+		Left  bool
+		Stack int64 `json:"stack,string"`
+	}
+	n.must("POST", fmt.Sprintf("/v1/tables/%s/seats/%d:leave", n.table, seat), n.tokens[player], map[string]any{}, &lv)
+	if !lv.Left {
+		// In the hand: the seat plays on (the driver acts for whoever is in
+		// turn) and is cashed out when the hand ends.
+		n.play(1)
+	}
+	if s := n.state(n.table, n.floor); s.seatOf(player) >= 0 {
+		n.t.Fatalf("%s still seated after leaving: %+v", player, s.Seats[s.seatOf(player)])
+	}
+	got := n.balance("player:"+player+":EUR") - before
+	if lv.Left && got != lv.Stack {
+		n.t.Fatalf("%s left with %d, the wallet received %d", player, lv.Stack, got)
+	}
+	if got <= tableMin {
+		n.t.Fatalf("%s cashed out %d, not above the minimum", player, got)
+	}
+	n.t.Logf("%s left %s with %d", player, n.table, got)
+	n.checkChips(player + " left")
+	return got
+}
+
+// acceptOffer waits for the player's seat offer at table, accepts it and
+// returns the offer and the seat.
+func (r *room) acceptOffer(player, table string) (string, int) {
+	r.t.Helper()
+	type offer struct {
+		ID      string `json:"offer_id"`
+		TableID string `json:"table_id"`
+		Seat    int    `json:"seat"`
+		State   string `json:"state"`
+	}
+	var got offer
+	waitFor(r.t, player+"'s seat offer at "+table, 20*time.Second, func() bool {
+		var out struct{ Offers []offer }
+		r.must("GET", "/v1/seat-offers", r.tokens[player], nil, &out)
+		for _, o := range out.Offers {
+			if o.TableID == table && o.State == "OFFER_STATE_PENDING" {
+				got = o
+				return true
+			}
+		}
+		return false
+	})
+	var acc struct{ Offer offer }
+	r.must("POST", "/v1/seat-offers/"+got.ID+":accept", r.tokens[player], map[string]any{}, &acc)
+	if acc.Offer.State != "OFFER_STATE_ACCEPTED" {
+		r.t.Fatalf("%s accepted %s: %+v", player, got.ID, acc.Offer)
+	}
+	return got.ID, got.Seat
+}
+
+// checkSitTrace asserts that one trace carries a player's sit-down from the
+// gateway through the table service to the seating service (the offer
+// check) and the wallet (the hold and its commit), each down to its SQL.
+func checkSitTrace(t *testing.T, spans []span) {
+	t.Helper()
+	const sit = "cardroom.table.v1.TableService/Sit"
+	checkTrace(t, spans, sit, false)
+	byID := map[string]span{}
+	var sitServer span
+	for _, sp := range spans {
+		byID[sp.SpanContext.SpanID] = sp
+		if sp.Name == sit && sp.SpanKind == 2 {
+			sitServer = sp
+		}
+	}
+	under := func(sp span, ancestor string) bool {
+		for i := 0; i < 64 && sp.Parent.SpanID != ""; i++ {
+			if sp.Parent.SpanID == ancestor {
+				return true
+			}
+			var ok bool
+			if sp, ok = byID[sp.Parent.SpanID]; !ok {
+				return false
+			}
+		}
+		return false
+	}
+	var seen []string
+	for _, rpc := range []string{"cardroom.seating.v1.SeatingService/ListOffers", "cardroom.wallet.v1.WalletService/HoldBuyIn",
+		"cardroom.wallet.v1.WalletService/CommitHold"} {
+		var server span
+		for _, sp := range spans {
+			if sp.Name == rpc && sp.SpanKind == 2 {
+				server = sp
+			}
+		}
+		if server.Name == "" || !under(server, sitServer.SpanContext.SpanID) {
+			t.Fatalf("the Sit trace has no %s server span under the table's Sit span", rpc)
+		}
+		sqlUnder := 0
+		for _, sp := range spans {
+			if strings.HasSuffix(sp.Scope.Name, "otelsql") && under(sp, server.SpanContext.SpanID) {
+				sqlUnder++
+			}
+		}
+		if sqlUnder == 0 && !strings.Contains(rpc, "ListOffers") {
+			t.Fatalf("the Sit trace has no SQL span under %s", rpc)
+		}
+		seen = append(seen, fmt.Sprintf("%s (%d SQL)", rpc, sqlUnder))
+	}
+	redis := 0
+	for _, sp := range spans {
+		if strings.Contains(sp.Scope.Name, "redisotel") {
+			redis++
+		}
+	}
+	t.Logf("Sit trace: %d spans; gateway → table Sit → %s; %d Redis spans", len(spans), join(seen), redis)
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// checkSecrecy replays one viewer's whole feed of a table against the full
+// hand histories (read by the floor after the hands) and fails on any card
+// the viewer saw before the rules exposed it:
+//
+//   - a hole card dealt to another seat shows as "??" in the deal event and
+//     in every state, until that seat shows its hand at the showdown;
+//   - the viewer's own hole cards are exactly the ones dealt (so the check
+//     compares real cards, not a feed that hides everything);
+//   - community cards appear only once dealt, in the order dealt, and the
+//     board of every state is exactly what has been dealt so far.
+//
+// A spectator and a dealer (viewer seat -1) may see no hole card at all
+// until it is shown. The viewer's seat is read from each message: a player
+// who left watches as a spectator until they sit again.
+func checkSecrecy(t *testing.T, who string, player bool, lines []watchLine, hists map[int64]history) {
+	t.Helper()
+	hand := int64(0) // the hand the events belong to
+	inHand := false  // between a hand's first post and its hand_end
+	dealt := 0       // community cards dealt so far in hand
+	shown := map[int]bool{}
+	var own, foreign, shows, boards int
+	if st := lines[0].Result.State; st.Hand != nil {
+		hand, inHand = st.Hand.HandNo, !st.Hand.Done
+		if h, ok := hists[hand]; ok && inHand {
+			dealt = len(st.Hand.Board)
+			if !slices.Equal(st.Hand.Board, h.board()[:dealt]) {
+				t.Fatalf("%s: first state's board %v, hand %d's is %v", who, st.Hand.Board, hand, h.board())
+			}
+		}
+	}
+	hist := func() history {
+		h, ok := hists[hand]
+		if !ok {
+			t.Fatalf("%s: feed shows hand %d, which the night did not record", who, hand)
+		}
+		return h
+	}
+	for i, l := range lines {
+		st := l.Result.State
+		viewer := st.ViewerSeat
+		for _, e := range l.Result.Events {
+			if !inHand && (e.Kind == "post" || e.Kind == "deal_hole") {
+				hand, inHand, dealt = hand+1, true, 0
+				clear(shown)
+			}
+			switch e.Kind {
+			case "deal_hole":
+				h := hist()
+				if e.Seat == viewer && viewer >= 0 {
+					if !slices.Equal(e.Cards, h.holeCards()[e.Seat]) {
+						t.Fatalf("%s line %d: own hole cards %v, dealt %v", who, i, e.Cards, h.holeCards()[e.Seat])
+					}
+					own++
+					continue
+				}
+				if !hidden(e.Cards) {
+					t.Fatalf("%s (seat %d) line %d: hand %d deal to seat %d shows %v", who, viewer, i, hand, e.Seat, e.Cards)
+				}
+				foreign++
+			case "show", "expose":
+				h := hist()
+				if !slices.Equal(e.Cards, h.holeCards()[e.Seat]) {
+					t.Fatalf("%s line %d: hand %d seat %d shows %v, held %v", who, i, hand, e.Seat, e.Cards, h.holeCards()[e.Seat])
+				}
+				shown[e.Seat] = true
+				shows++
+			case "deal_board":
+				board := hist().board()
+				if dealt+len(e.Cards) > len(board) || !slices.Equal(e.Cards, board[dealt:dealt+len(e.Cards)]) {
+					t.Fatalf("%s line %d: hand %d board deal %v, board %v after %d", who, i, hand, e.Cards, board, dealt)
+				}
+				dealt += len(e.Cards)
+				boards++
+			default:
+				if !hidden(e.Cards) {
+					t.Fatalf("%s line %d: hand %d %s event of seat %d shows %v", who, i, hand, e.Kind, e.Seat, e.Cards)
+				}
+			}
+			if e.Kind == "hand_end" {
+				inHand = false
+			}
+		}
+		if st.Hand == nil {
+			continue
+		}
+		if st.Hand.HandNo != hand {
+			t.Fatalf("%s line %d: state of hand %d after the events of hand %d", who, i, st.Hand.HandNo, hand)
+		}
+		h := hist()
+		if !slices.Equal(st.Hand.Board, h.board()[:min(dealt, len(h.board()))]) || len(st.Hand.Board) != dealt {
+			t.Fatalf("%s line %d: hand %d board %v, %d of %v dealt", who, i, hand, st.Hand.Board, dealt, h.board())
+		}
+		hole := h.holeCards()
+		for _, s := range st.Seats {
+			switch {
+			case len(s.Cards) == 0:
+			case s.Seat == viewer && viewer >= 0:
+				if !slices.Equal(s.Cards, hole[s.Seat]) {
+					t.Fatalf("%s line %d: own seat %d holds %v in the state, dealt %v", who, i, s.Seat, s.Cards, hole[s.Seat])
+				}
+			case shown[s.Seat] && !hidden(s.Cards):
+				if !slices.Equal(s.Cards, hole[s.Seat]) {
+					t.Fatalf("%s line %d: shown seat %d holds %v in the state, dealt %v", who, i, s.Seat, s.Cards, hole[s.Seat])
+				}
+			case !hidden(s.Cards):
+				t.Fatalf("%s (seat %d) line %d: hand %d seat %d shows %v before it was shown", who, viewer, i, hand, s.Seat, s.Cards)
+			}
+		}
+	}
+	// The feed must have had something to hide and something to show.
+	if foreign == 0 || shows == 0 || boards == 0 || player != (own > 0) {
+		t.Fatalf("%s: a vacuous feed: %d foreign deals, %d shows, %d board deals in %d lines", who, foreign, shows, boards, len(lines))
+	}
+	t.Logf("%s: %d lines, %d hands; own deals %d, hidden deals %d, shows %d, board deals %d", who, len(lines), hand, own, foreign, shows, boards)
+}
+
+// hidden reports whether every card is face down.
+func hidden(cs []string) bool {
+	for _, c := range cs {
+		if c != "??" {
+			return false
+		}
+	}
+	return true
+}
