@@ -134,7 +134,7 @@ func lookupAccess(files *protoregistry.Files, types *protoregistry.Types, fullMe
 	return roles, public, true
 }
 
-// Authenticator checks the bearer token of each call and enforces the
+// authenticator checks the bearer token of each call and enforces the
 // method's access rule.
 type authenticator struct {
 	verifier  *auth.Verifier
