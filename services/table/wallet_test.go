@@ -33,6 +33,7 @@ type fakeWallet struct {
 	keys         map[string]any
 	epoch        map[string]int64
 	refuseCommit bool
+	commitDown   bool // CommitHold cannot be reached
 	tokens       []string // the bearer tokens the calls carried
 	cashOuts     map[string]int64
 }
@@ -76,6 +77,9 @@ func (w *fakeWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInReques
 func (w *fakeWallet) CommitHold(ctx context.Context, in *walletv1.CommitHoldRequest, _ ...grpc.CallOption) (*walletv1.CommitHoldResponse, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.commitDown {
+		return nil, status.Error(codes.Unavailable, "wallet down")
+	}
 	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
 		return nil, err
 	}
@@ -196,6 +200,30 @@ func TestPlay_Wallet(t *testing.T) {
 		t.Fatalf("seated without chips: %v", s)
 	}
 	conserved("after the refused commit")
+
+	// A commit that cannot be reached leaves the seat unpaid: the player is
+	// not dealt in; when they leave before it is committed, the hold is
+	// released and nothing is cashed out.
+	w.mu.Lock()
+	w.refuseCommit, w.commitDown = false, true
+	w.mu.Unlock()
+	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 5, PlayerId: "bob", Amount: 100, IdempotencyKey: "bob-again"}); status.Code(err) != codes.Unavailable {
+		t.Fatalf("sit with the wallet down: %v", err)
+	}
+	e.playHands(id, []string{"ann", "cat"}, rand.New(rand.NewPCG(3, 3)), e.state(id, "ann").GetHand().GetHandNo())
+	if s := e.state(id, "ann").GetSeats()[5]; s.GetPlayerId() != "bob" || s.GetInHand() {
+		t.Fatalf("an unpaid seat: %v", s)
+	}
+	w.mu.Lock()
+	w.commitDown = false
+	w.mu.Unlock()
+	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if bal, escrow := w.totals(); bal+escrow != 3000 || w.balance["bob"] < 100 {
+		t.Fatalf("after the unpaid seat left: wallets %d, escrow %d, bob %d", bal, escrow, w.balance["bob"])
+	}
+	conserved("after the unpaid seat left")
 
 	// Closing the table cashes everyone out at the end of the hand.
 	if _, err := e.c.CloseTable(e.floor(), &tablev1.CloseTableRequest{TableId: id}); err != nil {

@@ -397,7 +397,11 @@ func (t *Table) Leave(seat int, now time.Time) (Output, error) {
 
 func (t *Table) vacate(seat int, out *Output) {
 	s := t.seats[seat]
-	out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending})
+	// An unpaid seat takes nothing: its chips never reached the table (the
+	// service releases the hold instead of committing it).
+	if !s.Unpaid {
+		out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending})
+	}
 	out.SeatsOpened = append(out.SeatsOpened, seat)
 	t.seats[seat] = Seat{}
 }

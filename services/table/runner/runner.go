@@ -406,8 +406,10 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 		return dealer.Output{}, err
 	}
 	t.announce(out)
-	if len(out.CashOuts) > 0 {
-		// Pay leavers now; what fails is retried in the background.
+	if len(out.CashOuts) > 0 || len(out.SeatsOpened) > 0 {
+		// Pay leavers now (and release the holds of seats that went
+		// before their buy-in was committed); what fails is retried in
+		// the background.
 		t.retryMoney()
 	}
 	t.schedule()
@@ -753,6 +755,17 @@ func (t *Table) retryMoney() {
 		return
 	}
 	for _, m := range moves {
+		if m.Kind == store.MoveBuyIn {
+			if s := t.dt.Seats(); m.Seat >= len(s) || s[m.Seat].Player != m.Player || !s[m.Seat].Unpaid {
+				// The seat went (the player left, the table closed) before the
+				// wallet committed: give the chips back instead.
+				t.releaseHold(ctx, m.Key, m.HoldID)
+				if err := d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
+					d.Logger.Warn("finish money move", "table", t.id, "err", err)
+				}
+				continue
+			}
+		}
 		err := t.finishMove(ctx, m)
 		if err == nil {
 			if m.Kind == store.MoveBuyIn {
@@ -777,7 +790,11 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 	if m.Seat >= len(seats) || seats[m.Seat].Player != m.Player || !seats[m.Seat].Unpaid {
 		return
 	}
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, nil); err != nil {
+	done := func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, done); err != nil {
 		t.r.d.Logger.Error("mark a buy-in paid", "table", t.id, "seat", m.Seat, "err", err)
 	}
 }
@@ -815,6 +832,10 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	}
 	if err != nil {
 		return err
+	}
+	if m.Kind == store.MoveBuyIn {
+		// Done with the seat's Paid mark, in one transaction (markPaid).
+		return nil
 	}
 	return d.Store.FinishMoneyMove(ctx, m.Key)
 }
