@@ -33,7 +33,7 @@ type fakeWallet struct {
 	keys         map[string]any
 	epoch        map[string]int64
 	refuseCommit bool
-	commitDown   bool // CommitHold cannot be reached
+	commitDown   bool     // CommitHold cannot be reached
 	tokens       []string // the bearer tokens the calls carried
 	cashOuts     map[string]int64
 }
