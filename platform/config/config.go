@@ -25,11 +25,12 @@ import (
 // Config is everything a cardroom process reads from its environment. The
 // struct tags are the single source of truth: env names the variable,
 // envDefault its default, doc its meaning, docDefault how the default
-// reads in the documentation when it is not a literal, and secret:"true"
-// keeps the value out of String.
+// reads in the documentation when it is not a literal, secret:"true"
+// keeps the value out of String, and check:"hostport" makes Validate
+// insist on host:port.
 type Config struct {
-	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
-	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
+	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" check:"hostport" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
+	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" check:"hostport" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
 	DataDir  string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
 
 	RedisURL    string `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
@@ -52,10 +53,10 @@ type Config struct {
 // others. When every part runs in one process (cardroom all) they are all
 // the local gRPC address; in Kubernetes each names a Service.
 type Endpoints struct {
-	Table      string `env:"CARDROOM_TABLE_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the table service."`
-	Tournament string `env:"CARDROOM_TOURNAMENT_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the tournament service."`
-	Wallet     string `env:"CARDROOM_WALLET_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the wallet service."`
-	Seating    string `env:"CARDROOM_SEATING_ADDR" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the seating service."`
+	Table      string `env:"CARDROOM_TABLE_ADDR" check:"hostport" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the table service."`
+	Tournament string `env:"CARDROOM_TOURNAMENT_ADDR" check:"hostport" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the tournament service."`
+	Wallet     string `env:"CARDROOM_WALLET_ADDR" check:"hostport" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the wallet service."`
+	Seating    string `env:"CARDROOM_SEATING_ADDR" check:"hostport" docDefault:"CARDROOM_GRPC_ADDR" doc:"gRPC address of the seating service."`
 }
 
 // OTel holds the standard OpenTelemetry variables cardroom documents. The
@@ -74,17 +75,16 @@ type OTel struct {
 // Address returns the configured endpoint of a service by its short name
 // (table, tournament, wallet, seating), and false for an unknown name.
 func (e Endpoints) Address(service string) (string, bool) {
-	switch service {
-	case "table":
-		return e.Table, true
-	case "tournament":
-		return e.Tournament, true
-	case "wallet":
-		return e.Wallet, true
-	case "seating":
-		return e.Seating, true
+	if addr := e.byService()[service]; addr != nil {
+		return *addr, true
 	}
 	return "", false
+}
+
+// byService maps each service's short name to its endpoint field, so that
+// lookup, defaulting and validation share one list.
+func (e *Endpoints) byService() map[string]*string {
+	return map[string]*string{"table": &e.Table, "tournament": &e.Tournament, "wallet": &e.Wallet, "seating": &e.Seating}
 }
 
 // Embedded reports whether the process runs on embedded state (SQLite,
@@ -131,9 +131,9 @@ func LoadFrom(vars map[string]string) (Config, error) {
 		}
 	}
 	c.CORSOrigins = origins
-	for _, ep := range []*string{&c.Endpoints.Table, &c.Endpoints.Tournament, &c.Endpoints.Wallet, &c.Endpoints.Seating} {
-		if *ep == "" {
-			*ep = c.GRPCAddr
+	for _, addr := range c.Endpoints.byService() {
+		if *addr == "" {
+			*addr = c.GRPCAddr
 		}
 	}
 	if err := c.Validate(); err != nil {
@@ -149,16 +149,13 @@ func (c Config) Validate() error {
 	bad := func(name, value string, err error) {
 		errs = append(errs, fmt.Errorf("%s=%q: %w", name, value, err))
 	}
-	for _, a := range []struct{ name, value string }{
-		{"CARDROOM_HTTP_ADDR", c.HTTPAddr},
-		{"CARDROOM_GRPC_ADDR", c.GRPCAddr},
-		{"CARDROOM_TABLE_ADDR", c.Endpoints.Table},
-		{"CARDROOM_TOURNAMENT_ADDR", c.Endpoints.Tournament},
-		{"CARDROOM_WALLET_ADDR", c.Endpoints.Wallet},
-		{"CARDROOM_SEATING_ADDR", c.Endpoints.Seating},
-	} {
-		if err := checkHostPort(a.value); err != nil {
-			bad(a.name, a.value, err)
+	for _, v := range Variables() {
+		if !v.hostPort {
+			continue
+		}
+		val := valueOf(c, v.field)
+		if err := checkHostPort(val); err != nil {
+			bad(v.Name, val, err)
 		}
 	}
 	if c.DataDir == "" {

@@ -15,7 +15,8 @@ type Variable struct {
 	// Secret variables are never printed.
 	Secret bool
 
-	field []string // path of Go field names inside Config
+	field    []string // path of Go field names inside Config
+	hostPort bool     // Validate checks host:port (tag check:"hostport")
 }
 
 // Variables returns every variable Config reads, in declaration order. It
@@ -47,11 +48,12 @@ func collect(t reflect.Type, path []string, vars *[]Variable) {
 			def = f.Tag.Get("envDefault")
 		}
 		*vars = append(*vars, Variable{
-			Name:    name,
-			Default: def,
-			Meaning: f.Tag.Get("doc"),
-			Secret:  f.Tag.Get("secret") == "true",
-			field:   p,
+			Name:     name,
+			Default:  def,
+			Meaning:  f.Tag.Get("doc"),
+			Secret:   f.Tag.Get("secret") == "true",
+			field:    p,
+			hostPort: f.Tag.Get("check") == "hostport",
 		})
 	}
 }
