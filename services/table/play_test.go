@@ -176,7 +176,7 @@ func chips(st *tablev1.TableState) int64 {
 }
 
 // watch reads a stream until ctx ends, keeping every message.
-func watch(t *testing.T, c tablev1.TableServiceClient, ctx context.Context, id string) (func() []*tablev1.WatchTableResponse, func()) {
+func watch(ctx context.Context, t *testing.T, c tablev1.TableServiceClient, id string) (func() []*tablev1.WatchTableResponse, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	stream, err := c.WatchTable(ctx, &tablev1.WatchTableRequest{TableId: id})
 	if err != nil {
@@ -223,12 +223,12 @@ func TestPlay_Secrecy(t *testing.T) {
 		readers := map[string]func() []*tablev1.WatchTableResponse{}
 		var stops []func()
 		for _, p := range players {
-			r, stop := watch(t, e.c, e.player(p), id)
+			r, stop := watch(e.player(p), t, e.c, id)
 			readers[p], stops = r, append(stops, stop)
 		}
-		spect, stop := watch(t, e.c, e.player("spectator"), id)
+		spect, stop := watch(e.player("spectator"), t, e.c, id)
 		stops = append(stops, stop)
-		dealerFeed, stop := watch(t, e.c, e.g.As(t, "dealer-1", auth.Dealer), id)
+		dealerFeed, stop := watch(e.g.As(t, "dealer-1", auth.Dealer), t, e.c, id)
 		stops = append(stops, stop)
 
 		e.playHands(id, players, rand.New(rand.NewPCG(3, 4)), 12)

@@ -23,6 +23,8 @@ import (
 // OfferVerifier confirms that a player accepted a seating offer for a seat
 // at a table (the seating service's answer).
 type OfferVerifier interface {
+	// VerifyOffer returns nil when offerID is player's pending or
+	// accepted offer of seat at tableID.
 	VerifyOffer(ctx context.Context, offerID, player, tableID string, seat int) error
 }
 
