@@ -17,8 +17,9 @@ import (
 
 var testKey = []byte(strings.Repeat("k", 32))
 
-func TestMintVerifyRoundTrip(t *testing.T) {
-	t.Parallel()
+// newPair returns an issuer and a verifier sharing testKey and a fake clock.
+func newPair(t *testing.T) (*clock.Fake, *Issuer, *Verifier) {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	iss, err := NewIssuer(testKey, clk)
 	if err != nil {
@@ -28,6 +29,12 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return clk, iss, ver
+}
+
+func TestMintVerifyRoundTrip(t *testing.T) {
+	t.Parallel()
+	_, iss, ver := newPair(t)
 	tok, err := iss.Mint("alice", []Role{Player, Cashier}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +56,8 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 
 func TestVerifyRejects(t *testing.T) {
 	t.Parallel()
-	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	clk := clock.NewFake(start)
-	iss, _ := NewIssuer(testKey, clk)
-	ver, _ := NewVerifier(testKey, clk)
+	clk, iss, ver := newPair(t)
+	start := clk.Now()
 	good, err := iss.Mint("bob", []Role{Dealer}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -99,9 +104,7 @@ func TestVerifyRejects(t *testing.T) {
 
 func TestVerifyRejectsExpiredToken(t *testing.T) {
 	t.Parallel()
-	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	iss, _ := NewIssuer(testKey, clk)
-	ver, _ := NewVerifier(testKey, clk)
+	clk, iss, ver := newPair(t)
 	tok, err := iss.Mint("carol", []Role{Floor}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -281,9 +284,7 @@ func TestResolveKeyPrefersConfigured(t *testing.T) {
 
 func TestServiceTokensRenewBeforeExpiry(t *testing.T) {
 	t.Parallel()
-	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	iss, _ := NewIssuer(testKey, clk)
-	ver, _ := NewVerifier(testKey, clk)
+	clk, iss, ver := newPair(t)
 	src := iss.ServiceTokens("table", 30*time.Minute)
 	t1, err := src(t.Context())
 	if err != nil {
