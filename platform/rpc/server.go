@@ -48,7 +48,9 @@ type Options struct {
 	// Validator validates requests (server). Nil means protovalidate.GlobalValidator.
 	Validator protovalidate.Validator
 	// Health is registered as the grpc.health.v1 service (server), so the
-	// caller can set per-service status. Nil registers a fresh one whose
+	// caller can set a status per registered service: the gateway's
+	// /healthz asks for each part's own service name and counts a name the
+	// server does not know as not ready. Nil registers a fresh one whose
 	// overall status is SERVING.
 	Health *health.Server
 	// ServerOptions are appended to the server's own options.
