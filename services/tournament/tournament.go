@@ -10,6 +10,8 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -25,6 +27,17 @@ func Migrations() fs.FS { return store.Migrations() }
 type Deps struct {
 	DB    *sqlstore.DB
 	Clock clock.Clock
+	// Wallet takes entries, rebuys and add-ons and refunds cancelled
+	// events. Dial it with the service's own token
+	// (rpc.Options.ServiceToken): the service drops the caller's token
+	// before calling, so the wallet sees the tournament service, which
+	// ROLE_SERVICE lets call Enter, Rebuy, AddOn and Refund. Nil keeps the
+	// books without money (tests only).
+	Wallet walletv1.WalletServiceClient
+	// Random draws seats and buttons (TR-06, TR-07); nil uses crypto/rand.
+	// Its method set matches the table engine's cards.Source, so
+	// cards.NewSeeded works for replays.
+	Random draw.Source
 }
 
 // Service is the tournament service.
@@ -32,7 +45,11 @@ type Service struct{ server *server.Server }
 
 // New wires the service over deps.
 func New(deps Deps) *Service {
-	return &Service{server: server.New(store.New(deps.DB), deps.Clock)}
+	opts := []server.Option{server.WithWallet(deps.Wallet)}
+	if deps.Random != nil {
+		opts = append(opts, server.WithRandom(deps.Random))
+	}
+	return &Service{server: server.New(store.New(deps.DB), deps.Clock, opts...)}
 }
 
 // Register exposes the service on a gRPC server.

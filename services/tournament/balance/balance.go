@@ -309,3 +309,35 @@ func DodgedBlinds(stack, smallBlind, bigBlind int64, missedSmall, missedBig bool
 	owed = min(owed, stack)
 	return stack - owed, owed
 }
+
+// Place seats one new player — a late registration (G-23) — at the table
+// with the fewest players (ties drawn) in a drawn empty seat, as the seat
+// draw would (TR-06). ok is false when every table is full: the caller
+// opens a new table.
+func Place(tables []Table, src Source) (table string, seat int, ok bool) {
+	fewest := -1
+	var candidates []int
+	for i, t := range tables {
+		n := len(t.Seats)
+		if n >= t.MaxSeats {
+			continue
+		}
+		switch {
+		case fewest < 0 || n < fewest:
+			fewest, candidates = n, []int{i}
+		case n == fewest:
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return "", 0, false
+	}
+	t := tables[candidates[pick(src, len(candidates))]]
+	var empty []int
+	for s := 1; s <= t.MaxSeats; s++ {
+		if _, taken := t.Seats[s]; !taken {
+			empty = append(empty, s)
+		}
+	}
+	return t.ID, empty[pick(src, len(empty))], true
+}

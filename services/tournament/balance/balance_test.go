@@ -180,3 +180,27 @@ func TestDodgedBlinds_TR24(t *testing.T) {
 		})
 	}
 }
+
+func TestPlace_G23(t *testing.T) {
+	t.Parallel()
+	tables := []Table{table("1", 9, 1, 1, 2, 3, 4, 5, 6, 7), table("2", 9, 1, 1, 2, 3, 4, 5), table("3", 9, 1, 2, 4, 6, 8, 9)}
+	seen := map[int]bool{}
+	for seed := range uint64(200) {
+		id, seat, ok := Place(tables, &splitMix{state: seed})
+		if !ok || id == "1" {
+			t.Fatalf("G-23 late entry placed at %s/%d, %v; want a table with five", id, seat, ok)
+		}
+		if _, taken := tables[slices.IndexFunc(tables, func(t Table) bool { return t.ID == id })].Seats[seat]; taken {
+			t.Fatalf("seat %s/%d taken", id, seat)
+		}
+		if id == "2" {
+			seen[seat] = true
+		}
+	}
+	if len(seen) != 4 {
+		t.Fatalf("TR-06 empty seats at table 2 drawn: %v, want all four", seen)
+	}
+	if _, _, ok := Place([]Table{table("1", 2, 1, 1, 2)}, &splitMix{}); ok {
+		t.Fatal("placed at a full table")
+	}
+}

@@ -221,6 +221,9 @@ type Payment struct {
 	TargetEventID string
 	// VoucherID pays an entry with a satellite voucher.
 	VoucherID string
+	// Note is sent with the step where the wallet records one (a refund's
+	// reason).
+	Note string
 }
 
 // maxKey is the wallet's idempotency-key limit.
@@ -467,6 +470,6 @@ func (en *Entry) Settled(pay Payment) {
 // CancelPayment is the saga step that refunds every entry, rebuy and
 // add-on of a cancelled event (TR-03, G-30: the whole amount, fee
 // included, goes back).
-func CancelPayment(e event.Event) Payment {
-	return Payment{Key: "trn/" + e.ID + "/refund", Kind: RefundEvent, EventID: e.ID, Currency: e.BuyIn.Currency}
+func CancelPayment(e event.Event, reason string) Payment {
+	return Payment{Key: "trn/" + e.ID + "/refund", Kind: RefundEvent, EventID: e.ID, Currency: e.BuyIn.Currency, Note: reason}
 }

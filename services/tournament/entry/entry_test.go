@@ -296,7 +296,7 @@ func TestPaymentKey(t *testing.T) {
 	if len(long) > 128 || !strings.HasPrefix(long, "trn/h/") || long != PaymentKey(strings.Repeat("e", 64), strings.Repeat("p", 128), PayEntry, 1) {
 		t.Fatalf("long key = %q", long)
 	}
-	if c := CancelPayment(ev(event.Rebuy, event.Running)); c.Key != "trn/t1/refund" || c.Kind != RefundEvent {
+	if c := CancelPayment(ev(event.Rebuy, event.Running), "storm"); c.Key != "trn/t1/refund" || c.Kind != RefundEvent || c.Note != "storm" {
 		t.Fatalf("cancel payment %+v", c)
 	}
 }

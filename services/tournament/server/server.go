@@ -14,8 +14,9 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/event"
-	"github.com/cardroom/cardroom/services/tournament/house"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -25,15 +26,37 @@ const DefaultPageSize = 50
 // Server implements tournamentv1.TournamentServiceServer.
 type Server struct {
 	tournamentv1.UnimplementedTournamentServiceServer
-	store *store.Store
-	clock clock.Clock
+	store  *store.Store
+	clock  clock.Clock
+	wallet walletv1.WalletServiceClient
+	random draw.Source
 }
 
-// New returns a Server over s.
-func New(s *store.Store, clk clock.Clock) *Server { return &Server{store: s, clock: clk} }
+// Option configures a Server.
+type Option func(*Server)
 
-// CreateTournament schedules a freezeout. Rebuy events and satellites get
-// their own fields when registration lands.
+// WithWallet moves entry, rebuy, add-on and refund money through the
+// wallet. The client must be dialled with the service's own token
+// (rpc.Options.ServiceToken): the server drops the caller's before calling.
+// Without it the server keeps the books alone (tests without money).
+func WithWallet(w walletv1.WalletServiceClient) Option { return func(s *Server) { s.wallet = w } }
+
+// WithRandom draws seats and buttons from src instead of crypto/rand
+// (seeded tests and replays).
+func WithRandom(src draw.Source) Option { return func(s *Server) { s.random = src } }
+
+// New returns a Server over s.
+func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
+	srv := &Server{store: s, clock: clk, random: cryptoSource{}}
+	for _, o := range opts {
+		o(srv)
+	}
+	return srv
+}
+
+// CreateTournament schedules a tournament with its published house rules:
+// entry policy, structure sheet, payouts (TR-36); what the request leaves
+// out takes the defaults.
 func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateTournamentRequest) (*tournamentv1.CreateTournamentResponse, error) {
 	// Stored to the millisecond: a tournament reads back as it was created.
 	now := s.clock.Now().UTC().Truncate(time.Millisecond)
@@ -46,7 +69,8 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 		Name:          strings.TrimSpace(req.GetName()),
 		Game:          strings.TrimPrefix(req.GetVariant().String(), "VARIANT_"),
 		Structure:     strings.TrimPrefix(req.GetStructure().String(), "STRUCTURE_"),
-		Format:        event.Freezeout,
+		Format:        formatFromProto[req.GetFormat()],
+		TargetEventID: req.GetTargetTournamentId(),
 		BuyIn:         event.BuyIn{PrizePool: req.GetBuyIn(), Fee: req.GetFee(), Currency: req.GetCurrency()},
 		StartingStack: req.GetStartingStack(),
 		StartsAt:      req.GetStartTime().AsTime().UTC(),
@@ -56,10 +80,15 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 	if err := e.Validate(now); err != nil {
 		return nil, err
 	}
-	if err := s.store.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
+	rules := rulesFromProto(req)
+	if err := rules.Validate(e); err != nil {
 		return nil, err
 	}
-	return &tournamentv1.CreateTournamentResponse{Tournament: toProto(e)}, nil
+	t := store.Tournament{Event: e, Rules: rules.WithDefaults(e)}
+	if err := s.store.Create(ctx, e, t.Rules); err != nil {
+		return nil, err
+	}
+	return &tournamentv1.CreateTournamentResponse{Tournament: tournamentToProto(t)}, nil
 }
 
 // ListTournaments lists tournaments by start time.
@@ -81,11 +110,11 @@ func (s *Server) ListTournaments(ctx context.Context, req *tournamentv1.ListTour
 
 // GetTournament returns one tournament.
 func (s *Server) GetTournament(ctx context.Context, req *tournamentv1.GetTournamentRequest) (*tournamentv1.GetTournamentResponse, error) {
-	e, err := s.store.Get(ctx, req.GetTournamentId())
+	t, err := s.store.Load(ctx, req.GetTournamentId())
 	if err != nil {
 		return nil, err
 	}
-	return &tournamentv1.GetTournamentResponse{Tournament: toProto(e)}, nil
+	return &tournamentv1.GetTournamentResponse{Tournament: tournamentToProto(t)}, nil
 }
 
 func toProto(e event.Event) *tournamentv1.Tournament {

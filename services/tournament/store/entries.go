@@ -230,10 +230,10 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 		return nil
 	}
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_payments (idempotency_key, tournament_id, player_id, kind, currency,
-		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms, note)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 		p.Key, p.EventID, p.PlayerID, int(p.Kind), p.Currency, p.PrizePart, p.Fee, p.Amount, p.Place, p.TargetEventID, p.VoucherID,
-		chips, int(PaymentPending), now.UnixMilli())
+		chips, int(PaymentPending), now.UnixMilli(), p.Note)
 	if err != nil {
 		return fmt.Errorf("add payment %s: %w", p.Key, err)
 	}
@@ -241,14 +241,14 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 }
 
 const paymentColumns = `idempotency_key, tournament_id, player_id, kind, currency, prize_part, fee, amount, place,
-	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms`
+	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms, note`
 
 func scanPayment(r scanner) (PaymentRecord, error) {
 	var p PaymentRecord
 	var kind, state int
 	var created int64
 	err := r.Scan(&p.Key, &p.EventID, &p.PlayerID, &kind, &p.Currency, &p.PrizePart, &p.Fee, &p.Amount, &p.Place,
-		&p.TargetEventID, &p.VoucherID, &p.Chips, &state, &p.TransferID, &p.Failure, &created)
+		&p.TargetEventID, &p.VoucherID, &p.Chips, &state, &p.TransferID, &p.Failure, &created, &p.Note)
 	p.Kind, p.State, p.CreatedAt = entry.Kind(kind), PaymentState(state), time.UnixMilli(created).UTC()
 	return p, err
 }
@@ -388,4 +388,13 @@ func (s *Store) Contributions(ctx context.Context, id string) (pool int64, entri
 		return 0, 0, fmt.Errorf("prize pool of %s: %w", id, err)
 	}
 	return pool, entries, nil
+}
+
+// DeleteEntry removes an entry that was never paid.
+func (t *Tx) DeleteEntry(player string) error {
+	_, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_entries WHERE tournament_id = $1 AND player_id = $2`, t.id, player)
+	if err != nil {
+		return fmt.Errorf("delete entry %s/%s: %w", t.id, player, err)
+	}
+	return nil
 }

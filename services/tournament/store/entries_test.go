@@ -44,7 +44,7 @@ func TestEntriesContract(t *testing.T) {
 		}
 
 		ann := entry.Entry{EventID: "r1", PlayerID: "ann", Status: entry.Paying, RegisteredAt: now}
-		pay := entry.Payment{Key: "trn/r1/ann/entry/1", Kind: entry.PayEntry, EventID: "r1", PlayerID: "ann", Currency: "EUR", PrizePart: 5000, Fee: 1100}
+		pay := entry.Payment{Key: "trn/r1/ann/entry/1", Kind: entry.PayEntry, EventID: "r1", PlayerID: "ann", Currency: "EUR", PrizePart: 5000, Fee: 1100, Note: "n"}
 		err = s.Update(ctx, "r1", func(tx *Tx, tr *Tournament) error {
 			if en, err := tx.Entry("ann"); err != nil || en != nil {
 				t.Fatalf("Entry before = %v, %v", en, err)

@@ -16,6 +16,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -90,6 +91,132 @@ func (TournamentState) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{0}
 }
 
+// TournamentFormat is how entries work.
+type TournamentFormat int32
+
+const (
+	// TOURNAMENT_FORMAT_UNSPECIFIED means freezeout on create.
+	TournamentFormat_TOURNAMENT_FORMAT_UNSPECIFIED TournamentFormat = 0
+	// TOURNAMENT_FORMAT_FREEZEOUT has no rebuys or add-ons (TR-18).
+	TournamentFormat_TOURNAMENT_FORMAT_FREEZEOUT TournamentFormat = 1
+	// TOURNAMENT_FORMAT_REBUY allows rebuys for a period (TR-13).
+	TournamentFormat_TOURNAMENT_FORMAT_REBUY TournamentFormat = 2
+	// TOURNAMENT_FORMAT_SATELLITE pays its prizes as entries to another event (TR-19).
+	TournamentFormat_TOURNAMENT_FORMAT_SATELLITE TournamentFormat = 3
+)
+
+// Enum value maps for TournamentFormat.
+var (
+	TournamentFormat_name = map[int32]string{
+		0: "TOURNAMENT_FORMAT_UNSPECIFIED",
+		1: "TOURNAMENT_FORMAT_FREEZEOUT",
+		2: "TOURNAMENT_FORMAT_REBUY",
+		3: "TOURNAMENT_FORMAT_SATELLITE",
+	}
+	TournamentFormat_value = map[string]int32{
+		"TOURNAMENT_FORMAT_UNSPECIFIED": 0,
+		"TOURNAMENT_FORMAT_FREEZEOUT":   1,
+		"TOURNAMENT_FORMAT_REBUY":       2,
+		"TOURNAMENT_FORMAT_SATELLITE":   3,
+	}
+)
+
+func (x TournamentFormat) Enum() *TournamentFormat {
+	p := new(TournamentFormat)
+	*p = x
+	return p
+}
+
+func (x TournamentFormat) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TournamentFormat) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_tournament_v1_tournament_proto_enumTypes[1].Descriptor()
+}
+
+func (TournamentFormat) Type() protoreflect.EnumType {
+	return &file_cardroom_tournament_v1_tournament_proto_enumTypes[1]
+}
+
+func (x TournamentFormat) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TournamentFormat.Descriptor instead.
+func (TournamentFormat) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+}
+
+// EntryStatus is where an entry is in its life.
+type EntryStatus int32
+
+const (
+	// ENTRY_STATUS_UNSPECIFIED is never returned.
+	EntryStatus_ENTRY_STATUS_UNSPECIFIED EntryStatus = 0
+	// ENTRY_STATUS_PAYING: the wallet has not answered yet; repeat the registration.
+	EntryStatus_ENTRY_STATUS_PAYING EntryStatus = 1
+	// ENTRY_STATUS_ACTIVE: paid and in the event.
+	EntryStatus_ENTRY_STATUS_ACTIVE EntryStatus = 2
+	// ENTRY_STATUS_UNREGISTERED: withdrawn before the start; the cage reverses the transfer.
+	EntryStatus_ENTRY_STATUS_UNREGISTERED EntryStatus = 3
+	// ENTRY_STATUS_FORFEITED: presented by someone else (TR-05); no refund.
+	EntryStatus_ENTRY_STATUS_FORFEITED EntryStatus = 4
+	// ENTRY_STATUS_BUSTED: out of chips, no rebuy left.
+	EntryStatus_ENTRY_STATUS_BUSTED EntryStatus = 5
+	// ENTRY_STATUS_REFUNDED: the event was cancelled and refunded (TR-03).
+	EntryStatus_ENTRY_STATUS_REFUNDED EntryStatus = 6
+)
+
+// Enum value maps for EntryStatus.
+var (
+	EntryStatus_name = map[int32]string{
+		0: "ENTRY_STATUS_UNSPECIFIED",
+		1: "ENTRY_STATUS_PAYING",
+		2: "ENTRY_STATUS_ACTIVE",
+		3: "ENTRY_STATUS_UNREGISTERED",
+		4: "ENTRY_STATUS_FORFEITED",
+		5: "ENTRY_STATUS_BUSTED",
+		6: "ENTRY_STATUS_REFUNDED",
+	}
+	EntryStatus_value = map[string]int32{
+		"ENTRY_STATUS_UNSPECIFIED":  0,
+		"ENTRY_STATUS_PAYING":       1,
+		"ENTRY_STATUS_ACTIVE":       2,
+		"ENTRY_STATUS_UNREGISTERED": 3,
+		"ENTRY_STATUS_FORFEITED":    4,
+		"ENTRY_STATUS_BUSTED":       5,
+		"ENTRY_STATUS_REFUNDED":     6,
+	}
+)
+
+func (x EntryStatus) Enum() *EntryStatus {
+	p := new(EntryStatus)
+	*p = x
+	return p
+}
+
+func (x EntryStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_tournament_v1_tournament_proto_enumTypes[2].Descriptor()
+}
+
+func (EntryStatus) Type() protoreflect.EnumType {
+	return &file_cardroom_tournament_v1_tournament_proto_enumTypes[2]
+}
+
+func (x EntryStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryStatus.Descriptor instead.
+func (EntryStatus) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
+}
+
 // Tournament is a poker tournament.
 type Tournament struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -114,7 +241,19 @@ type Tournament struct {
 	// state is where the tournament is in its life.
 	State TournamentState `protobuf:"varint,10,opt,name=state,proto3,enum=cardroom.tournament.v1.TournamentState" json:"state,omitempty"`
 	// create_time is when the tournament was created.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// format is freezeout, rebuy or satellite.
+	Format TournamentFormat `protobuf:"varint,12,opt,name=format,proto3,enum=cardroom.tournament.v1.TournamentFormat" json:"format,omitempty"`
+	// target_tournament_id is the event a satellite's prizes enter (TR-19).
+	TargetTournamentId string `protobuf:"bytes,13,opt,name=target_tournament_id,json=targetTournamentId,proto3" json:"target_tournament_id,omitempty"`
+	// entry_policy is the published entry policy, defaults filled in.
+	EntryPolicy *EntryPolicy `protobuf:"bytes,14,opt,name=entry_policy,json=entryPolicy,proto3" json:"entry_policy,omitempty"`
+	// levels is the published structure sheet (G-07).
+	Levels []*Level `protobuf:"bytes,15,rep,name=levels,proto3" json:"levels,omitempty"`
+	// payouts is the published payout structure (TR-36).
+	Payouts *PayoutStructure `protobuf:"bytes,16,opt,name=payouts,proto3" json:"payouts,omitempty"`
+	// seats_per_table is the table size the seat draw fills.
+	SeatsPerTable int32 `protobuf:"varint,17,opt,name=seats_per_table,json=seatsPerTable,proto3" json:"seats_per_table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -226,6 +365,413 @@ func (x *Tournament) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Tournament) GetFormat() TournamentFormat {
+	if x != nil {
+		return x.Format
+	}
+	return TournamentFormat_TOURNAMENT_FORMAT_UNSPECIFIED
+}
+
+func (x *Tournament) GetTargetTournamentId() string {
+	if x != nil {
+		return x.TargetTournamentId
+	}
+	return ""
+}
+
+func (x *Tournament) GetEntryPolicy() *EntryPolicy {
+	if x != nil {
+		return x.EntryPolicy
+	}
+	return nil
+}
+
+func (x *Tournament) GetLevels() []*Level {
+	if x != nil {
+		return x.Levels
+	}
+	return nil
+}
+
+func (x *Tournament) GetPayouts() *PayoutStructure {
+	if x != nil {
+		return x.Payouts
+	}
+	return nil
+}
+
+func (x *Tournament) GetSeatsPerTable() int32 {
+	if x != nil {
+		return x.SeatsPerTable
+	}
+	return 0
+}
+
+// EntryPolicy is the house's entry policy (TR-13…TR-18, G-23). Zero fields
+// take the rules' defaults; a freezeout has no rebuy or add-on fields.
+type EntryPolicy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// late_registration is how long after the start entries are still taken (G-23).
+	LateRegistration *durationpb.Duration `protobuf:"bytes,1,opt,name=late_registration,json=lateRegistration,proto3" json:"late_registration,omitempty"`
+	// max_entrants caps the field; 0 is no cap.
+	MaxEntrants int32 `protobuf:"varint,2,opt,name=max_entrants,json=maxEntrants,proto3" json:"max_entrants,omitempty"`
+	// rebuy_period is how long after the start rebuys are allowed (TR-13; default 60 min, 75 min in limit).
+	RebuyPeriod *durationpb.Duration `protobuf:"bytes,3,opt,name=rebuy_period,json=rebuyPeriod,proto3" json:"rebuy_period,omitempty"`
+	// rebuy_price is a rebuy's prize-pool part, minor units (TR-14; default the entry's prize part).
+	RebuyPrice int64 `protobuf:"varint,4,opt,name=rebuy_price,json=rebuyPrice,proto3" json:"rebuy_price,omitempty"`
+	// rebuy_fee is a rebuy's house share, minor units (TR-14: none by default).
+	RebuyFee int64 `protobuf:"varint,5,opt,name=rebuy_fee,json=rebuyFee,proto3" json:"rebuy_fee,omitempty"`
+	// rebuy_chips are the chips a rebuy gives (TR-14; default the starting stack).
+	RebuyChips int64 `protobuf:"varint,6,opt,name=rebuy_chips,json=rebuyChips,proto3" json:"rebuy_chips,omitempty"`
+	// last_rebuy_hands is how many hands each table plays with rebuys after the period (TR-16; default 3).
+	LastRebuyHands int32 `protobuf:"varint,7,opt,name=last_rebuy_hands,json=lastRebuyHands,proto3" json:"last_rebuy_hands,omitempty"`
+	// max_rebuys caps rebuys per player; 0 is no cap (G-23).
+	MaxRebuys int32 `protobuf:"varint,8,opt,name=max_rebuys,json=maxRebuys,proto3" json:"max_rebuys,omitempty"`
+	// add_on says whether the event has an add-on (TR-17).
+	AddOn bool `protobuf:"varint,9,opt,name=add_on,json=addOn,proto3" json:"add_on,omitempty"`
+	// add_on_price is the add-on's prize-pool part, minor units (G-23; default the rebuy price).
+	AddOnPrice int64 `protobuf:"varint,10,opt,name=add_on_price,json=addOnPrice,proto3" json:"add_on_price,omitempty"`
+	// add_on_fee is the add-on's house share, minor units.
+	AddOnFee int64 `protobuf:"varint,11,opt,name=add_on_fee,json=addOnFee,proto3" json:"add_on_fee,omitempty"`
+	// add_on_chips default to twice the rebuy chips (TR-17).
+	AddOnChips int64 `protobuf:"varint,12,opt,name=add_on_chips,json=addOnChips,proto3" json:"add_on_chips,omitempty"`
+	// add_on_window is how long after the rebuy period the add-on may be taken (G-23; default 15 min).
+	AddOnWindow   *durationpb.Duration `protobuf:"bytes,13,opt,name=add_on_window,json=addOnWindow,proto3" json:"add_on_window,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntryPolicy) Reset() {
+	*x = EntryPolicy{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntryPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntryPolicy) ProtoMessage() {}
+
+func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntryPolicy.ProtoReflect.Descriptor instead.
+func (*EntryPolicy) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *EntryPolicy) GetLateRegistration() *durationpb.Duration {
+	if x != nil {
+		return x.LateRegistration
+	}
+	return nil
+}
+
+func (x *EntryPolicy) GetMaxEntrants() int32 {
+	if x != nil {
+		return x.MaxEntrants
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetRebuyPeriod() *durationpb.Duration {
+	if x != nil {
+		return x.RebuyPeriod
+	}
+	return nil
+}
+
+func (x *EntryPolicy) GetRebuyPrice() int64 {
+	if x != nil {
+		return x.RebuyPrice
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetRebuyFee() int64 {
+	if x != nil {
+		return x.RebuyFee
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetRebuyChips() int64 {
+	if x != nil {
+		return x.RebuyChips
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetLastRebuyHands() int32 {
+	if x != nil {
+		return x.LastRebuyHands
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetMaxRebuys() int32 {
+	if x != nil {
+		return x.MaxRebuys
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetAddOn() bool {
+	if x != nil {
+		return x.AddOn
+	}
+	return false
+}
+
+func (x *EntryPolicy) GetAddOnPrice() int64 {
+	if x != nil {
+		return x.AddOnPrice
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetAddOnFee() int64 {
+	if x != nil {
+		return x.AddOnFee
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetAddOnChips() int64 {
+	if x != nil {
+		return x.AddOnChips
+	}
+	return 0
+}
+
+func (x *EntryPolicy) GetAddOnWindow() *durationpb.Duration {
+	if x != nil {
+		return x.AddOnWindow
+	}
+	return nil
+}
+
+// Level is one row of the structure sheet (G-07): a playing level or a break.
+type Level struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// small_blind in chips; 0 on a break.
+	SmallBlind int64 `protobuf:"varint,1,opt,name=small_blind,json=smallBlind,proto3" json:"small_blind,omitempty"`
+	// big_blind in chips; 0 on a break.
+	BigBlind int64 `protobuf:"varint,2,opt,name=big_blind,json=bigBlind,proto3" json:"big_blind,omitempty"`
+	// ante in chips.
+	Ante int64 `protobuf:"varint,3,opt,name=ante,proto3" json:"ante,omitempty"`
+	// big_blind_ante: the big blind posts the ante for the table.
+	BigBlindAnte bool `protobuf:"varint,4,opt,name=big_blind_ante,json=bigBlindAnte,proto3" json:"big_blind_ante,omitempty"`
+	// duration is the level's length.
+	Duration *durationpb.Duration `protobuf:"bytes,5,opt,name=duration,proto3" json:"duration,omitempty"`
+	// break marks a break.
+	Break bool `protobuf:"varint,6,opt,name=break,proto3" json:"break,omitempty"`
+	// color_up is the denomination raced off during this break (TR-22); 0 for none.
+	ColorUp       int64 `protobuf:"varint,7,opt,name=color_up,json=colorUp,proto3" json:"color_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Level) Reset() {
+	*x = Level{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Level) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Level) ProtoMessage() {}
+
+func (x *Level) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Level.ProtoReflect.Descriptor instead.
+func (*Level) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Level) GetSmallBlind() int64 {
+	if x != nil {
+		return x.SmallBlind
+	}
+	return 0
+}
+
+func (x *Level) GetBigBlind() int64 {
+	if x != nil {
+		return x.BigBlind
+	}
+	return 0
+}
+
+func (x *Level) GetAnte() int64 {
+	if x != nil {
+		return x.Ante
+	}
+	return 0
+}
+
+func (x *Level) GetBigBlindAnte() bool {
+	if x != nil {
+		return x.BigBlindAnte
+	}
+	return false
+}
+
+func (x *Level) GetDuration() *durationpb.Duration {
+	if x != nil {
+		return x.Duration
+	}
+	return nil
+}
+
+func (x *Level) GetBreak() bool {
+	if x != nil {
+		return x.Break
+	}
+	return false
+}
+
+func (x *Level) GetColorUp() int64 {
+	if x != nil {
+		return x.ColorUp
+	}
+	return 0
+}
+
+// PayoutTier is the payout for fields up to max_entrants (0: any size).
+type PayoutTier struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// max_entrants is the largest field this tier pays; 0 on the last tier.
+	MaxEntrants int32 `protobuf:"varint,1,opt,name=max_entrants,json=maxEntrants,proto3" json:"max_entrants,omitempty"`
+	// shares are each place's share of the pool in basis points, first place first; they add up to 10000.
+	Shares        []int32 `protobuf:"varint,2,rep,packed,name=shares,proto3" json:"shares,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayoutTier) Reset() {
+	*x = PayoutTier{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayoutTier) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayoutTier) ProtoMessage() {}
+
+func (x *PayoutTier) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayoutTier.ProtoReflect.Descriptor instead.
+func (*PayoutTier) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PayoutTier) GetMaxEntrants() int32 {
+	if x != nil {
+		return x.MaxEntrants
+	}
+	return 0
+}
+
+func (x *PayoutTier) GetShares() []int32 {
+	if x != nil {
+		return x.Shares
+	}
+	return nil
+}
+
+// PayoutStructure is the published payout structure (TR-36, G-30).
+type PayoutStructure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tiers by field size; the last is open-ended.
+	Tiers []*PayoutTier `protobuf:"bytes,1,rep,name=tiers,proto3" json:"tiers,omitempty"`
+	// unit rounds each prize down to a multiple of this many minor units; the rest goes to first place (G-30).
+	Unit          int64 `protobuf:"varint,2,opt,name=unit,proto3" json:"unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayoutStructure) Reset() {
+	*x = PayoutStructure{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayoutStructure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayoutStructure) ProtoMessage() {}
+
+func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayoutStructure.ProtoReflect.Descriptor instead.
+func (*PayoutStructure) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PayoutStructure) GetTiers() []*PayoutTier {
+	if x != nil {
+		return x.Tiers
+	}
+	return nil
+}
+
+func (x *PayoutStructure) GetUnit() int64 {
+	if x != nil {
+		return x.Unit
+	}
+	return 0
+}
+
 // CreateTournamentRequest describes the tournament to schedule.
 type CreateTournamentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -244,14 +790,26 @@ type CreateTournamentRequest struct {
 	// starting_stack is the chips each entry starts with.
 	StartingStack int64 `protobuf:"varint,7,opt,name=starting_stack,json=startingStack,proto3" json:"starting_stack,omitempty"`
 	// start_time is when play starts.
-	StartTime     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// format is freezeout (the default), rebuy or satellite.
+	Format TournamentFormat `protobuf:"varint,9,opt,name=format,proto3,enum=cardroom.tournament.v1.TournamentFormat" json:"format,omitempty"`
+	// target_tournament_id is the event a satellite's prizes enter (TR-19).
+	TargetTournamentId string `protobuf:"bytes,10,opt,name=target_tournament_id,json=targetTournamentId,proto3" json:"target_tournament_id,omitempty"`
+	// entry_policy is the entry policy; unset fields take the defaults.
+	EntryPolicy *EntryPolicy `protobuf:"bytes,11,opt,name=entry_policy,json=entryPolicy,proto3" json:"entry_policy,omitempty"`
+	// levels is the structure sheet; empty takes the house default (G-07).
+	Levels []*Level `protobuf:"bytes,12,rep,name=levels,proto3" json:"levels,omitempty"`
+	// payouts is the payout structure; unset takes the house default (TR-36).
+	Payouts *PayoutStructure `protobuf:"bytes,13,opt,name=payouts,proto3" json:"payouts,omitempty"`
+	// seats_per_table is the table size; 0 is nine-handed.
+	SeatsPerTable int32 `protobuf:"varint,14,opt,name=seats_per_table,json=seatsPerTable,proto3" json:"seats_per_table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTournamentRequest) Reset() {
 	*x = CreateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -263,7 +821,7 @@ func (x *CreateTournamentRequest) String() string {
 func (*CreateTournamentRequest) ProtoMessage() {}
 
 func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -276,7 +834,7 @@ func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CreateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateTournamentRequest) GetName() string {
@@ -335,6 +893,48 @@ func (x *CreateTournamentRequest) GetStartTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *CreateTournamentRequest) GetFormat() TournamentFormat {
+	if x != nil {
+		return x.Format
+	}
+	return TournamentFormat_TOURNAMENT_FORMAT_UNSPECIFIED
+}
+
+func (x *CreateTournamentRequest) GetTargetTournamentId() string {
+	if x != nil {
+		return x.TargetTournamentId
+	}
+	return ""
+}
+
+func (x *CreateTournamentRequest) GetEntryPolicy() *EntryPolicy {
+	if x != nil {
+		return x.EntryPolicy
+	}
+	return nil
+}
+
+func (x *CreateTournamentRequest) GetLevels() []*Level {
+	if x != nil {
+		return x.Levels
+	}
+	return nil
+}
+
+func (x *CreateTournamentRequest) GetPayouts() *PayoutStructure {
+	if x != nil {
+		return x.Payouts
+	}
+	return nil
+}
+
+func (x *CreateTournamentRequest) GetSeatsPerTable() int32 {
+	if x != nil {
+		return x.SeatsPerTable
+	}
+	return 0
+}
+
 // CreateTournamentResponse returns the new tournament.
 type CreateTournamentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -346,7 +946,7 @@ type CreateTournamentResponse struct {
 
 func (x *CreateTournamentResponse) Reset() {
 	*x = CreateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -358,7 +958,7 @@ func (x *CreateTournamentResponse) String() string {
 func (*CreateTournamentResponse) ProtoMessage() {}
 
 func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -371,7 +971,7 @@ func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CreateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateTournamentResponse) GetTournament() *Tournament {
@@ -394,7 +994,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +1006,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +1019,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -449,7 +1049,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -461,7 +1061,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -474,7 +1074,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*Tournament {
@@ -502,7 +1102,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +1114,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +1127,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -548,7 +1148,7 @@ type GetTournamentResponse struct {
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -560,7 +1160,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -573,7 +1173,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetTournamentResponse) GetTournament() *Tournament {
@@ -583,11 +1183,1494 @@ func (x *GetTournamentResponse) GetTournament() *Tournament {
 	return nil
 }
 
+// Entry is one player's entry to a tournament (TR-04, TR-05).
+type Entry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the entrant; the entry is theirs alone (TR-05).
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// status is where the entry stands.
+	Status EntryStatus `protobuf:"varint,3,opt,name=status,proto3,enum=cardroom.tournament.v1.EntryStatus" json:"status,omitempty"`
+	// rebuys is how many rebuys the player has paid.
+	Rebuys int32 `protobuf:"varint,4,opt,name=rebuys,proto3" json:"rebuys,omitempty"`
+	// add_on is set once the player has taken the add-on.
+	AddOn bool `protobuf:"varint,5,opt,name=add_on,json=addOn,proto3" json:"add_on,omitempty"`
+	// register_time is when the entry was made.
+	RegisterTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=register_time,json=registerTime,proto3" json:"register_time,omitempty"`
+	// transfer_id is the wallet transfer that paid the entry.
+	TransferId string `protobuf:"bytes,7,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// table is the table number the seat draw gave (1-based); 0 before the draw.
+	Table int32 `protobuf:"varint,8,opt,name=table,proto3" json:"table,omitempty"`
+	// seat is the seat number the seat draw gave (1-based); 0 before the draw.
+	Seat          int32 `protobuf:"varint,9,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Entry) Reset() {
+	*x = Entry{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Entry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Entry) ProtoMessage() {}
+
+func (x *Entry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Entry.ProtoReflect.Descriptor instead.
+func (*Entry) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Entry) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *Entry) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Entry) GetStatus() EntryStatus {
+	if x != nil {
+		return x.Status
+	}
+	return EntryStatus_ENTRY_STATUS_UNSPECIFIED
+}
+
+func (x *Entry) GetRebuys() int32 {
+	if x != nil {
+		return x.Rebuys
+	}
+	return 0
+}
+
+func (x *Entry) GetAddOn() bool {
+	if x != nil {
+		return x.AddOn
+	}
+	return false
+}
+
+func (x *Entry) GetRegisterTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RegisterTime
+	}
+	return nil
+}
+
+func (x *Entry) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *Entry) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *Entry) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// RegisterPlayerRequest registers a player.
+type RegisterPlayerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// voucher_id pays with a satellite voucher for this tournament (TR-19).
+	VoucherId     string `protobuf:"bytes,3,opt,name=voucher_id,json=voucherId,proto3" json:"voucher_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterPlayerRequest) Reset() {
+	*x = RegisterPlayerRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterPlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterPlayerRequest) ProtoMessage() {}
+
+func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterPlayerRequest.ProtoReflect.Descriptor instead.
+func (*RegisterPlayerRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RegisterPlayerRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *RegisterPlayerRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *RegisterPlayerRequest) GetVoucherId() string {
+	if x != nil {
+		return x.VoucherId
+	}
+	return ""
+}
+
+// RegisterPlayerResponse is the paid entry.
+type RegisterPlayerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the entry.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterPlayerResponse) Reset() {
+	*x = RegisterPlayerResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterPlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterPlayerResponse) ProtoMessage() {}
+
+func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterPlayerResponse.ProtoReflect.Descriptor instead.
+func (*RegisterPlayerResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RegisterPlayerResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// UnregisterPlayerRequest withdraws an entry.
+type UnregisterPlayerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the entrant.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterPlayerRequest) Reset() {
+	*x = UnregisterPlayerRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterPlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterPlayerRequest) ProtoMessage() {}
+
+func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterPlayerRequest.ProtoReflect.Descriptor instead.
+func (*UnregisterPlayerRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *UnregisterPlayerRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *UnregisterPlayerRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// UnregisterPlayerResponse is the withdrawn entry.
+type UnregisterPlayerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the withdrawn entry; its transfer_id is the transfer the cage reverses.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnregisterPlayerResponse) Reset() {
+	*x = UnregisterPlayerResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnregisterPlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnregisterPlayerResponse) ProtoMessage() {}
+
+func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnregisterPlayerResponse.ProtoReflect.Descriptor instead.
+func (*UnregisterPlayerResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *UnregisterPlayerResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// ListEntriesRequest names the tournament.
+type ListEntriesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEntriesRequest) Reset() {
+	*x = ListEntriesRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEntriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEntriesRequest) ProtoMessage() {}
+
+func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEntriesRequest.ProtoReflect.Descriptor instead.
+func (*ListEntriesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ListEntriesRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// ListEntriesResponse lists the entries.
+type ListEntriesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entries in registration order.
+	Entries       []*Entry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEntriesResponse) Reset() {
+	*x = ListEntriesResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEntriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEntriesResponse) ProtoMessage() {}
+
+func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEntriesResponse.ProtoReflect.Descriptor instead.
+func (*ListEntriesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListEntriesResponse) GetEntries() []*Entry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// SeatAssignment is one drawn seat (TR-06).
+type SeatAssignment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// table is the table number, 1-based.
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// seat is the seat number, 1-based.
+	Seat          int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatAssignment) Reset() {
+	*x = SeatAssignment{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatAssignment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatAssignment) ProtoMessage() {}
+
+func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatAssignment.ProtoReflect.Descriptor instead.
+func (*SeatAssignment) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SeatAssignment) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SeatAssignment) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *SeatAssignment) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// ButtonDraw is one table's draw for the button (TR-07, G-28).
+type ButtonDraw struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table is the table number.
+	Table int32 `protobuf:"varint,1,opt,name=table,proto3" json:"table,omitempty"`
+	// cards maps each seat to the card it drew ("As").
+	Cards map[int32]string `protobuf:"bytes,2,rep,name=cards,proto3" json:"cards,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// button_seat is the seat with the highest card by suit.
+	ButtonSeat    int32 `protobuf:"varint,3,opt,name=button_seat,json=buttonSeat,proto3" json:"button_seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ButtonDraw) Reset() {
+	*x = ButtonDraw{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ButtonDraw) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ButtonDraw) ProtoMessage() {}
+
+func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ButtonDraw.ProtoReflect.Descriptor instead.
+func (*ButtonDraw) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ButtonDraw) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *ButtonDraw) GetCards() map[int32]string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *ButtonDraw) GetButtonSeat() int32 {
+	if x != nil {
+		return x.ButtonSeat
+	}
+	return 0
+}
+
+// StartTournamentRequest names the tournament.
+type StartTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTournamentRequest) Reset() {
+	*x = StartTournamentRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTournamentRequest) ProtoMessage() {}
+
+func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
+func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *StartTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// StartTournamentResponse is the started tournament and its draws.
+type StartTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament is the running tournament.
+	Tournament *Tournament `protobuf:"bytes,1,opt,name=tournament,proto3" json:"tournament,omitempty"`
+	// seats is the seat draw, by table and seat.
+	Seats []*SeatAssignment `protobuf:"bytes,2,rep,name=seats,proto3" json:"seats,omitempty"`
+	// buttons are the button draws, one per table.
+	Buttons       []*ButtonDraw `protobuf:"bytes,3,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTournamentResponse) Reset() {
+	*x = StartTournamentResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTournamentResponse) ProtoMessage() {}
+
+func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
+func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *StartTournamentResponse) GetTournament() *Tournament {
+	if x != nil {
+		return x.Tournament
+	}
+	return nil
+}
+
+func (x *StartTournamentResponse) GetSeats() []*SeatAssignment {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *StartTournamentResponse) GetButtons() []*ButtonDraw {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+// RebuyRequest asks for a rebuy.
+type RebuyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the player's stack between hands (TR-15).
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// hands_since_period_end counts hands started at the player's table since the rebuy period ran out (TR-16).
+	HandsSincePeriodEnd int32 `protobuf:"varint,4,opt,name=hands_since_period_end,json=handsSincePeriodEnd,proto3" json:"hands_since_period_end,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *RebuyRequest) Reset() {
+	*x = RebuyRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuyRequest) ProtoMessage() {}
+
+func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
+func (*RebuyRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *RebuyRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *RebuyRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *RebuyRequest) GetHandsSincePeriodEnd() int32 {
+	if x != nil {
+		return x.HandsSincePeriodEnd
+	}
+	return 0
+}
+
+// RebuyResponse is the paid rebuy.
+type RebuyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the entry after the rebuy.
+	Entry *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	// chips are the chips to add to the player's stack.
+	Chips         int64 `protobuf:"varint,2,opt,name=chips,proto3" json:"chips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RebuyResponse) Reset() {
+	*x = RebuyResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RebuyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RebuyResponse) ProtoMessage() {}
+
+func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
+func (*RebuyResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *RebuyResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+func (x *RebuyResponse) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+// AddOnRequest asks for the add-on.
+type AddOnRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the player's stack between hands.
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// hands_since_period_end counts hands started at the player's table since the rebuy period ran out.
+	HandsSincePeriodEnd int32 `protobuf:"varint,4,opt,name=hands_since_period_end,json=handsSincePeriodEnd,proto3" json:"hands_since_period_end,omitempty"`
+	// with_rebuy takes a rebuy with the add-on (required with an empty stack, TR-17).
+	WithRebuy     bool `protobuf:"varint,5,opt,name=with_rebuy,json=withRebuy,proto3" json:"with_rebuy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddOnRequest) Reset() {
+	*x = AddOnRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddOnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddOnRequest) ProtoMessage() {}
+
+func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
+func (*AddOnRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AddOnRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *AddOnRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *AddOnRequest) GetHandsSincePeriodEnd() int32 {
+	if x != nil {
+		return x.HandsSincePeriodEnd
+	}
+	return 0
+}
+
+func (x *AddOnRequest) GetWithRebuy() bool {
+	if x != nil {
+		return x.WithRebuy
+	}
+	return false
+}
+
+// AddOnResponse is the paid add-on.
+type AddOnResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the entry after the add-on.
+	Entry *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	// chips are the chips to add to the player's stack.
+	Chips         int64 `protobuf:"varint,2,opt,name=chips,proto3" json:"chips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddOnResponse) Reset() {
+	*x = AddOnResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddOnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddOnResponse) ProtoMessage() {}
+
+func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
+func (*AddOnResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *AddOnResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+func (x *AddOnResponse) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+// GetClockRequest names the tournament.
+type GetClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClockRequest) Reset() {
+	*x = GetClockRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClockRequest) ProtoMessage() {}
+
+func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
+func (*GetClockRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *GetClockRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// GetClockResponse is the clock now.
+type GetClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// started is false before the tournament starts; the other fields then describe level 1.
+	Started bool `protobuf:"varint,1,opt,name=started,proto3" json:"started,omitempty"`
+	// level_index is the row of the structure sheet, 0-based, breaks included.
+	LevelIndex int32 `protobuf:"varint,2,opt,name=level_index,json=levelIndex,proto3" json:"level_index,omitempty"`
+	// level is the row in force.
+	Level *Level `protobuf:"bytes,3,opt,name=level,proto3" json:"level,omitempty"`
+	// remaining is the time left in the row.
+	Remaining *durationpb.Duration `protobuf:"bytes,4,opt,name=remaining,proto3" json:"remaining,omitempty"`
+	// paused is set while the director has stopped the clock.
+	Paused bool `protobuf:"varint,5,opt,name=paused,proto3" json:"paused,omitempty"`
+	// overtime is set past the last row: the last level goes on.
+	Overtime      bool `protobuf:"varint,6,opt,name=overtime,proto3" json:"overtime,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClockResponse) Reset() {
+	*x = GetClockResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClockResponse) ProtoMessage() {}
+
+func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
+func (*GetClockResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *GetClockResponse) GetStarted() bool {
+	if x != nil {
+		return x.Started
+	}
+	return false
+}
+
+func (x *GetClockResponse) GetLevelIndex() int32 {
+	if x != nil {
+		return x.LevelIndex
+	}
+	return 0
+}
+
+func (x *GetClockResponse) GetLevel() *Level {
+	if x != nil {
+		return x.Level
+	}
+	return nil
+}
+
+func (x *GetClockResponse) GetRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.Remaining
+	}
+	return nil
+}
+
+func (x *GetClockResponse) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *GetClockResponse) GetOvertime() bool {
+	if x != nil {
+		return x.Overtime
+	}
+	return false
+}
+
+// PauseClockRequest names the tournament.
+type PauseClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseClockRequest) Reset() {
+	*x = PauseClockRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseClockRequest) ProtoMessage() {}
+
+func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseClockRequest.ProtoReflect.Descriptor instead.
+func (*PauseClockRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *PauseClockRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// PauseClockResponse is the paused clock.
+type PauseClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is the clock now.
+	Clock         *GetClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseClockResponse) Reset() {
+	*x = PauseClockResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseClockResponse) ProtoMessage() {}
+
+func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseClockResponse.ProtoReflect.Descriptor instead.
+func (*PauseClockResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *PauseClockResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+// ResumeClockRequest names the tournament.
+type ResumeClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeClockRequest) Reset() {
+	*x = ResumeClockRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeClockRequest) ProtoMessage() {}
+
+func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeClockRequest.ProtoReflect.Descriptor instead.
+func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ResumeClockRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// ResumeClockResponse is the running clock.
+type ResumeClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is the clock now.
+	Clock         *GetClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeClockResponse) Reset() {
+	*x = ResumeClockResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeClockResponse) ProtoMessage() {}
+
+func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeClockResponse.ProtoReflect.Descriptor instead.
+func (*ResumeClockResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ResumeClockResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+// GetPayoutsRequest names the tournament.
+type GetPayoutsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPayoutsRequest) Reset() {
+	*x = GetPayoutsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPayoutsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPayoutsRequest) ProtoMessage() {}
+
+func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
+func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetPayoutsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// GetPayoutsResponse is the published structure and what it pays now.
+type GetPayoutsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// structure is the published payout structure.
+	Structure *PayoutStructure `protobuf:"bytes,1,opt,name=structure,proto3" json:"structure,omitempty"`
+	// entrants is the number of paid entries.
+	Entrants int32 `protobuf:"varint,2,opt,name=entrants,proto3" json:"entrants,omitempty"`
+	// prize_pool is the paid prize-pool parts of entries, rebuys and add-ons, minor units.
+	PrizePool int64 `protobuf:"varint,3,opt,name=prize_pool,json=prizePool,proto3" json:"prize_pool,omitempty"`
+	// prizes is each place's prize now, first place first, minor units.
+	Prizes []int64 `protobuf:"varint,4,rep,packed,name=prizes,proto3" json:"prizes,omitempty"`
+	// locked is set once the tournament has started (TR-36).
+	Locked        bool `protobuf:"varint,5,opt,name=locked,proto3" json:"locked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPayoutsResponse) Reset() {
+	*x = GetPayoutsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPayoutsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPayoutsResponse) ProtoMessage() {}
+
+func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
+func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
+	if x != nil {
+		return x.Structure
+	}
+	return nil
+}
+
+func (x *GetPayoutsResponse) GetEntrants() int32 {
+	if x != nil {
+		return x.Entrants
+	}
+	return 0
+}
+
+func (x *GetPayoutsResponse) GetPrizePool() int64 {
+	if x != nil {
+		return x.PrizePool
+	}
+	return 0
+}
+
+func (x *GetPayoutsResponse) GetPrizes() []int64 {
+	if x != nil {
+		return x.Prizes
+	}
+	return nil
+}
+
+func (x *GetPayoutsResponse) GetLocked() bool {
+	if x != nil {
+		return x.Locked
+	}
+	return false
+}
+
+// CancelTournamentRequest calls off a tournament.
+type CancelTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is recorded with the refunds.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTournamentRequest) Reset() {
+	*x = CancelTournamentRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTournamentRequest) ProtoMessage() {}
+
+func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
+func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *CancelTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *CancelTournamentRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// CancelTournamentResponse is the cancelled tournament and its refund.
+type CancelTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament is the cancelled tournament.
+	Tournament *Tournament `protobuf:"bytes,1,opt,name=tournament,proto3" json:"tournament,omitempty"`
+	// refunded is the total the wallet refunded, minor units.
+	Refunded      int64 `protobuf:"varint,2,opt,name=refunded,proto3" json:"refunded,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTournamentResponse) Reset() {
+	*x = CancelTournamentResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTournamentResponse) ProtoMessage() {}
+
+func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
+func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *CancelTournamentResponse) GetTournament() *Tournament {
+	if x != nil {
+		return x.Tournament
+	}
+	return nil
+}
+
+func (x *CancelTournamentResponse) GetRefunded() int64 {
+	if x != nil {
+		return x.Refunded
+	}
+	return 0
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd8\x03\n" +
+	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x06\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -603,7 +2686,52 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x05state\x18\n" +
 	" \x01(\x0e2'.cardroom.tournament.v1.TournamentStateR\x05state\x12;\n" +
 	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\x9e\x03\n" +
+	"createTime\x12@\n" +
+	"\x06format\x18\f \x01(\x0e2(.cardroom.tournament.v1.TournamentFormatR\x06format\x120\n" +
+	"\x14target_tournament_id\x18\r \x01(\tR\x12targetTournamentId\x12F\n" +
+	"\fentry_policy\x18\x0e \x01(\v2#.cardroom.tournament.v1.EntryPolicyR\ventryPolicy\x125\n" +
+	"\x06levels\x18\x0f \x03(\v2\x1d.cardroom.tournament.v1.LevelR\x06levels\x12A\n" +
+	"\apayouts\x18\x10 \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x12&\n" +
+	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\"\x9f\x05\n" +
+	"\vEntryPolicy\x12V\n" +
+	"\x11late_registration\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x10lateRegistration\x12.\n" +
+	"\fmax_entrants\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xa0\x8d\x06(\x00R\vmaxEntrants\x12L\n" +
+	"\frebuy_period\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\vrebuyPeriod\x12(\n" +
+	"\vrebuy_price\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"rebuyPrice\x12$\n" +
+	"\trebuy_fee\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\brebuyFee\x12(\n" +
+	"\vrebuy_chips\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"rebuyChips\x123\n" +
+	"\x10last_rebuy_hands\x18\a \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x14(\x00R\x0elastRebuyHands\x12)\n" +
+	"\n" +
+	"max_rebuys\x18\b \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\tmaxRebuys\x12\x15\n" +
+	"\x06add_on\x18\t \x01(\bR\x05addOn\x12)\n" +
+	"\fadd_on_price\x18\n" +
+	" \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"addOnPrice\x12%\n" +
+	"\n" +
+	"add_on_fee\x18\v \x01(\x03B\a\xbaH\x04\"\x02(\x00R\baddOnFee\x12)\n" +
+	"\fadd_on_chips\x18\f \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"addOnChips\x12L\n" +
+	"\radd_on_window\x18\r \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\xc0p2\x00R\vaddOnWindow\"\x9d\x02\n" +
+	"\x05Level\x12(\n" +
+	"\vsmall_blind\x18\x01 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"smallBlind\x12$\n" +
+	"\tbig_blind\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\bbigBlind\x12\x1b\n" +
+	"\x04ante\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04ante\x12$\n" +
+	"\x0ebig_blind_ante\x18\x04 \x01(\bR\fbigBlindAnte\x12G\n" +
+	"\bduration\x18\x05 \x01(\v2\x19.google.protobuf.DurationB\x10\xbaH\r\xc8\x01\x01\xaa\x01\a\"\x03\b\xc0p*\x00R\bduration\x12\x14\n" +
+	"\x05break\x18\x06 \x01(\bR\x05break\x12\"\n" +
+	"\bcolor_up\x18\a \x01(\x03B\a\xbaH\x04\"\x02(\x00R\acolorUp\"f\n" +
+	"\n" +
+	"PayoutTier\x12*\n" +
+	"\fmax_entrants\x18\x01 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\vmaxEntrants\x12,\n" +
+	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
+	"\x0fPayoutStructure\x12B\n" +
+	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xb7\x06\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -617,7 +2745,15 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x03fee\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x03fee\x12.\n" +
 	"\x0estarting_stack\x18\a \x01(\x03B\a\xbaH\x04\"\x02 \x00R\rstartingStack\x12A\n" +
 	"\n" +
-	"start_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampB\x06\xbaH\x03\xc8\x01\x01R\tstartTime\"^\n" +
+	"start_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampB\x06\xbaH\x03\xc8\x01\x01R\tstartTime\x12J\n" +
+	"\x06format\x18\t \x01(\x0e2(.cardroom.tournament.v1.TournamentFormatB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06format\x12K\n" +
+	"\x14target_tournament_id\x18\n" +
+	" \x01(\tB\x19\xbaH\x16r\x14\x18@2\x10^[A-Za-z0-9_-]*$R\x12targetTournamentId\x12F\n" +
+	"\fentry_policy\x18\v \x01(\v2#.cardroom.tournament.v1.EntryPolicyR\ventryPolicy\x12@\n" +
+	"\x06levels\x18\f \x03(\v2\x1d.cardroom.tournament.v1.LevelB\t\xbaH\x06\x92\x01\x03\x10\xc8\x01R\x06levels\x12A\n" +
+	"\apayouts\x18\r \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x121\n" +
+	"\x0fseats_per_table\x18\x0e \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
+	"(\x00R\rseatsPerTable\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
@@ -634,20 +2770,160 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x15GetTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
-	"tournament*\xb0\x01\n" +
+	"tournament\"\xc1\x02\n" +
+	"\x05Entry\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12;\n" +
+	"\x06status\x18\x03 \x01(\x0e2#.cardroom.tournament.v1.EntryStatusR\x06status\x12\x16\n" +
+	"\x06rebuys\x18\x04 \x01(\x05R\x06rebuys\x12\x15\n" +
+	"\x06add_on\x18\x05 \x01(\bR\x05addOn\x12?\n" +
+	"\rregister_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\fregisterTime\x12\x1f\n" +
+	"\vtransfer_id\x18\a \x01(\tR\n" +
+	"transferId\x12\x14\n" +
+	"\x05table\x18\b \x01(\x05R\x05table\x12\x12\n" +
+	"\x04seat\x18\t \x01(\x05R\x04seat\"\xbf\x01\n" +
+	"\x15RegisterPlayerRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12&\n" +
+	"\n" +
+	"voucher_id\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\tvoucherId\"M\n" +
+	"\x16RegisterPlayerResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\"\x99\x01\n" +
+	"\x17UnregisterPlayerRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\"O\n" +
+	"\x18UnregisterPlayerResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\"V\n" +
+	"\x12ListEntriesRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"N\n" +
+	"\x13ListEntriesResponse\x127\n" +
+	"\aentries\x18\x01 \x03(\v2\x1d.cardroom.tournament.v1.EntryR\aentries\"W\n" +
+	"\x0eSeatAssignment\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05table\x18\x02 \x01(\x05R\x05table\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\"\xc2\x01\n" +
+	"\n" +
+	"ButtonDraw\x12\x14\n" +
+	"\x05table\x18\x01 \x01(\x05R\x05table\x12C\n" +
+	"\x05cards\x18\x02 \x03(\v2-.cardroom.tournament.v1.ButtonDraw.CardsEntryR\x05cards\x12\x1f\n" +
+	"\vbutton_seat\x18\x03 \x01(\x05R\n" +
+	"buttonSeat\x1a8\n" +
+	"\n" +
+	"CardsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\x16StartTournamentRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xd9\x01\n" +
+	"\x17StartTournamentResponse\x12B\n" +
+	"\n" +
+	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
+	"tournament\x12<\n" +
+	"\x05seats\x18\x02 \x03(\v2&.cardroom.tournament.v1.SeatAssignmentR\x05seats\x12<\n" +
+	"\abuttons\x18\x03 \x03(\v2\".cardroom.tournament.v1.ButtonDrawR\abuttons\"\xeb\x01\n" +
+	"\fRebuyRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1d\n" +
+	"\x05stack\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12<\n" +
+	"\x16hands_since_period_end\x18\x04 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x13handsSincePeriodEnd\"Z\n" +
+	"\rRebuyResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\x12\x14\n" +
+	"\x05chips\x18\x02 \x01(\x03R\x05chips\"\x8a\x02\n" +
+	"\fAddOnRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1d\n" +
+	"\x05stack\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12<\n" +
+	"\x16hands_since_period_end\x18\x04 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x13handsSincePeriodEnd\x12\x1d\n" +
+	"\n" +
+	"with_rebuy\x18\x05 \x01(\bR\twithRebuy\"Z\n" +
+	"\rAddOnResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\x12\x14\n" +
+	"\x05chips\x18\x02 \x01(\x03R\x05chips\"S\n" +
+	"\x0fGetClockRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xef\x01\n" +
+	"\x10GetClockResponse\x12\x18\n" +
+	"\astarted\x18\x01 \x01(\bR\astarted\x12\x1f\n" +
+	"\vlevel_index\x18\x02 \x01(\x05R\n" +
+	"levelIndex\x123\n" +
+	"\x05level\x18\x03 \x01(\v2\x1d.cardroom.tournament.v1.LevelR\x05level\x127\n" +
+	"\tremaining\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tremaining\x12\x16\n" +
+	"\x06paused\x18\x05 \x01(\bR\x06paused\x12\x1a\n" +
+	"\bovertime\x18\x06 \x01(\bR\bovertime\"U\n" +
+	"\x11PauseClockRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"T\n" +
+	"\x12PauseClockResponse\x12>\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"V\n" +
+	"\x12ResumeClockRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"U\n" +
+	"\x13ResumeClockResponse\x12>\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"U\n" +
+	"\x11GetPayoutsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xc6\x01\n" +
+	"\x12GetPayoutsResponse\x12E\n" +
+	"\tstructure\x18\x01 \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\tstructure\x12\x1a\n" +
+	"\bentrants\x18\x02 \x01(\x05R\bentrants\x12\x1d\n" +
+	"\n" +
+	"prize_pool\x18\x03 \x01(\x03R\tprizePool\x12\x16\n" +
+	"\x06prizes\x18\x04 \x03(\x03R\x06prizes\x12\x16\n" +
+	"\x06locked\x18\x05 \x01(\bR\x06locked\"\x7f\n" +
+	"\x17CancelTournamentRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\"\n" +
+	"\x06reason\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"z\n" +
+	"\x18CancelTournamentResponse\x12B\n" +
+	"\n" +
+	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
+	"tournament\x12\x1a\n" +
+	"\brefunded\x18\x02 \x01(\x03R\brefunded*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
 	"\x18TOURNAMENT_STATE_RUNNING\x10\x02\x12\x1d\n" +
 	"\x19TOURNAMENT_STATE_FINISHED\x10\x03\x12\x1e\n" +
-	"\x1aTOURNAMENT_STATE_CANCELLED\x10\x042\xed\x03\n" +
+	"\x1aTOURNAMENT_STATE_CANCELLED\x10\x04*\x94\x01\n" +
+	"\x10TournamentFormat\x12!\n" +
+	"\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12\x1f\n" +
+	"\x1bTOURNAMENT_FORMAT_FREEZEOUT\x10\x01\x12\x1b\n" +
+	"\x17TOURNAMENT_FORMAT_REBUY\x10\x02\x12\x1f\n" +
+	"\x1bTOURNAMENT_FORMAT_SATELLITE\x10\x03*\xcc\x01\n" +
+	"\vEntryStatus\x12\x1c\n" +
+	"\x18ENTRY_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13ENTRY_STATUS_PAYING\x10\x01\x12\x17\n" +
+	"\x13ENTRY_STATUS_ACTIVE\x10\x02\x12\x1d\n" +
+	"\x19ENTRY_STATUS_UNREGISTERED\x10\x03\x12\x1a\n" +
+	"\x16ENTRY_STATUS_FORFEITED\x10\x04\x12\x17\n" +
+	"\x13ENTRY_STATUS_BUSTED\x10\x05\x12\x19\n" +
+	"\x15ENTRY_STATUS_REFUNDED\x10\x062\xcd\x12\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
 	"\x0fListTournaments\x12..cardroom.tournament.v1.ListTournamentsRequest\x1a/.cardroom.tournament.v1.ListTournamentsResponse\"#\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x11\x12\x0f/v1/tournaments\x12\xa1\x01\n" +
 	"\rGetTournament\x12,.cardroom.tournament.v1.GetTournamentRequest\x1a-.cardroom.tournament.v1.GetTournamentResponse\"3\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02!\x12\x1f/v1/tournaments/{tournament_id}BOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02!\x12\x1f/v1/tournaments/{tournament_id}\x12\xad\x01\n" +
+	"\x0eRegisterPlayer\x12-.cardroom.tournament.v1.RegisterPlayerRequest\x1a..cardroom.tournament.v1.RegisterPlayerResponse\"<\xca\xf3\x18\x06\n" +
+	"\x04\x01\x04\x03\x05\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/tournaments/{tournament_id}/entries\x12\xca\x01\n" +
+	"\x10UnregisterPlayer\x12/.cardroom.tournament.v1.UnregisterPlayerRequest\x1a0.cardroom.tournament.v1.UnregisterPlayerResponse\"S\xca\xf3\x18\x06\n" +
+	"\x04\x01\x04\x03\x05\x82\xd3\xe4\x93\x02C:\x01*\">/v1/tournaments/{tournament_id}/entries/{player_id}:unregister\x12\xa3\x01\n" +
+	"\vListEntries\x12*.cardroom.tournament.v1.ListEntriesRequest\x1a+.cardroom.tournament.v1.ListEntriesResponse\";\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02)\x12'/v1/tournaments/{tournament_id}/entries\x12\xac\x01\n" +
+	"\x0fStartTournament\x12..cardroom.tournament.v1.StartTournamentRequest\x1a/.cardroom.tournament.v1.StartTournamentResponse\"8\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/tournaments/{tournament_id}:start\x12\xa4\x01\n" +
+	"\x05Rebuy\x12$.cardroom.tournament.v1.RebuyRequest\x1a%.cardroom.tournament.v1.RebuyResponse\"N\xca\xf3\x18\x06\n" +
+	"\x04\x03\x04\x05\x06\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:rebuy\x12\xa4\x01\n" +
+	"\x05AddOn\x12$.cardroom.tournament.v1.AddOnRequest\x1a%.cardroom.tournament.v1.AddOnResponse\"N\xca\xf3\x18\x06\n" +
+	"\x04\x03\x04\x05\x06\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:addOn\x12\x98\x01\n" +
+	"\bGetClock\x12'.cardroom.tournament.v1.GetClockRequest\x1a(.cardroom.tournament.v1.GetClockResponse\"9\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/clock\x12\xa3\x01\n" +
+	"\n" +
+	"PauseClock\x12).cardroom.tournament.v1.PauseClockRequest\x1a*.cardroom.tournament.v1.PauseClockResponse\">\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x020:\x01*\"+/v1/tournaments/{tournament_id}/clock:pause\x12\xa7\x01\n" +
+	"\vResumeClock\x12*.cardroom.tournament.v1.ResumeClockRequest\x1a+.cardroom.tournament.v1.ResumeClockResponse\"?\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x021:\x01*\",/v1/tournaments/{tournament_id}/clock:resume\x12\xa0\x01\n" +
+	"\n" +
+	"GetPayouts\x12).cardroom.tournament.v1.GetPayoutsRequest\x1a*.cardroom.tournament.v1.GetPayoutsResponse\";\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02)\x12'/v1/tournaments/{tournament_id}/payouts\x12\xaf\x01\n" +
+	"\x10CancelTournament\x12/.cardroom.tournament.v1.CancelTournamentRequest\x1a0.cardroom.tournament.v1.CancelTournamentResponse\"8\xca\xf3\x18\x03\n" +
+	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:cancelBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -661,44 +2937,129 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),             // 0: cardroom.tournament.v1.TournamentState
-	(*Tournament)(nil),               // 1: cardroom.tournament.v1.Tournament
-	(*CreateTournamentRequest)(nil),  // 2: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil), // 3: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),   // 4: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),  // 5: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),     // 6: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),    // 7: cardroom.tournament.v1.GetTournamentResponse
-	(v1.Variant)(0),                  // 8: cardroom.game.v1.Variant
-	(v1.Structure)(0),                // 9: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),    // 10: google.protobuf.Timestamp
+	(TournamentFormat)(0),            // 1: cardroom.tournament.v1.TournamentFormat
+	(EntryStatus)(0),                 // 2: cardroom.tournament.v1.EntryStatus
+	(*Tournament)(nil),               // 3: cardroom.tournament.v1.Tournament
+	(*EntryPolicy)(nil),              // 4: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                    // 5: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),               // 6: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),          // 7: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),  // 8: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil), // 9: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),   // 10: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),  // 11: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),     // 12: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),    // 13: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                    // 14: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),    // 15: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),   // 16: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),  // 17: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil), // 18: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),       // 19: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),      // 20: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),           // 21: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),               // 22: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),   // 23: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),  // 24: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),             // 25: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),            // 26: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),             // 27: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),            // 28: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),          // 29: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),         // 30: cardroom.tournament.v1.GetClockResponse
+	(*PauseClockRequest)(nil),        // 31: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),       // 32: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),       // 33: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),      // 34: cardroom.tournament.v1.ResumeClockResponse
+	(*GetPayoutsRequest)(nil),        // 35: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),       // 36: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),  // 37: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil), // 38: cardroom.tournament.v1.CancelTournamentResponse
+	nil,                              // 39: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                  // 40: cardroom.game.v1.Variant
+	(v1.Structure)(0),                // 41: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),    // 42: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),      // 43: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	8,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	9,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	10, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	40, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	41, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	42, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	10, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
-	8,  // 5: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	9,  // 6: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	10, // 7: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,  // 8: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	1,  // 9: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	1,  // 10: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,  // 11: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	4,  // 12: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	6,  // 13: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	3,  // 14: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	5,  // 15: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	7,  // 16: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	14, // [14:17] is the sub-list for method output_type
-	11, // [11:14] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	42, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	1,  // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	4,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	5,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	7,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	43, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	43, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	43, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	43, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	6,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	40, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	41, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	42, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,  // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	4,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	5,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	3,  // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	3,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,  // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	42, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	14, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	14, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	14, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	39, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	3,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	21, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	22, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	14, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	14, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	5,  // 35: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	43, // 36: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	30, // 37: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	30, // 38: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	7,  // 39: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	3,  // 40: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	8,  // 41: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	10, // 42: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	12, // 43: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	15, // 44: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	17, // 45: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	19, // 46: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	23, // 47: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	25, // 48: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	27, // 49: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	29, // 50: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	31, // 51: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	33, // 52: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	35, // 53: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	37, // 54: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	9,  // 55: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	11, // 56: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	13, // 57: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	16, // 58: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	18, // 59: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	20, // 60: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	24, // 61: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	26, // 62: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	28, // 63: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	30, // 64: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	32, // 65: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	34, // 66: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	36, // 67: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	38, // 68: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	55, // [55:69] is the sub-list for method output_type
+	41, // [41:55] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -711,8 +3072,8 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   7,
+			NumEnums:      3,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,17 @@ const (
 	TournamentService_CreateTournament_FullMethodName = "/cardroom.tournament.v1.TournamentService/CreateTournament"
 	TournamentService_ListTournaments_FullMethodName  = "/cardroom.tournament.v1.TournamentService/ListTournaments"
 	TournamentService_GetTournament_FullMethodName    = "/cardroom.tournament.v1.TournamentService/GetTournament"
+	TournamentService_RegisterPlayer_FullMethodName   = "/cardroom.tournament.v1.TournamentService/RegisterPlayer"
+	TournamentService_UnregisterPlayer_FullMethodName = "/cardroom.tournament.v1.TournamentService/UnregisterPlayer"
+	TournamentService_ListEntries_FullMethodName      = "/cardroom.tournament.v1.TournamentService/ListEntries"
+	TournamentService_StartTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/StartTournament"
+	TournamentService_Rebuy_FullMethodName            = "/cardroom.tournament.v1.TournamentService/Rebuy"
+	TournamentService_AddOn_FullMethodName            = "/cardroom.tournament.v1.TournamentService/AddOn"
+	TournamentService_GetClock_FullMethodName         = "/cardroom.tournament.v1.TournamentService/GetClock"
+	TournamentService_PauseClock_FullMethodName       = "/cardroom.tournament.v1.TournamentService/PauseClock"
+	TournamentService_ResumeClock_FullMethodName      = "/cardroom.tournament.v1.TournamentService/ResumeClock"
+	TournamentService_GetPayouts_FullMethodName       = "/cardroom.tournament.v1.TournamentService/GetPayouts"
+	TournamentService_CancelTournament_FullMethodName = "/cardroom.tournament.v1.TournamentService/CancelTournament"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -39,6 +50,41 @@ type TournamentServiceClient interface {
 	ListTournaments(ctx context.Context, in *ListTournamentsRequest, opts ...grpc.CallOption) (*ListTournamentsResponse, error)
 	// GetTournament returns one tournament.
 	GetTournament(ctx context.Context, in *GetTournamentRequest, opts ...grpc.CallOption) (*GetTournamentResponse, error)
+	// RegisterPlayer pays and records an entry (TR-04, G-23 late registration).
+	// A player registers only themselves; the cage and the floor register anyone.
+	// The wallet is asked with an idempotency key per entry: repeating the call
+	// after a failure pays once.
+	RegisterPlayer(ctx context.Context, in *RegisterPlayerRequest, opts ...grpc.CallOption) (*RegisterPlayerResponse, error)
+	// UnregisterPlayer withdraws an entry before the start (TR-04). The entry's
+	// wallet transfer is returned for the cage to reverse.
+	UnregisterPlayer(ctx context.Context, in *UnregisterPlayerRequest, opts ...grpc.CallOption) (*UnregisterPlayerResponse, error)
+	// ListEntries lists a tournament's entries in registration order, with
+	// their drawn seats once the tournament has started.
+	ListEntries(ctx context.Context, in *ListEntriesRequest, opts ...grpc.CallOption) (*ListEntriesResponse, error)
+	// StartTournament starts play: draws every entry a seat at random (TR-06),
+	// draws the button at each table (TR-07, G-28), logs both draws and starts
+	// the level clock.
+	StartTournament(ctx context.Context, in *StartTournamentRequest, opts ...grpc.CallOption) (*StartTournamentResponse, error)
+	// Rebuy pays a rebuy for a player between hands (TR-13…TR-16, G-23). The
+	// caller reports the player's stack and the hands played at their table
+	// since the rebuy period ran out.
+	Rebuy(ctx context.Context, in *RebuyRequest, opts ...grpc.CallOption) (*RebuyResponse, error)
+	// AddOn pays the add-on after the last rebuy hand (TR-17, G-23); a player
+	// with no chips takes a rebuy with it.
+	AddOn(ctx context.Context, in *AddOnRequest, opts ...grpc.CallOption) (*AddOnResponse, error)
+	// GetClock returns the level in force now and the time left in it (G-07).
+	GetClock(ctx context.Context, in *GetClockRequest, opts ...grpc.CallOption) (*GetClockResponse, error)
+	// PauseClock stops the level clock.
+	PauseClock(ctx context.Context, in *PauseClockRequest, opts ...grpc.CallOption) (*PauseClockResponse, error)
+	// ResumeClock restarts the level clock; the pause does not count.
+	ResumeClock(ctx context.Context, in *ResumeClockRequest, opts ...grpc.CallOption) (*ResumeClockResponse, error)
+	// GetPayouts returns the published payout structure, the prize pool so far
+	// and the prizes it makes now (TR-36, G-30).
+	GetPayouts(ctx context.Context, in *GetPayoutsRequest, opts ...grpc.CallOption) (*GetPayoutsResponse, error)
+	// CancelTournament calls off a scheduled or running tournament and has the
+	// wallet refund every entry, rebuy and add-on (TR-03, G-30). Repeating it
+	// finishes an interrupted refund.
+	CancelTournament(ctx context.Context, in *CancelTournamentRequest, opts ...grpc.CallOption) (*CancelTournamentResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -79,6 +125,116 @@ func (c *tournamentServiceClient) GetTournament(ctx context.Context, in *GetTour
 	return out, nil
 }
 
+func (c *tournamentServiceClient) RegisterPlayer(ctx context.Context, in *RegisterPlayerRequest, opts ...grpc.CallOption) (*RegisterPlayerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RegisterPlayerResponse)
+	err := c.cc.Invoke(ctx, TournamentService_RegisterPlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) UnregisterPlayer(ctx context.Context, in *UnregisterPlayerRequest, opts ...grpc.CallOption) (*UnregisterPlayerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnregisterPlayerResponse)
+	err := c.cc.Invoke(ctx, TournamentService_UnregisterPlayer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ListEntries(ctx context.Context, in *ListEntriesRequest, opts ...grpc.CallOption) (*ListEntriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListEntriesResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ListEntries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) StartTournament(ctx context.Context, in *StartTournamentRequest, opts ...grpc.CallOption) (*StartTournamentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartTournamentResponse)
+	err := c.cc.Invoke(ctx, TournamentService_StartTournament_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) Rebuy(ctx context.Context, in *RebuyRequest, opts ...grpc.CallOption) (*RebuyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RebuyResponse)
+	err := c.cc.Invoke(ctx, TournamentService_Rebuy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) AddOn(ctx context.Context, in *AddOnRequest, opts ...grpc.CallOption) (*AddOnResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddOnResponse)
+	err := c.cc.Invoke(ctx, TournamentService_AddOn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) GetClock(ctx context.Context, in *GetClockRequest, opts ...grpc.CallOption) (*GetClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClockResponse)
+	err := c.cc.Invoke(ctx, TournamentService_GetClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) PauseClock(ctx context.Context, in *PauseClockRequest, opts ...grpc.CallOption) (*PauseClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PauseClockResponse)
+	err := c.cc.Invoke(ctx, TournamentService_PauseClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ResumeClock(ctx context.Context, in *ResumeClockRequest, opts ...grpc.CallOption) (*ResumeClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResumeClockResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ResumeClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) GetPayouts(ctx context.Context, in *GetPayoutsRequest, opts ...grpc.CallOption) (*GetPayoutsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPayoutsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_GetPayouts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) CancelTournament(ctx context.Context, in *CancelTournamentRequest, opts ...grpc.CallOption) (*CancelTournamentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTournamentResponse)
+	err := c.cc.Invoke(ctx, TournamentService_CancelTournament_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -91,6 +247,41 @@ type TournamentServiceServer interface {
 	ListTournaments(context.Context, *ListTournamentsRequest) (*ListTournamentsResponse, error)
 	// GetTournament returns one tournament.
 	GetTournament(context.Context, *GetTournamentRequest) (*GetTournamentResponse, error)
+	// RegisterPlayer pays and records an entry (TR-04, G-23 late registration).
+	// A player registers only themselves; the cage and the floor register anyone.
+	// The wallet is asked with an idempotency key per entry: repeating the call
+	// after a failure pays once.
+	RegisterPlayer(context.Context, *RegisterPlayerRequest) (*RegisterPlayerResponse, error)
+	// UnregisterPlayer withdraws an entry before the start (TR-04). The entry's
+	// wallet transfer is returned for the cage to reverse.
+	UnregisterPlayer(context.Context, *UnregisterPlayerRequest) (*UnregisterPlayerResponse, error)
+	// ListEntries lists a tournament's entries in registration order, with
+	// their drawn seats once the tournament has started.
+	ListEntries(context.Context, *ListEntriesRequest) (*ListEntriesResponse, error)
+	// StartTournament starts play: draws every entry a seat at random (TR-06),
+	// draws the button at each table (TR-07, G-28), logs both draws and starts
+	// the level clock.
+	StartTournament(context.Context, *StartTournamentRequest) (*StartTournamentResponse, error)
+	// Rebuy pays a rebuy for a player between hands (TR-13…TR-16, G-23). The
+	// caller reports the player's stack and the hands played at their table
+	// since the rebuy period ran out.
+	Rebuy(context.Context, *RebuyRequest) (*RebuyResponse, error)
+	// AddOn pays the add-on after the last rebuy hand (TR-17, G-23); a player
+	// with no chips takes a rebuy with it.
+	AddOn(context.Context, *AddOnRequest) (*AddOnResponse, error)
+	// GetClock returns the level in force now and the time left in it (G-07).
+	GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error)
+	// PauseClock stops the level clock.
+	PauseClock(context.Context, *PauseClockRequest) (*PauseClockResponse, error)
+	// ResumeClock restarts the level clock; the pause does not count.
+	ResumeClock(context.Context, *ResumeClockRequest) (*ResumeClockResponse, error)
+	// GetPayouts returns the published payout structure, the prize pool so far
+	// and the prizes it makes now (TR-36, G-30).
+	GetPayouts(context.Context, *GetPayoutsRequest) (*GetPayoutsResponse, error)
+	// CancelTournament calls off a scheduled or running tournament and has the
+	// wallet refund every entry, rebuy and add-on (TR-03, G-30). Repeating it
+	// finishes an interrupted refund.
+	CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -109,6 +300,39 @@ func (UnimplementedTournamentServiceServer) ListTournaments(context.Context, *Li
 }
 func (UnimplementedTournamentServiceServer) GetTournament(context.Context, *GetTournamentRequest) (*GetTournamentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) RegisterPlayer(context.Context, *RegisterPlayerRequest) (*RegisterPlayerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RegisterPlayer not implemented")
+}
+func (UnimplementedTournamentServiceServer) UnregisterPlayer(context.Context, *UnregisterPlayerRequest) (*UnregisterPlayerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnregisterPlayer not implemented")
+}
+func (UnimplementedTournamentServiceServer) ListEntries(context.Context, *ListEntriesRequest) (*ListEntriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListEntries not implemented")
+}
+func (UnimplementedTournamentServiceServer) StartTournament(context.Context, *StartTournamentRequest) (*StartTournamentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) Rebuy(context.Context, *RebuyRequest) (*RebuyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Rebuy not implemented")
+}
+func (UnimplementedTournamentServiceServer) AddOn(context.Context, *AddOnRequest) (*AddOnResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddOn not implemented")
+}
+func (UnimplementedTournamentServiceServer) GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetClock not implemented")
+}
+func (UnimplementedTournamentServiceServer) PauseClock(context.Context, *PauseClockRequest) (*PauseClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PauseClock not implemented")
+}
+func (UnimplementedTournamentServiceServer) ResumeClock(context.Context, *ResumeClockRequest) (*ResumeClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResumeClock not implemented")
+}
+func (UnimplementedTournamentServiceServer) GetPayouts(context.Context, *GetPayoutsRequest) (*GetPayoutsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPayouts not implemented")
+}
+func (UnimplementedTournamentServiceServer) CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTournament not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -185,6 +409,204 @@ func _TournamentService_GetTournament_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_RegisterPlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RegisterPlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).RegisterPlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_RegisterPlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).RegisterPlayer(ctx, req.(*RegisterPlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_UnregisterPlayer_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnregisterPlayerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).UnregisterPlayer(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_UnregisterPlayer_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).UnregisterPlayer(ctx, req.(*UnregisterPlayerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ListEntries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListEntriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ListEntries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ListEntries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ListEntries(ctx, req.(*ListEntriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_StartTournament_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartTournamentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).StartTournament(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_StartTournament_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).StartTournament(ctx, req.(*StartTournamentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_Rebuy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RebuyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).Rebuy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_Rebuy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).Rebuy(ctx, req.(*RebuyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_AddOn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddOnRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).AddOn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_AddOn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).AddOn(ctx, req.(*AddOnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_GetClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).GetClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_GetClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).GetClock(ctx, req.(*GetClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_PauseClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PauseClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).PauseClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_PauseClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).PauseClock(ctx, req.(*PauseClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ResumeClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ResumeClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ResumeClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ResumeClock(ctx, req.(*ResumeClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_GetPayouts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPayoutsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).GetPayouts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_GetPayouts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).GetPayouts(ctx, req.(*GetPayoutsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_CancelTournament_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTournamentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).CancelTournament(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_CancelTournament_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).CancelTournament(ctx, req.(*CancelTournamentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -203,6 +625,50 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetTournament",
 			Handler:    _TournamentService_GetTournament_Handler,
+		},
+		{
+			MethodName: "RegisterPlayer",
+			Handler:    _TournamentService_RegisterPlayer_Handler,
+		},
+		{
+			MethodName: "UnregisterPlayer",
+			Handler:    _TournamentService_UnregisterPlayer_Handler,
+		},
+		{
+			MethodName: "ListEntries",
+			Handler:    _TournamentService_ListEntries_Handler,
+		},
+		{
+			MethodName: "StartTournament",
+			Handler:    _TournamentService_StartTournament_Handler,
+		},
+		{
+			MethodName: "Rebuy",
+			Handler:    _TournamentService_Rebuy_Handler,
+		},
+		{
+			MethodName: "AddOn",
+			Handler:    _TournamentService_AddOn_Handler,
+		},
+		{
+			MethodName: "GetClock",
+			Handler:    _TournamentService_GetClock_Handler,
+		},
+		{
+			MethodName: "PauseClock",
+			Handler:    _TournamentService_PauseClock_Handler,
+		},
+		{
+			MethodName: "ResumeClock",
+			Handler:    _TournamentService_ResumeClock_Handler,
+		},
+		{
+			MethodName: "GetPayouts",
+			Handler:    _TournamentService_GetPayouts_Handler,
+		},
+		{
+			MethodName: "CancelTournament",
+			Handler:    _TournamentService_CancelTournament_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

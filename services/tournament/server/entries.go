@@ -1,0 +1,299 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/fault"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/draw"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// ErrNotYourEntry refuses a player acting for another player's entry.
+var ErrNotYourEntry = fault.Rule(fault.Forbidden, "TR-05", "ENTRY_NOT_PERSONAL", "a player may act only for their own entry")
+
+// actFor lets a player act only for themselves; staff act for anyone.
+func actFor(ctx context.Context, player string) error {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "no caller")
+	}
+	if p.HasAnyRole(auth.Cashier, auth.Floor, auth.Admin, auth.Service) || p.Subject == player {
+		return nil
+	}
+	return ErrNotYourEntry.With("player_id", player)
+}
+
+func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// RegisterPlayer records the entry and its payment in one transaction,
+// asks the wallet, and records the answer (TR-04, G-23). An entry whose
+// payment is still pending is finished by the same call.
+func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterPlayerRequest) (*tournamentv1.RegisterPlayerResponse, error) {
+	id, player := req.GetTournamentId(), req.GetPlayerId()
+	if err := actFor(ctx, player); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var pay entry.Payment
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		existing, err := tx.Entry(player)
+		if err != nil {
+			return err
+		}
+		if existing != nil && existing.Status == entry.Paying {
+			p, err := pending(tx, player, entry.PayEntry)
+			pay = p
+			return err
+		}
+		n, err := tx.Entrants()
+		if err != nil {
+			return err
+		}
+		en, p, err := entry.Register(t.Event, t.Rules.Entry, n, existing, player, req.GetVoucherId(), now)
+		if err != nil {
+			return err
+		}
+		pay = p
+		if err := tx.PutEntry(en); err != nil {
+			return err
+		}
+		return tx.AddPayment(p, 0, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	en, _, err := s.settle(ctx, id, []entry.Payment{pay})
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.RegisterPlayerResponse{Entry: entryToProto(en)}, nil
+}
+
+// pending returns the player's pending step of a kind.
+func pending(tx *store.Tx, player string, kind entry.Kind) (entry.Payment, error) {
+	ps, err := tx.PendingPayments(player)
+	if err != nil {
+		return entry.Payment{}, err
+	}
+	for _, p := range ps {
+		if p.Kind == kind {
+			return p.Payment, nil
+		}
+	}
+	return entry.Payment{}, fault.New(fault.Internal, "PAYMENT_MISSING", "an entry is paying without a pending payment")
+}
+
+// settle runs saga steps in order: it asks the wallet for each and records
+// the answer with its effect on the entry in one transaction. A refused
+// step fails the ones after it without asking. It returns the entry after
+// the steps and the total chips they gave.
+func (s *Server) settle(ctx context.Context, id string, pays []entry.Payment) (entry.Entry, int64, error) {
+	var firstErr error
+	var en entry.Entry
+	var chips int64
+	for _, p := range pays {
+		out := outcome{refused: true, err: firstErr}
+		if firstErr == nil {
+			out = s.pay(ctx, p)
+		}
+		if !out.done && !out.refused {
+			// The wallet did not answer: the step stays pending for a retry.
+			return entry.Entry{}, 0, out.err
+		}
+		err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+			failure := ""
+			if out.err != nil {
+				failure = out.err.Error()
+			}
+			rec, _, err := tx.Payment(p.Key)
+			if err != nil {
+				return err
+			}
+			fresh, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure)
+			if err != nil {
+				return err
+			}
+			cur, err := tx.Entry(p.PlayerID)
+			if err != nil || cur == nil {
+				return err
+			}
+			en = *cur
+			if !fresh {
+				// Another call settled it first; report what it recorded.
+				if rec.State == store.PaymentDone {
+					chips += rec.Chips
+				}
+				return nil
+			}
+			if out.done {
+				chips += rec.Chips
+			}
+			keep, err := applyPayment(tx, t, &en, p, out.done, out.transferID, s.random)
+			if err != nil || !keep {
+				return err
+			}
+			return tx.PutEntry(en)
+		})
+		if err != nil {
+			return entry.Entry{}, 0, err
+		}
+		if out.refused && firstErr == nil {
+			firstErr = out.err
+		}
+	}
+	if firstErr != nil {
+		return entry.Entry{}, 0, firstErr
+	}
+	return en, chips, nil
+}
+
+// applyPayment changes the entry for a settled step; keep is false when
+// the entry is gone.
+func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Payment, done bool, transferID string, src draw.Source) (keep bool, err error) {
+	switch p.Kind {
+	case entry.PayEntry:
+		if !done {
+			// Nothing was paid: the entry never existed, or goes back to
+			// its withdrawn state.
+			en.Status = entry.Unregistered
+			if en.Withdrawals == 0 {
+				return false, tx.DeleteEntry(en.PlayerID)
+			}
+			return true, nil
+		}
+		en.Paid(transferID)
+		if t.Event.Status == event.Running {
+			// A late registration (G-23) takes a seat at once.
+			return true, seatLate(tx, t, en, src)
+		}
+	case entry.PayRebuy, entry.PayAddOn:
+		if done {
+			en.Settled(p)
+		}
+	}
+	return true, nil
+}
+
+// UnregisterPlayer withdraws an entry before the start (TR-04). The
+// wallet has no per-entry refund a service may call (ReverseTransfer is a
+// cashier operation), so the entry's transfer is marked for the cage to
+// reverse and leaves the prize pool.
+func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.UnregisterPlayerRequest) (*tournamentv1.UnregisterPlayerResponse, error) {
+	id, player := req.GetTournamentId(), req.GetPlayerId()
+	if err := actFor(ctx, player); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var en entry.Entry
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		cur, err := tx.Entry(player)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
+		}
+		en = *cur
+		if err := entry.Unregister(t.Event, &en, now); err != nil {
+			return err
+		}
+		if err := tx.MarkForReversal(entry.PaymentKey(id, player, entry.PayEntry, en.Withdrawals)); err != nil {
+			return err
+		}
+		return tx.PutEntry(en)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.UnregisterPlayerResponse{Entry: entryToProto(en)}, nil
+}
+
+// ListEntries lists the entries in registration order.
+func (s *Server) ListEntries(ctx context.Context, req *tournamentv1.ListEntriesRequest) (*tournamentv1.ListEntriesResponse, error) {
+	ens, err := s.store.Entries(ctx, req.GetTournamentId())
+	if err != nil {
+		return nil, err
+	}
+	resp := &tournamentv1.ListEntriesResponse{}
+	for _, en := range ens {
+		resp.Entries = append(resp.Entries, entryToProto(en))
+	}
+	return resp, nil
+}
+
+// Rebuy decides and pays a rebuy (TR-13…TR-16, G-23).
+func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*tournamentv1.RebuyResponse, error) {
+	id, player := req.GetTournamentId(), req.GetPlayerId()
+	now := s.now()
+	var pays []entry.Payment
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		en, err := tx.Entry(player)
+		if err != nil {
+			return err
+		}
+		if en == nil {
+			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
+		}
+		p, chips, err := entry.Rebuy(t.Event, t.Rules.Entry, *en,
+			entry.Table{Now: now, HandsSincePeriodEnd: int(req.GetHandsSincePeriodEnd()), Stack: req.GetStack()})
+		if err != nil {
+			return err
+		}
+		pays = []entry.Payment{p}
+		return tx.AddPayment(p, chips, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	en, chips, err := s.settle(ctx, id, pays)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.RebuyResponse{Entry: entryToProto(en), Chips: chips}, nil
+}
+
+// AddOn decides and pays the add-on, with a rebuy first for an empty
+// stack (TR-17, G-23).
+func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*tournamentv1.AddOnResponse, error) {
+	id, player := req.GetTournamentId(), req.GetPlayerId()
+	now := s.now()
+	var pays []entry.Payment
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		en, err := tx.Entry(player)
+		if err != nil {
+			return err
+		}
+		if en == nil {
+			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
+		}
+		ps, _, err := entry.AddOn(t.Event, t.Rules.Entry, *en,
+			entry.Table{Now: now, HandsSincePeriodEnd: int(req.GetHandsSincePeriodEnd()), Stack: req.GetStack()}, req.GetWithRebuy())
+		if err != nil {
+			return err
+		}
+		pays = ps
+		for _, p := range ps {
+			chips := t.Rules.Entry.AddOnChips
+			if p.Kind == entry.PayRebuy {
+				chips = t.Rules.Entry.RebuyChips
+			}
+			if err := tx.AddPayment(p, chips, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	en, chips, err := s.settle(ctx, id, pays)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.AddOnResponse{Entry: entryToProto(en), Chips: chips}, nil
+}

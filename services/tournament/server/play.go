@@ -1,0 +1,303 @@
+package server
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/balance"
+	"github.com/cardroom/cardroom/services/tournament/draw"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// Start failures.
+var (
+	ErrNotScheduled  = fault.New(fault.Precondition, "TOURNAMENT_NOT_SCHEDULED", "only a scheduled tournament can start")
+	ErrNotDue        = fault.Rule(fault.Precondition, "TR-04", "TOURNAMENT_NOT_DUE", "a tournament starts at its published start time: players may register until then")
+	ErrTooFewEntries = fault.Rule(fault.Precondition, "TR-06", "NOT_ENOUGH_ENTRIES", "a tournament needs at least two paid entries to start")
+	ErrNotRunning    = fault.New(fault.Precondition, "TOURNAMENT_NOT_RUNNING", "the tournament is not running")
+)
+
+// seatLog is the seat draw as logged (TR-06).
+type seatLog struct {
+	Seats []draw.Seat `json:"seats"`
+}
+
+// buttonLog is one table's button draw as logged (TR-07, G-28).
+type buttonLog struct {
+	Table  int               `json:"table"`
+	Cards  map[string]string `json:"cards"`
+	Winner int               `json:"button_seat"`
+}
+
+// StartTournament draws the seats and the buttons, logs both and starts
+// the clock, in one transaction.
+func (s *Server) StartTournament(ctx context.Context, req *tournamentv1.StartTournamentRequest) (*tournamentv1.StartTournamentResponse, error) {
+	now := s.now()
+	resp := &tournamentv1.StartTournamentResponse{}
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+		resp.Seats, resp.Buttons = nil, nil
+		if t.Event.Status != event.Scheduled {
+			return ErrNotScheduled
+		}
+		if now.Before(t.Event.StartsAt) {
+			return ErrNotDue.With("start_time", t.Event.StartsAt.Format("2006-01-02T15:04:05Z07:00"))
+		}
+		ens, err := tx.Entries()
+		if err != nil {
+			return err
+		}
+		var players []string
+		byPlayer := map[string]entry.Entry{}
+		for _, en := range ens {
+			switch en.Status {
+			case entry.Paying:
+				return entry.ErrPaymentInFlight.Withf("%s's entry payment has not settled", en.PlayerID)
+			case entry.Active:
+				players = append(players, en.PlayerID)
+				byPlayer[en.PlayerID] = en
+			}
+		}
+		if len(players) < 2 {
+			return ErrTooFewEntries
+		}
+		seats, err := draw.Seats(players, t.Rules.SeatsPerTable, s.random)
+		if err != nil {
+			return err
+		}
+		if err := tx.AddDraw("seats", seatLog{Seats: seats}, now); err != nil {
+			return err
+		}
+		tables := map[int][]int{}
+		for _, st := range seats {
+			en := byPlayer[st.PlayerID]
+			en.Table, en.Seat = st.Table, st.Seat
+			if err := tx.PutEntry(en); err != nil {
+				return err
+			}
+			tables[st.Table] = append(tables[st.Table], st.Seat)
+			resp.Seats = append(resp.Seats, &tournamentv1.SeatAssignment{PlayerId: st.PlayerID, Table: int32(st.Table), Seat: int32(st.Seat)})
+		}
+		for _, n := range slices.Sorted(maps.Keys(tables)) {
+			b, err := draw.DrawButton(tables[n], s.random)
+			if err != nil {
+				return err
+			}
+			bl := buttonLog{Table: n, Cards: map[string]string{}, Winner: b.Winner}
+			pb := &tournamentv1.ButtonDraw{Table: int32(n), Cards: map[int32]string{}, ButtonSeat: int32(b.Winner)}
+			for seat, c := range b.Cards {
+				bl.Cards[strconv.Itoa(seat)] = c.String()
+				pb.Cards[int32(seat)] = c.String()
+			}
+			if err := tx.AddDraw("button", bl, now); err != nil {
+				return err
+			}
+			resp.Buttons = append(resp.Buttons, pb)
+		}
+		t.Event.Status = event.Running
+		t.Clock.Started = now
+		resp.Tournament = tournamentToProto(*t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// seatLate seats a player who registered after the start (G-23) the way
+// a table break does: at the shortest table, in a drawn empty seat; a new
+// table opens when every table is full.
+func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src draw.Source) error {
+	ens, err := tx.Entries()
+	if err != nil {
+		return err
+	}
+	byTable := map[int]balance.Table{}
+	highest := 0
+	for _, o := range ens {
+		if o.Status != entry.Active || o.Table == 0 || o.PlayerID == en.PlayerID {
+			continue
+		}
+		tb, ok := byTable[o.Table]
+		if !ok {
+			tb = balance.Table{ID: strconv.Itoa(o.Table), MaxSeats: t.Rules.SeatsPerTable, Seats: map[int]string{}}
+		}
+		tb.Seats[o.Seat] = o.PlayerID
+		byTable[o.Table] = tb
+		highest = max(highest, o.Table)
+	}
+	var tables []balance.Table
+	for _, n := range slices.Sorted(maps.Keys(byTable)) {
+		tables = append(tables, byTable[n])
+	}
+	id, seat, ok := balance.Place(tables, src)
+	if !ok {
+		id, seat, _ = balance.Place([]balance.Table{{ID: strconv.Itoa(highest + 1), MaxSeats: t.Rules.SeatsPerTable, Seats: map[int]string{}}}, src)
+	}
+	en.Table, _ = strconv.Atoi(id)
+	en.Seat = seat
+	return tx.AddDraw("late_seat", draw.Seat{PlayerID: en.PlayerID, Table: en.Table, Seat: en.Seat}, en.RegisteredAt)
+}
+
+func (s *Server) clockResponse(t store.Tournament) *tournamentv1.GetClockResponse {
+	started := !t.Clock.Started.IsZero()
+	c := t.Clock
+	at := s.now()
+	if !started {
+		// Before the start the clock shows level 1, full length.
+		c.Started = at
+	}
+	p := c.At(at)
+	return &tournamentv1.GetClockResponse{
+		Started: started, LevelIndex: int32(p.Index), Level: levelToProto(p.Level),
+		Remaining: durationpb.New(p.Remaining), Paused: !t.Clock.PausedAt.IsZero(), Overtime: p.Overtime,
+	}
+}
+
+// GetClock returns the level in force now (G-07, TR-20).
+func (s *Server) GetClock(ctx context.Context, req *tournamentv1.GetClockRequest) (*tournamentv1.GetClockResponse, error) {
+	t, err := s.store.Load(ctx, req.GetTournamentId())
+	if err != nil {
+		return nil, err
+	}
+	return s.clockResponse(t), nil
+}
+
+// PauseClock stops the level clock of a running tournament.
+func (s *Server) PauseClock(ctx context.Context, req *tournamentv1.PauseClockRequest) (*tournamentv1.PauseClockResponse, error) {
+	t, err := s.updateClock(ctx, req.GetTournamentId(), true)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.PauseClockResponse{Clock: s.clockResponse(t)}, nil
+}
+
+// ResumeClock restarts it.
+func (s *Server) ResumeClock(ctx context.Context, req *tournamentv1.ResumeClockRequest) (*tournamentv1.ResumeClockResponse, error) {
+	t, err := s.updateClock(ctx, req.GetTournamentId(), false)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.ResumeClockResponse{Clock: s.clockResponse(t)}, nil
+}
+
+func (s *Server) updateClock(ctx context.Context, id string, pause bool) (store.Tournament, error) {
+	now := s.now()
+	var out store.Tournament
+	err := s.store.Update(ctx, id, func(_ *store.Tx, t *store.Tournament) error {
+		if t.Event.Status != event.Running {
+			return ErrNotRunning
+		}
+		var err error
+		if pause {
+			err = t.Clock.Pause(now)
+		} else {
+			err = t.Clock.Resume(now)
+		}
+		out = *t
+		return err
+	})
+	return out, err
+}
+
+// GetPayouts returns the published structure and the prizes it makes from
+// the pool paid so far (TR-36, G-30).
+func (s *Server) GetPayouts(ctx context.Context, req *tournamentv1.GetPayoutsRequest) (*tournamentv1.GetPayoutsResponse, error) {
+	t, err := s.store.Load(ctx, req.GetTournamentId())
+	if err != nil {
+		return nil, err
+	}
+	pool, entrants, err := s.store.Contributions(ctx, t.Event.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.GetPayoutsResponse{
+		Structure: payoutsToProto(t.Rules.Payouts), Entrants: int32(entrants), PrizePool: pool,
+		Prizes: t.Rules.Payouts.Prizes(entrants, pool), Locked: standings.CheckChange(t.Event, s.now()) != nil,
+	}, nil
+}
+
+// CancelTournament cancels the event and has the wallet refund it (TR-03,
+// G-30). The refund is a saga step keyed per event: calling again after an
+// interrupted refund finishes it.
+func (s *Server) CancelTournament(ctx context.Context, req *tournamentv1.CancelTournamentRequest) (*tournamentv1.CancelTournamentResponse, error) {
+	id := req.GetTournamentId()
+	now := s.now()
+	var pay entry.Payment
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status == event.Cancelled {
+			rec, ok, err := tx.Payment(entry.CancelPayment(t.Event, "").Key)
+			if err != nil {
+				return err
+			}
+			if ok && rec.State == store.PaymentPending {
+				pay = rec.Payment // finish the interrupted refund with its own reason
+				return nil
+			}
+			return event.ErrNotCancellable
+		}
+		ps, err := tx.PendingPayments("")
+		if err != nil {
+			return err
+		}
+		if len(ps) > 0 {
+			// A payment still in flight could land after the refund.
+			return entry.ErrPaymentInFlight.Withf("%d payments have not settled; repeat their requests first", len(ps))
+		}
+		if err := t.Event.Cancel(); err != nil {
+			return err
+		}
+		pay = entry.CancelPayment(t.Event, req.GetReason())
+		return tx.AddPayment(pay, 0, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := s.pay(ctx, pay)
+	if !out.done && !out.refused {
+		return nil, out.err
+	}
+	var resp tournamentv1.CancelTournamentResponse
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		failure := ""
+		if out.err != nil {
+			failure = out.err.Error()
+		}
+		if _, err := tx.SettlePayment(pay.Key, out.done, "", failure); err != nil {
+			return err
+		}
+		if out.done {
+			ens, err := tx.Entries()
+			if err != nil {
+				return err
+			}
+			for _, en := range ens {
+				if en.TransferID != "" {
+					en.Status = entry.Refunded
+					if err := tx.PutEntry(en); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		resp.Tournament = tournamentToProto(*t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.refused {
+		return nil, out.err
+	}
+	resp.Refunded = out.total
+	return &resp, nil
+}
