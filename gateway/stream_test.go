@@ -102,6 +102,13 @@ func TestServerStreamingPassesThrough(t *testing.T) {
 	if status != 200 || len(lines) != 3 || lines[2].Error == nil || lines[2].Error.Code != int(codes.FailedPrecondition) {
 		t.Errorf("status %d lines %+v, want 200, two results and a FailedPrecondition error line", status, lines)
 	}
+	// A status without ErrorInfo that could be transport text (Unavailable)
+	// is masked behind a correlation ID, as for unary calls.
+	status, lines = count(t, `{"to":1,"fail_code":14}`)
+	if status != 200 || len(lines) != 2 || lines[1].Error == nil || lines[1].Error.Code != int(codes.Unavailable) ||
+		strings.Contains(lines[1].Error.Message, "counting stopped") || !strings.Contains(lines[1].Error.Message, "correlation id") {
+		t.Errorf("status %d lines %+v, want 200, one result and a masked Unavailable error line", status, lines)
+	}
 	// An error before any message sets the HTTP status too.
 	status, lines = count(t, `{"to":0,"fail_code":7}`)
 	if status != 403 || len(lines) != 1 || lines[0].Error == nil || lines[0].Error.Message != "counting stopped" {
