@@ -328,6 +328,10 @@ type historySeat struct {
 	Shown  bool     `json:"shown,omitempty"`
 	Mucked bool     `json:"mucked,omitempty"`
 	Killed bool     `json:"killed,omitempty"`
+	// AutoMucked is a hand mucked at the showdown because it could not
+	// win: hidden at the table, but shown in the histories of the hand's
+	// players (TP-66).
+	AutoMucked bool `json:"auto_mucked,omitempty"`
 }
 
 type historyPot struct {
@@ -354,9 +358,10 @@ func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
 	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format(time.RFC3339Nano), End: h.End.Format(time.RFC3339Nano),
 		Game: h.Config.Game.String(), Button: h.Setup.Button, Board: cardStrings(v.Board)}
 	res := h.Hand.Results()
+	autoMucked := autoMuckedSeats(h.Hand)
 	for _, sv := range v.Seats {
 		hs := historySeat{Seat: sv.Seat, Player: sv.ID, Final: sv.Stack, Cards: cardStrings(sv.Cards), Folded: sv.Folded,
-			Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed}
+			Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed, AutoMucked: autoMucked[sv.Seat]}
 		for _, r := range res.Seats {
 			if r.Seat == sv.Seat {
 				hs.Start, hs.Net = r.Start, r.Net
@@ -377,6 +382,19 @@ func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
 			Rule: e.Rule, AllIn: e.AllIn, Pot: e.Pot})
 	}
 	return json.Marshal(doc)
+}
+
+// autoMuckedSeats lists the hands auto-mucked at the showdown (TP-66):
+// visible in a history view to anyone, hidden in the table view.
+func autoMuckedSeats(h *engine.Hand) map[int]bool {
+	out := map[int]bool{}
+	hist, table := h.HistoryView(runner.Spectator), h.View(runner.Spectator)
+	for i, s := range hist.Seats {
+		if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown && table.Seats[i].Cards[0] == cards.Unknown {
+			out[s.Seat] = true
+		}
+	}
+	return out
 }
 
 // historyEvents hides in events the hole cards that the history view
