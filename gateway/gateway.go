@@ -136,11 +136,11 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: extra registration %d: %w", i, err)
 		}
 	}
-	for name, check := range o.Checks {
-		if check == nil {
+	for name, ready := range o.Checks {
+		if ready == nil {
 			return nil, errors.New("gateway: nil check " + name)
 		}
-		health.checks = append(health.checks, namedCheck{name: name, check: check})
+		health.checks = append(health.checks, check{part: name, ready: ready})
 	}
 
 	// A plain switch rather than http.ServeMux: the mux would set

@@ -18,18 +18,10 @@ import (
 )
 
 // check is one part of the suite whose readiness /healthz reports.
-type check interface {
-	part() string
-	ready(ctx context.Context) error
+type check struct {
+	part  string
+	ready func(context.Context) error
 }
-
-type namedCheck struct {
-	name  string
-	check func(context.Context) error
-}
-
-func (c namedCheck) part() string                    { return c.name }
-func (c namedCheck) ready(ctx context.Context) error { return c.check(ctx) }
 
 // Why a part is not ready, as /healthz reports it. The report is public, so
 // it names only these few states; the error behind a failure is logged.
@@ -44,7 +36,7 @@ var (
 // the part is not ready whatever the server-wide status says.
 func grpcHealthCheck(name string, conn grpc.ClientConnInterface, service string) check {
 	client := healthpb.NewHealthClient(conn)
-	return namedCheck{name: name, check: func(ctx context.Context) error {
+	return check{part: name, ready: func(ctx context.Context) error {
 		resp, err := client.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
 		switch {
 		case status.Code(err) == codes.NotFound:
@@ -88,12 +80,12 @@ func (h *healthHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			defer mu.Unlock()
 			if err == nil {
-				report.Parts[c.part()] = "ok"
+				report.Parts[c.part] = "ok"
 				return
 			}
-			report.Parts[c.part()] = describe(err)
-			report.Failing = append(report.Failing, c.part())
-			h.log.WarnContext(ctx, "part not ready", "part", c.part(), "error", err)
+			report.Parts[c.part] = describe(err)
+			report.Failing = append(report.Failing, c.part)
+			h.log.WarnContext(ctx, "part not ready", "part", c.part, "error", err)
 		})
 	}
 	wg.Wait()
