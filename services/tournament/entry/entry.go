@@ -179,6 +179,9 @@ type Entry struct {
 	// Table and Seat are where the seat draw placed the player (TR-06);
 	// zero before the draw.
 	Table, Seat int
+	// HandsToMiss is what remains of a missed-hand penalty (TR-33); it
+	// belongs to the entry, so it carries across table moves.
+	HandsToMiss int
 }
 
 // Kind is what a payment moves.

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+)
+
+// Finishes returns the places given so far, in the order given.
+func (t *Tx) Finishes() ([]standings.Finish, error) { return finishes(t.ctx, t.tx, t.id) }
+
+func finishes(ctx context.Context, tx *sqlstore.Tx, id string) ([]standings.Finish, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT player_id, place, shared, removed FROM tournament_finishes
+		WHERE tournament_id = $1 ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("finishes of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []standings.Finish
+	for rows.Next() {
+		var f standings.Finish
+		if err := rows.Scan(&f.PlayerID, &f.Place, &f.Shared, &f.Removed); err != nil {
+			return nil, fmt.Errorf("finishes of %s: %w", id, err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// AddFinishes appends places.
+func (t *Tx) AddFinishes(fs []standings.Finish, now time.Time) error {
+	for _, f := range fs {
+		_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_finishes (tournament_id, player_id, seq, place, shared, removed, created_at_ms)
+			VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_finishes WHERE tournament_id = $1), $3, $4, $5, $6)`,
+			t.id, f.PlayerID, f.Place, f.Shared, f.Removed, now.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("finish %s/%s: %w", t.id, f.PlayerID, err)
+		}
+	}
+	return nil
+}
+
+// Penalties returns a player's penalty history in order.
+func (t *Tx) Penalties(player string) ([]standings.Penalty, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT type, reason, issued_by, hand, rounds, hands_to_miss, override, issued_at_ms
+		FROM tournament_penalties WHERE tournament_id = $1 AND player_id = $2 ORDER BY seq`, t.id, player)
+	if err != nil {
+		return nil, fmt.Errorf("penalties of %s/%s: %w", t.id, player, err)
+	}
+	defer rows.Close()
+	var out []standings.Penalty
+	for rows.Next() {
+		var p standings.Penalty
+		var typ int
+		var issued int64
+		if err := rows.Scan(&typ, &p.Reason, &p.IssuedBy, &p.Hand, &p.Rounds, &p.HandsToMiss, &p.Override, &issued); err != nil {
+			return nil, fmt.Errorf("penalties of %s/%s: %w", t.id, player, err)
+		}
+		p.Type, p.Issued = standings.PenaltyType(typ), time.UnixMilli(issued).UTC()
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// AddPenalty appends a penalty to a player's history.
+func (t *Tx) AddPenalty(player string, p standings.Penalty) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_penalties (tournament_id, player_id, seq, type, reason, issued_by,
+		hand, rounds, hands_to_miss, override, issued_at_ms)
+		VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_penalties WHERE tournament_id = $1 AND player_id = $2),
+			$3, $4, $5, $6, $7, $8, $9, $10)`,
+		t.id, player, int(p.Type), p.Reason, p.IssuedBy, p.Hand, p.Rounds, p.HandsToMiss, p.Override, p.Issued.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("penalty for %s/%s: %w", t.id, player, err)
+	}
+	return nil
+}
+
+// Payments returns a tournament's saga steps of the given kinds, oldest
+// first.
+func (s *Store) Payments(ctx context.Context, id string, kinds ...int) ([]PaymentRecord, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE tournament_id = $1
+		ORDER BY created_at_ms, idempotency_key`, id)
+	if err != nil {
+		return nil, fmt.Errorf("payments of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []PaymentRecord
+	for rows.Next() {
+		p, err := scanPayment(rows)
+		if err != nil {
+			return nil, fmt.Errorf("payments of %s: %w", id, err)
+		}
+		for _, k := range kinds {
+			if int(p.Kind) == k {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// Results returns the places given so far.
+func (s *Store) Results(ctx context.Context, id string) ([]standings.Finish, error) {
+	var out []standings.Finish
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		if _, err := load(ctx, tx, id); err != nil {
+			return err
+		}
+		var err error
+		out, err = finishes(ctx, tx, id)
+		return err
+	})
+	return out, err
+}

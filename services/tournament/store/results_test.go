@@ -1,0 +1,76 @@
+package store
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+)
+
+// TestResultsContract stores places, penalties and prize steps on SQLite
+// and PostgreSQL.
+func TestResultsContract(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		ctx := t.Context()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		e := event.Event{ID: "f1", Name: "F", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,
+			BuyIn: event.BuyIn{PrizePool: 5000, Fee: 1100, Currency: "EUR"}, StartingStack: 10000, StartsAt: now, Status: event.Running, CreatedAt: now}
+		if err := s.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
+			t.Fatal(err)
+		}
+		want := []standings.Finish{{PlayerID: "c", Place: 3, Shared: 1}, {PlayerID: "a", Place: 1, Shared: 2, Removed: true}, {PlayerID: "b", Place: 1, Shared: 2}}
+		pen := standings.Penalty{Type: standings.MissedHands, Reason: "phone", IssuedBy: "floor-1", Hand: 42, Rounds: 2, HandsToMiss: 14, Override: true, Issued: now}
+		prize := entry.Payment{Key: "trn/f1/b/prize/1", Kind: entry.PayPrize, EventID: "f1", PlayerID: "b", Currency: "EUR", Amount: 7000, Place: 1}
+		err := s.Update(ctx, "f1", func(tx *Tx, _ *Tournament) error {
+			if err := tx.PutEntry(entry.Entry{EventID: "f1", PlayerID: "a", Status: entry.Active, RegisteredAt: now, HandsToMiss: 14}); err != nil {
+				return err
+			}
+			if err := tx.AddFinishes(want[:1], now); err != nil {
+				return err
+			}
+			if err := tx.AddFinishes(want[1:], now); err != nil {
+				return err
+			}
+			if err := tx.AddPenalty("a", standings.Penalty{Type: standings.Warning, Reason: "language", IssuedBy: "floor-1", Issued: now}); err != nil {
+				return err
+			}
+			if err := tx.AddPenalty("a", pen); err != nil {
+				return err
+			}
+			return tx.AddPayment(prize, 0, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Results(ctx, "f1")
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("Results = %+v, %v", got, err)
+		}
+		err = s.Update(ctx, "f1", func(tx *Tx, _ *Tournament) error {
+			ps, err := tx.Penalties("a")
+			if err != nil || len(ps) != 2 || ps[1] != pen || ps[0].Type != standings.Warning {
+				t.Fatalf("Penalties = %+v, %v", ps, err)
+			}
+			en, err := tx.Entry("a")
+			if err != nil || en.HandsToMiss != 14 {
+				t.Fatalf("entry = %+v, %v", en, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pays, err := s.Payments(ctx, "f1", int(entry.PayPrize), int(entry.PayVoucher))
+		if err != nil || len(pays) != 1 || pays[0].Payment != prize || pays[0].State != PaymentPending {
+			t.Fatalf("Payments = %+v, %v", pays, err)
+		}
+	})
+}
