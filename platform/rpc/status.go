@@ -179,13 +179,13 @@ func hasErrorInfo(st *status.Status) bool {
 // and "constraint") and google.rpc.BadRequest to a protovalidate failure,
 // so REST callers get the same reason/metadata shape as for domain faults.
 func withFieldInfo(st *status.Status, domain string) *status.Status {
+	if hasErrorInfo(st) {
+		return st // already described
+	}
 	var violations *validate.Violations
 	for _, d := range st.Details() {
-		switch d := d.(type) {
-		case *errdetails.ErrorInfo:
-			return st // already described
-		case *validate.Violations:
-			violations = d
+		if v, ok := d.(*validate.Violations); ok {
+			violations = v
 		}
 	}
 	if violations == nil || len(violations.GetViolations()) == 0 {
