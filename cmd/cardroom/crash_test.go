@@ -53,8 +53,9 @@ type crashResult struct {
 	restarts time.Duration    // how long the killed run waited for its table
 }
 
-// TestCrashMidHand kills `cardroom all` (SIGKILL) in the middle of a hand
-// on Redis + PostgreSQL and starts it again on the same data. The hand
+// TestCrashMidHand kills `cardroom all` (SIGKILL) in the middle of a hand,
+// on Redis + PostgreSQL and on embedded SQLite, and starts it again on the
+// same data. The hand
 // goes on from its stored state (same sequence, board, stacks, hole cards
 // and player in turn) and ends exactly as an uninterrupted run of the same
 // seed and actions (on embedded SQLite) ends it: the same events, cards,
@@ -67,15 +68,19 @@ func TestCrashMidHand(t *testing.T) {
 		t.Skip("builds and runs the whole suite")
 	}
 	t.Parallel()
-	var ref, killed crashResult
+	var ref, killedSQL, killedPG crashResult
 	t.Run("runs", func(t *testing.T) {
 		t.Run("uninterrupted/embedded", func(t *testing.T) {
 			t.Parallel()
 			ref = crashRun(t, newSeededSuite(t, crashSeed), false)
 		})
+		t.Run("killed/embedded", func(t *testing.T) {
+			t.Parallel()
+			killedSQL = crashRun(t, newSeededSuite(t, crashSeed), true)
+		})
 		t.Run("killed/redis+postgres", func(t *testing.T) {
 			t.Parallel()
-			killed = crashRun(t, newSeededSuite(t, crashSeed,
+			killedPG = crashRun(t, newSeededSuite(t, crashSeed,
 				"REDIS_URL="+testkit.RedisURL(t),
 				"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
 				"DATABASE_URL="+postgresDatabase(t),
@@ -85,19 +90,21 @@ func TestCrashMidHand(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if !reflect.DeepEqual(ref.hand, killed.hand) {
-		a, _ := json.Marshal(ref.hand)
-		b, _ := json.Marshal(killed.hand)
-		t.Fatalf("the killed run's hand differs from the uninterrupted run's:\nuninterrupted %s\nkilled        %s", a, b)
-	}
-	if !reflect.DeepEqual(ref.wallets, killed.wallets) {
-		t.Fatalf("wallets after the night: uninterrupted %v, killed %v", ref.wallets, killed.wallets)
-	}
 	if !ref.hand.sidePots() || ref.hand.allIns() == 0 || len(ref.hand.board()) != 5 {
 		t.Fatalf("hand 2 was meant to end in a showdown with an all-in and a side pot: %+v", ref.hand)
 	}
-	t.Logf("hand 2 identical in both runs (%d events, %d pots); wallets %v; the restarted process served the table after %s",
-		len(ref.hand.Events), len(ref.hand.Pots), ref.wallets, killed.restarts.Round(time.Millisecond))
+	for name, killed := range map[string]crashResult{"embedded": killedSQL, "redis+postgres": killedPG} {
+		if !reflect.DeepEqual(ref.hand, killed.hand) {
+			a, _ := json.Marshal(ref.hand)
+			b, _ := json.Marshal(killed.hand)
+			t.Fatalf("the killed %s run's hand differs from the uninterrupted run's:\nuninterrupted %s\nkilled        %s", name, a, b)
+		}
+		if !reflect.DeepEqual(ref.wallets, killed.wallets) {
+			t.Fatalf("wallets after the night: uninterrupted %v, killed %s run %v", ref.wallets, name, killed.wallets)
+		}
+		t.Logf("killed %s run: hand 2 identical (%d events, %d pots), wallets %v; the restarted process served the table after %s",
+			name, len(ref.hand.Events), len(ref.hand.Pots), ref.wallets, killed.restarts.Round(time.Millisecond))
+	}
 }
 
 func crashRun(t *testing.T, s *suite, kill bool) crashResult {

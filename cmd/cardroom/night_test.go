@@ -107,6 +107,7 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	offer2, seat2 := r.acceptOffer("cat", t2)
 	carried := n.leave("cat")
 	want := min(carried, tableMax)
+	catWallet := r.balance("player:cat:EUR")
 	if code, e := r.refused("POST", "/v1/tables/"+t2+"/seats", r.tokens["cat"], map[string]any{"seat": seat2,
 		"amount": want - 100, "offer_id": offer2, "idempotency_key": "cat-t2-short"}); e.RuleID != "CS-10" || e.Reason != "BUY_IN_BELOW_STACK_CARRIED" {
 		t.Fatalf("CS-10: cat bringing %d of a %d stack: %d %+v", want-100, carried, code, e)
@@ -116,6 +117,9 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 		"offer_id": offer2, "idempotency_key": "cat-t2"}, &sit2)
 	if sit2.Seat.PlayerID != "cat" || sit2.Seat.Stack != want {
 		t.Fatalf("CS-10: cat sat at the new table as %+v, want a stack of %d", sit2.Seat, want)
+	}
+	if got := catWallet - r.balance("player:cat:EUR"); got != want {
+		t.Fatalf("CS-10: cat's wallet paid %d for a %d buy-in (the refused one must move nothing)", got, want)
 	}
 	r.checkChips("after the table change")
 	n.play(2)
@@ -127,6 +131,7 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	n.play(2)
 	r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.tokens["dan"], map[string]any{}, nil)
 	offer3, seat3 := r.acceptOffer("dan", t1)
+	danWallet := r.balance("player:dan:EUR")
 	if code, e := r.refused("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3,
 		"amount": tableMin, "offer_id": offer3, "idempotency_key": "dan-back-min"}); e.RuleID != "CS-09" || e.Reason != "BUY_IN_BELOW_DEPARTURE_STACK" {
 		t.Fatalf("CS-09: dan back with the minimum after leaving with %d: %d %+v", left, code, e)
@@ -134,8 +139,11 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	var sit3 struct{ Seat seatState }
 	r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3, "amount": left,
 		"offer_id": offer3, "idempotency_key": "dan-back", "post_now": true}, &sit3)
-	if sit3.Seat.PlayerID != "dan" || sit3.Seat.Stack+sit3.Seat.Bet < left {
+	if sit3.Seat.PlayerID != "dan" || sit3.Seat.Stack+sit3.Seat.Bet != left {
 		t.Fatalf("CS-09: dan came back as %+v, want the %d left with", sit3.Seat, left)
+	}
+	if got := danWallet - r.balance("player:dan:EUR"); got != left {
+		t.Fatalf("CS-09: dan's wallet paid %d to come back with %d (the refused buy-in must move nothing)", got, left)
 	}
 	r.checkChips("after dan came back")
 
@@ -169,9 +177,13 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 
 	final := r.state(t1, r.floor).Sequence
 	t.Run("secrecy", func(t *testing.T) {
+		parent := r.t
+		r.t = t // the room's requests fail this subtest
+		defer func() { r.t = parent }()
 		for who, f := range feeds {
 			checkSecrecy(t, who, r.tokens[who] != "" && who != "eve", f.until(t, final), n.hists)
 		}
+		checkPlayerHistories(t, r, t1, n.hists, "eve")
 	})
 
 	s.stop()
@@ -368,11 +380,23 @@ func checkSitTrace(t *testing.T, spans []span) {
 		}
 		seen = append(seen, fmt.Sprintf("%s (%d SQL)", rpc, sqlUnder))
 	}
-	redis := 0
+	// Redis: which RPC each command ran under (its nearest server span).
+	var redis []string
 	for _, sp := range spans {
-		if strings.Contains(sp.Scope.Name, "redisotel") {
-			redis++
+		if !strings.Contains(sp.Scope.Name, "redisotel") {
+			continue
 		}
+		in := "?"
+		for p, ok := byID[sp.Parent.SpanID]; ok; p, ok = byID[p.Parent.SpanID] {
+			if p.SpanKind == 2 {
+				in = p.Name
+				break
+			}
+		}
+		redis = append(redis, sp.Name+" in "+in)
 	}
-	t.Logf("Sit trace: %d spans; gateway → table Sit → %s; %d Redis spans", len(spans), join(seen), redis)
+	if len(redis) == 0 {
+		t.Fatal("the Sit trace has no Redis span")
+	}
+	t.Logf("Sit trace: %d spans; gateway → table Sit → %s; Redis: %s", len(spans), join(seen), strings.Join(redis, ", "))
 }

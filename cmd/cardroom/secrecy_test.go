@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -129,4 +131,64 @@ func hidden(cs []string) bool {
 		}
 	}
 	return true
+}
+
+// checkPlayerHistories reads every hand again as each player who played
+// it: their own hole cards are there, another seat's only if that seat
+// showed them or the showdown mucked them because they could not win
+// (TP-66: those are shown in the histories of the players seated, though
+// never on the feed, which checkSecrecy proves); the floor's full history
+// says which. This holds in the seats and in the deal events alike.
+// Someone who did not play the hand may not read it.
+func checkPlayerHistories(t *testing.T, r *room, table string, hists map[int64]history, outsider string) {
+	t.Helper()
+	read, autoMucked := 0, 0
+	for no, full := range hists {
+		shown := map[int]bool{}
+		hole := full.holeCards()
+		for _, s := range full.Seats {
+			shown[s.Seat] = s.Shown
+		}
+		for _, e := range full.Events {
+			if e.Kind == "muck" && e.Rule == "TP-66" {
+				shown[e.Seat] = true
+				autoMucked++
+			}
+		}
+		for _, me := range full.Seats {
+			var out struct{ Content string }
+			r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.tokens[me.Player], nil, &out)
+			var h history
+			if err := json.Unmarshal([]byte(out.Content), &h); err != nil {
+				t.Fatal(err)
+			}
+			visible := func(seat int, cs []string) {
+				t.Helper()
+				switch {
+				case seat == me.Seat || shown[seat]:
+					if !slices.Equal(cs, hole[seat]) {
+						t.Fatalf("hand %d read by %s: seat %d holds %v, dealt %v", no, me.Player, seat, cs, hole[seat])
+					}
+				case !hidden(cs):
+					t.Fatalf("hand %d read by %s (seat %d): unshown seat %d holds %v", no, me.Player, me.Seat, seat, cs)
+				}
+			}
+			for _, s := range h.Seats {
+				visible(s.Seat, s.Cards)
+			}
+			for _, e := range h.Events {
+				if e.Kind == "deal_hole" {
+					visible(e.Seat, e.Cards)
+				}
+			}
+			if !slices.Equal(h.Board, full.Board) || len(h.Pots) != len(full.Pots) {
+				t.Fatalf("hand %d read by %s: board %v pots %d, full %v %d", no, me.Player, h.Board, len(h.Pots), full.Board, len(full.Pots))
+			}
+			read++
+		}
+		if code, e := r.refused("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.tokens[outsider], nil); code != 403 || e.Reason != "NOT_YOUR_HAND" {
+			t.Fatalf("hand %d read by %s, who did not play it: %d %+v", no, outsider, code, e)
+		}
+	}
+	t.Logf("%d hand histories read by their players, none showing a card the rules keep hidden (%d TP-66 auto-mucked hands shown in them)", read, autoMucked)
 }

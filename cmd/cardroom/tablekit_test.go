@@ -429,6 +429,7 @@ type historyEvent struct {
 	Seat   int
 	Amount int64
 	Cards  []string
+	Rule   string
 	AllIn  bool `json:"all_in"`
 	Pot    int
 }
