@@ -126,8 +126,8 @@ func crashRun(t *testing.T, s *suite, kill bool) crashResult {
 	if no := r.playHand(table, checkDown); no != 1 {
 		t.Fatalf("played hand %d first", no)
 	}
-	st := r.state(table, r.floor)
-	if !st.live() || st.Hand.HandNo != 2 || len(st.Hand.Legal) != 0 {
+	st := r.waitHand(table)
+	if st.Hand.HandNo != 2 || len(st.Hand.Legal) != 0 {
 		t.Fatalf("hand 2 not under way: %+v", st.Hand)
 	}
 	for _, s := range st.Seats[1:4] {

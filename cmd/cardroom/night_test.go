@@ -86,14 +86,14 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 		if sit.Seat.PlayerID != p.name || sit.Seat.Seat != seat || sit.HoldID == "" {
 			t.Fatalf("%s sat as %+v (hold %q)", p.name, sit.Seat, sit.HoldID)
 		}
+		if got := r.balance("player:" + p.name + ":EUR"); got != nightDeposit-p.buyIn {
+			t.Fatalf("%s's wallet after a %d buy-in: %d", p.name, p.buyIn, got)
+		}
 		if i == 0 {
 			checkSitTrace(t, s.traceOf("cardroom.table.v1.TableService/Sit"))
 		}
 	}
 	r.checkChips("after the buy-ins")
-	if got := r.balance("player:cat:EUR"); got != nightDeposit-6000 {
-		t.Fatalf("cat's wallet after a 6000 buy-in: %d", got)
-	}
 
 	n := &night{room: r, table: t1, hists: map[int64]history{}}
 	n.play(8)
@@ -111,6 +111,9 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	if code, e := r.refused("POST", "/v1/tables/"+t2+"/seats", r.tokens["cat"], map[string]any{"seat": seat2,
 		"amount": want - 100, "offer_id": offer2, "idempotency_key": "cat-t2-short"}); e.RuleID != "CS-10" || e.Reason != "BUY_IN_BELOW_STACK_CARRIED" {
 		t.Fatalf("CS-10: cat bringing %d of a %d stack: %d %+v", want-100, carried, code, e)
+	}
+	if st := r.state(t2, r.floor); st.Seats[seat2].PlayerID != "" {
+		t.Fatalf("CS-10: the refused buy-in seated cat: %+v", st.Seats[seat2])
 	}
 	var sit2 struct{ Seat seatState }
 	r.must("POST", "/v1/tables/"+t2+"/seats", r.tokens["cat"], map[string]any{"seat": seat2, "amount": want,
@@ -135,6 +138,9 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	if code, e := r.refused("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3,
 		"amount": tableMin, "offer_id": offer3, "idempotency_key": "dan-back-min"}); e.RuleID != "CS-09" || e.Reason != "BUY_IN_BELOW_DEPARTURE_STACK" {
 		t.Fatalf("CS-09: dan back with the minimum after leaving with %d: %d %+v", left, code, e)
+	}
+	if st := r.state(t1, r.floor); st.Seats[seat3].PlayerID != "" {
+		t.Fatalf("CS-09: the refused buy-in seated dan: %+v", st.Seats[seat3])
 	}
 	var sit3 struct{ Seat seatState }
 	r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens["dan"], map[string]any{"seat": seat3, "amount": left,
@@ -212,10 +218,7 @@ type night struct {
 func (n *night) play(hands int) {
 	n.t.Helper()
 	for range hands {
-		st := n.state(n.table, n.floor)
-		if !st.live() {
-			n.t.Fatalf("no hand in progress at %s: %+v", n.table, st.Seats)
-		}
+		st := n.waitHand(n.table)
 		p := plan(checkDown)
 		if st.Hand.HandNo%10 == 3 {
 			p = shove

@@ -360,10 +360,7 @@ func shove(st tableState, _ int) move {
 // acted on. It returns the table as that player sees it afterwards.
 func (r *room) act(table string, p plan) tableState {
 	r.t.Helper()
-	st := r.state(table, r.floor)
-	if !st.live() || st.Hand.ToAct < 0 {
-		r.t.Fatalf("act at %s: no decision awaited: %+v", table, st.Hand)
-	}
+	st := r.waitHand(table)
 	player := st.Seats[st.Hand.ToAct].PlayerID
 	tok := r.tokens[player]
 	own := r.state(table, tok)
@@ -379,17 +376,26 @@ func (r *room) act(table string, p plan) tableState {
 	return out.State
 }
 
+// waitHand waits for a hand to be under way at table (the next hand is
+// dealt as soon as the last one ends unless the service pauses between
+// hands) and returns the table as the floor sees it.
+func (r *room) waitHand(table string) tableState {
+	r.t.Helper()
+	var st tableState
+	waitFor(r.t, "a hand under way at "+table, 10*time.Second, func() bool {
+		st = r.state(table, r.floor)
+		return st.live() && st.Hand.ToAct >= 0
+	})
+	return st
+}
+
 // playHand plays the hand in progress at table to its end with p and
 // returns its number.
 func (r *room) playHand(table string, p plan) int64 {
 	r.t.Helper()
-	st := r.state(table, r.floor)
-	if !st.live() {
-		r.t.Fatalf("no hand in progress at %s", table)
-	}
-	no := st.Hand.HandNo
+	no := r.waitHand(table).Hand.HandNo
 	for range 200 {
-		st = r.act(table, p)
+		st := r.act(table, p)
 		if !st.live() || st.Hand.HandNo != no {
 			return no
 		}
