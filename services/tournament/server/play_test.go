@@ -114,6 +114,39 @@ func (w *fakeWallet) Refund(ctx context.Context, in *walletv1.RefundRequest, _ .
 	return &walletv1.RefundResponse{Total: total}, nil
 }
 
+// PayPrize credits the winner from the event's pool.
+func (w *fakeWallet) PayPrize(ctx context.Context, in *walletv1.PayPrizeRequest, _ ...grpc.CallOption) (*walletv1.PayPrizeResponse, error) {
+	tr, err := w.payOut(in.GetIdempotencyKey(), in.GetPlayerId(), in.GetEventId(), in.GetAmount())
+	return &walletv1.PayPrizeResponse{Transfer: tr}, err
+}
+
+// IssueVoucher takes a seat's value from the satellite's pool.
+func (w *fakeWallet) IssueVoucher(ctx context.Context, in *walletv1.IssueVoucherRequest, _ ...grpc.CallOption) (*walletv1.IssueVoucherResponse, error) {
+	tr, err := w.payOut(in.GetIdempotencyKey(), "voucher:"+in.GetPlayerId()+":"+in.GetTargetEventId(), in.GetSourceEventId(), in.GetAmount())
+	return &walletv1.IssueVoucherResponse{Voucher: &walletv1.Voucher{TransferId: tr.GetTransferId(), PlayerId: in.GetPlayerId()}}, err
+}
+
+func (w *fakeWallet) payOut(key, to, event string, amount int64) (*walletv1.Transfer, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls[key]++
+	if w.down > 0 {
+		w.down--
+		return nil, status.Error(codes.Unavailable, "wallet down")
+	}
+	if id, ok := w.keys[key]; ok {
+		return &walletv1.Transfer{TransferId: id}, nil
+	}
+	if w.pool[event] < amount {
+		return nil, status.Error(codes.FailedPrecondition, "pool too small")
+	}
+	w.pool[event] -= amount
+	w.balance[to] += amount
+	id := fmt.Sprintf("tr-%d", len(w.keys)+1)
+	w.keys[key] = id
+	return &walletv1.Transfer{TransferId: id}, nil
+}
+
 func (w *fakeWallet) get(player string) int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()

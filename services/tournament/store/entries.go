@@ -381,9 +381,22 @@ func (s *Store) Draws(ctx context.Context, id string) ([]Draw, error) {
 }
 
 // Contributions sums the paid prize-pool parts of a tournament's entries,
-// rebuys and add-ons: the prize pool (TR-36).
+// rebuys and add-ons (the prize pool, TR-36) and counts its paid entries.
 func (s *Store) Contributions(ctx context.Context, id string) (pool int64, entries int, err error) {
-	err = s.db.SQL().QueryRowContext(ctx, `SELECT COALESCE(SUM(prize_part), 0), COALESCE(SUM(CASE WHEN kind = $3 THEN 1 ELSE 0 END), 0)
+	return contributions(ctx, s.db.SQL(), id)
+}
+
+// Contributions is Store.Contributions inside the transaction.
+func (t *Tx) Contributions() (pool int64, entries int, err error) {
+	return contributions(t.ctx, t.tx, t.id)
+}
+
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func contributions(ctx context.Context, q rowQuerier, id string) (pool int64, entries int, err error) {
+	err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(prize_part), 0), COALESCE(SUM(CASE WHEN kind = $3 THEN 1 ELSE 0 END), 0)
 		FROM tournament_payments WHERE tournament_id = $1 AND state = $2 AND kind IN ($3, $4, $5)`,
 		id, int(PaymentDone), int(entry.PayEntry), int(entry.PayRebuy), int(entry.PayAddOn)).Scan(&pool, &entries)
 	if err != nil {

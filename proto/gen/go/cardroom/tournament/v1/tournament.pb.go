@@ -217,6 +217,128 @@ func (EntryStatus) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
 }
 
+// PrizeState is where a prize payment stands.
+type PrizeState int32
+
+const (
+	// PRIZE_STATE_UNSPECIFIED is never returned.
+	PrizeState_PRIZE_STATE_UNSPECIFIED PrizeState = 0
+	// PRIZE_STATE_PENDING: the wallet has not confirmed it; PayPrizes repeats it.
+	PrizeState_PRIZE_STATE_PENDING PrizeState = 1
+	// PRIZE_STATE_PAID: the wallet paid it.
+	PrizeState_PRIZE_STATE_PAID PrizeState = 2
+	// PRIZE_STATE_REFUSED: the wallet refused it.
+	PrizeState_PRIZE_STATE_REFUSED PrizeState = 3
+)
+
+// Enum value maps for PrizeState.
+var (
+	PrizeState_name = map[int32]string{
+		0: "PRIZE_STATE_UNSPECIFIED",
+		1: "PRIZE_STATE_PENDING",
+		2: "PRIZE_STATE_PAID",
+		3: "PRIZE_STATE_REFUSED",
+	}
+	PrizeState_value = map[string]int32{
+		"PRIZE_STATE_UNSPECIFIED": 0,
+		"PRIZE_STATE_PENDING":     1,
+		"PRIZE_STATE_PAID":        2,
+		"PRIZE_STATE_REFUSED":     3,
+	}
+)
+
+func (x PrizeState) Enum() *PrizeState {
+	p := new(PrizeState)
+	*p = x
+	return p
+}
+
+func (x PrizeState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PrizeState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_tournament_v1_tournament_proto_enumTypes[3].Descriptor()
+}
+
+func (PrizeState) Type() protoreflect.EnumType {
+	return &file_cardroom_tournament_v1_tournament_proto_enumTypes[3]
+}
+
+func (x PrizeState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PrizeState.Descriptor instead.
+func (PrizeState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+}
+
+// PenaltyType is one of TR-32's penalties.
+type PenaltyType int32
+
+const (
+	// PENALTY_TYPE_UNSPECIFIED is refused.
+	PenaltyType_PENALTY_TYPE_UNSPECIFIED PenaltyType = 0
+	// PENALTY_TYPE_WARNING is a verbal warning.
+	PenaltyType_PENALTY_TYPE_WARNING PenaltyType = 1
+	// PENALTY_TYPE_MISSED_HANDS is a missed-hand penalty (TR-33).
+	PenaltyType_PENALTY_TYPE_MISSED_HANDS PenaltyType = 2
+	// PENALTY_TYPE_DEAD_HAND declares the hand dead.
+	PenaltyType_PENALTY_TYPE_DEAD_HAND PenaltyType = 3
+	// PENALTY_TYPE_DISQUALIFICATION removes the chips and places the player (TR-34).
+	PenaltyType_PENALTY_TYPE_DISQUALIFICATION PenaltyType = 4
+	// PENALTY_TYPE_EXPULSION removes the player with no prize (TR-34).
+	PenaltyType_PENALTY_TYPE_EXPULSION PenaltyType = 5
+)
+
+// Enum value maps for PenaltyType.
+var (
+	PenaltyType_name = map[int32]string{
+		0: "PENALTY_TYPE_UNSPECIFIED",
+		1: "PENALTY_TYPE_WARNING",
+		2: "PENALTY_TYPE_MISSED_HANDS",
+		3: "PENALTY_TYPE_DEAD_HAND",
+		4: "PENALTY_TYPE_DISQUALIFICATION",
+		5: "PENALTY_TYPE_EXPULSION",
+	}
+	PenaltyType_value = map[string]int32{
+		"PENALTY_TYPE_UNSPECIFIED":      0,
+		"PENALTY_TYPE_WARNING":          1,
+		"PENALTY_TYPE_MISSED_HANDS":     2,
+		"PENALTY_TYPE_DEAD_HAND":        3,
+		"PENALTY_TYPE_DISQUALIFICATION": 4,
+		"PENALTY_TYPE_EXPULSION":        5,
+	}
+)
+
+func (x PenaltyType) Enum() *PenaltyType {
+	p := new(PenaltyType)
+	*p = x
+	return p
+}
+
+func (x PenaltyType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PenaltyType) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_tournament_v1_tournament_proto_enumTypes[4].Descriptor()
+}
+
+func (PenaltyType) Type() protoreflect.EnumType {
+	return &file_cardroom_tournament_v1_tournament_proto_enumTypes[4]
+}
+
+func (x PenaltyType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PenaltyType.Descriptor instead.
+func (PenaltyType) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+}
+
 // Tournament is a poker tournament.
 type Tournament struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2666,6 +2788,1404 @@ func (x *CancelTournamentResponse) GetRefunded() int64 {
 	return 0
 }
 
+// Knockout is one player knocked out.
+type Knockout struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// table is the table the player went out at.
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// hand is the table's hand number.
+	Hand int64 `protobuf:"varint,3,opt,name=hand,proto3" json:"hand,omitempty"`
+	// start_stack is the player's stack when that hand started (TR-37).
+	StartStack    int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Knockout) Reset() {
+	*x = Knockout{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Knockout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Knockout) ProtoMessage() {}
+
+func (x *Knockout) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
+func (*Knockout) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *Knockout) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Knockout) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *Knockout) GetHand() int64 {
+	if x != nil {
+		return x.Hand
+	}
+	return 0
+}
+
+func (x *Knockout) GetStartStack() int64 {
+	if x != nil {
+		return x.StartStack
+	}
+	return 0
+}
+
+// Finish is a finishing place; players sharing places have the best of them.
+type Finish struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// place is the finishing place, 1 for the winner.
+	Place int32 `protobuf:"varint,2,opt,name=place,proto3" json:"place,omitempty"`
+	// shared is how many players share the places from place on (TR-37).
+	Shared int32 `protobuf:"varint,3,opt,name=shared,proto3" json:"shared,omitempty"`
+	// removed marks an expelled player, who is paid no prize (TR-34).
+	Removed       bool `protobuf:"varint,4,opt,name=removed,proto3" json:"removed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Finish) Reset() {
+	*x = Finish{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Finish) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Finish) ProtoMessage() {}
+
+func (x *Finish) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Finish.ProtoReflect.Descriptor instead.
+func (*Finish) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *Finish) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Finish) GetPlace() int32 {
+	if x != nil {
+		return x.Place
+	}
+	return 0
+}
+
+func (x *Finish) GetShared() int32 {
+	if x != nil {
+		return x.Shared
+	}
+	return 0
+}
+
+func (x *Finish) GetRemoved() bool {
+	if x != nil {
+		return x.Removed
+	}
+	return false
+}
+
+// Prize is one prize and its payment.
+type Prize struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the winner.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// place is the finishing place.
+	Place int32 `protobuf:"varint,2,opt,name=place,proto3" json:"place,omitempty"`
+	// amount in minor units.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// voucher is set when the prize is an entry to target_tournament_id (TR-19).
+	Voucher bool `protobuf:"varint,4,opt,name=voucher,proto3" json:"voucher,omitempty"`
+	// target_tournament_id is the event a voucher enters.
+	TargetTournamentId string `protobuf:"bytes,5,opt,name=target_tournament_id,json=targetTournamentId,proto3" json:"target_tournament_id,omitempty"`
+	// state is the payment's state.
+	State PrizeState `protobuf:"varint,6,opt,name=state,proto3,enum=cardroom.tournament.v1.PrizeState" json:"state,omitempty"`
+	// transfer_id is the wallet transfer once paid.
+	TransferId    string `protobuf:"bytes,7,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Prize) Reset() {
+	*x = Prize{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Prize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Prize) ProtoMessage() {}
+
+func (x *Prize) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Prize.ProtoReflect.Descriptor instead.
+func (*Prize) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *Prize) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Prize) GetPlace() int32 {
+	if x != nil {
+		return x.Place
+	}
+	return 0
+}
+
+func (x *Prize) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *Prize) GetVoucher() bool {
+	if x != nil {
+		return x.Voucher
+	}
+	return false
+}
+
+func (x *Prize) GetTargetTournamentId() string {
+	if x != nil {
+		return x.TargetTournamentId
+	}
+	return ""
+}
+
+func (x *Prize) GetState() PrizeState {
+	if x != nil {
+		return x.State
+	}
+	return PrizeState_PRIZE_STATE_UNSPECIFIED
+}
+
+func (x *Prize) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+// RecordKnockoutsRequest reports players out at the same time.
+type RecordKnockoutsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// knockouts are the players knocked out together.
+	Knockouts     []*Knockout `protobuf:"bytes,2,rep,name=knockouts,proto3" json:"knockouts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordKnockoutsRequest) Reset() {
+	*x = RecordKnockoutsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordKnockoutsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordKnockoutsRequest) ProtoMessage() {}
+
+func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
+func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RecordKnockoutsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *RecordKnockoutsRequest) GetKnockouts() []*Knockout {
+	if x != nil {
+		return x.Knockouts
+	}
+	return nil
+}
+
+// RecordKnockoutsResponse is the places given.
+type RecordKnockoutsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// finishes are the places given, the winner's too when the tournament finished.
+	Finishes []*Finish `protobuf:"bytes,1,rep,name=finishes,proto3" json:"finishes,omitempty"`
+	// finished is set when one player was left.
+	Finished bool `protobuf:"varint,2,opt,name=finished,proto3" json:"finished,omitempty"`
+	// prizes are the prizes when the tournament finished.
+	Prizes        []*Prize `protobuf:"bytes,3,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordKnockoutsResponse) Reset() {
+	*x = RecordKnockoutsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordKnockoutsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordKnockoutsResponse) ProtoMessage() {}
+
+func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
+func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
+	if x != nil {
+		return x.Finishes
+	}
+	return nil
+}
+
+func (x *RecordKnockoutsResponse) GetFinished() bool {
+	if x != nil {
+		return x.Finished
+	}
+	return false
+}
+
+func (x *RecordKnockoutsResponse) GetPrizes() []*Prize {
+	if x != nil {
+		return x.Prizes
+	}
+	return nil
+}
+
+// GetResultsRequest names the tournament.
+type GetResultsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetResultsRequest) Reset() {
+	*x = GetResultsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetResultsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetResultsRequest) ProtoMessage() {}
+
+func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
+func (*GetResultsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *GetResultsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// GetResultsResponse is the places and prizes.
+type GetResultsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// finishes in place order, the winner first.
+	Finishes []*Finish `protobuf:"bytes,1,rep,name=finishes,proto3" json:"finishes,omitempty"`
+	// prizes with their payment state.
+	Prizes        []*Prize `protobuf:"bytes,2,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetResultsResponse) Reset() {
+	*x = GetResultsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetResultsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetResultsResponse) ProtoMessage() {}
+
+func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
+func (*GetResultsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *GetResultsResponse) GetFinishes() []*Finish {
+	if x != nil {
+		return x.Finishes
+	}
+	return nil
+}
+
+func (x *GetResultsResponse) GetPrizes() []*Prize {
+	if x != nil {
+		return x.Prizes
+	}
+	return nil
+}
+
+// PayPrizesRequest names the tournament.
+type PayPrizesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayPrizesRequest) Reset() {
+	*x = PayPrizesRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayPrizesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayPrizesRequest) ProtoMessage() {}
+
+func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
+func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *PayPrizesRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// PayPrizesResponse is the prizes after the attempt.
+type PayPrizesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// prizes with their payment state.
+	Prizes        []*Prize `protobuf:"bytes,1,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PayPrizesResponse) Reset() {
+	*x = PayPrizesResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayPrizesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayPrizesResponse) ProtoMessage() {}
+
+func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
+func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *PayPrizesResponse) GetPrizes() []*Prize {
+	if x != nil {
+		return x.Prizes
+	}
+	return nil
+}
+
+// IssuePenaltyRequest records a penalty.
+type IssuePenaltyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the penalised player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// type is the penalty.
+	Type PenaltyType `protobuf:"varint,3,opt,name=type,proto3,enum=cardroom.tournament.v1.PenaltyType" json:"type,omitempty"`
+	// reason is what the player did.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// hand is the table's hand number, if any.
+	Hand int64 `protobuf:"varint,5,opt,name=hand,proto3" json:"hand,omitempty"`
+	// rounds is the missed-hand penalty's length, 1 to 4 (TR-33).
+	Rounds int32 `protobuf:"varint,6,opt,name=rounds,proto3" json:"rounds,omitempty"`
+	// players_at_table counts the players at the table now, the penalised one included (G-27).
+	PlayersAtTable int32 `protobuf:"varint,7,opt,name=players_at_table,json=playersAtTable,proto3" json:"players_at_table,omitempty"`
+	// override records a lighter penalty than the history calls for (TR-02).
+	Override      bool `protobuf:"varint,8,opt,name=override,proto3" json:"override,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssuePenaltyRequest) Reset() {
+	*x = IssuePenaltyRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssuePenaltyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssuePenaltyRequest) ProtoMessage() {}
+
+func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
+func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *IssuePenaltyRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *IssuePenaltyRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *IssuePenaltyRequest) GetType() PenaltyType {
+	if x != nil {
+		return x.Type
+	}
+	return PenaltyType_PENALTY_TYPE_UNSPECIFIED
+}
+
+func (x *IssuePenaltyRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *IssuePenaltyRequest) GetHand() int64 {
+	if x != nil {
+		return x.Hand
+	}
+	return 0
+}
+
+func (x *IssuePenaltyRequest) GetRounds() int32 {
+	if x != nil {
+		return x.Rounds
+	}
+	return 0
+}
+
+func (x *IssuePenaltyRequest) GetPlayersAtTable() int32 {
+	if x != nil {
+		return x.PlayersAtTable
+	}
+	return 0
+}
+
+func (x *IssuePenaltyRequest) GetOverride() bool {
+	if x != nil {
+		return x.Override
+	}
+	return false
+}
+
+// IssuePenaltyResponse is the recorded penalty.
+type IssuePenaltyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hands_to_miss is what the player now sits out in total.
+	HandsToMiss int32 `protobuf:"varint,1,opt,name=hands_to_miss,json=handsToMiss,proto3" json:"hands_to_miss,omitempty"`
+	// finish is the place given by a disqualification or expulsion.
+	Finish *Finish `protobuf:"bytes,2,opt,name=finish,proto3" json:"finish,omitempty"`
+	// history is how many penalties the player has had, this one included.
+	History       int32 `protobuf:"varint,3,opt,name=history,proto3" json:"history,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssuePenaltyResponse) Reset() {
+	*x = IssuePenaltyResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssuePenaltyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssuePenaltyResponse) ProtoMessage() {}
+
+func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
+func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
+	if x != nil {
+		return x.HandsToMiss
+	}
+	return 0
+}
+
+func (x *IssuePenaltyResponse) GetFinish() *Finish {
+	if x != nil {
+		return x.Finish
+	}
+	return nil
+}
+
+func (x *IssuePenaltyResponse) GetHistory() int32 {
+	if x != nil {
+		return x.History
+	}
+	return 0
+}
+
+// ReportHandStartedRequest reports a hand started at a table.
+type ReportHandStartedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// table is the table.
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// player_ids are the players dealt in, penalised ones included.
+	PlayerIds     []string `protobuf:"bytes,3,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportHandStartedRequest) Reset() {
+	*x = ReportHandStartedRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportHandStartedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportHandStartedRequest) ProtoMessage() {}
+
+func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
+func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ReportHandStartedRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ReportHandStartedRequest) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *ReportHandStartedRequest) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
+}
+
+// ReportHandStartedResponse says who sits the hand out.
+type ReportHandStartedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sitting_out are the players whose cards are dealt and killed and whose blinds are posted (G-27).
+	SittingOut    []string `protobuf:"bytes,1,rep,name=sitting_out,json=sittingOut,proto3" json:"sitting_out,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportHandStartedResponse) Reset() {
+	*x = ReportHandStartedResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportHandStartedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportHandStartedResponse) ProtoMessage() {}
+
+func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
+func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ReportHandStartedResponse) GetSittingOut() []string {
+	if x != nil {
+		return x.SittingOut
+	}
+	return nil
+}
+
+// TableButton is where a table's button was in its last hand.
+type TableButton struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table is the table.
+	Table int32 `protobuf:"varint,1,opt,name=table,proto3" json:"table,omitempty"`
+	// button_seat is the seat that had the button.
+	ButtonSeat    int32 `protobuf:"varint,2,opt,name=button_seat,json=buttonSeat,proto3" json:"button_seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableButton) Reset() {
+	*x = TableButton{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableButton) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableButton) ProtoMessage() {}
+
+func (x *TableButton) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
+func (*TableButton) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *TableButton) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *TableButton) GetButtonSeat() int32 {
+	if x != nil {
+		return x.ButtonSeat
+	}
+	return 0
+}
+
+// Move is one player moved to another table.
+type Move struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// from_table and from_seat are where the player was.
+	FromTable int32 `protobuf:"varint,2,opt,name=from_table,json=fromTable,proto3" json:"from_table,omitempty"`
+	// from_seat is the seat left.
+	FromSeat int32 `protobuf:"varint,3,opt,name=from_seat,json=fromSeat,proto3" json:"from_seat,omitempty"`
+	// to_table is the new table.
+	ToTable int32 `protobuf:"varint,4,opt,name=to_table,json=toTable,proto3" json:"to_table,omitempty"`
+	// to_seat is the new seat.
+	ToSeat int32 `protobuf:"varint,5,opt,name=to_seat,json=toSeat,proto3" json:"to_seat,omitempty"`
+	// rule_id is TR-23 for balancing, TR-06 for a seat drawn at a table break.
+	RuleId        string `protobuf:"bytes,6,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Move) Reset() {
+	*x = Move{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Move) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Move) ProtoMessage() {}
+
+func (x *Move) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Move.ProtoReflect.Descriptor instead.
+func (*Move) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *Move) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Move) GetFromTable() int32 {
+	if x != nil {
+		return x.FromTable
+	}
+	return 0
+}
+
+func (x *Move) GetFromSeat() int32 {
+	if x != nil {
+		return x.FromSeat
+	}
+	return 0
+}
+
+func (x *Move) GetToTable() int32 {
+	if x != nil {
+		return x.ToTable
+	}
+	return 0
+}
+
+func (x *Move) GetToSeat() int32 {
+	if x != nil {
+		return x.ToSeat
+	}
+	return 0
+}
+
+func (x *Move) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+// BalanceTablesRequest asks for balancing or a table break.
+type BalanceTablesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// buttons are the tables' last buttons, from the tables.
+	Buttons []*TableButton `protobuf:"bytes,2,rep,name=buttons,proto3" json:"buttons,omitempty"`
+	// break_table breaks this table instead of balancing; 0 balances.
+	BreakTable    int32 `protobuf:"varint,3,opt,name=break_table,json=breakTable,proto3" json:"break_table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BalanceTablesRequest) Reset() {
+	*x = BalanceTablesRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BalanceTablesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BalanceTablesRequest) ProtoMessage() {}
+
+func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
+func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *BalanceTablesRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *BalanceTablesRequest) GetButtons() []*TableButton {
+	if x != nil {
+		return x.Buttons
+	}
+	return nil
+}
+
+func (x *BalanceTablesRequest) GetBreakTable() int32 {
+	if x != nil {
+		return x.BreakTable
+	}
+	return 0
+}
+
+// BalanceTablesResponse is the moves made.
+type BalanceTablesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// moves in the order to make them.
+	Moves []*Move `protobuf:"bytes,1,rep,name=moves,proto3" json:"moves,omitempty"`
+	// halted are tables 3 or more players short of the fullest before the moves (G-25).
+	Halted        []int32 `protobuf:"varint,2,rep,packed,name=halted,proto3" json:"halted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BalanceTablesResponse) Reset() {
+	*x = BalanceTablesResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BalanceTablesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BalanceTablesResponse) ProtoMessage() {}
+
+func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
+func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *BalanceTablesResponse) GetMoves() []*Move {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
+}
+
+func (x *BalanceTablesResponse) GetHalted() []int32 {
+	if x != nil {
+		return x.Halted
+	}
+	return nil
+}
+
+// ChipCount is one seat's chips before a chip race.
+type ChipCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the seat's whole stack in chip value.
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// chips is how many chips of the raced denomination the seat has.
+	Chips         int64 `protobuf:"varint,4,opt,name=chips,proto3" json:"chips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChipCount) Reset() {
+	*x = ChipCount{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChipCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChipCount) ProtoMessage() {}
+
+func (x *ChipCount) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
+func (*ChipCount) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ChipCount) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ChipCount) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ChipCount) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *ChipCount) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+// RaceChipsRequest describes the colour-up at one table.
+type RaceChipsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// table is the table.
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// removed is the denomination taken out of play.
+	Removed int64 `protobuf:"varint,3,opt,name=removed,proto3" json:"removed,omitempty"`
+	// into is the denomination it is exchanged for.
+	Into int64 `protobuf:"varint,4,opt,name=into,proto3" json:"into,omitempty"`
+	// lowest is the lowest denomination left in play (TR-22).
+	Lowest int64 `protobuf:"varint,5,opt,name=lowest,proto3" json:"lowest,omitempty"`
+	// seats are the seats' chips.
+	Seats         []*ChipCount `protobuf:"bytes,6,rep,name=seats,proto3" json:"seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RaceChipsRequest) Reset() {
+	*x = RaceChipsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RaceChipsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RaceChipsRequest) ProtoMessage() {}
+
+func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
+func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *RaceChipsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *RaceChipsRequest) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *RaceChipsRequest) GetRemoved() int64 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
+func (x *RaceChipsRequest) GetInto() int64 {
+	if x != nil {
+		return x.Into
+	}
+	return 0
+}
+
+func (x *RaceChipsRequest) GetLowest() int64 {
+	if x != nil {
+		return x.Lowest
+	}
+	return 0
+}
+
+func (x *RaceChipsRequest) GetSeats() []*ChipCount {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+// ChipRaceResult is one seat's outcome.
+type ChipRaceResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// cards are the cards dealt to the seat, one per odd chip.
+	Cards []string `protobuf:"bytes,3,rep,name=cards,proto3" json:"cards,omitempty"`
+	// won is set when the seat won a new chip.
+	Won bool `protobuf:"varint,4,opt,name=won,proto3" json:"won,omitempty"`
+	// stack is the stack after the race.
+	Stack         int64 `protobuf:"varint,5,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChipRaceResult) Reset() {
+	*x = ChipRaceResult{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChipRaceResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChipRaceResult) ProtoMessage() {}
+
+func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
+func (*ChipRaceResult) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ChipRaceResult) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ChipRaceResult) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ChipRaceResult) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *ChipRaceResult) GetWon() bool {
+	if x != nil {
+		return x.Won
+	}
+	return false
+}
+
+func (x *ChipRaceResult) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+// RaceChipsResponse is the race.
+type RaceChipsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// results by seat.
+	Results       []*ChipRaceResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RaceChipsResponse) Reset() {
+	*x = RaceChipsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RaceChipsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RaceChipsResponse) ProtoMessage() {}
+
+func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
+func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
@@ -2873,7 +4393,118 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
 	"tournament\x12\x1a\n" +
-	"\brefunded\x18\x02 \x01(\x03R\brefunded*\xb0\x01\n" +
+	"\brefunded\x18\x02 \x01(\x03R\brefunded\"\xb1\x01\n" +
+	"\bKnockout\x12<\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12 \n" +
+	"\x05table\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x12\x1b\n" +
+	"\x04hand\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04hand\x12(\n" +
+	"\vstart_stack\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"startStack\"m\n" +
+	"\x06Finish\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
+	"\x06shared\x18\x03 \x01(\x05R\x06shared\x12\x18\n" +
+	"\aremoved\x18\x04 \x01(\bR\aremoved\"\xf9\x01\n" +
+	"\x05Prize\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x18\n" +
+	"\avoucher\x18\x04 \x01(\bR\avoucher\x120\n" +
+	"\x14target_tournament_id\x18\x05 \x01(\tR\x12targetTournamentId\x128\n" +
+	"\x05state\x18\x06 \x01(\x0e2\".cardroom.tournament.v1.PrizeStateR\x05state\x12\x1f\n" +
+	"\vtransfer_id\x18\a \x01(\tR\n" +
+	"transferId\"\xa6\x01\n" +
+	"\x16RecordKnockoutsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12J\n" +
+	"\tknockouts\x18\x02 \x03(\v2 .cardroom.tournament.v1.KnockoutB\n" +
+	"\xbaH\a\x92\x01\x04\b\x01\x10dR\tknockouts\"\xa8\x01\n" +
+	"\x17RecordKnockoutsResponse\x12:\n" +
+	"\bfinishes\x18\x01 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\x12\x1a\n" +
+	"\bfinished\x18\x02 \x01(\bR\bfinished\x125\n" +
+	"\x06prizes\x18\x03 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\"U\n" +
+	"\x11GetResultsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\x87\x01\n" +
+	"\x12GetResultsResponse\x12:\n" +
+	"\bfinishes\x18\x01 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\x125\n" +
+	"\x06prizes\x18\x02 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\"T\n" +
+	"\x10PayPrizesRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"J\n" +
+	"\x11PayPrizesResponse\x125\n" +
+	"\x06prizes\x18\x01 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\"\x8f\x03\n" +
+	"\x13IssuePenaltyRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12C\n" +
+	"\x04type\x18\x03 \x01(\x0e2#.cardroom.tournament.v1.PenaltyTypeB\n" +
+	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04type\x12\"\n" +
+	"\x06reason\x18\x04 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x12\x1b\n" +
+	"\x04hand\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04hand\x12!\n" +
+	"\x06rounds\x18\x06 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x04(\x00R\x06rounds\x123\n" +
+	"\x10players_at_table\x18\a \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
+	"(\x00R\x0eplayersAtTable\x12\x1a\n" +
+	"\boverride\x18\b \x01(\bR\boverride\"\x8c\x01\n" +
+	"\x14IssuePenaltyResponse\x12\"\n" +
+	"\rhands_to_miss\x18\x01 \x01(\x05R\vhandsToMiss\x126\n" +
+	"\x06finish\x18\x02 \x01(\v2\x1e.cardroom.tournament.v1.FinishR\x06finish\x12\x18\n" +
+	"\ahistory\x18\x03 \x01(\x05R\ahistory\"\xc5\x01\n" +
+	"\x18ReportHandStartedRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x05table\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x12E\n" +
+	"\n" +
+	"player_ids\x18\x03 \x03(\tB&\xbaH#\x92\x01 \x10\n" +
+	"\"\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\tplayerIds\"<\n" +
+	"\x19ReportHandStartedResponse\x12\x1f\n" +
+	"\vsitting_out\x18\x01 \x03(\tR\n" +
+	"sittingOut\"[\n" +
+	"\vTableButton\x12 \n" +
+	"\x05table\x18\x01 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x12*\n" +
+	"\vbutton_seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
+	"(\x00R\n" +
+	"buttonSeat\"\xac\x01\n" +
+	"\x04Move\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1d\n" +
+	"\n" +
+	"from_table\x18\x02 \x01(\x05R\tfromTable\x12\x1b\n" +
+	"\tfrom_seat\x18\x03 \x01(\x05R\bfromSeat\x12\x19\n" +
+	"\bto_table\x18\x04 \x01(\x05R\atoTable\x12\x17\n" +
+	"\ato_seat\x18\x05 \x01(\x05R\x06toSeat\x12\x17\n" +
+	"\arule_id\x18\x06 \x01(\tR\x06ruleId\"\xcf\x01\n" +
+	"\x14BalanceTablesRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12H\n" +
+	"\abuttons\x18\x02 \x03(\v2#.cardroom.tournament.v1.TableButtonB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\abuttons\x12+\n" +
+	"\vbreak_table\x18\x03 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\n" +
+	"breakTable\"c\n" +
+	"\x15BalanceTablesResponse\x122\n" +
+	"\x05moves\x18\x01 \x03(\v2\x1c.cardroom.tournament.v1.MoveR\x05moves\x12\x16\n" +
+	"\x06halted\x18\x02 \x03(\x05R\x06halted\"\xa6\x01\n" +
+	"\tChipCount\x12\x1d\n" +
+	"\x04seat\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
+	"(\x01R\x04seat\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1d\n" +
+	"\x05stack\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12\x1d\n" +
+	"\x05chips\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05chips\"\x9c\x02\n" +
+	"\x10RaceChipsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x05table\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x12!\n" +
+	"\aremoved\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\aremoved\x12\x1b\n" +
+	"\x04into\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x04into\x12\x1f\n" +
+	"\x06lowest\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06lowest\x12C\n" +
+	"\x05seats\x18\x06 \x03(\v2!.cardroom.tournament.v1.ChipCountB\n" +
+	"\xbaH\a\x92\x01\x04\b\x01\x10\n" +
+	"R\x05seats\"\x7f\n" +
+	"\x0eChipRaceResult\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05cards\x18\x03 \x03(\tR\x05cards\x12\x10\n" +
+	"\x03won\x18\x04 \x01(\bR\x03won\x12\x14\n" +
+	"\x05stack\x18\x05 \x01(\x03R\x05stack\"U\n" +
+	"\x11RaceChipsResponse\x12@\n" +
+	"\aresults\x18\x01 \x03(\v2&.cardroom.tournament.v1.ChipRaceResultR\aresults*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -2892,7 +4523,20 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19ENTRY_STATUS_UNREGISTERED\x10\x03\x12\x1a\n" +
 	"\x16ENTRY_STATUS_FORFEITED\x10\x04\x12\x17\n" +
 	"\x13ENTRY_STATUS_BUSTED\x10\x05\x12\x19\n" +
-	"\x15ENTRY_STATUS_REFUNDED\x10\x062\xcd\x12\n" +
+	"\x15ENTRY_STATUS_REFUNDED\x10\x06*q\n" +
+	"\n" +
+	"PrizeState\x12\x1b\n" +
+	"\x17PRIZE_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13PRIZE_STATE_PENDING\x10\x01\x12\x14\n" +
+	"\x10PRIZE_STATE_PAID\x10\x02\x12\x17\n" +
+	"\x13PRIZE_STATE_REFUSED\x10\x03*\xbf\x01\n" +
+	"\vPenaltyType\x12\x1c\n" +
+	"\x18PENALTY_TYPE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14PENALTY_TYPE_WARNING\x10\x01\x12\x1d\n" +
+	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
+	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
+	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb0\x1c\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -2923,7 +4567,22 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"GetPayouts\x12).cardroom.tournament.v1.GetPayoutsRequest\x1a*.cardroom.tournament.v1.GetPayoutsResponse\";\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02)\x12'/v1/tournaments/{tournament_id}/payouts\x12\xaf\x01\n" +
 	"\x10CancelTournament\x12/.cardroom.tournament.v1.CancelTournamentRequest\x1a0.cardroom.tournament.v1.CancelTournamentResponse\"8\xca\xf3\x18\x03\n" +
-	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:cancelBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:cancel\x12\xb7\x01\n" +
+	"\x0fRecordKnockouts\x12..cardroom.tournament.v1.RecordKnockoutsRequest\x1a/.cardroom.tournament.v1.RecordKnockoutsResponse\"C\xca\xf3\x18\x05\n" +
+	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x024:\x01*\"//v1/tournaments/{tournament_id}:recordKnockouts\x12\xa0\x01\n" +
+	"\n" +
+	"GetResults\x12).cardroom.tournament.v1.GetResultsRequest\x1a*.cardroom.tournament.v1.GetResultsResponse\";\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02)\x12'/v1/tournaments/{tournament_id}/results\x12\x9e\x01\n" +
+	"\tPayPrizes\x12(.cardroom.tournament.v1.PayPrizesRequest\x1a).cardroom.tournament.v1.PayPrizesResponse\"<\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tournaments/{tournament_id}:payPrizes\x12\xba\x01\n" +
+	"\fIssuePenalty\x12+.cardroom.tournament.v1.IssuePenaltyRequest\x1a,.cardroom.tournament.v1.IssuePenaltyResponse\"O\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02A:\x01*\"</v1/tournaments/{tournament_id}/entries/{player_id}:penalize\x12\xc8\x01\n" +
+	"\x11ReportHandStarted\x120.cardroom.tournament.v1.ReportHandStartedRequest\x1a1.cardroom.tournament.v1.ReportHandStartedResponse\"N\xca\xf3\x18\x05\n" +
+	"\x03\x02\x03\x06\x82\xd3\xe4\x93\x02?:\x01*\":/v1/tournaments/{tournament_id}/tables/{table}:handStarted\x12\xa9\x01\n" +
+	"\rBalanceTables\x12,.cardroom.tournament.v1.BalanceTablesRequest\x1a-.cardroom.tournament.v1.BalanceTablesResponse\";\xca\xf3\x18\x05\n" +
+	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/tournaments/{tournament_id}:balance\x12\xae\x01\n" +
+	"\tRaceChips\x12(.cardroom.tournament.v1.RaceChipsRequest\x1a).cardroom.tournament.v1.RaceChipsResponse\"L\xca\xf3\x18\x05\n" +
+	"\x03\x02\x03\x05\x82\xd3\xe4\x93\x02=:\x01*\"8/v1/tournaments/{tournament_id}/tables/{table}:raceChipsBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -2937,129 +4596,179 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
-	(TournamentState)(0),             // 0: cardroom.tournament.v1.TournamentState
-	(TournamentFormat)(0),            // 1: cardroom.tournament.v1.TournamentFormat
-	(EntryStatus)(0),                 // 2: cardroom.tournament.v1.EntryStatus
-	(*Tournament)(nil),               // 3: cardroom.tournament.v1.Tournament
-	(*EntryPolicy)(nil),              // 4: cardroom.tournament.v1.EntryPolicy
-	(*Level)(nil),                    // 5: cardroom.tournament.v1.Level
-	(*PayoutTier)(nil),               // 6: cardroom.tournament.v1.PayoutTier
-	(*PayoutStructure)(nil),          // 7: cardroom.tournament.v1.PayoutStructure
-	(*CreateTournamentRequest)(nil),  // 8: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil), // 9: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),   // 10: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),  // 11: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),     // 12: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),    // 13: cardroom.tournament.v1.GetTournamentResponse
-	(*Entry)(nil),                    // 14: cardroom.tournament.v1.Entry
-	(*RegisterPlayerRequest)(nil),    // 15: cardroom.tournament.v1.RegisterPlayerRequest
-	(*RegisterPlayerResponse)(nil),   // 16: cardroom.tournament.v1.RegisterPlayerResponse
-	(*UnregisterPlayerRequest)(nil),  // 17: cardroom.tournament.v1.UnregisterPlayerRequest
-	(*UnregisterPlayerResponse)(nil), // 18: cardroom.tournament.v1.UnregisterPlayerResponse
-	(*ListEntriesRequest)(nil),       // 19: cardroom.tournament.v1.ListEntriesRequest
-	(*ListEntriesResponse)(nil),      // 20: cardroom.tournament.v1.ListEntriesResponse
-	(*SeatAssignment)(nil),           // 21: cardroom.tournament.v1.SeatAssignment
-	(*ButtonDraw)(nil),               // 22: cardroom.tournament.v1.ButtonDraw
-	(*StartTournamentRequest)(nil),   // 23: cardroom.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil),  // 24: cardroom.tournament.v1.StartTournamentResponse
-	(*RebuyRequest)(nil),             // 25: cardroom.tournament.v1.RebuyRequest
-	(*RebuyResponse)(nil),            // 26: cardroom.tournament.v1.RebuyResponse
-	(*AddOnRequest)(nil),             // 27: cardroom.tournament.v1.AddOnRequest
-	(*AddOnResponse)(nil),            // 28: cardroom.tournament.v1.AddOnResponse
-	(*GetClockRequest)(nil),          // 29: cardroom.tournament.v1.GetClockRequest
-	(*GetClockResponse)(nil),         // 30: cardroom.tournament.v1.GetClockResponse
-	(*PauseClockRequest)(nil),        // 31: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),       // 32: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),       // 33: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),      // 34: cardroom.tournament.v1.ResumeClockResponse
-	(*GetPayoutsRequest)(nil),        // 35: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),       // 36: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),  // 37: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil), // 38: cardroom.tournament.v1.CancelTournamentResponse
-	nil,                              // 39: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                  // 40: cardroom.game.v1.Variant
-	(v1.Structure)(0),                // 41: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),    // 42: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),      // 43: google.protobuf.Duration
+	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
+	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
+	(EntryStatus)(0),                  // 2: cardroom.tournament.v1.EntryStatus
+	(PrizeState)(0),                   // 3: cardroom.tournament.v1.PrizeState
+	(PenaltyType)(0),                  // 4: cardroom.tournament.v1.PenaltyType
+	(*Tournament)(nil),                // 5: cardroom.tournament.v1.Tournament
+	(*EntryPolicy)(nil),               // 6: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                     // 7: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),                // 8: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),           // 9: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),   // 10: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil),  // 11: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),    // 12: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),   // 13: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),      // 14: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),     // 15: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                     // 16: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),     // 17: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),    // 18: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),   // 19: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil),  // 20: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),        // 21: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),       // 22: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),            // 23: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),                // 24: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),    // 25: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),   // 26: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),              // 27: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 28: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 29: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 30: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),           // 31: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),          // 32: cardroom.tournament.v1.GetClockResponse
+	(*PauseClockRequest)(nil),         // 33: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 34: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 35: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 36: cardroom.tournament.v1.ResumeClockResponse
+	(*GetPayoutsRequest)(nil),         // 37: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 38: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 39: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 40: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 41: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 42: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 43: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 44: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 45: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 46: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 47: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 48: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 49: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 50: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 51: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 52: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 53: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 54: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 55: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 56: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 57: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 58: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 59: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 60: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 61: cardroom.tournament.v1.RaceChipsResponse
+	nil,                               // 62: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 63: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 64: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 65: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 66: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	40, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	41, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	42, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	63, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	64, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	65, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	42, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	65, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,  // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	4,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	5,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	7,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	43, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	43, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	43, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	43, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	6,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	40, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	41, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	42, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	6,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	7,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	9,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	66, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	66, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	66, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	66, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	8,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	63, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	64, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	65, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,  // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	4,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	5,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	3,  // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	3,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	6,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	7,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	9,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,  // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	5,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	5,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,  // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	42, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	14, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	14, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	14, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	39, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	3,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	21, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	22, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	14, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	14, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	5,  // 35: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	43, // 36: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	30, // 37: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	30, // 38: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	7,  // 39: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	3,  // 40: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	8,  // 41: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	10, // 42: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	12, // 43: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	15, // 44: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	17, // 45: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	19, // 46: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	23, // 47: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	25, // 48: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	27, // 49: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	29, // 50: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	31, // 51: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	33, // 52: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	35, // 53: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	37, // 54: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	9,  // 55: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	11, // 56: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	13, // 57: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	16, // 58: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	18, // 59: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	20, // 60: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	24, // 61: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	26, // 62: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	28, // 63: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	30, // 64: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	32, // 65: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	34, // 66: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	36, // 67: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	38, // 68: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	55, // [55:69] is the sub-list for method output_type
-	41, // [41:55] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	65, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	16, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	62, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	5,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	23, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	24, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	16, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	7,  // 35: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	66, // 36: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	32, // 37: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	32, // 38: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	9,  // 39: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,  // 40: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,  // 41: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	41, // 42: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	42, // 43: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43, // 44: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	42, // 45: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43, // 46: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	43, // 47: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,  // 48: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	42, // 49: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	54, // 50: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	55, // 51: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	58, // 52: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	60, // 53: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	10, // 54: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	12, // 55: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	14, // 56: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	17, // 57: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	19, // 58: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	21, // 59: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	25, // 60: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	27, // 61: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	29, // 62: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	31, // 63: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	33, // 64: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	35, // 65: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	37, // 66: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	39, // 67: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	44, // 68: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	46, // 69: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	48, // 70: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	50, // 71: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	52, // 72: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	56, // 73: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	59, // 74: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	11, // 75: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13, // 76: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15, // 77: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18, // 78: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20, // 79: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22, // 80: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26, // 81: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28, // 82: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30, // 83: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32, // 84: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34, // 85: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36, // 86: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38, // 87: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40, // 88: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45, // 89: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47, // 90: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49, // 91: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51, // 92: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53, // 93: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57, // 94: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61, // 95: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	75, // [75:96] is the sub-list for method output_type
+	54, // [54:75] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -3072,8 +4781,8 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   37,
+			NumEnums:      5,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

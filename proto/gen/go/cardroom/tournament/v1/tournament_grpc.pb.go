@@ -22,20 +22,27 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TournamentService_CreateTournament_FullMethodName = "/cardroom.tournament.v1.TournamentService/CreateTournament"
-	TournamentService_ListTournaments_FullMethodName  = "/cardroom.tournament.v1.TournamentService/ListTournaments"
-	TournamentService_GetTournament_FullMethodName    = "/cardroom.tournament.v1.TournamentService/GetTournament"
-	TournamentService_RegisterPlayer_FullMethodName   = "/cardroom.tournament.v1.TournamentService/RegisterPlayer"
-	TournamentService_UnregisterPlayer_FullMethodName = "/cardroom.tournament.v1.TournamentService/UnregisterPlayer"
-	TournamentService_ListEntries_FullMethodName      = "/cardroom.tournament.v1.TournamentService/ListEntries"
-	TournamentService_StartTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/StartTournament"
-	TournamentService_Rebuy_FullMethodName            = "/cardroom.tournament.v1.TournamentService/Rebuy"
-	TournamentService_AddOn_FullMethodName            = "/cardroom.tournament.v1.TournamentService/AddOn"
-	TournamentService_GetClock_FullMethodName         = "/cardroom.tournament.v1.TournamentService/GetClock"
-	TournamentService_PauseClock_FullMethodName       = "/cardroom.tournament.v1.TournamentService/PauseClock"
-	TournamentService_ResumeClock_FullMethodName      = "/cardroom.tournament.v1.TournamentService/ResumeClock"
-	TournamentService_GetPayouts_FullMethodName       = "/cardroom.tournament.v1.TournamentService/GetPayouts"
-	TournamentService_CancelTournament_FullMethodName = "/cardroom.tournament.v1.TournamentService/CancelTournament"
+	TournamentService_CreateTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/CreateTournament"
+	TournamentService_ListTournaments_FullMethodName   = "/cardroom.tournament.v1.TournamentService/ListTournaments"
+	TournamentService_GetTournament_FullMethodName     = "/cardroom.tournament.v1.TournamentService/GetTournament"
+	TournamentService_RegisterPlayer_FullMethodName    = "/cardroom.tournament.v1.TournamentService/RegisterPlayer"
+	TournamentService_UnregisterPlayer_FullMethodName  = "/cardroom.tournament.v1.TournamentService/UnregisterPlayer"
+	TournamentService_ListEntries_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ListEntries"
+	TournamentService_StartTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/StartTournament"
+	TournamentService_Rebuy_FullMethodName             = "/cardroom.tournament.v1.TournamentService/Rebuy"
+	TournamentService_AddOn_FullMethodName             = "/cardroom.tournament.v1.TournamentService/AddOn"
+	TournamentService_GetClock_FullMethodName          = "/cardroom.tournament.v1.TournamentService/GetClock"
+	TournamentService_PauseClock_FullMethodName        = "/cardroom.tournament.v1.TournamentService/PauseClock"
+	TournamentService_ResumeClock_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ResumeClock"
+	TournamentService_GetPayouts_FullMethodName        = "/cardroom.tournament.v1.TournamentService/GetPayouts"
+	TournamentService_CancelTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/CancelTournament"
+	TournamentService_RecordKnockouts_FullMethodName   = "/cardroom.tournament.v1.TournamentService/RecordKnockouts"
+	TournamentService_GetResults_FullMethodName        = "/cardroom.tournament.v1.TournamentService/GetResults"
+	TournamentService_PayPrizes_FullMethodName         = "/cardroom.tournament.v1.TournamentService/PayPrizes"
+	TournamentService_IssuePenalty_FullMethodName      = "/cardroom.tournament.v1.TournamentService/IssuePenalty"
+	TournamentService_ReportHandStarted_FullMethodName = "/cardroom.tournament.v1.TournamentService/ReportHandStarted"
+	TournamentService_BalanceTables_FullMethodName     = "/cardroom.tournament.v1.TournamentService/BalanceTables"
+	TournamentService_RaceChips_FullMethodName         = "/cardroom.tournament.v1.TournamentService/RaceChips"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -85,6 +92,33 @@ type TournamentServiceClient interface {
 	// wallet refund every entry, rebuy and add-on (TR-03, G-30). Repeating it
 	// finishes an interrupted refund.
 	CancelTournament(ctx context.Context, in *CancelTournamentRequest, opts ...grpc.CallOption) (*CancelTournamentResponse, error)
+	// RecordKnockouts places players knocked out at the same time (TR-37): in
+	// one hand at one table by the stacks they started it with, equal stacks
+	// sharing; at different tables (hand-for-hand) all sharing. When one player
+	// is left the tournament finishes and the prizes are paid.
+	RecordKnockouts(ctx context.Context, in *RecordKnockoutsRequest, opts ...grpc.CallOption) (*RecordKnockoutsResponse, error)
+	// GetResults returns the finishing places and the prizes with their payment state.
+	GetResults(ctx context.Context, in *GetResultsRequest, opts ...grpc.CallOption) (*GetResultsResponse, error)
+	// PayPrizes repeats the prize payments that the wallet has not confirmed;
+	// each keeps its idempotency key, so nothing is paid twice.
+	PayPrizes(ctx context.Context, in *PayPrizesRequest, opts ...grpc.CallOption) (*PayPrizesResponse, error)
+	// IssuePenalty records a penalty (TR-32): a warning, missed hands counted
+	// from the players at the table now (TR-33, G-27), a dead hand, or
+	// disqualification and expulsion, which place the player (TR-34).
+	IssuePenalty(ctx context.Context, in *IssuePenaltyRequest, opts ...grpc.CallOption) (*IssuePenaltyResponse, error)
+	// ReportHandStarted counts a hand started at a table for the missed-hand
+	// penalties of the players in it and says who sits it out (TR-33, G-27).
+	ReportHandStarted(ctx context.Context, in *ReportHandStartedRequest, opts ...grpc.CallOption) (*ReportHandStartedResponse, error)
+	// BalanceTables moves players to keep tables within one player of each
+	// other: the player due to be big blind next goes to the worst seat,
+	// never the small blind (TR-23, G-25); or breaks a table, drawing its
+	// players' seats (TR-06). The moves are recorded and returned for the
+	// tables to carry out.
+	BalanceTables(ctx context.Context, in *BalanceTablesRequest, opts ...grpc.CallOption) (*BalanceTablesResponse, error)
+	// RaceChips colours up a table's smallest chips (TR-22, G-08): full sets
+	// are exchanged, odd chips raced with cards from seat 1, at most one chip
+	// each, nobody knocked out. The race is logged.
+	RaceChips(ctx context.Context, in *RaceChipsRequest, opts ...grpc.CallOption) (*RaceChipsResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -235,6 +269,76 @@ func (c *tournamentServiceClient) CancelTournament(ctx context.Context, in *Canc
 	return out, nil
 }
 
+func (c *tournamentServiceClient) RecordKnockouts(ctx context.Context, in *RecordKnockoutsRequest, opts ...grpc.CallOption) (*RecordKnockoutsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecordKnockoutsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_RecordKnockouts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) GetResults(ctx context.Context, in *GetResultsRequest, opts ...grpc.CallOption) (*GetResultsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetResultsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_GetResults_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) PayPrizes(ctx context.Context, in *PayPrizesRequest, opts ...grpc.CallOption) (*PayPrizesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PayPrizesResponse)
+	err := c.cc.Invoke(ctx, TournamentService_PayPrizes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) IssuePenalty(ctx context.Context, in *IssuePenaltyRequest, opts ...grpc.CallOption) (*IssuePenaltyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IssuePenaltyResponse)
+	err := c.cc.Invoke(ctx, TournamentService_IssuePenalty_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ReportHandStarted(ctx context.Context, in *ReportHandStartedRequest, opts ...grpc.CallOption) (*ReportHandStartedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReportHandStartedResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ReportHandStarted_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) BalanceTables(ctx context.Context, in *BalanceTablesRequest, opts ...grpc.CallOption) (*BalanceTablesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BalanceTablesResponse)
+	err := c.cc.Invoke(ctx, TournamentService_BalanceTables_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) RaceChips(ctx context.Context, in *RaceChipsRequest, opts ...grpc.CallOption) (*RaceChipsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RaceChipsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_RaceChips_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -282,6 +386,33 @@ type TournamentServiceServer interface {
 	// wallet refund every entry, rebuy and add-on (TR-03, G-30). Repeating it
 	// finishes an interrupted refund.
 	CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error)
+	// RecordKnockouts places players knocked out at the same time (TR-37): in
+	// one hand at one table by the stacks they started it with, equal stacks
+	// sharing; at different tables (hand-for-hand) all sharing. When one player
+	// is left the tournament finishes and the prizes are paid.
+	RecordKnockouts(context.Context, *RecordKnockoutsRequest) (*RecordKnockoutsResponse, error)
+	// GetResults returns the finishing places and the prizes with their payment state.
+	GetResults(context.Context, *GetResultsRequest) (*GetResultsResponse, error)
+	// PayPrizes repeats the prize payments that the wallet has not confirmed;
+	// each keeps its idempotency key, so nothing is paid twice.
+	PayPrizes(context.Context, *PayPrizesRequest) (*PayPrizesResponse, error)
+	// IssuePenalty records a penalty (TR-32): a warning, missed hands counted
+	// from the players at the table now (TR-33, G-27), a dead hand, or
+	// disqualification and expulsion, which place the player (TR-34).
+	IssuePenalty(context.Context, *IssuePenaltyRequest) (*IssuePenaltyResponse, error)
+	// ReportHandStarted counts a hand started at a table for the missed-hand
+	// penalties of the players in it and says who sits it out (TR-33, G-27).
+	ReportHandStarted(context.Context, *ReportHandStartedRequest) (*ReportHandStartedResponse, error)
+	// BalanceTables moves players to keep tables within one player of each
+	// other: the player due to be big blind next goes to the worst seat,
+	// never the small blind (TR-23, G-25); or breaks a table, drawing its
+	// players' seats (TR-06). The moves are recorded and returned for the
+	// tables to carry out.
+	BalanceTables(context.Context, *BalanceTablesRequest) (*BalanceTablesResponse, error)
+	// RaceChips colours up a table's smallest chips (TR-22, G-08): full sets
+	// are exchanged, odd chips raced with cards from seat 1, at most one chip
+	// each, nobody knocked out. The race is logged.
+	RaceChips(context.Context, *RaceChipsRequest) (*RaceChipsResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -333,6 +464,27 @@ func (UnimplementedTournamentServiceServer) GetPayouts(context.Context, *GetPayo
 }
 func (UnimplementedTournamentServiceServer) CancelTournament(context.Context, *CancelTournamentRequest) (*CancelTournamentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) RecordKnockouts(context.Context, *RecordKnockoutsRequest) (*RecordKnockoutsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordKnockouts not implemented")
+}
+func (UnimplementedTournamentServiceServer) GetResults(context.Context, *GetResultsRequest) (*GetResultsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetResults not implemented")
+}
+func (UnimplementedTournamentServiceServer) PayPrizes(context.Context, *PayPrizesRequest) (*PayPrizesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PayPrizes not implemented")
+}
+func (UnimplementedTournamentServiceServer) IssuePenalty(context.Context, *IssuePenaltyRequest) (*IssuePenaltyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method IssuePenalty not implemented")
+}
+func (UnimplementedTournamentServiceServer) ReportHandStarted(context.Context, *ReportHandStartedRequest) (*ReportHandStartedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReportHandStarted not implemented")
+}
+func (UnimplementedTournamentServiceServer) BalanceTables(context.Context, *BalanceTablesRequest) (*BalanceTablesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BalanceTables not implemented")
+}
+func (UnimplementedTournamentServiceServer) RaceChips(context.Context, *RaceChipsRequest) (*RaceChipsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RaceChips not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -607,6 +759,132 @@ func _TournamentService_CancelTournament_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_RecordKnockouts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordKnockoutsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).RecordKnockouts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_RecordKnockouts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).RecordKnockouts(ctx, req.(*RecordKnockoutsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_GetResults_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetResultsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).GetResults(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_GetResults_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).GetResults(ctx, req.(*GetResultsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_PayPrizes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PayPrizesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).PayPrizes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_PayPrizes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).PayPrizes(ctx, req.(*PayPrizesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_IssuePenalty_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IssuePenaltyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).IssuePenalty(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_IssuePenalty_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).IssuePenalty(ctx, req.(*IssuePenaltyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ReportHandStarted_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReportHandStartedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ReportHandStarted(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ReportHandStarted_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ReportHandStarted(ctx, req.(*ReportHandStartedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_BalanceTables_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BalanceTablesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).BalanceTables(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_BalanceTables_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).BalanceTables(ctx, req.(*BalanceTablesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_RaceChips_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RaceChipsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).RaceChips(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_RaceChips_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).RaceChips(ctx, req.(*RaceChipsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -669,6 +947,34 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelTournament",
 			Handler:    _TournamentService_CancelTournament_Handler,
+		},
+		{
+			MethodName: "RecordKnockouts",
+			Handler:    _TournamentService_RecordKnockouts_Handler,
+		},
+		{
+			MethodName: "GetResults",
+			Handler:    _TournamentService_GetResults_Handler,
+		},
+		{
+			MethodName: "PayPrizes",
+			Handler:    _TournamentService_PayPrizes_Handler,
+		},
+		{
+			MethodName: "IssuePenalty",
+			Handler:    _TournamentService_IssuePenalty_Handler,
+		},
+		{
+			MethodName: "ReportHandStarted",
+			Handler:    _TournamentService_ReportHandStarted_Handler,
+		},
+		{
+			MethodName: "BalanceTables",
+			Handler:    _TournamentService_BalanceTables_Handler,
+		},
+		{
+			MethodName: "RaceChips",
+			Handler:    _TournamentService_RaceChips_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
