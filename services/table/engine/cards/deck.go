@@ -5,12 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // Source yields uniformly random 64-bit values. The shuffle draws from it; it
 // is an interface so tests can inject a seeded source and production code a
 // cryptographic one.
 type Source interface {
+	// Uint64 returns the next uniformly random value.
 	Uint64() uint64
 }
 
@@ -57,23 +59,11 @@ func uniform(src Source, n uint64) uint64 {
 	threshold := -n % n
 	for {
 		v := src.Uint64()
-		hi, lo := mul64(v, n)
+		hi, lo := bits.Mul64(v, n)
 		if lo >= threshold {
 			return hi
 		}
 	}
-}
-
-func mul64(a, b uint64) (hi, lo uint64) {
-	const mask32 = 1<<32 - 1
-	a0, a1 := a&mask32, a>>32
-	b0, b1 := b&mask32, b>>32
-	w0 := a0 * b0
-	t := a1*b0 + w0>>32
-	w1 := t&mask32 + a0*b1
-	hi = a1*b1 + t>>32 + w1>>32
-	lo = a * b
-	return
 }
 
 // ErrDeckExhausted is returned when more cards are dealt than remain.
