@@ -64,7 +64,7 @@ type environment struct {
 	grpcAddr string
 	all      bool
 
-	// mu guards conns.
+	// mu guards conns, keyed "caller>service".
 	mu    sync.Mutex
 	conns map[string]*grpc.ClientConn
 }
@@ -115,11 +115,11 @@ var allParts = []part{
 			if err != nil {
 				return nil, fmt.Errorf("table seal key: %w", err)
 			}
-			walletConn, err := e.dial("wallet")
+			walletConn, err := e.dial(table.Name, "wallet")
 			if err != nil {
 				return nil, err
 			}
-			seatingConn, err := e.dial(seating.Name)
+			seatingConn, err := e.dial(table.Name, seating.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -170,13 +170,16 @@ func newEnvironment(cfg config.Config, log *slog.Logger, issuer *auth.Issuer) (*
 	return e, nil
 }
 
-// dial returns a connection to another service for calls a part makes on
-// its own behalf, authenticated with a service token: this process's own
-// address in `cardroom all`, CARDROOM_<SERVICE>_ADDR otherwise.
-func (e *environment) dial(service string) (*grpc.ClientConn, error) {
+// dial returns caller's connection to another service, for calls the
+// caller makes on its own behalf. It authenticates with a service token
+// whose subject names the calling part (cardroom-table, ...), so the callee
+// can tell its callers apart. The address is this process's own in
+// `cardroom all`, CARDROOM_<SERVICE>_ADDR otherwise.
+func (e *environment) dial(caller, service string) (*grpc.ClientConn, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c, ok := e.conns[service]; ok {
+	key := caller + ">" + service
+	if c, ok := e.conns[key]; ok {
 		return c, nil
 	}
 	addr := e.grpcAddr
@@ -186,11 +189,11 @@ func (e *environment) dial(service string) (*grpc.ClientConn, error) {
 			return nil, fmt.Errorf("no address for the %s service", service)
 		}
 	}
-	c, err := rpc.Dial(addr, rpc.Options{Logger: e.log, ServiceToken: e.issuer.ServiceTokens("cardroom-"+service+"-client", serviceTokenTTL)})
+	c, err := rpc.Dial(addr, rpc.Options{Logger: e.log, ServiceToken: e.issuer.ServiceTokens("cardroom-"+caller, serviceTokenTTL)})
 	if err != nil {
 		return nil, fmt.Errorf("dial %s at %s: %w", service, addr, err)
 	}
-	e.conns[service] = c
+	e.conns[key] = c
 	return c, nil
 }
 
