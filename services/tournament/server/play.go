@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/levels"
 	"github.com/cardroom/cardroom/services/tournament/standings"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -157,19 +158,37 @@ func (s *Server) clockResponse(t store.Tournament) *tournamentv1.GetClockRespons
 		c.Started = at
 	}
 	p := c.At(at)
+	return s.position(t, started, p)
+}
+
+func (s *Server) position(t store.Tournament, started bool, p levels.Position) *tournamentv1.GetClockResponse {
 	return &tournamentv1.GetClockResponse{
 		Started: started, LevelIndex: int32(p.Index), Level: levelToProto(p.Level),
 		Remaining: durationpb.New(p.Remaining), Paused: !t.Clock.PausedAt.IsZero(), Overtime: p.Overtime,
 	}
 }
 
-// GetClock returns the level in force now (G-07, TR-20).
+// GetClock returns the level in force now (G-07), or the level of a hand
+// that started at hand_start_time (TR-20).
 func (s *Server) GetClock(ctx context.Context, req *tournamentv1.GetClockRequest) (*tournamentv1.GetClockResponse, error) {
 	t, err := s.store.Load(ctx, req.GetTournamentId())
 	if err != nil {
 		return nil, err
 	}
-	return s.clockResponse(t), nil
+	if req.GetHandStartTime() == nil {
+		return s.clockResponse(t), nil
+	}
+	if t.Clock.Started.IsZero() {
+		return nil, ErrNotRunning
+	}
+	at := req.GetHandStartTime().AsTime()
+	i, l := t.Clock.ForHand(at)
+	p := t.Clock.At(at)
+	if p.Index != i {
+		// The hand plays the level before a break it ran into.
+		p = levels.Position{Index: i, Level: l}
+	}
+	return s.position(t, true, p), nil
 }
 
 // PauseClock stops the level clock of a running tournament.

@@ -345,6 +345,10 @@ func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.Report
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
+		// G-26: during hand-for-hand a table deals once per round.
+		if err := t.HandForHand.MayDeal(strconv.Itoa(int(req.GetTable()))); err != nil {
+			return err
+		}
 		for _, player := range req.GetPlayerIds() {
 			en, err := tx.Entry(player)
 			if err != nil {
@@ -427,6 +431,8 @@ func (s *Server) BalanceTables(ctx context.Context, req *tournamentv1.BalanceTab
 			if moves, err = balance.Break(list, strconv.Itoa(brk), s.random); err != nil {
 				return err
 			}
+			// G-26: a broken table no longer holds up the round.
+			t.HandForHand.TableClosed(strconv.Itoa(brk))
 		} else {
 			moves = balance.Plan(list, balance.Policy{})
 		}

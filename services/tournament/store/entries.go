@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/balance"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
@@ -22,6 +23,8 @@ type Tournament struct {
 	Rules house.Rules
 	// Clock's Started is zero until the event starts.
 	Clock levels.Clock
+	// HandForHand keeps tables in step near the money (G-26).
+	HandForHand balance.HandForHand
 }
 
 // PaymentState is where a saga step stands.
@@ -63,15 +66,15 @@ func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
 }
 
 func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
-	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms
-		FROM tournaments WHERE id = $1`, id)
+	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms,
+		hand_for_hand FROM tournaments WHERE id = $1`, id)
 	var t Tournament
 	var format, status int
 	var startsAt, createdAt, started, pausedAt, paused int64
-	var rules string
+	var rules, h4h string
 	e := &t.Event
 	err := row.Scan(&e.ID, &e.Name, &e.Game, &e.Structure, &format, &e.BuyIn.Currency, &e.BuyIn.PrizePool, &e.BuyIn.Fee,
-		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused)
+		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Tournament{}, ErrNotFound.Withf("no tournament %q", id)
 	}
@@ -87,6 +90,11 @@ func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	} else {
 		// Tournaments created before rules were stored get the defaults.
 		t.Rules = house.Rules{}.WithDefaults(t.Event)
+	}
+	if h4h != "" {
+		if err := json.Unmarshal([]byte(h4h), &t.HandForHand); err != nil {
+			return Tournament{}, fmt.Errorf("load tournament %s hand-for-hand: %w", id, err)
+		}
 	}
 	t.Clock.Sheet = t.Rules.Sheet
 	t.Clock.Started = millis(started)
@@ -118,7 +126,9 @@ type Tx struct {
 }
 
 // Update runs fn on the tournament in one serializable transaction and
-// writes back its status and clock; fn's other writes go through tx. fn
+// writes back its status, rules, clock and hand-for-hand state; fn's other
+// writes go through tx. Rules may change only before the start (TR-36):
+// that is the caller's check (standings.CheckChange). fn
 // may run more than once (conflict retries) and must not have effects
 // outside the transaction.
 func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tournament) error) error {
@@ -130,9 +140,21 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tourna
 		if err := fn(&Tx{ctx: ctx, tx: sqt, id: id}, &t); err != nil {
 			return err
 		}
+		h4h := ""
+		if t.HandForHand.Active {
+			raw, err := json.Marshal(t.HandForHand)
+			if err != nil {
+				return fmt.Errorf("update tournament %s: %w", id, err)
+			}
+			h4h = string(raw)
+		}
+		rules, err := json.Marshal(t.Rules)
+		if err != nil {
+			return fmt.Errorf("update tournament %s: %w", id, err)
+		}
 		_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
-			clock_paused_ms = $5 WHERE id = $1`, id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt),
-			t.Clock.Paused.Milliseconds())
+			clock_paused_ms = $5, hand_for_hand = $6, rules = $7 WHERE id = $1`, id, int(t.Event.Status), toMillis(t.Clock.Started),
+			toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h, string(rules))
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}

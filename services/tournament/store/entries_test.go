@@ -66,15 +66,19 @@ func TestEntriesContract(t *testing.T) {
 			}
 			tr.Event.Status = event.Running
 			tr.Clock.Started = now
+			tr.HandForHand.Start([]string{"1", "2"})
+			tr.Rules.Payouts.Unit = 500
 			return tx.AddDraw("seats", map[string]int{"ann": 3}, now)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = s.Update(ctx, "r1", func(tx *Tx, tr *Tournament) error {
-			if tr.Event.Status != event.Running || !tr.Clock.Started.Equal(now) {
-				t.Fatalf("status/clock not written back: %+v", tr)
+			if tr.Event.Status != event.Running || !tr.Clock.Started.Equal(now) || !tr.HandForHand.Active ||
+				len(tr.HandForHand.Tables) != 2 || tr.Rules.Payouts.Unit != 500 {
+				t.Fatalf("status/clock/hand-for-hand/rules not written back: %+v", tr)
 			}
+			tr.HandForHand.Stop()
 			pending, err := tx.PendingPayments("ann")
 			if err != nil || len(pending) != 1 || pending[0].Payment != pay || pending[0].State != PaymentPending {
 				t.Fatalf("PendingPayments = %+v, %v", pending, err)
@@ -128,8 +132,8 @@ func TestEntriesContract(t *testing.T) {
 		if !errors.Is(err, boom) {
 			t.Fatalf("Update = %v", err)
 		}
-		if got, _ := s.Load(ctx, "r1"); got.Event.Status != event.Running {
-			t.Fatal("failed update wrote the status")
+		if got, _ := s.Load(ctx, "r1"); got.Event.Status != event.Running || got.HandForHand.Active {
+			t.Fatalf("failed update wrote the status, or hand-for-hand did not stop: %+v", got)
 		}
 		if d, _ := s.Draws(ctx, "r1"); len(d) != 1 {
 			t.Fatal("failed update wrote a draw")

@@ -2233,7 +2233,11 @@ func (x *AddOnResponse) GetChips() int64 {
 type GetClockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// tournament_id is the tournament.
-	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// hand_start_time asks for the level of a hand that started (first
+	// shuffle, or the deal) at that time instead of now (TR-20: a new level
+	// takes effect from the next hand).
+	HandStartTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=hand_start_time,json=handStartTime,proto3" json:"hand_start_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2273,6 +2277,13 @@ func (x *GetClockRequest) GetTournamentId() string {
 		return x.TournamentId
 	}
 	return ""
+}
+
+func (x *GetClockRequest) GetHandStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.HandStartTime
+	}
+	return nil
 }
 
 // GetClockResponse is the clock now.
@@ -4186,6 +4197,830 @@ func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
 	return nil
 }
 
+// HandForHand is the hand-for-hand state (G-26).
+type HandForHand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// active is set while tables play hand for hand.
+	Active bool `protobuf:"varint,1,opt,name=active,proto3" json:"active,omitempty"`
+	// round counts rounds from 1.
+	Round int32 `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
+	// waiting are the tables that finished this round's hand and wait.
+	Waiting []int32 `protobuf:"varint,3,rep,packed,name=waiting,proto3" json:"waiting,omitempty"`
+	// playing are the tables still to finish this round's hand.
+	Playing       []int32 `protobuf:"varint,4,rep,packed,name=playing,proto3" json:"playing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandForHand) Reset() {
+	*x = HandForHand{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandForHand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandForHand) ProtoMessage() {}
+
+func (x *HandForHand) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
+func (*HandForHand) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *HandForHand) GetActive() bool {
+	if x != nil {
+		return x.Active
+	}
+	return false
+}
+
+func (x *HandForHand) GetRound() int32 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
+}
+
+func (x *HandForHand) GetWaiting() []int32 {
+	if x != nil {
+		return x.Waiting
+	}
+	return nil
+}
+
+func (x *HandForHand) GetPlaying() []int32 {
+	if x != nil {
+		return x.Playing
+	}
+	return nil
+}
+
+// SetHandForHandRequest turns hand-for-hand on or off.
+type SetHandForHandRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// on starts hand-for-hand over the tables in play; false stops it.
+	On            bool `protobuf:"varint,2,opt,name=on,proto3" json:"on,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetHandForHandRequest) Reset() {
+	*x = SetHandForHandRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetHandForHandRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetHandForHandRequest) ProtoMessage() {}
+
+func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
+func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *SetHandForHandRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *SetHandForHandRequest) GetOn() bool {
+	if x != nil {
+		return x.On
+	}
+	return false
+}
+
+// SetHandForHandResponse is the new state.
+type SetHandForHandResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hand_for_hand is the state.
+	HandForHand   *HandForHand `protobuf:"bytes,1,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetHandForHandResponse) Reset() {
+	*x = SetHandForHandResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetHandForHandResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetHandForHandResponse) ProtoMessage() {}
+
+func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
+func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
+	if x != nil {
+		return x.HandForHand
+	}
+	return nil
+}
+
+// ReportHandEndedRequest reports a table's hand over.
+type ReportHandEndedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// table is the table.
+	Table         int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportHandEndedRequest) Reset() {
+	*x = ReportHandEndedRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportHandEndedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportHandEndedRequest) ProtoMessage() {}
+
+func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
+func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *ReportHandEndedRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ReportHandEndedRequest) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+// ReportHandEndedResponse is the state after the report.
+type ReportHandEndedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hand_for_hand is the state.
+	HandForHand *HandForHand `protobuf:"bytes,1,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
+	// next_round is set when this was the round's last table: every table may deal.
+	NextRound     bool `protobuf:"varint,2,opt,name=next_round,json=nextRound,proto3" json:"next_round,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportHandEndedResponse) Reset() {
+	*x = ReportHandEndedResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportHandEndedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportHandEndedResponse) ProtoMessage() {}
+
+func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
+func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
+	if x != nil {
+		return x.HandForHand
+	}
+	return nil
+}
+
+func (x *ReportHandEndedResponse) GetNextRound() bool {
+	if x != nil {
+		return x.NextRound
+	}
+	return false
+}
+
+// UpdatePayoutsRequest replaces the payout structure.
+type UpdatePayoutsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// payouts is the new structure.
+	Payouts       *PayoutStructure `protobuf:"bytes,2,opt,name=payouts,proto3" json:"payouts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatePayoutsRequest) Reset() {
+	*x = UpdatePayoutsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePayoutsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePayoutsRequest) ProtoMessage() {}
+
+func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
+func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *UpdatePayoutsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *UpdatePayoutsRequest) GetPayouts() *PayoutStructure {
+	if x != nil {
+		return x.Payouts
+	}
+	return nil
+}
+
+// UpdatePayoutsResponse is the tournament with its new structure.
+type UpdatePayoutsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament is the tournament.
+	Tournament    *Tournament `protobuf:"bytes,1,opt,name=tournament,proto3" json:"tournament,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdatePayoutsResponse) Reset() {
+	*x = UpdatePayoutsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePayoutsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePayoutsResponse) ProtoMessage() {}
+
+func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
+func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
+	if x != nil {
+		return x.Tournament
+	}
+	return nil
+}
+
+// ClaimSeatRequest checks who takes an entry's seat.
+type ClaimSeatRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the entry's player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// presenter_id is the person presenting the entry.
+	PresenterId string `protobuf:"bytes,3,opt,name=presenter_id,json=presenterId,proto3" json:"presenter_id,omitempty"`
+	// forfeit forfeits the entry without refund when the presenter is someone else (TR-05).
+	Forfeit       bool `protobuf:"varint,4,opt,name=forfeit,proto3" json:"forfeit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimSeatRequest) Reset() {
+	*x = ClaimSeatRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimSeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimSeatRequest) ProtoMessage() {}
+
+func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
+func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *ClaimSeatRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ClaimSeatRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ClaimSeatRequest) GetPresenterId() string {
+	if x != nil {
+		return x.PresenterId
+	}
+	return ""
+}
+
+func (x *ClaimSeatRequest) GetForfeit() bool {
+	if x != nil {
+		return x.Forfeit
+	}
+	return false
+}
+
+// ClaimSeatResponse is the entry after the check.
+type ClaimSeatResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the entry.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimSeatResponse) Reset() {
+	*x = ClaimSeatResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimSeatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimSeatResponse) ProtoMessage() {}
+
+func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
+func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ClaimSeatResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// ConfiscateBlindsRequest describes the dodged blinds.
+type ConfiscateBlindsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the player who moved.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// stack is the player's stack now.
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// small_blind is the level's small blind.
+	SmallBlind int64 `protobuf:"varint,4,opt,name=small_blind,json=smallBlind,proto3" json:"small_blind,omitempty"`
+	// big_blind is the level's big blind.
+	BigBlind int64 `protobuf:"varint,5,opt,name=big_blind,json=bigBlind,proto3" json:"big_blind,omitempty"`
+	// missed_small says the small blind passed the player's new seat.
+	MissedSmall bool `protobuf:"varint,6,opt,name=missed_small,json=missedSmall,proto3" json:"missed_small,omitempty"`
+	// missed_big says the big blind passed the player's new seat.
+	MissedBig     bool `protobuf:"varint,7,opt,name=missed_big,json=missedBig,proto3" json:"missed_big,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfiscateBlindsRequest) Reset() {
+	*x = ConfiscateBlindsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfiscateBlindsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfiscateBlindsRequest) ProtoMessage() {}
+
+func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
+func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ConfiscateBlindsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ConfiscateBlindsRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ConfiscateBlindsRequest) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *ConfiscateBlindsRequest) GetSmallBlind() int64 {
+	if x != nil {
+		return x.SmallBlind
+	}
+	return 0
+}
+
+func (x *ConfiscateBlindsRequest) GetBigBlind() int64 {
+	if x != nil {
+		return x.BigBlind
+	}
+	return 0
+}
+
+func (x *ConfiscateBlindsRequest) GetMissedSmall() bool {
+	if x != nil {
+		return x.MissedSmall
+	}
+	return false
+}
+
+func (x *ConfiscateBlindsRequest) GetMissedBig() bool {
+	if x != nil {
+		return x.MissedBig
+	}
+	return false
+}
+
+// ConfiscateBlindsResponse is the result.
+type ConfiscateBlindsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// stack is the player's stack after.
+	Stack int64 `protobuf:"varint,1,opt,name=stack,proto3" json:"stack,omitempty"`
+	// dead_money goes into the next pot.
+	DeadMoney     int64 `protobuf:"varint,2,opt,name=dead_money,json=deadMoney,proto3" json:"dead_money,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfiscateBlindsResponse) Reset() {
+	*x = ConfiscateBlindsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfiscateBlindsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfiscateBlindsResponse) ProtoMessage() {}
+
+func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
+func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *ConfiscateBlindsResponse) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *ConfiscateBlindsResponse) GetDeadMoney() int64 {
+	if x != nil {
+		return x.DeadMoney
+	}
+	return 0
+}
+
+// DrawRecord is one logged draw or floor action.
+type DrawRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seq orders the log from 1.
+	Seq int32 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// kind is seats, button, late_seat, balance, table_break, chip_race or confiscation.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// record_json is the draw as recorded.
+	RecordJson string `protobuf:"bytes,3,opt,name=record_json,json=recordJson,proto3" json:"record_json,omitempty"`
+	// create_time is when it was drawn.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DrawRecord) Reset() {
+	*x = DrawRecord{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DrawRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DrawRecord) ProtoMessage() {}
+
+func (x *DrawRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
+func (*DrawRecord) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *DrawRecord) GetSeq() int32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *DrawRecord) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *DrawRecord) GetRecordJson() string {
+	if x != nil {
+		return x.RecordJson
+	}
+	return ""
+}
+
+func (x *DrawRecord) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+// ListDrawsRequest names the tournament.
+type ListDrawsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDrawsRequest) Reset() {
+	*x = ListDrawsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDrawsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDrawsRequest) ProtoMessage() {}
+
+func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
+func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *ListDrawsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// ListDrawsResponse is the log.
+type ListDrawsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// draws in order.
+	Draws         []*DrawRecord `protobuf:"bytes,1,rep,name=draws,proto3" json:"draws,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDrawsResponse) Reset() {
+	*x = ListDrawsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDrawsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDrawsResponse) ProtoMessage() {}
+
+func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
+func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
+	if x != nil {
+		return x.Draws
+	}
+	return nil
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
@@ -4357,9 +5192,10 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"with_rebuy\x18\x05 \x01(\bR\twithRebuy\"Z\n" +
 	"\rAddOnResponse\x123\n" +
 	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\x12\x14\n" +
-	"\x05chips\x18\x02 \x01(\x03R\x05chips\"S\n" +
+	"\x05chips\x18\x02 \x01(\x03R\x05chips\"\x97\x01\n" +
 	"\x0fGetClockRequest\x12@\n" +
-	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xef\x01\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12B\n" +
+	"\x0fhand_start_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\rhandStartTime\"\xef\x01\n" +
 	"\x10GetClockResponse\x12\x18\n" +
 	"\astarted\x18\x01 \x01(\bR\astarted\x12\x1f\n" +
 	"\vlevel_index\x18\x02 \x01(\x05R\n" +
@@ -4504,7 +5340,65 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x03won\x18\x04 \x01(\bR\x03won\x12\x14\n" +
 	"\x05stack\x18\x05 \x01(\x03R\x05stack\"U\n" +
 	"\x11RaceChipsResponse\x12@\n" +
-	"\aresults\x18\x01 \x03(\v2&.cardroom.tournament.v1.ChipRaceResultR\aresults*\xb0\x01\n" +
+	"\aresults\x18\x01 \x03(\v2&.cardroom.tournament.v1.ChipRaceResultR\aresults\"o\n" +
+	"\vHandForHand\x12\x16\n" +
+	"\x06active\x18\x01 \x01(\bR\x06active\x12\x14\n" +
+	"\x05round\x18\x02 \x01(\x05R\x05round\x12\x18\n" +
+	"\awaiting\x18\x03 \x03(\x05R\awaiting\x12\x18\n" +
+	"\aplaying\x18\x04 \x03(\x05R\aplaying\"i\n" +
+	"\x15SetHandForHandRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\x0e\n" +
+	"\x02on\x18\x02 \x01(\bR\x02on\"a\n" +
+	"\x16SetHandForHandResponse\x12G\n" +
+	"\rhand_for_hand\x18\x01 \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\"|\n" +
+	"\x16ReportHandEndedRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x05table\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\"\x81\x01\n" +
+	"\x17ReportHandEndedResponse\x12G\n" +
+	"\rhand_for_hand\x18\x01 \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\x12\x1d\n" +
+	"\n" +
+	"next_round\x18\x02 \x01(\bR\tnextRound\"\xa3\x01\n" +
+	"\x14UpdatePayoutsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12I\n" +
+	"\apayouts\x18\x02 \x01(\v2'.cardroom.tournament.v1.PayoutStructureB\x06\xbaH\x03\xc8\x01\x01R\apayouts\"[\n" +
+	"\x15UpdatePayoutsResponse\x12B\n" +
+	"\n" +
+	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
+	"tournament\"\xf0\x01\n" +
+	"\x10ClaimSeatRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12B\n" +
+	"\fpresenter_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\vpresenterId\x12\x18\n" +
+	"\aforfeit\x18\x04 \x01(\bR\aforfeit\"H\n" +
+	"\x11ClaimSeatResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\"\xca\x02\n" +
+	"\x17ConfiscateBlindsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1d\n" +
+	"\x05stack\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12(\n" +
+	"\vsmall_blind\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
+	"smallBlind\x12$\n" +
+	"\tbig_blind\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\bbigBlind\x12!\n" +
+	"\fmissed_small\x18\x06 \x01(\bR\vmissedSmall\x12\x1d\n" +
+	"\n" +
+	"missed_big\x18\a \x01(\bR\tmissedBig\"O\n" +
+	"\x18ConfiscateBlindsResponse\x12\x14\n" +
+	"\x05stack\x18\x01 \x01(\x03R\x05stack\x12\x1d\n" +
+	"\n" +
+	"dead_money\x18\x02 \x01(\x03R\tdeadMoney\"\x90\x01\n" +
+	"\n" +
+	"DrawRecord\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x05R\x03seq\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1f\n" +
+	"\vrecord_json\x18\x03 \x01(\tR\n" +
+	"recordJson\x12;\n" +
+	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\"T\n" +
+	"\x10ListDrawsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"M\n" +
+	"\x11ListDrawsResponse\x128\n" +
+	"\x05draws\x18\x01 \x03(\v2\".cardroom.tournament.v1.DrawRecordR\x05draws*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -4536,7 +5430,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb0\x1c\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xf1$\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -4582,7 +5476,19 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\rBalanceTables\x12,.cardroom.tournament.v1.BalanceTablesRequest\x1a-.cardroom.tournament.v1.BalanceTablesResponse\";\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/tournaments/{tournament_id}:balance\x12\xae\x01\n" +
 	"\tRaceChips\x12(.cardroom.tournament.v1.RaceChipsRequest\x1a).cardroom.tournament.v1.RaceChipsResponse\"L\xca\xf3\x18\x05\n" +
-	"\x03\x02\x03\x05\x82\xd3\xe4\x93\x02=:\x01*\"8/v1/tournaments/{tournament_id}/tables/{table}:raceChipsBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x03\x02\x03\x05\x82\xd3\xe4\x93\x02=:\x01*\"8/v1/tournaments/{tournament_id}/tables/{table}:raceChips\x12\xaf\x01\n" +
+	"\x0eSetHandForHand\x12-.cardroom.tournament.v1.SetHandForHandRequest\x1a..cardroom.tournament.v1.SetHandForHandResponse\">\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x020:\x01*\"+/v1/tournaments/{tournament_id}:handForHand\x12\xc0\x01\n" +
+	"\x0fReportHandEnded\x12..cardroom.tournament.v1.ReportHandEndedRequest\x1a/.cardroom.tournament.v1.ReportHandEndedResponse\"L\xca\xf3\x18\x05\n" +
+	"\x03\x02\x03\x06\x82\xd3\xe4\x93\x02=:\x01*\"8/v1/tournaments/{tournament_id}/tables/{table}:handEnded\x12\xa8\x01\n" +
+	"\rUpdatePayouts\x12,.cardroom.tournament.v1.UpdatePayoutsRequest\x1a-.cardroom.tournament.v1.UpdatePayoutsResponse\":\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/tournaments/{tournament_id}/payouts\x12\xaf\x01\n" +
+	"\tClaimSeat\x12(.cardroom.tournament.v1.ClaimSeatRequest\x1a).cardroom.tournament.v1.ClaimSeatResponse\"M\xca\xf3\x18\x05\n" +
+	"\x03\x02\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:claim\x12\xce\x01\n" +
+	"\x10ConfiscateBlinds\x12/.cardroom.tournament.v1.ConfiscateBlindsRequest\x1a0.cardroom.tournament.v1.ConfiscateBlindsResponse\"W\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02I:\x01*\"D/v1/tournaments/{tournament_id}/entries/{player_id}:confiscateBlinds\x12\x9b\x01\n" +
+	"\tListDraws\x12(.cardroom.tournament.v1.ListDrawsRequest\x1a).cardroom.tournament.v1.ListDrawsResponse\"9\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/drawsBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -4597,7 +5503,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -4661,30 +5567,44 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*RaceChipsRequest)(nil),          // 59: cardroom.tournament.v1.RaceChipsRequest
 	(*ChipRaceResult)(nil),            // 60: cardroom.tournament.v1.ChipRaceResult
 	(*RaceChipsResponse)(nil),         // 61: cardroom.tournament.v1.RaceChipsResponse
-	nil,                               // 62: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 63: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 64: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 65: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 66: google.protobuf.Duration
+	(*HandForHand)(nil),               // 62: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 63: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 64: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 65: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 66: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 67: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 68: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 69: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 70: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 71: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 72: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 73: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 74: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 75: cardroom.tournament.v1.ListDrawsResponse
+	nil,                               // 76: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 77: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 78: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 79: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 80: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	63, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	64, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	65, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	77, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	78, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	79, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	65, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	79, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,  // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	9,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	66, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	66, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	66, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	66, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	80, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	80, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	80, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	80, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
 	8,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	63, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	64, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	65, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	77, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	78, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	79, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,  // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
@@ -4693,82 +5613,102 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	5,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
 	5,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,  // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	65, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	79, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
 	16, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	62, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	76, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
 	5,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	23, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
 	24, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
 	16, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	7,  // 35: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	66, // 36: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	32, // 37: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	32, // 38: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	9,  // 39: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,  // 40: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,  // 41: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	41, // 42: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	42, // 43: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43, // 44: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	42, // 45: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43, // 46: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	43, // 47: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,  // 48: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	42, // 49: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	54, // 50: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	55, // 51: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	58, // 52: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	60, // 53: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	10, // 54: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	12, // 55: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	14, // 56: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	17, // 57: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	19, // 58: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	21, // 59: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	25, // 60: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	27, // 61: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	29, // 62: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	31, // 63: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	33, // 64: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	35, // 65: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	37, // 66: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	39, // 67: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	44, // 68: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	46, // 69: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	48, // 70: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	50, // 71: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	52, // 72: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	56, // 73: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	59, // 74: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	11, // 75: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13, // 76: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15, // 77: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18, // 78: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20, // 79: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22, // 80: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26, // 81: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28, // 82: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30, // 83: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32, // 84: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34, // 85: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36, // 86: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38, // 87: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40, // 88: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45, // 89: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47, // 90: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49, // 91: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51, // 92: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53, // 93: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57, // 94: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61, // 95: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	75, // [75:96] is the sub-list for method output_type
-	54, // [54:75] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	79, // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	7,  // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	80, // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	32, // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	32, // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	9,  // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,  // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,  // 42: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	41, // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	42, // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43, // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	42, // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43, // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	43, // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,  // 49: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	42, // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	54, // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	55, // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	58, // 53: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	60, // 54: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	62, // 55: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	62, // 56: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	9,  // 57: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,  // 58: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	16, // 59: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	79, // 60: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	73, // 61: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	10, // 62: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	12, // 63: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	14, // 64: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	17, // 65: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	19, // 66: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	21, // 67: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	25, // 68: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	27, // 69: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	29, // 70: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	31, // 71: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	33, // 72: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	35, // 73: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	37, // 74: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	39, // 75: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	44, // 76: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	46, // 77: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	48, // 78: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	50, // 79: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	52, // 80: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	56, // 81: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	59, // 82: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	63, // 83: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	65, // 84: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	67, // 85: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	69, // 86: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	71, // 87: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	74, // 88: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	11, // 89: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13, // 90: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15, // 91: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18, // 92: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20, // 93: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22, // 94: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26, // 95: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28, // 96: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30, // 97: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32, // 98: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34, // 99: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36, // 100: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38, // 101: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40, // 102: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45, // 103: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47, // 104: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49, // 105: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51, // 106: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53, // 107: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57, // 108: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61, // 109: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	64, // 110: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	66, // 111: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	68, // 112: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	70, // 113: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	72, // 114: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	75, // 115: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	89, // [89:116] is the sub-list for method output_type
+	62, // [62:89] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -4782,7 +5722,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   58,
+			NumMessages:   72,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -43,6 +43,12 @@ const (
 	TournamentService_ReportHandStarted_FullMethodName = "/cardroom.tournament.v1.TournamentService/ReportHandStarted"
 	TournamentService_BalanceTables_FullMethodName     = "/cardroom.tournament.v1.TournamentService/BalanceTables"
 	TournamentService_RaceChips_FullMethodName         = "/cardroom.tournament.v1.TournamentService/RaceChips"
+	TournamentService_SetHandForHand_FullMethodName    = "/cardroom.tournament.v1.TournamentService/SetHandForHand"
+	TournamentService_ReportHandEnded_FullMethodName   = "/cardroom.tournament.v1.TournamentService/ReportHandEnded"
+	TournamentService_UpdatePayouts_FullMethodName     = "/cardroom.tournament.v1.TournamentService/UpdatePayouts"
+	TournamentService_ClaimSeat_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ClaimSeat"
+	TournamentService_ConfiscateBlinds_FullMethodName  = "/cardroom.tournament.v1.TournamentService/ConfiscateBlinds"
+	TournamentService_ListDraws_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListDraws"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -119,6 +125,23 @@ type TournamentServiceClient interface {
 	// are exchanged, odd chips raced with cards from seat 1, at most one chip
 	// each, nobody knocked out. The race is logged.
 	RaceChips(ctx context.Context, in *RaceChipsRequest, opts ...grpc.CallOption) (*RaceChipsResponse, error)
+	// SetHandForHand turns hand-for-hand play on or off (G-26, the director's call).
+	SetHandForHand(ctx context.Context, in *SetHandForHandRequest, opts ...grpc.CallOption) (*SetHandForHandResponse, error)
+	// ReportHandEnded tells hand-for-hand play that a table finished its hand;
+	// when the last table has, the next round starts (G-26).
+	ReportHandEnded(ctx context.Context, in *ReportHandEndedRequest, opts ...grpc.CallOption) (*ReportHandEndedResponse, error)
+	// UpdatePayouts replaces the payout structure before the start; it is
+	// locked once the tournament starts (TR-36).
+	UpdatePayouts(ctx context.Context, in *UpdatePayoutsRequest, opts ...grpc.CallOption) (*UpdatePayoutsResponse, error)
+	// ClaimSeat checks that the person taking an entry's seat is its player
+	// (TR-05); the floor may forfeit the entry, without refund.
+	ClaimSeat(ctx context.Context, in *ClaimSeatRequest, opts ...grpc.CallOption) (*ClaimSeatResponse, error)
+	// ConfiscateBlinds takes the blinds a moved player dodged from their stack
+	// as dead money for the next pot (TR-24), and logs it.
+	ConfiscateBlinds(ctx context.Context, in *ConfiscateBlindsRequest, opts ...grpc.CallOption) (*ConfiscateBlindsResponse, error)
+	// ListDraws returns the draw log: seat draws, button draws, late seats,
+	// balancing moves, table breaks, chip races, confiscations (TR-06, TR-07).
+	ListDraws(ctx context.Context, in *ListDrawsRequest, opts ...grpc.CallOption) (*ListDrawsResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -339,6 +362,66 @@ func (c *tournamentServiceClient) RaceChips(ctx context.Context, in *RaceChipsRe
 	return out, nil
 }
 
+func (c *tournamentServiceClient) SetHandForHand(ctx context.Context, in *SetHandForHandRequest, opts ...grpc.CallOption) (*SetHandForHandResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetHandForHandResponse)
+	err := c.cc.Invoke(ctx, TournamentService_SetHandForHand_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ReportHandEnded(ctx context.Context, in *ReportHandEndedRequest, opts ...grpc.CallOption) (*ReportHandEndedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReportHandEndedResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ReportHandEnded_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) UpdatePayouts(ctx context.Context, in *UpdatePayoutsRequest, opts ...grpc.CallOption) (*UpdatePayoutsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdatePayoutsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_UpdatePayouts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ClaimSeat(ctx context.Context, in *ClaimSeatRequest, opts ...grpc.CallOption) (*ClaimSeatResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClaimSeatResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ClaimSeat_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ConfiscateBlinds(ctx context.Context, in *ConfiscateBlindsRequest, opts ...grpc.CallOption) (*ConfiscateBlindsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfiscateBlindsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ConfiscateBlinds_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ListDraws(ctx context.Context, in *ListDrawsRequest, opts ...grpc.CallOption) (*ListDrawsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDrawsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ListDraws_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -413,6 +496,23 @@ type TournamentServiceServer interface {
 	// are exchanged, odd chips raced with cards from seat 1, at most one chip
 	// each, nobody knocked out. The race is logged.
 	RaceChips(context.Context, *RaceChipsRequest) (*RaceChipsResponse, error)
+	// SetHandForHand turns hand-for-hand play on or off (G-26, the director's call).
+	SetHandForHand(context.Context, *SetHandForHandRequest) (*SetHandForHandResponse, error)
+	// ReportHandEnded tells hand-for-hand play that a table finished its hand;
+	// when the last table has, the next round starts (G-26).
+	ReportHandEnded(context.Context, *ReportHandEndedRequest) (*ReportHandEndedResponse, error)
+	// UpdatePayouts replaces the payout structure before the start; it is
+	// locked once the tournament starts (TR-36).
+	UpdatePayouts(context.Context, *UpdatePayoutsRequest) (*UpdatePayoutsResponse, error)
+	// ClaimSeat checks that the person taking an entry's seat is its player
+	// (TR-05); the floor may forfeit the entry, without refund.
+	ClaimSeat(context.Context, *ClaimSeatRequest) (*ClaimSeatResponse, error)
+	// ConfiscateBlinds takes the blinds a moved player dodged from their stack
+	// as dead money for the next pot (TR-24), and logs it.
+	ConfiscateBlinds(context.Context, *ConfiscateBlindsRequest) (*ConfiscateBlindsResponse, error)
+	// ListDraws returns the draw log: seat draws, button draws, late seats,
+	// balancing moves, table breaks, chip races, confiscations (TR-06, TR-07).
+	ListDraws(context.Context, *ListDrawsRequest) (*ListDrawsResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -485,6 +585,24 @@ func (UnimplementedTournamentServiceServer) BalanceTables(context.Context, *Bala
 }
 func (UnimplementedTournamentServiceServer) RaceChips(context.Context, *RaceChipsRequest) (*RaceChipsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RaceChips not implemented")
+}
+func (UnimplementedTournamentServiceServer) SetHandForHand(context.Context, *SetHandForHandRequest) (*SetHandForHandResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetHandForHand not implemented")
+}
+func (UnimplementedTournamentServiceServer) ReportHandEnded(context.Context, *ReportHandEndedRequest) (*ReportHandEndedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReportHandEnded not implemented")
+}
+func (UnimplementedTournamentServiceServer) UpdatePayouts(context.Context, *UpdatePayoutsRequest) (*UpdatePayoutsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdatePayouts not implemented")
+}
+func (UnimplementedTournamentServiceServer) ClaimSeat(context.Context, *ClaimSeatRequest) (*ClaimSeatResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClaimSeat not implemented")
+}
+func (UnimplementedTournamentServiceServer) ConfiscateBlinds(context.Context, *ConfiscateBlindsRequest) (*ConfiscateBlindsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfiscateBlinds not implemented")
+}
+func (UnimplementedTournamentServiceServer) ListDraws(context.Context, *ListDrawsRequest) (*ListDrawsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDraws not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -885,6 +1003,114 @@ func _TournamentService_RaceChips_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_SetHandForHand_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetHandForHandRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).SetHandForHand(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_SetHandForHand_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).SetHandForHand(ctx, req.(*SetHandForHandRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ReportHandEnded_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReportHandEndedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ReportHandEnded(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ReportHandEnded_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ReportHandEnded(ctx, req.(*ReportHandEndedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_UpdatePayouts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdatePayoutsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).UpdatePayouts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_UpdatePayouts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).UpdatePayouts(ctx, req.(*UpdatePayoutsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ClaimSeat_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClaimSeatRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ClaimSeat(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ClaimSeat_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ClaimSeat(ctx, req.(*ClaimSeatRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ConfiscateBlinds_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfiscateBlindsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ConfiscateBlinds(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ConfiscateBlinds_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ConfiscateBlinds(ctx, req.(*ConfiscateBlindsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ListDraws_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDrawsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ListDraws(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ListDraws_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ListDraws(ctx, req.(*ListDrawsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -975,6 +1201,30 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RaceChips",
 			Handler:    _TournamentService_RaceChips_Handler,
+		},
+		{
+			MethodName: "SetHandForHand",
+			Handler:    _TournamentService_SetHandForHand_Handler,
+		},
+		{
+			MethodName: "ReportHandEnded",
+			Handler:    _TournamentService_ReportHandEnded_Handler,
+		},
+		{
+			MethodName: "UpdatePayouts",
+			Handler:    _TournamentService_UpdatePayouts_Handler,
+		},
+		{
+			MethodName: "ClaimSeat",
+			Handler:    _TournamentService_ClaimSeat_Handler,
+		},
+		{
+			MethodName: "ConfiscateBlinds",
+			Handler:    _TournamentService_ConfiscateBlinds_Handler,
+		},
+		{
+			MethodName: "ListDraws",
+			Handler:    _TournamentService_ListDraws_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/balance"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+func handForHandToProto(h balance.HandForHand) *tournamentv1.HandForHand {
+	pb := &tournamentv1.HandForHand{Active: h.Active, Round: int32(h.Round)}
+	for _, tb := range h.Tables {
+		n, _ := strconv.Atoi(tb)
+		if slices.Contains(h.Done, tb) {
+			pb.Waiting = append(pb.Waiting, int32(n))
+		} else {
+			pb.Playing = append(pb.Playing, int32(n))
+		}
+	}
+	return pb
+}
+
+// SetHandForHand starts hand-for-hand over the tables with players, or
+// stops it (G-26).
+func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandForHandRequest) (*tournamentv1.SetHandForHandResponse, error) {
+	resp := &tournamentv1.SetHandForHandResponse{}
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status != event.Running {
+			return ErrNotRunning
+		}
+		if !req.GetOn() {
+			t.HandForHand.Stop()
+		} else {
+			ens, err := tx.Entries()
+			if err != nil {
+				return err
+			}
+			var ids []string
+			for _, n := range slices.Sorted(maps.Keys(tables(ens, t.Rules.SeatsPerTable, nil))) {
+				ids = append(ids, strconv.Itoa(n))
+			}
+			t.HandForHand.Start(ids)
+		}
+		resp.HandForHand = handForHandToProto(t.HandForHand)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ReportHandEnded records a table's hand-for-hand hand (G-26).
+func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHandEndedRequest) (*tournamentv1.ReportHandEndedResponse, error) {
+	resp := &tournamentv1.ReportHandEndedResponse{}
+	err := s.store.Update(ctx, req.GetTournamentId(), func(_ *store.Tx, t *store.Tournament) error {
+		next, err := t.HandForHand.HandEnded(strconv.Itoa(int(req.GetTable())))
+		if err != nil {
+			return err
+		}
+		resp.NextRound = next
+		resp.HandForHand = handForHandToProto(t.HandForHand)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// UpdatePayouts replaces the payout structure until the start (TR-36).
+func (s *Server) UpdatePayouts(ctx context.Context, req *tournamentv1.UpdatePayoutsRequest) (*tournamentv1.UpdatePayoutsResponse, error) {
+	now := s.now()
+	structure := rulesFromProto(&tournamentv1.CreateTournamentRequest{Payouts: req.GetPayouts()}).Payouts
+	if err := structure.Validate(); err != nil {
+		return nil, err
+	}
+	resp := &tournamentv1.UpdatePayoutsResponse{}
+	err := s.store.Update(ctx, req.GetTournamentId(), func(_ *store.Tx, t *store.Tournament) error {
+		if err := standings.CheckChange(t.Event, now); err != nil {
+			return err
+		}
+		t.Rules.Payouts = structure
+		resp.Tournament = tournamentToProto(*t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ClaimSeat checks the person at an entry's seat (TR-05). A forfeit is
+// recorded even though the call reports the refusal.
+func (s *Server) ClaimSeat(ctx context.Context, req *tournamentv1.ClaimSeatRequest) (*tournamentv1.ClaimSeatResponse, error) {
+	var claimErr error
+	var en entry.Entry
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, _ *store.Tournament) error {
+		cur, err := tx.Entry(req.GetPlayerId())
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return entry.ErrNotRegistered.Withf("%s has no entry", req.GetPlayerId())
+		}
+		en = *cur
+		claimErr = entry.Claim(&en, req.GetPresenterId(), req.GetForfeit())
+		if en.Status == entry.Forfeited {
+			en.Table, en.Seat = 0, 0
+			return tx.PutEntry(en)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if claimErr != nil {
+		return nil, claimErr
+	}
+	return &tournamentv1.ClaimSeatResponse{Entry: entryToProto(en)}, nil
+}
+
+// ConfiscateBlinds settles dodged blinds (TR-24) and logs the decision.
+func (s *Server) ConfiscateBlinds(ctx context.Context, req *tournamentv1.ConfiscateBlindsRequest) (*tournamentv1.ConfiscateBlindsResponse, error) {
+	now := s.now()
+	resp := &tournamentv1.ConfiscateBlindsResponse{}
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status != event.Running {
+			return ErrNotRunning
+		}
+		en, err := tx.Entry(req.GetPlayerId())
+		if err != nil {
+			return err
+		}
+		if en == nil || en.Status != entry.Active {
+			return entry.ErrEntryNotActive.Withf("%s is not in play", req.GetPlayerId())
+		}
+		resp.Stack, resp.DeadMoney = balance.DodgedBlinds(req.GetStack(), req.GetSmallBlind(), req.GetBigBlind(), req.GetMissedSmall(), req.GetMissedBig())
+		return tx.AddDraw("confiscation", map[string]any{"player_id": en.PlayerID, "table": en.Table, "seat": en.Seat,
+			"stack": resp.Stack, "dead_money": resp.DeadMoney, "rule_id": "TR-24"}, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ListDraws returns the draw log.
+func (s *Server) ListDraws(ctx context.Context, req *tournamentv1.ListDrawsRequest) (*tournamentv1.ListDrawsResponse, error) {
+	if _, err := s.store.Load(ctx, req.GetTournamentId()); err != nil {
+		return nil, err
+	}
+	draws, err := s.store.Draws(ctx, req.GetTournamentId())
+	if err != nil {
+		return nil, err
+	}
+	resp := &tournamentv1.ListDrawsResponse{}
+	for _, d := range draws {
+		resp.Draws = append(resp.Draws, &tournamentv1.DrawRecord{Seq: int32(d.Seq), Kind: d.Kind, RecordJson: string(d.Record),
+			CreateTime: timestamppb.New(d.CreatedAt)})
+	}
+	return resp, nil
+}
