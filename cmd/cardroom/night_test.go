@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,10 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	r.checkChips("after the buy-ins")
 
 	n := &night{room: r, table: t1, hists: map[int64]history{}}
-	n.play(8)
+	n.play(1)
+	checkTrace(t, s.traceOf("cardroom.table.v1.TableService/Act"), "cardroom.table.v1.TableService/Act", false)
+	badInput(t, r, t1)
+	n.play(7)
 	r.checkChips("after eight hands")
 
 	// CS-10: cat asks for a table change; the floor opens a second table of
@@ -402,4 +406,47 @@ func checkSitTrace(t *testing.T, spans []span) {
 		t.Fatal("the Sit trace has no Redis span")
 	}
 	t.Logf("Sit trace: %d spans; gateway → table Sit → %s; Redis: %s", len(spans), join(seen), strings.Join(redis, ", "))
+}
+
+// badInput sends what the service must refuse with a clear error naming
+// the rule, leaving the hand exactly as it was: acting out of turn, on a
+// stale sequence number, a raise the engine refuses, acting for another
+// player's seat, and sitting someone in a taken seat.
+func badInput(t *testing.T, r *room, table string) {
+	t.Helper()
+	st := r.waitHand(table)
+	actor := st.Seats[st.Hand.ToAct].PlayerID
+	other := ""
+	for _, s := range st.Seats {
+		if s.InHand && s.Seat != st.Hand.ToAct && !s.Folded {
+			other = s.PlayerID
+		}
+	}
+	own := r.state(table, r.tokens[actor])
+	raise, ok := legalOf(own, "ACTION_KIND_RAISE")
+	if !ok || other == "" {
+		t.Fatalf("bad input: %s in turn has no raise (%v) or nobody else is in the hand", actor, own.Hand.Legal)
+	}
+	actions := "/v1/tables/" + table + "/actions"
+	for _, c := range []struct {
+		name, token, path string
+		body              map[string]any
+		code              int
+		reason, rule      string
+	}{
+		{"TP-46 out of turn", r.tokens[other], actions, map[string]any{"kind": "ACTION_KIND_CALL"}, 400, "OUT_OF_TURN", "TP-46"},
+		{"stale sequence", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_CALL", "expected_sequence": st.Sequence - 1}, 400, "STALE_SEQUENCE", ""},
+		{"raise below the minimum", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_RAISE", "amount": raise.Min - 1}, 400, "RAISE_BELOW_MINIMUM", "*"},
+		{"another player's seat", r.tokens[other], fmt.Sprintf("/v1/tables/%s/seats/%d:leave", table, st.Hand.ToAct), map[string]any{}, 403, "NOT_YOUR_SEAT", ""},
+		{"a taken seat", r.floor, "/v1/tables/" + table + "/seats", map[string]any{"seat": st.Hand.ToAct, "player_id": "eve", "amount": tableMin}, 400, "SEAT_TAKEN", ""},
+	} {
+		code, e := r.refused("POST", c.path, c.token, c.body)
+		if code != c.code || e.Reason != c.reason || (c.rule == "*" && e.RuleID == "") || (c.rule != "*" && e.RuleID != c.rule) {
+			t.Fatalf("%s: %d %+v, want %d %s %s", c.name, code, e, c.code, c.reason, c.rule)
+		}
+		t.Logf("bad input, %s: %d %s %s", c.name, code, e.Reason, e.RuleID)
+	}
+	if after := r.state(table, r.floor); !reflect.DeepEqual(after, st) {
+		t.Fatalf("refused requests changed the table:\nbefore %+v %+v\nafter  %+v %+v", st, *st.Hand, after, *after.Hand)
+	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -21,7 +23,7 @@ import (
 // A spectator and a dealer (viewer seat -1) may see no hole card at all
 // until it is shown. The viewer's seat is read from each message: a player
 // who left watches as a spectator until they sit again.
-func checkSecrecy(t *testing.T, who string, player bool, lines []watchLine, hists map[int64]history) {
+func checkSecrecy(t testing.TB, who string, player bool, lines []watchLine, hists map[int64]history) {
 	t.Helper()
 	hand := int64(0) // the hand the events belong to
 	inHand := false  // between a hand's first post and its hand_end
@@ -191,4 +193,90 @@ func checkPlayerHistories(t *testing.T, r *room, table string, hists map[int64]h
 		}
 	}
 	t.Logf("%d hand histories read by their players, none showing a card the rules keep hidden (%d TP-66 auto-mucked hands shown in them)", read, autoMucked)
+}
+
+// TestCheckSecrecy_catchesLeaks proves the secrecy check can fail: a
+// clean three-hand-line feed passes, and each kind of leak in it is caught.
+func TestCheckSecrecy_catchesLeaks(t *testing.T) {
+	t.Parallel()
+	hists := map[int64]history{1: {TableID: "t", HandNo: 1, Events: []historyEvent{
+		{Kind: "post", Seat: 1, Amount: 50}, {Kind: "post", Seat: 2, Amount: 100},
+		{Kind: "deal_hole", Seat: 1, Cards: []string{"As", "Kd"}}, {Kind: "deal_hole", Seat: 2, Cards: []string{"2c", "7h"}},
+		{Kind: "deal_board", Seat: -1, Cards: []string{"Qh", "2d", "9s"}},
+		{Kind: "show", Seat: 2, Cards: []string{"2c", "7h"}}, {Kind: "muck", Seat: 1, Rule: "TP-66", Cards: []string{"As", "Kd"}},
+		{Kind: "hand_end", Seat: -1},
+	}}}
+	// feed is what seat 2 sees, as JSON lines; leak edits one line.
+	feed := func(leak func(ls []string) []string) []watchLine {
+		ls := []string{
+			`{"result":{"events":[],"state":{"sequence":"1","viewer_seat":2,"seats":[]}}}`,
+			`{"result":{"events":[{"kind":"post","seat":1},{"kind":"post","seat":2},{"kind":"deal_hole","seat":2,"cards":["2c","7h"]},{"kind":"deal_hole","seat":1,"cards":["??","??"]}],` +
+				`"state":{"sequence":"2","viewer_seat":2,"hand":{"hand_no":"1","board":[]},"seats":[{"seat":1,"cards":["??","??"]},{"seat":2,"cards":["2c","7h"]}]}}}`,
+			`{"result":{"events":[{"kind":"deal_board","seat":-1,"cards":["Qh","2d","9s"]}],` +
+				`"state":{"sequence":"3","viewer_seat":2,"hand":{"hand_no":"1","board":["Qh","2d","9s"]},"seats":[{"seat":1,"cards":["??","??"]},{"seat":2,"cards":["2c","7h"]}]}}}`,
+			`{"result":{"events":[{"kind":"show","seat":2,"cards":["2c","7h"]},{"kind":"muck","seat":1,"cards":["??","??"]},{"kind":"hand_end","seat":-1}],` +
+				`"state":{"sequence":"4","viewer_seat":2,"seats":[]}}}`,
+		}
+		if leak != nil {
+			ls = leak(ls)
+		}
+		out := make([]watchLine, len(ls))
+		for i, l := range ls {
+			if err := json.Unmarshal([]byte(l), &out[i]); err != nil {
+				t.Fatalf("line %d: %v", i, err)
+			}
+		}
+		return out
+	}
+	replace := func(line int, from, to string) func([]string) []string {
+		return func(ls []string) []string {
+			ls[line] = strings.Replace(ls[line], from, to, 1)
+			return ls
+		}
+	}
+	for _, c := range []struct {
+		name string
+		leak func([]string) []string
+		want string // in the failure; "" passes
+	}{
+		{"clean", nil, ""},
+		{"foreign hole card dealt face up", replace(1, `"seat":1,"cards":["??","??"]}]`, `"seat":1,"cards":["As","Kd"]}]`), "deal to seat 1"},
+		{"foreign hole card in a state", replace(2, `{"seat":1,"cards":["??","??"]}`, `{"seat":1,"cards":["As","??"]}`), "before it was shown"},
+		{"board card before it is dealt", replace(1, `"board":[]`, `"board":["Qh"]`), "board"},
+		{"auto-mucked hand on the feed (TP-66)", replace(3, `"seat":1,"cards":["??","??"]`, `"seat":1,"cards":["As","Kd"]`), "muck event"},
+		{"own cards wrong", replace(1, `"deal_hole","seat":2,"cards":["2c","7h"]`, `"deal_hole","seat":2,"cards":["2c","7d"]`), "own"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := fatalOf(t, func(tb testing.TB) { checkSecrecy(tb, "bob", true, feed(c.leak), hists) })
+			if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+				t.Fatalf("checkSecrecy failed with %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// fatalRecorder is a testing.TB whose Fatalf records the message and ends
+// the goroutine, so a test can assert that a check fails.
+type fatalRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalRecorder) Helper()             {}
+func (f *fatalRecorder) Logf(string, ...any) {}
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// fatalOf runs check and returns its Fatalf message, "" when it passed.
+func fatalOf(t *testing.T, check func(testing.TB)) string {
+	rec := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		check(rec)
+	}()
+	<-done
+	return rec.msg
 }
