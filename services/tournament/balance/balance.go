@@ -210,7 +210,10 @@ func clone(tables []Table) []Table {
 
 // Source yields uniformly random 64-bit values (crypto/rand in
 // production, seeded in tests).
-type Source interface{ Uint64() uint64 }
+type Source interface {
+	// Uint64 returns the next uniformly random value.
+	Uint64() uint64
+}
 
 func pick(src Source, n int) int {
 	// n is tiny (seats, players): the modulo bias of 2^64 mod n is far

@@ -14,7 +14,10 @@ import (
 // Source yields uniformly random 64-bit values: crypto/rand in production,
 // a seeded generator in tests. Its method set matches the table engine's
 // cards.Source, so one implementation serves both.
-type Source interface{ Uint64() uint64 }
+type Source interface {
+	// Uint64 returns the next uniformly random value.
+	Uint64() uint64
+}
 
 // uniform returns a uniform value in [0, n) without modulo bias (Lemire's
 // method with rejection).
@@ -121,9 +124,9 @@ func (c Card) String() string {
 	return string("23456789TJQKA"[c/4]) + string("cdhs"[c%4])
 }
 
-// Button is a button draw at one table: the card each seat drew and the
-// seat that won the button.
-type Button struct {
+// ButtonResult is a button draw at one table: the card each seat drew and
+// the seat that won the button.
+type ButtonResult struct {
 	Cards  map[int]Card
 	Winner int
 }
@@ -131,23 +134,23 @@ type Button struct {
 // ErrTooFewSeats refuses a button draw with fewer than two players.
 var ErrTooFewSeats = fault.Rule(fault.Precondition, "TR-07", "BUTTON_DRAW_NEEDS_PLAYERS", "the button draw needs at least two players")
 
-// DrawButton deals one card to each occupied seat from a shuffled deck,
+// Button deals one card to each occupied seat from a shuffled deck,
 // in seat order, and gives the button to the highest card by suit (TR-07,
 // G-28). It runs when a table opens and when the final table forms.
-func DrawButton(seats []int, src Source) (Button, error) {
+func Button(seats []int, src Source) (ButtonResult, error) {
 	if len(seats) < 2 {
-		return Button{}, ErrTooFewSeats
+		return ButtonResult{}, ErrTooFewSeats
 	}
 	if len(seats) > 52 {
-		return Button{}, fmt.Errorf("button draw for %d seats: more seats than cards", len(seats))
+		return ButtonResult{}, fmt.Errorf("button draw for %d seats: more seats than cards", len(seats))
 	}
 	order := slices.Clone(seats)
 	slices.Sort(order)
 	if len(slices.Compact(slices.Clone(order))) != len(order) {
-		return Button{}, fault.Invalidf("seats", "a seat appears twice")
+		return ButtonResult{}, fault.Invalidf("seats", "a seat appears twice")
 	}
 	deck := ShuffledDeck(src)
-	b := Button{Cards: make(map[int]Card, len(order))}
+	b := ButtonResult{Cards: make(map[int]Card, len(order))}
 	best := Card(0)
 	for i, s := range order {
 		c := deck[i]

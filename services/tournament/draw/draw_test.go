@@ -124,12 +124,12 @@ type zero struct{}
 
 func (zero) Uint64() uint64 { return 0 }
 
-func TestDrawButton_TR07_G28(t *testing.T) {
+func TestButton_TR07_G28(t *testing.T) {
 	t.Parallel()
 	t.Run("G-28 highest card by suit wins", func(t *testing.T) {
 		t.Parallel()
 		for seed := range uint64(200) {
-			b, err := DrawButton([]int{1, 3, 4, 7, 9}, &splitMix{state: seed})
+			b, err := Button([]int{1, 3, 4, 7, 9}, &splitMix{state: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,10 +151,10 @@ func TestDrawButton_TR07_G28(t *testing.T) {
 	})
 	t.Run("TR-07 needs two players", func(t *testing.T) {
 		t.Parallel()
-		if _, err := DrawButton([]int{4}, zero{}); err == nil {
+		if _, err := Button([]int{4}, zero{}); err == nil {
 			t.Fatal("one-seat draw accepted")
 		}
-		if _, err := DrawButton([]int{4, 4}, zero{}); err == nil {
+		if _, err := Button([]int{4, 4}, zero{}); err == nil {
 			t.Fatal("duplicate seat accepted")
 		}
 	})

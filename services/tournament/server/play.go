@@ -88,7 +88,7 @@ func (s *Server) StartTournament(ctx context.Context, req *tournamentv1.StartTou
 			resp.Seats = append(resp.Seats, &tournamentv1.SeatAssignment{PlayerId: st.PlayerID, Table: int32(st.Table), Seat: int32(st.Seat)})
 		}
 		for _, n := range slices.Sorted(maps.Keys(tables)) {
-			b, err := draw.DrawButton(tables[n], s.random)
+			b, err := draw.Button(tables[n], s.random)
 			if err != nil {
 				return err
 			}
