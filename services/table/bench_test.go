@@ -40,6 +40,7 @@ import (
 // closed loop that measures the most actions/s the service sustains (and
 // so, by Little's law, latency = tables / throughput); a pace such as 1s
 // measures the latency of one action at a realistic room load.
+// TABLE_BENCH_ASYNC_COMMIT=1 turns on Deps.AsyncActionCommit.
 func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
 
 // BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
@@ -53,6 +54,7 @@ func benchActions(b *testing.B, rest bool) {
 		nTables = v
 	}
 	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
+	async := os.Getenv("TABLE_BENCH_ASYNC_COMMIT") == "1"
 	db := testkit.Postgres(b, table.DBOptions())
 	client, prefix := testkit.Redis(b)
 	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
@@ -62,7 +64,7 @@ func benchActions(b *testing.B, rest bool) {
 	go func() { _ = relay.Run(ctx); close(relayDone) }()
 	b.Cleanup(func() { cancel(); <-relayDone })
 	svc, err := table.New(table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}),
-		Relay: relay, SealKey: sealKey})
+		Relay: relay, SealKey: sealKey, AsyncActionCommit: async})
 	if err != nil {
 		b.Fatal(err)
 	}

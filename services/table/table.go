@@ -76,7 +76,13 @@ type Deps struct {
 	// ActionTimeout is the default house time per decision for tables
 	// opened without one (G-16); zero is none.
 	ActionTimeout time.Duration
-	Logger        *slog.Logger
+	// AsyncActionCommit trades durability for latency on PostgreSQL: plain
+	// actions (no money, no hand end, no event) commit without waiting for
+	// the WAL flush, so a crash of the database server may lose the last few
+	// hundred milliseconds of them (the table service crashing loses
+	// nothing). Off by default.
+	AsyncActionCommit bool
+	Logger            *slog.Logger
 }
 
 // Service is the table service.
@@ -93,7 +99,7 @@ func New(deps Deps) (*Service, error) {
 	}
 	st := store.New(deps.DB)
 	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: deps.Locker, Relay: deps.Relay, Sealer: sealer,
-		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: deps.HandPause, Logger: deps.Logger})
+		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: deps.HandPause, AsyncActionCommit: deps.AsyncActionCommit, Logger: deps.Logger})
 	var offers server.OfferVerifier
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}

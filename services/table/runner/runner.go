@@ -71,6 +71,10 @@ type Deps struct {
 	// ClaimWait is how long a request waits for a table whose lock another
 	// process holds; default 2 s.
 	ClaimWait time.Duration
+	// AsyncActionCommit writes plain actions (no money, no hand end, no
+	// event) with PostgreSQL's asynchronous commit (store.SaveStateAsync):
+	// a database-server crash may lose the last few hundred ms of them.
+	AsyncActionCommit bool
 	// Logger receives background failures; never cards.
 	Logger *slog.Logger
 }
@@ -546,7 +550,11 @@ func (t *Table) saveStateOnly(ctx context.Context, st store.State, closed bool) 
 	defer cancel(nil)
 	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
 	defer stop()
-	err := t.r.d.Store.SaveStateNow(ctx, t.fence, st, closed)
+	save := t.r.d.Store.SaveStateNow
+	if t.r.d.AsyncActionCommit {
+		save = t.r.d.Store.SaveStateAsync
+	}
+	err := save(ctx, t.fence, st, closed)
 	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
 		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
 	}

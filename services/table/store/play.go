@@ -72,6 +72,24 @@ func (s *Store) SaveStateNow(ctx context.Context, f sqlstore.Fence, st State, cl
 	return nil
 }
 
+// SaveStateAsync is SaveStateNow with PostgreSQL's asynchronous commit:
+// the write returns before the WAL is flushed, so a crash of the database
+// server itself (not of the table service) may lose the last few hundred
+// milliseconds of such writes. Only plain actions may use it — writes that
+// move money, end a hand or emit events stay synchronous. On SQLite it is
+// SaveStateNow.
+func (s *Store) SaveStateAsync(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
+	if s.db.Dialect() != sqlstore.Postgres {
+		return s.SaveStateNow(ctx, f, st, closed)
+	}
+	return s.db.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return fmt.Errorf("save table %s state: %w", f.ID, err)
+		}
+		return s.SaveState(ctx, tx, f, st, closed)
+	})
+}
+
 // OpenTables lists the ids of the tables not closed.
 func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
 	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tables WHERE NOT closed ORDER BY id`)
