@@ -3,6 +3,7 @@
 package tournament
 
 import (
+	"context"
 	"io/fs"
 
 	"google.golang.org/grpc"
@@ -51,6 +52,12 @@ func New(deps Deps) *Service {
 	}
 	return &Service{server: server.New(store.New(deps.DB), deps.Clock, opts...)}
 }
+
+// Run finishes wallet payments left unanswered (a crash, the wallet down)
+// at once and then every minute, until ctx ends. Run it as one of the
+// process's loops; without it a pending payment is finished only when its
+// request is repeated (RegisterPlayer, PayPrizes, CancelTournament).
+func (s *Service) Run(ctx context.Context) error { return s.server.Run(ctx) }
 
 // Register exposes the service on a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {

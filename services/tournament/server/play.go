@@ -281,12 +281,18 @@ func (s *Server) CancelTournament(ctx context.Context, req *tournamentv1.CancelT
 	if err != nil {
 		return nil, err
 	}
+	return s.refund(ctx, id, pay)
+}
+
+// refund asks the wallet for a cancelled event's refund and records the
+// answer; the entries it paid back become Refunded.
+func (s *Server) refund(ctx context.Context, id string, pay entry.Payment) (*tournamentv1.CancelTournamentResponse, error) {
 	out := s.pay(ctx, pay)
 	if !out.done && !out.refused {
 		return nil, out.err
 	}
 	var resp tournamentv1.CancelTournamentResponse
-	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		failure := ""
 		if out.err != nil {
 			failure = out.err.Error()

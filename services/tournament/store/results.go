@@ -116,3 +116,24 @@ func (s *Store) Results(ctx context.Context, id string) ([]standings.Finish, err
 	})
 	return out, err
 }
+
+// PendingPayments returns every tournament's saga steps still waiting for
+// the wallet, oldest first; a rebuy comes before the add-on recorded with
+// it.
+func (s *Store) PendingPayments(ctx context.Context) ([]PaymentRecord, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE state = $1
+		ORDER BY created_at_ms, kind, idempotency_key`, int(PaymentPending))
+	if err != nil {
+		return nil, fmt.Errorf("pending payments: %w", err)
+	}
+	defer rows.Close()
+	var out []PaymentRecord
+	for rows.Next() {
+		p, err := scanPayment(rows)
+		if err != nil {
+			return nil, fmt.Errorf("pending payments: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

@@ -68,6 +68,9 @@ func TestResultsContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if all, err := s.PendingPayments(ctx); err != nil || len(all) != 1 || all[0].Payment != prize {
+			t.Fatalf("PendingPayments = %+v, %v", all, err)
+		}
 		pays, err := s.Payments(ctx, "f1", int(entry.PayPrize), int(entry.PayVoucher))
 		if err != nil || len(pays) != 1 || pays[0].Payment != prize || pays[0].State != PaymentPending {
 			t.Fatalf("Payments = %+v, %v", pays, err)
