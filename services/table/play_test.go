@@ -508,9 +508,15 @@ func TestPlay_ActionClock_TP59(t *testing.T) {
 	if st.GetHand().GetHandNo() != 2 || !st.GetSeats()[seat].GetFolded() {
 		t.Fatalf("called clock ran out and seat %d still plays: %v", seat, st)
 	}
-	var n int
-	if err := db.SQL().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM audit WHERE table_id = $1 AND action = 'call_clock' AND actor = 'floor-1'`, id).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("audit rows %d, %v", n, err)
+	rulings, err := e.c.ListRulings(e.floor(), &tablev1.ListRulingsRequest{TableId: id})
+	if err != nil || len(rulings.GetRulings()) != 1 {
+		t.Fatalf("rulings: %v %v", rulings, err)
+	}
+	if r := rulings.GetRulings()[0]; r.GetAction() != "call_clock" || r.GetActor() != "floor-1" || r.GetReason() != "slow" || r.GetSeat() != seat || r.GetHandNo() != 2 {
+		t.Fatalf("TP-59 called clock audit: %v", r)
+	}
+	if _, err := e.c.ListRulings(e.player("ann"), &tablev1.ListRulingsRequest{TableId: id}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a player read the rulings: %v", err)
 	}
 }
 

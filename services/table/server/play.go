@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
@@ -501,6 +502,23 @@ func (s *Server) InterpretEntry(ctx context.Context, req *tablev1.InterpretEntry
 		Returned: ru.Returned, Owed: ru.Owed, AwaitAmount: ru.AwaitAmount, CallFloor: ru.CallFloor, Sequence: seq}
 	for _, c := range ru.Rules {
 		resp.Rules = append(resp.Rules, &tablev1.RuleCitation{RuleId: c.Rule, Text: c.Text})
+	}
+	return resp, nil
+}
+
+// ListRulings lists a table's audited rulings.
+func (s *Server) ListRulings(ctx context.Context, req *tablev1.ListRulingsRequest) (*tablev1.ListRulingsResponse, error) {
+	if _, err := s.store.Get(ctx, req.GetTableId()); err != nil {
+		return nil, err
+	}
+	log, err := s.store.AuditLog(ctx, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	resp := &tablev1.ListRulingsResponse{}
+	for _, a := range log {
+		resp.Rulings = append(resp.Rulings, &tablev1.Ruling{HandNo: a.HandNo, Actor: a.Actor, Role: a.Role, Action: a.Action,
+			Seat: int32(a.Seat), Reason: a.Reason, Time: timestamppb.New(a.At)})
 	}
 	return resp, nil
 }

@@ -3455,6 +3455,198 @@ func (x *InterpretEntryResponse) GetSequence() int64 {
 	return 0
 }
 
+// ListRulingsRequest names the table.
+type ListRulingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId       string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRulingsRequest) Reset() {
+	*x = ListRulingsRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRulingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRulingsRequest) ProtoMessage() {}
+
+func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
+func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListRulingsRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// Ruling is one audited console entry.
+type Ruling struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hand_no is the hand it was made in.
+	HandNo int64 `protobuf:"varint,1,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// actor is who made it; role their role.
+	Actor string `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
+	// role: see actor.
+	Role string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	// action names it ("kill:TP-59", "revive", "call_clock", ...).
+	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	// seat is the seat it concerned.
+	Seat int32 `protobuf:"varint,5,opt,name=seat,proto3" json:"seat,omitempty"`
+	// reason is the explanation given.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// time is when it was made.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=time,proto3" json:"time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Ruling) Reset() {
+	*x = Ruling{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Ruling) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Ruling) ProtoMessage() {}
+
+func (x *Ruling) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
+func (*Ruling) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *Ruling) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *Ruling) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *Ruling) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *Ruling) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *Ruling) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Ruling) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Ruling) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+// ListRulingsResponse lists the rulings, oldest first.
+type ListRulingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rulings are the table's rulings.
+	Rulings       []*Ruling `protobuf:"bytes,1,rep,name=rulings,proto3" json:"rulings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRulingsResponse) Reset() {
+	*x = ListRulingsResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRulingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRulingsResponse) ProtoMessage() {}
+
+func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
+func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListRulingsResponse) GetRulings() []*Ruling {
+	if x != nil {
+		return x.Rulings
+	}
+	return nil
+}
+
 var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
@@ -3685,7 +3877,19 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"call_floor\x18\b \x01(\bR\tcallFloor\x125\n" +
 	"\x05rules\x18\t \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x12\x1a\n" +
 	"\bsequence\x18\n" +
-	" \x01(\x03R\bsequence*W\n" +
+	" \x01(\x03R\bsequence\"L\n" +
+	"\x12ListRulingsRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\xbf\x01\n" +
+	"\x06Ruling\x12\x17\n" +
+	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x14\n" +
+	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12\x16\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\x12\x12\n" +
+	"\x04seat\x18\x05 \x01(\x05R\x04seat\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12.\n" +
+	"\x04time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"J\n" +
+	"\x13ListRulingsResponse\x123\n" +
+	"\arulings\x18\x01 \x03(\v2\x19.cardroom.table.v1.RulingR\arulings*W\n" +
 	"\tTableKind\x12\x1a\n" +
 	"\x16TABLE_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fTABLE_KIND_CASH\x10\x01\x12\x19\n" +
@@ -3735,7 +3939,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x18DECLARATION_BET_OR_RAISE\x10\x03\x12\x13\n" +
 	"\x0fDECLARATION_POT\x10\x04\x12\x14\n" +
 	"\x10DECLARATION_FOLD\x10\x05\x12\x16\n" +
-	"\x12DECLARATION_ALL_IN\x10\x062\xd5\x11\n" +
+	"\x12DECLARATION_ALL_IN\x10\x062\xe3\x12\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -3764,7 +3968,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\fDealerAction\x12&.cardroom.table.v1.DealerActionRequest\x1a'.cardroom.table.v1.DealerActionResponse\"7\xca\xf3\x18\x04\n" +
 	"\x02\x02\x03\x82\xd3\xe4\x93\x02):\x01*\"$/v1/tables/{table_id}/dealer-actions\x12\xa8\x01\n" +
 	"\x0eInterpretEntry\x12(.cardroom.table.v1.InterpretEntryRequest\x1a).cardroom.table.v1.InterpretEntryResponse\"A\xca\xf3\x18\x04\n" +
-	"\x02\x02\x03\x82\xd3\xe4\x93\x023:\x01*\"./v1/tables/{table_id}/dealer-entries:interpret\x12\x93\x01\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x023:\x01*\"./v1/tables/{table_id}/dealer-entries:interpret\x12\x8b\x01\n" +
+	"\vListRulings\x12%.cardroom.table.v1.ListRulingsRequest\x1a&.cardroom.table.v1.ListRulingsResponse\"-\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/tables/{table_id}/rulings\x12\x93\x01\n" +
 	"\rGetTableState\x12'.cardroom.table.v1.GetTableStateRequest\x1a(.cardroom.table.v1.GetTableStateResponse\"/\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/tables/{table_id}/state\x12\x8c\x01\n" +
 	"\n" +
@@ -3788,7 +3994,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -3838,16 +4044,19 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*InterpretEntryRequest)(nil),   // 45: cardroom.table.v1.InterpretEntryRequest
 	(*RuleCitation)(nil),            // 46: cardroom.table.v1.RuleCitation
 	(*InterpretEntryResponse)(nil),  // 47: cardroom.table.v1.InterpretEntryResponse
-	(*v1.Game)(nil),                 // 48: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 49: google.protobuf.Timestamp
+	(*ListRulingsRequest)(nil),      // 48: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 49: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 50: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 51: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 52: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	48, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	51, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	49, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	52, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	48, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	51, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
@@ -3857,7 +4066,7 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	49, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	52, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
 	16, // 16: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
 	19, // 17: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
 	16, // 18: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
@@ -3874,48 +4083,52 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	38, // 29: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
 	20, // 30: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
 	5,  // 31: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	49, // 32: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	52, // 32: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
 	43, // 33: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
 	6,  // 34: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
 	2,  // 35: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
 	46, // 36: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	8,  // 37: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 38: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 39: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 40: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	21, // 41: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	23, // 42: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	25, // 43: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	27, // 44: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	29, // 45: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	31, // 46: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	33, // 47: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	45, // 48: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	35, // 49: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	37, // 50: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	40, // 51: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	42, // 52: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 53: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 54: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 55: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 56: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	22, // 57: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	24, // 58: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	26, // 59: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	28, // 60: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	30, // 61: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	32, // 62: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	34, // 63: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	47, // 64: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	36, // 65: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	39, // 66: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	41, // 67: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	44, // 68: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	53, // [53:69] is the sub-list for method output_type
-	37, // [37:53] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	52, // 37: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	49, // 38: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	8,  // 39: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 40: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 41: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 42: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	21, // 43: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	23, // 44: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	25, // 45: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	27, // 46: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	29, // 47: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	31, // 48: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	33, // 49: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	45, // 50: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	48, // 51: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	35, // 52: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	37, // 53: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	40, // 54: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	42, // 55: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 56: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 57: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 58: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 59: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	22, // 60: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	24, // 61: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	26, // 62: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	28, // 63: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	30, // 64: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	32, // 65: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	34, // 66: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	47, // 67: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	50, // 68: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	36, // 69: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	39, // 70: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	41, // 71: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	44, // 72: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	56, // [56:73] is the sub-list for method output_type
+	39, // [39:56] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -3931,7 +4144,7 @@ func file_cardroom_table_v1_table_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   41,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	TableService_Act_FullMethodName             = "/cardroom.table.v1.TableService/Act"
 	TableService_DealerAction_FullMethodName    = "/cardroom.table.v1.TableService/DealerAction"
 	TableService_InterpretEntry_FullMethodName  = "/cardroom.table.v1.TableService/InterpretEntry"
+	TableService_ListRulings_FullMethodName     = "/cardroom.table.v1.TableService/ListRulings"
 	TableService_GetTableState_FullMethodName   = "/cardroom.table.v1.TableService/GetTableState"
 	TableService_WatchTable_FullMethodName      = "/cardroom.table.v1.TableService/WatchTable"
 	TableService_GetHandHistory_FullMethodName  = "/cardroom.table.v1.TableService/GetHandHistory"
@@ -89,6 +90,10 @@ type TableServiceClient interface {
 	// the action it amounts to. Nothing is applied: the dealer confirms the
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error)
+	// ListRulings lists the table's audited console rulings (kills,
+	// revivals, exposed-hand rulings, skips, called clocks) in order, with
+	// who made them and why (TP-02, TP-60).
+	ListRulings(ctx context.Context, in *ListRulingsRequest, opts ...grpc.CallOption) (*ListRulingsResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.
 	GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error)
@@ -232,6 +237,16 @@ func (c *tableServiceClient) InterpretEntry(ctx context.Context, in *InterpretEn
 	return out, nil
 }
 
+func (c *tableServiceClient) ListRulings(ctx context.Context, in *ListRulingsRequest, opts ...grpc.CallOption) (*ListRulingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRulingsResponse)
+	err := c.cc.Invoke(ctx, TableService_ListRulings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tableServiceClient) GetTableState(ctx context.Context, in *GetTableStateRequest, opts ...grpc.CallOption) (*GetTableStateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetTableStateResponse)
@@ -330,6 +345,10 @@ type TableServiceServer interface {
 	// the action it amounts to. Nothing is applied: the dealer confirms the
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error)
+	// ListRulings lists the table's audited console rulings (kills,
+	// revivals, exposed-hand rulings, skips, called clocks) in order, with
+	// who made them and why (TP-02, TP-60).
+	ListRulings(context.Context, *ListRulingsRequest) (*ListRulingsResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.
 	GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error)
@@ -388,6 +407,9 @@ func (UnimplementedTableServiceServer) DealerAction(context.Context, *DealerActi
 }
 func (UnimplementedTableServiceServer) InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InterpretEntry not implemented")
+}
+func (UnimplementedTableServiceServer) ListRulings(context.Context, *ListRulingsRequest) (*ListRulingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRulings not implemented")
 }
 func (UnimplementedTableServiceServer) GetTableState(context.Context, *GetTableStateRequest) (*GetTableStateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTableState not implemented")
@@ -638,6 +660,24 @@ func _TableService_InterpretEntry_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TableService_ListRulings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRulingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).ListRulings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_ListRulings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).ListRulings(ctx, req.(*ListRulingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TableService_GetTableState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetTableStateRequest)
 	if err := dec(in); err != nil {
@@ -757,6 +797,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "InterpretEntry",
 			Handler:    _TableService_InterpretEntry_Handler,
+		},
+		{
+			MethodName: "ListRulings",
+			Handler:    _TableService_ListRulings_Handler,
 		},
 		{
 			MethodName: "GetTableState",
