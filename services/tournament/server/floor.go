@@ -30,14 +30,30 @@ func handForHandToProto(h balance.HandForHand) *tournamentv1.HandForHand {
 }
 
 // SetHandForHand starts hand-for-hand over the tables with players, or
-// stops it (G-26).
+// stops it (G-26), placing knock-outs still waiting for their round.
 func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandForHandRequest) (*tournamentv1.SetHandForHandResponse, error) {
+	id := req.GetTournamentId()
+	price, err := s.seatPrice(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
 	resp := &tournamentv1.SetHandForHandResponse{}
-	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+	var pays []entry.Payment
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		resp.Finishes, pays = nil, nil
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
 		if !req.GetOn() {
+			fs, ps, err := placePending(tx, t, price, now)
+			if err != nil {
+				return err
+			}
+			pays = ps
+			for _, f := range fs {
+				resp.Finishes = append(resp.Finishes, finishToProto(f))
+			}
 			t.HandForHand.Stop()
 		} else {
 			ens, err := tx.Entries()
@@ -56,24 +72,46 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 	if err != nil {
 		return nil, err
 	}
+	s.payAll(ctx, id, pays)
 	return resp, nil
 }
 
-// ReportHandEnded records a table's hand-for-hand hand (G-26).
+// ReportHandEnded records a table's hand-for-hand hand (G-26); the last
+// table's report ends the round and places its knock-outs (TR-37).
 func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHandEndedRequest) (*tournamentv1.ReportHandEndedResponse, error) {
+	id := req.GetTournamentId()
+	price, err := s.seatPrice(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
 	resp := &tournamentv1.ReportHandEndedResponse{}
-	err := s.store.Update(ctx, req.GetTournamentId(), func(_ *store.Tx, t *store.Tournament) error {
+	var pays []entry.Payment
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		resp.Finishes, resp.Finished, pays = nil, false, nil
 		next, err := t.HandForHand.HandEnded(strconv.Itoa(int(req.GetTable())))
 		if err != nil {
 			return err
 		}
 		resp.NextRound = next
+		if next {
+			fs, ps, err := placePending(tx, t, price, now)
+			if err != nil {
+				return err
+			}
+			pays = ps
+			for _, f := range fs {
+				resp.Finishes = append(resp.Finishes, finishToProto(f))
+			}
+			resp.Finished = t.Event.Status == event.Finished
+		}
 		resp.HandForHand = handForHandToProto(t.HandForHand)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.payAll(ctx, id, pays)
 	return resp, nil
 }
 

@@ -158,3 +158,61 @@ func TestClockForHand_TR20(t *testing.T) {
 		}
 	}
 }
+
+// TestHandForHandKnockouts_TR37: players knocked out at different tables
+// in one hand-for-hand round are reported separately and share their
+// places when the round ends, whatever their stacks.
+func TestHandForHandKnockouts_TR37(t *testing.T) {
+	t.Parallel()
+	f := startWithWallet(t, nil)
+	var players []string
+	for i := range 12 {
+		players = append(players, fmt.Sprintf("p%02d", i))
+	}
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) { r.SeatsPerTable = 6 })
+	list, _ := f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
+	at := map[int32]string{}
+	for _, e := range list.GetEntries() {
+		at[e.GetTable()] = e.GetPlayerId()
+	}
+	if _, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	svc := f.g.As(t, "svc", auth.Service)
+	for table, stack := range map[int32]int64{1: 9000, 2: 100} {
+		r, err := f.c.RecordKnockouts(svc, &tournamentv1.RecordKnockoutsRequest{TournamentId: id,
+			Knockouts: []*tournamentv1.Knockout{{PlayerId: at[table], Table: table, Hand: 40, StartStack: stack}}})
+		if err != nil || !r.GetDeferred() || len(r.GetFinishes()) != 0 {
+			t.Fatalf("TR-37 knock-out during hand-for-hand: %v, %v", r, err)
+		}
+	}
+	if r, err := f.c.ReportHandEnded(svc, &tournamentv1.ReportHandEndedRequest{TournamentId: id, Table: 1}); err != nil || len(r.GetFinishes()) != 0 {
+		t.Fatalf("round not over: %v, %v", r, err)
+	}
+	r, err := f.c.ReportHandEnded(svc, &tournamentv1.ReportHandEndedRequest{TournamentId: id, Table: 2})
+	if err != nil || !r.GetNextRound() {
+		t.Fatal(r, err)
+	}
+	got := places(r.GetFinishes())
+	slices.Sort(got)
+	want := []string{at[1] + ":11/2", at[2] + ":11/2"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("TR-37 hand-for-hand places %v, want %v", got, want)
+	}
+	// A knock-out left waiting when hand-for-hand is turned off is placed then.
+	var third string
+	for _, e := range list.GetEntries() {
+		if e.GetTable() == 1 && e.GetPlayerId() != at[1] {
+			third = e.GetPlayerId()
+			break
+		}
+	}
+	if _, err := f.c.RecordKnockouts(svc, &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: third, Table: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	off, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id})
+	if err != nil || !slices.Equal(places(off.GetFinishes()), []string{third + ":10/1"}) {
+		t.Fatalf("off with a waiting knock-out: %v, %v", off, err)
+	}
+}

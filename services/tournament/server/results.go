@@ -20,7 +20,7 @@ import (
 )
 
 // board rebuilds the field from the entries and the places given.
-func board(tx *store.Tx) (*standings.Board, map[string]entry.Entry, error) {
+func board(tx *store.Tx, t *store.Tournament) (*standings.Board, map[string]entry.Entry, error) {
 	ens, err := tx.Entries()
 	if err != nil {
 		return nil, nil, err
@@ -31,6 +31,9 @@ func board(tx *store.Tx) (*standings.Board, map[string]entry.Entry, error) {
 	}
 	b := &standings.Board{Finishes: fins}
 	byPlayer := map[string]entry.Entry{}
+	// Players out in a hand-for-hand round not yet over are busted but
+	// still hold a place in the field until the round places them.
+	b.Remaining += len(t.PendingKnockouts)
 	for _, en := range ens {
 		byPlayer[en.PlayerID] = en
 		switch en.Status {
@@ -93,6 +96,44 @@ func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlaye
 	return []standings.Finish{f}, pays, nil
 }
 
+func activeCount(byPlayer map[string]entry.Entry) int {
+	n := 0
+	for _, en := range byPlayer {
+		if en.Status == entry.Active {
+			n++
+		}
+	}
+	return n
+}
+
+// placePending places the knock-outs of a finished hand-for-hand round
+// together (TR-37) and finishes the tournament if one player is left.
+func placePending(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]standings.Finish, []entry.Payment, error) {
+	if len(t.PendingKnockouts) == 0 {
+		return nil, nil, nil
+	}
+	b, byPlayer, err := board(tx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := b.KnockOut(t.PendingKnockouts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tx.AddFinishes(fs, now); err != nil {
+		return nil, nil, err
+	}
+	t.PendingKnockouts = nil
+	win, pays, err := finishIfLast(tx, t, b, byPlayer, price, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Event.Status == event.Finished {
+		t.HandForHand.Stop()
+	}
+	return append(fs, win...), pays, nil
+}
+
 // seatPrice returns what one satellite seat costs: the target event's
 // entry (TR-19).
 func (s *Server) seatPrice(ctx context.Context, id string) (int64, error) {
@@ -123,11 +164,14 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
-		b, byPlayer, err := board(tx)
+		b, byPlayer, err := board(tx, t)
 		if err != nil {
 			return err
 		}
 		var kos []standings.Knockout
+		if len(req.GetKnockouts()) >= activeCount(byPlayer) {
+			return standings.ErrTooManyOut.Withf("%d knocked out with %d in play", len(req.GetKnockouts()), activeCount(byPlayer))
+		}
 		for _, k := range req.GetKnockouts() {
 			en, ok := byPlayer[k.GetPlayerId()]
 			if !ok || en.Status != entry.Active {
@@ -140,6 +184,13 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 			if err := tx.PutEntry(en); err != nil {
 				return err
 			}
+		}
+		if t.HandForHand.Active {
+			// TR-37: knocked out at different tables during hand-for-hand,
+			// players share; so the round's knock-outs wait for the round.
+			t.PendingKnockouts = append(t.PendingKnockouts, kos...)
+			resp.Deferred = true
+			return nil
 		}
 		fs, err := b.KnockOut(kos)
 		if err != nil {
@@ -283,7 +334,7 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
-		b, byPlayer, err := board(tx)
+		b, byPlayer, err := board(tx, t)
 		if err != nil {
 			return err
 		}

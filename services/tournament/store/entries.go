@@ -15,6 +15,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
 	"github.com/cardroom/cardroom/services/tournament/levels"
+	"github.com/cardroom/cardroom/services/tournament/standings"
 )
 
 // Tournament is an event with its published rules and its level clock.
@@ -25,6 +26,15 @@ type Tournament struct {
 	Clock levels.Clock
 	// HandForHand keeps tables in step near the money (G-26).
 	HandForHand balance.HandForHand
+	// PendingKnockouts are players out during the hand-for-hand round in
+	// progress, placed together when it ends (TR-37).
+	PendingKnockouts []standings.Knockout
+}
+
+// handForHandState is the stored hand-for-hand column.
+type handForHandState struct {
+	balance.HandForHand
+	Pending []standings.Knockout `json:"pending,omitempty"`
 }
 
 // PaymentState is where a saga step stands.
@@ -92,9 +102,11 @@ func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 		t.Rules = house.Rules{}.WithDefaults(t.Event)
 	}
 	if h4h != "" {
-		if err := json.Unmarshal([]byte(h4h), &t.HandForHand); err != nil {
+		var st handForHandState
+		if err := json.Unmarshal([]byte(h4h), &st); err != nil {
 			return Tournament{}, fmt.Errorf("load tournament %s hand-for-hand: %w", id, err)
 		}
+		t.HandForHand, t.PendingKnockouts = st.HandForHand, st.Pending
 	}
 	t.Clock.Sheet = t.Rules.Sheet
 	t.Clock.Started = millis(started)
@@ -141,8 +153,8 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tourna
 			return err
 		}
 		h4h := ""
-		if t.HandForHand.Active {
-			raw, err := json.Marshal(t.HandForHand)
+		if t.HandForHand.Active || len(t.PendingKnockouts) > 0 {
+			raw, err := json.Marshal(handForHandState{HandForHand: t.HandForHand, Pending: t.PendingKnockouts})
 			if err != nil {
 				return fmt.Errorf("update tournament %s: %w", id, err)
 			}

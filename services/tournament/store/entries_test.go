@@ -12,6 +12,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/standings"
 )
 
 // TestEntriesContract runs the entry, payment and draw storage on SQLite
@@ -67,6 +68,7 @@ func TestEntriesContract(t *testing.T) {
 			tr.Event.Status = event.Running
 			tr.Clock.Started = now
 			tr.HandForHand.Start([]string{"1", "2"})
+			tr.PendingKnockouts = []standings.Knockout{{PlayerID: "x", TableID: "2", Hand: 7, StartStack: 900}}
 			tr.Rules.Payouts.Unit = 500
 			return tx.AddDraw("seats", map[string]int{"ann": 3}, now)
 		})
@@ -75,10 +77,11 @@ func TestEntriesContract(t *testing.T) {
 		}
 		err = s.Update(ctx, "r1", func(tx *Tx, tr *Tournament) error {
 			if tr.Event.Status != event.Running || !tr.Clock.Started.Equal(now) || !tr.HandForHand.Active ||
-				len(tr.HandForHand.Tables) != 2 || tr.Rules.Payouts.Unit != 500 {
+				len(tr.HandForHand.Tables) != 2 || tr.Rules.Payouts.Unit != 500 || len(tr.PendingKnockouts) != 1 || tr.PendingKnockouts[0].StartStack != 900 {
 				t.Fatalf("status/clock/hand-for-hand/rules not written back: %+v", tr)
 			}
 			tr.HandForHand.Stop()
+			tr.PendingKnockouts = nil
 			pending, err := tx.PendingPayments("ann")
 			if err != nil || len(pending) != 1 || pending[0].Payment != pay || pending[0].State != PaymentPending {
 				t.Fatalf("PendingPayments = %+v, %v", pending, err)

@@ -3108,7 +3108,11 @@ type RecordKnockoutsResponse struct {
 	// finished is set when one player was left.
 	Finished bool `protobuf:"varint,2,opt,name=finished,proto3" json:"finished,omitempty"`
 	// prizes are the prizes when the tournament finished.
-	Prizes        []*Prize `protobuf:"bytes,3,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	Prizes []*Prize `protobuf:"bytes,3,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	// deferred is set during hand-for-hand: the players are out, and they are
+	// placed together with the round's other knock-outs when the round ends
+	// (TR-37: knocked out at different tables during hand-for-hand, they share).
+	Deferred      bool `protobuf:"varint,4,opt,name=deferred,proto3" json:"deferred,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3162,6 +3166,13 @@ func (x *RecordKnockoutsResponse) GetPrizes() []*Prize {
 		return x.Prizes
 	}
 	return nil
+}
+
+func (x *RecordKnockoutsResponse) GetDeferred() bool {
+	if x != nil {
+		return x.Deferred
+	}
+	return false
 }
 
 // GetResultsRequest names the tournament.
@@ -4329,7 +4340,9 @@ func (x *SetHandForHandRequest) GetOn() bool {
 type SetHandForHandResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// hand_for_hand is the state.
-	HandForHand   *HandForHand `protobuf:"bytes,1,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
+	HandForHand *HandForHand `protobuf:"bytes,1,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
+	// finishes are the places of knock-outs still waiting for their round when it was turned off.
+	Finishes      []*Finish `protobuf:"bytes,2,rep,name=finishes,proto3" json:"finishes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4367,6 +4380,13 @@ func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
 	if x != nil {
 		return x.HandForHand
+	}
+	return nil
+}
+
+func (x *SetHandForHandResponse) GetFinishes() []*Finish {
+	if x != nil {
+		return x.Finishes
 	}
 	return nil
 }
@@ -4432,7 +4452,11 @@ type ReportHandEndedResponse struct {
 	// hand_for_hand is the state.
 	HandForHand *HandForHand `protobuf:"bytes,1,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
 	// next_round is set when this was the round's last table: every table may deal.
-	NextRound     bool `protobuf:"varint,2,opt,name=next_round,json=nextRound,proto3" json:"next_round,omitempty"`
+	NextRound bool `protobuf:"varint,2,opt,name=next_round,json=nextRound,proto3" json:"next_round,omitempty"`
+	// finishes are the places of the round's knock-outs, given when the round ended (TR-37).
+	Finishes []*Finish `protobuf:"bytes,3,rep,name=finishes,proto3" json:"finishes,omitempty"`
+	// finished is set when the round's knock-outs left one player.
+	Finished      bool `protobuf:"varint,4,opt,name=finished,proto3" json:"finished,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4477,6 +4501,20 @@ func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
 func (x *ReportHandEndedResponse) GetNextRound() bool {
 	if x != nil {
 		return x.NextRound
+	}
+	return false
+}
+
+func (x *ReportHandEndedResponse) GetFinishes() []*Finish {
+	if x != nil {
+		return x.Finishes
+	}
+	return nil
+}
+
+func (x *ReportHandEndedResponse) GetFinished() bool {
+	if x != nil {
+		return x.Finished
 	}
 	return false
 }
@@ -5254,11 +5292,12 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x16RecordKnockoutsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12J\n" +
 	"\tknockouts\x18\x02 \x03(\v2 .cardroom.tournament.v1.KnockoutB\n" +
-	"\xbaH\a\x92\x01\x04\b\x01\x10dR\tknockouts\"\xa8\x01\n" +
+	"\xbaH\a\x92\x01\x04\b\x01\x10dR\tknockouts\"\xc4\x01\n" +
 	"\x17RecordKnockoutsResponse\x12:\n" +
 	"\bfinishes\x18\x01 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\x12\x1a\n" +
 	"\bfinished\x18\x02 \x01(\bR\bfinished\x125\n" +
-	"\x06prizes\x18\x03 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\"U\n" +
+	"\x06prizes\x18\x03 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\x12\x1a\n" +
+	"\bdeferred\x18\x04 \x01(\bR\bdeferred\"U\n" +
 	"\x11GetResultsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\x87\x01\n" +
 	"\x12GetResultsResponse\x12:\n" +
@@ -5348,17 +5387,20 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\aplaying\x18\x04 \x03(\x05R\aplaying\"i\n" +
 	"\x15SetHandForHandRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\x0e\n" +
-	"\x02on\x18\x02 \x01(\bR\x02on\"a\n" +
+	"\x02on\x18\x02 \x01(\bR\x02on\"\x9d\x01\n" +
 	"\x16SetHandForHandResponse\x12G\n" +
-	"\rhand_for_hand\x18\x01 \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\"|\n" +
+	"\rhand_for_hand\x18\x01 \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\x12:\n" +
+	"\bfinishes\x18\x02 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\"|\n" +
 	"\x16ReportHandEndedRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
 	"\x05table\x18\x02 \x01(\x05B\n" +
-	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\"\x81\x01\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\"\xd9\x01\n" +
 	"\x17ReportHandEndedResponse\x12G\n" +
 	"\rhand_for_hand\x18\x01 \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\x12\x1d\n" +
 	"\n" +
-	"next_round\x18\x02 \x01(\bR\tnextRound\"\xa3\x01\n" +
+	"next_round\x18\x02 \x01(\bR\tnextRound\x12:\n" +
+	"\bfinishes\x18\x03 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\x12\x1a\n" +
+	"\bfinished\x18\x04 \x01(\bR\bfinished\"\xa3\x01\n" +
 	"\x14UpdatePayoutsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12I\n" +
 	"\apayouts\x18\x02 \x01(\v2'.cardroom.tournament.v1.PayoutStructureB\x06\xbaH\x03\xc8\x01\x01R\apayouts\"[\n" +
@@ -5644,71 +5686,73 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	58, // 53: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
 	60, // 54: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
 	62, // 55: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	62, // 56: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	9,  // 57: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,  // 58: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	16, // 59: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	79, // 60: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	73, // 61: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	10, // 62: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	12, // 63: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	14, // 64: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	17, // 65: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	19, // 66: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	21, // 67: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	25, // 68: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	27, // 69: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	29, // 70: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	31, // 71: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	33, // 72: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	35, // 73: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	37, // 74: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	39, // 75: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	44, // 76: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	46, // 77: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	48, // 78: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	50, // 79: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	52, // 80: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	56, // 81: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	59, // 82: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	63, // 83: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	65, // 84: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	67, // 85: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	69, // 86: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	71, // 87: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	74, // 88: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	11, // 89: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13, // 90: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15, // 91: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18, // 92: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20, // 93: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22, // 94: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26, // 95: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28, // 96: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30, // 97: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32, // 98: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34, // 99: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36, // 100: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38, // 101: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40, // 102: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45, // 103: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47, // 104: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49, // 105: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51, // 106: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53, // 107: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57, // 108: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61, // 109: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	64, // 110: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	66, // 111: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	68, // 112: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	70, // 113: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	72, // 114: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	75, // 115: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	89, // [89:116] is the sub-list for method output_type
-	62, // [62:89] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	42, // 56: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	62, // 57: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	42, // 58: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	9,  // 59: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,  // 60: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	16, // 61: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	79, // 62: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	73, // 63: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	10, // 64: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	12, // 65: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	14, // 66: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	17, // 67: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	19, // 68: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	21, // 69: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	25, // 70: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	27, // 71: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	29, // 72: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	31, // 73: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	33, // 74: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	35, // 75: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	37, // 76: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	39, // 77: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	44, // 78: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	46, // 79: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	48, // 80: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	50, // 81: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	52, // 82: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	56, // 83: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	59, // 84: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	63, // 85: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	65, // 86: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	67, // 87: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	69, // 88: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	71, // 89: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	74, // 90: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	11, // 91: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13, // 92: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15, // 93: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18, // 94: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20, // 95: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22, // 96: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26, // 97: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28, // 98: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30, // 99: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32, // 100: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34, // 101: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36, // 102: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38, // 103: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40, // 104: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45, // 105: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47, // 106: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49, // 107: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51, // 108: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53, // 109: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57, // 110: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61, // 111: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	64, // 112: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	66, // 113: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	68, // 114: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	70, // 115: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	72, // 116: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	75, // 117: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	91, // [91:118] is the sub-list for method output_type
+	64, // [64:91] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
