@@ -247,13 +247,20 @@ func TestRegister_TR04_TR05(t *testing.T) {
 	// bob cannot pay: the wallet's refusal comes back as it is, and no entry is left.
 	_, err = f.c.RegisterPlayer(f.g.As(t, "bob", auth.Player), &tournamentv1.RegisterPlayerRequest{TournamentId: id, PlayerId: "bob"})
 	wantRule(t, err, codes.FailedPrecondition, "INSUFFICIENT_FUNDS", "")
+	// bob tops up at the cage and tries again: the refused step is retried.
+	f.w.mu.Lock()
+	f.w.balance["bob"] += 5000
+	f.w.mu.Unlock()
+	if en := f.register(t, id, "bob"); en.GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE || f.w.get("bob") != 8000-6100 {
+		t.Fatalf("bob after topping up: %v, balance %d", en, f.w.get("bob"))
+	}
 	// The cage registers anyone.
 	if _, err := f.c.RegisterPlayer(f.g.As(t, "cage", auth.Cashier), &tournamentv1.RegisterPlayerRequest{TournamentId: id, PlayerId: "cat"}); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("cashier registering cat (no money) = %v", err)
 	}
 
 	list, err := f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
-	if err != nil || len(list.GetEntries()) != 1 || list.GetEntries()[0].GetPlayerId() != "ann" {
+	if err != nil || len(list.GetEntries()) != 2 || list.GetEntries()[0].GetPlayerId() != "ann" || list.GetEntries()[1].GetPlayerId() != "bob" {
 		t.Fatalf("ListEntries = %v, %v", list, err)
 	}
 
@@ -263,7 +270,8 @@ func TestRegister_TR04_TR05(t *testing.T) {
 		t.Fatalf("Unregister = %v, %v", un, err)
 	}
 	pay, err := f.c.GetPayouts(f.floor, &tournamentv1.GetPayoutsRequest{TournamentId: id})
-	if err != nil || pay.GetPrizePool() != 0 || pay.GetEntrants() != 0 || pay.GetLocked() {
+	// Only bob's entry is left in the pool.
+	if err != nil || pay.GetPrizePool() != 5000 || pay.GetEntrants() != 1 || pay.GetLocked() {
 		t.Fatalf("payouts after unregistering = %v, %v", pay, err)
 	}
 	// Registering again is a new entry with a new key.

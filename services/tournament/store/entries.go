@@ -253,11 +253,20 @@ func (t *Tx) PutEntry(en entry.Entry) error {
 var ErrKeyReused = fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the idempotency key was used for a different payment")
 
 // AddPayment records a pending saga step. Recording the same step again is
-// a no-op; the same key with other content is ErrKeyReused.
+// a no-op; the same key with other content is ErrKeyReused. A step the
+// wallet refused moved nothing and left nothing under its key at the
+// wallet, so a new attempt replaces it (the player topped up, or pays with
+// a voucher this time).
 func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 	prev, ok, err := t.Payment(p.Key)
 	if err != nil {
 		return err
+	}
+	if ok && prev.State == PaymentFailed {
+		if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_payments WHERE idempotency_key = $1`, p.Key); err != nil {
+			return fmt.Errorf("replace refused payment %s: %w", p.Key, err)
+		}
+		ok = false
 	}
 	if ok {
 		if prev.Payment != p || prev.Chips != chips {

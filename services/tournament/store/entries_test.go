@@ -106,6 +106,29 @@ func TestEntriesContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A refused step may be tried again under its key, with new content.
+		refused := entry.Payment{Key: "trn/r1/bob/entry/1", Kind: entry.PayEntry, EventID: "r1", PlayerID: "bob", Currency: "EUR", PrizePart: 5000, Fee: 1100}
+		err = s.Update(ctx, "r1", func(tx *Tx, _ *Tournament) error {
+			if err := tx.AddPayment(refused, 0, now); err != nil {
+				return err
+			}
+			if _, err := tx.SettlePayment(refused.Key, false, "", "insufficient funds"); err != nil {
+				return err
+			}
+			withVoucher := refused
+			withVoucher.VoucherID = "v1"
+			if err := tx.AddPayment(withVoucher, 0, now); err != nil {
+				return err
+			}
+			got, ok, err := tx.Payment(refused.Key)
+			if err != nil || !ok || got.State != PaymentPending || got.VoucherID != "v1" || got.Failure != "" {
+				t.Fatalf("retried refused payment = %+v, %v, %v", got, ok, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		ens, err := s.Entries(ctx, "r1")
 		if err != nil || len(ens) != 1 || ens[0].Status != entry.Active || ens[0].TransferID != "tr-1" || ens[0].Seat != 3 {
 			t.Fatalf("Entries = %+v, %v", ens, err)
