@@ -34,6 +34,7 @@ type fakeWallet struct {
 	epoch        map[string]int64
 	refuseCommit bool
 	commitDown   bool     // CommitHold cannot be reached
+	cashOutDown  bool     // CashOut cannot be reached
 	tokens       []string // the bearer tokens the calls carried
 	cashOuts     map[string]int64
 }
@@ -115,6 +116,9 @@ func (w *fakeWallet) ReleaseHold(ctx context.Context, in *walletv1.ReleaseHoldRe
 func (w *fakeWallet) CashOut(ctx context.Context, in *walletv1.CashOutRequest, _ ...grpc.CallOption) (*walletv1.CashOutResponse, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.cashOutDown {
+		return nil, status.Error(codes.Unavailable, "wallet down")
+	}
 	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {
 		return r.(*walletv1.CashOutResponse), nil
 	}
@@ -274,5 +278,61 @@ func TestTournamentTable_NoMoney(t *testing.T) {
 	defer w.mu.Unlock()
 	if len(w.tokens) != 0 {
 		t.Fatalf("the wallet was called %d times for a tournament table", len(w.tokens))
+	}
+}
+
+// TestPlay_CashOutAfterRestart: the wallet cannot be reached when a player
+// leaves; the table records the cash-out, and the process that runs the
+// table next (here after a restart) pays it, once.
+func TestPlay_CashOutAfterRestart(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000})
+	e := start(t, db, clock.NewFake(t0), seededDecks(9), table.Deps{Wallet: w})
+	id := e.open(6, -1)
+	e.sit(id, 0, "ann", 200)
+	e.sit(id, 1, "bob", 200)
+	w.mu.Lock()
+	w.cashOutDown = true
+	w.mu.Unlock()
+	// bob leaves during hand 1: his seat folds or checks in turn, and he
+	// goes when the hand ends; ann checks or calls it down.
+	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st := e.state(id, "ann")
+		if st.GetHand() == nil {
+			break
+		}
+		kind := tablev1.ActionKind_ACTION_KIND_CALL
+		for _, l := range st.GetHand().GetLegal() {
+			if l.GetKind() == tablev1.ActionKind_ACTION_KIND_CHECK {
+				kind = l.GetKind()
+			}
+		}
+		if _, err := e.c.Act(e.player("ann"), &tablev1.ActRequest{TableId: id, Kind: kind}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var owed int64
+	if err := db.SQL().QueryRowContext(t.Context(), `SELECT amount FROM money_moves WHERE kind = 'cash_out' AND player_id = 'bob' AND NOT done`).Scan(&owed); err != nil || owed == 0 {
+		t.Fatalf("no pending cash-out for bob: %d %v", owed, err)
+	}
+	w.mu.Lock()
+	w.cashOutDown = false
+	w.mu.Unlock()
+	// A new process (its own locker) takes the table over and pays.
+	e2 := start(t, db, clock.NewFake(t0), seededDecks(9), table.Deps{Wallet: w})
+	_ = e2.state(id, "ann")
+	w.mu.Lock()
+	paid := w.cashOuts["bob"]
+	w.mu.Unlock()
+	if paid != owed {
+		t.Fatalf("bob's cash-out after the restart: %d, owed %d", paid, owed)
+	}
+	bal, escrow := w.totals()
+	if onTable := chips(e2.state(id, "ann")); bal+escrow != 2000 || escrow != onTable {
+		t.Fatalf("wallets %d + escrow %d (table %d) != 2000", bal, escrow, onTable)
 	}
 }
