@@ -13,6 +13,7 @@ import (
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/balance"
 	"github.com/cardroom/cardroom/services/tournament/chiprace"
+	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/standings"
@@ -451,7 +452,7 @@ func (s *Server) BalanceTables(ctx context.Context, req *tournamentv1.BalanceTab
 	now := s.now()
 	resp := &tournamentv1.BalanceTablesResponse{}
 	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
-		resp.Moves, resp.Halted = nil, nil
+		resp.Moves, resp.Halted, resp.FinalTableButton = nil, nil, nil
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
@@ -502,8 +503,39 @@ func (s *Server) BalanceTables(ctx context.Context, req *tournamentv1.BalanceTab
 			resp.Moves = append(resp.Moves, &tournamentv1.Move{PlayerId: m.PlayerID, FromTable: int32(from), FromSeat: int32(m.FromSeat),
 				ToTable: int32(en.Table), ToSeat: int32(en.Seat), RuleId: m.Rule})
 		}
-		if len(moves) > 0 {
-			return tx.AddDraw(kind, moves, now)
+		if len(moves) == 0 {
+			return nil
+		}
+		if err := tx.AddDraw(kind, moves, now); err != nil {
+			return err
+		}
+		if kind == "table_break" && len(list) == 2 {
+			// TR-07: the button is drawn again when the final table forms.
+			var final []int
+			n, _ := strconv.Atoi(moves[0].ToTable)
+			for _, tb := range list {
+				if tb.ID == moves[0].ToTable {
+					for seat := range tb.Seats {
+						final = append(final, seat)
+					}
+				}
+			}
+			for _, m := range moves {
+				final = append(final, m.ToSeat)
+			}
+			slices.Sort(final)
+			b, err := draw.Button(final, s.random)
+			if err != nil {
+				return err
+			}
+			bl := buttonLog{Table: n, Cards: map[string]string{}, Winner: b.Winner}
+			pb := &tournamentv1.ButtonDraw{Table: int32(n), Cards: map[int32]string{}, ButtonSeat: int32(b.Winner)}
+			for seat, c := range b.Cards {
+				bl.Cards[strconv.Itoa(seat)] = c.String()
+				pb.Cards[int32(seat)] = c.String()
+			}
+			resp.FinalTableButton = pb
+			return tx.AddDraw("button", bl, now)
 		}
 		return nil
 	})

@@ -258,6 +258,10 @@ func TestBalanceAndBreak_TR23_G25(t *testing.T) {
 	if err != nil || len(br.GetMoves()) != 2 || br.GetMoves()[0].GetRuleId() != "TR-06" || br.GetMoves()[0].GetToTable() != 1 {
 		t.Fatalf("break: %v, %v", br, err)
 	}
+	// TR-07: the final table draws for the button again, all six seats.
+	if fb := br.GetFinalTableButton(); fb.GetTable() != 1 || len(fb.GetCards()) != 6 || fb.GetCards()[fb.GetButtonSeat()] == "" {
+		t.Fatalf("TR-07 final table button: %v", fb)
+	}
 	list, _ = f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
 	seats := map[int32]bool{}
 	for _, e := range list.GetEntries() {
