@@ -105,8 +105,6 @@ func payoutsToProto(s standings.Structure) *tournamentv1.PayoutStructure {
 // tournamentToProto adds the published rules to the event's fields.
 func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	pb := toProto(t.Event)
-	pb.Format = formatToProto[t.Event.Format]
-	pb.TargetTournamentId = t.Event.TargetEventID
 	pb.EntryPolicy = policyToProto(t.Rules.Entry)
 	for _, l := range t.Rules.Sheet.Levels {
 		pb.Levels = append(pb.Levels, levelToProto(l))

@@ -239,10 +239,32 @@ func (s *Server) GetPayouts(ctx context.Context, req *tournamentv1.GetPayoutsReq
 	if err != nil {
 		return nil, err
 	}
+	prizes := t.Rules.Payouts.Prizes(entrants, pool)
+	if t.Event.Format == event.Satellite {
+		// TR-19: whole seats in the target event, the remainder in cash (G-24).
+		price, err := s.seatPrice(ctx, t.Event.ID)
+		if err != nil || price <= 0 {
+			return nil, err
+		}
+		prizes = nil
+		for _, a := range standings.SatelliteAwards(placeholders(int(pool/price)+1), pool, price) {
+			prizes = append(prizes, a.Amount)
+		}
+	}
 	return &tournamentv1.GetPayoutsResponse{
 		Structure: payoutsToProto(t.Rules.Payouts), Entrants: int32(entrants), PrizePool: pool,
-		Prizes: t.Rules.Payouts.Prizes(entrants, pool), Locked: standings.CheckChange(t.Event, s.now()) != nil,
+		Prizes: prizes, Locked: standings.CheckChange(t.Event, s.now()) != nil,
 	}, nil
+}
+
+// placeholders are n finishers in places 1..n, for showing what each
+// place would be paid.
+func placeholders(n int) []standings.Finish {
+	out := make([]standings.Finish, n)
+	for i := range out {
+		out[i] = standings.Finish{PlayerID: strconv.Itoa(i + 1), Place: i + 1, Shared: 1}
+	}
+	return out
 }
 
 // CancelTournament cancels the event and has the wallet refund it (TR-03,

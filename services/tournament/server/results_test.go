@@ -138,11 +138,23 @@ func TestSatellite_TR19_G24(t *testing.T) {
 		r.BuyIn, r.Fee = 11000, 1000
 		r.StartTime = timestamppb.New(f.clk.Now().Add(48 * time.Hour))
 	})
+	// TR-19: the target must exist.
+	_, err := f.c.CreateTournament(f.floor, func() *tournamentv1.CreateTournamentRequest {
+		r := newRequest()
+		r.Format, r.TargetTournamentId = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_SATELLITE, "no-such-event"
+		return r
+	}())
+	wantRule(t, err, codes.NotFound, "TOURNAMENT_NOT_FOUND", "")
 	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
 		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_SATELLITE
 		r.TargetTournamentId = target
 		r.BuyIn, r.Fee = 5000, 500
 	})
+	// TR-36 published in advance: two seats of 120 and 10 in cash.
+	pay, err := f.c.GetPayouts(f.floor, &tournamentv1.GetPayoutsRequest{TournamentId: id})
+	if err != nil || !slices.Equal(pay.GetPrizes(), []int64{12000, 12000, 1000}) {
+		t.Fatalf("TR-19 satellite payouts %v, %v", pay, err)
+	}
 	for _, p := range []string{"e", "d", "c", "b"} {
 		if _, err := f.c.RecordKnockouts(f.floor, &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: p, Table: 1}}}); err != nil {
 			t.Fatal(err)
@@ -216,6 +228,13 @@ func TestBalanceAndBreak_TR23_G25(t *testing.T) {
 	for i := range 12 {
 		players = append(players, fmt.Sprintf("p%02d", i))
 	}
+	// TR-19: the target must exist.
+	_, err := f.c.CreateTournament(f.floor, func() *tournamentv1.CreateTournamentRequest {
+		r := newRequest()
+		r.Format, r.TargetTournamentId = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_SATELLITE, "no-such-event"
+		return r
+	}())
+	wantRule(t, err, codes.NotFound, "TOURNAMENT_NOT_FOUND", "")
 	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) { r.SeatsPerTable = 6 })
 	list, _ := f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
 	var table1 []*tournamentv1.Entry

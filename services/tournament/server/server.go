@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/fault"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
@@ -80,6 +81,16 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 	if err := e.Validate(now); err != nil {
 		return nil, err
 	}
+	if e.Format == event.Satellite {
+		// TR-19: the prizes are entries to the target, which must exist.
+		target, err := s.store.Load(ctx, e.TargetEventID)
+		if err != nil {
+			return nil, err
+		}
+		if target.Event.BuyIn.Currency != e.BuyIn.Currency {
+			return nil, fault.Rule(fault.Invalid, "TR-19", "SATELLITE_CURRENCY", "a satellite pays in its target's currency").With("field", "currency")
+		}
+	}
 	rules := rulesFromProto(req)
 	if err := rules.Validate(e); err != nil {
 		return nil, err
@@ -119,17 +130,19 @@ func (s *Server) GetTournament(ctx context.Context, req *tournamentv1.GetTournam
 
 func toProto(e event.Event) *tournamentv1.Tournament {
 	return &tournamentv1.Tournament{
-		TournamentId:  e.ID,
-		Name:          e.Name,
-		Variant:       gamev1.Variant(gamev1.Variant_value["VARIANT_"+e.Game]),
-		Structure:     gamev1.Structure(gamev1.Structure_value["STRUCTURE_"+e.Structure]),
-		Currency:      e.BuyIn.Currency,
-		BuyIn:         e.BuyIn.PrizePool,
-		Fee:           e.BuyIn.Fee,
-		StartingStack: e.StartingStack,
-		StartTime:     timestamppb.New(e.StartsAt),
-		State:         stateToProto[e.Status],
-		CreateTime:    timestamppb.New(e.CreatedAt),
+		TournamentId:       e.ID,
+		Name:               e.Name,
+		Variant:            gamev1.Variant(gamev1.Variant_value["VARIANT_"+e.Game]),
+		Structure:          gamev1.Structure(gamev1.Structure_value["STRUCTURE_"+e.Structure]),
+		Currency:           e.BuyIn.Currency,
+		BuyIn:              e.BuyIn.PrizePool,
+		Fee:                e.BuyIn.Fee,
+		StartingStack:      e.StartingStack,
+		StartTime:          timestamppb.New(e.StartsAt),
+		State:              stateToProto[e.Status],
+		CreateTime:         timestamppb.New(e.CreatedAt),
+		Format:             formatToProto[e.Format],
+		TargetTournamentId: e.TargetEventID,
 	}
 }
 
