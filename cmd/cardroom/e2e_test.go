@@ -96,6 +96,8 @@ func newSuite(t *testing.T, extra ...string) *suite {
 		"CARDROOM_GRPC_ADDR="+freeAddr(t),
 		"CARDROOM_TRACE_FILE="+s.trace,
 		"CARDROOM_SHUTDOWN_TIMEOUT=5s",
+		"CARDROOM_TABLE_HAND_PAUSE=0s", // hands follow each other at once: the tests wait for them
+		"CARDROOM_LOCK_TTL=3s",         // a killed process's tables are taken over sooner
 	)
 	s.env = append(s.env, extra...)
 	return s

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/caarlos0/env/v11"
@@ -111,7 +110,11 @@ var allParts = []part{
 		grpcService: tablev1.TableService_ServiceDesc.ServiceName,
 		dbOptions:   table.DBOptions,
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
-			key, err := table.ResolveSealKey(os.Getenv(table.SealKeyEnv), e.cfg.DataDir)
+			var settings table.Settings
+			if err := env.Parse(&settings); err != nil {
+				return nil, fmt.Errorf("table settings: %w", err)
+			}
+			key, err := table.ResolveSealKey(settings.SealKey, e.cfg.DataDir)
 			if err != nil {
 				return nil, fmt.Errorf("table seal key: %w", err)
 			}
@@ -126,6 +129,7 @@ var allParts = []part{
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
 			svc, err := table.New(table.Deps{
 				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log, Shuffle: testShuffle,
+				HandPause: settings.HandPause, ActionTimeout: settings.ActionTimeout,
 				Wallet:  walletv1.NewWalletServiceClient(walletConn),
 				Seating: seatingv1.NewSeatingServiceClient(seatingConn),
 			})
@@ -165,7 +169,7 @@ func newEnvironment(cfg config.Config, log *slog.Logger, issuer *auth.Issuer) (*
 		return nil, fmt.Errorf("connect redis: %w", err)
 	}
 	e.redis = client
-	e.locker = lock.NewRedis(client, lock.RedisOptions{Prefix: cfg.RedisPrefix + "lock:"})
+	e.locker = lock.NewRedis(client, lock.RedisOptions{Prefix: cfg.RedisPrefix + "lock:", TTL: cfg.LockTTL})
 	e.bus = events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: cfg.RedisPrefix + "events:", Logger: log})
 	return e, nil
 }

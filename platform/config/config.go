@@ -33,9 +33,10 @@ type Config struct {
 	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" check:"hostport" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
 	DataDir  string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
 
-	RedisURL    string `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
-	RedisPrefix string `env:"CARDROOM_REDIS_PREFIX" envDefault:"cardroom:" doc:"Prefix of every Redis key the suite writes (locks, event streams), so several suites or test runs can share one Redis."`
-	DatabaseURL string `env:"DATABASE_URL" docDefault:"(empty: SQLite)" doc:"PostgreSQL URL (postgres:// or postgresql://). Empty uses embedded SQLite under CARDROOM_DATA_DIR."`
+	RedisURL    string        `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
+	LockTTL     time.Duration `env:"CARDROOM_LOCK_TTL" envDefault:"10s" doc:"Lease of a Redis lock on an entity (a table, a list); renewed every third of it. After a crash, another replica takes the entity over once the lease runs out."`
+	RedisPrefix string        `env:"CARDROOM_REDIS_PREFIX" envDefault:"cardroom:" doc:"Prefix of every Redis key the suite writes (locks, event streams), so several suites or test runs can share one Redis."`
+	DatabaseURL string        `env:"DATABASE_URL" docDefault:"(empty: SQLite)" doc:"PostgreSQL URL (postgres:// or postgresql://). Empty uses embedded SQLite under CARDROOM_DATA_DIR."`
 
 	JWTKey      string     `env:"CARDROOM_JWT_KEY" secret:"true" docDefault:"(empty: generated)" doc:"HS256 signing key for bearer tokens, at least 32 bytes; every process of one suite needs the same key. Empty generates a dev key and persists it (mode 0600) in CARDROOM_DATA_DIR/jwt.key."`
 	CORSOrigins []string   `env:"CARDROOM_CORS_ORIGINS" envSeparator:"," docDefault:"(empty: none)" doc:"Comma-separated browser origins the gateway allows (https://app.example.com), or * for any."`
@@ -178,6 +179,11 @@ func (c Config) Validate() error {
 		if err := checkOrigin(o); err != nil {
 			bad("CARDROOM_CORS_ORIGINS", o, err)
 		}
+	}
+	if c.LockTTL < 300*time.Millisecond {
+		// Renewal runs every third of the lease; below this a loaded
+		// process would lose its locks to scheduling hiccups.
+		bad("CARDROOM_LOCK_TTL", c.LockTTL.String(), errors.New("must be at least 300ms"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("CARDROOM_SHUTDOWN_TIMEOUT", c.ShutdownTimeout.String(), errors.New("must be positive"))

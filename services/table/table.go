@@ -31,12 +31,6 @@ import (
 // health-check service name.
 const Name = "table"
 
-// SealKeyEnv is the environment variable holding the key that seals decks,
-// hands in progress and hand histories (32 bytes, base64 or hex). Empty
-// generates a development key kept in the data directory (see
-// ResolveSealKey); every replica of one suite needs the same key.
-const SealKeyEnv = "CARDROOM_TABLE_SEAL_KEY"
-
 // ResolveSealKey returns the configured seal key, or a development key
 // generated once in dataDir (file seal.KeyFile, mode 0600).
 func ResolveSealKey(configured, dataDir string) ([]byte, error) {
