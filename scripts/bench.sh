@@ -28,3 +28,9 @@ bench services/table/engine/eval .
 # Wallet buy-in transfers/s with p50/p99 on PostgreSQL and SQLite (target:
 # 2,000/s on PostgreSQL).
 bench services/wallet/bank BenchmarkBuyInTransfers
+# Table actions with 200 concurrent tables over gRPC and over REST on
+# Redis + PostgreSQL: flat out (the most actions/s), then at a player's
+# pace of one action per table per second (the latency one action sees at
+# a busy room's load; target p99 under 10 ms).
+TABLE_BENCH_TABLES=200 bench services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 3000x
+TABLE_BENCH_TABLES=200 TABLE_BENCH_PACE=1s bench services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 3000x
