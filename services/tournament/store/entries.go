@@ -331,9 +331,6 @@ func (t *Tx) PendingPayments(player string) ([]PaymentRecord, error) {
 	return out, rows.Err()
 }
 
-// ErrPaymentSettled refuses to settle a step twice in different ways.
-var ErrPaymentSettled = fault.New(fault.Conflict, "PAYMENT_SETTLED", "the payment has already been settled")
-
 // SettlePayment records the wallet's answer to a pending step: done with
 // its transfer id, or failed with the reason. It reports whether the step
 // was pending (false: an earlier retry settled it, nothing to do).
