@@ -182,6 +182,9 @@ type Entry struct {
 	// HandsToMiss is what remains of a missed-hand penalty (TR-33); it
 	// belongs to the entry, so it carries across table moves.
 	HandsToMiss int
+	// Left is set when the player has left the tournament (TR-35): the
+	// entry stays in play, its blinds posted and its hands dead.
+	Left bool
 }
 
 // Kind is what a payment moves.
@@ -475,4 +478,23 @@ func (en *Entry) Settled(pay Payment) {
 // included, goes back).
 func CancelPayment(e event.Event, reason string) Payment {
 	return Payment{Key: "trn/" + e.ID + "/refund", Kind: RefundEvent, EventID: e.ID, Currency: e.BuyIn.Currency, Note: reason}
+}
+
+// ErrAlreadyLeft refuses leaving twice.
+var ErrAlreadyLeft = fault.Rule(fault.Precondition, "TR-35", "ENTRY_ALREADY_LEFT", "the player has already left")
+
+// Leave records that the player left the tournament (TR-35). Nothing is
+// refunded; the stack stays in play and a finish in the money is paid.
+func Leave(e event.Event, en *Entry) error {
+	if e.Status != event.Running {
+		return ErrEntryNotActive.Withf("the event is not running; unregister before the start (TR-04)")
+	}
+	if en.Status != Active {
+		return ErrEntryNotActive.Withf("the entry is %s", en.Status)
+	}
+	if en.Left {
+		return ErrAlreadyLeft
+	}
+	en.Left = true
+	return nil
 }

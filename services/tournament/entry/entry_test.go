@@ -300,3 +300,33 @@ func TestPaymentKey(t *testing.T) {
 		t.Fatalf("cancel payment %+v", c)
 	}
 }
+
+func TestLeave_TR35(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		event  event.Status
+		en     Entry
+		reason string
+	}{
+		{"TR-35 running: the entry stays, marked left", event.Running, Entry{Status: Active}, ""},
+		{"TR-35 twice", event.Running, Entry{Status: Active, Left: true}, "ENTRY_ALREADY_LEFT"},
+		{"TR-04 before the start: unregister instead", event.Scheduled, Entry{Status: Active}, "ENTRY_NOT_ACTIVE"},
+		{"busted", event.Running, Entry{Status: Busted}, "ENTRY_NOT_ACTIVE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			en := tt.en
+			err := Leave(ev(event.Freezeout, tt.event), &en)
+			rule := ""
+			if tt.reason == "ENTRY_ALREADY_LEFT" {
+				rule = "TR-35"
+			}
+			wantFault(t, err, tt.reason, rule)
+			if err == nil && (!en.Left || en.Status != Active) {
+				t.Fatalf("entry %+v", en)
+			}
+		})
+	}
+}

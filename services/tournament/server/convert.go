@@ -127,6 +127,6 @@ func entryToProto(en entry.Entry) *tournamentv1.Entry {
 	return &tournamentv1.Entry{
 		TournamentId: en.EventID, PlayerId: en.PlayerID, Status: entryStatusToProto[en.Status],
 		Rebuys: int32(en.Rebuys), AddOn: en.AddOn, RegisterTime: timestamppb.New(en.RegisteredAt),
-		TransferId: en.TransferID, Table: int32(en.Table), Seat: int32(en.Seat),
+		TransferId: en.TransferID, Table: int32(en.Table), Seat: int32(en.Seat), Left: en.Left,
 	}
 }

@@ -297,3 +297,30 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 	}
 	return &tournamentv1.AddOnResponse{Entry: entryToProto(en), Chips: chips}, nil
 }
+
+// LeaveTournament marks the player as gone (TR-35).
+func (s *Server) LeaveTournament(ctx context.Context, req *tournamentv1.LeaveTournamentRequest) (*tournamentv1.LeaveTournamentResponse, error) {
+	id, player := req.GetTournamentId(), req.GetPlayerId()
+	if err := actFor(ctx, player); err != nil {
+		return nil, err
+	}
+	var en entry.Entry
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		cur, err := tx.Entry(player)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
+		}
+		en = *cur
+		if err := entry.Leave(t.Event, &en); err != nil {
+			return err
+		}
+		return tx.PutEntry(en)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.LeaveTournamentResponse{Entry: entryToProto(en)}, nil
+}

@@ -389,7 +389,8 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 }
 
 // ReportHandStarted counts a hand for the missed-hand penalties of the
-// players dealt in (TR-33).
+// players dealt in (TR-33) and names those who sit it out: penalised
+// players and players who left (TR-35).
 func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.ReportHandStartedRequest) (*tournamentv1.ReportHandStartedResponse, error) {
 	resp := &tournamentv1.ReportHandStartedResponse{}
 	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
@@ -406,7 +407,15 @@ func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.Report
 			if err != nil {
 				return err
 			}
-			if en == nil || en.Status != entry.Active || en.HandsToMiss == 0 {
+			if en == nil || en.Status != entry.Active {
+				continue
+			}
+			if en.Left {
+				// TR-35: a player who left has blinds posted and a dead hand.
+				resp.SittingOut = append(resp.SittingOut, player)
+				continue
+			}
+			if en.HandsToMiss == 0 {
 				continue
 			}
 			rec := standings.Record{Missing: en.HandsToMiss}

@@ -219,6 +219,26 @@ func TestPenalties_TR32_TR33_TR34(t *testing.T) {
 	}
 	_, err = pen("d", tournamentv1.PenaltyType_PENALTY_TYPE_WARNING, 0, 0)
 	wantRule(t, err, codes.FailedPrecondition, "ENTRY_NOT_ACTIVE", "")
+
+	// TR-35: b leaves; the stack stays in play and sits out every hand.
+	if _, err := f.c.LeaveTournament(f.g.As(t, "a", auth.Player), &tournamentv1.LeaveTournamentRequest{TournamentId: id, PlayerId: "b"}); err == nil {
+		t.Fatal("a player left for another")
+	}
+	left, err := f.c.LeaveTournament(f.g.As(t, "b", auth.Player), &tournamentv1.LeaveTournamentRequest{TournamentId: id, PlayerId: "b"})
+	if err != nil || !left.GetEntry().GetLeft() || left.GetEntry().GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE {
+		t.Fatalf("TR-35 leave: %v, %v", left, err)
+	}
+	_, err = f.c.LeaveTournament(f.floor, &tournamentv1.LeaveTournamentRequest{TournamentId: id, PlayerId: "b"})
+	wantRule(t, err, codes.FailedPrecondition, "ENTRY_ALREADY_LEFT", "TR-35")
+	h, err := f.c.ReportHandStarted(f.g.As(t, "dealer", auth.Dealer), &tournamentv1.ReportHandStartedRequest{TournamentId: id, Table: 1, PlayerIds: []string{"a", "b"}})
+	if err != nil || !slices.Equal(h.GetSittingOut(), []string{"b"}) {
+		t.Fatalf("TR-35 hand with a player who left: %v, %v", h, err)
+	}
+	// The player who left still finishes, and wins here: a is knocked out.
+	r2, err := f.c.RecordKnockouts(f.floor, &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1}}})
+	if err != nil || !r2.GetFinished() || !slices.Equal(places(r2.GetFinishes()), []string{"a:2/1", "b:1/1"}) {
+		t.Fatalf("TR-35 finish: %v, %v", r2, err)
+	}
 }
 
 func TestBalanceAndBreak_TR23_G25(t *testing.T) {

@@ -174,13 +174,13 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tourna
 	})
 }
 
-const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss`
+const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play`
 
 func scanEntry(r scanner) (entry.Entry, error) {
 	var en entry.Entry
 	var status int
 	var registered int64
-	err := r.Scan(&en.EventID, &en.PlayerID, &status, &en.Rebuys, &en.AddOn, &en.Withdrawals, &registered, &en.TransferID, &en.Table, &en.Seat, &en.HandsToMiss)
+	err := r.Scan(&en.EventID, &en.PlayerID, &status, &en.Rebuys, &en.AddOn, &en.Withdrawals, &registered, &en.TransferID, &en.Table, &en.Seat, &en.HandsToMiss, &en.Left)
 	en.Status = entry.Status(status)
 	en.RegisteredAt = time.UnixMilli(registered).UTC()
 	return en, err
@@ -235,13 +235,13 @@ func (t *Tx) Entrants() (int, error) {
 // PutEntry inserts or replaces the player's entry.
 func (t *Tx) PutEntry(en entry.Entry) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_entries (`+entryColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status, rebuys = excluded.rebuys,
 			add_on = excluded.add_on, withdrawals = excluded.withdrawals, registered_at_ms = excluded.registered_at_ms,
 			transfer_id = excluded.transfer_id, table_no = excluded.table_no, seat_no = excluded.seat_no,
-			hands_to_miss = excluded.hands_to_miss`,
+			hands_to_miss = excluded.hands_to_miss, left_play = excluded.left_play`,
 		t.id, en.PlayerID, int(en.Status), en.Rebuys, en.AddOn, en.Withdrawals, en.RegisteredAt.UnixMilli(), en.TransferID, en.Table, en.Seat,
-		en.HandsToMiss)
+		en.HandsToMiss, en.Left)
 	if err != nil {
 		return fmt.Errorf("put entry %s/%s: %w", t.id, en.PlayerID, err)
 	}

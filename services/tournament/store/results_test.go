@@ -30,7 +30,7 @@ func TestResultsContract(t *testing.T) {
 		pen := standings.Penalty{Type: standings.MissedHands, Reason: "phone", IssuedBy: "floor-1", Hand: 42, Rounds: 2, HandsToMiss: 14, Override: true, Issued: now}
 		prize := entry.Payment{Key: "trn/f1/b/prize/1", Kind: entry.PayPrize, EventID: "f1", PlayerID: "b", Currency: "EUR", Amount: 7000, Place: 1}
 		err := s.Update(ctx, "f1", func(tx *Tx, _ *Tournament) error {
-			if err := tx.PutEntry(entry.Entry{EventID: "f1", PlayerID: "a", Status: entry.Active, RegisteredAt: now, HandsToMiss: 14}); err != nil {
+			if err := tx.PutEntry(entry.Entry{EventID: "f1", PlayerID: "a", Status: entry.Active, RegisteredAt: now, HandsToMiss: 14, Left: true}); err != nil {
 				return err
 			}
 			if err := tx.AddFinishes(want[:1], now); err != nil {
@@ -60,7 +60,7 @@ func TestResultsContract(t *testing.T) {
 				t.Fatalf("Penalties = %+v, %v", ps, err)
 			}
 			en, err := tx.Entry("a")
-			if err != nil || en.HandsToMiss != 14 {
+			if err != nil || en.HandsToMiss != 14 || !en.Left {
 				t.Fatalf("entry = %+v, %v", en, err)
 			}
 			return nil

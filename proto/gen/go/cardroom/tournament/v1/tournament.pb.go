@@ -1325,7 +1325,9 @@ type Entry struct {
 	// table is the table number the seat draw gave (1-based); 0 before the draw.
 	Table int32 `protobuf:"varint,8,opt,name=table,proto3" json:"table,omitempty"`
 	// seat is the seat number the seat draw gave (1-based); 0 before the draw.
-	Seat          int32 `protobuf:"varint,9,opt,name=seat,proto3" json:"seat,omitempty"`
+	Seat int32 `protobuf:"varint,9,opt,name=seat,proto3" json:"seat,omitempty"`
+	// left is set when the player has left the tournament (TR-35).
+	Left          bool `protobuf:"varint,10,opt,name=left,proto3" json:"left,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1421,6 +1423,13 @@ func (x *Entry) GetSeat() int32 {
 		return x.Seat
 	}
 	return 0
+}
+
+func (x *Entry) GetLeft() bool {
+	if x != nil {
+		return x.Left
+	}
+	return false
 }
 
 // RegisterPlayerRequest registers a player.
@@ -5068,6 +5077,107 @@ func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
 	return nil
 }
 
+// LeaveTournamentRequest names the player who leaves.
+type LeaveTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the player.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveTournamentRequest) Reset() {
+	*x = LeaveTournamentRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveTournamentRequest) ProtoMessage() {}
+
+func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
+func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *LeaveTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *LeaveTournamentRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// LeaveTournamentResponse is the entry after leaving.
+type LeaveTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// entry is the entry, still in play.
+	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveTournamentResponse) Reset() {
+	*x = LeaveTournamentResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveTournamentResponse) ProtoMessage() {}
+
+func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
+func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *LeaveTournamentResponse) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
@@ -5172,7 +5282,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x15GetTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
-	"tournament\"\xc1\x02\n" +
+	"tournament\"\xd5\x02\n" +
 	"\x05Entry\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12;\n" +
@@ -5183,7 +5293,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\vtransfer_id\x18\a \x01(\tR\n" +
 	"transferId\x12\x14\n" +
 	"\x05table\x18\b \x01(\x05R\x05table\x12\x12\n" +
-	"\x04seat\x18\t \x01(\x05R\x04seat\"\xbf\x01\n" +
+	"\x04seat\x18\t \x01(\x05R\x04seat\x12\x12\n" +
+	"\x04left\x18\n" +
+	" \x01(\bR\x04left\"\xbf\x01\n" +
 	"\x15RegisterPlayerRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12&\n" +
@@ -5450,7 +5562,12 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x10ListDrawsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"M\n" +
 	"\x11ListDrawsResponse\x128\n" +
-	"\x05draws\x18\x01 \x03(\v2\".cardroom.tournament.v1.DrawRecordR\x05draws*\xb0\x01\n" +
+	"\x05draws\x18\x01 \x03(\v2\".cardroom.tournament.v1.DrawRecordR\x05draws\"\x98\x01\n" +
+	"\x16LeaveTournamentRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\"N\n" +
+	"\x17LeaveTournamentResponse\x123\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -5482,7 +5599,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xf1$\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb5&\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -5540,7 +5657,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x10ConfiscateBlinds\x12/.cardroom.tournament.v1.ConfiscateBlindsRequest\x1a0.cardroom.tournament.v1.ConfiscateBlindsResponse\"W\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02I:\x01*\"D/v1/tournaments/{tournament_id}/entries/{player_id}:confiscateBlinds\x12\x9b\x01\n" +
 	"\tListDraws\x12(.cardroom.tournament.v1.ListDrawsRequest\x1a).cardroom.tournament.v1.ListDrawsResponse\"9\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/drawsBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/draws\x12\xc1\x01\n" +
+	"\x0fLeaveTournament\x12..cardroom.tournament.v1.LeaveTournamentRequest\x1a/.cardroom.tournament.v1.LeaveTournamentResponse\"M\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:leaveBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -5555,7 +5674,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -5633,30 +5752,32 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*DrawRecord)(nil),                // 73: cardroom.tournament.v1.DrawRecord
 	(*ListDrawsRequest)(nil),          // 74: cardroom.tournament.v1.ListDrawsRequest
 	(*ListDrawsResponse)(nil),         // 75: cardroom.tournament.v1.ListDrawsResponse
-	nil,                               // 76: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 77: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 78: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 79: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 80: google.protobuf.Duration
+	(*LeaveTournamentRequest)(nil),    // 76: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 77: cardroom.tournament.v1.LeaveTournamentResponse
+	nil,                               // 78: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 79: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 80: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 81: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 82: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	77, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	78, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	79, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	79, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	80, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	81, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	79, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	81, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,  // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	9,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	80, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	80, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	80, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	80, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	82, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	82, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	82, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	82, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
 	8,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	77, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	78, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	79, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	79, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	80, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	81, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,  // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
@@ -5665,19 +5786,19 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	5,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
 	5,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,  // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	79, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	81, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
 	16, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	76, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	78, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
 	5,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	23, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
 	24, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
 	16, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	79, // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	81, // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
 	7,  // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	80, // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	82, // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
 	32, // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
 	32, // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
 	9,  // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
@@ -5703,67 +5824,70 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	9,  // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
 	5,  // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	16, // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	79, // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	81, // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
 	73, // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	10, // 65: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	12, // 66: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	14, // 67: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	17, // 68: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	19, // 69: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	21, // 70: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	25, // 71: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	27, // 72: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	29, // 73: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	31, // 74: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	33, // 75: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	35, // 76: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	37, // 77: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	39, // 78: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	44, // 79: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	46, // 80: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	48, // 81: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	50, // 82: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	52, // 83: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	56, // 84: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	59, // 85: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	63, // 86: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	65, // 87: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	67, // 88: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	69, // 89: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	71, // 90: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	74, // 91: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	11, // 92: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13, // 93: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15, // 94: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18, // 95: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20, // 96: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22, // 97: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26, // 98: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28, // 99: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30, // 100: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32, // 101: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34, // 102: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36, // 103: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38, // 104: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40, // 105: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45, // 106: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47, // 107: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49, // 108: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51, // 109: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53, // 110: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57, // 111: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61, // 112: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	64, // 113: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	66, // 114: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	68, // 115: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	70, // 116: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	72, // 117: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	75, // 118: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	92, // [92:119] is the sub-list for method output_type
-	65, // [65:92] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	16, // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	10, // 66: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	12, // 67: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	14, // 68: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	17, // 69: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	19, // 70: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	21, // 71: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	25, // 72: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	27, // 73: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	29, // 74: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	31, // 75: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	33, // 76: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	35, // 77: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	37, // 78: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	39, // 79: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	44, // 80: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	46, // 81: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	48, // 82: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	50, // 83: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	52, // 84: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	56, // 85: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	59, // 86: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	63, // 87: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	65, // 88: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	67, // 89: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	69, // 90: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	71, // 91: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	74, // 92: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	76, // 93: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	11, // 94: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13, // 95: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15, // 96: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18, // 97: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20, // 98: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22, // 99: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26, // 100: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28, // 101: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30, // 102: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32, // 103: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34, // 104: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36, // 105: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38, // 106: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40, // 107: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45, // 108: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47, // 109: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49, // 110: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51, // 111: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53, // 112: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57, // 113: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61, // 114: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	64, // 115: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	66, // 116: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	68, // 117: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	70, // 118: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	72, // 119: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	75, // 120: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	77, // 121: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	94, // [94:122] is the sub-list for method output_type
+	66, // [66:94] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -5777,7 +5901,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   72,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

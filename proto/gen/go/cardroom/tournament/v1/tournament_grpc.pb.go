@@ -49,6 +49,7 @@ const (
 	TournamentService_ClaimSeat_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ClaimSeat"
 	TournamentService_ConfiscateBlinds_FullMethodName  = "/cardroom.tournament.v1.TournamentService/ConfiscateBlinds"
 	TournamentService_ListDraws_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListDraws"
+	TournamentService_LeaveTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/LeaveTournament"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -142,6 +143,10 @@ type TournamentServiceClient interface {
 	// ListDraws returns the draw log: seat draws, button draws, late seats,
 	// balancing moves, table breaks, chip races, confiscations (TR-06, TR-07).
 	ListDraws(ctx context.Context, in *ListDrawsRequest, opts ...grpc.CallOption) (*ListDrawsResponse, error)
+	// LeaveTournament records that a player has left (TR-35): the entry fee
+	// is not refunded, the stack stays in play with its blinds posted and its
+	// hands dead, and a finish in the money is paid.
+	LeaveTournament(ctx context.Context, in *LeaveTournamentRequest, opts ...grpc.CallOption) (*LeaveTournamentResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -422,6 +427,16 @@ func (c *tournamentServiceClient) ListDraws(ctx context.Context, in *ListDrawsRe
 	return out, nil
 }
 
+func (c *tournamentServiceClient) LeaveTournament(ctx context.Context, in *LeaveTournamentRequest, opts ...grpc.CallOption) (*LeaveTournamentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveTournamentResponse)
+	err := c.cc.Invoke(ctx, TournamentService_LeaveTournament_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -513,6 +528,10 @@ type TournamentServiceServer interface {
 	// ListDraws returns the draw log: seat draws, button draws, late seats,
 	// balancing moves, table breaks, chip races, confiscations (TR-06, TR-07).
 	ListDraws(context.Context, *ListDrawsRequest) (*ListDrawsResponse, error)
+	// LeaveTournament records that a player has left (TR-35): the entry fee
+	// is not refunded, the stack stays in play with its blinds posted and its
+	// hands dead, and a finish in the money is paid.
+	LeaveTournament(context.Context, *LeaveTournamentRequest) (*LeaveTournamentResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -603,6 +622,9 @@ func (UnimplementedTournamentServiceServer) ConfiscateBlinds(context.Context, *C
 }
 func (UnimplementedTournamentServiceServer) ListDraws(context.Context, *ListDrawsRequest) (*ListDrawsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDraws not implemented")
+}
+func (UnimplementedTournamentServiceServer) LeaveTournament(context.Context, *LeaveTournamentRequest) (*LeaveTournamentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LeaveTournament not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -1111,6 +1133,24 @@ func _TournamentService_ListDraws_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_LeaveTournament_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveTournamentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).LeaveTournament(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_LeaveTournament_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).LeaveTournament(ctx, req.(*LeaveTournamentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1225,6 +1265,10 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDraws",
 			Handler:    _TournamentService_ListDraws_Handler,
+		},
+		{
+			MethodName: "LeaveTournament",
+			Handler:    _TournamentService_LeaveTournament_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
