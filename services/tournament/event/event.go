@@ -115,3 +115,28 @@ func (e *Event) Cancel() error {
 	e.Status = Cancelled
 	return nil
 }
+
+// ErrNotChangeable refuses changes to an event that has started (TR-03:
+// management changes events before play; payouts are locked, TR-36).
+var ErrNotChangeable = fault.Rule(fault.Precondition, "TR-03", "EVENT_NOT_CHANGEABLE", "only a scheduled event can be changed")
+
+// Change renames or reschedules a scheduled event (TR-03); an empty name
+// or a zero time leaves that field. The result is validated as a new
+// definition at now.
+func (e *Event) Change(name string, startsAt, now time.Time) error {
+	if e.Status != Scheduled || !now.Before(e.StartsAt) {
+		return ErrNotChangeable
+	}
+	next := *e
+	if name = strings.TrimSpace(name); name != "" {
+		next.Name = name
+	}
+	if !startsAt.IsZero() {
+		next.StartsAt = startsAt
+	}
+	if err := next.Validate(now); err != nil {
+		return err
+	}
+	*e = next
+	return nil
+}

@@ -83,3 +83,40 @@ func TestCancel_TR03(t *testing.T) {
 		}
 	}
 }
+
+func TestChange_TR03(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		status   Status
+		newName  string
+		startsAt time.Time
+		at       time.Time
+		reason   string
+		want     string
+	}{
+		{"TR-03 rename before the start", Scheduled, "Tuesday Deepstack", time.Time{}, now, "", "Tuesday Deepstack"},
+		{"TR-03 reschedule", Scheduled, "", now.Add(24 * time.Hour), now, "", "Monday Deepstack"},
+		{"TR-03 not into the past", Scheduled, "", now.Add(-time.Hour), now, "INVALID_ARGUMENT", ""},
+		{"TR-03 not once running", Running, "x", time.Time{}, now, "EVENT_NOT_CHANGEABLE", ""},
+		{"TR-03 not once the start time passed", Scheduled, "x", time.Time{}, now.Add(7 * time.Hour), "EVENT_NOT_CHANGEABLE", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := valid()
+			e.Status = tt.status
+			before := e
+			err := e.Change(tt.newName, tt.startsAt, tt.at)
+			if tt.reason != "" {
+				if f, ok := fault.As(err); !ok || f.Reason != tt.reason || e != before {
+					t.Fatalf("Change = %v (event %+v)", err, e)
+				}
+				return
+			}
+			if err != nil || e.Name != tt.want || (!tt.startsAt.IsZero() && !e.StartsAt.Equal(tt.startsAt)) {
+				t.Fatalf("Change = %v, %+v", err, e)
+			}
+		})
+	}
+}

@@ -123,13 +123,14 @@ func (s *Server) UpdatePayouts(ctx context.Context, req *tournamentv1.UpdatePayo
 		return nil, err
 	}
 	resp := &tournamentv1.UpdatePayoutsResponse{}
-	err := s.store.Update(ctx, req.GetTournamentId(), func(_ *store.Tx, t *store.Tournament) error {
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
 		if err := standings.CheckChange(t.Event, now); err != nil {
 			return err
 		}
+		detail := map[string]any{"from": t.Rules.Payouts, "to": structure}
 		t.Rules.Payouts = structure
 		resp.Tournament = tournamentToProto(*t)
-		return nil
+		return tx.AddAudit(actor(ctx), "update_payouts", detail, now)
 	})
 	if err != nil {
 		return nil, err

@@ -298,6 +298,9 @@ func (s *Server) CancelTournament(ctx context.Context, req *tournamentv1.CancelT
 			return err
 		}
 		pay = entry.CancelPayment(t.Event, req.GetReason())
+		if err := tx.AddAudit(actor(ctx), "cancel", map[string]string{"reason": req.GetReason()}, now); err != nil {
+			return err
+		}
 		return tx.AddPayment(pay, 0, now)
 	})
 	if err != nil {

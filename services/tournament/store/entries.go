@@ -138,7 +138,8 @@ type Tx struct {
 }
 
 // Update runs fn on the tournament in one serializable transaction and
-// writes back its status, rules, clock and hand-for-hand state; fn's other
+// writes back its name, start time, status, rules, clock and hand-for-hand
+// state; fn's other
 // writes go through tx. Rules may change only before the start (TR-36):
 // that is the caller's check (standings.CheckChange). fn
 // may run more than once (conflict retries) and must not have effects
@@ -165,8 +166,9 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tourna
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}
 		_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
-			clock_paused_ms = $5, hand_for_hand = $6, rules = $7 WHERE id = $1`, id, int(t.Event.Status), toMillis(t.Clock.Started),
-			toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h, string(rules))
+			clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9 WHERE id = $1`,
+			id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
+			string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}

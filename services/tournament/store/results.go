@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -134,6 +135,52 @@ func (s *Store) PendingPayments(ctx context.Context) ([]PaymentRecord, error) {
 			return nil, fmt.Errorf("pending payments: %w", err)
 		}
 		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// AuditRecord is one management action (TR-03).
+type AuditRecord struct {
+	Seq       int
+	Actor     string
+	Action    string
+	Detail    json.RawMessage
+	CreatedAt time.Time
+}
+
+// AddAudit appends a management action to the event's audit log.
+func (t *Tx) AddAudit(actor, action string, detail any, now time.Time) error {
+	raw, err := json.Marshal(detail)
+	if err != nil {
+		return fmt.Errorf("audit %s: %w", action, err)
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_audit (tournament_id, seq, actor, action, detail, created_at_ms)
+		VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_audit WHERE tournament_id = $1), $2, $3, $4, $5)`,
+		t.id, actor, action, string(raw), now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("audit %s of %s: %w", action, t.id, err)
+	}
+	return nil
+}
+
+// Audit returns the event's audit log in order.
+func (s *Store) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
+		WHERE tournament_id = $1 ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("audit of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []AuditRecord
+	for rows.Next() {
+		var a AuditRecord
+		var detail string
+		var created int64
+		if err := rows.Scan(&a.Seq, &a.Actor, &a.Action, &detail, &created); err != nil {
+			return nil, fmt.Errorf("audit of %s: %w", id, err)
+		}
+		a.Detail, a.CreatedAt = json.RawMessage(detail), time.UnixMilli(created).UTC()
+		out = append(out, a)
 	}
 	return out, rows.Err()
 }

@@ -45,6 +45,9 @@ func TestResultsContract(t *testing.T) {
 			if err := tx.AddPenalty("a", pen); err != nil {
 				return err
 			}
+			if err := tx.AddAudit("admin-1", "update", map[string]string{"reason": "typo"}, now); err != nil {
+				return err
+			}
 			return tx.AddPayment(prize, 0, now)
 		})
 		if err != nil {
@@ -74,6 +77,38 @@ func TestResultsContract(t *testing.T) {
 		pays, err := s.Payments(ctx, "f1", int(entry.PayPrize), int(entry.PayVoucher))
 		if err != nil || len(pays) != 1 || pays[0].Payment != prize || pays[0].State != PaymentPending {
 			t.Fatalf("Payments = %+v, %v", pays, err)
+		}
+	})
+}
+
+func TestAuditContract(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		ctx := t.Context()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		e := event.Event{ID: "a1", Name: "A", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,
+			BuyIn: event.BuyIn{PrizePool: 5000, Currency: "EUR"}, StartingStack: 10000, StartsAt: now.Add(time.Hour), Status: event.Scheduled, CreatedAt: now}
+		if err := s.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Update(ctx, "a1", func(tx *Tx, tr *Tournament) error {
+			tr.Event.Name, tr.Event.StartsAt = "B", now.Add(2*time.Hour)
+			if err := tx.AddAudit("admin-1", "update", map[string]string{"reason": "later"}, now); err != nil {
+				return err
+			}
+			return tx.AddAudit("admin-2", "cancel", map[string]string{"reason": "storm"}, now.Add(time.Minute))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Load(ctx, "a1")
+		if err != nil || got.Event.Name != "B" || !got.Event.StartsAt.Equal(now.Add(2*time.Hour)) {
+			t.Fatalf("TR-03 change not stored: %+v, %v", got.Event, err)
+		}
+		log, err := s.Audit(ctx, "a1")
+		if err != nil || len(log) != 2 || log[0].Actor != "admin-1" || log[1].Action != "cancel" || string(log[1].Detail) != `{"reason":"storm"}` || log[0].Seq != 1 {
+			t.Fatalf("Audit = %+v, %v", log, err)
 		}
 	})
 }

@@ -5178,6 +5178,308 @@ func (x *LeaveTournamentResponse) GetEntry() *Entry {
 	return nil
 }
 
+// UpdateTournamentRequest changes a scheduled tournament; empty fields stay.
+type UpdateTournamentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// name is the new name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// start_time is the new start time.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// levels is the new structure sheet (G-07).
+	Levels []*Level `protobuf:"bytes,4,rep,name=levels,proto3" json:"levels,omitempty"`
+	// reason is recorded in the audit log.
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTournamentRequest) Reset() {
+	*x = UpdateTournamentRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTournamentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTournamentRequest) ProtoMessage() {}
+
+func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
+func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *UpdateTournamentRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *UpdateTournamentRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateTournamentRequest) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *UpdateTournamentRequest) GetLevels() []*Level {
+	if x != nil {
+		return x.Levels
+	}
+	return nil
+}
+
+func (x *UpdateTournamentRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// UpdateTournamentResponse is the changed tournament.
+type UpdateTournamentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament is the tournament.
+	Tournament    *Tournament `protobuf:"bytes,1,opt,name=tournament,proto3" json:"tournament,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTournamentResponse) Reset() {
+	*x = UpdateTournamentResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTournamentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTournamentResponse) ProtoMessage() {}
+
+func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
+func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *UpdateTournamentResponse) GetTournament() *Tournament {
+	if x != nil {
+		return x.Tournament
+	}
+	return nil
+}
+
+// AuditRecord is one management action.
+type AuditRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seq orders the log from 1.
+	Seq int32 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// actor is the subject who acted.
+	Actor string `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
+	// action is cancel, update or update_payouts.
+	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// detail_json is what changed and why.
+	DetailJson string `protobuf:"bytes,4,opt,name=detail_json,json=detailJson,proto3" json:"detail_json,omitempty"`
+	// create_time is when it happened.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditRecord) Reset() {
+	*x = AuditRecord{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditRecord) ProtoMessage() {}
+
+func (x *AuditRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
+func (*AuditRecord) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *AuditRecord) GetSeq() int32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *AuditRecord) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetDetailJson() string {
+	if x != nil {
+		return x.DetailJson
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+// ListAuditRequest names the tournament.
+type ListAuditRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditRequest) Reset() {
+	*x = ListAuditRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditRequest) ProtoMessage() {}
+
+func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
+func (*ListAuditRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *ListAuditRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// ListAuditResponse is the log.
+type ListAuditResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// records in order.
+	Records       []*AuditRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditResponse) Reset() {
+	*x = ListAuditResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditResponse) ProtoMessage() {}
+
+func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
+func (*ListAuditResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+}
+
+func (x *ListAuditResponse) GetRecords() []*AuditRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
@@ -5567,7 +5869,31 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\"N\n" +
 	"\x17LeaveTournamentResponse\x123\n" +
-	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry*\xb0\x01\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\"\x9a\x02\n" +
+	"\x17UpdateTournamentRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\x1c\n" +
+	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x129\n" +
+	"\n" +
+	"start_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12@\n" +
+	"\x06levels\x18\x04 \x03(\v2\x1d.cardroom.tournament.v1.LevelB\t\xbaH\x06\x92\x01\x03\x10\xc8\x01R\x06levels\x12\"\n" +
+	"\x06reason\x18\x05 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"^\n" +
+	"\x18UpdateTournamentResponse\x12B\n" +
+	"\n" +
+	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
+	"tournament\"\xab\x01\n" +
+	"\vAuditRecord\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x05R\x03seq\x12\x14\n" +
+	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x16\n" +
+	"\x06action\x18\x03 \x01(\tR\x06action\x12\x1f\n" +
+	"\vdetail_json\x18\x04 \x01(\tR\n" +
+	"detailJson\x12;\n" +
+	"\vcreate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\"T\n" +
+	"\x10ListAuditRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"R\n" +
+	"\x11ListAuditResponse\x12=\n" +
+	"\arecords\x18\x01 \x03(\v2#.cardroom.tournament.v1.AuditRecordR\arecords*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -5599,7 +5925,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb5&\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x81)\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -5659,7 +5985,11 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\tListDraws\x12(.cardroom.tournament.v1.ListDrawsRequest\x1a).cardroom.tournament.v1.ListDrawsResponse\"9\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/draws\x12\xc1\x01\n" +
 	"\x0fLeaveTournament\x12..cardroom.tournament.v1.LeaveTournamentRequest\x1a/.cardroom.tournament.v1.LeaveTournamentResponse\"M\xca\xf3\x18\x05\n" +
-	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:leaveBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:leave\x12\xaf\x01\n" +
+	"\x10UpdateTournament\x12/.cardroom.tournament.v1.UpdateTournamentRequest\x1a0.cardroom.tournament.v1.UpdateTournamentResponse\"8\xca\xf3\x18\x03\n" +
+	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\x97\x01\n" +
+	"\tListAudit\x12(.cardroom.tournament.v1.ListAuditRequest\x1a).cardroom.tournament.v1.ListAuditResponse\"5\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/auditBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -5674,7 +6004,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -5754,140 +6084,154 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*ListDrawsResponse)(nil),         // 75: cardroom.tournament.v1.ListDrawsResponse
 	(*LeaveTournamentRequest)(nil),    // 76: cardroom.tournament.v1.LeaveTournamentRequest
 	(*LeaveTournamentResponse)(nil),   // 77: cardroom.tournament.v1.LeaveTournamentResponse
-	nil,                               // 78: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 79: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 80: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 81: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 82: google.protobuf.Duration
+	(*UpdateTournamentRequest)(nil),   // 78: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 79: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 80: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 81: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 82: cardroom.tournament.v1.ListAuditResponse
+	nil,                               // 83: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 84: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 85: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 86: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 87: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	79, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	80, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	81, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
-	0,  // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	81, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
-	1,  // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	6,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	7,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	9,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	82, // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	82, // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	82, // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	82, // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	8,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	79, // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	80, // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	81, // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,  // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	6,  // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	7,  // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	9,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,  // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	5,  // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	5,  // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,  // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	81, // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	16, // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16, // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16, // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	78, // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	5,  // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	23, // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	24, // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	16, // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16, // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	81, // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	7,  // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	82, // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	32, // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	32, // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	9,  // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,  // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,  // 42: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	41, // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	42, // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43, // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	42, // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43, // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	43, // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,  // 49: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	42, // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	54, // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	55, // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	24, // 53: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	58, // 54: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	60, // 55: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	62, // 56: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	42, // 57: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	62, // 58: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	42, // 59: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	9,  // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,  // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	16, // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	81, // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	73, // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	16, // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	10, // 66: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	12, // 67: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	14, // 68: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	17, // 69: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	19, // 70: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	21, // 71: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	25, // 72: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	27, // 73: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	29, // 74: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	31, // 75: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	33, // 76: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	35, // 77: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	37, // 78: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	39, // 79: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	44, // 80: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	46, // 81: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	48, // 82: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	50, // 83: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	52, // 84: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	56, // 85: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	59, // 86: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	63, // 87: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	65, // 88: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	67, // 89: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	69, // 90: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	71, // 91: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	74, // 92: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	76, // 93: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	11, // 94: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13, // 95: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15, // 96: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18, // 97: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20, // 98: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22, // 99: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26, // 100: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28, // 101: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30, // 102: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32, // 103: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34, // 104: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36, // 105: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38, // 106: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40, // 107: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45, // 108: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47, // 109: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49, // 110: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51, // 111: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53, // 112: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57, // 113: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61, // 114: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	64, // 115: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	66, // 116: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	68, // 117: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	70, // 118: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	72, // 119: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	75, // 120: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	77, // 121: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	94, // [94:122] is the sub-list for method output_type
-	66, // [66:94] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	84,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	85,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	86,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
+	86,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	6,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	7,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	9,   // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	87,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	87,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	87,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	87,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	8,   // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	84,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	85,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	86,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	6,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	7,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	9,   // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,   // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	5,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	5,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	86,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	16,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	83,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	5,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	23,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	24,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	16,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	16,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	86,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	7,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	87,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	32,  // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	32,  // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	9,   // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,   // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 42: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	41,  // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	42,  // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43,  // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	42,  // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	43,  // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	43,  // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 49: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	42,  // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	54,  // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	55,  // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	24,  // 53: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	58,  // 54: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	60,  // 55: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	62,  // 56: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	42,  // 57: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	62,  // 58: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	42,  // 59: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	9,   // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	5,   // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	16,  // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	86,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	73,  // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	16,  // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	86,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	7,   // 67: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	5,   // 68: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	86,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	80,  // 70: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	10,  // 71: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	12,  // 72: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	14,  // 73: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	17,  // 74: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	19,  // 75: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	21,  // 76: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	25,  // 77: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	27,  // 78: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	29,  // 79: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	31,  // 80: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	33,  // 81: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	35,  // 82: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	37,  // 83: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	39,  // 84: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	44,  // 85: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	46,  // 86: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	48,  // 87: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	50,  // 88: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	52,  // 89: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	56,  // 90: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	59,  // 91: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	63,  // 92: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	65,  // 93: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	67,  // 94: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	69,  // 95: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	71,  // 96: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	74,  // 97: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	76,  // 98: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	78,  // 99: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	81,  // 100: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	11,  // 101: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13,  // 102: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15,  // 103: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18,  // 104: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20,  // 105: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22,  // 106: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26,  // 107: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28,  // 108: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30,  // 109: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32,  // 110: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34,  // 111: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36,  // 112: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38,  // 113: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40,  // 114: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45,  // 115: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47,  // 116: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49,  // 117: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51,  // 118: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53,  // 119: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57,  // 120: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61,  // 121: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	64,  // 122: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	66,  // 123: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	68,  // 124: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	70,  // 125: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	72,  // 126: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	75,  // 127: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	77,  // 128: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	79,  // 129: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	82,  // 130: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	101, // [101:131] is the sub-list for method output_type
+	71,  // [71:101] is the sub-list for method input_type
+	71,  // [71:71] is the sub-list for extension type_name
+	71,  // [71:71] is the sub-list for extension extendee
+	0,   // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -5901,7 +6245,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   74,
+			NumMessages:   79,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

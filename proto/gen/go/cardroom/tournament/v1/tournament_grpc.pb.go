@@ -50,6 +50,8 @@ const (
 	TournamentService_ConfiscateBlinds_FullMethodName  = "/cardroom.tournament.v1.TournamentService/ConfiscateBlinds"
 	TournamentService_ListDraws_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListDraws"
 	TournamentService_LeaveTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/LeaveTournament"
+	TournamentService_UpdateTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/UpdateTournament"
+	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -147,6 +149,13 @@ type TournamentServiceClient interface {
 	// is not refunded, the stack stays in play with its blinds posted and its
 	// hands dead, and a finish in the money is paid.
 	LeaveTournament(ctx context.Context, in *LeaveTournamentRequest, opts ...grpc.CallOption) (*LeaveTournamentResponse, error)
+	// UpdateTournament changes a scheduled tournament's name, start time or
+	// structure sheet (TR-03: management may change events), with an audit
+	// record.
+	UpdateTournament(ctx context.Context, in *UpdateTournamentRequest, opts ...grpc.CallOption) (*UpdateTournamentResponse, error)
+	// ListAudit returns the tournament's audit log: cancellations and changes
+	// by management (TR-03), payout changes (TR-36).
+	ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -437,6 +446,26 @@ func (c *tournamentServiceClient) LeaveTournament(ctx context.Context, in *Leave
 	return out, nil
 }
 
+func (c *tournamentServiceClient) UpdateTournament(ctx context.Context, in *UpdateTournamentRequest, opts ...grpc.CallOption) (*UpdateTournamentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateTournamentResponse)
+	err := c.cc.Invoke(ctx, TournamentService_UpdateTournament_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAuditResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ListAudit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -532,6 +561,13 @@ type TournamentServiceServer interface {
 	// is not refunded, the stack stays in play with its blinds posted and its
 	// hands dead, and a finish in the money is paid.
 	LeaveTournament(context.Context, *LeaveTournamentRequest) (*LeaveTournamentResponse, error)
+	// UpdateTournament changes a scheduled tournament's name, start time or
+	// structure sheet (TR-03: management may change events), with an audit
+	// record.
+	UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error)
+	// ListAudit returns the tournament's audit log: cancellations and changes
+	// by management (TR-03), payout changes (TR-36).
+	ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -625,6 +661,12 @@ func (UnimplementedTournamentServiceServer) ListDraws(context.Context, *ListDraw
 }
 func (UnimplementedTournamentServiceServer) LeaveTournament(context.Context, *LeaveTournamentRequest) (*LeaveTournamentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAudit not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -1151,6 +1193,42 @@ func _TournamentService_LeaveTournament_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_UpdateTournament_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateTournamentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).UpdateTournament(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_UpdateTournament_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).UpdateTournament(ctx, req.(*UpdateTournamentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ListAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAuditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ListAudit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ListAudit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ListAudit(ctx, req.(*ListAuditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1269,6 +1347,14 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "LeaveTournament",
 			Handler:    _TournamentService_LeaveTournament_Handler,
+		},
+		{
+			MethodName: "UpdateTournament",
+			Handler:    _TournamentService_UpdateTournament_Handler,
+		},
+		{
+			MethodName: "ListAudit",
+			Handler:    _TournamentService_ListAudit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
