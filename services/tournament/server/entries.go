@@ -240,7 +240,7 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
 		p, chips, err := entry.Rebuy(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: int(req.GetHandsSincePeriodEnd()), Stack: req.GetStack()})
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: req.GetStack()})
 		if err != nil {
 			return err
 		}
@@ -272,7 +272,7 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
 		ps, _, err := entry.AddOn(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: int(req.GetHandsSincePeriodEnd()), Stack: req.GetStack()}, req.GetWithRebuy())
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: req.GetStack()}, req.GetWithRebuy())
 		if err != nil {
 			return err
 		}
@@ -323,4 +323,10 @@ func (s *Server) LeaveTournament(ctx context.Context, req *tournamentv1.LeaveTou
 		return nil, err
 	}
 	return &tournamentv1.LeaveTournamentResponse{Entry: entryToProto(en)}, nil
+}
+
+// handsSincePeriodEnd is the larger of what the caller reports and what
+// the player's table has reported through ReportHandStarted (TR-16).
+func handsSincePeriodEnd(t *store.Tournament, en entry.Entry, reported int32) int {
+	return max(int(reported), t.RebuyHands[en.Table])
 }

@@ -546,3 +546,35 @@ func TestCancel_TR03_G30(t *testing.T) {
 	_, err = f.c.RegisterPlayer(f.g.As(t, "cat", auth.Player), &tournamentv1.RegisterPlayerRequest{TournamentId: id, PlayerId: "cat"})
 	wantRule(t, err, codes.FailedPrecondition, "REGISTRATION_CLOSED", "TR-04")
 }
+
+// TestLastRebuyHands_TR16: the tables report their hands; after the
+// rebuy period each table's three last rebuy hands close rebuys there and
+// open the add-on, without the caller counting.
+func TestLastRebuyHands_TR16(t *testing.T) {
+	t.Parallel()
+	f := startWithWallet(t, nil)
+	id := f.running(t, []string{"a", "b"}, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.EntryPolicy = &tournamentv1.EntryPolicy{AddOn: true}
+	})
+	dealer := f.g.As(t, "dealer", auth.Dealer)
+	hand := func() {
+		t.Helper()
+		if _, err := f.c.ReportHandStarted(dealer, &tournamentv1.ReportHandStartedRequest{TournamentId: id, Table: 1, PlayerIds: []string{"a", "b"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hand() // inside the period: not counted
+	f.clk.Advance(time.Hour)
+	for i := range 3 {
+		if _, err := f.c.Rebuy(f.floor, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "a", Stack: 0}); err != nil {
+			t.Fatalf("TR-16 rebuy in last rebuy hand %d: %v", i+1, err)
+		}
+		hand()
+	}
+	_, err := f.c.Rebuy(f.floor, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "a", Stack: 0})
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_PERIOD_OVER", "TR-16")
+	if _, err := f.c.AddOn(f.floor, &tournamentv1.AddOnRequest{TournamentId: id, PlayerId: "b", Stack: 5000}); err != nil {
+		t.Fatalf("TR-17 add-on after the last rebuy hand: %v", err)
+	}
+}

@@ -392,6 +392,7 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 // players dealt in (TR-33) and names those who sit it out: penalised
 // players and players who left (TR-35).
 func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.ReportHandStartedRequest) (*tournamentv1.ReportHandStartedResponse, error) {
+	now := s.now()
 	resp := &tournamentv1.ReportHandStartedResponse{}
 	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
 		resp.SittingOut = nil
@@ -401,6 +402,13 @@ func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.Report
 		// G-26: during hand-for-hand a table deals once per round.
 		if err := t.HandForHand.MayDeal(strconv.Itoa(int(req.GetTable()))); err != nil {
 			return err
+		}
+		// TR-16: after the rebuy period each table counts its last rebuy hands.
+		if t.Rules.Entry.Rebuys() && !now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
+			if t.RebuyHands == nil {
+				t.RebuyHands = map[int]int{}
+			}
+			t.RebuyHands[int(req.GetTable())]++
 		}
 		for _, player := range req.GetPlayerIds() {
 			en, err := tx.Entry(player)

@@ -29,6 +29,9 @@ type Tournament struct {
 	// PendingKnockouts are players out during the hand-for-hand round in
 	// progress, placed together when it ends (TR-37).
 	PendingKnockouts []standings.Knockout
+	// RebuyHands counts, per table number, the hands started there since
+	// the rebuy period ran out (TR-16).
+	RebuyHands map[int]int
 }
 
 // handForHandState is the stored hand-for-hand column.
@@ -77,14 +80,14 @@ func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
 
 func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms,
-		hand_for_hand FROM tournaments WHERE id = $1`, id)
+		hand_for_hand, rebuy_hands FROM tournaments WHERE id = $1`, id)
 	var t Tournament
 	var format, status int
 	var startsAt, createdAt, started, pausedAt, paused int64
-	var rules, h4h string
+	var rules, h4h, rebuyHands string
 	e := &t.Event
 	err := row.Scan(&e.ID, &e.Name, &e.Game, &e.Structure, &format, &e.BuyIn.Currency, &e.BuyIn.PrizePool, &e.BuyIn.Fee,
-		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h)
+		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h, &rebuyHands)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Tournament{}, ErrNotFound.Withf("no tournament %q", id)
 	}
@@ -107,6 +110,11 @@ func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 			return Tournament{}, fmt.Errorf("load tournament %s hand-for-hand: %w", id, err)
 		}
 		t.HandForHand, t.PendingKnockouts = st.HandForHand, st.Pending
+	}
+	if rebuyHands != "" {
+		if err := json.Unmarshal([]byte(rebuyHands), &t.RebuyHands); err != nil {
+			return Tournament{}, fmt.Errorf("load tournament %s rebuy hands: %w", id, err)
+		}
 	}
 	t.Clock.Sheet = t.Rules.Sheet
 	t.Clock.Started = millis(started)
@@ -165,10 +173,18 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tourna
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}
+		rebuyHands := ""
+		if len(t.RebuyHands) > 0 {
+			raw, err := json.Marshal(t.RebuyHands)
+			if err != nil {
+				return fmt.Errorf("update tournament %s: %w", id, err)
+			}
+			rebuyHands = string(raw)
+		}
 		_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
-			clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9 WHERE id = $1`,
+			clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10 WHERE id = $1`,
 			id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
-			string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli())
+			string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands)
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}

@@ -70,6 +70,7 @@ func TestEntriesContract(t *testing.T) {
 			tr.HandForHand.Start([]string{"1", "2"})
 			tr.PendingKnockouts = []standings.Knockout{{PlayerID: "x", TableID: "2", Hand: 7, StartStack: 900}}
 			tr.Rules.Payouts.Unit = 500
+			tr.RebuyHands = map[int]int{2: 3}
 			return tx.AddDraw("seats", map[string]int{"ann": 3}, now)
 		})
 		if err != nil {
@@ -77,7 +78,7 @@ func TestEntriesContract(t *testing.T) {
 		}
 		err = s.Update(ctx, "r1", func(tx *Tx, tr *Tournament) error {
 			if tr.Event.Status != event.Running || !tr.Clock.Started.Equal(now) || !tr.HandForHand.Active ||
-				len(tr.HandForHand.Tables) != 2 || tr.Rules.Payouts.Unit != 500 || len(tr.PendingKnockouts) != 1 || tr.PendingKnockouts[0].StartStack != 900 {
+				len(tr.HandForHand.Tables) != 2 || tr.Rules.Payouts.Unit != 500 || len(tr.PendingKnockouts) != 1 || tr.PendingKnockouts[0].StartStack != 900 || tr.RebuyHands[2] != 3 {
 				t.Fatalf("status/clock/hand-for-hand/rules not written back: %+v", tr)
 			}
 			tr.HandForHand.Stop()
