@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"sync"
 	"strings"
 	"time"
 
@@ -43,8 +44,24 @@ type Option func(*Server)
 func WithWallet(w walletv1.WalletServiceClient) Option { return func(s *Server) { s.wallet = w } }
 
 // WithRandom draws seats and buttons from src instead of crypto/rand
-// (seeded tests and replays).
-func WithRandom(src draw.Source) Option { return func(s *Server) { s.random = src } }
+// (seeded tests and replays). Calls are serialized, so src need not be
+// safe for concurrent use.
+func WithRandom(src draw.Source) Option {
+	return func(s *Server) { s.random = &lockedSource{src: src} }
+}
+
+// lockedSource serializes a source shared by concurrent requests.
+type lockedSource struct {
+	mu  sync.Mutex // guards src
+	src draw.Source
+}
+
+// Uint64 returns the next value of the wrapped source.
+func (l *lockedSource) Uint64() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.src.Uint64()
+}
 
 // New returns a Server over s.
 func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
