@@ -5,8 +5,8 @@ package server
 
 import (
 	"context"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
