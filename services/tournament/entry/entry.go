@@ -498,3 +498,19 @@ func Leave(e event.Event, en *Entry) error {
 	en.Left = true
 	return nil
 }
+
+// ErrMayStillRebuy refuses a knock-out while the player could still rebuy.
+var ErrMayStillRebuy = fault.Rule(fault.Precondition, "TR-13", "REBUY_STILL_OPEN", "the player may still rebuy at this table; confirm that they declined")
+
+// KnockOut checks that a player out of chips is out of the tournament: in
+// a rebuy event, while rebuys are open at their table (TR-13, TR-16), only
+// when they declined to rebuy.
+func KnockOut(e event.Event, p Policy, en Entry, t Table, declined bool) error {
+	if en.Status != Active {
+		return ErrEntryNotActive.Withf("the entry is %s", en.Status)
+	}
+	if p.Rebuys() && !declined && rebuyOpen(e, p, t) && (p.MaxRebuys == 0 || en.Rebuys < p.MaxRebuys) {
+		return ErrMayStillRebuy
+	}
+	return nil
+}

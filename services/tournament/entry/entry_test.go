@@ -330,3 +330,38 @@ func TestLeave_TR35(t *testing.T) {
 		})
 	}
 }
+
+func TestKnockOut_TR13_TR16(t *testing.T) {
+	t.Parallel()
+	rebuy := Policy{MaxRebuys: 2}.WithDefaults(ev(event.Rebuy, event.Running))
+	tests := []struct {
+		name     string
+		format   event.Format
+		rebuys   int
+		table    Table
+		declined bool
+		reason   string
+	}{
+		{"TR-18 freezeout: out", event.Freezeout, 0, Table{Now: start.Add(time.Minute)}, false, ""},
+		{"TR-13 rebuy period: may still rebuy", event.Rebuy, 0, Table{Now: start.Add(time.Minute)}, false, "REBUY_STILL_OPEN"},
+		{"TR-13 declined the rebuy", event.Rebuy, 0, Table{Now: start.Add(time.Minute)}, true, ""},
+		{"TR-16 in the last rebuy hands", event.Rebuy, 0, Table{Now: start.Add(2 * time.Hour), HandsSincePeriodEnd: 1}, false, "REBUY_STILL_OPEN"},
+		{"TR-16 after the last rebuy hand", event.Rebuy, 0, Table{Now: start.Add(2 * time.Hour), HandsSincePeriodEnd: 3}, false, ""},
+		{"G-23 no rebuys left", event.Rebuy, 2, Table{Now: start.Add(time.Minute)}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := ev(tt.format, event.Running)
+			p := rebuy
+			if tt.format == event.Freezeout {
+				p = Policy{}.WithDefaults(e)
+			}
+			rule := ""
+			if tt.reason != "" {
+				rule = "TR-13"
+			}
+			wantFault(t, KnockOut(e, p, Entry{Status: Active, Rebuys: tt.rebuys}, tt.table, tt.declined), tt.reason, rule)
+		})
+	}
+}

@@ -577,4 +577,25 @@ func TestLastRebuyHands_TR16(t *testing.T) {
 	if _, err := f.c.AddOn(f.floor, &tournamentv1.AddOnRequest{TournamentId: id, PlayerId: "b", Stack: 5000}); err != nil {
 		t.Fatalf("TR-17 add-on after the last rebuy hand: %v", err)
 	}
+	// After the last rebuy hand a bust is final.
+	if _, err := f.c.RecordKnockouts(f.floor, &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1}}}); err != nil {
+		t.Fatalf("TR-16 knock-out after the rebuys: %v", err)
+	}
+}
+
+// TestKnockoutDuringRebuys_TR13: a bust while rebuys are open is refused
+// unless the player declined the rebuy.
+func TestKnockoutDuringRebuys_TR13(t *testing.T) {
+	t.Parallel()
+	f := startWithWallet(t, nil)
+	id := f.running(t, []string{"a", "b", "c"}, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+	})
+	req := &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: "c", Table: 1}}}
+	_, err := f.c.RecordKnockouts(f.floor, req)
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_STILL_OPEN", "TR-13")
+	req.Knockouts[0].DeclinedRebuy = true
+	if r, err := f.c.RecordKnockouts(f.floor, req); err != nil || r.GetFinishes()[0].GetPlace() != 3 {
+		t.Fatalf("declined rebuy: %v, %v", r, err)
+	}
 }

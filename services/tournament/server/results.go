@@ -178,6 +178,10 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 			if !ok || en.Status != entry.Active {
 				return entry.ErrEntryNotActive.Withf("%s is not in play", k.GetPlayerId()).With("player_id", k.GetPlayerId())
 			}
+			if err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)},
+				k.GetDeclinedRebuy()); err != nil {
+				return err
+			}
 			kos = append(kos, standings.Knockout{PlayerID: k.GetPlayerId(), TableID: strconv.Itoa(int(k.GetTable())),
 				Hand: k.GetHand(), StartStack: k.GetStartStack()})
 			en.Status = entry.Busted

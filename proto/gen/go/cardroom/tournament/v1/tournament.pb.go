@@ -2818,7 +2818,10 @@ type Knockout struct {
 	// hand is the table's hand number.
 	Hand int64 `protobuf:"varint,3,opt,name=hand,proto3" json:"hand,omitempty"`
 	// start_stack is the player's stack when that hand started (TR-37).
-	StartStack    int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	StartStack int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	// declined_rebuy confirms that a player who could still rebuy (TR-13,
+	// TR-16) chose not to; without it such a knock-out is refused.
+	DeclinedRebuy bool `protobuf:"varint,5,opt,name=declined_rebuy,json=declinedRebuy,proto3" json:"declined_rebuy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2879,6 +2882,13 @@ func (x *Knockout) GetStartStack() int64 {
 		return x.StartStack
 	}
 	return 0
+}
+
+func (x *Knockout) GetDeclinedRebuy() bool {
+	if x != nil {
+		return x.DeclinedRebuy
+	}
+	return false
 }
 
 // Finish is a finishing place; players sharing places have the best of them.
@@ -5690,14 +5700,15 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
 	"tournament\x12\x1a\n" +
-	"\brefunded\x18\x02 \x01(\x03R\brefunded\"\xb1\x01\n" +
+	"\brefunded\x18\x02 \x01(\x03R\brefunded\"\xd8\x01\n" +
 	"\bKnockout\x12<\n" +
 	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12 \n" +
 	"\x05table\x18\x02 \x01(\x05B\n" +
 	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x12\x1b\n" +
 	"\x04hand\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04hand\x12(\n" +
 	"\vstart_stack\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
-	"startStack\"m\n" +
+	"startStack\x12%\n" +
+	"\x0edeclined_rebuy\x18\x05 \x01(\bR\rdeclinedRebuy\"m\n" +
 	"\x06Finish\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
