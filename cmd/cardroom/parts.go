@@ -150,8 +150,12 @@ var allParts = []part{
 			return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()}
 		},
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
-			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock})
-			return &built{register: func(s *grpc.Server) { svc.Register(s) }}, nil
+			walletConn, err := e.dial(tournament.Name, "wallet")
+			if err != nil {
+				return nil, err
+			}
+			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock, Wallet: walletv1.NewWalletServiceClient(walletConn)})
+			return &built{register: func(s *grpc.Server) { svc.Register(s) }, loops: []func(context.Context) error{svc.Run}}, nil
 		},
 	},
 }
