@@ -356,8 +356,8 @@ func (r *Room) BreakTable(ctx context.Context, table, reason string, a Actor) ([
 	return moved, rec, err
 }
 
-// ErrLimitForFloor: the floor sets an absence's own limit (CS-14), a
-// player takes the policy's.
+// ErrLimitForFloor refuses a player who sets their own absence's time
+// limit: only the floor sets one (CS-14); a player takes the policy's.
 var ErrLimitForFloor = fault.Rule(fault.Forbidden, "CS-14", "LIMIT_FOR_FLOOR", "only the floor sets an absence's time limit")
 
 // MarkAway starts an absence. A long break is taken from the player's

@@ -91,6 +91,6 @@ func ruleErr(rule string, reason Reason, msg string) *RuleError {
 	return &RuleError{Rule: rule, Reason: reason, Msg: msg}
 }
 
-func rangeErr(rule string, reason Reason, msg string, min, max int64) *RuleError {
-	return &RuleError{Rule: rule, Reason: reason, Msg: msg, Min: min, Max: max}
+func rangeErr(rule string, reason Reason, msg string, lo, hi int64) *RuleError {
+	return &RuleError{Rule: rule, Reason: reason, Msg: msg, Min: lo, Max: hi}
 }

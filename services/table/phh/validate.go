@@ -118,14 +118,14 @@ func (h *History) validateFields() error {
 	return nil
 }
 
-func checkAmount(x Number, min float64, strict, inf bool) error {
+func checkAmount(x Number, least float64, strict, inf bool) error {
 	f := x.Value()
 	switch {
 	case math.IsNaN(f):
 		return errors.New("not a number")
 	case math.IsInf(f, 1) && !inf:
 		return errors.New("infinite")
-	case f < min || (strict && f == min):
+	case f < least || (strict && f == least):
 		return fmt.Errorf("%s out of range", x)
 	}
 	return nil
