@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test: checks that the generated protobuf code is current, makes sure
+# make test: checks that the generated protobuf code is current and that
+# make lint is clean, makes sure
 # Redis and PostgreSQL are there (scripts/testenv.sh: REDIS_URL/DATABASE_URL
 # when set, otherwise throwaway servers), runs every workspace module's
 # tests with the race detector, then gives each fuzz target a short run.
@@ -9,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/proto.sh --check
+./scripts/lint.sh
 
 # shellcheck source=scripts/testenv.sh
 source scripts/testenv.sh
