@@ -27,7 +27,13 @@ const (
 // Reason is a stable, machine-readable error reason. google.rpc.ErrorInfo's
 // reason (and the gateway's "reason") is the value name without the
 // "REASON_" prefix, for example "INVALID_ARGUMENT" or "ACCOUNT_NOT_FOUND".
-// Services add the reasons they need here, one per distinct failure.
+// The list is closed: every reason a service sends is here, with what it
+// means, and nothing else (cmd/cardroom's TestErrorReasonsAreInTheClosedList
+// checks both ways; docs/REASONS.md is generated from these comments).
+// Blocks: 0-99 the platform and reasons several services send, 1xx wallet,
+// 2xx table, 3xx seating, 4xx tournament. A comment names the RULES.md rule
+// when that one rule always goes with the reason; otherwise the error's
+// rule_id names the deciding rule, if any.
 type Reason int32
 
 const (
@@ -44,25 +50,437 @@ const (
 	Reason_REASON_PERMISSION_DENIED Reason = 4
 	// REASON_UNAVAILABLE means a dependency is down; retry later.
 	Reason_REASON_UNAVAILABLE Reason = 5
-	// REASON_FENCE_LOST means the caller lost the lock or fencing epoch of the
-	// entity it was writing; the write was refused.
-	Reason_REASON_FENCE_LOST Reason = 6
 	// REASON_IDEMPOTENCY_KEY_REUSED means an idempotency key came back with
 	// different content.
 	Reason_REASON_IDEMPOTENCY_KEY_REUSED Reason = 7
+	// REASON_FENCED_OUT means a newer owner has claimed the entity (its
+	// fencing epoch moved on), so the write was refused; retry.
+	Reason_REASON_FENCED_OUT Reason = 8
+	// REASON_LOCK_HELD means another owner holds the entity's lock; retry.
+	Reason_REASON_LOCK_HELD Reason = 9
+	// REASON_LOCK_LOST means the lock on the entity was lost mid-request and
+	// the write was refused; retry.
+	Reason_REASON_LOCK_LOST Reason = 10
+	// REASON_ALREADY_SEATED means the player already holds a seat at that
+	// table (table) or in that game (seating).
+	Reason_REASON_ALREADY_SEATED Reason = 11
+	// REASON_NOT_SEATED means the player holds no seat there (table, seating,
+	// and the wallet for a table's chips).
+	Reason_REASON_NOT_SEATED Reason = 12
+	// REASON_NOT_YOURSELF means a player acts, sits or reads for another
+	// player (table, seating).
+	Reason_REASON_NOT_YOURSELF Reason = 13
+	// REASON_NO_DECISION_PENDING means there is nothing to decide yet: nobody
+	// is to act (table) or an absence's timer has not run out (seating).
+	Reason_REASON_NO_DECISION_PENDING Reason = 14
 	// REASON_ACCOUNT_NOT_FOUND means no wallet account has that ID.
 	Reason_REASON_ACCOUNT_NOT_FOUND Reason = 100
 	// REASON_ACCOUNT_ALREADY_EXISTS means the owner already has an account of
 	// that kind and currency.
 	Reason_REASON_ACCOUNT_ALREADY_EXISTS Reason = 101
-	// REASON_TABLE_NOT_FOUND means no table has that ID.
+	// REASON_ALREADY_REVERSED means the transfer has already been reversed.
+	Reason_REASON_ALREADY_REVERSED Reason = 102
+	// REASON_AMOUNT_NOT_POSITIVE means a wallet amount is zero or negative.
+	Reason_REASON_AMOUNT_NOT_POSITIVE Reason = 103
+	// REASON_AMOUNT_OVERFLOW means an amount or balance would overflow.
+	Reason_REASON_AMOUNT_OVERFLOW Reason = 104
+	// REASON_BALANCE_CHANGED means the balance changed concurrently; retry.
+	Reason_REASON_BALANCE_CHANGED Reason = 105
+	// REASON_BUY_IN_ABOVE_MAXIMUM means the buy-in is above the table
+	// maximum; metadata gives the allowed range.
+	Reason_REASON_BUY_IN_ABOVE_MAXIMUM Reason = 106
+	// REASON_BUY_IN_BELOW_DEPARTURE_STACK means a return to the same table
+	// the same gaming day must bring the stack the player left with.
+	Reason_REASON_BUY_IN_BELOW_DEPARTURE_STACK Reason = 107
+	// REASON_BUY_IN_BELOW_MINIMUM means the buy-in is below the table
+	// minimum; metadata gives the allowed range.
+	Reason_REASON_BUY_IN_BELOW_MINIMUM Reason = 108
+	// REASON_BUY_IN_BELOW_STACK_CARRIED means a table change within the same
+	// structure must bring the whole stack, up to the maximum (CS-10).
+	Reason_REASON_BUY_IN_BELOW_STACK_CARRIED Reason = 109
+	// REASON_CURRENCY_MISMATCH means the currency does not match the account.
+	Reason_REASON_CURRENCY_MISMATCH Reason = 110
+	// REASON_HOLD_EXPIRED means the table hold on the player's funds expired.
+	Reason_REASON_HOLD_EXPIRED Reason = 111
+	// REASON_HOLD_NOT_FOUND means no hold has that ID (at that table).
+	Reason_REASON_HOLD_NOT_FOUND Reason = 112
+	// REASON_HOLD_NOT_HELD means the hold was already settled or released.
+	Reason_REASON_HOLD_NOT_HELD Reason = 113
+	// REASON_IDEMPOTENCY_KEY_BUSY means a concurrent request with the same
+	// idempotency key has not finished; retry.
+	Reason_REASON_IDEMPOTENCY_KEY_BUSY Reason = 114
+	// REASON_INSUFFICIENT_FUNDS means the account cannot pay the amount; a
+	// buy-in must be paid in full from the wallet (CS-01).
+	Reason_REASON_INSUFFICIENT_FUNDS Reason = 115
+	// REASON_NOT_REVERSIBLE means the transfer's kind is undone by its own
+	// flow (a hold, a tournament payment), not by a reversal.
+	Reason_REASON_NOT_REVERSIBLE Reason = 116
+	// REASON_TOP_UP_ABOVE_MAXIMUM means a top-up would take the stack above
+	// the maximum buy-in (G-19).
+	Reason_REASON_TOP_UP_ABOVE_MAXIMUM Reason = 117
+	// REASON_TRANSFER_EXISTS means a transfer with that ID already exists.
+	Reason_REASON_TRANSFER_EXISTS Reason = 118
+	// REASON_TRANSFER_NOT_FOUND means no transfer has that ID.
+	Reason_REASON_TRANSFER_NOT_FOUND Reason = 119
+	// REASON_VOUCHER_AMOUNT_MISMATCH means a satellite voucher's value
+	// differs from the entry price.
+	Reason_REASON_VOUCHER_AMOUNT_MISMATCH Reason = 120
+	// REASON_VOUCHER_NOT_FOUND means no satellite voucher has that ID.
+	Reason_REASON_VOUCHER_NOT_FOUND Reason = 121
+	// REASON_VOUCHER_NOT_TRANSFERABLE means a satellite voucher is personal
+	// and cannot be used by another player (TR-19).
+	Reason_REASON_VOUCHER_NOT_TRANSFERABLE Reason = 122
+	// REASON_VOUCHER_USED means the satellite voucher has been used (TR-19).
+	Reason_REASON_VOUCHER_USED Reason = 123
+	// REASON_VOUCHER_WRONG_EVENT means the satellite voucher is for another
+	// event (TR-19).
+	Reason_REASON_VOUCHER_WRONG_EVENT Reason = 124
+	// REASON_TABLE_NOT_FOUND means no table has that ID (also sent by seating
+	// and the tournament for tables they do not know).
 	Reason_REASON_TABLE_NOT_FOUND Reason = 200
+	// REASON_ACTION_NOT_ALLOWED means the action is not one the seat may take
+	// now (for example a raise when every opponent is all-in).
+	Reason_REASON_ACTION_NOT_ALLOWED Reason = 201
+	// REASON_AMOUNT_ABOVE_MAXIMUM means the bet or raise is above the
+	// pot-limit maximum (TP-25); metadata gives the allowed range.
+	Reason_REASON_AMOUNT_ABOVE_MAXIMUM Reason = 202
+	// REASON_AMOUNT_ABOVE_STACK means the amount is more than the chips on
+	// the table; metadata gives the allowed range when there is one.
+	Reason_REASON_AMOUNT_ABOVE_STACK Reason = 203
+	// REASON_BAD_AMOUNT means a table amount (buy-in, top-up) is not
+	// positive.
+	Reason_REASON_BAD_AMOUNT Reason = 204
+	// REASON_BAD_CARD means an entered card is not valid here (the message
+	// does not name it).
+	Reason_REASON_BAD_CARD Reason = 205
+	// REASON_BAD_CONFIG means the table's game configuration is inconsistent.
+	Reason_REASON_BAD_CONFIG Reason = 206
+	// REASON_BAD_ENTRY means a live table's action entry is malformed (chip
+	// count, largest chip and total disagree, or an unknown declaration).
+	Reason_REASON_BAD_ENTRY Reason = 207
+	// REASON_BAD_OUT_OF_TURN_CASE means a live table's out-of-turn case is
+	// inconsistent.
+	Reason_REASON_BAD_OUT_OF_TURN_CASE Reason = 208
+	// REASON_BAD_PLAYER_COUNT means the number of players for the hand is
+	// outside what the game allows.
+	Reason_REASON_BAD_PLAYER_COUNT Reason = 209
+	// REASON_BAD_SETUP means the hand's setup (seats, stacks, forced bets) is
+	// inconsistent.
+	Reason_REASON_BAD_SETUP Reason = 210
+	// REASON_BAD_SITUATION means the betting situation given to the live
+	// entry interpreter is inconsistent.
+	Reason_REASON_BAD_SITUATION Reason = 211
+	// REASON_BAD_STUB means the reshuffled stub after an overdeal does not
+	// hold the right cards.
+	Reason_REASON_BAD_STUB Reason = 212
+	// REASON_BAD_TABLE means the table given to the button planner is
+	// inconsistent (for example previous blind positions that are not seats).
+	Reason_REASON_BAD_TABLE Reason = 213
+	// REASON_BET_BELOW_MINIMUM means an opening bet is below the minimum
+	// (TP-21); metadata gives the allowed range.
+	Reason_REASON_BET_BELOW_MINIMUM Reason = 214
+	// REASON_BETTING_NOT_REOPENED means an incomplete raise or short all-in
+	// did not reopen the betting to this seat (TP-23, TP-24).
+	Reason_REASON_BETTING_NOT_REOPENED Reason = 215
+	// REASON_BUY_IN_UNDONE means that buy-in was undone; sit again with a
+	// new idempotency key.
+	Reason_REASON_BUY_IN_UNDONE Reason = 216
+	// REASON_CANNOT_CHECK_FACING_BET means the seat faces a bet and cannot
+	// check.
+	Reason_REASON_CANNOT_CHECK_FACING_BET Reason = 217
+	// REASON_CHIPS_IN_PLAY means the chips are in the hand; the floor settles
+	// it after the hand.
+	Reason_REASON_CHIPS_IN_PLAY Reason = 218
+	// REASON_DECK_TOO_SHORT means the deck has too few cards for the hand.
+	Reason_REASON_DECK_TOO_SHORT Reason = 219
+	// REASON_DUPLICATE_CARD means an entered card is already in play (the
+	// message does not name it).
+	Reason_REASON_DUPLICATE_CARD Reason = 220
+	// REASON_EMPTY_ENTRY means a live table's entry declares nothing and
+	// pushes no chips.
+	Reason_REASON_EMPTY_ENTRY Reason = 221
+	// REASON_FIXED_LIMIT_WITHOUT_BETS means a fixed-limit game lacks its
+	// small bet (TP-27).
+	Reason_REASON_FIXED_LIMIT_WITHOUT_BETS Reason = 222
+	// REASON_FLOOR_ONLY means only the floor may do this (seat players, rule
+	// on a released or exposed hand).
+	Reason_REASON_FLOOR_ONLY Reason = 223
+	// REASON_HAND_IN_PROGRESS means the change waits until the hand in
+	// progress is over.
+	Reason_REASON_HAND_IN_PROGRESS Reason = 224
+	// REASON_HAND_NOT_FOUND means no hand has that number at that table.
+	Reason_REASON_HAND_NOT_FOUND Reason = 225
+	// REASON_HAND_NOT_REVIVABLE means only the fold just made can be revived
+	// (TP-60).
+	Reason_REASON_HAND_NOT_REVIVABLE Reason = 226
+	// REASON_HAND_OVER means the hand is over.
+	Reason_REASON_HAND_OVER Reason = 227
+	// REASON_LIVE_TABLE means at a live table the dealer enters the action,
+	// not the player.
+	Reason_REASON_LIVE_TABLE Reason = 228
+	// REASON_NEGATIVE_AMOUNT means an action's amount is negative.
+	Reason_REASON_NEGATIVE_AMOUNT Reason = 229
+	// REASON_NO_BET_OR_RAISE_ALLOWED means the seat may only check, call or
+	// fold (an exposed hand kept live, TP-58, or a check out of turn, TP-49).
+	Reason_REASON_NO_BET_OR_RAISE_ALLOWED Reason = 230
+	// REASON_NO_CHIPS_BEHIND means the player is all-in and cannot act
+	// (TP-44).
+	Reason_REASON_NO_CHIPS_BEHIND Reason = 231
+	// REASON_NO_HAND_IN_PROGRESS means no hand is in progress.
+	Reason_REASON_NO_HAND_IN_PROGRESS Reason = 232
+	// REASON_NO_SUCH_SEAT means the seat number is not a seat of the table.
+	Reason_REASON_NO_SUCH_SEAT Reason = 233
+	// REASON_NOT_CHIP_UNIT_MULTIPLE means the amount is not a multiple of the
+	// smallest chip (TP-31).
+	Reason_REASON_NOT_CHIP_UNIT_MULTIPLE Reason = 234
+	// REASON_NOT_YOUR_HAND means a player reads only the hands they played.
+	Reason_REASON_NOT_YOUR_HAND Reason = 235
+	// REASON_NOT_YOUR_SEAT means a player acts or tops up only for their own
+	// seat.
+	Reason_REASON_NOT_YOUR_SEAT Reason = 236
+	// REASON_OUT_OF_TURN means it is not this seat's turn.
+	Reason_REASON_OUT_OF_TURN Reason = 237
+	// REASON_PHH_UNSUPPORTED means the hand cannot be written as a PHH
+	// (poker hand history) file.
+	Reason_REASON_PHH_UNSUPPORTED Reason = 238
+	// REASON_RAISE_BELOW_MINIMUM means the raise is below the minimum raise
+	// (TP-22); metadata gives the allowed range.
+	Reason_REASON_RAISE_BELOW_MINIMUM Reason = 239
+	// REASON_RAISE_CAP_REACHED means the fixed-limit cap of a bet and its
+	// raises is reached (TP-29).
+	Reason_REASON_RAISE_CAP_REACHED Reason = 240
+	// REASON_ROLE_REQUIRED means only the dealer or floor may make this
+	// ruling (kill, revive, overdeal, skipped seat).
+	Reason_REASON_ROLE_REQUIRED Reason = 241
+	// REASON_SEAT_EMPTY means nobody sits in that seat.
+	Reason_REASON_SEAT_EMPTY Reason = 242
+	// REASON_SEAT_IN_HAND means the seat is in the hand in progress.
+	Reason_REASON_SEAT_IN_HAND Reason = 243
+	// REASON_SEAT_NOT_IN_HAND means the seat is not dealt into the hand.
+	Reason_REASON_SEAT_NOT_IN_HAND Reason = 244
+	// REASON_SEAT_TAKEN means the seat is taken.
+	Reason_REASON_SEAT_TAKEN Reason = 245
+	// REASON_SEATING_OFFER_NOT_VALID means the seating offer is not this
+	// player's accepted offer for this seat.
+	Reason_REASON_SEATING_OFFER_NOT_VALID Reason = 246
+	// REASON_SEATING_OFFER_REQUIRED means a player sits only with a seating
+	// offer they accepted; the floor may seat anyone.
+	Reason_REASON_SEATING_OFFER_REQUIRED Reason = 247
+	// REASON_SEATING_UNAVAILABLE means seating offers cannot be checked now;
+	// retry.
+	Reason_REASON_SEATING_UNAVAILABLE Reason = 248
+	// REASON_SHOWN_WINNER_CANNOT_BE_KILLED means a properly tabled hand can
+	// only be killed by the floor (TP-67).
+	Reason_REASON_SHOWN_WINNER_CANNOT_BE_KILLED Reason = 249
+	// REASON_SHUTTING_DOWN means the table service is stopping; retry.
+	Reason_REASON_SHUTTING_DOWN Reason = 250
+	// REASON_STALE_SEQUENCE means the table has moved on since the sequence
+	// number the request was made for.
+	Reason_REASON_STALE_SEQUENCE Reason = 251
+	// REASON_STRADDLE_NOT_ALLOWED means this seat may not straddle, or the
+	// table allows no straddle (TP-20).
+	Reason_REASON_STRADDLE_NOT_ALLOWED Reason = 252
+	// REASON_STRADDLE_STACK_TOO_SHORT means the seat cannot cover a straddle
+	// (TP-20).
+	Reason_REASON_STRADDLE_STACK_TOO_SHORT Reason = 253
+	// REASON_STUD_IS_FIXED_LIMIT means stud games are dealt fixed limit
+	// (TP-27).
+	Reason_REASON_STUD_IS_FIXED_LIMIT Reason = 254
+	// REASON_TABLE_CLOSED means the table is closed.
+	Reason_REASON_TABLE_CLOSED Reason = 255
+	// REASON_TABLE_FULL means every seat is taken.
+	Reason_REASON_TABLE_FULL Reason = 256
+	// REASON_TABLE_OWNED_ELSEWHERE means another process runs this table;
+	// retry.
+	Reason_REASON_TABLE_OWNED_ELSEWHERE Reason = 257
+	// REASON_TOO_FEW_PLAYERS means fewer than two players can be dealt in
+	// (TP-10).
+	Reason_REASON_TOO_FEW_PLAYERS Reason = 258
+	// REASON_TOP_UP_NOT_SEATED means only a seated player adds chips; a
+	// player who went broke buys in again (CS-07).
+	Reason_REASON_TOP_UP_NOT_SEATED Reason = 259
+	// REASON_WATCH_ENDED means the table's event feed ended; watch again.
+	Reason_REASON_WATCH_ENDED Reason = 260
+	// REASON_WRONG_AMOUNT means the amount must be exactly the one the rules
+	// fix (a call, a bring-in, a fixed-limit unit); metadata gives it.
+	Reason_REASON_WRONG_AMOUNT Reason = 261
 	// REASON_WAITLIST_NOT_FOUND means no waitlist has that ID.
 	Reason_REASON_WAITLIST_NOT_FOUND Reason = 300
-	// REASON_WAITLIST_ALREADY_EXISTS means a waitlist for that game exists.
-	Reason_REASON_WAITLIST_ALREADY_EXISTS Reason = 301
+	// REASON_WAITLIST_EXISTS means a waitlist for that game exists.
+	Reason_REASON_WAITLIST_EXISTS Reason = 301
+	// REASON_ALREADY_AWAY means the player's absence is already running.
+	Reason_REASON_ALREADY_AWAY Reason = 302
+	// REASON_ALREADY_ON_LIST means the player is already on this list.
+	Reason_REASON_ALREADY_ON_LIST Reason = 303
+	// REASON_EXTEND_REQUIRED means keeping an overdue seat needs a new time
+	// limit.
+	Reason_REASON_EXTEND_REQUIRED Reason = 304
+	// REASON_FLOOR_SIGN_UP_ONLY means the game's list takes players only
+	// through the floor, in the room.
+	Reason_REASON_FLOOR_SIGN_UP_ONLY Reason = 305
+	// REASON_LIMIT_FOR_FLOOR means only the floor sets an absence's time
+	// limit (CS-14).
+	Reason_REASON_LIMIT_FOR_FLOOR Reason = 306
+	// REASON_LONG_BREAK_USED means the player has had their long break this
+	// gaming day (CS-14).
+	Reason_REASON_LONG_BREAK_USED Reason = 307
+	// REASON_NOT_AWAY means the player is at their seat, not away.
+	Reason_REASON_NOT_AWAY Reason = 308
+	// REASON_NOT_ON_LIST means the player is not on this list.
+	Reason_REASON_NOT_ON_LIST Reason = 309
+	// REASON_OFFER_CLOSED means the seat offer was already declined, expired
+	// or withdrawn.
+	Reason_REASON_OFFER_CLOSED Reason = 310
+	// REASON_OFFER_EXPIRED means the seat offer's time ran out.
+	Reason_REASON_OFFER_EXPIRED Reason = 311
+	// REASON_OFFER_NOT_FOUND means no seat offer has that ID.
+	Reason_REASON_OFFER_NOT_FOUND Reason = 312
+	// REASON_OFFER_NOT_YOURS means the seat was offered to another player.
+	Reason_REASON_OFFER_NOT_YOURS Reason = 313
+	// REASON_POSITION_OUT_OF_RANGE means the position is not on the list.
+	Reason_REASON_POSITION_OUT_OF_RANGE Reason = 314
+	// REASON_REASON_REQUIRED means the floor must give a reason for a
+	// decision that changes a player's place.
+	Reason_REASON_REASON_REQUIRED Reason = 315
+	// REASON_TIMER_OUT_OF_RANGE means the timer is outside what the house
+	// allows.
+	Reason_REASON_TIMER_OUT_OF_RANGE Reason = 316
 	// REASON_TOURNAMENT_NOT_FOUND means no tournament has that ID.
 	Reason_REASON_TOURNAMENT_NOT_FOUND Reason = 400
+	// REASON_ADD_ON_CLOSED means the add-on window has closed (G-23).
+	Reason_REASON_ADD_ON_CLOSED Reason = 401
+	// REASON_ADD_ON_NOT_ALLOWED means this event has no add-on (TR-17).
+	Reason_REASON_ADD_ON_NOT_ALLOWED Reason = 402
+	// REASON_ADD_ON_NOT_OPEN means the add-on opens after the last rebuy hand
+	// (TR-17).
+	Reason_REASON_ADD_ON_NOT_OPEN Reason = 403
+	// REASON_ADD_ON_TAKEN means the player has already taken the add-on
+	// (TR-17).
+	Reason_REASON_ADD_ON_TAKEN Reason = 404
+	// REASON_ADD_ON_WITHOUT_REBUYS means an event with an add-on must have
+	// rebuys (TR-17).
+	Reason_REASON_ADD_ON_WITHOUT_REBUYS Reason = 405
+	// REASON_ALREADY_REGISTERED means the player already has an entry in this
+	// event.
+	Reason_REASON_ALREADY_REGISTERED Reason = 406
+	// REASON_BUTTON_DRAW_NEEDS_PLAYERS means the button draw needs at least
+	// two players (TR-07).
+	Reason_REASON_BUTTON_DRAW_NEEDS_PLAYERS Reason = 407
+	// REASON_CHIP_RACE_TOO_MANY_CHIPS means a chip race has more odd chips
+	// than cards in a deck (G-08).
+	Reason_REASON_CHIP_RACE_TOO_MANY_CHIPS Reason = 408
+	// REASON_CLOCK_PAUSED means the tournament clock is already paused.
+	Reason_REASON_CLOCK_PAUSED Reason = 409
+	// REASON_CLOCK_RUNNING means the tournament clock is not paused.
+	Reason_REASON_CLOCK_RUNNING Reason = 410
+	// REASON_ENTRY_ALREADY_LEFT means the player has already left the event
+	// (TR-35).
+	Reason_REASON_ENTRY_ALREADY_LEFT Reason = 411
+	// REASON_ENTRY_NOT_ACTIVE means the entry is not in play.
+	Reason_REASON_ENTRY_NOT_ACTIVE Reason = 412
+	// REASON_ENTRY_NOT_FOUND means the player has no entry in this event.
+	Reason_REASON_ENTRY_NOT_FOUND Reason = 413
+	// REASON_ENTRY_NOT_PERSONAL means an entry is personal: only the named
+	// player may act for it or take its seat (TR-05).
+	Reason_REASON_ENTRY_NOT_PERSONAL Reason = 414
+	// REASON_ENTRY_PAYMENT_IN_FLIGHT means the entry's payment has not
+	// settled; retry.
+	Reason_REASON_ENTRY_PAYMENT_IN_FLIGHT Reason = 415
+	// REASON_EVENT_FULL means the event has no places left.
+	Reason_REASON_EVENT_FULL Reason = 416
+	// REASON_EVENT_NOT_CANCELLABLE means only a scheduled or running event
+	// can be cancelled (TR-03).
+	Reason_REASON_EVENT_NOT_CANCELLABLE Reason = 417
+	// REASON_EVENT_NOT_CHANGEABLE means only a scheduled event can be changed
+	// (TR-03).
+	Reason_REASON_EVENT_NOT_CHANGEABLE Reason = 418
+	// REASON_FREEZEOUT_HAS_NO_REBUYS means a freezeout has no rebuys or
+	// add-ons (TR-18).
+	Reason_REASON_FREEZEOUT_HAS_NO_REBUYS Reason = 419
+	// REASON_HAND_FOR_HAND_OFF means hand-for-hand play is not on (G-26).
+	Reason_REASON_HAND_FOR_HAND_OFF Reason = 420
+	// REASON_HAND_FOR_HAND_WAIT means this table has played its hand and
+	// waits for the other tables (G-26).
+	Reason_REASON_HAND_FOR_HAND_WAIT Reason = 421
+	// REASON_KNOCKOUT_EMPTY means a knock-out names no player.
+	Reason_REASON_KNOCKOUT_EMPTY Reason = 422
+	// REASON_KNOCKOUT_TOO_MANY means a knock-out would take out every
+	// remaining player.
+	Reason_REASON_KNOCKOUT_TOO_MANY Reason = 423
+	// REASON_NOT_ENOUGH_ENTRIES means a tournament needs at least two paid
+	// entries to start (TR-06).
+	Reason_REASON_NOT_ENOUGH_ENTRIES Reason = 424
+	// REASON_NO_ENTRIES means there are no entries to seat.
+	Reason_REASON_NO_ENTRIES Reason = 425
+	// REASON_PAYMENT_PENDING means the wallet did not answer; repeat the
+	// request to finish the payment.
+	Reason_REASON_PAYMENT_PENDING Reason = 426
+	// REASON_PAYOUTS_EMPTY means the payout structure has no tiers (TR-36).
+	Reason_REASON_PAYOUTS_EMPTY Reason = 427
+	// REASON_PAYOUTS_LOCKED means the payout structure is locked once the
+	// event starts (TR-36).
+	Reason_REASON_PAYOUTS_LOCKED Reason = 428
+	// REASON_PAYOUTS_NOT_WHOLE means the payout shares do not add up to
+	// 10000 basis points (G-30).
+	Reason_REASON_PAYOUTS_NOT_WHOLE Reason = 429
+	// REASON_PENALTY_NOT_ESCALATED means repeated violations get increasing
+	// penalties; a lighter one needs an override (TR-32).
+	Reason_REASON_PENALTY_NOT_ESCALATED Reason = 430
+	// REASON_PENALTY_PLAYER_COUNT means the player count at the table must
+	// include the penalised player (G-27).
+	Reason_REASON_PENALTY_PLAYER_COUNT Reason = 431
+	// REASON_PENALTY_ROUNDS means a missed-hand penalty lasts one to four
+	// rounds (TR-33).
+	Reason_REASON_PENALTY_ROUNDS Reason = 432
+	// REASON_PLAYER_ALREADY_PLACED means the player already has a finishing
+	// place.
+	Reason_REASON_PLAYER_ALREADY_PLACED Reason = 433
+	// REASON_REBUY_BEFORE_ADD_ON means a player with no chips must rebuy
+	// before the add-on (TR-17).
+	Reason_REASON_REBUY_BEFORE_ADD_ON Reason = 434
+	// REASON_REBUY_LIMIT_REACHED means the player has used every rebuy the
+	// event allows (G-23).
+	Reason_REASON_REBUY_LIMIT_REACHED Reason = 435
+	// REASON_REBUY_NOT_ALLOWED means no rebuy now: the event has none
+	// (TR-18) or the stack is not below the starting stack (TR-15).
+	Reason_REASON_REBUY_NOT_ALLOWED Reason = 436
+	// REASON_REBUY_PERIOD_OVER means the rebuy period and its last rebuy
+	// hands are over (TR-16).
+	Reason_REASON_REBUY_PERIOD_OVER Reason = 437
+	// REASON_REBUY_STILL_OPEN means the player may still rebuy at this table;
+	// confirm that they declined (TR-13).
+	Reason_REASON_REBUY_STILL_OPEN Reason = 438
+	// REASON_REGISTRATION_CLOSED means registration is closed: the entry must
+	// be paid before the start (TR-04).
+	Reason_REASON_REGISTRATION_CLOSED Reason = 439
+	// REASON_SATELLITE_CURRENCY means a satellite pays in its target event's
+	// currency (TR-19).
+	Reason_REASON_SATELLITE_CURRENCY Reason = 440
+	// REASON_SATELLITE_WITHOUT_TARGET means a satellite must name the event
+	// its prizes enter (TR-19).
+	Reason_REASON_SATELLITE_WITHOUT_TARGET Reason = 441
+	// REASON_STRUCTURE_BLINDS_DECREASE means a structure sheet's blinds go
+	// down (G-07).
+	Reason_REASON_STRUCTURE_BLINDS_DECREASE Reason = 442
+	// REASON_STRUCTURE_EMPTY means a structure sheet has no playing level
+	// (G-07).
+	Reason_REASON_STRUCTURE_EMPTY Reason = 443
+	// REASON_TABLE_BREAK_NO_ROOM means the other tables have too few empty
+	// seats for the broken table's players.
+	Reason_REASON_TABLE_BREAK_NO_ROOM Reason = 444
+	// REASON_TOURNAMENT_NOT_DUE means a tournament starts at its published
+	// start time, not before (TR-04).
+	Reason_REASON_TOURNAMENT_NOT_DUE Reason = 445
+	// REASON_TOURNAMENT_NOT_RUNNING means the tournament is not running.
+	Reason_REASON_TOURNAMENT_NOT_RUNNING Reason = 446
+	// REASON_TOURNAMENT_NOT_SCHEDULED means only a scheduled tournament can
+	// start.
+	Reason_REASON_TOURNAMENT_NOT_SCHEDULED Reason = 447
+	// REASON_UNREGISTER_AFTER_START means an entry can be withdrawn only
+	// before the start (TR-04).
+	Reason_REASON_UNREGISTER_AFTER_START Reason = 448
+	// REASON_WINNER_NOT_DECIDED means more than one player remains.
+	Reason_REASON_WINNER_NOT_DECIDED Reason = 449
 )
 
 // Enum value maps for Reason.
@@ -74,30 +492,338 @@ var (
 		3:   "REASON_UNAUTHENTICATED",
 		4:   "REASON_PERMISSION_DENIED",
 		5:   "REASON_UNAVAILABLE",
-		6:   "REASON_FENCE_LOST",
 		7:   "REASON_IDEMPOTENCY_KEY_REUSED",
+		8:   "REASON_FENCED_OUT",
+		9:   "REASON_LOCK_HELD",
+		10:  "REASON_LOCK_LOST",
+		11:  "REASON_ALREADY_SEATED",
+		12:  "REASON_NOT_SEATED",
+		13:  "REASON_NOT_YOURSELF",
+		14:  "REASON_NO_DECISION_PENDING",
 		100: "REASON_ACCOUNT_NOT_FOUND",
 		101: "REASON_ACCOUNT_ALREADY_EXISTS",
+		102: "REASON_ALREADY_REVERSED",
+		103: "REASON_AMOUNT_NOT_POSITIVE",
+		104: "REASON_AMOUNT_OVERFLOW",
+		105: "REASON_BALANCE_CHANGED",
+		106: "REASON_BUY_IN_ABOVE_MAXIMUM",
+		107: "REASON_BUY_IN_BELOW_DEPARTURE_STACK",
+		108: "REASON_BUY_IN_BELOW_MINIMUM",
+		109: "REASON_BUY_IN_BELOW_STACK_CARRIED",
+		110: "REASON_CURRENCY_MISMATCH",
+		111: "REASON_HOLD_EXPIRED",
+		112: "REASON_HOLD_NOT_FOUND",
+		113: "REASON_HOLD_NOT_HELD",
+		114: "REASON_IDEMPOTENCY_KEY_BUSY",
+		115: "REASON_INSUFFICIENT_FUNDS",
+		116: "REASON_NOT_REVERSIBLE",
+		117: "REASON_TOP_UP_ABOVE_MAXIMUM",
+		118: "REASON_TRANSFER_EXISTS",
+		119: "REASON_TRANSFER_NOT_FOUND",
+		120: "REASON_VOUCHER_AMOUNT_MISMATCH",
+		121: "REASON_VOUCHER_NOT_FOUND",
+		122: "REASON_VOUCHER_NOT_TRANSFERABLE",
+		123: "REASON_VOUCHER_USED",
+		124: "REASON_VOUCHER_WRONG_EVENT",
 		200: "REASON_TABLE_NOT_FOUND",
+		201: "REASON_ACTION_NOT_ALLOWED",
+		202: "REASON_AMOUNT_ABOVE_MAXIMUM",
+		203: "REASON_AMOUNT_ABOVE_STACK",
+		204: "REASON_BAD_AMOUNT",
+		205: "REASON_BAD_CARD",
+		206: "REASON_BAD_CONFIG",
+		207: "REASON_BAD_ENTRY",
+		208: "REASON_BAD_OUT_OF_TURN_CASE",
+		209: "REASON_BAD_PLAYER_COUNT",
+		210: "REASON_BAD_SETUP",
+		211: "REASON_BAD_SITUATION",
+		212: "REASON_BAD_STUB",
+		213: "REASON_BAD_TABLE",
+		214: "REASON_BET_BELOW_MINIMUM",
+		215: "REASON_BETTING_NOT_REOPENED",
+		216: "REASON_BUY_IN_UNDONE",
+		217: "REASON_CANNOT_CHECK_FACING_BET",
+		218: "REASON_CHIPS_IN_PLAY",
+		219: "REASON_DECK_TOO_SHORT",
+		220: "REASON_DUPLICATE_CARD",
+		221: "REASON_EMPTY_ENTRY",
+		222: "REASON_FIXED_LIMIT_WITHOUT_BETS",
+		223: "REASON_FLOOR_ONLY",
+		224: "REASON_HAND_IN_PROGRESS",
+		225: "REASON_HAND_NOT_FOUND",
+		226: "REASON_HAND_NOT_REVIVABLE",
+		227: "REASON_HAND_OVER",
+		228: "REASON_LIVE_TABLE",
+		229: "REASON_NEGATIVE_AMOUNT",
+		230: "REASON_NO_BET_OR_RAISE_ALLOWED",
+		231: "REASON_NO_CHIPS_BEHIND",
+		232: "REASON_NO_HAND_IN_PROGRESS",
+		233: "REASON_NO_SUCH_SEAT",
+		234: "REASON_NOT_CHIP_UNIT_MULTIPLE",
+		235: "REASON_NOT_YOUR_HAND",
+		236: "REASON_NOT_YOUR_SEAT",
+		237: "REASON_OUT_OF_TURN",
+		238: "REASON_PHH_UNSUPPORTED",
+		239: "REASON_RAISE_BELOW_MINIMUM",
+		240: "REASON_RAISE_CAP_REACHED",
+		241: "REASON_ROLE_REQUIRED",
+		242: "REASON_SEAT_EMPTY",
+		243: "REASON_SEAT_IN_HAND",
+		244: "REASON_SEAT_NOT_IN_HAND",
+		245: "REASON_SEAT_TAKEN",
+		246: "REASON_SEATING_OFFER_NOT_VALID",
+		247: "REASON_SEATING_OFFER_REQUIRED",
+		248: "REASON_SEATING_UNAVAILABLE",
+		249: "REASON_SHOWN_WINNER_CANNOT_BE_KILLED",
+		250: "REASON_SHUTTING_DOWN",
+		251: "REASON_STALE_SEQUENCE",
+		252: "REASON_STRADDLE_NOT_ALLOWED",
+		253: "REASON_STRADDLE_STACK_TOO_SHORT",
+		254: "REASON_STUD_IS_FIXED_LIMIT",
+		255: "REASON_TABLE_CLOSED",
+		256: "REASON_TABLE_FULL",
+		257: "REASON_TABLE_OWNED_ELSEWHERE",
+		258: "REASON_TOO_FEW_PLAYERS",
+		259: "REASON_TOP_UP_NOT_SEATED",
+		260: "REASON_WATCH_ENDED",
+		261: "REASON_WRONG_AMOUNT",
 		300: "REASON_WAITLIST_NOT_FOUND",
-		301: "REASON_WAITLIST_ALREADY_EXISTS",
+		301: "REASON_WAITLIST_EXISTS",
+		302: "REASON_ALREADY_AWAY",
+		303: "REASON_ALREADY_ON_LIST",
+		304: "REASON_EXTEND_REQUIRED",
+		305: "REASON_FLOOR_SIGN_UP_ONLY",
+		306: "REASON_LIMIT_FOR_FLOOR",
+		307: "REASON_LONG_BREAK_USED",
+		308: "REASON_NOT_AWAY",
+		309: "REASON_NOT_ON_LIST",
+		310: "REASON_OFFER_CLOSED",
+		311: "REASON_OFFER_EXPIRED",
+		312: "REASON_OFFER_NOT_FOUND",
+		313: "REASON_OFFER_NOT_YOURS",
+		314: "REASON_POSITION_OUT_OF_RANGE",
+		315: "REASON_REASON_REQUIRED",
+		316: "REASON_TIMER_OUT_OF_RANGE",
 		400: "REASON_TOURNAMENT_NOT_FOUND",
+		401: "REASON_ADD_ON_CLOSED",
+		402: "REASON_ADD_ON_NOT_ALLOWED",
+		403: "REASON_ADD_ON_NOT_OPEN",
+		404: "REASON_ADD_ON_TAKEN",
+		405: "REASON_ADD_ON_WITHOUT_REBUYS",
+		406: "REASON_ALREADY_REGISTERED",
+		407: "REASON_BUTTON_DRAW_NEEDS_PLAYERS",
+		408: "REASON_CHIP_RACE_TOO_MANY_CHIPS",
+		409: "REASON_CLOCK_PAUSED",
+		410: "REASON_CLOCK_RUNNING",
+		411: "REASON_ENTRY_ALREADY_LEFT",
+		412: "REASON_ENTRY_NOT_ACTIVE",
+		413: "REASON_ENTRY_NOT_FOUND",
+		414: "REASON_ENTRY_NOT_PERSONAL",
+		415: "REASON_ENTRY_PAYMENT_IN_FLIGHT",
+		416: "REASON_EVENT_FULL",
+		417: "REASON_EVENT_NOT_CANCELLABLE",
+		418: "REASON_EVENT_NOT_CHANGEABLE",
+		419: "REASON_FREEZEOUT_HAS_NO_REBUYS",
+		420: "REASON_HAND_FOR_HAND_OFF",
+		421: "REASON_HAND_FOR_HAND_WAIT",
+		422: "REASON_KNOCKOUT_EMPTY",
+		423: "REASON_KNOCKOUT_TOO_MANY",
+		424: "REASON_NOT_ENOUGH_ENTRIES",
+		425: "REASON_NO_ENTRIES",
+		426: "REASON_PAYMENT_PENDING",
+		427: "REASON_PAYOUTS_EMPTY",
+		428: "REASON_PAYOUTS_LOCKED",
+		429: "REASON_PAYOUTS_NOT_WHOLE",
+		430: "REASON_PENALTY_NOT_ESCALATED",
+		431: "REASON_PENALTY_PLAYER_COUNT",
+		432: "REASON_PENALTY_ROUNDS",
+		433: "REASON_PLAYER_ALREADY_PLACED",
+		434: "REASON_REBUY_BEFORE_ADD_ON",
+		435: "REASON_REBUY_LIMIT_REACHED",
+		436: "REASON_REBUY_NOT_ALLOWED",
+		437: "REASON_REBUY_PERIOD_OVER",
+		438: "REASON_REBUY_STILL_OPEN",
+		439: "REASON_REGISTRATION_CLOSED",
+		440: "REASON_SATELLITE_CURRENCY",
+		441: "REASON_SATELLITE_WITHOUT_TARGET",
+		442: "REASON_STRUCTURE_BLINDS_DECREASE",
+		443: "REASON_STRUCTURE_EMPTY",
+		444: "REASON_TABLE_BREAK_NO_ROOM",
+		445: "REASON_TOURNAMENT_NOT_DUE",
+		446: "REASON_TOURNAMENT_NOT_RUNNING",
+		447: "REASON_TOURNAMENT_NOT_SCHEDULED",
+		448: "REASON_UNREGISTER_AFTER_START",
+		449: "REASON_WINNER_NOT_DECIDED",
 	}
 	Reason_value = map[string]int32{
-		"REASON_UNSPECIFIED":             0,
-		"REASON_INTERNAL":                1,
-		"REASON_INVALID_ARGUMENT":        2,
-		"REASON_UNAUTHENTICATED":         3,
-		"REASON_PERMISSION_DENIED":       4,
-		"REASON_UNAVAILABLE":             5,
-		"REASON_FENCE_LOST":              6,
-		"REASON_IDEMPOTENCY_KEY_REUSED":  7,
-		"REASON_ACCOUNT_NOT_FOUND":       100,
-		"REASON_ACCOUNT_ALREADY_EXISTS":  101,
-		"REASON_TABLE_NOT_FOUND":         200,
-		"REASON_WAITLIST_NOT_FOUND":      300,
-		"REASON_WAITLIST_ALREADY_EXISTS": 301,
-		"REASON_TOURNAMENT_NOT_FOUND":    400,
+		"REASON_UNSPECIFIED":                   0,
+		"REASON_INTERNAL":                      1,
+		"REASON_INVALID_ARGUMENT":              2,
+		"REASON_UNAUTHENTICATED":               3,
+		"REASON_PERMISSION_DENIED":             4,
+		"REASON_UNAVAILABLE":                   5,
+		"REASON_IDEMPOTENCY_KEY_REUSED":        7,
+		"REASON_FENCED_OUT":                    8,
+		"REASON_LOCK_HELD":                     9,
+		"REASON_LOCK_LOST":                     10,
+		"REASON_ALREADY_SEATED":                11,
+		"REASON_NOT_SEATED":                    12,
+		"REASON_NOT_YOURSELF":                  13,
+		"REASON_NO_DECISION_PENDING":           14,
+		"REASON_ACCOUNT_NOT_FOUND":             100,
+		"REASON_ACCOUNT_ALREADY_EXISTS":        101,
+		"REASON_ALREADY_REVERSED":              102,
+		"REASON_AMOUNT_NOT_POSITIVE":           103,
+		"REASON_AMOUNT_OVERFLOW":               104,
+		"REASON_BALANCE_CHANGED":               105,
+		"REASON_BUY_IN_ABOVE_MAXIMUM":          106,
+		"REASON_BUY_IN_BELOW_DEPARTURE_STACK":  107,
+		"REASON_BUY_IN_BELOW_MINIMUM":          108,
+		"REASON_BUY_IN_BELOW_STACK_CARRIED":    109,
+		"REASON_CURRENCY_MISMATCH":             110,
+		"REASON_HOLD_EXPIRED":                  111,
+		"REASON_HOLD_NOT_FOUND":                112,
+		"REASON_HOLD_NOT_HELD":                 113,
+		"REASON_IDEMPOTENCY_KEY_BUSY":          114,
+		"REASON_INSUFFICIENT_FUNDS":            115,
+		"REASON_NOT_REVERSIBLE":                116,
+		"REASON_TOP_UP_ABOVE_MAXIMUM":          117,
+		"REASON_TRANSFER_EXISTS":               118,
+		"REASON_TRANSFER_NOT_FOUND":            119,
+		"REASON_VOUCHER_AMOUNT_MISMATCH":       120,
+		"REASON_VOUCHER_NOT_FOUND":             121,
+		"REASON_VOUCHER_NOT_TRANSFERABLE":      122,
+		"REASON_VOUCHER_USED":                  123,
+		"REASON_VOUCHER_WRONG_EVENT":           124,
+		"REASON_TABLE_NOT_FOUND":               200,
+		"REASON_ACTION_NOT_ALLOWED":            201,
+		"REASON_AMOUNT_ABOVE_MAXIMUM":          202,
+		"REASON_AMOUNT_ABOVE_STACK":            203,
+		"REASON_BAD_AMOUNT":                    204,
+		"REASON_BAD_CARD":                      205,
+		"REASON_BAD_CONFIG":                    206,
+		"REASON_BAD_ENTRY":                     207,
+		"REASON_BAD_OUT_OF_TURN_CASE":          208,
+		"REASON_BAD_PLAYER_COUNT":              209,
+		"REASON_BAD_SETUP":                     210,
+		"REASON_BAD_SITUATION":                 211,
+		"REASON_BAD_STUB":                      212,
+		"REASON_BAD_TABLE":                     213,
+		"REASON_BET_BELOW_MINIMUM":             214,
+		"REASON_BETTING_NOT_REOPENED":          215,
+		"REASON_BUY_IN_UNDONE":                 216,
+		"REASON_CANNOT_CHECK_FACING_BET":       217,
+		"REASON_CHIPS_IN_PLAY":                 218,
+		"REASON_DECK_TOO_SHORT":                219,
+		"REASON_DUPLICATE_CARD":                220,
+		"REASON_EMPTY_ENTRY":                   221,
+		"REASON_FIXED_LIMIT_WITHOUT_BETS":      222,
+		"REASON_FLOOR_ONLY":                    223,
+		"REASON_HAND_IN_PROGRESS":              224,
+		"REASON_HAND_NOT_FOUND":                225,
+		"REASON_HAND_NOT_REVIVABLE":            226,
+		"REASON_HAND_OVER":                     227,
+		"REASON_LIVE_TABLE":                    228,
+		"REASON_NEGATIVE_AMOUNT":               229,
+		"REASON_NO_BET_OR_RAISE_ALLOWED":       230,
+		"REASON_NO_CHIPS_BEHIND":               231,
+		"REASON_NO_HAND_IN_PROGRESS":           232,
+		"REASON_NO_SUCH_SEAT":                  233,
+		"REASON_NOT_CHIP_UNIT_MULTIPLE":        234,
+		"REASON_NOT_YOUR_HAND":                 235,
+		"REASON_NOT_YOUR_SEAT":                 236,
+		"REASON_OUT_OF_TURN":                   237,
+		"REASON_PHH_UNSUPPORTED":               238,
+		"REASON_RAISE_BELOW_MINIMUM":           239,
+		"REASON_RAISE_CAP_REACHED":             240,
+		"REASON_ROLE_REQUIRED":                 241,
+		"REASON_SEAT_EMPTY":                    242,
+		"REASON_SEAT_IN_HAND":                  243,
+		"REASON_SEAT_NOT_IN_HAND":              244,
+		"REASON_SEAT_TAKEN":                    245,
+		"REASON_SEATING_OFFER_NOT_VALID":       246,
+		"REASON_SEATING_OFFER_REQUIRED":        247,
+		"REASON_SEATING_UNAVAILABLE":           248,
+		"REASON_SHOWN_WINNER_CANNOT_BE_KILLED": 249,
+		"REASON_SHUTTING_DOWN":                 250,
+		"REASON_STALE_SEQUENCE":                251,
+		"REASON_STRADDLE_NOT_ALLOWED":          252,
+		"REASON_STRADDLE_STACK_TOO_SHORT":      253,
+		"REASON_STUD_IS_FIXED_LIMIT":           254,
+		"REASON_TABLE_CLOSED":                  255,
+		"REASON_TABLE_FULL":                    256,
+		"REASON_TABLE_OWNED_ELSEWHERE":         257,
+		"REASON_TOO_FEW_PLAYERS":               258,
+		"REASON_TOP_UP_NOT_SEATED":             259,
+		"REASON_WATCH_ENDED":                   260,
+		"REASON_WRONG_AMOUNT":                  261,
+		"REASON_WAITLIST_NOT_FOUND":            300,
+		"REASON_WAITLIST_EXISTS":               301,
+		"REASON_ALREADY_AWAY":                  302,
+		"REASON_ALREADY_ON_LIST":               303,
+		"REASON_EXTEND_REQUIRED":               304,
+		"REASON_FLOOR_SIGN_UP_ONLY":            305,
+		"REASON_LIMIT_FOR_FLOOR":               306,
+		"REASON_LONG_BREAK_USED":               307,
+		"REASON_NOT_AWAY":                      308,
+		"REASON_NOT_ON_LIST":                   309,
+		"REASON_OFFER_CLOSED":                  310,
+		"REASON_OFFER_EXPIRED":                 311,
+		"REASON_OFFER_NOT_FOUND":               312,
+		"REASON_OFFER_NOT_YOURS":               313,
+		"REASON_POSITION_OUT_OF_RANGE":         314,
+		"REASON_REASON_REQUIRED":               315,
+		"REASON_TIMER_OUT_OF_RANGE":            316,
+		"REASON_TOURNAMENT_NOT_FOUND":          400,
+		"REASON_ADD_ON_CLOSED":                 401,
+		"REASON_ADD_ON_NOT_ALLOWED":            402,
+		"REASON_ADD_ON_NOT_OPEN":               403,
+		"REASON_ADD_ON_TAKEN":                  404,
+		"REASON_ADD_ON_WITHOUT_REBUYS":         405,
+		"REASON_ALREADY_REGISTERED":            406,
+		"REASON_BUTTON_DRAW_NEEDS_PLAYERS":     407,
+		"REASON_CHIP_RACE_TOO_MANY_CHIPS":      408,
+		"REASON_CLOCK_PAUSED":                  409,
+		"REASON_CLOCK_RUNNING":                 410,
+		"REASON_ENTRY_ALREADY_LEFT":            411,
+		"REASON_ENTRY_NOT_ACTIVE":              412,
+		"REASON_ENTRY_NOT_FOUND":               413,
+		"REASON_ENTRY_NOT_PERSONAL":            414,
+		"REASON_ENTRY_PAYMENT_IN_FLIGHT":       415,
+		"REASON_EVENT_FULL":                    416,
+		"REASON_EVENT_NOT_CANCELLABLE":         417,
+		"REASON_EVENT_NOT_CHANGEABLE":          418,
+		"REASON_FREEZEOUT_HAS_NO_REBUYS":       419,
+		"REASON_HAND_FOR_HAND_OFF":             420,
+		"REASON_HAND_FOR_HAND_WAIT":            421,
+		"REASON_KNOCKOUT_EMPTY":                422,
+		"REASON_KNOCKOUT_TOO_MANY":             423,
+		"REASON_NOT_ENOUGH_ENTRIES":            424,
+		"REASON_NO_ENTRIES":                    425,
+		"REASON_PAYMENT_PENDING":               426,
+		"REASON_PAYOUTS_EMPTY":                 427,
+		"REASON_PAYOUTS_LOCKED":                428,
+		"REASON_PAYOUTS_NOT_WHOLE":             429,
+		"REASON_PENALTY_NOT_ESCALATED":         430,
+		"REASON_PENALTY_PLAYER_COUNT":          431,
+		"REASON_PENALTY_ROUNDS":                432,
+		"REASON_PLAYER_ALREADY_PLACED":         433,
+		"REASON_REBUY_BEFORE_ADD_ON":           434,
+		"REASON_REBUY_LIMIT_REACHED":           435,
+		"REASON_REBUY_NOT_ALLOWED":             436,
+		"REASON_REBUY_PERIOD_OVER":             437,
+		"REASON_REBUY_STILL_OPEN":              438,
+		"REASON_REGISTRATION_CLOSED":           439,
+		"REASON_SATELLITE_CURRENCY":            440,
+		"REASON_SATELLITE_WITHOUT_TARGET":      441,
+		"REASON_STRUCTURE_BLINDS_DECREASE":     442,
+		"REASON_STRUCTURE_EMPTY":               443,
+		"REASON_TABLE_BREAK_NO_ROOM":           444,
+		"REASON_TOURNAMENT_NOT_DUE":            445,
+		"REASON_TOURNAMENT_NOT_RUNNING":        446,
+		"REASON_TOURNAMENT_NOT_SCHEDULED":      447,
+		"REASON_UNREGISTER_AFTER_START":        448,
+		"REASON_WINNER_NOT_DECIDED":            449,
 	}
 )
 
@@ -235,22 +961,177 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xa3\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xd3'\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
 	"\x17REASON_INVALID_ARGUMENT\x10\x02\x12\x1a\n" +
 	"\x16REASON_UNAUTHENTICATED\x10\x03\x12\x1c\n" +
 	"\x18REASON_PERMISSION_DENIED\x10\x04\x12\x16\n" +
-	"\x12REASON_UNAVAILABLE\x10\x05\x12\x15\n" +
-	"\x11REASON_FENCE_LOST\x10\x06\x12!\n" +
-	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x12\x1c\n" +
+	"\x12REASON_UNAVAILABLE\x10\x05\x12!\n" +
+	"\x1dREASON_IDEMPOTENCY_KEY_REUSED\x10\a\x12\x15\n" +
+	"\x11REASON_FENCED_OUT\x10\b\x12\x14\n" +
+	"\x10REASON_LOCK_HELD\x10\t\x12\x14\n" +
+	"\x10REASON_LOCK_LOST\x10\n" +
+	"\x12\x19\n" +
+	"\x15REASON_ALREADY_SEATED\x10\v\x12\x15\n" +
+	"\x11REASON_NOT_SEATED\x10\f\x12\x17\n" +
+	"\x13REASON_NOT_YOURSELF\x10\r\x12\x1e\n" +
+	"\x1aREASON_NO_DECISION_PENDING\x10\x0e\x12\x1c\n" +
 	"\x18REASON_ACCOUNT_NOT_FOUND\x10d\x12!\n" +
 	"\x1dREASON_ACCOUNT_ALREADY_EXISTS\x10e\x12\x1b\n" +
+	"\x17REASON_ALREADY_REVERSED\x10f\x12\x1e\n" +
+	"\x1aREASON_AMOUNT_NOT_POSITIVE\x10g\x12\x1a\n" +
+	"\x16REASON_AMOUNT_OVERFLOW\x10h\x12\x1a\n" +
+	"\x16REASON_BALANCE_CHANGED\x10i\x12\x1f\n" +
+	"\x1bREASON_BUY_IN_ABOVE_MAXIMUM\x10j\x12'\n" +
+	"#REASON_BUY_IN_BELOW_DEPARTURE_STACK\x10k\x12\x1f\n" +
+	"\x1bREASON_BUY_IN_BELOW_MINIMUM\x10l\x12%\n" +
+	"!REASON_BUY_IN_BELOW_STACK_CARRIED\x10m\x12\x1c\n" +
+	"\x18REASON_CURRENCY_MISMATCH\x10n\x12\x17\n" +
+	"\x13REASON_HOLD_EXPIRED\x10o\x12\x19\n" +
+	"\x15REASON_HOLD_NOT_FOUND\x10p\x12\x18\n" +
+	"\x14REASON_HOLD_NOT_HELD\x10q\x12\x1f\n" +
+	"\x1bREASON_IDEMPOTENCY_KEY_BUSY\x10r\x12\x1d\n" +
+	"\x19REASON_INSUFFICIENT_FUNDS\x10s\x12\x19\n" +
+	"\x15REASON_NOT_REVERSIBLE\x10t\x12\x1f\n" +
+	"\x1bREASON_TOP_UP_ABOVE_MAXIMUM\x10u\x12\x1a\n" +
+	"\x16REASON_TRANSFER_EXISTS\x10v\x12\x1d\n" +
+	"\x19REASON_TRANSFER_NOT_FOUND\x10w\x12\"\n" +
+	"\x1eREASON_VOUCHER_AMOUNT_MISMATCH\x10x\x12\x1c\n" +
+	"\x18REASON_VOUCHER_NOT_FOUND\x10y\x12#\n" +
+	"\x1fREASON_VOUCHER_NOT_TRANSFERABLE\x10z\x12\x17\n" +
+	"\x13REASON_VOUCHER_USED\x10{\x12\x1e\n" +
+	"\x1aREASON_VOUCHER_WRONG_EVENT\x10|\x12\x1b\n" +
 	"\x16REASON_TABLE_NOT_FOUND\x10\xc8\x01\x12\x1e\n" +
-	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12#\n" +
-	"\x1eREASON_WAITLIST_ALREADY_EXISTS\x10\xad\x02\x12 \n" +
-	"\x1bREASON_TOURNAMENT_NOT_FOUND\x10\x90\x03BEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x19REASON_ACTION_NOT_ALLOWED\x10\xc9\x01\x12 \n" +
+	"\x1bREASON_AMOUNT_ABOVE_MAXIMUM\x10\xca\x01\x12\x1e\n" +
+	"\x19REASON_AMOUNT_ABOVE_STACK\x10\xcb\x01\x12\x16\n" +
+	"\x11REASON_BAD_AMOUNT\x10\xcc\x01\x12\x14\n" +
+	"\x0fREASON_BAD_CARD\x10\xcd\x01\x12\x16\n" +
+	"\x11REASON_BAD_CONFIG\x10\xce\x01\x12\x15\n" +
+	"\x10REASON_BAD_ENTRY\x10\xcf\x01\x12 \n" +
+	"\x1bREASON_BAD_OUT_OF_TURN_CASE\x10\xd0\x01\x12\x1c\n" +
+	"\x17REASON_BAD_PLAYER_COUNT\x10\xd1\x01\x12\x15\n" +
+	"\x10REASON_BAD_SETUP\x10\xd2\x01\x12\x19\n" +
+	"\x14REASON_BAD_SITUATION\x10\xd3\x01\x12\x14\n" +
+	"\x0fREASON_BAD_STUB\x10\xd4\x01\x12\x15\n" +
+	"\x10REASON_BAD_TABLE\x10\xd5\x01\x12\x1d\n" +
+	"\x18REASON_BET_BELOW_MINIMUM\x10\xd6\x01\x12 \n" +
+	"\x1bREASON_BETTING_NOT_REOPENED\x10\xd7\x01\x12\x19\n" +
+	"\x14REASON_BUY_IN_UNDONE\x10\xd8\x01\x12#\n" +
+	"\x1eREASON_CANNOT_CHECK_FACING_BET\x10\xd9\x01\x12\x19\n" +
+	"\x14REASON_CHIPS_IN_PLAY\x10\xda\x01\x12\x1a\n" +
+	"\x15REASON_DECK_TOO_SHORT\x10\xdb\x01\x12\x1a\n" +
+	"\x15REASON_DUPLICATE_CARD\x10\xdc\x01\x12\x17\n" +
+	"\x12REASON_EMPTY_ENTRY\x10\xdd\x01\x12$\n" +
+	"\x1fREASON_FIXED_LIMIT_WITHOUT_BETS\x10\xde\x01\x12\x16\n" +
+	"\x11REASON_FLOOR_ONLY\x10\xdf\x01\x12\x1c\n" +
+	"\x17REASON_HAND_IN_PROGRESS\x10\xe0\x01\x12\x1a\n" +
+	"\x15REASON_HAND_NOT_FOUND\x10\xe1\x01\x12\x1e\n" +
+	"\x19REASON_HAND_NOT_REVIVABLE\x10\xe2\x01\x12\x15\n" +
+	"\x10REASON_HAND_OVER\x10\xe3\x01\x12\x16\n" +
+	"\x11REASON_LIVE_TABLE\x10\xe4\x01\x12\x1b\n" +
+	"\x16REASON_NEGATIVE_AMOUNT\x10\xe5\x01\x12#\n" +
+	"\x1eREASON_NO_BET_OR_RAISE_ALLOWED\x10\xe6\x01\x12\x1b\n" +
+	"\x16REASON_NO_CHIPS_BEHIND\x10\xe7\x01\x12\x1f\n" +
+	"\x1aREASON_NO_HAND_IN_PROGRESS\x10\xe8\x01\x12\x18\n" +
+	"\x13REASON_NO_SUCH_SEAT\x10\xe9\x01\x12\"\n" +
+	"\x1dREASON_NOT_CHIP_UNIT_MULTIPLE\x10\xea\x01\x12\x19\n" +
+	"\x14REASON_NOT_YOUR_HAND\x10\xeb\x01\x12\x19\n" +
+	"\x14REASON_NOT_YOUR_SEAT\x10\xec\x01\x12\x17\n" +
+	"\x12REASON_OUT_OF_TURN\x10\xed\x01\x12\x1b\n" +
+	"\x16REASON_PHH_UNSUPPORTED\x10\xee\x01\x12\x1f\n" +
+	"\x1aREASON_RAISE_BELOW_MINIMUM\x10\xef\x01\x12\x1d\n" +
+	"\x18REASON_RAISE_CAP_REACHED\x10\xf0\x01\x12\x19\n" +
+	"\x14REASON_ROLE_REQUIRED\x10\xf1\x01\x12\x16\n" +
+	"\x11REASON_SEAT_EMPTY\x10\xf2\x01\x12\x18\n" +
+	"\x13REASON_SEAT_IN_HAND\x10\xf3\x01\x12\x1c\n" +
+	"\x17REASON_SEAT_NOT_IN_HAND\x10\xf4\x01\x12\x16\n" +
+	"\x11REASON_SEAT_TAKEN\x10\xf5\x01\x12#\n" +
+	"\x1eREASON_SEATING_OFFER_NOT_VALID\x10\xf6\x01\x12\"\n" +
+	"\x1dREASON_SEATING_OFFER_REQUIRED\x10\xf7\x01\x12\x1f\n" +
+	"\x1aREASON_SEATING_UNAVAILABLE\x10\xf8\x01\x12)\n" +
+	"$REASON_SHOWN_WINNER_CANNOT_BE_KILLED\x10\xf9\x01\x12\x19\n" +
+	"\x14REASON_SHUTTING_DOWN\x10\xfa\x01\x12\x1a\n" +
+	"\x15REASON_STALE_SEQUENCE\x10\xfb\x01\x12 \n" +
+	"\x1bREASON_STRADDLE_NOT_ALLOWED\x10\xfc\x01\x12$\n" +
+	"\x1fREASON_STRADDLE_STACK_TOO_SHORT\x10\xfd\x01\x12\x1f\n" +
+	"\x1aREASON_STUD_IS_FIXED_LIMIT\x10\xfe\x01\x12\x18\n" +
+	"\x13REASON_TABLE_CLOSED\x10\xff\x01\x12\x16\n" +
+	"\x11REASON_TABLE_FULL\x10\x80\x02\x12!\n" +
+	"\x1cREASON_TABLE_OWNED_ELSEWHERE\x10\x81\x02\x12\x1b\n" +
+	"\x16REASON_TOO_FEW_PLAYERS\x10\x82\x02\x12\x1d\n" +
+	"\x18REASON_TOP_UP_NOT_SEATED\x10\x83\x02\x12\x17\n" +
+	"\x12REASON_WATCH_ENDED\x10\x84\x02\x12\x18\n" +
+	"\x13REASON_WRONG_AMOUNT\x10\x85\x02\x12\x1e\n" +
+	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12\x1b\n" +
+	"\x16REASON_WAITLIST_EXISTS\x10\xad\x02\x12\x18\n" +
+	"\x13REASON_ALREADY_AWAY\x10\xae\x02\x12\x1b\n" +
+	"\x16REASON_ALREADY_ON_LIST\x10\xaf\x02\x12\x1b\n" +
+	"\x16REASON_EXTEND_REQUIRED\x10\xb0\x02\x12\x1e\n" +
+	"\x19REASON_FLOOR_SIGN_UP_ONLY\x10\xb1\x02\x12\x1b\n" +
+	"\x16REASON_LIMIT_FOR_FLOOR\x10\xb2\x02\x12\x1b\n" +
+	"\x16REASON_LONG_BREAK_USED\x10\xb3\x02\x12\x14\n" +
+	"\x0fREASON_NOT_AWAY\x10\xb4\x02\x12\x17\n" +
+	"\x12REASON_NOT_ON_LIST\x10\xb5\x02\x12\x18\n" +
+	"\x13REASON_OFFER_CLOSED\x10\xb6\x02\x12\x19\n" +
+	"\x14REASON_OFFER_EXPIRED\x10\xb7\x02\x12\x1b\n" +
+	"\x16REASON_OFFER_NOT_FOUND\x10\xb8\x02\x12\x1b\n" +
+	"\x16REASON_OFFER_NOT_YOURS\x10\xb9\x02\x12!\n" +
+	"\x1cREASON_POSITION_OUT_OF_RANGE\x10\xba\x02\x12\x1b\n" +
+	"\x16REASON_REASON_REQUIRED\x10\xbb\x02\x12\x1e\n" +
+	"\x19REASON_TIMER_OUT_OF_RANGE\x10\xbc\x02\x12 \n" +
+	"\x1bREASON_TOURNAMENT_NOT_FOUND\x10\x90\x03\x12\x19\n" +
+	"\x14REASON_ADD_ON_CLOSED\x10\x91\x03\x12\x1e\n" +
+	"\x19REASON_ADD_ON_NOT_ALLOWED\x10\x92\x03\x12\x1b\n" +
+	"\x16REASON_ADD_ON_NOT_OPEN\x10\x93\x03\x12\x18\n" +
+	"\x13REASON_ADD_ON_TAKEN\x10\x94\x03\x12!\n" +
+	"\x1cREASON_ADD_ON_WITHOUT_REBUYS\x10\x95\x03\x12\x1e\n" +
+	"\x19REASON_ALREADY_REGISTERED\x10\x96\x03\x12%\n" +
+	" REASON_BUTTON_DRAW_NEEDS_PLAYERS\x10\x97\x03\x12$\n" +
+	"\x1fREASON_CHIP_RACE_TOO_MANY_CHIPS\x10\x98\x03\x12\x18\n" +
+	"\x13REASON_CLOCK_PAUSED\x10\x99\x03\x12\x19\n" +
+	"\x14REASON_CLOCK_RUNNING\x10\x9a\x03\x12\x1e\n" +
+	"\x19REASON_ENTRY_ALREADY_LEFT\x10\x9b\x03\x12\x1c\n" +
+	"\x17REASON_ENTRY_NOT_ACTIVE\x10\x9c\x03\x12\x1b\n" +
+	"\x16REASON_ENTRY_NOT_FOUND\x10\x9d\x03\x12\x1e\n" +
+	"\x19REASON_ENTRY_NOT_PERSONAL\x10\x9e\x03\x12#\n" +
+	"\x1eREASON_ENTRY_PAYMENT_IN_FLIGHT\x10\x9f\x03\x12\x16\n" +
+	"\x11REASON_EVENT_FULL\x10\xa0\x03\x12!\n" +
+	"\x1cREASON_EVENT_NOT_CANCELLABLE\x10\xa1\x03\x12 \n" +
+	"\x1bREASON_EVENT_NOT_CHANGEABLE\x10\xa2\x03\x12#\n" +
+	"\x1eREASON_FREEZEOUT_HAS_NO_REBUYS\x10\xa3\x03\x12\x1d\n" +
+	"\x18REASON_HAND_FOR_HAND_OFF\x10\xa4\x03\x12\x1e\n" +
+	"\x19REASON_HAND_FOR_HAND_WAIT\x10\xa5\x03\x12\x1a\n" +
+	"\x15REASON_KNOCKOUT_EMPTY\x10\xa6\x03\x12\x1d\n" +
+	"\x18REASON_KNOCKOUT_TOO_MANY\x10\xa7\x03\x12\x1e\n" +
+	"\x19REASON_NOT_ENOUGH_ENTRIES\x10\xa8\x03\x12\x16\n" +
+	"\x11REASON_NO_ENTRIES\x10\xa9\x03\x12\x1b\n" +
+	"\x16REASON_PAYMENT_PENDING\x10\xaa\x03\x12\x19\n" +
+	"\x14REASON_PAYOUTS_EMPTY\x10\xab\x03\x12\x1a\n" +
+	"\x15REASON_PAYOUTS_LOCKED\x10\xac\x03\x12\x1d\n" +
+	"\x18REASON_PAYOUTS_NOT_WHOLE\x10\xad\x03\x12!\n" +
+	"\x1cREASON_PENALTY_NOT_ESCALATED\x10\xae\x03\x12 \n" +
+	"\x1bREASON_PENALTY_PLAYER_COUNT\x10\xaf\x03\x12\x1a\n" +
+	"\x15REASON_PENALTY_ROUNDS\x10\xb0\x03\x12!\n" +
+	"\x1cREASON_PLAYER_ALREADY_PLACED\x10\xb1\x03\x12\x1f\n" +
+	"\x1aREASON_REBUY_BEFORE_ADD_ON\x10\xb2\x03\x12\x1f\n" +
+	"\x1aREASON_REBUY_LIMIT_REACHED\x10\xb3\x03\x12\x1d\n" +
+	"\x18REASON_REBUY_NOT_ALLOWED\x10\xb4\x03\x12\x1d\n" +
+	"\x18REASON_REBUY_PERIOD_OVER\x10\xb5\x03\x12\x1c\n" +
+	"\x17REASON_REBUY_STILL_OPEN\x10\xb6\x03\x12\x1f\n" +
+	"\x1aREASON_REGISTRATION_CLOSED\x10\xb7\x03\x12\x1e\n" +
+	"\x19REASON_SATELLITE_CURRENCY\x10\xb8\x03\x12$\n" +
+	"\x1fREASON_SATELLITE_WITHOUT_TARGET\x10\xb9\x03\x12%\n" +
+	" REASON_STRUCTURE_BLINDS_DECREASE\x10\xba\x03\x12\x1b\n" +
+	"\x16REASON_STRUCTURE_EMPTY\x10\xbb\x03\x12\x1f\n" +
+	"\x1aREASON_TABLE_BREAK_NO_ROOM\x10\xbc\x03\x12\x1e\n" +
+	"\x19REASON_TOURNAMENT_NOT_DUE\x10\xbd\x03\x12\"\n" +
+	"\x1dREASON_TOURNAMENT_NOT_RUNNING\x10\xbe\x03\x12$\n" +
+	"\x1fREASON_TOURNAMENT_NOT_SCHEDULED\x10\xbf\x03\x12\"\n" +
+	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
+	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOSTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
