@@ -69,6 +69,10 @@ type Seat struct {
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).
 	Unpaid bool `json:"unpaid,omitempty"`
+	// Straddle is the player's request to straddle the next hand dealt
+	// (TP-20, G-12). It is used up when that hand starts, straddled or not:
+	// only the seat after the big blind of that hand may straddle.
+	Straddle bool `json:"straddle,omitempty"`
 }
 
 // Occupied reports whether a player sits in the seat.
@@ -342,6 +346,47 @@ func (t *Table) Return(seat int, postNow bool) (Output, error) {
 	return t.changed(), nil
 }
 
+// ErrStraddleNotAllowed refuses a straddle request at a table that never
+// deals one: tournament tables (TP-20) and stud, which has no blinds.
+var ErrStraddleNotAllowed = fault.Rule(fault.Precondition, "TP-20", "STRADDLE_NOT_ALLOWED", "this table deals no straddle")
+
+// RequestStraddle records (on) or withdraws (!on) the request of the
+// player in seat to straddle the next hand: a live blind of twice the big
+// blind, posted by the seat after the big blind, which then acts last
+// before the flop and sizes raises like a big blind (TP-20, G-12). Only
+// cash hold'em-family tables deal straddles. Between hands the request is
+// checked at once against the next hand's plan; a request made during a
+// hand is checked when the next hand is dealt, and if the seat is then not
+// the one after the big blind (or cannot cover the straddle) that hand is
+// dealt without it.
+func (t *Table) RequestStraddle(seat int, on bool) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.cfg.Tournament {
+		return Output{}, ErrStraddleNotAllowed.Withf("no straddle on tournament tables")
+	}
+	if t.cfg.Game.IsStud() {
+		return Output{}, ErrStraddleNotAllowed.Withf("stud has no blinds to straddle")
+	}
+	if on && t.hand == nil && !t.closing {
+		bt := t.buttonTable()
+		bt.Seats[seat].Straddle = true
+		if _, err := button.PlanHand(bt); isStraddleRefusal(err) {
+			return Output{}, toFault(err)
+		}
+	}
+	t.seats[seat].Straddle = on
+	return t.changed(), nil
+}
+
+// isStraddleRefusal reports whether err is the planner refusing a
+// straddle request (TP-20).
+func isStraddleRefusal(err error) bool {
+	var be *button.RuleError
+	return errors.As(err, &be) && be.Rule == "TP-20"
+}
+
 // Options returns what the player in seat may choose before the next hand
 // (TP-13, TP-15, TP-16, TP-18): nil when they owe nothing.
 func (t *Table) Options(seat int) []button.Option {
@@ -437,7 +482,7 @@ func (t *Table) buttonSeat(s Seat) button.Seat {
 		return button.Seat{}
 	}
 	return button.Seat{Player: s.Player, Stack: s.Stack, SittingOut: s.SittingOut || s.Leaving, New: s.New,
-		PostNow: s.PostNow, Rebought: s.Rebought, Debt: s.Debt}
+		PostNow: s.PostNow, Rebought: s.Rebought, Debt: s.Debt, Straddle: s.Straddle && !t.cfg.Tournament}
 }
 
 func (t *Table) buttonTable() button.Table {
@@ -521,7 +566,16 @@ func (t *Table) planNext() (button.Plan, engine.Setup, error) {
 	if t.cfg.Game.IsStud() {
 		return t.planStud()
 	}
-	plan, err := button.PlanHand(t.buttonTable())
+	bt := t.buttonTable()
+	plan, err := button.PlanHand(bt)
+	if isStraddleRefusal(err) {
+		// A straddle asked for during the last hand that this hand's
+		// positions do not allow (TP-20): deal without it.
+		for i := range bt.Seats {
+			bt.Seats[i].Straddle = false
+		}
+		plan, err = button.PlanHand(bt)
+	}
 	if err != nil {
 		return plan, engine.Setup{}, err
 	}
@@ -573,6 +627,10 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 		return Output{}, toFault(err)
 	}
 	t.hand, t.plan, t.setup, t.handStart = h, plan, setup, now
+	for i := range t.seats {
+		// A straddle request is for one hand: this one used it up.
+		t.seats[i].Straddle = false
+	}
 	t.handNo++
 	t.started = true
 	t.log = append(t.log[:0], h.Events()...)

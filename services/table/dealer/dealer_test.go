@@ -605,3 +605,156 @@ func TestBustedPlayerOwesBlinds_TP19(t *testing.T) {
 		t.Fatalf("TP-19 debt collected under TP-15/TP-18: %+v", opts)
 	}
 }
+
+func legal(h *engine.Hand, kind engine.ActionKind) (engine.Legal, bool) {
+	for _, l := range h.LegalActions() {
+		if l.Kind == kind {
+			return l, true
+		}
+	}
+	return engine.Legal{}, false
+}
+
+func TestStraddle_TP20_G12(t *testing.T) {
+	t.Parallel()
+	fc := clock.NewFake(t0)
+	tb := newTable(t, Settings{}, 100, 100, 100, 100)
+	plan, _, err := tb.planNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	offer := plan.StraddleOffer
+	if offer < 0 {
+		t.Fatalf("no straddle offered at a four-handed cash table: %+v", plan)
+	}
+	other := (offer + 1) % 4
+	_, err = tb.RequestStraddle(other, true)
+	if f, ok := fault.As(err); !ok || f.Reason != "STRADDLE_NOT_ALLOWED" || f.Rule != "TP-20" {
+		t.Fatalf("TP-20: seat %d (not after the big blind) asked to straddle: %v", other, err)
+	}
+	if tb.Seats()[other].Straddle {
+		t.Fatal("a refused request was recorded")
+	}
+	if _, err := tb.RequestStraddle(offer, true); err != nil {
+		t.Fatalf("TP-20: seat %d after the big blind asked to straddle: %v", offer, err)
+	}
+	if !tb.Seats()[offer].Straddle {
+		t.Fatal("the request was not recorded")
+	}
+	out := mustStart(t, tb, 7, fc.Now())
+	ps := posts(out, offer)
+	if len(ps) != 1 || ps[0].Post != engine.PostStraddle || ps[0].Amount != 4 || ps[0].Dead {
+		t.Fatalf("TP-20: seat %d posted %+v, want a live straddle of 2×BB = 4", offer, ps)
+	}
+	if tb.Seats()[offer].Straddle {
+		t.Fatal("the request outlived the hand it was for")
+	}
+	h := tb.Hand()
+	first := (offer + 1) % 4
+	if h.ToAct() != first {
+		t.Fatalf("TP-20: seat %d acts first, want %d (left of the straddler)", h.ToAct(), first)
+	}
+	// G-12: the straddle sizes raises like the big blind: call 4, raise to
+	// at least 8.
+	if l, ok := legal(h, engine.Raise); !ok || l.Min != 8 {
+		t.Fatalf("G-12: first raise %+v (ok %v), want minimum 8", l, ok)
+	}
+	for h.ToAct() != offer {
+		act(t, tb, h.ToAct(), engine.Call, 0)
+	}
+	// G-12: everyone called; the action returns to the straddler, who may
+	// raise.
+	if l, ok := legal(h, engine.Raise); !ok || l.Min != 8 {
+		t.Fatalf("G-12: the straddler's raise %+v (ok %v), want allowed from 8", l, ok)
+	}
+	act(t, tb, offer, engine.Raise, 12)
+	if h.ToAct() == offer || h.Stack(offer) != 88 {
+		t.Fatalf("after the straddler's raise: to act %d, straddler's stack %d", h.ToAct(), h.Stack(offer))
+	}
+	before := total(tb)
+	foldAround(t, tb)
+	if total(tb) != before || before != 400 {
+		t.Fatalf("chips %d → %d, want 400", before, total(tb))
+	}
+}
+
+func TestStraddle_RequestedDuringHand_TP20(t *testing.T) {
+	t.Parallel()
+	fc := clock.NewFake(t0)
+	tb := newTable(t, Settings{}, 100, 100, 100, 100)
+	mustStart(t, tb, 3, fc.Now())
+	// During the hand the request is taken; whether it is honoured depends
+	// on the next hand's positions.
+	next := tb.plan.StraddleOffer
+	for _, s := range []int{0, 1, 2, 3} {
+		if _, err := tb.RequestStraddle(s, true); err != nil {
+			t.Fatalf("seat %d asked during the hand: %v", s, err)
+		}
+	}
+	foldAround(t, tb)
+	plan, _, err := tb.planNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.Advance(time.Minute)
+	out := mustStart(t, tb, 4, fc.Now())
+	// TP-20: every seat asked, but only one may straddle: the planner
+	// refuses the lot, so the hand is dealt without a straddle and every
+	// request is used up.
+	for s := range 4 {
+		for _, p := range posts(out, s) {
+			if p.Post == engine.PostStraddle {
+				t.Fatalf("TP-20: seat %d straddled although several seats asked (offer was %d, then %d)", s, next, plan.StraddleOffer)
+			}
+		}
+		if tb.Seats()[s].Straddle {
+			t.Fatalf("seat %d's request outlived the hand", s)
+		}
+	}
+	// Asked during the hand by the seat that will be after the big blind
+	// next hand: straddled then. A copy of the table plays this hand out
+	// to learn which seat that is.
+	pub, priv, err := tb.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Unmarshal(pub, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foldAround(t, cp)
+	plan, _, err = cp.planNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seat := plan.StraddleOffer
+	if _, err := tb.RequestStraddle(seat, true); err != nil {
+		t.Fatal(err)
+	}
+	foldAround(t, tb)
+	out = mustStart(t, tb, 5, fc.Now())
+	if ps := posts(out, seat); len(ps) != 1 || ps[0].Post != engine.PostStraddle || ps[0].Amount != 4 {
+		t.Fatalf("TP-20: seat %d asked during the last hand and is after the big blind, posted %+v", seat, ps)
+	}
+}
+
+func TestStraddle_RefusedOnTournamentTables_TP20(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe()
+	cfg.Tournament = true
+	tb := New("t1", cfg, 6, Settings{})
+	for i := range 4 {
+		if _, err := tb.Sit(i, string(rune('A'+i)), 100, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for s := range 4 {
+		_, err := tb.RequestStraddle(s, true)
+		if f, ok := fault.As(err); !ok || f.Reason != "STRADDLE_NOT_ALLOWED" || f.Rule != "TP-20" || f.Kind != fault.Precondition {
+			t.Fatalf("TP-20: tournament seat %d asked to straddle: %v", s, err)
+		}
+	}
+	if _, err := tb.RequestStraddle(5, true); !errors.Is(err, ErrEmptySeat) {
+		t.Fatalf("empty seat asked to straddle: %v", err)
+	}
+}

@@ -230,6 +230,13 @@ func (r *Runner) Return(ctx context.Context, id string, c Caller, seat int, post
 	return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.Return(seat, postNow) })
 }
 
+// Straddle records (on) or withdraws the request of the player in seat to
+// straddle the next hand (TP-20, G-12); the dealer loop hands it to the
+// planner when it deals that hand.
+func (r *Runner) Straddle(ctx context.Context, id string, c Caller, seat int, on bool) (SeatView, error) {
+	return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.RequestStraddle(seat, on) })
+}
+
 func (r *Runner) seatChange(ctx context.Context, id string, c Caller, seat int, fn func(*dealer.Table) (dealer.Output, error)) (SeatView, error) {
 	t, err := r.table(ctx, id)
 	if err != nil {

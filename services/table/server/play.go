@@ -154,6 +154,16 @@ func (s *Server) Return(ctx context.Context, req *tablev1.ReturnRequest) (*table
 	return &tablev1.ReturnResponse{Seat: seatToProto(sv)}, nil
 }
 
+// Straddle records or withdraws a player's request to straddle the next
+// hand (TP-20).
+func (s *Server) Straddle(ctx context.Context, req *tablev1.StraddleRequest) (*tablev1.StraddleResponse, error) {
+	sv, err := s.runner.Straddle(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()), !req.GetCancel())
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.StraddleResponse{Seat: seatToProto(sv)}, nil
+}
+
 // Leave takes a player away with their stack.
 func (s *Server) Leave(ctx context.Context, req *tablev1.LeaveRequest) (*tablev1.LeaveResponse, error) {
 	left, stack, err := s.runner.Leave(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()))

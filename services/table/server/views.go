@@ -23,6 +23,7 @@ func seatToProto(s runner.SeatView) *tablev1.SeatState {
 	p := &tablev1.SeatState{Seat: int32(s.No), PlayerId: s.Player, Stack: s.Stack, SittingOut: s.SittingOut,
 		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New}
 	p.PostNow = s.PostNow
+	p.Straddle = s.Straddle
 	for _, o := range s.Options {
 		bo := &tablev1.BlindOption{PostNow: o.Choice == button.PostNow, OnButtonOnly: o.OnButtonOnly, RuleId: o.Rule, Explanation: o.Explanation}
 		for _, q := range o.Posts {

@@ -1107,7 +1107,10 @@ type SeatState struct {
 	// shown to that player and to staff only.
 	BlindOptions []*BlindOption `protobuf:"bytes,18,rep,name=blind_options,json=blindOptions,proto3" json:"blind_options,omitempty"`
 	// post_now is the player's choice to post what they owe at the next hand.
-	PostNow       bool `protobuf:"varint,19,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
+	PostNow bool `protobuf:"varint,19,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
+	// straddle is the player's request to straddle the next hand dealt
+	// (TP-20); the hand uses it up whether or not the seat may straddle then.
+	Straddle      bool `protobuf:"varint,20,opt,name=straddle,proto3" json:"straddle,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1271,6 +1274,13 @@ func (x *SeatState) GetBlindOptions() []*BlindOption {
 func (x *SeatState) GetPostNow() bool {
 	if x != nil {
 		return x.PostNow
+	}
+	return false
+}
+
+func (x *SeatState) GetStraddle() bool {
+	if x != nil {
+		return x.Straddle
 	}
 	return false
 }
@@ -2140,6 +2150,117 @@ func (x *ReturnResponse) GetSeat() *SeatState {
 	return nil
 }
 
+// StraddleRequest names the seat whose player asks to straddle the next
+// hand.
+type StraddleRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat; a player may name only their own.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// cancel withdraws a request made earlier instead.
+	Cancel        bool `protobuf:"varint,3,opt,name=cancel,proto3" json:"cancel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StraddleRequest) Reset() {
+	*x = StraddleRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StraddleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StraddleRequest) ProtoMessage() {}
+
+func (x *StraddleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StraddleRequest.ProtoReflect.Descriptor instead.
+func (*StraddleRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *StraddleRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *StraddleRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *StraddleRequest) GetCancel() bool {
+	if x != nil {
+		return x.Cancel
+	}
+	return false
+}
+
+// StraddleResponse is the seat with its request.
+type StraddleResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat (straddle says whether the request stands).
+	Seat          *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StraddleResponse) Reset() {
+	*x = StraddleResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StraddleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StraddleResponse) ProtoMessage() {}
+
+func (x *StraddleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StraddleResponse.ProtoReflect.Descriptor instead.
+func (*StraddleResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *StraddleResponse) GetSeat() *SeatState {
+	if x != nil {
+		return x.Seat
+	}
+	return nil
+}
+
 // LeaveRequest names the seat.
 type LeaveRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2153,7 +2274,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2286,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2299,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *LeaveRequest) GetTableId() string {
@@ -2208,7 +2329,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2220,7 +2341,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2233,7 +2354,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LeaveResponse) GetLeft() bool {
@@ -2270,7 +2391,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2282,7 +2403,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2295,7 +2416,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -2346,7 +2467,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2358,7 +2479,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2371,7 +2492,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ActResponse) GetState() *TableState {
@@ -2415,7 +2536,7 @@ type DealerActionRequest struct {
 
 func (x *DealerActionRequest) Reset() {
 	*x = DealerActionRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2548,7 @@ func (x *DealerActionRequest) String() string {
 func (*DealerActionRequest) ProtoMessage() {}
 
 func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2561,7 @@ func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionRequest.ProtoReflect.Descriptor instead.
 func (*DealerActionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DealerActionRequest) GetTableId() string {
@@ -2517,7 +2638,7 @@ type DealerActionResponse struct {
 
 func (x *DealerActionResponse) Reset() {
 	*x = DealerActionResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2529,7 +2650,7 @@ func (x *DealerActionResponse) String() string {
 func (*DealerActionResponse) ProtoMessage() {}
 
 func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2542,7 +2663,7 @@ func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionResponse.ProtoReflect.Descriptor instead.
 func (*DealerActionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DealerActionResponse) GetState() *TableState {
@@ -2563,7 +2684,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2575,7 +2696,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2588,7 +2709,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetTableStateRequest) GetTableId() string {
@@ -2609,7 +2730,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2621,7 +2742,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2634,7 +2755,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetTableStateResponse) GetState() *TableState {
@@ -2655,7 +2776,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2667,7 +2788,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2680,7 +2801,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -2717,7 +2838,7 @@ type TableEvent struct {
 
 func (x *TableEvent) Reset() {
 	*x = TableEvent{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2729,7 +2850,7 @@ func (x *TableEvent) String() string {
 func (*TableEvent) ProtoMessage() {}
 
 func (x *TableEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +2863,7 @@ func (x *TableEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
 func (*TableEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *TableEvent) GetKind() string {
@@ -2807,7 +2928,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2819,7 +2940,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2832,7 +2953,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchTableResponse) GetEvents() []*TableEvent {
@@ -2864,7 +2985,7 @@ type GetHandHistoryRequest struct {
 
 func (x *GetHandHistoryRequest) Reset() {
 	*x = GetHandHistoryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2876,7 +2997,7 @@ func (x *GetHandHistoryRequest) String() string {
 func (*GetHandHistoryRequest) ProtoMessage() {}
 
 func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2889,7 +3010,7 @@ func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetHandHistoryRequest) GetTableId() string {
@@ -2926,7 +3047,7 @@ type GetHandHistoryResponse struct {
 
 func (x *GetHandHistoryResponse) Reset() {
 	*x = GetHandHistoryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2938,7 +3059,7 @@ func (x *GetHandHistoryResponse) String() string {
 func (*GetHandHistoryResponse) ProtoMessage() {}
 
 func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2951,7 +3072,7 @@ func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetHandHistoryResponse) GetContent() string {
@@ -2981,7 +3102,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2993,7 +3114,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3006,7 +3127,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -3042,7 +3163,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3054,7 +3175,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3067,7 +3188,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -3116,7 +3237,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3128,7 +3249,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3141,7 +3262,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -3179,7 +3300,7 @@ type InterpretEntryRequest struct {
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3191,7 +3312,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3204,7 +3325,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -3283,7 +3404,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3295,7 +3416,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3308,7 +3429,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -3357,7 +3478,7 @@ type InterpretEntryResponse struct {
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3369,7 +3490,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3382,7 +3503,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -3466,7 +3587,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3478,7 +3599,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3491,7 +3612,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -3524,7 +3645,7 @@ type Ruling struct {
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3536,7 +3657,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3549,7 +3670,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -3612,7 +3733,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3624,7 +3745,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3637,7 +3758,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -3693,7 +3814,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
 	"\x12CloseTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xb1\x04\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xcd\x04\n" +
 	"\tSeatState\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
@@ -3716,7 +3837,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\n" +
 	"new_player\x18\x11 \x01(\bR\tnewPlayer\x12C\n" +
 	"\rblind_options\x18\x12 \x03(\v2\x1e.cardroom.table.v1.BlindOptionR\fblindOptions\x12\x19\n" +
-	"\bpost_now\x18\x13 \x01(\bR\apostNow\"\xb5\x01\n" +
+	"\bpost_now\x18\x13 \x01(\bR\apostNow\x12\x1a\n" +
+	"\bstraddle\x18\x14 \x01(\bR\bstraddle\"\xb5\x01\n" +
 	"\vBlindOption\x12\x19\n" +
 	"\bpost_now\x18\x01 \x01(\bR\apostNow\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x12\n" +
@@ -3779,6 +3901,12 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12\x19\n" +
 	"\bpost_now\x18\x03 \x01(\bR\apostNow\"B\n" +
 	"\x0eReturnResponse\x120\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"\x80\x01\n" +
+	"\x0fStraddleRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12\x16\n" +
+	"\x06cancel\x18\x03 \x01(\bR\x06cancel\"D\n" +
+	"\x10StraddleResponse\x120\n" +
 	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"e\n" +
 	"\fLeaveRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
@@ -3939,7 +4067,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x18DECLARATION_BET_OR_RAISE\x10\x03\x12\x13\n" +
 	"\x0fDECLARATION_POT\x10\x04\x12\x14\n" +
 	"\x10DECLARATION_FOLD\x10\x05\x12\x16\n" +
-	"\x12DECLARATION_ALL_IN\x10\x062\xe3\x12\n" +
+	"\x12DECLARATION_ALL_IN\x10\x062\xfa\x13\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -3960,7 +4088,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06SitOut\x12 .cardroom.table.v1.SitOutRequest\x1a!.cardroom.table.v1.SitOutResponse\"?\xca\xf3\x18\x06\n" +
 	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tables/{table_id}/seats/{seat}:sit-out\x12\x8d\x01\n" +
 	"\x06Return\x12 .cardroom.table.v1.ReturnRequest\x1a!.cardroom.table.v1.ReturnResponse\">\xca\xf3\x18\x06\n" +
-	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tables/{table_id}/seats/{seat}:return\x12\x89\x01\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02.:\x01*\")/v1/tables/{table_id}/seats/{seat}:return\x12\x94\x01\n" +
+	"\bStraddle\x12\".cardroom.table.v1.StraddleRequest\x1a#.cardroom.table.v1.StraddleResponse\"?\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x020:\x01*\"+/v1/tables/{table_id}/seats/{seat}:straddle\x12\x89\x01\n" +
 	"\x05Leave\x12\x1f.cardroom.table.v1.LeaveRequest\x1a .cardroom.table.v1.LeaveResponse\"=\xca\xf3\x18\x06\n" +
 	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/tables/{table_id}/seats/{seat}:leave\x12u\n" +
 	"\x03Act\x12\x1d.cardroom.table.v1.ActRequest\x1a\x1e.cardroom.table.v1.ActResponse\"/\xca\xf3\x18\x03\n" +
@@ -3994,7 +4124,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -4025,38 +4155,40 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*SitOutResponse)(nil),          // 26: cardroom.table.v1.SitOutResponse
 	(*ReturnRequest)(nil),           // 27: cardroom.table.v1.ReturnRequest
 	(*ReturnResponse)(nil),          // 28: cardroom.table.v1.ReturnResponse
-	(*LeaveRequest)(nil),            // 29: cardroom.table.v1.LeaveRequest
-	(*LeaveResponse)(nil),           // 30: cardroom.table.v1.LeaveResponse
-	(*ActRequest)(nil),              // 31: cardroom.table.v1.ActRequest
-	(*ActResponse)(nil),             // 32: cardroom.table.v1.ActResponse
-	(*DealerActionRequest)(nil),     // 33: cardroom.table.v1.DealerActionRequest
-	(*DealerActionResponse)(nil),    // 34: cardroom.table.v1.DealerActionResponse
-	(*GetTableStateRequest)(nil),    // 35: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 36: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 37: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 38: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 39: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 40: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 41: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 42: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 43: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 44: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 45: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 46: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 47: cardroom.table.v1.InterpretEntryResponse
-	(*ListRulingsRequest)(nil),      // 48: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 49: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 50: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 51: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 52: google.protobuf.Timestamp
+	(*StraddleRequest)(nil),         // 29: cardroom.table.v1.StraddleRequest
+	(*StraddleResponse)(nil),        // 30: cardroom.table.v1.StraddleResponse
+	(*LeaveRequest)(nil),            // 31: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 32: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 33: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 34: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 35: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 36: cardroom.table.v1.DealerActionResponse
+	(*GetTableStateRequest)(nil),    // 37: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 38: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 39: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 40: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 41: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 42: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 43: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 44: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 45: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 46: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 47: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 48: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 49: cardroom.table.v1.InterpretEntryResponse
+	(*ListRulingsRequest)(nil),      // 50: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 51: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 52: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 53: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 54: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	51, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	53, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	52, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	54, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	51, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	53, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
@@ -4066,69 +4198,72 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	52, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	54, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
 	16, // 16: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
 	19, // 17: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
 	16, // 18: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
 	16, // 19: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
 	16, // 20: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
 	16, // 21: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
-	2,  // 22: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	20, // 23: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
-	3,  // 24: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
-	2,  // 25: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
-	4,  // 26: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	20, // 27: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	20, // 28: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	38, // 29: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	20, // 30: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
-	5,  // 31: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	52, // 32: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	43, // 33: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 34: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 35: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	46, // 36: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	52, // 37: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	49, // 38: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	8,  // 39: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 40: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 41: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 42: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	21, // 43: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	23, // 44: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	25, // 45: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	27, // 46: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	29, // 47: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	31, // 48: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	33, // 49: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	45, // 50: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	48, // 51: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	35, // 52: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	37, // 53: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	40, // 54: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	42, // 55: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 56: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 57: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 58: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 59: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	22, // 60: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	24, // 61: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	26, // 62: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	28, // 63: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	30, // 64: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	32, // 65: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	34, // 66: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	47, // 67: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	50, // 68: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	36, // 69: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	39, // 70: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	41, // 71: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	44, // 72: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	56, // [56:73] is the sub-list for method output_type
-	39, // [39:56] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	16, // 22: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 23: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	20, // 24: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 25: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 26: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 27: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	20, // 28: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	20, // 29: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	40, // 30: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	20, // 31: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 32: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	54, // 33: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	45, // 34: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 35: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 36: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	48, // 37: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	54, // 38: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	51, // 39: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	8,  // 40: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 41: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 42: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 43: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	21, // 44: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	23, // 45: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	25, // 46: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	27, // 47: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	29, // 48: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	31, // 49: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	33, // 50: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	35, // 51: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	47, // 52: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	50, // 53: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	37, // 54: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	39, // 55: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	42, // 56: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	44, // 57: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 58: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 59: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 60: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 61: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	22, // 62: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	24, // 63: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	26, // 64: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	28, // 65: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	30, // 66: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	32, // 67: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	34, // 68: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	36, // 69: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	49, // 70: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	52, // 71: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	38, // 72: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	41, // 73: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	43, // 74: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	46, // 75: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	58, // [58:76] is the sub-list for method output_type
+	40, // [40:58] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -4136,15 +4271,15 @@ func file_cardroom_table_v1_table_proto_init() {
 	if File_cardroom_table_v1_table_proto != nil {
 		return
 	}
-	file_cardroom_table_v1_table_proto_msgTypes[24].OneofWrappers = []any{}
 	file_cardroom_table_v1_table_proto_msgTypes[26].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   44,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,6 +30,7 @@ const (
 	TableService_TopUp_FullMethodName           = "/cardroom.table.v1.TableService/TopUp"
 	TableService_SitOut_FullMethodName          = "/cardroom.table.v1.TableService/SitOut"
 	TableService_Return_FullMethodName          = "/cardroom.table.v1.TableService/Return"
+	TableService_Straddle_FullMethodName        = "/cardroom.table.v1.TableService/Straddle"
 	TableService_Leave_FullMethodName           = "/cardroom.table.v1.TableService/Leave"
 	TableService_Act_FullMethodName             = "/cardroom.table.v1.TableService/Act"
 	TableService_DealerAction_FullMethodName    = "/cardroom.table.v1.TableService/DealerAction"
@@ -72,6 +73,12 @@ type TableServiceClient interface {
 	// Return brings a player who sat out back: post what they owe now, or
 	// wait for the big blind (TP-15, TP-16, TP-18).
 	Return(ctx context.Context, in *ReturnRequest, opts ...grpc.CallOption) (*ReturnResponse, error)
+	// Straddle records (or withdraws) a player's request to straddle the
+	// next hand: a live blind of twice the big blind from the seat after the
+	// big blind, who then acts last before the flop and may raise when the
+	// action returns (TP-20, G-12). Cash tables only; a player asks for
+	// their own seat only.
+	Straddle(ctx context.Context, in *StraddleRequest, opts ...grpc.CallOption) (*StraddleResponse, error)
 	// Leave takes a player away with their whole stack, cashed out through
 	// the wallet (CS-08, CS-09, CS-10). A player in the hand in progress
 	// leaves when it ends; their seat folds (or checks) in turn.
@@ -191,6 +198,16 @@ func (c *tableServiceClient) Return(ctx context.Context, in *ReturnRequest, opts
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReturnResponse)
 	err := c.cc.Invoke(ctx, TableService_Return_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tableServiceClient) Straddle(ctx context.Context, in *StraddleRequest, opts ...grpc.CallOption) (*StraddleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StraddleResponse)
+	err := c.cc.Invoke(ctx, TableService_Straddle_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +344,12 @@ type TableServiceServer interface {
 	// Return brings a player who sat out back: post what they owe now, or
 	// wait for the big blind (TP-15, TP-16, TP-18).
 	Return(context.Context, *ReturnRequest) (*ReturnResponse, error)
+	// Straddle records (or withdraws) a player's request to straddle the
+	// next hand: a live blind of twice the big blind from the seat after the
+	// big blind, who then acts last before the flop and may raise when the
+	// action returns (TP-20, G-12). Cash tables only; a player asks for
+	// their own seat only.
+	Straddle(context.Context, *StraddleRequest) (*StraddleResponse, error)
 	// Leave takes a player away with their whole stack, cashed out through
 	// the wallet (CS-08, CS-09, CS-10). A player in the hand in progress
 	// leaves when it ends; their seat folds (or checks) in turn.
@@ -395,6 +418,9 @@ func (UnimplementedTableServiceServer) SitOut(context.Context, *SitOutRequest) (
 }
 func (UnimplementedTableServiceServer) Return(context.Context, *ReturnRequest) (*ReturnResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Return not implemented")
+}
+func (UnimplementedTableServiceServer) Straddle(context.Context, *StraddleRequest) (*StraddleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Straddle not implemented")
 }
 func (UnimplementedTableServiceServer) Leave(context.Context, *LeaveRequest) (*LeaveResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Leave not implemented")
@@ -584,6 +610,24 @@ func _TableService_Return_Handler(srv interface{}, ctx context.Context, dec func
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TableServiceServer).Return(ctx, req.(*ReturnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TableService_Straddle_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StraddleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).Straddle(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_Straddle_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).Straddle(ctx, req.(*StraddleRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -781,6 +825,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Return",
 			Handler:    _TableService_Return_Handler,
+		},
+		{
+			MethodName: "Straddle",
+			Handler:    _TableService_Straddle_Handler,
 		},
 		{
 			MethodName: "Leave",
