@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/auth"
@@ -131,7 +132,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-time.After(5 * time.Second):
 			for _, t := range r.owned() {
 				t.mu.Lock()
-				t.retryMoney()
+				t.retryMoney(t.r.ctx)
 				t.schedule()
 				t.mu.Unlock()
 			}
@@ -338,7 +339,7 @@ func (t *Table) load(ctx context.Context) error {
 // resume restarts what runs by itself: the clock, the next hand, and
 // unfinished wallet steps. The caller holds t.mu.
 func (t *Table) resume() {
-	t.retryMoney()
+	t.retryMoney(t.r.ctx)
 	t.schedule()
 }
 
@@ -413,8 +414,10 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	if len(out.CashOuts) > 0 || len(out.SeatsOpened) > 0 {
 		// Pay leavers now (and release the holds of seats that went
 		// before their buy-in was committed); what fails is retried in
-		// the background.
-		t.retryMoney()
+		// the background. The payment joins the trace of the request
+		// that caused it (a leave, a close), so that trace shows the
+		// wallet's CashOut.
+		t.retryMoney(ctx)
 	}
 	t.schedule()
 	return out, nil
@@ -751,12 +754,17 @@ func serviceContext(ctx context.Context) context.Context { return auth.WithToken
 // holds whose seat was stored, and cash-outs. A commit the wallet refuses
 // (the hold expired) undoes its seat, or for a top-up takes the chips back
 // off the table. The caller holds t.mu.
-func (t *Table) retryMoney() {
+//
+// req is the context of the request that asked for the steps (the
+// runner's own for the background retries). The steps run on the runner's context (a caller
+// who hangs up must not cut a payment short) but under req's span, so
+// that they appear in the request's trace.
+func (t *Table) retryMoney(req context.Context) {
 	d := t.r.d
 	if t.wallet() == nil || t.stopped != nil {
 		return
 	}
-	ctx := t.r.ctx
+	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
 	moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
 	if err != nil {
 		d.Logger.Warn("pending money moves", "table", t.id, "err", err)
