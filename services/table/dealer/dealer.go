@@ -23,6 +23,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/live"
 )
 
 // Settings are the house settings of a table that the engine profile does
@@ -824,12 +825,41 @@ func (t *Table) finish(out *Output, now time.Time) {
 	t.deadline, t.clockCalled = time.Time{}, false
 }
 
+// serverFaults are the engine's, the planner's and the live interpreter's
+// reasons that blame their input as a whole, not a player's entry: the
+// service built the hand, the table or the betting situation, so such a
+// refusal is the service's bug and reaches the client as an internal
+// error, not as a rule refusal.
+var serverFaults = map[string]bool{
+	string(engine.ReasonDeckTooShort):   true,
+	string(engine.ReasonBadPlayerCount): true,
+	string(button.ReasonBadTable):       true,
+	string(live.ReasonBadSituation):     true,
+	string(live.ReasonBadOutOfTurnCase): true,
+}
+
+// Fault turns the refusals of the engine, the button planner and the live
+// interpreter into faults: a player's refusal names its rule and reason;
+// a refusal of input the service itself built (serverFaults) is
+// fault.Internal, its detail kept for the log only. Other errors pass
+// unchanged.
+func Fault(err error) error { return toFault(err) }
+
+// internal is a refusal of the service's own input: the reason and
+// message go to the log, the client sees INTERNAL.
+func internal(reason, msg string, err error) error {
+	return fault.New(fault.Internal, reason, msg).Wrap(err)
+}
+
 // toFault turns the engine's and the planner's refusals into faults that
 // name their rule. Card-entry refusals keep their reason but not their
 // message, which may name cards.
 func toFault(err error) error {
 	var re *engine.RuleError
 	if errors.As(err, &re) {
+		if serverFaults[string(re.Reason)] {
+			return internal(string(re.Reason), re.Msg, err)
+		}
 		msg := re.Msg
 		if re.Reason == engine.ReasonBadCard || re.Reason == engine.ReasonDuplicateCard || re.Reason == engine.ReasonBadStub {
 			msg = "the entered cards are not valid here"
@@ -845,7 +875,17 @@ func toFault(err error) error {
 	}
 	var be *button.RuleError
 	if errors.As(err, &be) {
+		if serverFaults[string(be.Reason)] {
+			return internal(string(be.Reason), be.Msg, err)
+		}
 		return fault.Rule(fault.Precondition, be.Rule, string(be.Reason), be.Msg)
+	}
+	var le *live.RuleError
+	if errors.As(err, &le) {
+		if serverFaults[string(le.Reason)] {
+			return internal(string(le.Reason), le.Msg, err)
+		}
+		return fault.Rule(fault.Invalid, le.Rule, string(le.Reason), le.Msg)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -434,11 +433,7 @@ func (r *Runner) Interpret(ctx context.Context, id string, e live.Entry) (live.R
 		ChipUnit: b.ChipUnit, RaiseClosed: b.RaiseClosed}
 	ru, err := live.Interpret(e, s)
 	if err != nil {
-		var le *live.RuleError
-		if errors.As(err, &le) {
-			return live.Ruling{}, 0, 0, fault.Rule(fault.Invalid, le.Rule, string(le.Reason), le.Msg)
-		}
-		return live.Ruling{}, 0, 0, err
+		return live.Ruling{}, 0, 0, dealer.Fault(err)
 	}
 	return ru, b.Seat, t.dt.Seq(), nil
 }
