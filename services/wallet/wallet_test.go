@@ -87,6 +87,14 @@ func wantCode(t *testing.T, err error, want codes.Code) {
 	}
 }
 
+// wantReason fails unless err's ErrorInfo reason is want.
+func wantReason(t *testing.T, err error, want string) {
+	t.Helper()
+	if got := errorInfo(t, err).GetReason(); got != want {
+		t.Fatalf("reason = %q, want %q (err %v)", got, want, err)
+	}
+}
+
 var nl = &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 200, BigBlind: 500}}
 
 func TestWalletOverGRPC(t *testing.T) {
@@ -116,6 +124,7 @@ func TestWalletOverGRPC(t *testing.T) {
 		// Authorization: roles per RPC, and a player sees only their own accounts.
 		_, err = c.Deposit(alice, &walletv1.DepositRequest{IdempotencyKey: "k2", PlayerId: "alice", Currency: "EUR", Amount: 100})
 		wantCode(t, err, codes.PermissionDenied)
+		wantReason(t, err, "PERMISSION_DENIED") // the role check, not a player acting for another
 		bal, err := c.GetBalance(alice, &walletv1.GetBalanceRequest{AccountId: "player:alice:EUR"})
 		if err != nil || bal.GetBalance() != 100000 {
 			t.Fatalf("own balance = %v, %v", bal, err)
@@ -123,8 +132,10 @@ func TestWalletOverGRPC(t *testing.T) {
 		for _, other := range []string{"player:bob:EUR", "cage:EUR", "player:nobody:EUR", "acc_01"} {
 			_, err = c.GetBalance(alice, &walletv1.GetBalanceRequest{AccountId: other})
 			wantCode(t, err, codes.PermissionDenied)
+			wantReason(t, err, "NOT_YOURSELF")
 			_, err = c.GetStatement(alice, &walletv1.GetStatementRequest{AccountId: other})
 			wantCode(t, err, codes.PermissionDenied)
+			wantReason(t, err, "NOT_YOURSELF")
 		}
 		_, err = c.GetBalance(cashier, &walletv1.GetBalanceRequest{AccountId: "player:nobody:EUR"})
 		wantCode(t, err, codes.NotFound)
@@ -150,6 +161,7 @@ func TestWalletOverGRPC(t *testing.T) {
 		}
 		_, err = c.CheckBuyIn(alice, &walletv1.CheckBuyInRequest{PlayerId: "bob", TableId: "T1", Currency: "EUR", Game: nl})
 		wantCode(t, err, codes.PermissionDenied)
+		wantReason(t, err, "NOT_YOURSELF")
 
 		// The table service holds a buy-in; a refusal carries rule and range.
 		_, err = c.HoldBuyIn(table, &walletv1.HoldBuyInRequest{IdempotencyKey: "h0", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Game: nl, Amount: 10000})

@@ -33,9 +33,9 @@ func New(b *bank.Bank) *Server { return &Server{bank: b} }
 // Failures of authorization beyond roles.
 var (
 	// ErrNotYourAccount refuses a player reading another's account.
-	ErrNotYourAccount = fault.New(fault.Forbidden, "PERMISSION_DENIED", "a player may read only their own accounts")
+	ErrNotYourAccount = fault.New(fault.Forbidden, "NOT_YOURSELF", "a player may read only their own accounts")
 	// ErrNotYourself refuses a player acting for another player.
-	ErrNotYourself = fault.New(fault.Forbidden, "PERMISSION_DENIED", "a player may act only for themselves")
+	ErrNotYourself = fault.New(fault.Forbidden, "NOT_YOURSELF", "a player may act only for themselves")
 	errNoCaller    = fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "no authenticated caller")
 )
 

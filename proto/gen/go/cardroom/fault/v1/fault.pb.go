@@ -45,8 +45,8 @@ const (
 	Reason_REASON_INVALID_ARGUMENT Reason = 2
 	// REASON_UNAUTHENTICATED means no valid bearer token.
 	Reason_REASON_UNAUTHENTICATED Reason = 3
-	// REASON_PERMISSION_DENIED means the caller's roles do not allow the RPC,
-	// or a player acts for someone else.
+	// REASON_PERMISSION_DENIED means the caller's roles do not allow the RPC
+	// (a player acting for someone else is NOT_YOURSELF).
 	Reason_REASON_PERMISSION_DENIED Reason = 4
 	// REASON_UNAVAILABLE means a dependency is down; retry later.
 	Reason_REASON_UNAVAILABLE Reason = 5
@@ -68,7 +68,7 @@ const (
 	// and the wallet for a table's chips).
 	Reason_REASON_NOT_SEATED Reason = 12
 	// REASON_NOT_YOURSELF means a player acts, sits or reads for another
-	// player (table, seating).
+	// player (table, seating, and the wallet for another's accounts).
 	Reason_REASON_NOT_YOURSELF Reason = 13
 	// REASON_NO_DECISION_PENDING means there is nothing to decide yet: nobody
 	// is to act (table) or an absence's timer has not run out (seating).
