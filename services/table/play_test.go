@@ -420,7 +420,7 @@ func TestPlay_BadInput(t *testing.T) {
 		{"a spectator acts", func() error {
 			_, err := e.c.Act(e.player("zed"), &tablev1.ActRequest{TableId: id, Kind: tablev1.ActionKind_ACTION_KIND_FOLD})
 			return err
-		}, codes.PermissionDenied, "NOT_SEATED", ""},
+		}, codes.FailedPrecondition, "NOT_SEATED", ""},
 		{"full table", func() error {
 			_, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "cat", Amount: 200})
 			return err

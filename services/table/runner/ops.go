@@ -295,7 +295,7 @@ func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View,
 	defer t.mu.Unlock()
 	seat := t.dt.SeatOf(c.Player)
 	if seat < 0 {
-		return View{}, false, fault.New(fault.Forbidden, "NOT_SEATED", "only a seated player acts")
+		return View{}, false, fault.New(fault.Precondition, "NOT_SEATED", "only a seated player acts")
 	}
 	if t.dt.Config().Mode == engine.Live {
 		return View{}, false, fault.New(fault.Precondition, "LIVE_TABLE", "at a live table the dealer enters the action")

@@ -65,7 +65,7 @@ const (
 	// table (table) or in that game (seating).
 	Reason_REASON_ALREADY_SEATED Reason = 11
 	// REASON_NOT_SEATED means the player holds no seat there (table, seating,
-	// and the wallet for a table's chips).
+	// and the wallet for a table's chips); always FAILED_PRECONDITION.
 	Reason_REASON_NOT_SEATED Reason = 12
 	// REASON_NOT_YOURSELF means a player acts, sits or reads for another
 	// player (table, seating, and the wallet for another's accounts).
