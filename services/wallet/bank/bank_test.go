@@ -164,6 +164,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr0, en0 := e.counts(t)
+		_, err := e.bank.OpenAccount(ctx, "open-usd-again", "alice", "USD")
+		wantFault(t, err, fault.Conflict, "ACCOUNT_EXISTS")
 		tests := []struct {
 			name string
 			req  bank.CashierRequest
@@ -185,7 +187,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 			}
 		}
 		// Overflow on the account itself: alice's balance + MaxInt64.
-		_, err := e.bank.Deposit(ctx, bank.CashierRequest{Key: "big1", Player: "alice", Currency: "EUR", Amount: math.MaxInt64 - 10, Cashier: "c"})
+		_, err = e.bank.Deposit(ctx, bank.CashierRequest{Key: "big1", Player: "alice", Currency: "EUR", Amount: math.MaxInt64 - 10, Cashier: "c"})
 		wantFault(t, err, fault.Invalid, "AMOUNT_OVERFLOW")
 		_, err = e.bank.Deposit(ctx, bank.CashierRequest{Player: "alice", Currency: "EUR", Amount: 5}) // no key
 		wantFault(t, err, fault.Invalid, "")

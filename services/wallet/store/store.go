@@ -61,7 +61,7 @@ var (
 	// ErrAccountNotFound is an unknown account.
 	ErrAccountNotFound = fault.New(fault.NotFound, "ACCOUNT_NOT_FOUND", "account not found")
 	// ErrAccountExists refuses opening an account twice.
-	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_ALREADY_EXISTS", "account already exists")
+	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_EXISTS", "account already exists")
 )
 
 // Request identifies one mutating request for idempotency: the caller's

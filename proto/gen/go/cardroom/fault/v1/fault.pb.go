@@ -75,9 +75,10 @@ const (
 	Reason_REASON_NO_DECISION_PENDING Reason = 14
 	// REASON_ACCOUNT_NOT_FOUND means no wallet account has that ID.
 	Reason_REASON_ACCOUNT_NOT_FOUND Reason = 100
-	// REASON_ACCOUNT_ALREADY_EXISTS means the owner already has an account of
-	// that kind and currency.
-	Reason_REASON_ACCOUNT_ALREADY_EXISTS Reason = 101
+	// REASON_ACCOUNT_EXISTS means the owner already has an account of that
+	// kind and currency. (Before it was spelt like TRANSFER_EXISTS and
+	// WAITLIST_EXISTS it was ACCOUNT_ALREADY_EXISTS, with the same number.)
+	Reason_REASON_ACCOUNT_EXISTS Reason = 101
 	// REASON_ALREADY_REVERSED means the transfer has already been reversed.
 	Reason_REASON_ALREADY_REVERSED Reason = 102
 	// REASON_AMOUNT_NOT_POSITIVE means a wallet amount is zero or negative.
@@ -501,7 +502,7 @@ var (
 		13:  "REASON_NOT_YOURSELF",
 		14:  "REASON_NO_DECISION_PENDING",
 		100: "REASON_ACCOUNT_NOT_FOUND",
-		101: "REASON_ACCOUNT_ALREADY_EXISTS",
+		101: "REASON_ACCOUNT_EXISTS",
 		102: "REASON_ALREADY_REVERSED",
 		103: "REASON_AMOUNT_NOT_POSITIVE",
 		104: "REASON_AMOUNT_OVERFLOW",
@@ -671,7 +672,7 @@ var (
 		"REASON_NOT_YOURSELF":                  13,
 		"REASON_NO_DECISION_PENDING":           14,
 		"REASON_ACCOUNT_NOT_FOUND":             100,
-		"REASON_ACCOUNT_ALREADY_EXISTS":        101,
+		"REASON_ACCOUNT_EXISTS":                101,
 		"REASON_ALREADY_REVERSED":              102,
 		"REASON_AMOUNT_NOT_POSITIVE":           103,
 		"REASON_AMOUNT_OVERFLOW":               104,
@@ -961,7 +962,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xd3'\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xea'\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -978,8 +979,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x11REASON_NOT_SEATED\x10\f\x12\x17\n" +
 	"\x13REASON_NOT_YOURSELF\x10\r\x12\x1e\n" +
 	"\x1aREASON_NO_DECISION_PENDING\x10\x0e\x12\x1c\n" +
-	"\x18REASON_ACCOUNT_NOT_FOUND\x10d\x12!\n" +
-	"\x1dREASON_ACCOUNT_ALREADY_EXISTS\x10e\x12\x1b\n" +
+	"\x18REASON_ACCOUNT_NOT_FOUND\x10d\x12\x19\n" +
+	"\x15REASON_ACCOUNT_EXISTS\x10e\x12\x1b\n" +
 	"\x17REASON_ALREADY_REVERSED\x10f\x12\x1e\n" +
 	"\x1aREASON_AMOUNT_NOT_POSITIVE\x10g\x12\x1a\n" +
 	"\x16REASON_AMOUNT_OVERFLOW\x10h\x12\x1a\n" +
@@ -1131,7 +1132,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1dREASON_TOURNAMENT_NOT_RUNNING\x10\xbe\x03\x12$\n" +
 	"\x1fREASON_TOURNAMENT_NOT_SCHEDULED\x10\xbf\x03\x12\"\n" +
 	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
-	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOSTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTSBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
