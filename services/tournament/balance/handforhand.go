@@ -24,7 +24,7 @@ type HandForHand struct {
 var (
 	ErrHandForHandOff  = fault.Rule(fault.Precondition, "G-26", "HAND_FOR_HAND_OFF", "hand-for-hand play is not on")
 	ErrWaitForTables   = fault.Rule(fault.Precondition, "G-26", "HAND_FOR_HAND_WAIT", "this table has played its hand; it waits for the other tables")
-	ErrUnknownH4HTable = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "the table is not in the hand-for-hand round")
+	ErrUnknownH4HTable = fault.Rule(fault.Precondition, "G-26", "TABLE_NOT_IN_HAND_FOR_HAND", "the table is not in the hand-for-hand round")
 )
 
 // Start turns hand-for-hand on over tables (the director's call, G-26).

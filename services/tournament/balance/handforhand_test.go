@@ -3,6 +3,8 @@ package balance
 import (
 	"errors"
 	"testing"
+
+	"github.com/cardroom/cardroom/platform/fault"
 )
 
 func TestHandForHand_G26(t *testing.T) {
@@ -33,6 +35,9 @@ func TestHandForHand_G26(t *testing.T) {
 		next, err := h.HandEnded(s.table)
 		if !errors.Is(err, s.wantErr) || next != s.wantNext || h.Round != s.round {
 			t.Fatalf("%s: HandEnded(%s) = %v, %v; round %d", s.name, s.table, next, err, h.Round)
+		}
+		if f, ok := fault.As(err); s.table == "z" && (!ok || f.Reason != "TABLE_NOT_IN_HAND_FOR_HAND" || f.Kind != fault.Precondition) {
+			t.Fatalf("%s: HandEnded(%s) = %v, want a TABLE_NOT_IN_HAND_FOR_HAND precondition", s.name, s.table, err)
 		}
 	}
 	if err := h.MayDeal("a"); !errors.Is(err, ErrWaitForTables) {

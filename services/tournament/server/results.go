@@ -465,7 +465,7 @@ func tables(ens []entry.Entry, size int, buttons map[int]int) map[int]balance.Ta
 }
 
 // ErrNoSuchTable refuses an operation on a table with nobody at it.
-var ErrNoSuchTable = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "no players are seated at that table")
+var ErrNoSuchTable = fault.New(fault.Precondition, "TABLE_EMPTY", "no players are seated at that table")
 
 // BalanceTables balances (TR-23, G-25) or breaks a table and records the
 // new seats.

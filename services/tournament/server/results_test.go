@@ -297,6 +297,9 @@ func TestBalanceAndBreak_TR23_G25(t *testing.T) {
 	if err != nil || len(br.GetMoves()) != 2 || br.GetMoves()[0].GetRuleId() != "TR-06" || br.GetMoves()[0].GetToTable() != 1 {
 		t.Fatalf("break: %v, %v", br, err)
 	}
+	// Table 2 is broken: nobody sits there, so it cannot be broken again.
+	_, err = f.c.BalanceTables(f.floor, &tournamentv1.BalanceTablesRequest{TournamentId: id, BreakTable: 2})
+	wantRule(t, err, codes.FailedPrecondition, "TABLE_EMPTY", "")
 	// TR-07: the final table draws for the button again, all six seats.
 	if fb := br.GetFinalTableButton(); fb.GetTable() != 1 || len(fb.GetCards()) != 6 || fb.GetCards()[fb.GetButtonSeat()] == "" {
 		t.Fatalf("TR-07 final table button: %v", fb)

@@ -137,7 +137,8 @@ const (
 	// event (TR-19).
 	Reason_REASON_VOUCHER_WRONG_EVENT Reason = 124
 	// REASON_TABLE_NOT_FOUND means no table has that ID (also sent by seating
-	// and the tournament for tables they do not know).
+	// and the tournament for tables they do not know; a tournament table that
+	// exists but cannot be used is TABLE_EMPTY or TABLE_NOT_IN_HAND_FOR_HAND).
 	Reason_REASON_TABLE_NOT_FOUND Reason = 200
 	// REASON_ACTION_NOT_ALLOWED means the action is not one the seat may take
 	// now (for example a raise when every opponent is all-in).
@@ -482,6 +483,12 @@ const (
 	Reason_REASON_UNREGISTER_AFTER_START Reason = 448
 	// REASON_WINNER_NOT_DECIDED means more than one player remains.
 	Reason_REASON_WINNER_NOT_DECIDED Reason = 449
+	// REASON_TABLE_EMPTY means nobody is seated at that tournament table, so
+	// it cannot be broken.
+	Reason_REASON_TABLE_EMPTY Reason = 450
+	// REASON_TABLE_NOT_IN_HAND_FOR_HAND means the table is not one of the
+	// tables playing the hand-for-hand round (G-26).
+	Reason_REASON_TABLE_NOT_IN_HAND_FOR_HAND Reason = 451
 )
 
 // Enum value maps for Reason.
@@ -655,6 +662,8 @@ var (
 		447: "REASON_TOURNAMENT_NOT_SCHEDULED",
 		448: "REASON_UNREGISTER_AFTER_START",
 		449: "REASON_WINNER_NOT_DECIDED",
+		450: "REASON_TABLE_EMPTY",
+		451: "REASON_TABLE_NOT_IN_HAND_FOR_HAND",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                   0,
@@ -825,6 +834,8 @@ var (
 		"REASON_TOURNAMENT_NOT_SCHEDULED":      447,
 		"REASON_UNREGISTER_AFTER_START":        448,
 		"REASON_WINNER_NOT_DECIDED":            449,
+		"REASON_TABLE_EMPTY":                   450,
+		"REASON_TABLE_NOT_IN_HAND_FOR_HAND":    451,
 	}
 )
 
@@ -962,7 +973,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xea'\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xab(\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1132,7 +1143,9 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1dREASON_TOURNAMENT_NOT_RUNNING\x10\xbe\x03\x12$\n" +
 	"\x1fREASON_TOURNAMENT_NOT_SCHEDULED\x10\xbf\x03\x12\"\n" +
 	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
-	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTSBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\x12\x17\n" +
+	"\x12REASON_TABLE_EMPTY\x10\xc2\x03\x12&\n" +
+	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTSBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
