@@ -160,7 +160,7 @@ var (
 	ErrNoHand        = fault.New(fault.Precondition, "NO_HAND_IN_PROGRESS", "no hand is in progress")
 	ErrStaleSequence = fault.New(fault.Precondition, "STALE_SEQUENCE", "the table has moved on since that sequence number")
 	ErrNotInTurn     = fault.Rule(fault.Precondition, "TP-46", "OUT_OF_TURN", "it is not this seat's turn")
-	ErrBadAmount     = fault.New(fault.Invalid, "BAD_AMOUNT", "amount must be positive")
+	ErrBadAmount     = fault.New(fault.Invalid, "AMOUNT_NOT_POSITIVE", "amount must be positive")
 	ErrTopUpBusted   = fault.Rule(fault.Precondition, "CS-07", "TOP_UP_NOT_SEATED", "only a seated player adds chips")
 	ErrClockNotDue   = fault.Rule(fault.Precondition, "TP-59", "NO_DECISION_PENDING", "nobody is to act: there is no clock to call")
 )

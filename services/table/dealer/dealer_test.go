@@ -136,6 +136,15 @@ func TestSit_Refusals(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
 		}
 	}
+	for _, stack := range []int64{0, -100} {
+		_, err := tb.Sit(4, "Z", stack, false)
+		if f, ok := fault.As(err); !ok || f.Reason != "AMOUNT_NOT_POSITIVE" || f.Kind != fault.Invalid {
+			t.Errorf("sit with %d chips: got %v, want AMOUNT_NOT_POSITIVE", stack, err)
+		}
+	}
+	if _, err := tb.TopUp(0, 0); !errors.Is(err, ErrBadAmount) {
+		t.Errorf("top up by 0: got %v, want %v", err, ErrBadAmount)
+	}
 	full := New("t2", nlhe(), 2, Settings{})
 	_, _ = full.Sit(0, "A", 100, false)
 	_, _ = full.Sit(1, "B", 100, false)

@@ -81,7 +81,11 @@ const (
 	Reason_REASON_ACCOUNT_EXISTS Reason = 101
 	// REASON_ALREADY_REVERSED means the transfer has already been reversed.
 	Reason_REASON_ALREADY_REVERSED Reason = 102
-	// REASON_AMOUNT_NOT_POSITIVE means a wallet amount is zero or negative.
+	// REASON_AMOUNT_NOT_POSITIVE means an amount that must be positive (a
+	// wallet amount, a table buy-in or top-up) is zero or negative. An
+	// action's amount may be zero (a check): a negative one is
+	// NEGATIVE_AMOUNT. Sent by the wallet and the table; numbered in the
+	// wallet block before the table sent it too.
 	Reason_REASON_AMOUNT_NOT_POSITIVE Reason = 103
 	// REASON_AMOUNT_OVERFLOW means an amount or balance would overflow.
 	Reason_REASON_AMOUNT_OVERFLOW Reason = 104
@@ -149,9 +153,6 @@ const (
 	// REASON_AMOUNT_ABOVE_STACK means the amount is more than the chips on
 	// the table; metadata gives the allowed range when there is one.
 	Reason_REASON_AMOUNT_ABOVE_STACK Reason = 203
-	// REASON_BAD_AMOUNT means a table amount (buy-in, top-up) is not
-	// positive.
-	Reason_REASON_BAD_AMOUNT Reason = 204
 	// REASON_BAD_CARD means an entered card is not valid here (the message
 	// does not name it).
 	Reason_REASON_BAD_CARD Reason = 205
@@ -220,7 +221,10 @@ const (
 	// REASON_LIVE_TABLE means at a live table the dealer enters the action,
 	// not the player.
 	Reason_REASON_LIVE_TABLE Reason = 228
-	// REASON_NEGATIVE_AMOUNT means an action's amount is negative.
+	// REASON_NEGATIVE_AMOUNT means an action's or a forced bet's amount is
+	// negative. Zero is a valid amount there (a check, a fold), unlike a
+	// buy-in, top-up or wallet amount, which must be positive
+	// (AMOUNT_NOT_POSITIVE).
 	Reason_REASON_NEGATIVE_AMOUNT Reason = 229
 	// REASON_NO_BET_OR_RAISE_ALLOWED means the seat may only check, call or
 	// fold (an exposed hand kept live, TP-58, or a check out of turn, TP-49).
@@ -537,7 +541,6 @@ var (
 		201: "REASON_ACTION_NOT_ALLOWED",
 		202: "REASON_AMOUNT_ABOVE_MAXIMUM",
 		203: "REASON_AMOUNT_ABOVE_STACK",
-		204: "REASON_BAD_AMOUNT",
 		205: "REASON_BAD_CARD",
 		206: "REASON_BAD_CONFIG",
 		207: "REASON_BAD_ENTRY",
@@ -709,7 +712,6 @@ var (
 		"REASON_ACTION_NOT_ALLOWED":            201,
 		"REASON_AMOUNT_ABOVE_MAXIMUM":          202,
 		"REASON_AMOUNT_ABOVE_STACK":            203,
-		"REASON_BAD_AMOUNT":                    204,
 		"REASON_BAD_CARD":                      205,
 		"REASON_BAD_CONFIG":                    206,
 		"REASON_BAD_ENTRY":                     207,
@@ -973,7 +975,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xab(\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xae(\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1018,8 +1020,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x16REASON_TABLE_NOT_FOUND\x10\xc8\x01\x12\x1e\n" +
 	"\x19REASON_ACTION_NOT_ALLOWED\x10\xc9\x01\x12 \n" +
 	"\x1bREASON_AMOUNT_ABOVE_MAXIMUM\x10\xca\x01\x12\x1e\n" +
-	"\x19REASON_AMOUNT_ABOVE_STACK\x10\xcb\x01\x12\x16\n" +
-	"\x11REASON_BAD_AMOUNT\x10\xcc\x01\x12\x14\n" +
+	"\x19REASON_AMOUNT_ABOVE_STACK\x10\xcb\x01\x12\x14\n" +
 	"\x0fREASON_BAD_CARD\x10\xcd\x01\x12\x16\n" +
 	"\x11REASON_BAD_CONFIG\x10\xce\x01\x12\x15\n" +
 	"\x10REASON_BAD_ENTRY\x10\xcf\x01\x12 \n" +
@@ -1145,7 +1146,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
 	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\x12\x17\n" +
 	"\x12REASON_TABLE_EMPTY\x10\xc2\x03\x12&\n" +
-	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTSBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
