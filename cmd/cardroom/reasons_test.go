@@ -31,6 +31,11 @@ import (
 //   - fault.Invalidf, which is always INVALID_ARGUMENT;
 //   - the Reason of every google.rpc.ErrorInfo built outside platform/fault.
 //
+// A field followed to its values loses those an earlier guard
+// `if m[x.F] { ...; return }` has returned for (see unguarded): dealer.Fault
+// returns fault.Internal for the engine's reasons in its serverFaults map
+// before it names a player's refusal, so those reasons never reach a client.
+//
 // An argument is followed to its values: literals, constants (also in
 // other packages), conversions, local variables (every assignment), the
 // parameters of a function (the arguments at every call of it), and the
@@ -159,8 +164,11 @@ type Reason string
 
 const (
 	ReasonA Reason = "FROM_TYPED_CONST"
+	ReasonB Reason = "GUARDED_INTERNAL"
 	plain          = "FROM_CONST"
 )
+
+var masked = map[string]bool{string(ReasonB): true}
 
 type refusal struct{ rule, reason string }
 
@@ -178,6 +186,9 @@ func use(e error) error {
 	r = refusal{reason: "FROM_KEYED"}
 	_ = fault.New(fault.Invalid, r.reason, "x")
 	var re *ruleErr
+	if masked[string(re.Reason)] {
+		return fault.New(fault.Internal, string(re.Reason), "x")
+	}
 	_ = fault.New(fault.Invalid, string(re.Reason), "x")
 	_ = fault.NotFoundf("seat", "no seat")
 	_ = fault.Invalidf("field", "bad")
@@ -829,10 +840,10 @@ func (sc *scanner) fieldValues(s scope, e *ast.SelectorExpr) ([]string, bool) {
 				return nil, true
 			}
 			if isIdent(field.Type, "string") {
-				return sc.literalFieldValues(tpkg, tname.Sel(), n.Name, pos, e)
+				return sc.unguarded(s, e)(sc.literalFieldValues(tpkg, tname.Sel(), n.Name, pos, e))
 			}
 			if ft, ok := field.Type.(*ast.Ident); ok {
-				return sc.typedConstValues(specFile.pkg, ft.Name, e)
+				return sc.unguarded(s, e)(sc.typedConstValues(specFile.pkg, ft.Name, e))
 			}
 			return sc.fail(e, "field of a type that is not a string")
 		}
@@ -841,6 +852,115 @@ func (sc *scanner) fieldValues(s scope, e *ast.SelectorExpr) ([]string, bool) {
 		}
 	}
 	return sc.fail(e, "no such field")
+}
+
+// unguarded drops from the values of the field x.F at s those an earlier
+// guard has already returned for: a statement `if m[x.F] { ... return }`
+// (or m[string(x.F)]), with no init or else, in a block enclosing s and
+// before the statement holding s, where m is a package-level map literal
+// whose values are all true. Such values never reach s. This is how
+// dealer.Fault turns the refusals of input the service built itself
+// (serverFaults) into fault.Internal before it names a player's refusal:
+// the guard's own body is scanned like any code, so its fault.Internal
+// masks them there, and they are not counted as sent at the field.
+func (sc *scanner) unguarded(s scope, e *ast.SelectorExpr) func([]string, bool) ([]string, bool) {
+	drop := map[string]bool{}
+	ok := true
+	for i, n := range s.stack {
+		block, isBlock := n.(*ast.BlockStmt)
+		if !isBlock || i+1 >= len(s.stack) {
+			continue
+		}
+		for _, st := range block.List {
+			if st == s.stack[i+1] {
+				break
+			}
+			ifs, isIf := st.(*ast.IfStmt)
+			if !isIf || ifs.Init != nil || ifs.Else != nil || !endsInReturn(ifs.Body) {
+				continue
+			}
+			idx, isIdx := ifs.Cond.(*ast.IndexExpr)
+			if !isIdx || !sameField(idx.Index, e) {
+				continue
+			}
+			m, isM := idx.X.(*ast.Ident)
+			if !isM {
+				continue
+			}
+			keys, kok := sc.trueMapKeys(s.file.pkg, m)
+			ok = ok && kok
+			for _, k := range keys {
+				drop[k] = true
+			}
+		}
+	}
+	return func(vals []string, vok bool) ([]string, bool) {
+		return slices.DeleteFunc(vals, func(v string) bool { return drop[v] }), vok && ok
+	}
+}
+
+func isMapType(e ast.Expr) bool {
+	_, ok := e.(*ast.MapType)
+	return ok
+}
+
+// endsInReturn reports whether a block's last statement is a return.
+func endsInReturn(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	_, ok := b.List[len(b.List)-1].(*ast.ReturnStmt)
+	return ok
+}
+
+// sameField reports whether idx is x.F or string(x.F) for e = x.F.
+func sameField(idx ast.Expr, e *ast.SelectorExpr) bool {
+	if c, ok := idx.(*ast.CallExpr); ok && len(c.Args) == 1 && isIdent(c.Fun, "string") {
+		idx = c.Args[0]
+	}
+	sel, ok := idx.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != e.Sel.Name {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && isIdent(e.X, x.Name)
+}
+
+// trueMapKeys returns the keys of the package-level map literal m of pkg;
+// every value must be the constant true, or the guard would not hold.
+func (sc *scanner) trueMapKeys(pkg *srcPkg, m *ast.Ident) ([]string, bool) {
+	for _, f := range pkg.files {
+		for _, d := range f.ast.Decls {
+			g, isG := d.(*ast.GenDecl)
+			if !isG || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if n.Name != m.Name || i >= len(vs.Values) {
+						continue
+					}
+					cl, isCL := vs.Values[i].(*ast.CompositeLit)
+					if !isCL || !isMapType(cl.Type) {
+						return sc.fail(m, "a guard on something other than a map literal")
+					}
+					var keys []string
+					ok := true
+					for _, el := range cl.Elts {
+						kv, isKV := el.(*ast.KeyValueExpr)
+						if !isKV || !isIdent(kv.Value, "true") {
+							return sc.fail(m, "a guard map with a value other than true")
+						}
+						k, kok := sc.values(scope{file: f, stack: []ast.Node{g}}, kv.Key)
+						keys, ok = append(keys, k...), ok && kok
+					}
+					return keys, ok
+				}
+			}
+		}
+	}
+	return sc.fail(m, "a guard on something other than a package-level map")
 }
 
 // typeName is a possibly qualified type name as written in a file.

@@ -161,24 +161,12 @@ const (
 	// REASON_BAD_ENTRY means a live table's action entry is malformed (chip
 	// count, largest chip and total disagree, or an unknown declaration).
 	Reason_REASON_BAD_ENTRY Reason = 207
-	// REASON_BAD_OUT_OF_TURN_CASE means a live table's out-of-turn case is
-	// inconsistent.
-	Reason_REASON_BAD_OUT_OF_TURN_CASE Reason = 208
-	// REASON_BAD_PLAYER_COUNT means the number of players for the hand is
-	// outside what the game allows.
-	Reason_REASON_BAD_PLAYER_COUNT Reason = 209
 	// REASON_BAD_SETUP means the hand's setup (seats, stacks, forced bets) is
 	// inconsistent.
 	Reason_REASON_BAD_SETUP Reason = 210
-	// REASON_BAD_SITUATION means the betting situation given to the live
-	// entry interpreter is inconsistent.
-	Reason_REASON_BAD_SITUATION Reason = 211
 	// REASON_BAD_STUB means the reshuffled stub after an overdeal does not
 	// hold the right cards.
 	Reason_REASON_BAD_STUB Reason = 212
-	// REASON_BAD_TABLE means the table given to the button planner is
-	// inconsistent (for example previous blind positions that are not seats).
-	Reason_REASON_BAD_TABLE Reason = 213
 	// REASON_BET_BELOW_MINIMUM means an opening bet is below the minimum
 	// (TP-21); metadata gives the allowed range.
 	Reason_REASON_BET_BELOW_MINIMUM Reason = 214
@@ -194,8 +182,6 @@ const (
 	// REASON_CHIPS_IN_PLAY means the chips are in the hand; the floor settles
 	// it after the hand.
 	Reason_REASON_CHIPS_IN_PLAY Reason = 218
-	// REASON_DECK_TOO_SHORT means the deck has too few cards for the hand.
-	Reason_REASON_DECK_TOO_SHORT Reason = 219
 	// REASON_DUPLICATE_CARD means an entered card is already in play (the
 	// message does not name it).
 	Reason_REASON_DUPLICATE_CARD Reason = 220
@@ -544,18 +530,13 @@ var (
 		205: "REASON_BAD_CARD",
 		206: "REASON_BAD_CONFIG",
 		207: "REASON_BAD_ENTRY",
-		208: "REASON_BAD_OUT_OF_TURN_CASE",
-		209: "REASON_BAD_PLAYER_COUNT",
 		210: "REASON_BAD_SETUP",
-		211: "REASON_BAD_SITUATION",
 		212: "REASON_BAD_STUB",
-		213: "REASON_BAD_TABLE",
 		214: "REASON_BET_BELOW_MINIMUM",
 		215: "REASON_BETTING_NOT_REOPENED",
 		216: "REASON_BUY_IN_UNDONE",
 		217: "REASON_CANNOT_CHECK_FACING_BET",
 		218: "REASON_CHIPS_IN_PLAY",
-		219: "REASON_DECK_TOO_SHORT",
 		220: "REASON_DUPLICATE_CARD",
 		221: "REASON_EMPTY_ENTRY",
 		222: "REASON_FIXED_LIMIT_WITHOUT_BETS",
@@ -715,18 +696,13 @@ var (
 		"REASON_BAD_CARD":                      205,
 		"REASON_BAD_CONFIG":                    206,
 		"REASON_BAD_ENTRY":                     207,
-		"REASON_BAD_OUT_OF_TURN_CASE":          208,
-		"REASON_BAD_PLAYER_COUNT":              209,
 		"REASON_BAD_SETUP":                     210,
-		"REASON_BAD_SITUATION":                 211,
 		"REASON_BAD_STUB":                      212,
-		"REASON_BAD_TABLE":                     213,
 		"REASON_BET_BELOW_MINIMUM":             214,
 		"REASON_BETTING_NOT_REOPENED":          215,
 		"REASON_BUY_IN_UNDONE":                 216,
 		"REASON_CANNOT_CHECK_FACING_BET":       217,
 		"REASON_CHIPS_IN_PLAY":                 218,
-		"REASON_DECK_TOO_SHORT":                219,
 		"REASON_DUPLICATE_CARD":                220,
 		"REASON_EMPTY_ENTRY":                   221,
 		"REASON_FIXED_LIMIT_WITHOUT_BETS":      222,
@@ -975,7 +951,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xae(\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xbd(\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1023,19 +999,14 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x19REASON_AMOUNT_ABOVE_STACK\x10\xcb\x01\x12\x14\n" +
 	"\x0fREASON_BAD_CARD\x10\xcd\x01\x12\x16\n" +
 	"\x11REASON_BAD_CONFIG\x10\xce\x01\x12\x15\n" +
-	"\x10REASON_BAD_ENTRY\x10\xcf\x01\x12 \n" +
-	"\x1bREASON_BAD_OUT_OF_TURN_CASE\x10\xd0\x01\x12\x1c\n" +
-	"\x17REASON_BAD_PLAYER_COUNT\x10\xd1\x01\x12\x15\n" +
-	"\x10REASON_BAD_SETUP\x10\xd2\x01\x12\x19\n" +
-	"\x14REASON_BAD_SITUATION\x10\xd3\x01\x12\x14\n" +
-	"\x0fREASON_BAD_STUB\x10\xd4\x01\x12\x15\n" +
-	"\x10REASON_BAD_TABLE\x10\xd5\x01\x12\x1d\n" +
+	"\x10REASON_BAD_ENTRY\x10\xcf\x01\x12\x15\n" +
+	"\x10REASON_BAD_SETUP\x10\xd2\x01\x12\x14\n" +
+	"\x0fREASON_BAD_STUB\x10\xd4\x01\x12\x1d\n" +
 	"\x18REASON_BET_BELOW_MINIMUM\x10\xd6\x01\x12 \n" +
 	"\x1bREASON_BETTING_NOT_REOPENED\x10\xd7\x01\x12\x19\n" +
 	"\x14REASON_BUY_IN_UNDONE\x10\xd8\x01\x12#\n" +
 	"\x1eREASON_CANNOT_CHECK_FACING_BET\x10\xd9\x01\x12\x19\n" +
 	"\x14REASON_CHIPS_IN_PLAY\x10\xda\x01\x12\x1a\n" +
-	"\x15REASON_DECK_TOO_SHORT\x10\xdb\x01\x12\x1a\n" +
 	"\x15REASON_DUPLICATE_CARD\x10\xdc\x01\x12\x17\n" +
 	"\x12REASON_EMPTY_ENTRY\x10\xdd\x01\x12$\n" +
 	"\x1fREASON_FIXED_LIMIT_WITHOUT_BETS\x10\xde\x01\x12\x16\n" +
@@ -1146,7 +1117,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
 	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\x12\x17\n" +
 	"\x12REASON_TABLE_EMPTY\x10\xc2\x03\x12&\n" +
-	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
