@@ -169,6 +169,11 @@ func TestPlay_Wallet(t *testing.T) {
 		}
 	}
 
+	// A player tops up only their own stack.
+	_, err := e.c.TopUp(e.player("bob"), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "bob-top-ann"})
+	if r, _ := reason(err); status.Code(err) != codes.PermissionDenied || r != "NOT_YOURSELF" {
+		t.Fatalf("bob tops up ann: %v, want NOT_YOURSELF", err)
+	}
 	// CS-05: ann tops up during a hand; the chips wait for the hand's end.
 	before := e.state(id, "ann")
 	if _, err := e.c.TopUp(e.player("ann"), &tablev1.TopUpRequest{TableId: id, Amount: 100, IdempotencyKey: "ann-top-1"}); err != nil {

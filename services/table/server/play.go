@@ -127,7 +127,7 @@ func (s *Server) TopUp(ctx context.Context, req *tablev1.TopUpRequest) (*tablev1
 		player = c.Player
 	}
 	if !c.Staff && player != c.Player {
-		return nil, fault.New(fault.Forbidden, "NOT_YOUR_SEAT", "a player tops up only their own stack")
+		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player tops up only their own stack")
 	}
 	sv, err := s.runner.TopUp(ctx, req.GetTableId(), c, player, req.GetAmount(), req.GetIdempotencyKey())
 	if err != nil {

@@ -227,8 +227,9 @@ const (
 	Reason_REASON_NOT_CHIP_UNIT_MULTIPLE Reason = 234
 	// REASON_NOT_YOUR_HAND means a player reads only the hands they played.
 	Reason_REASON_NOT_YOUR_HAND Reason = 235
-	// REASON_NOT_YOUR_SEAT means a player acts or tops up only for their own
-	// seat.
+	// REASON_NOT_YOUR_SEAT means a player acts only for their own seat (a
+	// request that names a seat; one that names another player is
+	// NOT_YOURSELF).
 	Reason_REASON_NOT_YOUR_SEAT Reason = 236
 	// REASON_OUT_OF_TURN means it is not this seat's turn.
 	Reason_REASON_OUT_OF_TURN Reason = 237
