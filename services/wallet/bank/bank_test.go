@@ -196,6 +196,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 		wantFault(t, err, fault.Precondition, "INSUFFICIENT_FUNDS")
 		_, err = e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: "h-bad2", TableRequest: bank.TableRequest{Table: "T1", Epoch: 1}, Player: "alice", Currency: "EUR", Game: nl25, Amount: 0})
 		wantFault(t, err, fault.Invalid, "AMOUNT_NOT_POSITIVE")
+		_, err = e.bank.Enter(ctx, bank.ContributionRequest{Key: "e-bad", Player: "alice", Event: "E1", Currency: "EUR", PrizePart: 100, Fee: -1})
+		wantFault(t, err, fault.Invalid, "NEGATIVE_AMOUNT")
 		_, err = e.bank.PayPrize(ctx, bank.PrizeRequest{Key: "p-bad", Player: "alice", Event: "E1", Currency: "EUR", Amount: 100})
 		wantFault(t, err, fault.Precondition, "INSUFFICIENT_FUNDS")
 

@@ -22,6 +22,10 @@ var (
 	ErrVoucherAmount = fault.New(fault.Precondition, "VOUCHER_AMOUNT_MISMATCH", "the voucher's value differs from the entry price")
 )
 
+// ErrNegativeFee refuses a negative fee. A fee may be zero (a free entry
+// to the house), so this is NEGATIVE_AMOUNT, not AMOUNT_NOT_POSITIVE.
+var ErrNegativeFee = fault.New(fault.Invalid, "NEGATIVE_AMOUNT", "fee must not be negative")
+
 // ContributionRequest is a tournament entry, rebuy or add-on: PrizePart
 // goes to the event's prize pool and Fee to the house (TR-04, "50 + 11 €").
 type ContributionRequest struct {
@@ -47,7 +51,7 @@ func (r ContributionRequest) validate() (ledger.Currency, error) {
 		return "", err
 	}
 	if r.Fee < 0 {
-		return "", ledger.ErrAmountNotPositive.Withf("fee must not be negative, got %d", r.Fee).With("field", "fee")
+		return "", ErrNegativeFee.Withf("fee must not be negative, got %d", r.Fee).With("field", "fee")
 	}
 	if _, err := ledger.Add(r.PrizePart, r.Fee); err != nil {
 		return "", err

@@ -207,10 +207,11 @@ const (
 	// REASON_LIVE_TABLE means at a live table the dealer enters the action,
 	// not the player.
 	Reason_REASON_LIVE_TABLE Reason = 228
-	// REASON_NEGATIVE_AMOUNT means an action's or a forced bet's amount is
-	// negative. Zero is a valid amount there (a check, a fold), unlike a
-	// buy-in, top-up or wallet amount, which must be positive
-	// (AMOUNT_NOT_POSITIVE).
+	// REASON_NEGATIVE_AMOUNT means an amount that may be zero is negative:
+	// an action's or a forced bet's (a check is zero), or a tournament
+	// entry's fee (wallet). A buy-in, top-up or other wallet amount must be
+	// positive (AMOUNT_NOT_POSITIVE). Numbered in the table block before the
+	// wallet sent it too.
 	Reason_REASON_NEGATIVE_AMOUNT Reason = 229
 	// REASON_NO_BET_OR_RAISE_ALLOWED means the seat may only check, call or
 	// fold (an exposed hand kept live, TP-58, or a check out of turn, TP-49).
