@@ -140,6 +140,9 @@ const (
 	// REASON_VOUCHER_WRONG_EVENT means the satellite voucher is for another
 	// event (TR-19).
 	Reason_REASON_VOUCHER_WRONG_EVENT Reason = 124
+	// REASON_HOLD_PENDING means the player already has a buy-in hold pending
+	// at this table; commit or release it first (metadata names it).
+	Reason_REASON_HOLD_PENDING Reason = 125
 	// REASON_TABLE_NOT_FOUND means no table has that ID (also sent by seating
 	// and the tournament for tables they do not know; a tournament table that
 	// exists but cannot be used is TABLE_EMPTY or TABLE_NOT_IN_HAND_FOR_HAND).
@@ -298,6 +301,9 @@ const (
 	// REASON_WRONG_AMOUNT means the amount must be exactly the one the rules
 	// fix (a call, a bring-in, a fixed-limit unit); metadata gives it.
 	Reason_REASON_WRONG_AMOUNT Reason = 261
+	// REASON_SEATED_AT_ANOTHER_TABLE means the player holds a seat at another
+	// table; leave it first (G-21: no seats in two games at once).
+	Reason_REASON_SEATED_AT_ANOTHER_TABLE Reason = 262
 	// REASON_WAITLIST_NOT_FOUND means no waitlist has that ID.
 	Reason_REASON_WAITLIST_NOT_FOUND Reason = 300
 	// REASON_WAITLIST_EXISTS means a waitlist for that game exists.
@@ -525,6 +531,7 @@ var (
 		122: "REASON_VOUCHER_NOT_TRANSFERABLE",
 		123: "REASON_VOUCHER_USED",
 		124: "REASON_VOUCHER_WRONG_EVENT",
+		125: "REASON_HOLD_PENDING",
 		200: "REASON_TABLE_NOT_FOUND",
 		201: "REASON_ACTION_NOT_ALLOWED",
 		202: "REASON_AMOUNT_ABOVE_MAXIMUM",
@@ -581,6 +588,7 @@ var (
 		259: "REASON_TOP_UP_NOT_SEATED",
 		260: "REASON_WATCH_ENDED",
 		261: "REASON_WRONG_AMOUNT",
+		262: "REASON_SEATED_AT_ANOTHER_TABLE",
 		300: "REASON_WAITLIST_NOT_FOUND",
 		301: "REASON_WAITLIST_EXISTS",
 		302: "REASON_ALREADY_AWAY",
@@ -691,6 +699,7 @@ var (
 		"REASON_VOUCHER_NOT_TRANSFERABLE":      122,
 		"REASON_VOUCHER_USED":                  123,
 		"REASON_VOUCHER_WRONG_EVENT":           124,
+		"REASON_HOLD_PENDING":                  125,
 		"REASON_TABLE_NOT_FOUND":               200,
 		"REASON_ACTION_NOT_ALLOWED":            201,
 		"REASON_AMOUNT_ABOVE_MAXIMUM":          202,
@@ -747,6 +756,7 @@ var (
 		"REASON_TOP_UP_NOT_SEATED":             259,
 		"REASON_WATCH_ENDED":                   260,
 		"REASON_WRONG_AMOUNT":                  261,
+		"REASON_SEATED_AT_ANOTHER_TABLE":       262,
 		"REASON_WAITLIST_NOT_FOUND":            300,
 		"REASON_WAITLIST_EXISTS":               301,
 		"REASON_ALREADY_AWAY":                  302,
@@ -953,7 +963,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xbd(\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xfb(\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -994,7 +1004,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x18REASON_VOUCHER_NOT_FOUND\x10y\x12#\n" +
 	"\x1fREASON_VOUCHER_NOT_TRANSFERABLE\x10z\x12\x17\n" +
 	"\x13REASON_VOUCHER_USED\x10{\x12\x1e\n" +
-	"\x1aREASON_VOUCHER_WRONG_EVENT\x10|\x12\x1b\n" +
+	"\x1aREASON_VOUCHER_WRONG_EVENT\x10|\x12\x17\n" +
+	"\x13REASON_HOLD_PENDING\x10}\x12\x1b\n" +
 	"\x16REASON_TABLE_NOT_FOUND\x10\xc8\x01\x12\x1e\n" +
 	"\x19REASON_ACTION_NOT_ALLOWED\x10\xc9\x01\x12 \n" +
 	"\x1bREASON_AMOUNT_ABOVE_MAXIMUM\x10\xca\x01\x12\x1e\n" +
@@ -1050,7 +1061,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x16REASON_TOO_FEW_PLAYERS\x10\x82\x02\x12\x1d\n" +
 	"\x18REASON_TOP_UP_NOT_SEATED\x10\x83\x02\x12\x17\n" +
 	"\x12REASON_WATCH_ENDED\x10\x84\x02\x12\x18\n" +
-	"\x13REASON_WRONG_AMOUNT\x10\x85\x02\x12\x1e\n" +
+	"\x13REASON_WRONG_AMOUNT\x10\x85\x02\x12#\n" +
+	"\x1eREASON_SEATED_AT_ANOTHER_TABLE\x10\x86\x02\x12\x1e\n" +
 	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12\x1b\n" +
 	"\x16REASON_WAITLIST_EXISTS\x10\xad\x02\x12\x18\n" +
 	"\x13REASON_ALREADY_AWAY\x10\xae\x02\x12\x1b\n" +
