@@ -170,6 +170,139 @@ func (x *SeatOpened) GetGame() *v1.Game {
 	return nil
 }
 
+// TableClosed is published (topic "table.closed") in the transaction that
+// closes a table: it deals no new hand, and its players leave it at once,
+// or when the hand in progress ends. The table is breaking: seating
+// withdraws the open offers of its seats, takes it out of the game and
+// gives its players priority for seats at the game's other tables.
+type TableClosed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// game is what the table dealt.
+	Game *v1.Game `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// kind is cash game or tournament.
+	Kind TableKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.table.v1.TableKind" json:"kind,omitempty"`
+	// players are the players seated when the table closed, in seat order;
+	// a player who had already asked to leave is not among them.
+	Players       []*SeatPlayer `protobuf:"bytes,4,rep,name=players,proto3" json:"players,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableClosed) Reset() {
+	*x = TableClosed{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableClosed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableClosed) ProtoMessage() {}
+
+func (x *TableClosed) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableClosed.ProtoReflect.Descriptor instead.
+func (*TableClosed) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *TableClosed) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *TableClosed) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *TableClosed) GetKind() TableKind {
+	if x != nil {
+		return x.Kind
+	}
+	return TableKind_TABLE_KIND_UNSPECIFIED
+}
+
+func (x *TableClosed) GetPlayers() []*SeatPlayer {
+	if x != nil {
+		return x.Players
+	}
+	return nil
+}
+
+// SeatPlayer is a player in a seat.
+type SeatPlayer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player.
+	PlayerId      string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatPlayer) Reset() {
+	*x = SeatPlayer{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatPlayer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatPlayer) ProtoMessage() {}
+
+func (x *SeatPlayer) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatPlayer.ProtoReflect.Descriptor instead.
+func (*SeatPlayer) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SeatPlayer) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatPlayer) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
 // HandEnded is published (topic "table.hand_ended") when a hand is over:
 // the new stacks and who went broke. Tournaments consume it for bust-outs.
 type HandEnded struct {
@@ -188,7 +321,7 @@ type HandEnded struct {
 
 func (x *HandEnded) Reset() {
 	*x = HandEnded{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +333,7 @@ func (x *HandEnded) String() string {
 func (*HandEnded) ProtoMessage() {}
 
 func (x *HandEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[2]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +346,7 @@ func (x *HandEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandEnded.ProtoReflect.Descriptor instead.
 func (*HandEnded) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HandEnded) GetTableId() string {
@@ -259,7 +392,7 @@ type SeatStack struct {
 
 func (x *SeatStack) Reset() {
 	*x = SeatStack{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -271,7 +404,7 @@ func (x *SeatStack) String() string {
 func (*SeatStack) ProtoMessage() {}
 
 func (x *SeatStack) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[3]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -284,7 +417,7 @@ func (x *SeatStack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatStack.ProtoReflect.Descriptor instead.
 func (*SeatStack) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SeatStack) GetSeat() int32 {
@@ -326,7 +459,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -338,7 +471,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[4]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -351,7 +484,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PlayerLeft) GetTableId() string {
@@ -402,7 +535,7 @@ type PlayerSeated struct {
 
 func (x *PlayerSeated) Reset() {
 	*x = PlayerSeated{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +547,7 @@ func (x *PlayerSeated) String() string {
 func (*PlayerSeated) ProtoMessage() {}
 
 func (x *PlayerSeated) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[5]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +560,7 @@ func (x *PlayerSeated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeated.ProtoReflect.Descriptor instead.
 func (*PlayerSeated) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PlayerSeated) GetTableId() string {
@@ -480,7 +613,16 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"SeatOpened\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12*\n" +
-	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\"\x8d\x01\n" +
+	"\x04game\x18\x03 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\"\xbf\x01\n" +
+	"\vTableClosed\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12*\n" +
+	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\x120\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1c.cardroom.table.v1.TableKindR\x04kind\x127\n" +
+	"\aplayers\x18\x04 \x03(\v2\x1d.cardroom.table.v1.SeatPlayerR\aplayers\"=\n" +
+	"\n" +
+	"SeatPlayer\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\x8d\x01\n" +
 	"\tHandEnded\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x124\n" +
@@ -515,27 +657,32 @@ func file_cardroom_table_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_events_proto_rawDescData
 }
 
-var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_cardroom_table_v1_events_proto_goTypes = []any{
 	(*TableOpened)(nil),  // 0: cardroom.table.v1.TableOpened
 	(*SeatOpened)(nil),   // 1: cardroom.table.v1.SeatOpened
-	(*HandEnded)(nil),    // 2: cardroom.table.v1.HandEnded
-	(*SeatStack)(nil),    // 3: cardroom.table.v1.SeatStack
-	(*PlayerLeft)(nil),   // 4: cardroom.table.v1.PlayerLeft
-	(*PlayerSeated)(nil), // 5: cardroom.table.v1.PlayerSeated
-	(*v1.Game)(nil),      // 6: cardroom.game.v1.Game
-	(TableKind)(0),       // 7: cardroom.table.v1.TableKind
+	(*TableClosed)(nil),  // 2: cardroom.table.v1.TableClosed
+	(*SeatPlayer)(nil),   // 3: cardroom.table.v1.SeatPlayer
+	(*HandEnded)(nil),    // 4: cardroom.table.v1.HandEnded
+	(*SeatStack)(nil),    // 5: cardroom.table.v1.SeatStack
+	(*PlayerLeft)(nil),   // 6: cardroom.table.v1.PlayerLeft
+	(*PlayerSeated)(nil), // 7: cardroom.table.v1.PlayerSeated
+	(*v1.Game)(nil),      // 8: cardroom.game.v1.Game
+	(TableKind)(0),       // 9: cardroom.table.v1.TableKind
 }
 var file_cardroom_table_v1_events_proto_depIdxs = []int32{
-	6, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
-	7, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
-	6, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
-	3, // 3: cardroom.table.v1.HandEnded.stacks:type_name -> cardroom.table.v1.SeatStack
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	8, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
+	9, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
+	8, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
+	8, // 3: cardroom.table.v1.TableClosed.game:type_name -> cardroom.game.v1.Game
+	9, // 4: cardroom.table.v1.TableClosed.kind:type_name -> cardroom.table.v1.TableKind
+	3, // 5: cardroom.table.v1.TableClosed.players:type_name -> cardroom.table.v1.SeatPlayer
+	5, // 6: cardroom.table.v1.HandEnded.stacks:type_name -> cardroom.table.v1.SeatStack
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_events_proto_init() }
@@ -550,7 +697,7 @@ func file_cardroom_table_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_events_proto_rawDesc), len(file_cardroom_table_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
