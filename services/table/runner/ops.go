@@ -17,6 +17,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/live"
 	"github.com/cardroom/cardroom/services/table/store"
+	"github.com/cardroom/cardroom/services/table/tablepb"
 )
 
 // SitArgs is a sit-down with a buy-in.
@@ -393,7 +394,10 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 }
 
 // CloseTable closes a table: no new hand; everyone is cashed out now or when
-// the hand in progress ends.
+// the hand in progress ends. The first close publishes table.closed in its
+// transaction, naming the players seated then: the table is breaking, and
+// seating gives them priority for seats at the game's other tables at
+// once, while those in the hand finish it.
 func (r *Runner) CloseTable(ctx context.Context, id string) (closed bool, err error) {
 	t, err := r.table(ctx, id)
 	if err != nil {
@@ -401,10 +405,35 @@ func (r *Runner) CloseTable(ctx context.Context, id string) (closed bool, err er
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Close(), nil }, nil); err != nil {
+	var extra func(tx *sqlstore.Tx) error
+	if !t.dt.Closing() {
+		ev, err := t.closedEvent()
+		if err != nil {
+			return false, err
+		}
+		extra = func(tx *sqlstore.Tx) error { return r.d.Relay.Add(ctx, tx, ev) }
+	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Close(), nil }, extra); err != nil {
 		return false, err
 	}
 	return t.dt.Closed(), nil
+}
+
+// closedEvent is the table.closed event of closing the table now: the
+// players in its seats, but not those who already asked to leave (they
+// want no seat elsewhere). The caller holds t.mu.
+func (t *Table) closedEvent() (events.Event, error) {
+	m := &tablev1.TableClosed{TableId: t.id, Game: gameProto(t.def), Kind: tablepb.TableToProto(t.def).GetKind()}
+	for i, s := range t.dt.Seats() {
+		if s.Occupied() && !s.Leaving {
+			m.Players = append(m.Players, &tablev1.SeatPlayer{Seat: int32(i), PlayerId: s.Player})
+		}
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return events.Event{}, fmt.Errorf("table %s event %s: %w", t.id, TopicTableClosed, err)
+	}
+	return events.Event{Topic: TopicTableClosed, Key: t.id, Payload: b, Epoch: t.epoch()}, nil
 }
 
 // ErrNoDecision is returned when nobody is to act.

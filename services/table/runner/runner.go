@@ -46,6 +46,7 @@ const (
 	TopicHandEnded    = "table.hand_ended"
 	TopicPlayerLeft   = "table.player_left"
 	TopicPlayerSeated = "table.player_seated"
+	TopicTableClosed  = "table.closed"
 )
 
 // LockKey is the lock that guards table id (the key lock.Claim uses for
@@ -588,8 +589,12 @@ func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
 	for _, c := range out.CashOuts {
 		add(TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
 	}
+	// A closing table's seats are not open: table.closed told seating the
+	// table is gone, and a seat_opened after it would bring it back.
 	for _, s := range out.SeatsOpened {
-		add(TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
+		if !t.dt.Closing() {
+			add(TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
+		}
 	}
 	evs := make([]events.Event, 0, len(msgs))
 	for _, m := range msgs {
