@@ -37,6 +37,10 @@ type fakeWallet struct {
 	cashOutDown  bool     // CashOut cannot be reached
 	tokens       []string // the bearer tokens the calls carried
 	cashOuts     map[string]int64
+	// beforeHold, when set, runs at the start of each HoldBuyIn (outside
+	// the wallet's lock): a test's way to act between the table's checks
+	// and its seat's transaction.
+	beforeHold func(*walletv1.HoldBuyInRequest)
 }
 
 func newFakeWallet(balances map[string]int64) *fakeWallet {
@@ -55,6 +59,9 @@ func (w *fakeWallet) fence(ctx context.Context, table string, epoch int64) error
 }
 
 func (w *fakeWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest, _ ...grpc.CallOption) (*walletv1.HoldBuyInResponse, error) {
+	if w.beforeHold != nil {
+		w.beforeHold(in)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {

@@ -83,6 +83,14 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if t.dt.Closing() {
 		return SitResult{}, ErrClosed
 	}
+	if t.holdsSeats() {
+		// G-21: asked before the wallet holds the buy-in, so that the
+		// refusal moves no money; the seat's transaction settles a race
+		// (seated.go).
+		if err := d.Store.CheckSeatedElsewhere(ctx, a.Player, id); err != nil {
+			return SitResult{}, err
+		}
+	}
 	holdID := ""
 	if t.wallet() != nil {
 		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,

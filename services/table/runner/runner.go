@@ -251,6 +251,10 @@ func (r *Runner) load(ctx context.Context, id string, wait bool) (*Table, error)
 		_ = lease.Release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("load table %s: %w", id, err)
 	}
+	if err := t.claimHoldings(ctx); err != nil {
+		_ = lease.Release(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("load table %s seat holders: %w", id, err)
+	}
 	return t, nil
 }
 
@@ -307,6 +311,9 @@ type Table struct {
 	// buying counts buy-ins between their seat and their commit: no hand
 	// starts then, so nobody is dealt in on chips the wallet has not moved.
 	buying int
+	// seated is who holds a seat here in the store's seated_players (G-21,
+	// seated.go), by seat.
+	seated map[string]int
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -515,12 +522,13 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	}
 	now := d.Clock.Now()
 	closed := t.dt.Closed()
+	extra, held := t.withHoldings(ctx, extra)
 	if hand == nil && len(out.CashOuts) == 0 && len(evs) == 0 && extra == nil {
 		// Most actions change the table row alone: one fenced statement,
 		// atomic by itself, saves the BEGIN and COMMIT round trips.
 		return t.saveStateOnly(ctx, st, closed)
 	}
-	return t.update(ctx, false, func(tx *sqlstore.Tx) error {
+	return held(t.update(ctx, false, func(tx *sqlstore.Tx) error {
 		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
 			return err
 		}
@@ -545,7 +553,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 			return extra(tx)
 		}
 		return nil
-	})
+	}))
 }
 
 // saveStateOnly writes the table row with one fenced statement.

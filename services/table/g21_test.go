@@ -1,0 +1,274 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table"
+)
+
+// errorInfo returns the google.rpc.ErrorInfo of a refusal.
+func errorInfo(err error) *errdetails.ErrorInfo {
+	for _, d := range status.Convert(err).Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok {
+			return i
+		}
+	}
+	return nil
+}
+
+// wantSeatedElsewhere fails unless err is G-21's refusal naming the seat
+// the player holds.
+func wantSeatedElsewhere(t *testing.T, what string, err error, table string, seat int) {
+	t.Helper()
+	i := errorInfo(err)
+	if status.Code(err) != codes.FailedPrecondition || i.GetReason() != "SEATED_AT_ANOTHER_TABLE" || i.GetMetadata()["rule_id"] != "G-21" ||
+		i.GetMetadata()["table_id"] != table || i.GetMetadata()["seat"] != strconv.Itoa(seat) {
+		t.Fatalf("%s: %v (%v), want G-21 SEATED_AT_ANOTHER_TABLE naming seat %d at %s", what, err, i.GetMetadata(), seat, table)
+	}
+}
+
+// held returns the amount of the player's holds still held.
+func (w *fakeWallet) held(player string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var n int64
+	for _, h := range w.holds {
+		if h.GetPlayerId() == player && h.GetState() == walletv1.HoldState_HOLD_STATE_HELD {
+			n += h.GetAmount()
+		}
+	}
+	return n
+}
+
+func (w *fakeWallet) balanceOf(player string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.balance[player]
+}
+
+// TestG21_OneSeatAcrossTables: a player seated at one cash table is
+// refused a seat at another (G-21: a player may not hold seats in two
+// games) — by the floor or with an offer, in any game — before the wallet
+// is asked, so nothing moves; the seat is theirs to take once they have
+// left the first table, or once it closed, and a player leaving at the end
+// of the hand in progress may sit elsewhere at once.
+func TestG21_OneSeatAcrossTables(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000, "cat": 1000, "dan": 1000})
+		e := start(t, db, clock.NewFake(t0), seededDecks(21), table.Deps{Wallet: w})
+		first, second := e.open(6, -1), e.open(6, -1)
+		plo, err := e.c.CreateTable(e.floor(), &tablev1.CreateTableRequest{Name: "PLO 1/2", Seats: 6, Kind: tablev1.TableKind_TABLE_KIND_CASH,
+			Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
+			Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_OMAHA, Structure: gamev1.Structure_STRUCTURE_POT_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := plo.GetTable().GetTableId()
+		e.sit(first, 2, "ann", 200)
+
+		// Refused at a table of the same game and at one of another game,
+		// in a named seat and in the lowest free one: no seat, no hold,
+		// no money moved, the table's sequence unchanged.
+		before := e.state(second, "ann").GetSequence()
+		for _, c := range []struct {
+			name  string
+			table string
+			seat  int32
+		}{{"same game", second, 1}, {"another game", other, 0}, {"lowest free seat", second, -1}} {
+			_, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: c.table, Seat: c.seat, PlayerId: "ann", Amount: 200, IdempotencyKey: "ann-" + c.name})
+			wantSeatedElsewhere(t, c.name, err, first, 2)
+			st := e.state(c.table, "ann")
+			for _, s := range st.GetSeats() {
+				if s.GetPlayerId() != "" {
+					t.Fatalf("%s: the refusal seated %v", c.name, s)
+				}
+			}
+		}
+		if got := e.state(second, "ann").GetSequence(); got != before {
+			t.Fatalf("the refusals changed the table: sequence %d, was %d", got, before)
+		}
+		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 800 || h != 0 {
+			t.Fatalf("after the refusals ann has %d and %d held, want 800 and nothing held", bal, h)
+		}
+		w.mu.Lock()
+		asked := len(w.holds)
+		w.mu.Unlock()
+		if asked != 1 {
+			t.Fatalf("the wallet was asked for %d holds, want 1 (the refusals come before the hold)", asked)
+		}
+
+		// Left: allowed (and now the first table refuses her).
+		if _, err := e.c.Leave(e.player("ann"), &tablev1.LeaveRequest{TableId: first, Seat: 2}); err != nil {
+			t.Fatal(err)
+		}
+		e.sit(second, 1, "ann", 200)
+		_, err = e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: first, Seat: 2, PlayerId: "ann", Amount: 200})
+		wantSeatedElsewhere(t, "back at the first table", err, second, 1)
+
+		// Closed: allowed.
+		if _, err := e.c.CloseTable(e.floor(), &tablev1.CloseTableRequest{TableId: second}); err != nil {
+			t.Fatal(err)
+		}
+		e.sit(other, 3, "ann", 200)
+
+		// Leaving at the end of the hand in progress: the seat folds or
+		// checks until then, and the player may take a seat elsewhere now.
+		e.sit(first, 0, "bob", 200)
+		e.sit(first, 1, "cat", 200)
+		e.sit(first, 3, "dan", 200)
+		st := e.state(first, "bob")
+		if st.GetHand() == nil {
+			t.Fatal("no hand dealt at the first table")
+		}
+		leaver, seat := "bob", int32(0)
+		if playerInTurn(st) == "bob" {
+			leaver, seat = "cat", 1
+		}
+		lv, err := e.c.Leave(e.player(leaver), &tablev1.LeaveRequest{TableId: first, Seat: seat})
+		if err != nil || lv.GetLeft() {
+			t.Fatalf("%s leaves during the hand: %v %v, want to leave at its end", leaver, lv, err)
+		}
+		e.sit(other, 4, leaver, 200)
+		if bal, escrow := w.totals(); bal+escrow != 4000 {
+			t.Fatalf("wallets %d + escrow %d != 4000", bal, escrow)
+		}
+	})
+}
+
+// TestG21_TournamentTablesAreNotSeats: a tournament table's seats are the
+// tournament's to assign; they neither hold a player under G-21 nor refuse
+// one.
+func TestG21_TournamentTablesAreNotSeats(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	e := start(t, db, clock.NewFake(t0), seededDecks(22), table.Deps{})
+	cash := e.open(6, -1)
+	svc := e.g.As(t, "tournament", auth.Service)
+	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
+		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
+		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tourney := resp.GetTable().GetTableId()
+	e.sit(cash, 0, "ann", 200)
+	if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: tourney, Seat: 0, PlayerId: "ann", Amount: 10000}); err != nil {
+		t.Fatalf("a cash player seated at a tournament table: %v", err)
+	}
+	if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: tourney, Seat: 1, PlayerId: "bob", Amount: 10000}); err != nil {
+		t.Fatal(err)
+	}
+	e.sit(cash, 1, "bob", 200)
+}
+
+// TestG21_RaceOfTwoReplicas: two processes (their own locks) run one table
+// each; a sit-down of ann passes the first table's check, and while the
+// wallet holds her buy-in the second table seats her. The database refuses
+// the first seat (the seated-player row's primary key, written in the
+// seat's transaction): she holds one seat, the first table is unchanged,
+// and its hold is released.
+func TestG21_RaceOfTwoReplicas(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 1000})
+		e1 := start(t, db, clock.NewFake(t0), seededDecks(23), table.Deps{Wallet: w})
+		e2 := start(t, db, clock.NewFake(t0), seededDecks(24), table.Deps{Wallet: w})
+		a, b := e1.open(6, -1), e2.open(6, -1)
+		var once sync.Once
+		w.beforeHold = func(in *walletv1.HoldBuyInRequest) {
+			if in.GetTableId() != a {
+				return
+			}
+			once.Do(func() {
+				if _, err := e2.c.Sit(e2.floor(), &tablev1.SitRequest{TableId: b, Seat: 4, PlayerId: "ann", Amount: 300}); err != nil {
+					t.Errorf("ann at the second table: %v", err)
+				}
+			})
+		}
+		_, err := e1.c.Sit(e1.floor(), &tablev1.SitRequest{TableId: a, Seat: 0, PlayerId: "ann", Amount: 200})
+		wantSeatedElsewhere(t, "the losing sit-down", err, b, 4)
+		if s := e1.state(a, "ann").GetSeats()[0]; s.GetPlayerId() != "" {
+			t.Fatalf("the refused seat is taken: %v", s)
+		}
+		if s := e2.state(b, "ann").GetSeats()[4]; s.GetPlayerId() != "ann" || s.GetStack() != 300 {
+			t.Fatalf("the winning seat: %v", s)
+		}
+		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 700 || h != 0 {
+			t.Fatalf("ann has %d and %d held, want 700 and nothing held", bal, h)
+		}
+		// Without a race, the check before the hold refuses her.
+		w.beforeHold = nil
+		_, err = e1.c.Sit(e1.floor(), &tablev1.SitRequest{TableId: a, Seat: 0, PlayerId: "ann", Amount: 200})
+		wantSeatedElsewhere(t, "ann again", err, b, 4)
+	})
+}
+
+// TestG21_ConcurrentSitDowns: one player sits down at eight tables run by
+// two processes at once; exactly one sit-down wins, the others are refused
+// with G-21, and no money is left held.
+func TestG21_ConcurrentSitDowns(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 10000})
+		envs := []*env{
+			start(t, db, clock.NewFake(t0), seededDecks(25), table.Deps{Wallet: w}),
+			start(t, db, clock.NewFake(t0), seededDecks(26), table.Deps{Wallet: w}),
+		}
+		const n = 8
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = envs[i%2].open(6, -1)
+		}
+		errs := make([]error, n)
+		floors := []context.Context{envs[0].floor(), envs[1].floor()}
+		var wg sync.WaitGroup
+		for i, id := range ids {
+			wg.Go(func() {
+				e := envs[i%2]
+				_, errs[i] = e.c.Sit(floors[i%2], &tablev1.SitRequest{TableId: id, Seat: 0, PlayerId: "ann", Amount: 500,
+					IdempotencyKey: fmt.Sprintf("ann-%d", i)})
+			})
+		}
+		wg.Wait()
+		won := -1
+		for i, err := range errs {
+			if err == nil {
+				if won >= 0 {
+					t.Fatalf("ann sat at %s and at %s", ids[won], ids[i])
+				}
+				won = i
+			}
+		}
+		if won < 0 {
+			t.Fatalf("no sit-down won: %v", errs)
+		}
+		for i, err := range errs {
+			if i != won {
+				wantSeatedElsewhere(t, "a losing sit-down", err, ids[won], 0)
+			}
+			seated := envs[i%2].state(ids[i], "ann").GetSeats()[0].GetPlayerId() == "ann"
+			if seated != (i == won) {
+				t.Fatalf("table %d: ann seated %v", i, seated)
+			}
+		}
+		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 9500 || h != 0 {
+			t.Fatalf("ann has %d and %d held, want 9500 and nothing held", bal, h)
+		}
+	})
+}
