@@ -26,7 +26,13 @@
 //     empties — a player left, a released or vacated seat was cleared;
 //   - table.player_seated (tablev1.PlayerSeated): confirms the sit-down of
 //     an accepted offer (otherwise the seat opens again at hold_until), and
-//     records players the floor seated directly (the table is the truth).
+//     records players the floor seated directly (the table is the truth);
+//   - table.closed (tablev1.TableClosed): the table breaks as BreakTable
+//     breaks it — its open offers are withdrawn, it leaves the game, and
+//     the players the table reports seated at the close get the head of
+//     the list for the game's other tables; later events about it change
+//     nothing. Publish it in the close's transaction, and no
+//     table.seat_opened for the closed table's seats after it.
 //
 // The table checks an offer at sit-down with ListOffers(player_id) under
 // its service token: the offer must be the player's, for that table and
@@ -93,7 +99,7 @@ type Deps struct {
 	// Locker takes the per-game lock: lock.Redis across replicas,
 	// lock.Local in the single-process mode.
 	Locker lock.Locker
-	// Bus delivers table.opened and table.seat_opened; nil consumes none.
+	// Bus delivers the table events seating consumes; nil consumes none.
 	Bus events.Bus
 	// Relay is the outbox relay of DB; the service adds its events through
 	// it so they go out at commit. The caller runs it (Relay.Run).
@@ -134,7 +140,8 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 // Run runs the background loops until ctx ends and returns nil then: the
 // timer sweeper (offer expiry, absence timers, lapsed seat holds; every
 // Config.SweepInterval, default 1 s), the consumers of table.opened,
-// table.seat_opened and table.player_seated (group "seating"; none when
+// table.seat_opened, table.player_seated and table.closed (group
+// "seating"; none when
 // Deps.Bus is nil), and the live board's poll for changes made by other
 // replicas (every Config.BoardPoll, default 1 s). Run it once per process;
 // every replica may run it (each timer round and event takes the game's

@@ -1,9 +1,11 @@
 package room
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,14 +25,15 @@ const (
 	TopicTableOpened  = "table.opened"
 	TopicSeatOpened   = "table.seat_opened"
 	TopicPlayerSeated = "table.player_seated"
+	TopicTableClosed  = "table.closed"
 )
 
 // Run runs seating's background loops until ctx ends, then returns nil:
 // the timer sweeper (every SweepInterval on the room's clock), the board's
 // poll for changes made by other replicas (every BoardPoll), and, when the
-// room has a bus, the consumers of table.opened, table.seat_opened and
-// table.player_seated (consumer group Config.Consumer). A loop that fails is logged and
-// retried; none of them stops the others.
+// room has a bus, the consumers of table.opened, table.seat_opened,
+// table.player_seated and table.closed (consumer group Config.Consumer). A
+// loop that fails is logged and retried; none of them stops the others.
 func (r *Room) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	loop := func(name string, every time.Duration, round func(context.Context) error) {
@@ -52,6 +55,7 @@ func (r *Room) Run(ctx context.Context) error {
 	if r.bus != nil {
 		for topic, h := range map[string]events.Handler{
 			TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened, TopicPlayerSeated: r.HandlePlayerSeated,
+			TopicTableClosed: r.HandleTableClosed,
 		} {
 			wg.Go(func() {
 				for ctx.Err() == nil {
@@ -133,6 +137,42 @@ func (r *Room) HandlePlayerSeated(ctx context.Context, ev events.Event) error {
 	}
 	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
 		return g.PlayerSeated(msg.GetTableId(), int(msg.GetSeat()), msg.GetPlayerId(), r.clock.Now()), nil
+	})
+}
+
+// HandleTableClosed consumes table.closed: the table breaks as the floor's
+// BreakTable breaks it — the open offers of its seats are withdrawn, it
+// leaves its game, and the players the table reports seated at the close
+// go to the head of the game's list for seats at its other tables. A
+// table seating never heard of (a tournament table) or broke already
+// changes nothing, and so do redeliveries.
+func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
+	var msg tablev1.TableClosed
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		r.log.ErrorContext(ctx, "seating: undecodable table.closed dropped", "event", ev.ID, "err", err)
+		return nil
+	}
+	if msg.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
+		return nil
+	}
+	id, err := r.store.ByTable(ctx, msg.GetTableId())
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	seats := slices.Clone(msg.GetPlayers())
+	slices.SortStableFunc(seats, func(a, b *tablev1.SeatPlayer) int { return cmp.Compare(a.GetSeat(), b.GetSeat()) })
+	players := make([]string, 0, len(seats))
+	for _, s := range seats {
+		if s.GetPlayerId() != "" {
+			players = append(players, s.GetPlayerId())
+		}
+	}
+	return r.consume(ctx, id, ev, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
+		_, evs := g.TableClosed(msg.GetTableId(), players, r.clock.Now())
+		return evs, nil
 	})
 }
 

@@ -316,6 +316,9 @@ type Game struct {
 	Suggested bool
 	// Seq numbers the game's offers.
 	Seq int64
+	// Closed are the tables broken last (keptClosed of them): a table
+	// event about one of them, delivered late, changes nothing.
+	Closed []string `json:",omitempty"`
 }
 
 // keptOffers is how many answered offers a game remembers, so answering

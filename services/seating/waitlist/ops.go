@@ -127,6 +127,9 @@ func (g *Game) take(t *Table, s *Seat, player string, now time.Time) []Event {
 // someone else is withdrawn (they keep their place). A report seating
 // already applied changes nothing.
 func (g *Game) PlayerSeated(table string, seat int, player string, now time.Time) []Event {
+	if g.closed(table) {
+		return nil
+	}
 	t := g.Table(table)
 	if t == nil {
 		g.Tables = append(g.Tables, Table{ID: table})
@@ -280,7 +283,7 @@ func (g *Game) Tick(now time.Time) []Event {
 // A table seating already knows changes nothing (events come at least
 // once).
 func (g *Game) TableOpened(id, name string, seats int, now time.Time) []Event {
-	if g.Table(id) != nil {
+	if g.Table(id) != nil || g.closed(id) {
 		return nil
 	}
 	t := Table{ID: id, Name: name}
@@ -295,6 +298,9 @@ func (g *Game) TableOpened(id, name string, seats int, now time.Time) []Event {
 // or vacated seat was cleared at the table) and offers it. A seat already
 // empty or offered changes nothing.
 func (g *Game) SeatOpened(table string, seat int, now time.Time) []Event {
+	if g.closed(table) {
+		return nil
+	}
 	t := g.Table(table)
 	if t == nil {
 		g.Tables = append(g.Tables, Table{ID: table})
@@ -333,36 +339,106 @@ func (g *Game) withdrawOffersOf(player string) {
 
 // BreakTable takes a breaking table out of the game: its seated players go
 // to the head of the list (after any earlier broken table's players), in
-// seat order, and pending offers of its seats are withdrawn.
+// seat order, and the open offers of its seats are withdrawn.
 func (g *Game) BreakTable(table string, now time.Time) ([]Entry, []Event, error) {
-	i := slices.IndexFunc(g.Tables, func(t Table) bool { return t.ID == table })
-	if i < 0 {
+	t := g.Table(table)
+	if t == nil {
 		return nil, nil, ErrTableNotFound.With("table_id", table)
 	}
+	var players []string
+	for _, s := range t.Seats {
+		if s.State == Taken {
+			players = append(players, s.Player)
+		}
+	}
+	moved, ev := g.breakTable(table, players, now)
+	return moved, ev, nil
+}
+
+// TableClosed breaks a table the table service closed (topic
+// table.closed). The table is the truth about who sat there: players are
+// those it reports seated at the close, in seat order; with them, a player
+// who accepted a seat of the table and had not sat down yet keeps their
+// priority. A table seating does not know, or broke already, changes
+// nothing (events come at least once).
+func (g *Game) TableClosed(table string, players []string, now time.Time) ([]Entry, []Event) {
+	t := g.Table(table)
+	if t == nil {
+		return nil, nil
+	}
+	for _, s := range t.Seats {
+		if s.State == Taken && !s.Seated && !slices.Contains(players, s.Player) {
+			players = append(players, s.Player)
+		}
+	}
+	return g.breakTable(table, players, now)
+}
+
+// keptClosed is how many broken tables a game remembers, so that a table
+// event published before the break and delivered after it does not bring
+// the table back.
+const keptClosed = 50
+
+// breakTable takes the table out of the game: the pending offers of its
+// seats and the accepted ones still holding a seat are withdrawn (the
+// hold of one the player sat down with ends), players
+// go to the head of the list as BrokenTable entries (a player holding a
+// seat at another table of the game stays where they are), and the table
+// is remembered as closed.
+func (g *Game) breakTable(table string, players []string, now time.Time) ([]Entry, []Event) {
+	i := slices.IndexFunc(g.Tables, func(t Table) bool { return t.ID == table })
 	t := g.Tables[i]
 	var ev []Event
-	var moved []Entry
+	sat := map[string]bool{}
 	for _, s := range t.Seats {
-		switch s.State {
-		case Offered:
-			ev = append(ev, g.closeOffer(g.Offer(s.Offer), Withdrawn, true))
-		case Taken:
-			g.remove(s.Player)
+		if s.State == Taken {
+			sat[s.Offer] = s.Seated
 			g.dropAbsence(s.Player)
-			e := Entry{Player: s.Player, Kind: BrokenTable, SignUp: Seating, Joined: now, FromTable: table}
-			g.insert(e)
-			moved = append(moved, e)
+		}
+	}
+	for i := range g.Offers {
+		o := &g.Offers[i]
+		switch {
+		case o.Table != table:
+		case o.State == Pending:
+			ev = append(ev, g.closeOffer(o, Withdrawn, true))
+		case o.State == Accepted && now.Before(o.HoldUntil) && sat[o.ID]:
+			// The player sat down with it: the hold is over, and no
+			// sit-down may use it at a table that is gone.
+			o.HoldUntil = now
+		case o.State == Accepted && now.Before(o.HoldUntil):
+			// The seat it held for the sit-down is gone.
+			o.State = Withdrawn
+			ev = append(ev, Event{Kind: OfferWithdrawn, Offer: *o})
 		}
 	}
 	g.Tables = slices.Delete(g.Tables, i, i+1)
+	g.Closed = append(g.Closed, table)
+	if n := len(g.Closed); n > keptClosed {
+		g.Closed = slices.Clone(g.Closed[n-keptClosed:])
+	}
+	var moved []Entry
+	for _, p := range players {
+		if elsewhere, _ := g.SeatOf(p); elsewhere != nil {
+			continue
+		}
+		g.remove(p)
+		g.dropAbsence(p)
+		e := Entry{Player: p, Kind: BrokenTable, SignUp: Seating, Joined: now, FromTable: table}
+		g.insert(e)
+		moved = append(moved, e)
+	}
 	// Entries that pointed at the broken table now wait like anyone.
 	for j := range g.Entries {
 		if e := &g.Entries[j]; e.FromTable == table && e.Kind != BrokenTable {
 			e.Kind = Waiting
 		}
 	}
-	return moved, g.settle(now, ev), nil
+	return moved, g.settle(now, ev)
 }
+
+// closed reports whether the table was broken.
+func (g *Game) closed(table string) bool { return slices.Contains(g.Closed, table) }
 
 // SetMustMove marks a table as must-move or main.
 func (g *Game) SetMustMove(table string, mustMove bool, now time.Time) (Table, []Event, error) {

@@ -372,6 +372,86 @@ func TestBrokenTablePlayersFirst(t *testing.T) {
 	mustCheck(t, g)
 }
 
+// TestTableClosed_TheTableSaysWhoSat: a table the table service closed
+// breaks with the players it reports seated (one the floor seated there
+// without seating, and not one who already left), plus a player who
+// accepted a seat there and had not sat down; its open offers are
+// withdrawn, and events about it delivered late or again change nothing.
+func TestTableClosed_TheTableSaysWhoSat(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	seat(t, g, "t1", start, "ann", "bob")
+	seat(t, g, "t2", start, "cat", "dan")
+	join(t, g, start, "wes", "xav")
+	at := start.Add(time.Minute)
+	g.SeatOpened("t1", 3, at)
+	held, _, err := g.Accept(pending(t, g, "wes").ID, "wes", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SeatOpened("t1", 4, at)
+	offered := pending(t, g, "xav")
+	if offered.Table != "t1" {
+		t.Fatalf("xav offered %+v", offered)
+	}
+	mustCheck(t, g)
+
+	closeAt := start.Add(2 * time.Minute) // wes's seat still held
+	moved, ev := g.TableClosed("t1", []string{"ann", "eve"}, closeAt)
+	var got []string
+	for _, e := range moved {
+		if e.Kind != BrokenTable || e.FromTable != "t1" {
+			t.Errorf("moved %+v", e)
+		}
+		got = append(got, e.Player)
+	}
+	if want := []string{"ann", "eve", "wes"}; !slices.Equal(got, want) {
+		t.Fatalf("moved %v, want %v", got, want)
+	}
+	var order []string
+	for _, e := range g.Entries {
+		order = append(order, e.Player)
+	}
+	if want := []string{"ann", "eve", "wes", "xav"}; !slices.Equal(order, want) {
+		t.Fatalf("list %v, want %v (bob left before the close)", order, want)
+	}
+	if g.Table("t1") != nil {
+		t.Fatalf("t1 still in the game: %+v", g.Table("t1"))
+	}
+	for _, o := range g.OpenOffers(closeAt) {
+		if o.Table == "t1" {
+			t.Errorf("offer of t1 still open: %+v", o)
+		}
+	}
+	withdrawn := map[string]bool{}
+	for _, e := range ev {
+		if e.Kind == OfferWithdrawn {
+			withdrawn[e.Offer.ID] = true
+		}
+	}
+	if !withdrawn[held.ID] || !withdrawn[offered.ID] || len(withdrawn) != 2 {
+		t.Fatalf("withdrawn %v, want %s and %s", withdrawn, held.ID, offered.ID)
+	}
+	mustCheck(t, g)
+
+	before := snapshot(t, g)
+	if moved, ev := g.TableClosed("t1", []string{"ann", "eve"}, start.Add(2*time.Hour)); moved != nil || ev != nil {
+		t.Fatalf("closed again: %+v %+v", moved, ev)
+	}
+	g.SeatOpened("t1", 1, start.Add(2*time.Hour))
+	g.PlayerSeated("t1", 2, "bob", start.Add(2*time.Hour))
+	g.TableOpened("t1", "t1", 9, start.Add(2*time.Hour))
+	if after := snapshot(t, g); after != before {
+		t.Fatalf("late t1 events changed the game:\n%s\n%s", before, after)
+	}
+
+	// The broken table's players come first for the game's other seats.
+	if ev := g.SeatOpened("t2", 2, start.Add(3*time.Hour)); len(ev) != 1 || ev[0].Offer.Player != "ann" {
+		t.Fatalf("t2 seat to %+v", ev)
+	}
+	mustCheck(t, g)
+}
+
 func TestOpenTableSuggestedAtThreshold(t *testing.T) {
 	t.Parallel()
 	p := DefaultPolicy()
