@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,9 +179,21 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	}
 	r.checkChips("before closing")
 
-	// Closing time: the hand in progress is played out, everyone is cashed out.
+	// Closing time: the hand in progress is played out, everyone is cashed
+	// out. The first table breaks first: seating hears table.closed, takes
+	// it off the game's board and offers its players the second table's
+	// empty seats ahead of anyone else; when that one closes too, every
+	// player waits at the head of the list and no offer stays open.
+	var broken []string
+	for _, seat := range r.state(t1, r.floor).Seats {
+		if seat.PlayerID != "" {
+			broken = append(broken, seat.PlayerID)
+		}
+	}
 	r.must("POST", "/v1/tables/"+t1+":close", r.floor, map[string]any{}, nil)
+	r.waitBroken(wl.Waitlist.ID, []string{t1}, broken, t2)
 	r.must("POST", "/v1/tables/"+t2+":close", r.floor, map[string]any{}, nil)
+	r.waitBroken(wl.Waitlist.ID, []string{t1, t2}, append(broken, "cat"), "")
 	if st := r.state(t1, r.floor); st.live() {
 		n.play(1)
 	}
@@ -214,6 +227,61 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.HasSuffix(string(out), "clean\n") || !strings.Contains(string(out), "balances sum 0") {
 		t.Fatalf("cardroom wallet audit: %v\n%s", err, out)
+	}
+}
+
+// waitBroken waits until seating's board for the list shows the closed
+// tables gone and players at the head of the list as a broken table's, in
+// order, and then checks their open offers: each has one, pending, at
+// table offered; with offered "", no player of the night has any.
+func (r *room) waitBroken(list string, closed, players []string, offered string) {
+	r.t.Helper()
+	type boardResp struct {
+		Board struct {
+			Entries []struct {
+				PlayerID string `json:"player_id"`
+				Kind     string `json:"kind"`
+				From     string `json:"from_table_id"`
+			}
+			Tables []struct {
+				TableID string `json:"table_id"`
+			}
+		}
+	}
+	var got []string
+	waitFor(r.t, "seating breaks "+join(closed), 20*time.Second, func() bool {
+		var b boardResp
+		r.must("GET", "/v1/waitlists/"+list, r.floor, nil, &b)
+		for _, tb := range b.Board.Tables {
+			if slices.Contains(closed, tb.TableID) {
+				return false
+			}
+		}
+		got = got[:0]
+		for _, e := range b.Board.Entries {
+			if e.Kind == "ENTRY_KIND_BROKEN_TABLE" && slices.Contains(closed, e.From) {
+				got = append(got, e.PlayerID)
+			}
+		}
+		return slices.Equal(got, players)
+	})
+	type offer struct {
+		TableID string `json:"table_id"`
+		State   string `json:"state"`
+	}
+	for _, p := range nightPlayers {
+		want := 0
+		if offered != "" {
+			if !slices.Contains(players, p.name) {
+				continue // seated elsewhere: not this check's
+			}
+			want = 1
+		}
+		var out struct{ Offers []offer }
+		r.must("GET", "/v1/seat-offers", r.tokens[p.name], nil, &out)
+		if len(out.Offers) != want || (want == 1 && (out.Offers[0].TableID != offered || out.Offers[0].State != "OFFER_STATE_PENDING")) {
+			r.t.Fatalf("%s's open offers after %s closed: %+v, want %d at %q", p.name, join(closed), out.Offers, want, offered)
+		}
 	}
 }
 
