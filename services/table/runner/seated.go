@@ -43,15 +43,33 @@ func (t *Table) holders() map[string]int {
 	return out
 }
 
+// holdersChanged reports whether holders differs from t.seated, without
+// allocating: it runs on every persisted change, and seats rarely change.
+func (t *Table) holdersChanged() bool {
+	if !t.holdsSeats() || t.dt.Closing() {
+		return len(t.seated) > 0
+	}
+	n := 0
+	for i, s := range t.dt.Seats() {
+		if s.Occupied() && !s.Leaving {
+			if seat, ok := t.seated[s.Player]; !ok || seat != i {
+				return true
+			}
+			n++
+		}
+	}
+	return n != len(t.seated)
+}
+
 // withHoldings adds the change of the table's seat holders (if any) to the
 // transaction that persists a change, and returns done: call it with the
 // transaction's result so that the table remembers what the store holds.
 // The caller holds t.mu.
 func (t *Table) withHoldings(ctx context.Context, extra func(tx *sqlstore.Tx) error) (func(tx *sqlstore.Tx) error, func(error) error) {
-	want := t.holders()
-	if maps.Equal(want, t.seated) {
+	if !t.holdersChanged() {
 		return extra, func(err error) error { return err }
 	}
+	want := t.holders()
 	return func(tx *sqlstore.Tx) error {
 			if extra != nil {
 				if err := extra(tx); err != nil {
