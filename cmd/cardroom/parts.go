@@ -93,8 +93,17 @@ var allParts = []part{
 		grpcService: seatingv1.SeatingService_ServiceDesc.ServiceName,
 		dbOptions:   seating.DBOptions,
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
+			settings, err := config.Parse[seating.Settings](nil)
+			if err != nil {
+				return nil, fmt.Errorf("seating settings: %w", err)
+			}
+			cfg, err := settings.Config()
+			if err != nil {
+				return nil, fmt.Errorf("seating settings: %w", err)
+			}
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
-			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay, Logger: e.log})
+			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay,
+				Config: cfg, Logger: e.log})
 			if err != nil {
 				return nil, err
 			}

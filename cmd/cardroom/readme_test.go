@@ -3,10 +3,12 @@ package main
 import (
 	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/services/seating"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/wallet"
 )
@@ -22,7 +24,7 @@ const (
 // serviceSettings are the variables the services read beside
 // platform/config's, in the order the README lists them.
 func serviceSettings() []config.Variable {
-	return append(config.VariablesOf[table.Settings](), config.VariablesOf[wallet.Config]()...)
+	return slices.Concat(config.VariablesOf[table.Settings](), config.VariablesOf[seating.Settings](), config.VariablesOf[wallet.Config]())
 }
 
 // TestReadmeListsServiceSettings keeps the README's table of service

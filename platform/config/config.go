@@ -122,7 +122,7 @@ func Load() (Config, error) {
 func LoadFrom(vars map[string]string) (Config, error) {
 	var c Config
 	if err := env.ParseWithOptions(&c, env.Options{Environment: vars}); err != nil {
-		return Config{}, fmt.Errorf("config: %w", nameVariables(err))
+		return Config{}, fmt.Errorf("config: %w", nameVariables(err, Variables()))
 	}
 	// CORS lists read naturally with spaces after commas.
 	origins := c.CORSOrigins[:0]
@@ -268,15 +268,31 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
+// Parse reads a service's own settings, a struct T with the tags Config
+// uses, from vars (nil: the process environment). A value that does not
+// parse is an error naming its variable; checking the values read is T's
+// business.
+func Parse[T any](vars map[string]string) (T, error) {
+	var t T
+	if vars == nil {
+		vars = env.ToMap(os.Environ())
+	}
+	if err := env.ParseWithOptions(&t, env.Options{Environment: vars}); err != nil {
+		var zero T
+		return zero, nameVariables(err, VariablesOf[T]())
+	}
+	return t, nil
+}
+
 // nameVariables rewrites the env library's per-field errors so that they
-// name the environment variable instead of the Go field.
-func nameVariables(err error) error {
+// name the environment variable (one of vars) instead of the Go field.
+func nameVariables(err error, vars []Variable) error {
 	var agg env.AggregateError
 	if !errors.As(err, &agg) {
 		return err
 	}
 	byField := map[string]string{}
-	for _, v := range Variables() {
+	for _, v := range vars {
 		byField[v.field[len(v.field)-1]] = v.Name
 	}
 	errs := make([]error, 0, len(agg.Errors))

@@ -289,3 +289,21 @@ func TestVariablesOfAnotherStruct(t *testing.T) {
 		t.Fatalf("TableOf =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestParseNamesTheVariable: a service's settings read with Parse name
+// the variable of a value that does not parse, not the Go field.
+func TestParseNamesTheVariable(t *testing.T) {
+	t.Parallel()
+	type settings struct {
+		Offer time.Duration `env:"X_OFFER_TIMEOUT" envDefault:"3m" doc:"Offer time."`
+		Sweep time.Duration `env:"X_SWEEP_INTERVAL" envDefault:"1s" doc:"Sweep."`
+	}
+	got, err := Parse[settings](map[string]string{"X_SWEEP_INTERVAL": "250ms"})
+	if err != nil || got.Offer != 3*time.Minute || got.Sweep != 250*time.Millisecond {
+		t.Fatalf("Parse = %+v, %v", got, err)
+	}
+	_, err = Parse[settings](map[string]string{"X_OFFER_TIMEOUT": "three minutes"})
+	if err == nil || !strings.Contains(err.Error(), "X_OFFER_TIMEOUT") || strings.Contains(err.Error(), `"Offer"`) {
+		t.Fatalf("unparsable duration: %v, want the variable named", err)
+	}
+}

@@ -8,9 +8,11 @@
 //
 //	opts := seating.DBOptions()              // fill in URL and DataDir
 //	db, err := sqlstore.Open(ctx, opts)      // then db.Migrate(ctx)
+//	settings, err := config.Parse[seating.Settings](nil) // CARDROOM_SEATING_*
+//	cfg, err := settings.Config()            // a timer out of range names its variable
 //	relay := events.NewRelay(db, bus, events.RelayOptions{Clock: clk, Logger: log})
 //	svc, err := seating.New(ctx, seating.Deps{DB: db, Clock: clk, Locker: locker,
-//		Bus: bus, Relay: relay, Logger: log})
+//		Bus: bus, Relay: relay, Config: cfg, Logger: log})
 //	svc.Register(grpcServer)
 //	go relay.Run(ctx) // publishes seating's outbox; drains once more when ctx ends
 //	go svc.Run(ctx)   // offer/absence/hold timers, table-event consumers, board poll
@@ -117,7 +119,7 @@ type Service struct {
 }
 
 // New wires the service over deps. It fails when a dependency is missing
-// or the configuration's timers are out of range.
+// or the configuration's timers are out of range (TIMER_OUT_OF_RANGE).
 func New(_ context.Context, deps Deps) (*Service, error) {
 	if deps.DB == nil || deps.Locker == nil {
 		return nil, errors.New("seating: DB and Locker are required")

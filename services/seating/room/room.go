@@ -35,15 +35,29 @@ type Config struct {
 	// GamingDay is where the "evening" of CS-14 ends (G-20). A nil
 	// Location means Europe/Helsinki, and then a zero Cutoff means 06:00.
 	GamingDay waitlist.GamingDay
-	// SweepInterval is how often the timers are checked; default 1 s.
+	// SweepInterval is how often the timers are checked; default 1 s,
+	// within SweepIntervalRange.
 	SweepInterval time.Duration
 	// BoardPoll is how often the board looks for changes made by other
-	// replicas; default 1 s.
+	// replicas; default 1 s, within BoardPollRange.
 	BoardPoll time.Duration
 	// Consumer names seating's consumer group and its processed-events
 	// records; default "seating".
 	Consumer string
 }
+
+// Loop intervals New accepts (zero takes the default, 1 s): anything
+// outside is a mistake, refused with TIMER_OUT_OF_RANGE like a policy's
+// timers.
+var (
+	// SweepIntervalRange keeps the sweeper looking at least once within
+	// the shortest offer a policy may set, and no tighter than 10 ms,
+	// which would only load the database.
+	SweepIntervalRange = waitlist.Range{Min: 10 * time.Millisecond, Max: waitlist.OfferTimeoutRange.Min}
+	// BoardPollRange bounds how stale another replica's changes may be on
+	// this replica's board.
+	BoardPollRange = waitlist.Range{Min: 10 * time.Millisecond, Max: time.Minute}
+)
 
 // Deps is what a Room runs on.
 type Deps struct {
@@ -95,11 +109,15 @@ func New(deps Deps, cfg Config) (*Room, error) {
 	if err := cfg.GamingDay.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.SweepInterval <= 0 {
+	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = time.Second
 	}
-	if cfg.BoardPoll <= 0 {
+	if cfg.BoardPoll == 0 {
 		cfg.BoardPoll = time.Second
+	}
+	if err := errors.Join(SweepIntervalRange.Check("sweep_interval", cfg.SweepInterval),
+		BoardPollRange.Check("board_poll", cfg.BoardPoll)); err != nil {
+		return nil, fmt.Errorf("seating loops: %w", err)
 	}
 	if cfg.Consumer == "" {
 		cfg.Consumer = "seating"
