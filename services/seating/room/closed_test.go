@@ -30,7 +30,8 @@ func tableClosed(t *testing.T, eventID, table string, kind tablev1.TableKind, pl
 // players the table reports (in seat order, whatever order the event
 // lists them in) get the game's next seat before the waitlist.
 // Redeliveries, late events about the table and a tournament table's close
-// change nothing.
+// change nothing; a table.closed that overtakes its table.opened still
+// breaks the table.
 func TestTableClosedBreaksTheTable(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -99,7 +100,6 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 		{"closed twice", f.room.HandleTableClosed, tableClosed(t, "closed-t1-again", "t1", tablev1.TableKind_TABLE_KIND_CASH)},
 		{"late seat_opened", f.room.HandleSeatOpened, seatOpened(t, "t1-1", "t1", 1)},
 		{"tournament table", f.room.HandleTableClosed, tableClosed(t, "closed-tt", "tt", tablev1.TableKind_TABLE_KIND_TOURNAMENT)},
-		{"unknown table", f.room.HandleTableClosed, tableClosed(t, "closed-t9", "t9", tablev1.TableKind_TABLE_KIND_CASH)},
 	} {
 		if err := c.h(ctx, c.ev); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -107,6 +107,21 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 		if after := snapshotOf(t, f); after != before {
 			t.Fatalf("%s changed the game:\n%s\n%s", c.name, before, after)
 		}
+	}
+
+	// t9's table.closed overtakes its table.opened: fay, whom the floor
+	// seated there, gets her priority, and the late table.opened offers
+	// no seat of the closed table.
+	if err := f.room.HandleTableClosed(ctx, tableClosed(t, "closed-t9", "t9", tablev1.TableKind_TABLE_KIND_CASH,
+		&tablev1.SeatPlayer{Seat: 1, PlayerId: "fay"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.room.HandleTableOpened(ctx, tableOpened(t, "t9", 6)); err != nil {
+		t.Fatal(err)
+	}
+	g = f.game(t)
+	if g.Table("t9") != nil || g.Position("fay") != 3 || g.Entries[2].Kind != waitlist.BrokenTable {
+		t.Fatalf("after t9's early close: tables %+v, entries %+v", g.Tables, g.Entries)
 	}
 
 	// cat leaves t2: the seat goes to ann, the broken table's first player.

@@ -144,8 +144,9 @@ func (r *Room) HandlePlayerSeated(ctx context.Context, ev events.Event) error {
 // BreakTable breaks it — the open offers of its seats are withdrawn, it
 // leaves its game, and the players the table reports seated at the close
 // go to the head of the game's list for seats at its other tables. A
-// table seating never heard of (a tournament table) or broke already
-// changes nothing, and so do redeliveries.
+// tournament table, or one seating broke already, changes nothing, and so
+// do redeliveries; a table whose table.opened has not arrived yet is
+// broken in its game's list all the same.
 func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
 	var msg tablev1.TableClosed
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
@@ -156,7 +157,13 @@ func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
 		return nil
 	}
 	id, err := r.store.ByTable(ctx, msg.GetTableId())
+	if errors.Is(err, store.ErrTableNotFound) && msg.GetGame() != nil {
+		// table.closed overtook table.opened: the game's list breaks it
+		// all the same, and remembers it.
+		id, err = r.listFor(ctx, wire.Spec(msg.GetGame()))
+	}
 	if errors.Is(err, store.ErrTableNotFound) {
+		r.log.WarnContext(ctx, "seating: table of no known game closed", "table", msg.GetTableId())
 		return nil
 	}
 	if err != nil {

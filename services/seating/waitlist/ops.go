@@ -359,12 +359,19 @@ func (g *Game) BreakTable(table string, now time.Time) ([]Entry, []Event, error)
 // table.closed). The table is the truth about who sat there: players are
 // those it reports seated at the close, in seat order; with them, a player
 // who accepted a seat of the table and had not sat down yet keeps their
-// priority. A table seating does not know, or broke already, changes
-// nothing (events come at least once).
+// priority. A table broken already changes nothing (events come at least
+// once). A table the game does not know yet is broken all the same — its
+// table.closed overtook its table.opened, topics being delivered
+// independently — so that its players get their priority and its late
+// events change nothing.
 func (g *Game) TableClosed(table string, players []string, now time.Time) ([]Entry, []Event) {
+	if g.closed(table) {
+		return nil, nil
+	}
 	t := g.Table(table)
 	if t == nil {
-		return nil, nil
+		g.Tables = append(g.Tables, Table{ID: table})
+		t = &g.Tables[len(g.Tables)-1]
 	}
 	for _, s := range t.Seats {
 		if s.State == Taken && !s.Seated && !slices.Contains(players, s.Player) {

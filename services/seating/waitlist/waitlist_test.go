@@ -450,6 +450,15 @@ func TestTableClosed_TheTableSaysWhoSat(t *testing.T) {
 		t.Fatalf("t2 seat to %+v", ev)
 	}
 	mustCheck(t, g)
+
+	// A close that overtook the table's opening breaks it all the same.
+	if moved, _ := g.TableClosed("t3", []string{"fay"}, start.Add(4*time.Hour)); len(moved) != 1 || moved[0].Player != "fay" {
+		t.Fatalf("t3 closed before it opened: moved %+v", moved)
+	}
+	if ev := g.TableOpened("t3", "t3", 6, start.Add(4*time.Hour)); ev != nil || g.Table("t3") != nil {
+		t.Fatalf("t3 opened after its close: %+v, %+v", ev, g.Table("t3"))
+	}
+	mustCheck(t, g)
 }
 
 func TestOpenTableSuggestedAtThreshold(t *testing.T) {
