@@ -2,8 +2,8 @@
 // the buy-in rules CS-01…CS-11, the table buy-in saga, cash-outs and
 // tournament money, served over gRPC. New wires the parts; Register puts
 // the gRPC service on a server (the gateway registers the REST routes);
-// Run drives the hold-expiry sweeper; Audit checks the books for
-// `cardroom wallet audit`.
+// Run drives the sweeper (hold expiry, idempotency-key retention); Audit
+// checks the books for `cardroom wallet audit`.
 package wallet
 
 import (
@@ -39,9 +39,25 @@ type Config struct {
 	QuickReturnWindow time.Duration `env:"CARDROOM_WALLET_QUICK_RETURN_WINDOW" envDefault:"20m" doc:"CS-04 quick-return window."`
 	// HoldTTL is how long a buy-in hold waits for the table.
 	HoldTTL time.Duration `env:"CARDROOM_WALLET_HOLD_TTL" envDefault:"2m" doc:"How long a buy-in hold waits for the table to commit it before it is released."`
-	// SweepInterval is how often expired holds are released.
-	SweepInterval time.Duration `env:"CARDROOM_WALLET_SWEEP_INTERVAL" envDefault:"10s" doc:"How often the wallet releases expired buy-in holds."`
+	// SweepInterval is how often expired holds are released and old
+	// idempotency keys pruned.
+	SweepInterval time.Duration `env:"CARDROOM_WALLET_SWEEP_INTERVAL" envDefault:"10s" doc:"How often the wallet releases expired buy-in holds and prunes idempotency keys past their retention."`
+	// IdempotencyRetention is how long an idempotency key (and the response
+	// stored with it) is kept. A request replayed within it gets the
+	// original response; after it, the key is gone and the same request
+	// would run again, so it must outlast every caller's retries: those come
+	// within minutes, but a dispute about a cash-in or buy-in is looked at
+	// days later, by someone who may replay the request to see what the
+	// wallet answered. Seven days (168h) covers that; at least an hour is
+	// required. The ledger itself is never pruned.
+	IdempotencyRetention time.Duration `env:"CARDROOM_WALLET_IDEMPOTENCY_RETENTION" envDefault:"168h" doc:"How long the wallet keeps an idempotency key and its stored response (a replay within it returns the original response; after it the request would run again). At least 1h; transfers and entries are never pruned."`
 }
+
+// MinIdempotencyRetention is the shortest IdempotencyRetention New
+// accepts: a shorter window risks a caller's ordinary retry (after a
+// backoff, a restart, a failover) arriving after its key is gone and
+// moving chips twice.
+const MinIdempotencyRetention = time.Hour
 
 // Deps are the wallet's collaborators.
 type Deps struct {
@@ -128,11 +144,17 @@ func New(cfg Config, deps Deps) (*Wallet, error) {
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = 10 * time.Second
 	}
+	if cfg.IdempotencyRetention == 0 {
+		cfg.IdempotencyRetention = bank.DefaultIdempotencyRetention
+	}
+	if cfg.IdempotencyRetention < MinIdempotencyRetention {
+		return nil, fmt.Errorf("wallet idempotency retention %s is shorter than %s", cfg.IdempotencyRetention, MinIdempotencyRetention)
+	}
 	profile, err := cfg.Profile()
 	if err != nil {
 		return nil, err
 	}
-	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL})
+	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL, IdempotencyRetention: cfg.IdempotencyRetention})
 	return &Wallet{bank: b, server: server.New(b), cfg: cfg, log: deps.Logger}, nil
 }
 
@@ -145,8 +167,10 @@ func (w *Wallet) Server() walletv1.WalletServiceServer { return w.server }
 // Bank returns the wallet's operations.
 func (w *Wallet) Bank() *bank.Bank { return w.bank }
 
-// Run releases expired buy-in holds until ctx ends. Every replica may run
-// it: each release is conditional on the hold still being held.
+// Run releases expired buy-in holds and prunes idempotency keys past
+// their retention until ctx ends. Every replica may run it: each release
+// is conditional on the hold still being held, and a key pruned twice is
+// deleted once.
 func (w *Wallet) Run(ctx context.Context) {
 	w.bank.RunSweeper(ctx, w.cfg.SweepInterval, func(err error) {
 		w.log.ErrorContext(ctx, "release expired holds", "err", err)

@@ -13,12 +13,14 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/config"
 	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/wallet"
+	"github.com/cardroom/cardroom/services/wallet/bank"
 )
 
 var key = []byte("wallet-test-signing-key-0123456789abcdef")
@@ -242,4 +244,73 @@ func TestAuditCommand(t *testing.T) {
 	if err != nil || !r.Clean() || r.Accounts != 1 {
 		t.Fatalf("audit = %+v, %v", r, err)
 	}
+}
+
+func TestConfigIdempotencyRetentionDefaultsToAWeekAndRefusesUnderAnHour(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, wallet.StoreOptions("", ""))
+	tests := []struct {
+		retention time.Duration
+		ok        bool
+	}{
+		{0, true}, // the default, 168h
+		{wallet.MinIdempotencyRetention, true},
+		{30 * 24 * time.Hour, true},
+		{wallet.MinIdempotencyRetention - time.Second, false},
+		{-time.Hour, false},
+	}
+	for _, tc := range tests {
+		_, err := wallet.New(wallet.Config{IdempotencyRetention: tc.retention}, wallet.Deps{DB: db})
+		if (err == nil) != tc.ok {
+			t.Errorf("retention %s: err = %v, want ok=%v", tc.retention, err, tc.ok)
+		}
+	}
+	for _, v := range config.VariablesOf[wallet.Config]() {
+		if v.Name != "CARDROOM_WALLET_IDEMPOTENCY_RETENTION" {
+			continue
+		}
+		if d, err := time.ParseDuration(v.Default); err != nil || d != bank.DefaultIdempotencyRetention {
+			t.Fatalf("envDefault %q, want %s (bank.DefaultIdempotencyRetention)", v.Default, bank.DefaultIdempotencyRetention)
+		}
+		return
+	}
+	t.Fatal("CARDROOM_WALLET_IDEMPOTENCY_RETENTION is not a wallet setting")
+}
+
+// TestHoldPendingOverGRPC checks what the table service sees when it asks
+// for a second hold for a player at a table: FailedPrecondition,
+// HOLD_PENDING, and the pending hold's ID and expiry in the metadata.
+func TestHoldPendingOverGRPC(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, wallet.StoreOptions("", ""), func(t *testing.T, db *sqlstore.DB) {
+		c := serve(t, db)
+		cashier, table := c.as("cashier-1", auth.Cashier), c.as("table-service", auth.Service)
+		if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "ida", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "d", PlayerId: "ida", Currency: "EUR", Amount: 100000}); err != nil {
+			t.Fatal(err)
+		}
+		hold := func(key string) (*walletv1.HoldBuyInResponse, error) {
+			return c.HoldBuyIn(table, &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: "G1", Epoch: 1, PlayerId: "ida", Seat: 2, Currency: "EUR", Game: nl, Amount: 30000})
+		}
+		first, err := hold("sit/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = hold("sit/2")
+		wantCode(t, err, codes.FailedPrecondition)
+		info := errorInfo(t, err)
+		if info.GetReason() != "HOLD_PENDING" || info.GetMetadata()["hold_id"] != first.GetHold().GetHoldId() || info.GetMetadata()["expires_at"] == "" {
+			t.Fatalf("error info = %v", info)
+		}
+		expires, perr := time.Parse(time.RFC3339Nano, info.GetMetadata()["expires_at"])
+		if perr != nil || !expires.Equal(first.GetHold().GetExpireTime().AsTime()) {
+			t.Fatalf("expires_at = %q (%v), want %v", info.GetMetadata()["expires_at"], perr, first.GetHold().GetExpireTime().AsTime())
+		}
+		again, err := hold("sit/1")
+		if err != nil || again.GetHold().GetHoldId() != first.GetHold().GetHoldId() {
+			t.Fatalf("replay = %v, %v", again, err)
+		}
+	})
 }

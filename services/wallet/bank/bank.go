@@ -27,14 +27,30 @@ type Config struct {
 	// HoldTTL is how long a buy-in hold waits for the table to commit it
 	// before the sweeper releases it; 0 means 2 minutes.
 	HoldTTL time.Duration
+	// IdempotencyRetention is how long an idempotency key is kept before
+	// the sweeper prunes it; 0 means DefaultIdempotencyRetention.
+	IdempotencyRetention time.Duration
+	// PruneBatch is how many keys one prune statement deletes at most; 0
+	// means 1000.
+	PruneBatch int
 }
+
+// DefaultIdempotencyRetention keeps idempotency keys for 7 days. Callers
+// replay within minutes (the table retries a commit until the wallet takes
+// it, apps retry a timed-out request), but a disputed cash-in or buy-in is
+// looked at days later, and whoever investigates may replay the request
+// to see what the wallet answered. A week covers both with room to spare
+// and keeps the table to a week of requests.
+const DefaultIdempotencyRetention = 7 * 24 * time.Hour
 
 // Bank runs the wallet's operations.
 type Bank struct {
-	store   *store.Store
-	clock   clock.Clock
-	profile buyin.Profile
-	holdTTL time.Duration
+	store      *store.Store
+	clock      clock.Clock
+	profile    buyin.Profile
+	holdTTL    time.Duration
+	retention  time.Duration
+	pruneBatch int
 }
 
 // New returns a bank over the store, telling time with clk.
@@ -45,7 +61,13 @@ func New(st *store.Store, clk clock.Clock, cfg Config) *Bank {
 	if cfg.Profile.MaxBigBlinds == 0 {
 		cfg.Profile = buyin.DefaultProfile()
 	}
-	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL}
+	if cfg.IdempotencyRetention <= 0 {
+		cfg.IdempotencyRetention = DefaultIdempotencyRetention
+	}
+	if cfg.PruneBatch <= 0 {
+		cfg.PruneBatch = 1000
+	}
+	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL, retention: cfg.IdempotencyRetention, pruneBatch: cfg.PruneBatch}
 }
 
 // Store returns the bank's store (for reads and the audit).

@@ -20,6 +20,10 @@ var (
 	ErrHoldNotHeld = fault.New(fault.Precondition, "HOLD_NOT_HELD", "the hold is no longer held")
 	// ErrHoldExpired refuses committing a hold past its expiry.
 	ErrHoldExpired = fault.New(fault.Precondition, "HOLD_EXPIRED", "the hold has expired")
+	// ErrHoldPending refuses a second buy-in hold for a player at a table
+	// while the first is still held and not expired; its metadata names the
+	// pending hold (hold_id) and when it expires (expires_at, RFC 3339).
+	ErrHoldPending = store.ErrHoldPending
 	// ErrNotSeated refuses a cash-out for a player the wallet has not seated
 	// at the table: chips leave a table only with a leaving player (CS-08).
 	ErrNotSeated = fault.Rule(fault.Precondition, "CS-08", "NOT_SEATED", "the player is not seated at this table")
@@ -126,7 +130,33 @@ type HoldResult struct {
 // it from the player's account to the table's hold account, to be
 // committed or released; a hold not settled before its expiry is released
 // by the sweeper. The whole amount is held or nothing (CS-01).
+//
+// A player has at most one hold pending at a table: while one is held and
+// not expired, another (under another key) is ErrHoldPending, naming it.
+// One past its expiry that the sweeper has not reached yet is released
+// here, in the same transaction, so it never blocks. The request's own key
+// replayed still returns the original hold.
 func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
+	res, err := b.holdBuyIn(ctx, r)
+	if f, ok := fault.As(err); ok && errors.Is(f, ErrHoldPending) && f.Meta["hold_id"] == "" {
+		// Lost a race to a concurrent hold (holds_one_pending refused the
+		// insert, which on PostgreSQL aborts the transaction): name the
+		// winner now that it has committed.
+		if h, found, lerr := b.store.PendingHold(ctx, r.Player, r.Table); lerr == nil && found {
+			err = holdPending(r.Player, r.Table, h)
+		}
+	}
+	return res, err
+}
+
+// holdPending is ErrHoldPending naming the pending hold h.
+func holdPending(player, table string, h store.PendingHold) error {
+	return ErrHoldPending.Withf("%s already has hold %s pending at %s until %s; commit or release it first",
+		player, h.ID, table, h.ExpiresAt.Format(time.RFC3339Nano)).
+		With("hold_id", h.ID, "expires_at", h.ExpiresAt.Format(time.RFC3339Nano), "player_id", player, "table_id", table)
+}
+
+func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
 	if err := r.validate(); err != nil {
 		return HoldResult{}, err
 	}
@@ -151,6 +181,14 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		p, err := tx.FencedPresence(ctx, r.Table, r.Epoch, r.Player, cur, b.profile.Day.Of(tx.Now()))
 		if err != nil {
 			return HoldResult{}, err
+		}
+		if p.Pending != nil {
+			if tx.Now().Before(p.Pending.ExpiresAt) {
+				return HoldResult{}, holdPending(r.Player, r.Table, *p.Pending)
+			}
+			if err := b.expireNow(ctx, tx, p.Pending.ID); err != nil {
+				return HoldResult{}, err
+			}
 		}
 		// An unknown player account surfaces as NotFound from the posting.
 		player := ledger.PlayerAccount(r.Player, cur)
@@ -276,6 +314,24 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 		ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Balance: res.Balance}, nil
 }
 
+// expireNow releases the expired hold id inside tx, as the sweeper would
+// have: a hold past its expiry is no longer pending, whether or not a
+// sweep has run. A hold settled concurrently is left as it is.
+func (b *Bank) expireNow(ctx context.Context, tx *store.Tx, id string) error {
+	h, err := tx.Hold(ctx, id)
+	if err != nil {
+		return err
+	}
+	if h.State != store.Held {
+		return nil
+	}
+	_, err = b.settleHold(ctx, tx, h, store.Expired, "hold expired")
+	if errors.Is(err, ErrHoldNotHeld) {
+		return nil
+	}
+	return err
+}
+
 // ExpireHolds releases every hold past its expiry back to its player and
 // returns how many it released. Each release is its own transaction and
 // conditional on the hold still being held, so it races safely with a
@@ -307,17 +363,45 @@ func (b *Bank) ExpireHolds(ctx context.Context) (int, error) {
 	}
 }
 
-// RunSweeper releases expired holds every interval until ctx ends. It
-// waits on the injected clock, so tests drive it with a fake clock.
+// RunSweeper releases expired holds and prunes idempotency keys past the
+// retention window every interval until ctx ends. It waits on the
+// injected clock, so tests drive it with a fake clock. Pruning every sweep
+// deletes a few keys at a time, instead of a day's worth in one burst.
 func (b *Bank) RunSweeper(ctx context.Context, interval time.Duration, onError func(error)) {
+	report := func(err error) {
+		if err != nil && onError != nil && ctx.Err() == nil {
+			onError(err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-b.clock.After(interval):
 		}
-		if _, err := b.ExpireHolds(ctx); err != nil && onError != nil && ctx.Err() == nil {
-			onError(err)
+		_, err := b.ExpireHolds(ctx)
+		report(err)
+		_, err = b.PruneIdempotencyKeys(ctx)
+		report(err)
+	}
+}
+
+// PruneIdempotencyKeys deletes the idempotency keys recorded longer ago
+// than the retention window, in batches, and returns how many it deleted.
+// A request replayed after its key is gone runs again as a new request, so
+// the window must outlast every caller's retries (see Config). The
+// ledger's transfers and entries are never deleted.
+func (b *Bank) PruneIdempotencyKeys(ctx context.Context) (int, error) {
+	cutoff := b.clock.Now().UTC().Add(-b.retention)
+	pruned := 0
+	for {
+		n, err := b.store.PruneIdempotencyKeys(ctx, cutoff, b.pruneBatch)
+		pruned += n
+		if err != nil {
+			return pruned, err
+		}
+		if n < b.pruneBatch || ctx.Err() != nil {
+			return pruned, ctx.Err()
 		}
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -20,4 +21,21 @@ func isUniqueViolation(err error) bool {
 		return sqliteErr.Code() == 2067 || sqliteErr.Code() == 1555
 	}
 	return false
+}
+
+// isPendingHoldViolation reports a violation of holds_one_pending: a second
+// hold held for the same player and table, inserted by a request that did
+// not see the first one yet.
+func isPendingHoldViolation(err error) bool {
+	if !isUniqueViolation(err) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.ConstraintName == "holds_one_pending"
+	}
+	// SQLite names a unique index's columns, not the index:
+	// "UNIQUE constraint failed: holds.player, holds.table_id". No other
+	// unique constraint of holds has these columns.
+	return strings.Contains(err.Error(), "holds.player, holds.table_id")
 }

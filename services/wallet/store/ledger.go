@@ -131,6 +131,11 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting, with ...Ro
 		balances, err = t.postStepByStep(ctx, tr, args, with)
 	}
 	if err != nil {
+		if isPendingHoldViolation(err) {
+			// A concurrent request held a buy-in for the same player and
+			// table after this one read that none was pending.
+			return nil, ErrHoldPending.Wrap(err)
+		}
 		if isUniqueViolation(err) {
 			if tr.Reverses != "" {
 				return nil, fault.New(fault.Precondition, "ALREADY_REVERSED", "transfer "+tr.Reverses+" is already reversed")

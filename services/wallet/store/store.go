@@ -62,6 +62,11 @@ var (
 	ErrAccountNotFound = fault.New(fault.NotFound, "ACCOUNT_NOT_FOUND", "account not found")
 	// ErrAccountExists refuses opening an account twice.
 	ErrAccountExists = fault.New(fault.Conflict, "ACCOUNT_EXISTS", "account already exists")
+	// ErrHoldPending refuses a second buy-in hold for a player at a table
+	// while one is still held there and not expired: chips for one seat are
+	// held once. The bank names the pending hold and its expiry in the
+	// metadata (hold_id, expires_at).
+	ErrHoldPending = fault.New(fault.Precondition, "HOLD_PENDING", "the player already has a buy-in hold pending at this table; commit or release it first")
 )
 
 // Request identifies one mutating request for idempotency: the caller's
@@ -149,6 +154,27 @@ func (s *Store) lookupKey(ctx context.Context, key string) (hash string, respons
 		return "", nil, false, fmt.Errorf("read idempotency key: %w", err)
 	}
 	return hash, response, true, nil
+}
+
+// PruneIdempotencyKeys deletes up to batch idempotency keys recorded
+// before cutoff and reports how many it deleted; the caller repeats while
+// a full batch went. Batches keep each delete short, so a backlog (the
+// first prune after an upgrade, or after the wallet was down) does not
+// hold locks or grow the WAL in one long statement. Only the keys go: the
+// transfers and entries their requests posted are never deleted. Replicas
+// may prune at once: a key another replica deleted first is simply not
+// counted.
+func (s *Store) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time, batch int) (int, error) {
+	if batch <= 0 {
+		return 0, fmt.Errorf("prune idempotency keys: batch %d must be positive", batch)
+	}
+	res, err := s.db.SQL().ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key IN
+		(SELECT key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, cutoff.UnixMilli(), batch)
+	if err != nil {
+		return 0, fmt.Errorf("prune idempotency keys before %s: %w", cutoff.Format(time.RFC3339), err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // Update runs fn in one read-write transaction without an idempotency key

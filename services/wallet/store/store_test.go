@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ func TestContract(t *testing.T) {
 			{"holds settle once", testHoldSettlesOnce},
 			{"table epochs only go up", testEpochs},
 			{"presence reads sitting and departures", testPresence},
+			{"one hold pending per player and table", testOneHoldPending},
 			{"audit finds a tampered balance", testAuditDetects},
 		}
 		for _, tc := range tests {
@@ -354,4 +356,162 @@ func testAuditDetects(t *testing.T, s *store.Store) {
 	if r, err := s.Audit(ctx); err != nil || !r.Clean() {
 		t.Fatalf("audit after repair: %v %v", r.Problems(), err)
 	}
+}
+
+// testOneHoldPending proves holds_one_pending: a second hold held for the
+// same player and table is refused by the database itself (what a request
+// that raced past the bank's check meets) as HOLD_PENDING, with nothing
+// of its transfer written; a settled hold does not count; Presence names
+// the pending hold.
+func testOneHoldPending(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	p := ledger.PlayerAccount("pend-p", "EUR")
+	mustPost(t, s, build(t, "pend-dep", ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 300}))
+	holdAt := func(id, table string) error {
+		hold := ledger.HoldAccount(table, "EUR")
+		tr := build(t, "tr-"+id, ledger.BuyInHold, ledger.Move{From: p, To: hold, Amount: 100})
+		h := store.Hold{ID: id, Player: "pend-p", Table: table, Currency: "EUR", Amount: 100, Structure: buyin.NoLimit,
+			HoldTransfer: tr.ID, ExpiresAt: now.Add(time.Minute), CreatedAt: now}
+		return s.Update(ctx, now, func(tx *store.Tx) error {
+			if err := tx.EnsureAccount(ctx, hold); err != nil {
+				return err
+			}
+			_, err := tx.Post(ctx, tr, store.Posting{GamingDay: "2026-11-30"}, store.HoldRow(h))
+			return err
+		})
+	}
+	pending := func(table string) *store.PendingHold {
+		var got *store.PendingHold
+		if err := s.Read(ctx, now, func(tx *store.Tx) error {
+			pr, err := tx.Presence(ctx, "pend-p", table, "EUR", "2026-11-30")
+			got = pr.Pending
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := holdAt("pend-1", "PT1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := pending("PT1"); got == nil || got.ID != "pend-1" || !got.ExpiresAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("pending at PT1 = %+v", got)
+	}
+	if got := pending("PT2"); got != nil {
+		t.Fatalf("pending at PT2 = %+v", got)
+	}
+	before, err := s.Audit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = holdAt("pend-2", "PT1")
+	if !errors.Is(err, store.ErrHoldPending) || fault.KindOf(err) != fault.Precondition {
+		t.Fatalf("second hold at PT1: %v, want HOLD_PENDING", err)
+	}
+	if after, err := s.Audit(ctx); err != nil || after.Transfers != before.Transfers || after.Entries != before.Entries {
+		t.Fatalf("refused hold wrote: transfers %d→%d entries %d→%d, %v", before.Transfers, after.Transfers, before.Entries, after.Entries, err)
+	}
+	if h, ok, err := s.PendingHold(ctx, "pend-p", "PT1"); err != nil || !ok || h.ID != "pend-1" {
+		t.Fatalf("pending hold = %+v %v %v", h, ok, err)
+	}
+	if err := holdAt("pend-3", "PT2"); err != nil {
+		t.Fatalf("a hold at another table: %v", err)
+	}
+	// Once settled, the first hold no longer counts.
+	if err := s.Update(ctx, now, func(tx *store.Tx) error {
+		if ok, err := tx.SettleHold(ctx, "pend-1", store.Released, "pend-rel"); err != nil || !ok {
+			return fmt.Errorf("settle: %v %w", ok, err)
+		}
+		_, err := tx.Post(ctx, build(t, "pend-rel", ledger.BuyInRelease, ledger.Move{From: ledger.HoldAccount("PT1", "EUR"), To: p, Amount: 100}), store.Posting{GamingDay: "2026-11-30"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := pending("PT1"); got != nil {
+		t.Fatalf("pending after release = %+v", got)
+	}
+	if _, ok, err := s.PendingHold(ctx, "pend-p", "PT1"); err != nil || ok {
+		t.Fatalf("pending hold after release: %v %v", ok, err)
+	}
+	if err := holdAt("pend-4", "PT1"); err != nil {
+		t.Fatalf("a hold after the first was released: %v", err)
+	}
+}
+
+// TestPruneIdempotencyKeysDeletesOnlyKeysOlderThanTheCutoffInBatches
+// proves the store's prune step: a batch deletes at most its size, oldest
+// first, never a key recorded at or after the cutoff, and never a
+// transfer or entry.
+func TestPruneIdempotencyKeysDeletesOnlyKeysOlderThanTheCutoffInBatches(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s := store.New(db)
+		deposit := func(key string, at time.Time) {
+			t.Helper()
+			_, _, err := s.Idempotent(ctx, store.Request{Key: key, Operation: "Deposit", Body: []byte(key)}, at, func(tx *store.Tx) ([]byte, error) {
+				tr, err := ledger.Build("tr-"+key, ledger.Deposit, "EUR", at, nil, ledger.Move{From: ledger.CageAccount("EUR"), To: ledger.PlayerAccount("prune-p", "EUR"), Amount: 1})
+				if err != nil {
+					return nil, err
+				}
+				for _, e := range tr.Entries {
+					if err := tx.EnsureAccount(ctx, e.Account); err != nil {
+						return nil, err
+					}
+				}
+				_, err = tx.Post(ctx, tr, store.Posting{GamingDay: "2026-11-30"})
+				return []byte("ok"), err
+			})
+			if err != nil {
+				t.Fatalf("deposit %s: %v", key, err)
+			}
+		}
+		cutoff := now.Add(time.Hour)
+		for i := range 5 {
+			deposit(fmt.Sprintf("old-%d", i), now.Add(time.Duration(i)*time.Minute))
+		}
+		deposit("at-cutoff", cutoff)
+		deposit("new", cutoff.Add(time.Minute))
+		keys := func() []string {
+			rows, err := db.SQL().QueryContext(ctx, `SELECT key FROM idempotency_keys ORDER BY key`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []string
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, k)
+			}
+			return out
+		}
+		before, err := s.Audit(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []struct {
+			n    int
+			keys string
+		}{
+			{2, "at-cutoff new old-2 old-3 old-4"}, // the two oldest first
+			{2, "at-cutoff new old-4"},
+			{1, "at-cutoff new"},
+			{0, "at-cutoff new"},
+		} {
+			n, err := s.PruneIdempotencyKeys(ctx, cutoff, 2)
+			if err != nil || n != want.n || strings.Join(keys(), " ") != want.keys {
+				t.Fatalf("prune = %d, %v; keys %v; want %d, %s", n, err, keys(), want.n, want.keys)
+			}
+		}
+		after, err := s.Audit(ctx)
+		if err != nil || !after.Clean() || after.Transfers != before.Transfers || after.Entries != before.Entries || after.Transfers != 7 {
+			t.Fatalf("audit after pruning = %+v, %v (before %d transfers, %d entries)", after, err, before.Transfers, before.Entries)
+		}
+		if _, err := s.PruneIdempotencyKeys(ctx, cutoff, 0); err == nil {
+			t.Fatal("a batch of 0 was accepted")
+		}
+	})
 }

@@ -195,12 +195,41 @@ func (t *Tx) RecordDeparture(ctx context.Context, id, player string, cur ledger.
 }
 
 // Presence is what the buy-in policy needs to know about a player and a
-// table: whether the player sits there, and their departures (from any
-// table) on the gaming day, read in one query.
+// table: whether the player sits there, their departures (from any table)
+// on the gaming day, and the hold still held for them at the table, if
+// any, read in one query.
 type Presence struct {
 	Sitting    Sitting
 	Seated     bool
 	Departures []buyin.Departure
+	// Pending is the player's hold still held at the table (in any
+	// currency), nil when there is none. It may be past its expiry: the
+	// caller decides with its own clock.
+	Pending *PendingHold
+}
+
+// PendingHold names a hold still held for a player at a table.
+type PendingHold struct {
+	ID        string
+	ExpiresAt time.Time
+}
+
+// PendingHold reads the hold still held for the player at the table, if
+// any (outside a transaction: to name the hold a refused request raced
+// with).
+func (s *Store) PendingHold(ctx context.Context, player, table string) (PendingHold, bool, error) {
+	var h PendingHold
+	var expires int64
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT id, expires_at FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`, player, table).
+		Scan(&h.ID, &expires)
+	if noRows(err) {
+		return PendingHold{}, false, nil
+	}
+	if err != nil {
+		return PendingHold{}, false, fmt.Errorf("read pending hold of %s at %s: %w", player, table, err)
+	}
+	h.ExpiresAt = time.UnixMilli(expires).UTC()
+	return h, true, nil
 }
 
 // Presence reads the player's sitting at the table and their departures in
@@ -244,11 +273,15 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 	return p, nil
 }
 
-// presenceQuery lists the sitting ('s') and the departures ('d'); $1 is the
-// player, $2 the table, $3 the gaming day, $4 the currency.
+// presenceQuery lists the sitting ('s'), the departures ('d') and the hold
+// still held at the table ('h', its ID in the structure column; the
+// literal state = 'held' lets it use the partial index holds_one_pending);
+// $1 is the player, $2 the table, $3 the gaming day, $4 the currency.
 const presenceQuery = `SELECT 's', seat, structure, currency, table_id, 0, since FROM sittings WHERE player = $1 AND table_id = $2
 	UNION ALL
-	SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4`
+	SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4
+	UNION ALL
+	SELECT 'h', seat, id, currency, table_id, amount, expires_at FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`
 
 // scanPresence reads presenceQuery rows, and reports whether an 'f' row
 // (the fence check) counted one updated epoch.
@@ -265,10 +298,12 @@ func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 		switch kind {
 		case "f":
 			fenceHeld = stack == 1
+		case "h":
+			p.Pending = &PendingHold{ID: structure, ExpiresAt: time.UnixMilli(at).UTC()}
 		case "s":
 			p.Seated = true
 			p.Sitting = Sitting{Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
-		default:
+		case "d":
 			p.Departures = append(p.Departures, buyin.Departure{Table: tableID, Structure: buyin.Structure(structure), Stack: stack, At: time.UnixMilli(at).UTC()})
 		}
 	}
