@@ -63,7 +63,7 @@ func TestWiredServiceSeatsFromTheBus(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(offers.GetOffers()) == 1 {
-			if o := offers.GetOffers()[0]; o.GetTableId() != "t-plo" || o.GetSeat() != 1 {
+			if o := offers.GetOffers()[0]; o.GetTableId() != "t-plo" || o.GetSeat() != 0 {
 				t.Fatalf("offer %v", o)
 			}
 			break

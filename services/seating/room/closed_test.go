@@ -43,8 +43,8 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A third seat of t1 is offered to dan.
-	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "t1-3", "t1", 3)); err != nil {
+	// The third seat of t1 (seat 2) is offered to dan.
+	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "t1-2", "t1", 2)); err != nil {
 		t.Fatal(err)
 	}
 	if o := f.offerOf(t, "dan"); o.Table != "t1" {
@@ -59,7 +59,7 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 		<-done
 	})
 	closed := tableClosed(t, "closed-t1", "t1", tablev1.TableKind_TABLE_KIND_CASH,
-		&tablev1.SeatPlayer{Seat: 2, PlayerId: "bob"}, &tablev1.SeatPlayer{Seat: 1, PlayerId: "ann"})
+		&tablev1.SeatPlayer{Seat: 1, PlayerId: "bob"}, &tablev1.SeatPlayer{Seat: 0, PlayerId: "ann"})
 	for range 2 {
 		if err := f.bus.Publish(ctx, closed); err != nil {
 			t.Fatal(err)
@@ -98,7 +98,7 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 	}{
 		{"redelivery", f.room.HandleTableClosed, closed},
 		{"closed twice", f.room.HandleTableClosed, tableClosed(t, "closed-t1-again", "t1", tablev1.TableKind_TABLE_KIND_CASH)},
-		{"late seat_opened", f.room.HandleSeatOpened, seatOpened(t, "t1-1", "t1", 1)},
+		{"late seat_opened", f.room.HandleSeatOpened, seatOpened(t, "t1-1", "t1", 0)},
 		{"tournament table", f.room.HandleTableClosed, tableClosed(t, "closed-tt", "tt", tablev1.TableKind_TABLE_KIND_TOURNAMENT)},
 	} {
 		if err := c.h(ctx, c.ev); err != nil {
@@ -113,7 +113,7 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 	// seated there, gets her priority, and the late table.opened offers
 	// no seat of the closed table.
 	if err := f.room.HandleTableClosed(ctx, tableClosed(t, "closed-t9", "t9", tablev1.TableKind_TABLE_KIND_CASH,
-		&tablev1.SeatPlayer{Seat: 1, PlayerId: "fay"})); err != nil {
+		&tablev1.SeatPlayer{Seat: 0, PlayerId: "fay"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.room.HandleTableOpened(ctx, tableOpened(t, "t9", 6)); err != nil {
@@ -125,7 +125,7 @@ func TestTableClosedBreaksTheTable(t *testing.T) {
 	}
 
 	// cat leaves t2: the seat goes to ann, the broken table's first player.
-	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "t2-1", "t2", 1)); err != nil {
+	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "t2-1", "t2", 0)); err != nil {
 		t.Fatal(err)
 	}
 	if o := f.offerOf(t, "ann"); o.Table != "t2" || o.Entry != waitlist.BrokenTable {

@@ -170,7 +170,7 @@ func TestOfferExpiresToNextPlayerOnTheSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	bob := f.offerOf(t, "bob")
-	if bob.Table != "t1" || bob.Seat != 1 {
+	if bob.Table != "t1" || bob.Seat != 0 {
 		t.Fatalf("bob's offer %+v", bob)
 	}
 	// Accepting the expired offer: refused with the reason, nothing changes.
@@ -215,12 +215,12 @@ func TestTableEventsAppliedOnce(t *testing.T) {
 	}
 	// ann leaves: the same event delivered three times offers one seat once.
 	for range 3 {
-		if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "e1", "t1", 1)); err != nil {
+		if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "e1", "t1", 0)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	g = f.game(t)
-	if p := g.PendingOffers(); len(p) != 1 || p[0].Player != "cat" || p[0].Seat != 1 {
+	if p := g.PendingOffers(); len(p) != 1 || p[0].Player != "cat" || p[0].Seat != 0 {
 		t.Fatalf("offers %+v", p)
 	}
 	// A tournament table is not seating's.
@@ -304,10 +304,10 @@ func TestOverdueAbsenceGoesToTheFloor_CS13(t *testing.T) {
 		t.Fatalf("released seat %+v", s)
 	}
 	// The table clears the seat: cat is offered it.
-	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "e-rel", "t1", 1)); err != nil {
+	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "e-rel", "t1", 0)); err != nil {
 		t.Fatal(err)
 	}
-	if o := f.offerOf(t, "cat"); o.Seat != 1 {
+	if o := f.offerOf(t, "cat"); o.Seat != 0 {
 		t.Fatalf("cat's offer %+v", o)
 	}
 	ds, err := f.room.Decisions(ctx, f.list(t), 10)

@@ -132,7 +132,7 @@ func TestJoinOfferAcceptOnTheBoard(t *testing.T) {
 		t.Fatalf("offers = %v, %v", offers, err)
 	}
 	offer := offers.GetOffers()[0]
-	if offer.GetTableId() != "t1" || offer.GetSeat() != 1 || !offer.GetExpireTime().AsTime().Equal(evening.Add(3*time.Minute)) {
+	if offer.GetTableId() != "t1" || offer.GetSeat() != 0 || !offer.GetExpireTime().AsTime().Equal(evening.Add(3*time.Minute)) {
 		t.Fatalf("offer %v", offer)
 	}
 	next("alice's offer", func(b *seatingv1.WaitlistBoard) bool {
@@ -288,7 +288,7 @@ func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
 	if _, err := h.c.AcceptOffer(alice, &seatingv1.AcceptOfferRequest{OfferId: offers.GetOffers()[0].GetOfferId()}); err != nil {
 		t.Fatal(err)
 	}
-	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: "t1", Seat: 1, PlayerId: "alice", OfferId: offers.GetOffers()[0].GetOfferId()})
+	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: "t1", Seat: 0, PlayerId: "alice", OfferId: offers.GetOffers()[0].GetOfferId()})
 	if err != nil {
 		t.Fatal(err)
 	}

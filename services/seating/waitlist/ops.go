@@ -287,7 +287,8 @@ func (g *Game) TableOpened(id, name string, seats int, now time.Time) []Event {
 		return nil
 	}
 	t := Table{ID: id, Name: name}
-	for n := 1; n <= seats; n++ {
+	// Seats are numbered as the table service numbers them, from 0.
+	for n := range seats {
 		t.Seats = append(t.Seats, Seat{Number: n, State: Open})
 	}
 	g.Tables = append(g.Tables, t)

@@ -282,11 +282,11 @@ func TestTableChangePriority(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A seat at ann's own table goes to the waitlist.
-		ev := g.SeatOpened("t1", 2, start.Add(2*time.Minute)) // bob leaves
+		ev := g.SeatOpened("t1", 1, start.Add(2*time.Minute)) // bob leaves
 		if len(ev) != 1 || ev[0].Offer.Player != "wes" {
 			t.Fatalf("priority=%v: t1 seat to %+v", priority, ev)
 		}
-		ev = g.SeatOpened("t2", 1, start.Add(3*time.Minute)) // cat leaves
+		ev = g.SeatOpened("t2", 0, start.Add(3*time.Minute)) // cat leaves
 		want := map[bool]string{true: "ann", false: "xav"}[priority]
 		if len(ev) != 1 || ev[0].Offer.Player != want {
 			t.Fatalf("priority=%v: t2 seat to %+v, want %s", priority, ev, want)
@@ -734,9 +734,9 @@ func TestAcceptedSeatHeldUntilSitDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.PlayerSeated("t1", 1, "bob", clk.Now())
+	g.PlayerSeated("t1", 0, "bob", clk.Now())
 	before := snapshot(t, g)
-	if ev := g.PlayerSeated("t1", 1, "bob", clk.Now()); len(ev) != 0 || snapshot(t, g) != before {
+	if ev := g.PlayerSeated("t1", 0, "bob", clk.Now()); len(ev) != 0 || snapshot(t, g) != before {
 		t.Fatalf("repeated report %+v", ev)
 	}
 	clk.Advance(time.Hour)
@@ -784,7 +784,7 @@ func TestLateSitDownBumpsTheNextAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := g.PlayerSeated("t1", 1, "ann", start.Add(5*time.Minute+time.Second))
+	ev := g.PlayerSeated("t1", 0, "ann", start.Add(5*time.Minute+time.Second))
 	if len(ev) != 1 || ev[0].Kind != OfferWithdrawn || ev[0].Offer.ID != bob.ID {
 		t.Fatalf("events %+v", ev)
 	}
@@ -793,6 +793,33 @@ func TestLateSitDownBumpsTheNextAcceptance(t *testing.T) {
 	}
 	if g.Position("bob") != 1 || g.Entries[0].Kind != BrokenTable || g.Offer(bob.ID).State != Withdrawn {
 		t.Fatalf("bob not first: %+v", g.Entries)
+	}
+	mustCheck(t, g)
+}
+
+// TestTableOpenedOffersTheTablesOwnSeatNumbers: the table service numbers
+// seats from 0 to seats-1 (tablev1.Seat), so a new table's offers name
+// exactly those seats — seat N of an N-seat table does not exist there.
+func TestTableOpenedOffersTheTablesOwnSeatNumbers(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	players := []string{"ann", "bob", "cat", "dan"}
+	join(t, g, start, players...)
+	g.TableOpened("t1", "", 3, start)
+	var got []int
+	for _, s := range g.Table("t1").Seats {
+		got = append(got, s.Number)
+	}
+	if !slices.Equal(got, []int{0, 1, 2}) {
+		t.Fatalf("seats %v, want 0, 1, 2", got)
+	}
+	var offered []int
+	for _, o := range g.PendingOffers() {
+		offered = append(offered, o.Seat)
+	}
+	slices.Sort(offered)
+	if !slices.Equal(offered, []int{0, 1, 2}) {
+		t.Fatalf("offered seats %v, want 0, 1, 2", offered)
 	}
 	mustCheck(t, g)
 }

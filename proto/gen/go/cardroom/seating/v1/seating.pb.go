@@ -661,7 +661,7 @@ func (x *Entry) GetFromTableId() string {
 // Seat is one seat of a table.
 type Seat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// seat is the seat number.
+	// seat is the seat number, from 0 as the table service numbers seats.
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// state is the seat's state.
 	State SeatState `protobuf:"varint,2,opt,name=state,proto3,enum=cardroom.seating.v1.SeatState" json:"state,omitempty"`
@@ -805,7 +805,7 @@ type Offer struct {
 	WaitlistId string `protobuf:"bytes,2,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
 	// table_id and seat are the seat offered.
 	TableId string `protobuf:"bytes,3,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	// seat is the seat number.
+	// seat is the seat number, from 0 as the table service numbers seats.
 	Seat int32 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
 	// player_id is the player offered the seat.
 	PlayerId string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
@@ -932,7 +932,7 @@ type Absence struct {
 	WaitlistId string `protobuf:"bytes,1,opt,name=waitlist_id,json=waitlistId,proto3" json:"waitlist_id,omitempty"`
 	// table_id and seat are the player's seat.
 	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	// seat is the seat number.
+	// seat is the seat number, from 0 as the table service numbers seats.
 	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
 	// player_id is the player.
 	PlayerId string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
