@@ -388,15 +388,28 @@ func (g *Game) Offer(id string) *Offer {
 
 // OpenOffers returns the offers a player may still act on: pending ones,
 // and accepted ones whose seat is still held for the sit-down at now —
-// what the table checks when the player sits with an offer.
+// what the table checks when the player sits with an offer. An accepted
+// offer the player has sat down with is used up: it is not open even
+// while its hold would still run, so it cannot seat anyone again.
 func (g *Game) OpenOffers(now time.Time) []Offer {
 	var out []Offer
 	for _, o := range g.Offers {
-		if o.State == Pending || (o.State == Accepted && now.Before(o.HoldUntil)) {
+		if o.State == Pending || (o.State == Accepted && now.Before(o.HoldUntil) && !g.satWith(o)) {
 			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// satWith reports whether the player sits in the seat the accepted offer
+// gave them.
+func (g *Game) satWith(o Offer) bool {
+	t := g.Table(o.Table)
+	if t == nil {
+		return false
+	}
+	s := t.seat(o.Seat)
+	return s != nil && s.State == Taken && s.Player == o.Player && s.Seated
 }
 
 // PendingOffers returns the offers waiting for an answer.

@@ -734,7 +734,14 @@ func TestAcceptedSeatHeldUntilSitDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if open := g.OpenOffers(clk.Now()); len(open) != 1 || open[0].ID != b.ID {
+		t.Fatalf("bob's accepted offer not open before he sits: %+v", open)
+	}
 	g.PlayerSeated("t1", 0, "bob", clk.Now())
+	// Sitting down uses the offer up, though its hold would still run.
+	if open := g.OpenOffers(clk.Now()); len(open) != 0 {
+		t.Fatalf("open offers after bob sat down %+v", open)
+	}
 	before := snapshot(t, g)
 	if ev := g.PlayerSeated("t1", 0, "bob", clk.Now()); len(ev) != 0 || snapshot(t, g) != before {
 		t.Fatalf("repeated report %+v", ev)
