@@ -124,6 +124,10 @@ type Output struct {
 	SeatsOpened []int
 	// CashOuts are players who left; the service pays them out.
 	CashOuts []CashOut
+	// OOT are the rulings on out-of-turn actions this change made (the
+	// entry's own, and a provisional wager settled by a skipped seat's
+	// action), for the response and the audit log (TP-46…TP-52).
+	OOT []OOTRuling
 }
 
 // History is a finished hand as stored: setup and every event, enough to
@@ -188,6 +192,10 @@ type Table struct {
 	setup     engine.Setup
 	log       []engine.Event
 	handStart time.Time
+
+	// oot is a cash-game out-of-turn wager held outside the pot (TP-50);
+	// nil when none. It belongs to the hand in progress.
+	oot *Provisional
 
 	deadline    time.Time // zero: no clock running
 	clockCalled bool
@@ -662,15 +670,8 @@ type Act struct {
 // only in turn (TP-46); refusals leave the table unchanged and name their
 // rule.
 func (t *Table) Apply(act Act, now time.Time) (Output, error) {
-	if act.ActionID != "" && slices.Contains(t.recent, act.ActionID) {
-		return Output{Seq: t.seq, Duplicate: true}, nil
-	}
-	if act.ExpectedSeq != nil && *act.ExpectedSeq != t.seq {
-		return Output{}, ErrStaleSequence.Withf("expected sequence %d, the table is at %d", *act.ExpectedSeq, t.seq).
-			With("sequence", strconv.FormatInt(t.seq, 10))
-	}
-	if t.hand == nil {
-		return Output{}, ErrNoHand
+	if out, done, err := t.precheck(act); done || err != nil {
+		return out, err
 	}
 	a := act.Action
 	if a.By == engine.RolePlayer && t.cfg.Mode == engine.Digital && t.hand.ToAct() != a.Seat && t.hand.Phase() != engine.PhaseDone {
@@ -680,12 +681,7 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, toFault(err)
 	}
-	if act.ActionID != "" {
-		t.recent = append(t.recent, act.ActionID)
-		if len(t.recent) > recentActions {
-			t.recent = slices.Delete(t.recent, 0, len(t.recent)-recentActions)
-		}
-	}
+	t.remember(act.ActionID)
 	t.log = append(t.log, evs...)
 	out := t.changed()
 	out.Events = slices.Clone(evs)
@@ -694,6 +690,34 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 		return Output{}, err
 	}
 	return out, nil
+}
+
+// precheck answers a repeated action id (done, a duplicate) and refuses a
+// stale sequence number or an act with no hand in progress.
+func (t *Table) precheck(act Act) (Output, bool, error) {
+	if act.ActionID != "" && slices.Contains(t.recent, act.ActionID) {
+		return Output{Seq: t.seq, Duplicate: true}, true, nil
+	}
+	if act.ExpectedSeq != nil && *act.ExpectedSeq != t.seq {
+		return Output{}, false, ErrStaleSequence.Withf("expected sequence %d, the table is at %d", *act.ExpectedSeq, t.seq).
+			With("sequence", strconv.FormatInt(t.seq, 10))
+	}
+	if t.hand == nil {
+		return Output{}, false, ErrNoHand
+	}
+	return Output{}, false, nil
+}
+
+// remember records an applied action id so that a retry is not applied
+// twice.
+func (t *Table) remember(id string) {
+	if id == "" {
+		return
+	}
+	t.recent = append(t.recent, id)
+	if len(t.recent) > recentActions {
+		t.recent = slices.Delete(t.recent, 0, len(t.recent)-recentActions)
+	}
 }
 
 // CallClock starts the TP-59 clock on the seat in turn: it has the
@@ -739,6 +763,14 @@ func (t *Table) Expire(now time.Time) (Output, error) {
 // hand is wrapped up; the clock is set for the next decision.
 func (t *Table) settle(out *Output, now time.Time) error {
 	for t.hand != nil && !t.hand.Done() {
+		// A provisional out-of-turn wager is re-ruled after every change,
+		// automatic ones included (TP-50).
+		if err := t.followOOT(out); err != nil {
+			return err
+		}
+		if t.hand.Done() {
+			break
+		}
 		seat := t.hand.ToAct()
 		if seat < 0 {
 			break
@@ -821,7 +853,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 			t.vacate(i, out)
 		}
 	}
-	t.hand, t.plan, t.setup, t.log = nil, button.Plan{}, engine.Setup{}, nil
+	t.hand, t.plan, t.setup, t.log, t.oot = nil, button.Plan{}, engine.Setup{}, nil, nil
 	t.deadline, t.clockCalled = time.Time{}, false
 }
 
@@ -915,6 +947,8 @@ type secret struct {
 	Setup engine.Setup   `json:"setup"`
 	Log   []engine.Event `json:"log"`
 	Start time.Time      `json:"start"`
+	// OOT is the provisional out-of-turn wager (TP-50), if any.
+	OOT *Provisional `json:"oot,omitempty"`
 }
 
 // Marshal returns the table's state: public (seats, positions, clock) and
@@ -929,7 +963,7 @@ func (t *Table) Marshal() (public, private []byte, err error) {
 	if t.hand == nil {
 		return public, nil, nil
 	}
-	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart})
+	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart, OOT: t.oot})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
 	}
@@ -954,7 +988,7 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	if err := json.Unmarshal(private, &sec); err != nil {
 		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
 	}
-	t.hand, t.plan, t.setup, t.log, t.handStart = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start
+	t.hand, t.plan, t.setup, t.log, t.handStart, t.oot = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start, sec.OOT
 	return t, nil
 }
 

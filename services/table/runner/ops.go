@@ -330,6 +330,8 @@ const (
 	DealerRevive
 	DealerExposeLive
 	DealerSkip
+	// DealerOutOfTurn is an action made out of turn (TP-46…TP-52).
+	DealerOutOfTurn
 )
 
 // DealerArgs is one console entry.
@@ -345,18 +347,21 @@ type DealerArgs struct {
 }
 
 var dealerNames = map[DealerKind]string{DealerPlayerAction: "player_action", DealerCallClock: "call_clock", DealerKill: "kill",
-	DealerRevive: "revive", DealerExposeLive: "expose_live", DealerSkip: "skip"}
+	DealerRevive: "revive", DealerExposeLive: "expose_live", DealerSkip: "skip", DealerOutOfTurn: OOTAuditPrefix}
 
 // Dealer applies a dealer's or the floor's console entry. Rulings (every
 // entry but a plain player action) are written to the audit log in the
-// same transaction (TP-02, TP-60).
-func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) (View, error) {
+// same transaction (TP-02, TP-60); so is every out-of-turn ruling the
+// entry makes, which Dealer also returns (TP-46…TP-52).
+func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) (View, []dealer.OOTRuling, error) {
 	t, err := r.table(ctx, id)
 	if err != nil {
-		return View{}, err
+		return View{}, nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.console = &consoleEntry{caller: c, reason: a.Reason}
+	defer func() { t.console = nil }()
 	role := engine.RoleDealer
 	if c.Floor {
 		role = engine.RoleFloor
@@ -377,17 +382,22 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 		act.Action.Kind = engine.ExposeLive
 	case DealerSkip:
 		act.Action.Kind = engine.Skip
+	case DealerOutOfTurn:
+		act.Action.Kind, act.Action.Amount = a.Action, a.Amount
+		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.OutOfTurn(act, now) }
 	default:
-		return View{}, fault.Invalidf("kind", "unknown console entry")
+		return View{}, nil, fault.Invalidf("kind", "unknown console entry")
 	}
 	if (a.Kind == DealerRevive || a.Kind == DealerExposeLive) && !c.Floor {
-		return View{}, fault.Rule(fault.Forbidden, "TP-60", "FLOOR_ONLY", "only the floor rules on a released or exposed hand")
+		return View{}, nil, fault.Rule(fault.Forbidden, "TP-60", "FLOOR_ONLY", "only the floor rules on a released or exposed hand")
 	}
 	if fn == nil {
 		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }
 	}
 	var extra func(tx *sqlstore.Tx) error
-	if a.Kind != DealerPlayerAction {
+	// An out-of-turn entry is audited as the rulings it makes
+	// (withRulings), one record each with the rules cited.
+	if a.Kind != DealerPlayerAction && a.Kind != DealerOutOfTurn {
 		audit := store.Audit{ID: events.NewID(), TableID: id, HandNo: t.dt.HandNo(), Actor: c.Player, Role: c.Role,
 			Action: dealerNames[a.Kind], Seat: a.Seat, Reason: a.Reason, At: now}
 		if a.Kind == DealerKill {
@@ -395,10 +405,11 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 		}
 		extra = func(tx *sqlstore.Tx) error { return r.d.Store.AddAudit(ctx, tx, audit) }
 	}
-	if _, err := t.do(ctx, fn, extra); err != nil {
-		return View{}, err
+	out, err := t.do(ctx, fn, extra)
+	if err != nil {
+		return View{}, nil, err
 	}
-	return t.view(Viewer{}), nil
+	return t.view(Viewer{}), out.OOT, nil
 }
 
 // CloseTable closes a table: no new hand; everyone is cashed out now or when

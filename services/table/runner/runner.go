@@ -314,6 +314,9 @@ type Table struct {
 	// seated is who holds a seat here in the store's seated_players (G-21,
 	// seated.go), by seat.
 	seated map[string]int
+	// console is the dealer's entry being applied, if any: the out-of-turn
+	// rulings a change makes are audited in its name (outofturn.go).
+	console *consoleEntry
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -522,6 +525,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	}
 	now := d.Clock.Now()
 	closed := t.dt.Closed()
+	extra = t.withRulings(ctx, out, extra)
 	extra, held := t.withHoldings(ctx, extra)
 	if hand == nil && len(out.CashOuts) == 0 && len(evs) == 0 && extra == nil {
 		// Most actions change the table row alone: one fenced statement,

@@ -25,6 +25,9 @@ type View struct {
 	Deadline    time.Time
 	ClockCalled bool
 	Closed      bool
+	// Provisional is a cash-game out-of-turn wager held outside the pot
+	// (TP-50): public, no card in it; nil when none.
+	Provisional *dealer.Provisional
 }
 
 // SeatView is one seat in a View.
@@ -67,6 +70,11 @@ func (t *Table) view(v Viewer) View {
 		ev := h.View(seat)
 		hv = &ev
 		out.Hand = hv
+		if p := t.dt.Provisional(); p != nil {
+			c := *p
+			c.Skipped = slices.Clone(p.Skipped)
+			out.Provisional = &c
+		}
 	}
 	for i, s := range t.dt.Seats() {
 		sv := SeatView{No: i, Seat: s}

@@ -224,7 +224,7 @@ func (s *Server) DealerAction(ctx context.Context, req *tablev1.DealerActionRequ
 		a.ExpectedSeq = &seq
 	}
 	switch req.GetKind() {
-	case tablev1.DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION:
+	case tablev1.DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION, tablev1.DealerActionKind_DEALER_ACTION_KIND_OUT_OF_TURN:
 		k, ok := actionFromProto[req.GetAction()]
 		if !ok {
 			return nil, fault.Invalidf("action", "a player action entry names the action")
@@ -237,11 +237,15 @@ func (s *Server) DealerAction(ctx context.Context, req *tablev1.DealerActionRequ
 		}
 		a.Kill = k
 	}
-	v, err := s.runner.Dealer(ctx, req.GetTableId(), caller(ctx), a)
+	v, rulings, err := s.runner.Dealer(ctx, req.GetTableId(), caller(ctx), a)
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.DealerActionResponse{State: stateToProto(v)}, nil
+	resp := &tablev1.DealerActionResponse{State: stateToProto(v)}
+	for _, r := range rulings {
+		resp.OutOfTurn = append(resp.OutOfTurn, ootRulingToProto(r))
+	}
+	return resp, nil
 }
 
 // GetTableState returns the table as the caller sees it.
@@ -528,7 +532,7 @@ func (s *Server) ListRulings(ctx context.Context, req *tablev1.ListRulingsReques
 	resp := &tablev1.ListRulingsResponse{}
 	for _, a := range log {
 		resp.Rulings = append(resp.Rulings, &tablev1.Ruling{HandNo: a.HandNo, Actor: a.Actor, Role: a.Role, Action: a.Action,
-			Seat: int32(a.Seat), Reason: a.Reason, Time: timestamppb.New(a.At)})
+			Seat: int32(a.Seat), Reason: a.Reason, Time: timestamppb.New(a.At), RuleIds: ruleIDsOf(a.Action)})
 	}
 	return resp, nil
 }

@@ -58,6 +58,7 @@ func stateToProto(v runner.View) *tablev1.TableState {
 				hs.Legal = append(hs.Legal, &tablev1.LegalAction{Kind: k, Min: l.Min, Max: l.Max})
 			}
 		}
+		hs.Provisional = provisionalToProto(v.Provisional)
 		st.Hand = hs
 	}
 	return st

@@ -237,6 +237,14 @@ const (
 	DealerActionKind_DEALER_ACTION_KIND_EXPOSE_LIVE DealerActionKind = 5
 	// DEALER_ACTION_KIND_SKIP records a skipped seat as checked or folded (TP-47).
 	DealerActionKind_DEALER_ACTION_KIND_SKIP DealerActionKind = 6
+	// DEALER_ACTION_KIND_OUT_OF_TURN enters an action made out of turn by
+	// the seat (live tables only; digital tables refuse it, TP-46): action
+	// and amount. A fold is binding at once (TP-51); a check bars a later
+	// bet or raise this round (TP-49); a tournament call, bet or raise is
+	// committed as made (TP-52); a cash-game call, bet or raise is held as a
+	// provisional wager (HandState.provisional) and settled as the skipped
+	// seats act (TP-50). The turn stays with the skipped seat.
+	DealerActionKind_DEALER_ACTION_KIND_OUT_OF_TURN DealerActionKind = 7
 )
 
 // Enum value maps for DealerActionKind.
@@ -249,6 +257,7 @@ var (
 		4: "DEALER_ACTION_KIND_REVIVE",
 		5: "DEALER_ACTION_KIND_EXPOSE_LIVE",
 		6: "DEALER_ACTION_KIND_SKIP",
+		7: "DEALER_ACTION_KIND_OUT_OF_TURN",
 	}
 	DealerActionKind_value = map[string]int32{
 		"DEALER_ACTION_KIND_UNSPECIFIED":   0,
@@ -258,6 +267,7 @@ var (
 		"DEALER_ACTION_KIND_REVIVE":        4,
 		"DEALER_ACTION_KIND_EXPOSE_LIVE":   5,
 		"DEALER_ACTION_KIND_SKIP":          6,
+		"DEALER_ACTION_KIND_OUT_OF_TURN":   7,
 	}
 )
 
@@ -1465,7 +1475,11 @@ type HandState struct {
 	// clock_called is true when the TP-59 clock runs.
 	ClockCalled bool `protobuf:"varint,9,opt,name=clock_called,json=clockCalled,proto3" json:"clock_called,omitempty"`
 	// done is true when the pots have been awarded.
-	Done          bool `protobuf:"varint,10,opt,name=done,proto3" json:"done,omitempty"`
+	Done bool `protobuf:"varint,10,opt,name=done,proto3" json:"done,omitempty"`
+	// provisional is a cash-game out-of-turn wager held outside the pot
+	// (not counted in pot or the seat's bet) until the skipped seats act
+	// (TP-50); unset when none.
+	Provisional   *ProvisionalWager `protobuf:"bytes,11,opt,name=provisional,proto3" json:"provisional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1568,6 +1582,13 @@ func (x *HandState) GetDone() bool {
 		return x.Done
 	}
 	return false
+}
+
+func (x *HandState) GetProvisional() *ProvisionalWager {
+	if x != nil {
+		return x.Provisional
+	}
+	return nil
 }
 
 // TableState is the table as one viewer sees it.
@@ -2518,7 +2539,7 @@ type DealerActionRequest struct {
 	Kind DealerActionKind `protobuf:"varint,2,opt,name=kind,proto3,enum=cardroom.table.v1.DealerActionKind" json:"kind,omitempty"`
 	// seat is the seat the entry is for.
 	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
-	// action and amount are the entered action (PLAYER_ACTION).
+	// action and amount are the entered action (PLAYER_ACTION, OUT_OF_TURN).
 	Action ActionKind `protobuf:"varint,4,opt,name=action,proto3,enum=cardroom.table.v1.ActionKind" json:"action,omitempty"`
 	// amount: see action.
 	Amount int64 `protobuf:"varint,5,opt,name=amount,proto3" json:"amount,omitempty"`
@@ -2631,7 +2652,11 @@ func (x *DealerActionRequest) GetExpectedSequence() int64 {
 type DealerActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// state is the table.
-	State         *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	State *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// out_of_turn are the out-of-turn rulings the entry made: an
+	// OUT_OF_TURN entry's own, and the settling of a provisional wager that
+	// a skipped seat's action decided (TP-46…TP-52).
+	OutOfTurn     []*OutOfTurnRuling `protobuf:"bytes,2,rep,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2673,6 +2698,202 @@ func (x *DealerActionResponse) GetState() *TableState {
 	return nil
 }
 
+func (x *DealerActionResponse) GetOutOfTurn() []*OutOfTurnRuling {
+	if x != nil {
+		return x.OutOfTurn
+	}
+	return nil
+}
+
+// OutOfTurnRuling is a ruling on an action made out of turn.
+type OutOfTurnRuling struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat that acted out of turn.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// outcome is "pending" (held provisionally until the skipped seats
+	// act), "stands" (made as entered), "check_or_call" (reduced to a check
+	// or a call, the excess returned), "withdrawn" (returned; the seat acts
+	// freely in turn), "choose" (tournament: call, re-raise or withdraw),
+	// "folded" (TP-51) or "checked_no_raise" (TP-49).
+	Outcome string `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// wager is the seat's round total after the ruling, as far as it is
+	// fixed.
+	Wager int64 `protobuf:"varint,3,opt,name=wager,proto3" json:"wager,omitempty"`
+	// returned is what goes back to the seat.
+	Returned int64 `protobuf:"varint,4,opt,name=returned,proto3" json:"returned,omitempty"`
+	// options are what the seat may do in turn; empty when the ruling
+	// decided it.
+	Options []ActionKind `protobuf:"varint,5,rep,packed,name=options,proto3,enum=cardroom.table.v1.ActionKind" json:"options,omitempty"`
+	// scenario is the seed example the case matches ("TP-50/S1").
+	Scenario string `protobuf:"bytes,6,opt,name=scenario,proto3" json:"scenario,omitempty"`
+	// rules are the rules applied.
+	Rules         []*RuleCitation `protobuf:"bytes,7,rep,name=rules,proto3" json:"rules,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutOfTurnRuling) Reset() {
+	*x = OutOfTurnRuling{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutOfTurnRuling) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutOfTurnRuling) ProtoMessage() {}
+
+func (x *OutOfTurnRuling) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutOfTurnRuling.ProtoReflect.Descriptor instead.
+func (*OutOfTurnRuling) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *OutOfTurnRuling) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *OutOfTurnRuling) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *OutOfTurnRuling) GetWager() int64 {
+	if x != nil {
+		return x.Wager
+	}
+	return 0
+}
+
+func (x *OutOfTurnRuling) GetReturned() int64 {
+	if x != nil {
+		return x.Returned
+	}
+	return 0
+}
+
+func (x *OutOfTurnRuling) GetOptions() []ActionKind {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *OutOfTurnRuling) GetScenario() string {
+	if x != nil {
+		return x.Scenario
+	}
+	return ""
+}
+
+func (x *OutOfTurnRuling) GetRules() []*RuleCitation {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+// ProvisionalWager is a cash-game call, bet or raise made out of turn,
+// held outside the pot until the skipped seats have acted (TP-46, TP-50).
+type ProvisionalWager struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat that acted out of turn.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// action is the wager as entered.
+	Action ActionKind `protobuf:"varint,2,opt,name=action,proto3,enum=cardroom.table.v1.ActionKind" json:"action,omitempty"`
+	// amount is the round total it would bring the seat's wager to (TP-32).
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// skipped_seats are the seats passed over, in turn order.
+	SkippedSeats []int32 `protobuf:"varint,4,rep,packed,name=skipped_seats,json=skippedSeats,proto3" json:"skipped_seats,omitempty"`
+	// rule_ids are the rules that hold it ("TP-46", "TP-50").
+	RuleIds       []string `protobuf:"bytes,5,rep,name=rule_ids,json=ruleIds,proto3" json:"rule_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProvisionalWager) Reset() {
+	*x = ProvisionalWager{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProvisionalWager) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProvisionalWager) ProtoMessage() {}
+
+func (x *ProvisionalWager) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProvisionalWager.ProtoReflect.Descriptor instead.
+func (*ProvisionalWager) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ProvisionalWager) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ProvisionalWager) GetAction() ActionKind {
+	if x != nil {
+		return x.Action
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *ProvisionalWager) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *ProvisionalWager) GetSkippedSeats() []int32 {
+	if x != nil {
+		return x.SkippedSeats
+	}
+	return nil
+}
+
+func (x *ProvisionalWager) GetRuleIds() []string {
+	if x != nil {
+		return x.RuleIds
+	}
+	return nil
+}
+
 // GetTableStateRequest names the table.
 type GetTableStateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2684,7 +2905,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2917,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2930,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetTableStateRequest) GetTableId() string {
@@ -2730,7 +2951,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2742,7 +2963,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2755,7 +2976,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetTableStateResponse) GetState() *TableState {
@@ -2776,7 +2997,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2788,7 +3009,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2801,7 +3022,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -2838,7 +3059,7 @@ type TableEvent struct {
 
 func (x *TableEvent) Reset() {
 	*x = TableEvent{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2850,7 +3071,7 @@ func (x *TableEvent) String() string {
 func (*TableEvent) ProtoMessage() {}
 
 func (x *TableEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2863,7 +3084,7 @@ func (x *TableEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
 func (*TableEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *TableEvent) GetKind() string {
@@ -2928,7 +3149,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3161,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3174,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WatchTableResponse) GetEvents() []*TableEvent {
@@ -2985,7 +3206,7 @@ type GetHandHistoryRequest struct {
 
 func (x *GetHandHistoryRequest) Reset() {
 	*x = GetHandHistoryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2997,7 +3218,7 @@ func (x *GetHandHistoryRequest) String() string {
 func (*GetHandHistoryRequest) ProtoMessage() {}
 
 func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3010,7 +3231,7 @@ func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetHandHistoryRequest) GetTableId() string {
@@ -3047,7 +3268,7 @@ type GetHandHistoryResponse struct {
 
 func (x *GetHandHistoryResponse) Reset() {
 	*x = GetHandHistoryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3059,7 +3280,7 @@ func (x *GetHandHistoryResponse) String() string {
 func (*GetHandHistoryResponse) ProtoMessage() {}
 
 func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3072,7 +3293,7 @@ func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetHandHistoryResponse) GetContent() string {
@@ -3102,7 +3323,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3114,7 +3335,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3127,7 +3348,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -3163,7 +3384,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3175,7 +3396,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3188,7 +3409,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -3237,7 +3458,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3249,7 +3470,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3262,7 +3483,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -3300,7 +3521,7 @@ type InterpretEntryRequest struct {
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3312,7 +3533,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3325,7 +3546,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -3404,7 +3625,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3416,7 +3637,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3429,7 +3650,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -3478,7 +3699,7 @@ type InterpretEntryResponse struct {
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3490,7 +3711,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3503,7 +3724,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -3587,7 +3808,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3599,7 +3820,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3612,7 +3833,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -3638,14 +3859,17 @@ type Ruling struct {
 	// reason is the explanation given.
 	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	// time is when it was made.
-	Time          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=time,proto3" json:"time,omitempty"`
+	Time *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=time,proto3" json:"time,omitempty"`
+	// rule_ids are the rules it cites, and the seed scenario it matches
+	// ("TP-50", "TP-50/S1"), when the action names them.
+	RuleIds       []string `protobuf:"bytes,8,rep,name=rule_ids,json=ruleIds,proto3" json:"rule_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3657,7 +3881,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3670,7 +3894,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -3722,6 +3946,13 @@ func (x *Ruling) GetTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Ruling) GetRuleIds() []string {
+	if x != nil {
+		return x.RuleIds
+	}
+	return nil
+}
+
 // ListRulingsResponse lists the rulings, oldest first.
 type ListRulingsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3733,7 +3964,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3745,7 +3976,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3758,7 +3989,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -3849,7 +4080,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\vLegalAction\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
-	"\x03max\x18\x03 \x01(\x03R\x03max\"\xb8\x02\n" +
+	"\x03max\x18\x03 \x01(\x03R\x03max\"\xff\x02\n" +
 	"\tHandState\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
 	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
@@ -3861,7 +4092,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\bdeadline\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12!\n" +
 	"\fclock_called\x18\t \x01(\bR\vclockCalled\x12\x12\n" +
 	"\x04done\x18\n" +
-	" \x01(\bR\x04done\"\xe2\x01\n" +
+	" \x01(\bR\x04done\x12E\n" +
+	"\vprovisional\x18\v \x01(\v2#.cardroom.table.v1.ProvisionalWagerR\vprovisional\"\xe2\x01\n" +
 	"\n" +
 	"TableState\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1a\n" +
@@ -3938,9 +4170,24 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06reason\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\x12%\n" +
 	"\taction_id\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bactionId\x120\n" +
 	"\x11expected_sequence\x18\t \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01B\x14\n" +
-	"\x12_expected_sequence\"K\n" +
+	"\x12_expected_sequence\"\x8f\x01\n" +
 	"\x14DealerActionResponse\x123\n" +
-	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"N\n" +
+	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12B\n" +
+	"\vout_of_turn\x18\x02 \x03(\v2\".cardroom.table.v1.OutOfTurnRulingR\toutOfTurn\"\xfd\x01\n" +
+	"\x0fOutOfTurnRuling\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
+	"\aoutcome\x18\x02 \x01(\tR\aoutcome\x12\x14\n" +
+	"\x05wager\x18\x03 \x01(\x03R\x05wager\x12\x1a\n" +
+	"\breturned\x18\x04 \x01(\x03R\breturned\x127\n" +
+	"\aoptions\x18\x05 \x03(\x0e2\x1d.cardroom.table.v1.ActionKindR\aoptions\x12\x1a\n" +
+	"\bscenario\x18\x06 \x01(\tR\bscenario\x125\n" +
+	"\x05rules\x18\a \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\"\xb5\x01\n" +
+	"\x10ProvisionalWager\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x125\n" +
+	"\x06action\x18\x02 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x06action\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12#\n" +
+	"\rskipped_seats\x18\x04 \x03(\x05R\fskippedSeats\x12\x19\n" +
+	"\brule_ids\x18\x05 \x03(\tR\aruleIds\"N\n" +
 	"\x14GetTableStateRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"L\n" +
 	"\x15GetTableStateResponse\x123\n" +
@@ -4007,7 +4254,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\bsequence\x18\n" +
 	" \x01(\x03R\bsequence\"L\n" +
 	"\x12ListRulingsRequest\x126\n" +
-	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\xbf\x01\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\xda\x01\n" +
 	"\x06Ruling\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12\x12\n" +
@@ -4015,7 +4262,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06action\x18\x04 \x01(\tR\x06action\x12\x12\n" +
 	"\x04seat\x18\x05 \x01(\x05R\x04seat\x12\x16\n" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x12.\n" +
-	"\x04time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"J\n" +
+	"\x04time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
+	"\brule_ids\x18\b \x03(\tR\aruleIds\"J\n" +
 	"\x13ListRulingsResponse\x123\n" +
 	"\arulings\x18\x01 \x03(\v2\x19.cardroom.table.v1.RulingR\arulings*W\n" +
 	"\tTableKind\x12\x1a\n" +
@@ -4037,7 +4285,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x14ACTION_KIND_BRING_IN\x10\x06\x12\x18\n" +
 	"\x14ACTION_KIND_COMPLETE\x10\a\x12\x14\n" +
 	"\x10ACTION_KIND_SHOW\x10\b\x12\x14\n" +
-	"\x10ACTION_KIND_MUCK\x10\t*\xfc\x01\n" +
+	"\x10ACTION_KIND_MUCK\x10\t*\xa0\x02\n" +
 	"\x10DealerActionKind\x12\"\n" +
 	"\x1eDEALER_ACTION_KIND_UNSPECIFIED\x10\x00\x12$\n" +
 	" DEALER_ACTION_KIND_PLAYER_ACTION\x10\x01\x12!\n" +
@@ -4045,7 +4293,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x17DEALER_ACTION_KIND_KILL\x10\x03\x12\x1d\n" +
 	"\x19DEALER_ACTION_KIND_REVIVE\x10\x04\x12\"\n" +
 	"\x1eDEALER_ACTION_KIND_EXPOSE_LIVE\x10\x05\x12\x1b\n" +
-	"\x17DEALER_ACTION_KIND_SKIP\x10\x06*\xec\x01\n" +
+	"\x17DEALER_ACTION_KIND_SKIP\x10\x06\x12\"\n" +
+	"\x1eDEALER_ACTION_KIND_OUT_OF_TURN\x10\a*\xec\x01\n" +
 	"\n" +
 	"KillReason\x12\x1b\n" +
 	"\x17KILL_REASON_UNSPECIFIED\x10\x00\x12\x1b\n" +
@@ -4124,7 +4373,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -4163,32 +4412,34 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*ActResponse)(nil),             // 34: cardroom.table.v1.ActResponse
 	(*DealerActionRequest)(nil),     // 35: cardroom.table.v1.DealerActionRequest
 	(*DealerActionResponse)(nil),    // 36: cardroom.table.v1.DealerActionResponse
-	(*GetTableStateRequest)(nil),    // 37: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 38: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 39: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 40: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 41: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 42: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 43: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 44: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 45: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 46: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 47: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 48: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 49: cardroom.table.v1.InterpretEntryResponse
-	(*ListRulingsRequest)(nil),      // 50: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 51: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 52: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 53: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 54: google.protobuf.Timestamp
+	(*OutOfTurnRuling)(nil),         // 37: cardroom.table.v1.OutOfTurnRuling
+	(*ProvisionalWager)(nil),        // 38: cardroom.table.v1.ProvisionalWager
+	(*GetTableStateRequest)(nil),    // 39: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 40: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 41: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 42: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 43: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 44: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 45: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 46: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 47: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 48: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 49: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 50: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 51: cardroom.table.v1.InterpretEntryResponse
+	(*ListRulingsRequest)(nil),      // 52: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 53: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 54: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 55: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 56: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	53, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	55, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	54, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	56, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	53, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	55, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
@@ -4198,72 +4449,77 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	54, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
-	16, // 16: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
-	19, // 17: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
-	16, // 18: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 19: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 20: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 21: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 22: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
-	2,  // 23: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	20, // 24: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
-	3,  // 25: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
-	2,  // 26: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
-	4,  // 27: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	20, // 28: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	20, // 29: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	40, // 30: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	20, // 31: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
-	5,  // 32: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	54, // 33: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	45, // 34: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 35: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 36: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	48, // 37: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	54, // 38: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	51, // 39: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	8,  // 40: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 41: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 42: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 43: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	21, // 44: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	23, // 45: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	25, // 46: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	27, // 47: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	29, // 48: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
-	31, // 49: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	33, // 50: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	35, // 51: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	47, // 52: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	50, // 53: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	37, // 54: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	39, // 55: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	42, // 56: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	44, // 57: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 58: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 59: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 60: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 61: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	22, // 62: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	24, // 63: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	26, // 64: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	28, // 65: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	30, // 66: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
-	32, // 67: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	34, // 68: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	36, // 69: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	49, // 70: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	52, // 71: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	38, // 72: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	41, // 73: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	43, // 74: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	46, // 75: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	58, // [58:76] is the sub-list for method output_type
-	40, // [40:58] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	56, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	38, // 16: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
+	16, // 17: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	19, // 18: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	16, // 19: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 20: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 21: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 22: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	16, // 23: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 24: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	20, // 25: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 26: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 27: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 28: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	20, // 29: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	37, // 30: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
+	2,  // 31: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
+	50, // 32: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
+	2,  // 33: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
+	20, // 34: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	42, // 35: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	20, // 36: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 37: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	56, // 38: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	47, // 39: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 40: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 41: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	50, // 42: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	56, // 43: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	53, // 44: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	8,  // 45: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 46: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 47: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 48: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	21, // 49: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	23, // 50: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	25, // 51: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	27, // 52: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	29, // 53: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	31, // 54: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	33, // 55: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	35, // 56: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	49, // 57: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	52, // 58: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	39, // 59: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	41, // 60: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	44, // 61: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	46, // 62: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 63: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 64: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 65: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 66: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	22, // 67: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	24, // 68: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	26, // 69: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	28, // 70: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	30, // 71: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	32, // 72: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	34, // 73: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	36, // 74: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	51, // 75: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	54, // 76: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	40, // 77: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	43, // 78: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	45, // 79: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	48, // 80: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	63, // [63:81] is the sub-list for method output_type
+	45, // [45:63] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -4279,7 +4535,7 @@ func file_cardroom_table_v1_table_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   46,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

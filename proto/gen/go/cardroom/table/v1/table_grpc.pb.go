@@ -88,9 +88,10 @@ type TableServiceClient interface {
 	// idempotent by action_id and may name the sequence number it saw.
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// DealerAction is a dealer's or the floor's entry at the table's console:
-	// an action entered for a seat (live mode), calling the clock (TP-59), or
-	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
-	// Floor rulings are audited.
+	// an action entered for a seat (live mode), an action made out of turn
+	// (live mode, TP-46…TP-52), calling the clock (TP-59), or a floor ruling
+	// (TP-02, TP-60: kill, revive, expose live, restrict). Floor rulings and
+	// out-of-turn rulings are audited.
 	DealerAction(ctx context.Context, in *DealerActionRequest, opts ...grpc.CallOption) (*DealerActionResponse, error)
 	// InterpretEntry reads what a live dealer entered for the player in turn
 	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
@@ -98,8 +99,9 @@ type TableServiceClient interface {
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error)
 	// ListRulings lists the table's audited console rulings (kills,
-	// revivals, exposed-hand rulings, skips, called clocks) in order, with
-	// who made them and why (TP-02, TP-60).
+	// revivals, exposed-hand rulings, skips, called clocks, out-of-turn
+	// rulings) in order, with who made them, why and the rules cited (TP-02,
+	// TP-60).
 	ListRulings(ctx context.Context, in *ListRulingsRequest, opts ...grpc.CallOption) (*ListRulingsResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.
@@ -359,9 +361,10 @@ type TableServiceServer interface {
 	// idempotent by action_id and may name the sequence number it saw.
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// DealerAction is a dealer's or the floor's entry at the table's console:
-	// an action entered for a seat (live mode), calling the clock (TP-59), or
-	// a floor ruling (TP-02, TP-60: kill, revive, expose live, restrict).
-	// Floor rulings are audited.
+	// an action entered for a seat (live mode), an action made out of turn
+	// (live mode, TP-46…TP-52), calling the clock (TP-59), or a floor ruling
+	// (TP-02, TP-60: kill, revive, expose live, restrict). Floor rulings and
+	// out-of-turn rulings are audited.
 	DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error)
 	// InterpretEntry reads what a live dealer entered for the player in turn
 	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
@@ -369,8 +372,9 @@ type TableServiceServer interface {
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error)
 	// ListRulings lists the table's audited console rulings (kills,
-	// revivals, exposed-hand rulings, skips, called clocks) in order, with
-	// who made them and why (TP-02, TP-60).
+	// revivals, exposed-hand rulings, skips, called clocks, out-of-turn
+	// rulings) in order, with who made them, why and the rules cited (TP-02,
+	// TP-60).
 	ListRulings(context.Context, *ListRulingsRequest) (*ListRulingsResponse, error)
 	// GetTableState returns the table as the caller may see it: seats,
 	// stacks, the hand in progress with only the caller's own hole cards.

@@ -1,0 +1,355 @@
+package dealer
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/live"
+)
+
+// Out-of-turn entries at a live table (TP-46…TP-52).
+//
+// What the console automates and what the dealer enters:
+//   - A fold or a check out of turn is applied at once by the engine
+//     (TP-51 binding fold; TP-49 check that bars a later bet or raise this
+//     round). The turn stays with the skipped seat; the dealer goes on
+//     entering the skipped seats' actions as usual.
+//   - A tournament call, bet or raise out of turn is committed as made
+//     (TP-52, engine.Hand.ApplyOutOfTurn); if a skipped seat then wagers
+//     more, the dealer enters the out-of-turn seat's choice in its turn
+//     (call, raise or Withdraw).
+//   - A cash-game call, bet or raise out of turn (TP-50) is held here as a
+//     Provisional wager: the chips stay in the player's stack as far as the
+//     engine is concerned (outside the pot) and viewers see the wager as
+//     provisional. The dealer enters each skipped seat's action as a
+//     normal player action; after every change the wager is re-ruled with
+//     live.ResolveOutOfTurn. As soon as a skipped seat bets or raises the
+//     wager is Withdrawn (its chips go back; the seat acts freely in turn
+//     and the dealer enters that action). When the out-of-turn seat's turn
+//     comes the table applies the ruling itself: Stands makes the wager as
+//     entered, CheckOrCall checks or calls for the seat (the excess goes
+//     back). Every ruling is returned in Output.OOT for the audit log.
+
+// Provisional is a cash-game call, bet or raise made out of turn and held
+// outside the pot until the skipped seats have acted (TP-46, TP-50). It is
+// stored with the hand, so it survives a restart.
+type Provisional struct {
+	// Seat is the seat that acted out of turn.
+	Seat int `json:"seat"`
+	// Kind is the action as entered: the engine action made if it stands.
+	Kind engine.ActionKind `json:"kind"`
+	// Action is Kind as engine/live rules on it.
+	Action live.Action `json:"action"`
+	// To is the total wager on the round the seat put out (TP-32).
+	To int64 `json:"to"`
+	// Faced is the round's bet when the wager was made; InFront the seat's
+	// own wager then.
+	Faced   int64 `json:"faced"`
+	InFront int64 `json:"in_front"`
+	// Street is the betting round it was made on.
+	Street engine.Street `json:"street"`
+	// Skipped are the seats passed over, in turn order.
+	Skipped []int `json:"skipped"`
+	// LogFrom is where the hand's event log stood when it was made: the
+	// skipped seats' actions are read from the events after it.
+	LogFrom int `json:"log_from"`
+}
+
+// OOTRuling is one ruling on an out-of-turn action, for the response and
+// the audit log.
+type OOTRuling struct {
+	// HandNo is the hand it was made in.
+	HandNo int64
+	// Seat is the seat that acted out of turn.
+	Seat int
+	live.OutOfTurnRuling
+}
+
+// RuleIDs returns the rules the ruling cites, then the scenario it
+// matches (e.g. "TP-50", "TP-50/S1").
+func (r OOTRuling) RuleIDs() []string {
+	var ids []string
+	for _, c := range r.Rules {
+		if !slices.Contains(ids, c.Rule) {
+			ids = append(ids, c.Rule)
+		}
+	}
+	if r.Scenario != "" {
+		ids = append(ids, r.Scenario)
+	}
+	return ids
+}
+
+// Provisional returns the out-of-turn wager held outside the pot, or nil.
+func (t *Table) Provisional() *Provisional { return t.oot }
+
+var ootToLive = map[engine.ActionKind]live.Action{engine.Fold: live.Fold, engine.Check: live.Check, engine.Call: live.Call,
+	engine.Bet: live.Bet, engine.Raise: live.Raise, engine.Complete: live.Raise}
+
+// OutOfTurn records an action made out of turn at a live table (see the
+// package comment above Provisional). Digital tables refuse it (TP-46:
+// only the seat in turn acts). Refusals leave the table unchanged and name
+// their rule.
+func (t *Table) OutOfTurn(act Act, now time.Time) (Output, error) {
+	if out, done, err := t.precheck(act); done || err != nil {
+		return out, err
+	}
+	a := act.Action
+	h := t.hand
+	if t.cfg.Mode != engine.Live {
+		return Output{}, ErrNotInTurn.Withf("digital table: only the seat in turn acts")
+	}
+	la, ok := ootToLive[a.Kind]
+	if !ok {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", a.Kind.String()+" cannot be entered out of turn")
+	}
+	b, ok := h.Betting()
+	if !ok || h.ToAct() < 0 {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", "no betting round is open")
+	}
+	if a.Seat == h.ToAct() {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED",
+			"seat "+strconv.Itoa(a.Seat)+" is in turn: enter its action as a player action")
+	}
+	sv, ok := handSeat(h, a.Seat)
+	if !ok {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "SEAT_NOT_IN_HAND", "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
+	}
+	if t.oot != nil && a.Kind != engine.Fold {
+		// One provisional wager at a time: a second out-of-turn entry
+		// before the first is settled is the floor's to sort out.
+		return Output{}, fault.Rule(fault.Precondition, "TP-50", "ACTION_NOT_ALLOWED",
+			"seat "+strconv.Itoa(t.oot.Seat)+"'s out-of-turn wager is still held; enter the skipped seats' actions first")
+	}
+	skipped := t.skippedSeats(h, a.Seat)
+	o := live.OutOfTurn{Tournament: t.cfg.Tournament, Faced: b.CurrentBet, InFront: sv.Bet, SkippedCount: max(len(skipped), 1),
+		Action: live.Wager{Action: la, To: a.Amount}}
+	if la == live.Call {
+		o.Action.To = b.CurrentBet
+	}
+	if la == live.Fold || la == live.Check || t.cfg.Tournament {
+		return t.ootEngine(act, o, now)
+	}
+	// A cash call, bet or raise: held provisionally (TP-50).
+	if sv.Folded || sv.AllIn {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", "seat "+strconv.Itoa(a.Seat)+" has no action")
+	}
+	if la == live.Call && a.Amount != 0 && a.Amount != b.CurrentBet {
+		return Output{}, fault.Rule(fault.Invalid, "TP-32", "WRONG_AMOUNT", "a call's amount is the round total").
+			With("min", strconv.FormatInt(b.CurrentBet, 10), "max", strconv.FormatInt(b.CurrentBet, 10))
+	}
+	if err := t.tryStands(a, skipped); err != nil {
+		return Output{}, err
+	}
+	if len(skipped) == 0 {
+		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", "no seat was skipped")
+	}
+	ru, err := live.ResolveOutOfTurn(o)
+	if err != nil {
+		return Output{}, toFault(err)
+	}
+	t.oot = &Provisional{Seat: a.Seat, Kind: a.Kind, Action: la, To: o.Action.To, Faced: o.Faced, InFront: o.InFront, Street: h.Street(),
+		Skipped: skipped, LogFrom: len(t.log)}
+	t.remember(act.ActionID)
+	out := t.changed()
+	out.OOT = []OOTRuling{{HandNo: t.handNo, Seat: a.Seat, OutOfTurnRuling: ru}}
+	return out, nil
+}
+
+// ootEngine applies a fold or check out of turn (TP-51, TP-49) or a
+// tournament wager (TP-52) through the engine.
+func (t *Table) ootEngine(act Act, o live.OutOfTurn, now time.Time) (Output, error) {
+	evs, err := t.hand.ApplyOutOfTurn(act.Action)
+	if err != nil {
+		return Output{}, toFault(err)
+	}
+	t.remember(act.ActionID)
+	t.log = append(t.log, evs...)
+	out := t.changed()
+	out.Events = slices.Clone(evs)
+	// The ruling's citations: the engine applied it already; engine/live
+	// names the rules (TP-49, TP-51, TP-52 and the P-2 fallback).
+	ru, err := live.ResolveOutOfTurn(o)
+	if err != nil {
+		ru = live.OutOfTurnRuling{Rules: []live.Citation{{Rule: "TP-46", Text: "recorded out of turn"}}}
+	}
+	out.OOT = []OOTRuling{{HandNo: t.handNo, Seat: act.Action.Seat, OutOfTurnRuling: ru}}
+	if err := t.settle(&out, now); err != nil {
+		return Output{}, err
+	}
+	return out, nil
+}
+
+// tryStands checks on a copy of the hand that the wager is one the seat
+// could make in its turn had the skipped seats folded (the case where it
+// stands as entered): a refusal names the engine's rule now, not when the
+// ruling is applied.
+func (t *Table) tryStands(a engine.Action, skipped []int) error {
+	if a.Kind == engine.Call {
+		a.Amount = 0
+	}
+	// The skipped seats fold on the copy; if that would end the hand (no
+	// one else is left), they check or call instead, which leaves the bet
+	// the same.
+	for _, kind := range []engine.ActionKind{engine.Fold, engine.Timeout} {
+		c := t.hand.Clone()
+		for _, s := range skipped {
+			k := kind
+			if kind == engine.Timeout {
+				k = engine.Check
+				if b, ok := c.Betting(); ok && b.CurrentBet > b.InFront {
+					k = engine.Call
+				}
+			}
+			if c.ToAct() != s {
+				break
+			}
+			if _, err := c.Apply(engine.Action{Seat: s, Kind: k, By: engine.RoleDealer}); err != nil {
+				break
+			}
+		}
+		if c.ToAct() != a.Seat {
+			continue
+		}
+		if _, err := c.Apply(a); err != nil {
+			return toFault(err)
+		}
+		return nil
+	}
+	return fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", "seat "+strconv.Itoa(a.Seat)+" has no decision left on this round")
+}
+
+// skippedSeats returns the seats from the seat in turn up to (not
+// including) seat that can still act, in turn order.
+func (t *Table) skippedSeats(h *engine.Hand, seat int) []int {
+	v := h.View(-1)
+	n := len(v.Seats)
+	from := slices.IndexFunc(v.Seats, func(s engine.SeatView) bool { return s.Seat == h.ToAct() })
+	var out []int
+	for k := range n {
+		s := v.Seats[(from+k)%n]
+		if s.Seat == seat {
+			break
+		}
+		if !s.Folded && !s.AllIn {
+			out = append(out, s.Seat)
+		}
+	}
+	return out
+}
+
+func handSeat(h *engine.Hand, seat int) (engine.SeatView, bool) {
+	for _, s := range h.View(-1).Seats {
+		if s.Seat == seat {
+			return s, true
+		}
+	}
+	return engine.SeatView{}, false
+}
+
+// skippedWagers reads the skipped seats' actions since the wager was made
+// from the hand's log: a kill counts as a fold, a revival takes it back.
+func (p *Provisional) skippedWagers(log []engine.Event) []live.Wager {
+	done := map[int]live.Wager{}
+	var order []int
+	for _, e := range log[min(p.LogFrom, len(log)):] {
+		if !slices.Contains(p.Skipped, e.Seat) {
+			continue
+		}
+		var w live.Wager
+		switch e.Kind {
+		case engine.EvFold, engine.EvKill:
+			w = live.Wager{Action: live.Fold}
+		case engine.EvCheck:
+			w = live.Wager{Action: live.Check}
+		case engine.EvCall:
+			w = live.Wager{Action: live.Call, To: e.Amount}
+		case engine.EvBet:
+			w = live.Wager{Action: live.Bet, To: e.Amount}
+		case engine.EvRaise, engine.EvComplete:
+			w = live.Wager{Action: live.Raise, To: e.Amount}
+		case engine.EvRevive:
+			delete(done, e.Seat)
+			order = slices.DeleteFunc(order, func(s int) bool { return s == e.Seat })
+			continue
+		default:
+			continue
+		}
+		if _, ok := done[e.Seat]; !ok {
+			order = append(order, e.Seat)
+			done[e.Seat] = w
+		}
+	}
+	out := make([]live.Wager, 0, len(order))
+	for _, s := range order {
+		out = append(out, done[s])
+	}
+	return out
+}
+
+// followOOT re-rules the provisional wager after a change and applies the
+// ruling when it is final: Withdrawn as soon as a skipped seat bets or
+// raises; Stands or CheckOrCall when the out-of-turn seat's turn comes.
+func (t *Table) followOOT(out *Output) error {
+	p, h := t.oot, t.hand
+	if p == nil {
+		return nil
+	}
+	sv, in := handSeat(h, p.Seat)
+	if h.Phase() != engine.PhaseBetting || h.Street() != p.Street || !in || sv.Folded || sv.AllIn {
+		// The seat's hand is dead or the round is over before its turn:
+		// the held chips never left its stack; nothing to apply.
+		t.oot = nil
+		return nil
+	}
+	w := p.skippedWagers(t.log)
+	o := live.OutOfTurn{Faced: p.Faced, InFront: p.InFront, Action: live.Wager{Action: p.Action, To: p.To},
+		SkippedCount: len(p.Skipped), Skipped: w}
+	turn := h.ToAct() == p.Seat
+	if turn && len(w) < len(p.Skipped) {
+		// A skipped seat will not act (it went all in on an earlier
+		// action, or left): rule on what those who acted did.
+		o.SkippedCount = max(len(w), 1)
+	}
+	ru, err := live.ResolveOutOfTurn(o)
+	if err != nil {
+		return toFault(err)
+	}
+	if turn && len(w) == 0 {
+		ru = live.OutOfTurnRuling{Outcome: live.Stands, Wager: p.To, CanBetOrRaise: true,
+			Rules: []live.Citation{{Rule: "TP-50", Text: "no skipped player acted: the out-of-turn action stands (rule 3)"}}}
+	}
+	switch {
+	case ru.Outcome == live.Withdrawn:
+		// The chips go back at once; the seat acts freely in turn.
+	case ru.Outcome == live.Pending || !turn:
+		return nil
+	}
+	t.oot = nil
+	out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
+	var a engine.Action
+	switch {
+	case ru.Outcome == live.Stands:
+		a = engine.Action{Seat: p.Seat, Kind: p.Kind, Amount: p.To, By: engine.RoleDealer}
+		if p.Kind == engine.Call {
+			a.Amount = 0
+		}
+	case ru.Outcome == live.CheckOrCall && slices.Contains(ru.Options, live.Call):
+		a = engine.Action{Seat: p.Seat, Kind: engine.Call, By: engine.RoleDealer}
+	case ru.Outcome == live.CheckOrCall:
+		a = engine.Action{Seat: p.Seat, Kind: engine.Check, By: engine.RoleDealer}
+	default:
+		return nil
+	}
+	evs, err := h.Apply(a)
+	if err != nil {
+		return fmt.Errorf("table %s hand %d: out-of-turn ruling %s for seat %d: %w", t.id, t.handNo, ru.Outcome, p.Seat, err)
+	}
+	t.log = append(t.log, evs...)
+	out.Events = append(out.Events, evs...)
+	return nil
+}

@@ -1,0 +1,435 @@
+package table_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table"
+)
+
+const (
+	kAct = tablev1.DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION
+	kOOT = tablev1.DealerActionKind_DEALER_ACTION_KIND_OUT_OF_TURN
+
+	aFold  = tablev1.ActionKind_ACTION_KIND_FOLD
+	aCheck = tablev1.ActionKind_ACTION_KIND_CHECK
+	aCall  = tablev1.ActionKind_ACTION_KIND_CALL
+	aBet   = tablev1.ActionKind_ACTION_KIND_BET
+	aRaise = tablev1.ActionKind_ACTION_KIND_RAISE
+)
+
+// ootTable is a live NL 1/2 table with four players, dealt to the flop of a
+// hand all four are in: A is the seat first to act on the flop, B, C and
+// D follow it in turn.
+type ootTable struct {
+	e       *env
+	id      string
+	dealer  context.Context
+	seat    map[byte]int32
+	stacks  map[int32]int64 // at the start of the flop
+	players []string
+}
+
+var ootTables atomic.Int64
+
+func openOOT(t *testing.T, e *env, kind tablev1.TableKind, mode tablev1.TableMode) *ootTable {
+	t.Helper()
+	// Tournament tables are opened and filled by the tournament service.
+	staff := e.floor()
+	if kind == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
+		staff = e.g.As(t, "tournament", auth.Service)
+	}
+	resp, err := e.c.CreateTable(staff, &tablev1.CreateTableRequest{Name: "Live NL 1/2", Seats: 6, Kind: kind, Mode: mode, ActionSeconds: -1,
+		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &ootTable{e: e, id: resp.GetTable().GetTableId(), dealer: e.g.As(t, "dealer-1", auth.Dealer)}
+	// A player holds one seat in the room (G-21): each table has its own.
+	n := ootTables.Add(1)
+	for i, p := range []string{"ann", "bob", "cat", "dan"} {
+		o.players = append(o.players, fmt.Sprintf("%s-%d", p, n))
+		if _, err := e.c.Sit(staff, &tablev1.SitRequest{TableId: o.id, Seat: int32(i), PlayerId: o.players[i], Amount: 2000, PostNow: true}); err != nil {
+			t.Fatalf("sit %s: %v", o.players[i], err)
+		}
+	}
+	// The first hand was dealt when the second player sat down: fold it
+	// out so that the next hand deals all four in.
+	for range 20 {
+		st := o.staff()
+		if inHand(st) == 4 {
+			break
+		}
+		o.must(kAct, st.GetHand().GetToAct(), aFold, 0)
+	}
+	// Everyone calls (or checks) to the flop.
+	for range 10 {
+		st := o.staff()
+		if st.GetHand().GetStreet() != "preflop" {
+			break
+		}
+		who := playerInTurn(st)
+		kind := aCheck
+		for _, l := range o.e.state(o.id, who).GetHand().GetLegal() {
+			if l.GetKind() == aCall {
+				kind = aCall
+			}
+		}
+		o.must(kAct, st.GetHand().GetToAct(), kind, 0)
+	}
+	st := o.staff()
+	if st.GetHand().GetStreet() != "flop" || inHand(st) != 4 {
+		t.Fatalf("not a four-way flop: %v", st)
+	}
+	a := st.GetHand().GetToAct()
+	o.seat = map[byte]int32{'A': a, 'B': (a + 1) % 4, 'C': (a + 2) % 4, 'D': (a + 3) % 4}
+	o.stacks = map[int32]int64{}
+	for _, s := range st.GetSeats() {
+		o.stacks[s.GetSeat()] = s.GetStack()
+	}
+	return o
+}
+
+func inHand(st *tablev1.TableState) int {
+	n := 0
+	for _, s := range st.GetSeats() {
+		if s.GetInHand() && !s.GetFolded() {
+			n++
+		}
+	}
+	return n
+}
+
+func (o *ootTable) staff() *tablev1.TableState {
+	o.e.t.Helper()
+	resp, err := o.e.c.GetTableState(o.dealer, &tablev1.GetTableStateRequest{TableId: o.id})
+	if err != nil {
+		o.e.t.Fatal(err)
+	}
+	return resp.GetState()
+}
+
+func (o *ootTable) enter(kind tablev1.DealerActionKind, seat int32, action tablev1.ActionKind, amount int64) (*tablev1.DealerActionResponse, error) {
+	return o.e.c.DealerAction(o.dealer, &tablev1.DealerActionRequest{TableId: o.id, Kind: kind, Seat: seat, Action: action, Amount: amount})
+}
+
+func (o *ootTable) must(kind tablev1.DealerActionKind, seat int32, action tablev1.ActionKind, amount int64) *tablev1.DealerActionResponse {
+	o.e.t.Helper()
+	resp, err := o.enter(kind, seat, action, amount)
+	if err != nil {
+		o.e.t.Fatalf("%s seat %d %s %d: %v", kind, seat, action, amount, err)
+	}
+	return resp
+}
+
+// step is one console entry by a seat named by letter.
+type step struct {
+	who    byte
+	kind   tablev1.DealerActionKind
+	action tablev1.ActionKind
+	amount int64
+}
+
+func (o *ootTable) run(steps []step) []*tablev1.OutOfTurnRuling {
+	o.e.t.Helper()
+	var out []*tablev1.OutOfTurnRuling
+	for _, s := range steps {
+		out = append(out, o.must(s.kind, o.seat[s.who], s.action, s.amount).GetOutOfTurn()...)
+	}
+	return out
+}
+
+func ruleIDs(cs []*tablev1.RuleCitation) []string {
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.GetRuleId())
+	}
+	return ids
+}
+
+// auditedOOT returns the out-of-turn rulings in the table's audit log as
+// "action" strings with their parsed rule ids.
+func (o *ootTable) auditedOOT() map[string][]string {
+	o.e.t.Helper()
+	resp, err := o.e.c.ListRulings(o.e.floor(), &tablev1.ListRulingsRequest{TableId: o.id})
+	if err != nil {
+		o.e.t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, r := range resp.GetRulings() {
+		m[r.GetAction()] = r.GetRuleIds()
+	}
+	return m
+}
+
+// TestOutOfTurn_TP50 runs the seed's examples TP-50/S1…S5 end to end
+// through the dealer console of a live cash table: the out-of-turn wager
+// is held provisionally (TP-46), shown to viewers, re-ruled as each
+// skipped seat acts, and applied when its turn comes (or returned at once
+// when a skipped seat bets or raises). Restart runs S1 with the process
+// replaced while the wager is held: it is stored with the hand.
+func TestOutOfTurn_TP50(t *testing.T) {
+	t.Parallel()
+	raiseC := step{'C', kOOT, aRaise, 1000}
+	betD := step{'D', kOOT, aBet, 500}
+	cases := []struct {
+		name    string
+		before  []step // up to the out-of-turn entry
+		oot     step
+		skipped string // the skipped seats
+		after   []step // the skipped seats' entries
+		restart bool
+		// outcome of the final ruling, with its scenario and chips
+		outcome  string
+		scenario string
+		returned int64
+		wager    int64 // the out-of-turn seat's bet after the ruling
+		toAct    byte  // who is in turn after the ruling (0: the round is over)
+		options  []tablev1.ActionKind
+		then     *step // a free action by the out-of-turn seat
+	}{
+		{name: "TP-50/S1 B calls: C must call, 800 returned", before: []step{{'A', kAct, aBet, 200}}, oot: raiseC, skipped: "B",
+			after: []step{{'B', kAct, aCall, 0}}, outcome: "check_or_call", scenario: "TP-50/S1", returned: 800, wager: 200, toAct: 'D'},
+		{name: "TP-50/S1 restart while held", before: []step{{'A', kAct, aBet, 200}}, oot: raiseC, skipped: "B", restart: true,
+			after: []step{{'B', kAct, aCall, 0}}, outcome: "check_or_call", scenario: "TP-50/S1", returned: 800, wager: 200, toAct: 'D'},
+		{name: "TP-50/S2 B raises: C's 1000 returned, C acts freely", before: []step{{'A', kAct, aBet, 200}}, oot: raiseC, skipped: "B",
+			after: []step{{'B', kAct, aRaise, 600}}, outcome: "withdrawn", scenario: "TP-50/S2", returned: 1000, wager: 0, toAct: 'C',
+			options: []tablev1.ActionKind{aFold, aCall, aRaise}, then: &step{'C', kAct, aRaise, 1400}},
+		{name: "TP-50/S3 B folds: C's 1000 stands", before: []step{{'A', kAct, aBet, 200}}, oot: raiseC, skipped: "B",
+			after: []step{{'B', kAct, aFold, 0}}, outcome: "stands", scenario: "TP-50/S3", wager: 1000, toAct: 'D'},
+		{name: "TP-50/S4 B and C check: D's 500 returned, D checks", before: []step{{'A', kAct, aCheck, 0}}, oot: betD, skipped: "BC",
+			after: []step{{'B', kAct, aCheck, 0}, {'C', kAct, aCheck, 0}}, outcome: "check_or_call", scenario: "TP-50/S4", returned: 500},
+		{name: "TP-50/S5 B bets: D's 500 returned at once, D acts freely", before: []step{{'A', kAct, aCheck, 0}}, oot: betD, skipped: "BC",
+			after: []step{{'B', kAct, aBet, 100}}, outcome: "withdrawn", scenario: "TP-50/S5", returned: 500, wager: 0, toAct: 'C',
+			options: []tablev1.ActionKind{aFold, aCall, aRaise}, then: &step{'C', kAct, aCall, 0}},
+	}
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		clk := clock.NewFake(t0)
+		decks := seededDecks(50)
+		e := start(t, db, clk, decks, table.Deps{})
+		storeT := t // a restarted process lives as long as the store's test
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e.t = t
+				o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_LIVE)
+				o.run(tc.before)
+				who := o.seat[tc.oot.who]
+				got := o.run([]step{tc.oot})
+				if len(got) != 1 || got[0].GetOutcome() != "pending" || !slices.Equal(ruleIDs(got[0].GetRules()), []string{"TP-46", "TP-50"}) {
+					t.Fatalf("out-of-turn wager not held provisionally (TP-46, TP-50): %v", got)
+				}
+				check := func(when string) {
+					st := o.staff()
+					p := st.GetHand().GetProvisional()
+					var skipped []int32
+					for _, c := range []byte(tc.skipped) {
+						skipped = append(skipped, o.seat[c])
+					}
+					if p.GetSeat() != who || p.GetAmount() != tc.oot.amount || p.GetAction() != tc.oot.action || !slices.Equal(p.GetSkippedSeats(), skipped) {
+						t.Fatalf("%s: provisional wager shown as %v", when, p)
+					}
+					if s := st.GetSeats()[who]; s.GetBet() != 0 || s.GetStack() != o.stacks[who] {
+						t.Fatalf("%s: held chips went into the pot: %v", when, s)
+					}
+					if st.GetHand().GetToAct() != o.seat['B'] {
+						t.Fatalf("%s: the turn left the skipped seat: %d", when, st.GetHand().GetToAct())
+					}
+					// A player sees it too (no cards in it).
+					if o.e.state(o.id, o.players[0]).GetHand().GetProvisional().GetAmount() != tc.oot.amount {
+						t.Fatalf("%s: viewers do not see the provisional wager", when)
+					}
+				}
+				check("after the entry")
+				if tc.restart {
+					// A new process (kill -9 of the old one: its lease is
+					// never released) carries on from the stored state.
+					e = start(storeT, db, clk, decks, table.Deps{})
+					e.t = t
+					o.e = e
+					o.dealer = e.g.As(t, "dealer-1", auth.Dealer)
+					check("after the restart")
+				}
+				got = o.run(tc.after)
+				final := got[len(got)-1]
+				if final.GetOutcome() != tc.outcome || final.GetScenario() != tc.scenario || final.GetReturned() != tc.returned ||
+					final.GetSeat() != who || !slices.Contains(ruleIDs(final.GetRules()), "TP-50") {
+					t.Fatalf("ruling %v, want %s %s returned %d", final, tc.outcome, tc.scenario, tc.returned)
+				}
+				if tc.options != nil && !slices.Equal(final.GetOptions(), tc.options) {
+					t.Fatalf("options %v, want %v", final.GetOptions(), tc.options)
+				}
+				st := o.staff()
+				if st.GetHand().GetProvisional() != nil {
+					t.Fatalf("provisional wager still shown after the ruling: %v", st.GetHand().GetProvisional())
+				}
+				s := st.GetSeats()[who]
+				if tc.toAct == 0 {
+					if st.GetHand().GetStreet() != "turn" || s.GetStack() != o.stacks[who] {
+						t.Fatalf("round not over with the seat checked: %v", st)
+					}
+				} else if s.GetBet() != tc.wager || s.GetStack() != o.stacks[who]-tc.wager || st.GetHand().GetToAct() != o.seat[tc.toAct] {
+					t.Fatalf("seat %d after the ruling: bet %d stack %d (want %d, %d), to act %d (want %d)", who, s.GetBet(), s.GetStack(),
+						tc.wager, o.stacks[who]-tc.wager, st.GetHand().GetToAct(), o.seat[tc.toAct])
+				}
+				if tc.then != nil {
+					o.run([]step{*tc.then})
+				}
+				audited := o.auditedOOT()
+				if ids := audited["out_of_turn:pending:TP-46,TP-50"]; !slices.Equal(ids, []string{"TP-46", "TP-50"}) {
+					t.Fatalf("entry not audited with its rules: %v", audited)
+				}
+				if ids := audited["out_of_turn:"+tc.outcome+":TP-50,"+tc.scenario]; !slices.Equal(ids, []string{"TP-50", tc.scenario}) {
+					t.Fatalf("ruling not audited with its rules: %v", audited)
+				}
+			})
+		}
+	})
+}
+
+// TestOutOfTurn_TP49_TP51 enters an out-of-turn check and fold at a live
+// cash table: both are applied at once and the turn stays with the skipped
+// seat; the checked seat may no longer raise this round (TP-49), the fold
+// is binding (TP-51).
+func TestOutOfTurn_TP49_TP51(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		e := start(t, db, clock.NewFake(t0), seededDecks(51), table.Deps{})
+		t.Run("TP-49 check out of turn", func(t *testing.T) {
+			e.t = t
+			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_LIVE)
+			got := o.must(kOOT, o.seat['C'], aCheck, 0).GetOutOfTurn()
+			if len(got) != 1 || got[0].GetOutcome() != "checked_no_raise" || !slices.Equal(ruleIDs(got[0].GetRules()), []string{"TP-49"}) {
+				t.Fatalf("TP-49 ruling: %v", got)
+			}
+			if st := o.staff(); st.GetHand().GetToAct() != o.seat['A'] {
+				t.Fatalf("the turn left the skipped seat: %v", st.GetHand())
+			}
+			o.run([]step{{'A', kAct, aBet, 100}, {'B', kAct, aCall, 0}})
+			_, err := o.enter(kAct, o.seat['C'], aRaise, 300)
+			if _, rule := reason(err); rule != "TP-49" {
+				t.Fatalf("C raised after checking out of turn: %v", err)
+			}
+			o.must(kAct, o.seat['C'], aCall, 0)
+			if ids := o.auditedOOT()["out_of_turn:checked_no_raise:TP-49"]; !slices.Equal(ids, []string{"TP-49"}) {
+				t.Fatalf("TP-49 ruling not audited: %v", o.auditedOOT())
+			}
+		})
+		t.Run("TP-51 fold out of turn", func(t *testing.T) {
+			e.t = t
+			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_LIVE)
+			got := o.must(kOOT, o.seat['C'], aFold, 0).GetOutOfTurn()
+			if len(got) != 1 || got[0].GetOutcome() != "folded" || !slices.Equal(ruleIDs(got[0].GetRules()), []string{"TP-51"}) {
+				t.Fatalf("TP-51 ruling: %v", got)
+			}
+			st := o.staff()
+			if !st.GetSeats()[o.seat['C']].GetFolded() || st.GetHand().GetToAct() != o.seat['A'] {
+				t.Fatalf("TP-51 fold not binding at once, or the turn moved: %v", st)
+			}
+			o.run([]step{{'A', kAct, aCheck, 0}, {'B', kAct, aCheck, 0}})
+			if to := o.staff().GetHand().GetToAct(); to != o.seat['D'] {
+				t.Fatalf("the folded seat was asked to act: %d", to)
+			}
+			if ids := o.auditedOOT()["out_of_turn:folded:TP-51"]; !slices.Equal(ids, []string{"TP-51"}) {
+				t.Fatalf("TP-51 ruling not audited: %v", o.auditedOOT())
+			}
+		})
+	})
+}
+
+// TestOutOfTurn_Refused_TP46 checks entries the console refuses: every
+// refusal names its rule and leaves the table as it was (sequence, seats,
+// the provisional wager held).
+func TestOutOfTurn_Refused_TP46(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		e := start(t, db, clock.NewFake(t0), seededDecks(52), table.Deps{})
+		t.Run("digital table", func(t *testing.T) {
+			e.t = t
+			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_DIGITAL)
+			before := o.staff()
+			_, err := o.enter(kOOT, o.seat['C'], aRaise, 1000)
+			if r, rule := reason(err); r != "OUT_OF_TURN" || rule != "TP-46" {
+				t.Fatalf("digital table took an out-of-turn entry: %v", err)
+			}
+			if after := o.staff(); after.GetSequence() != before.GetSequence() {
+				t.Fatal("a refused entry changed the table")
+			}
+		})
+		t.Run("live table", func(t *testing.T) {
+			e.t = t
+			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_LIVE)
+			o.run([]step{{'A', kAct, aBet, 200}})
+			refused := func(s step, wantReason, wantRule string) {
+				t.Helper()
+				before := o.staff()
+				_, err := o.enter(s.kind, o.seat[s.who], s.action, s.amount)
+				if r, rule := reason(err); r != wantReason || rule != wantRule {
+					t.Fatalf("%c %s %d: %v, want %s (%s)", s.who, s.action, s.amount, err, wantReason, wantRule)
+				}
+				after := o.staff()
+				if after.GetSequence() != before.GetSequence() || after.String() != before.String() {
+					t.Fatalf("a refused entry changed the table:\n%v\n%v", before, after)
+				}
+			}
+			refused(step{'B', kOOT, aRaise, 1000}, "ACTION_NOT_ALLOWED", "TP-46") // B is in turn
+			refused(step{'C', kOOT, aRaise, 250}, "RAISE_BELOW_MINIMUM", "TP-22")
+			refused(step{'C', kOOT, aCheck, 0}, "CANNOT_CHECK_FACING_BET", "TP-49")
+			o.run([]step{{'C', kOOT, aRaise, 1000}})
+			refused(step{'D', kOOT, aCall, 0}, "ACTION_NOT_ALLOWED", "TP-50") // one provisional wager at a time
+			refused(step{'C', kAct, aCall, 0}, "OUT_OF_TURN", "TP-46")
+		})
+	})
+}
+
+// TestOutOfTurn_TP52 enters out-of-turn actions at a live tournament
+// table: a call, bet or raise is committed as made (TP-52, no provisional
+// wager); a fold is binding (TP-51 by the P-2 fallback). The turn stays
+// with the skipped seat.
+func TestOutOfTurn_TP52(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		e := start(t, db, clock.NewFake(t0), seededDecks(53), table.Deps{})
+		cases := []struct {
+			name    string
+			oot     step
+			outcome string
+			rules   []string
+			bet     int64 // C's bet after the entry
+		}{
+			{name: "TP-52 raise stands as made", oot: step{'C', kOOT, aRaise, 1000}, outcome: "stands", rules: []string{"TP-52"}, bet: 1000},
+			{name: "TP-52 call stands as made", oot: step{'C', kOOT, aCall, 0}, outcome: "stands", rules: []string{"TP-52"}, bet: 200},
+			{name: "TP-51 fold by fallback (P-2)", oot: step{'C', kOOT, aFold, 0}, outcome: "folded", rules: []string{"TP-51", "TP-52"}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				e.t = t
+				o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_TOURNAMENT, tablev1.TableMode_TABLE_MODE_LIVE)
+				o.run([]step{{'A', kAct, aBet, 200}})
+				got := o.run([]step{tc.oot})
+				if len(got) != 1 || got[0].GetOutcome() != tc.outcome || !slices.Equal(ruleIDs(got[0].GetRules()), tc.rules) {
+					t.Fatalf("ruling %v, want %s %v", got, tc.outcome, tc.rules)
+				}
+				st := o.staff()
+				c := st.GetSeats()[o.seat['C']]
+				if st.GetHand().GetProvisional() != nil || c.GetBet() != tc.bet || c.GetStack() != o.stacks[o.seat['C']]-tc.bet ||
+					st.GetHand().GetToAct() != o.seat['B'] {
+					t.Fatalf("tournament out-of-turn entry not committed at once with the turn kept: %v", st)
+				}
+				want := "out_of_turn:" + tc.outcome + ":" + strings.Join(tc.rules, ",")
+				if ids := o.auditedOOT()[want]; !slices.Equal(ids, tc.rules) {
+					t.Fatalf("%s not audited: %v", want, o.auditedOOT())
+				}
+			})
+		}
+	})
+}
