@@ -407,6 +407,18 @@ func exerciseSuite(t *testing.T, s *suite, distributed bool) {
 	tableID := body["table"].(map[string]any)["table_id"].(string)
 	checkTrace(t, s.traceOf("cardroom.table.v1.TableService/CreateTable"), "cardroom.table.v1.TableService/CreateTable", distributed)
 
+	// The dealer console's out-of-turn entry (TP-46…TP-52) over REST: the
+	// gateway passes the kind through; a player may not use the console,
+	// and with no hand dealt there is nothing to enter.
+	oot := map[string]any{"kind": "DEALER_ACTION_KIND_OUT_OF_TURN", "seat": 2, "action": "ACTION_KIND_RAISE", "amount": 1000}
+	if code, body := s.call("POST", "/v1/tables/"+tableID+"/dealer-actions", player, oot); code != 403 {
+		t.Fatalf("a player used the dealer console: %d %v", code, body)
+	}
+	if code, body := s.call("POST", "/v1/tables/"+tableID+"/dealer-actions", s.token("dealer-dave", "dealer"), oot); code != 400 ||
+		body["reason"] != "NO_HAND_IN_PROGRESS" {
+		t.Fatalf("out-of-turn entry with no hand: %d %v", code, body)
+	}
+
 	tournament := map[string]any{
 		"name": "Monday 50 + 11", "variant": "VARIANT_HOLDEM", "structure": "STRUCTURE_NO_LIMIT", "currency": "EUR",
 		"buy_in": 5000, "fee": 1100, "starting_stack": 20000, "start_time": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339),
