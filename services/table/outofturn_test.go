@@ -209,6 +209,8 @@ func TestOutOfTurn_TP50(t *testing.T) {
 			after: []step{{'B', kAct, aFold, 0}}, outcome: "stands", scenario: "TP-50/S3", wager: 1000, toAct: 'D'},
 		{name: "TP-50/S4 B and C check: D's 500 returned, D checks", before: []step{{'A', kAct, aCheck, 0}}, oot: betD, skipped: "BC",
 			after: []step{{'B', kAct, aCheck, 0}, {'C', kAct, aCheck, 0}}, outcome: "check_or_call", scenario: "TP-50/S4", returned: 500},
+		{name: "TP-50/S4 C folds out of turn (TP-51), B checks: D checks", before: []step{{'A', kAct, aCheck, 0}}, oot: betD, skipped: "BC",
+			after: []step{{'C', kOOT, aFold, 0}, {'B', kAct, aCheck, 0}}, outcome: "check_or_call", scenario: "TP-50/S4", returned: 500},
 		{name: "TP-50/S5 B bets: D's 500 returned at once, D acts freely", before: []step{{'A', kAct, aCheck, 0}}, oot: betD, skipped: "BC",
 			after: []step{{'B', kAct, aBet, 100}}, outcome: "withdrawn", scenario: "TP-50/S5", returned: 500, wager: 0, toAct: 'C',
 			options: []tablev1.ActionKind{aFold, aCall, aRaise}, then: &step{'C', kAct, aCall, 0}},
@@ -368,7 +370,6 @@ func TestOutOfTurn_Refused_TP46(t *testing.T) {
 		t.Run("live table", func(t *testing.T) {
 			e.t = t
 			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_CASH, tablev1.TableMode_TABLE_MODE_LIVE)
-			o.run([]step{{'A', kAct, aBet, 200}})
 			refused := func(s step, wantReason, wantRule string) {
 				t.Helper()
 				before := o.staff()
@@ -381,12 +382,26 @@ func TestOutOfTurn_Refused_TP46(t *testing.T) {
 					t.Fatalf("a refused entry changed the table:\n%v\n%v", before, after)
 				}
 			}
+			refused(step{'C', kOOT, aCall, 0}, "ACTION_NOT_ALLOWED", "TP-50") // nothing to call yet
+			o.run([]step{{'A', kAct, aBet, 200}})
 			refused(step{'B', kOOT, aRaise, 1000}, "ACTION_NOT_ALLOWED", "TP-46") // B is in turn
+			refused(step{'C', kOOT, aRaise, 5000}, "AMOUNT_ABOVE_STACK", "CS-05")
 			refused(step{'C', kOOT, aRaise, 250}, "RAISE_BELOW_MINIMUM", "TP-22")
 			refused(step{'C', kOOT, aCheck, 0}, "CANNOT_CHECK_FACING_BET", "TP-49")
 			o.run([]step{{'C', kOOT, aRaise, 1000}})
 			refused(step{'D', kOOT, aCall, 0}, "ACTION_NOT_ALLOWED", "TP-50") // one provisional wager at a time
 			refused(step{'C', kAct, aCall, 0}, "OUT_OF_TURN", "TP-46")
+			// The held seat's hand is killed (TP-54): the wager never
+			// reached the pot, so there is nothing to return or apply.
+			if _, err := o.e.c.DealerAction(o.dealer, &tablev1.DealerActionRequest{TableId: o.id, Kind: tablev1.DealerActionKind_DEALER_ACTION_KIND_KILL,
+				Seat: o.seat['C'], KillReason: tablev1.KillReason_KILL_REASON_FOULED}); err != nil {
+				t.Fatal(err)
+			}
+			got := o.must(kAct, o.seat['B'], aCall, 0).GetOutOfTurn()
+			st := o.staff()
+			if c := st.GetSeats()[o.seat['C']]; len(got) != 0 || st.GetHand().GetProvisional() != nil || !c.GetFolded() || c.GetStack() != o.stacks[o.seat['C']] {
+				t.Fatalf("killed seat's held wager: rulings %v, state %v", got, st)
+			}
 		})
 	})
 }

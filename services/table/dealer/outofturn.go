@@ -93,8 +93,30 @@ var ootToLive = map[engine.ActionKind]live.Action{engine.Fold: live.Fold, engine
 // OutOfTurn records an action made out of turn at a live table (see the
 // package comment above Provisional). Digital tables refuse it (TP-46:
 // only the seat in turn acts). Refusals leave the table unchanged and name
-// their rule.
+// their rule (TP-46 when the refusing check has none of its own).
 func (t *Table) OutOfTurn(act Act, now time.Time) (Output, error) {
+	out, err := t.outOfTurn(act, now)
+	if err != nil {
+		return Output{}, withRule(err, "TP-46")
+	}
+	return out, nil
+}
+
+// withRule names rule on a refusal that names none (an engine check that is
+// not itself a rule, such as "nothing to call"), so that every refusal of
+// an out-of-turn entry says which rule it applies. Internal faults and
+// stale sequence numbers are not rulings and stay as they are.
+func withRule(err error, rule string) error {
+	f, ok := fault.As(err)
+	if !ok || f.Rule != "" || f.Kind == fault.Internal || f.Reason == ErrStaleSequence.Reason {
+		return err
+	}
+	c := *f
+	c.Rule = rule
+	return &c
+}
+
+func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 	if out, done, err := t.precheck(act); done || err != nil {
 		return out, err
 	}
@@ -216,7 +238,7 @@ func (t *Table) tryStands(a engine.Action, skipped []int) error {
 			continue
 		}
 		if _, err := c.Apply(a); err != nil {
-			return toFault(err)
+			return withRule(toFault(err), "TP-50")
 		}
 		return nil
 	}
