@@ -12,7 +12,9 @@
 //
 // Two implementations share the interface: Redis (SET NX PX lease with a
 // random token, compare-and-delete release, renewal every TTL/3) for
-// several replicas, and Local for the single-process embedded mode.
+// several replicas — a lease may also name its holder, for example the
+// address other replicas forward requests for the entity to (Holder) — and
+// Local for the single-process embedded mode.
 package lock
 
 import (

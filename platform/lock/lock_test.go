@@ -249,6 +249,42 @@ func TestRedisTryAcquireAndRelease(t *testing.T) {
 	b.Release(ctx)
 }
 
+// TestRedisHolderIsReadableWhileHeld: a lease taken by a locker that names
+// its holder tells others who holds the key, for as long as it is held;
+// the holder changes neither who may release nor who may take the key.
+func TestRedisHolderIsReadableWhileHeld(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	client, prefix := testkit.Redis(t)
+	anon := lock.NewRedis(client, lock.RedisOptions{Prefix: prefix, TTL: 5 * time.Second})
+	named := anon.WithHolder("10.0.0.7:9090")
+	for _, tc := range []struct {
+		name   string
+		locker *lock.Redis
+		want   string
+	}{{"named", named, "10.0.0.7:9090"}, {"anonymous", anon, ""}} {
+		if h, held, err := anon.Holder(ctx, tc.name); err != nil || held || h != "" {
+			t.Fatalf("%s before acquiring: holder %q held %v err %v", tc.name, h, held, err)
+		}
+		l, err := tc.locker.TryAcquire(ctx, tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, held, err := named.Holder(ctx, tc.name); err != nil || !held || h != tc.want {
+			t.Fatalf("%s while held: holder %q held %v err %v, want %q", tc.name, h, held, err, tc.want)
+		}
+		if _, err := anon.TryAcquire(ctx, tc.name); !errors.Is(err, lock.ErrHeld) {
+			t.Fatalf("%s taken twice: %v", tc.name, err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if h, held, err := anon.Holder(ctx, tc.name); err != nil || held || h != "" {
+			t.Fatalf("%s after release: holder %q held %v err %v (release must free a named lease)", tc.name, h, held, err)
+		}
+	}
+}
+
 func TestAcquireGivesUpWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	client, prefix := testkit.Redis(t)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,7 +59,18 @@ type RedisOptions struct {
 	RetryInterval time.Duration
 	// Clock drives renewals and the local deadline; default the real clock.
 	Clock clock.Clock
+	// Holder names the holder in the lease's value (for example the
+	// holder's gRPC address, so that other replicas can forward requests
+	// for the entity to it), readable by anyone with (*Redis).Holder while
+	// the lease lasts. It must not contain a space. Empty names nobody.
+	Holder string
 }
+
+// holderSep separates the random token from the holder in a lease's value
+// ("<token> <holder>"). Tokens are hex, so the first space is the
+// separator. Release and renewal compare the whole value, so the holder
+// changes nothing about who may free or extend the lock.
+const holderSep = " "
 
 // Redis is a Locker backed by Redis leases.
 type Redis struct {
@@ -85,6 +97,29 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 	return &Redis{client: client, opts: opts}
 }
 
+// WithHolder returns a locker on the same Redis keys whose leases name
+// holder (see RedisOptions.Holder); r itself is unchanged.
+func (r *Redis) WithHolder(holder string) *Redis {
+	opts := r.opts
+	opts.Holder = holder
+	return &Redis{client: r.client, opts: opts}
+}
+
+// Holder reads who holds the lock on key: held is false when nobody does;
+// holder is empty when the lease names nobody (a locker without Holder).
+// The answer is a snapshot: the lease may end right after.
+func (r *Redis) Holder(ctx context.Context, key string) (holder string, held bool, err error) {
+	v, err := r.client.Get(ctx, r.opts.Prefix+key).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read lock %s: %w", key, err)
+	}
+	_, holder, _ = strings.Cut(v, holderSep)
+	return holder, true, nil
+}
+
 // Acquire waits for the lock on key, polling at RetryInterval.
 func (r *Redis) Acquire(ctx context.Context, key string) (Lease, error) {
 	for {
@@ -108,6 +143,9 @@ func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
 	token, err := newToken()
 	if err != nil {
 		return nil, err
+	}
+	if r.opts.Holder != "" {
+		token += holderSep + r.opts.Holder
 	}
 	// The local deadline counts from before the request was sent, so it
 	// can only be earlier than the expiry Redis computes.

@@ -37,9 +37,12 @@ func advance(mr *miniredis.Miniredis, fake *clock.Fake, total, step time.Duratio
 	}
 }
 
+// TestRenewalKeepsLeasePastTTL also names the holder: renewal compares
+// the whole value, holder included, and keeps the holder readable.
 func TestRenewalKeepsLeasePastTTL(t *testing.T) {
 	t.Parallel()
-	mr, fake, locker := fakeRedis(t)
+	mr, fake, anon := fakeRedis(t)
+	locker := anon.WithHolder("10.0.0.7:9090")
 	l, err := locker.Acquire(t.Context(), "k")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +50,9 @@ func TestRenewalKeepsLeasePastTTL(t *testing.T) {
 	advance(mr, fake, 4*ttl, 500*time.Millisecond)
 	if err := l.Context().Err(); err != nil {
 		t.Fatalf("lease ended after %v with renewals: %v", 4*ttl, context.Cause(l.Context()))
+	}
+	if h, held, err := anon.Holder(t.Context(), "k"); err != nil || !held || h != "10.0.0.7:9090" {
+		t.Fatalf("holder after renewals: %q %v %v", h, held, err)
 	}
 	if !mr.Exists("p:k") || mr.TTL("p:k") <= 0 {
 		t.Fatalf("key exists=%v ttl=%v, want a live key", mr.Exists("p:k"), mr.TTL("p:k"))
