@@ -139,8 +139,12 @@ var allParts = []part{
 			svc, err := table.New(table.Deps{
 				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log, Shuffle: testShuffle,
 				HandPause: settings.HandPause, ActionTimeout: settings.ActionTimeout,
-				Wallet:  walletv1.NewWalletServiceClient(walletConn),
-				Seating: seatingv1.NewSeatingServiceClient(seatingConn),
+				// With Redis, calls about a table another replica deals are
+				// forwarded to the address it advertises with its lease.
+				AdvertiseAddr: table.AdvertiseAddr(settings.AdvertiseAddr, e.grpcAddr),
+				Forward:       rpc.Options{Logger: e.log},
+				Wallet:        walletv1.NewWalletServiceClient(walletConn),
+				Seating:       seatingv1.NewSeatingServiceClient(seatingConn),
 			})
 			if err != nil {
 				return nil, err

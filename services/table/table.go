@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -76,13 +77,24 @@ type Deps struct {
 	// hundred milliseconds of them (the table service crashing loses
 	// nothing). Off by default.
 	AsyncActionCommit bool
-	Logger            *slog.Logger
+	// AdvertiseAddr is the gRPC address other replicas reach this one at
+	// (AdvertiseAddr below). With a Redis locker the table leases carry it,
+	// and a call about a table another replica runs is forwarded to that
+	// replica's advertised address. Empty: this replica's tables are not
+	// forwarded to (others answer TABLE_OWNED_ELSEWHERE for them), though
+	// it still forwards to the replicas that advertise.
+	AdvertiseAddr string
+	// Forward configures the connections forwarded calls use (tests set
+	// the tracer provider); the caller's token is what they carry.
+	Forward rpc.Options
+	Logger  *slog.Logger
 }
 
 // Service is the table service.
 type Service struct {
-	server *server.Server
-	runner *runner.Runner
+	server  *server.Server
+	runner  *runner.Runner
+	forward *server.Forwarder
 }
 
 // New wires the service over deps.
@@ -92,20 +104,34 @@ func New(deps Deps) (*Service, error) {
 		return nil, fmt.Errorf("table service: %w", err)
 	}
 	st := store.New(deps.DB)
-	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: deps.Locker, Relay: deps.Relay, Sealer: sealer,
+	locker := deps.Locker
+	var holders server.Holders
+	if rl, ok := deps.Locker.(*lock.Redis); ok {
+		// Several replicas share the tables: leases name their holder so
+		// that calls reach it. The in-process locker has one process and
+		// nothing to forward.
+		if deps.AdvertiseAddr != "" {
+			rl = rl.WithHolder(deps.AdvertiseAddr)
+		}
+		locker, holders = rl, rl
+	}
+	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
 		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: deps.HandPause, AsyncActionCommit: deps.AsyncActionCommit, Logger: deps.Logger})
 	var offers server.OfferVerifier
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}
 	}
-	srv := server.New(server.Config{Store: st, Clock: deps.Clock, Locker: deps.Locker, Relay: deps.Relay, Runner: r,
+	srv := server.New(server.Config{Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Runner: r,
 		Offers: offers, ActionTimeout: deps.ActionTimeout})
-	return &Service{server: srv, runner: r}, nil
+	fwd := server.NewForwarder(server.ForwardConfig{Self: deps.AdvertiseAddr, Holders: holders, Runner: r, Dial: deps.Forward,
+		Logger: deps.Logger})
+	return &Service{server: srv, runner: r, forward: fwd}, nil
 }
 
-// Register exposes the service on a gRPC server.
+// Register exposes the service on a gRPC server, forwarding each call about
+// a table another replica runs to that replica.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
-	tablev1.RegisterTableServiceServer(r, s.server)
+	r.RegisterService(s.forward.Desc(&tablev1.TableService_ServiceDesc), s.server)
 }
 
 // Run claims the open tables and deals them until ctx ends; it then
@@ -113,8 +139,12 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 // own goroutine; tables are also claimed on first use without it.
 func (s *Service) Run(ctx context.Context) error { return s.runner.Run(ctx) }
 
-// Close releases every table this process runs (Run does it on return).
-func (s *Service) Close() { s.runner.Close() }
+// Close releases every table this process runs (Run does it on return)
+// and closes the connections to other replicas.
+func (s *Service) Close() {
+	s.runner.Close()
+	_ = s.forward.Close()
+}
 
 // SeatingOffers verifies offers with the seating service: the offer must be
 // the player's, for this table and seat, and pending or accepted.

@@ -149,10 +149,8 @@ func TestDeploymentsRunOnePartEach(t *testing.T) {
 				t.Errorf("%s: selector %s=%s does not match its pod labels", name, k, v)
 			}
 		}
-		if c.Args[0] == "table" && (d.Spec.Replicas == nil || *d.Spec.Replicas != 1) {
-			// A table is dealt by the replica holding its lock; until
-			// requests are forwarded to the owner, one replica serves all.
-			t.Errorf("%s: the table part runs one replica", name)
+		if c.Args[0] == "table" {
+			checkTableReplicas(t, d)
 		}
 	}
 	slices.Sort(seen)
@@ -271,9 +269,48 @@ func TestOverlaysPatchOnlyTheBase(t *testing.T) {
 				t.Errorf("%s: replicas for %s, which the base does not define", dir, r.Name)
 				continue
 			}
-			if d.Spec.Template.Spec.Containers[0].Args[0] == "table" && r.Count != 1 {
-				t.Errorf("%s: %d table replicas; the table part runs one", dir, r.Count)
+			if r.Count < 1 {
+				t.Errorf("%s: %d replicas of %s, want at least one", dir, r.Count, d.Name)
 			}
 		}
 	}
+}
+
+// checkTableReplicas: the table part runs several replicas, each
+// advertising its pod address and gRPC port with the leases of the tables
+// it deals, so that the others forward calls to it; a rolling update keeps
+// every table served.
+func checkTableReplicas(t *testing.T, d *appsv1.Deployment) {
+	t.Helper()
+	if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
+		t.Errorf("%s: the table part runs at least two replicas", d.Name)
+	}
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("%s: Recreate stops every replica at once; replicas forward to each other, roll them", d.Name)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	var grpcPort int32
+	for _, p := range c.Ports {
+		if p.Name == "grpc" {
+			grpcPort = p.ContainerPort
+		}
+	}
+	podIP := -1
+	for i, e := range c.Env {
+		switch e.Name {
+		case "POD_IP":
+			if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "status.podIP" {
+				t.Errorf("%s: POD_IP must come from the downward API (status.podIP)", d.Name)
+			}
+			podIP = i
+		case "CARDROOM_TABLE_ADVERTISE_ADDR":
+			// The kubelet expands $(POD_IP) only from a variable defined
+			// earlier in the list.
+			if want := "$(POD_IP):" + strconv.Itoa(int(grpcPort)); e.Value != want || podIP < 0 {
+				t.Errorf("%s: CARDROOM_TABLE_ADVERTISE_ADDR=%q (after POD_IP: %v), want %q after POD_IP", d.Name, e.Value, podIP >= 0, want)
+			}
+			return
+		}
+	}
+	t.Errorf("%s: no CARDROOM_TABLE_ADVERTISE_ADDR: other replicas could not forward to this one", d.Name)
 }
