@@ -448,3 +448,31 @@ func TestOutOfTurn_TP52(t *testing.T) {
 		}
 	})
 }
+
+// TestOutOfTurn_TP52_S5_Withdraw: at a live tournament table D bets 500 out
+// of turn (committed as made); skipped B raises to 1000, more than D's
+// bet; in turn D takes the 500 back and folds (the dealer enters
+// WITHDRAW), and the choice is audited under TP-52.
+func TestOutOfTurn_TP52_S5_Withdraw(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		e := start(t, db, clock.NewFake(t0), seededDecks(54), table.Deps{})
+		o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_TOURNAMENT, tablev1.TableMode_TABLE_MODE_LIVE)
+		o.run([]step{{'A', kAct, aCheck, 0}, {'D', kOOT, aBet, 500}, {'B', kAct, aRaise, 1000}, {'C', kAct, aFold, 0}})
+		d := o.seat['D']
+		if st := o.staff(); st.GetHand().GetToAct() != d || st.GetSeats()[d].GetBet() != 500 {
+			t.Fatalf("D's out-of-turn 500 not standing at D's turn: %v", st)
+		}
+		got := o.must(kAct, d, tablev1.ActionKind_ACTION_KIND_WITHDRAW, 0).GetOutOfTurn()
+		if len(got) != 1 || got[0].GetOutcome() != "withdrawn" || got[0].GetReturned() != 500 || !slices.Equal(ruleIDs(got[0].GetRules()), []string{"TP-52"}) {
+			t.Fatalf("TP-52 withdrawal ruling: %v", got)
+		}
+		st := o.staff()
+		if s := st.GetSeats()[d]; !s.GetFolded() || s.GetStack() != o.stacks[d] {
+			t.Fatalf("D not folded with the 500 back: %v", s)
+		}
+		if ids := o.auditedOOT()["out_of_turn:withdrawn:TP-52"]; !slices.Equal(ids, []string{"TP-52"}) {
+			t.Fatalf("TP-52 withdrawal not audited: %v", o.auditedOOT())
+		}
+	})
+}

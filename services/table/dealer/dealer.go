@@ -685,6 +685,9 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	t.log = append(t.log, evs...)
 	out := t.changed()
 	out.Events = slices.Clone(evs)
+	if a.Kind == engine.Withdraw {
+		out.OOT = append(out.OOT, t.withdrawRuling(a.Seat, evs))
+	}
 	t.deadline, t.clockCalled = time.Time{}, false
 	if err := t.settle(&out, now); err != nil {
 		return Output{}, err

@@ -375,3 +375,20 @@ func (t *Table) followOOT(out *Output) error {
 	out.Events = append(out.Events, evs...)
 	return nil
 }
+
+// withdrawRuling records a tournament player's choice, in turn, to take
+// back an out-of-turn wager a skipped seat overtook and fold (TP-52): the
+// engine applied it; the ruling is for the response and the audit log.
+func (t *Table) withdrawRuling(seat int, evs []engine.Event) OOTRuling {
+	r := OOTRuling{HandNo: t.handNo, Seat: seat, OutOfTurnRuling: live.OutOfTurnRuling{Outcome: live.Withdrawn,
+		Rules: []live.Citation{{Rule: "TP-52", Text: "a skipped player wagered more than the out-of-turn bet: the player took the bet back and folded"}}}}
+	for _, e := range evs {
+		if e.Kind == engine.EvReturn && e.Seat == seat {
+			r.Returned += e.Amount
+		}
+	}
+	if sv, ok := handSeat(t.hand, seat); ok {
+		r.Wager = sv.Bet
+	}
+	return r
+}

@@ -178,7 +178,7 @@ var actionFromProto = map[tablev1.ActionKind]engine.ActionKind{
 	tablev1.ActionKind_ACTION_KIND_CALL: engine.Call, tablev1.ActionKind_ACTION_KIND_BET: engine.Bet,
 	tablev1.ActionKind_ACTION_KIND_RAISE: engine.Raise, tablev1.ActionKind_ACTION_KIND_BRING_IN: engine.BringIn,
 	tablev1.ActionKind_ACTION_KIND_COMPLETE: engine.Complete, tablev1.ActionKind_ACTION_KIND_SHOW: engine.Show,
-	tablev1.ActionKind_ACTION_KIND_MUCK: engine.Muck,
+	tablev1.ActionKind_ACTION_KIND_MUCK: engine.Muck, tablev1.ActionKind_ACTION_KIND_WITHDRAW: engine.Withdraw,
 }
 
 var actionToProto = func() map[engine.ActionKind]tablev1.ActionKind {

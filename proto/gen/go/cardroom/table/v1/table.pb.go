@@ -160,21 +160,26 @@ const (
 	ActionKind_ACTION_KIND_SHOW ActionKind = 8
 	// ACTION_KIND_MUCK gives up the hand unshown at showdown (TP-64).
 	ActionKind_ACTION_KIND_MUCK ActionKind = 9
+	// ACTION_KIND_WITHDRAW takes back an out-of-turn wager a skipped seat
+	// has overtaken and folds (tournaments, TP-52; live tables, entered by
+	// the dealer).
+	ActionKind_ACTION_KIND_WITHDRAW ActionKind = 10
 )
 
 // Enum value maps for ActionKind.
 var (
 	ActionKind_name = map[int32]string{
-		0: "ACTION_KIND_UNSPECIFIED",
-		1: "ACTION_KIND_FOLD",
-		2: "ACTION_KIND_CHECK",
-		3: "ACTION_KIND_CALL",
-		4: "ACTION_KIND_BET",
-		5: "ACTION_KIND_RAISE",
-		6: "ACTION_KIND_BRING_IN",
-		7: "ACTION_KIND_COMPLETE",
-		8: "ACTION_KIND_SHOW",
-		9: "ACTION_KIND_MUCK",
+		0:  "ACTION_KIND_UNSPECIFIED",
+		1:  "ACTION_KIND_FOLD",
+		2:  "ACTION_KIND_CHECK",
+		3:  "ACTION_KIND_CALL",
+		4:  "ACTION_KIND_BET",
+		5:  "ACTION_KIND_RAISE",
+		6:  "ACTION_KIND_BRING_IN",
+		7:  "ACTION_KIND_COMPLETE",
+		8:  "ACTION_KIND_SHOW",
+		9:  "ACTION_KIND_MUCK",
+		10: "ACTION_KIND_WITHDRAW",
 	}
 	ActionKind_value = map[string]int32{
 		"ACTION_KIND_UNSPECIFIED": 0,
@@ -187,6 +192,7 @@ var (
 		"ACTION_KIND_COMPLETE":    7,
 		"ACTION_KIND_SHOW":        8,
 		"ACTION_KIND_MUCK":        9,
+		"ACTION_KIND_WITHDRAW":    10,
 	}
 )
 
@@ -4273,7 +4279,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\tTableMode\x12\x1a\n" +
 	"\x16TABLE_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12TABLE_MODE_DIGITAL\x10\x01\x12\x13\n" +
-	"\x0fTABLE_MODE_LIVE\x10\x02*\xf8\x01\n" +
+	"\x0fTABLE_MODE_LIVE\x10\x02*\x92\x02\n" +
 	"\n" +
 	"ActionKind\x12\x1b\n" +
 	"\x17ACTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -4285,7 +4291,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x14ACTION_KIND_BRING_IN\x10\x06\x12\x18\n" +
 	"\x14ACTION_KIND_COMPLETE\x10\a\x12\x14\n" +
 	"\x10ACTION_KIND_SHOW\x10\b\x12\x14\n" +
-	"\x10ACTION_KIND_MUCK\x10\t*\xa0\x02\n" +
+	"\x10ACTION_KIND_MUCK\x10\t\x12\x18\n" +
+	"\x14ACTION_KIND_WITHDRAW\x10\n" +
+	"*\xa0\x02\n" +
 	"\x10DealerActionKind\x12\"\n" +
 	"\x1eDEALER_ACTION_KIND_UNSPECIFIED\x10\x00\x12$\n" +
 	" DEALER_ACTION_KIND_PLAYER_ACTION\x10\x01\x12!\n" +
