@@ -530,3 +530,34 @@ func TestOpenRejectsBadNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolSizePerDialect checks the pool caps: MaxOpenConns, or
+// SQLiteMaxOpenConns instead on SQLite when set, or the defaults (8 on
+// PostgreSQL, 16 on SQLite).
+func TestPoolSizePerDialect(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name             string
+		max, sqliteMax   int
+		postgres, sqlite int
+	}{
+		{"defaults", 0, 0, 8, 16},
+		{"one size", 12, 0, 12, 12},
+		{"sqlite's own", 24, 3, 24, 3},
+		{"sqlite's own over the default", 0, 2, 8, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.EachStore(t, sqlstore.Options{Service: "pool", Migrations: migrations, MaxOpenConns: tt.max, SQLiteMaxOpenConns: tt.sqliteMax},
+				func(t *testing.T, db *sqlstore.DB) {
+					want := tt.sqlite
+					if db.Dialect() == sqlstore.Postgres {
+						want = tt.postgres
+					}
+					if got := db.SQL().Stats().MaxOpenConnections; got != want {
+						t.Fatalf("MaxOpenConnections = %d, want %d", got, want)
+					}
+				})
+		})
+	}
+}

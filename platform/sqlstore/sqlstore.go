@@ -87,6 +87,13 @@ type Options struct {
 	// MaxOpenConns caps the connection pool; 0 means 8 for PostgreSQL (many
 	// processes share one server) and 16 for SQLite.
 	MaxOpenConns int
+	// SQLiteMaxOpenConns, when positive, caps the pool instead of
+	// MaxOpenConns when the database turns out to be SQLite. A service
+	// whose options are made before the URL is filled in (cmd/cardroom
+	// sets URL afterwards) sizes each dialect's pool with the two fields:
+	// SQLite runs one writer at a time, while a PostgreSQL pool waits
+	// mostly on commits and wants more connections.
+	SQLiteMaxOpenConns int
 	// SQLiteBusyTimeout is how long a SQLite statement waits for another
 	// connection's lock before failing with SQLITE_BUSY (which Tx retries);
 	// 0 means 5 s.
@@ -169,6 +176,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	d.db = db
 	maxConns := opts.MaxOpenConns
+	if d.dialect == SQLite && opts.SQLiteMaxOpenConns > 0 {
+		maxConns = opts.SQLiteMaxOpenConns
+	}
 	if maxConns <= 0 {
 		maxConns = 16
 		if d.dialect == Postgres {
