@@ -314,3 +314,20 @@ func TestHoldPendingOverGRPC(t *testing.T) {
 		}
 	})
 }
+
+// TestStoreOptionsSizeEachDialectsPool checks the pool sizes whatever URL
+// StoreOptions was given: cmd/cardroom makes the options with an empty URL
+// and fills in DATABASE_URL afterwards, which once left the wallet on
+// PostgreSQL with SQLite's pool of 4.
+func TestStoreOptionsSizeEachDialectsPool(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, wallet.StoreOptions("", ""), func(t *testing.T, db *sqlstore.DB) {
+		want := wallet.SQLiteConns
+		if db.Dialect() == sqlstore.Postgres {
+			want = wallet.PostgresConns
+		}
+		if got := db.SQL().Stats().MaxOpenConnections; got != want {
+			t.Fatalf("pool on %s = %d, want %d", db.Dialect(), got, want)
+		}
+	})
+}

@@ -102,6 +102,9 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 		if err != nil {
 			return nil, err
 		}
+		if raw, ok := tx.RecordedResponse(); ok {
+			return raw, nil // fn recorded its response with its transfer (KeyRow)
+		}
 		return json.Marshal(r)
 	})
 	if err != nil {

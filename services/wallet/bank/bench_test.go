@@ -13,6 +13,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/wallet"
 	"github.com/cardroom/cardroom/services/wallet/bank"
 	"github.com/cardroom/cardroom/services/wallet/store"
 )
@@ -23,13 +24,12 @@ import (
 // and 256 players, on SQLite and on PostgreSQL. It reports transfers/s and
 // the p50/p99 latency of one buy-in.
 func BenchmarkBuyInTransfers(b *testing.B) {
-	opts := func(conns int) sqlstore.Options {
-		return sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: benchConns(conns)}
-	}
-	// The pool sizes are the wallet's own: 4 for SQLite (wallet.SQLiteConns)
-	// and sqlstore's default (8) for PostgreSQL.
-	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts(4))) })
-	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts(0))) })
+	// The pool sizes are the wallet's own (wallet.SQLiteConns,
+	// wallet.PostgresConns) unless WALLET_BENCH_CONNS says otherwise.
+	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(),
+		MaxOpenConns: benchConns(wallet.PostgresConns), SQLiteMaxOpenConns: benchConns(wallet.SQLiteConns)}
+	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts)) })
+	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts)) })
 }
 
 func benchBuyIns(b *testing.B, db *sqlstore.DB) {

@@ -278,3 +278,51 @@ func TestConcurrentHoldsForOnePlayerAtOneTable_ExactlyOneSucceeds(t *testing.T) 
 		}
 	})
 }
+
+// TestConcurrentSameKeyBuyInsPostOnce sends one buy-in 1,000 times at once
+// under one idempotency key. On PostgreSQL the key is written in the
+// transfer's own statement (store.KeyRow): exactly one hold transfer is
+// posted, every caller gets the identical response, and the balance after
+// it in that response is the books' balance.
+func TestConcurrentSameKeyBuyInsPostOnce(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		const n, amount = 1000, 20000
+		e.open(t, "kay", 100000)
+		req := bank.HoldRequest{Key: "same-buy-in", TableRequest: bank.TableRequest{Table: "K1", Epoch: 1},
+			Player: "kay", Seat: 2, Currency: "EUR", Game: nl25, Amount: amount}
+		results := make([]bank.HoldResult, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { results[i], errs[i] = e.bank.HoldBuyIn(t.Context(), req) })
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("request %d: %v", i, errs[i])
+			}
+			if results[i] != results[0] {
+				t.Fatalf("response %d = %+v, differs from %+v", i, results[i], results[0])
+			}
+		}
+		if got := e.balance(t, ledger.PlayerAccount("kay", "EUR")); got != 100000-amount || results[0].Balance != got {
+			t.Fatalf("balance = %d, response says %d; want %d", got, results[0].Balance, 100000-amount)
+		}
+		var holds int
+		if err := e.db.SQL().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM transfers WHERE kind = $1`, string(ledger.BuyInHold)).Scan(&holds); err != nil {
+			t.Fatal(err)
+		}
+		if holds != 1 {
+			t.Fatalf("%d hold transfers, want 1", holds)
+		}
+		// The replay answers the same; another buy-in under the key is refused.
+		again, err := e.bank.HoldBuyIn(t.Context(), req)
+		if err != nil || again != results[0] {
+			t.Fatalf("replay = %+v, %v", again, err)
+		}
+		req.Amount++
+		_, err = e.bank.HoldBuyIn(t.Context(), req)
+		wantFault(t, err, fault.Conflict, "IDEMPOTENCY_KEY_REUSED")
+	})
+}

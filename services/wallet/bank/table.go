@@ -2,6 +2,7 @@ package bank
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -178,7 +179,8 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 	}
 	r.Game.Table = r.Table
 	return idempotent(ctx, b, "HoldBuyIn", r.Key, r, func(tx *store.Tx) (HoldResult, error) {
-		p, err := tx.FencedPresence(ctx, r.Table, r.Epoch, r.Player, cur, b.profile.Day.Of(tx.Now()))
+		hold := ledger.HoldAccount(r.Table, cur)
+		p, err := tx.FencedPresence(ctx, r.Table, r.Epoch, r.Player, cur, b.profile.Day.Of(tx.Now()), hold)
 		if err != nil {
 			return HoldResult{}, err
 		}
@@ -199,16 +201,33 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if err := d.Allow(r.Amount); err != nil {
 			return HoldResult{}, fmt.Errorf("buy in %s at %s: %w", r.Player, r.Table, err)
 		}
-		hold := ledger.HoldAccount(r.Table, cur)
-		if err := tx.EnsureAccount(ctx, hold); err != nil {
-			return HoldResult{}, err
-		}
 		h := store.Hold{
 			ID: newID("hold_"), Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: cur, Amount: r.Amount,
 			Structure: r.Game.Structure, TopUp: d.Case == buyin.TopUp, ExpiresAt: tx.Now().Add(b.holdTTL), CreatedAt: tx.Now(),
 		}
 		h.HoldTransfer = newID("tr_")
-		res, err := b.postWith(ctx, tx, h.HoldTransfer, []store.Row{store.HoldRow(h)}, ledger.BuyInHold, cur,
+		out := HoldResult{
+			HoldID: h.ID, State: store.Held, Player: r.Player, Table: r.Table, Currency: cur, Amount: r.Amount,
+			ExpiresAt: h.ExpiresAt, TransferID: h.HoldTransfer, Case: d.Case, Rule: d.Rule, Min: d.Range.Min, Max: d.Range.Max,
+		}
+		with := []store.Row{store.HoldRow(h)}
+		// With the player's balance locked (and no expired hold released
+		// into it above), the balance after the transfer is known now, so
+		// the whole response is: record the idempotency key with it in the
+		// transfer's statement instead of a round trip of its own. A
+		// balance short of the amount is left to Post to refuse (CS-01).
+		predicted := p.BalanceLocked && p.Pending == nil && p.Balance >= r.Amount
+		if predicted {
+			out.Balance = p.Balance - r.Amount
+			resp, err := json.Marshal(out)
+			if err != nil {
+				return HoldResult{}, fmt.Errorf("HoldBuyIn: encode response: %w", err)
+			}
+			if row, ok := tx.KeyRow(resp); ok {
+				with = append(with, row)
+			}
+		}
+		res, err := b.postWith(ctx, tx, h.HoldTransfer, with, ledger.BuyInHold, cur,
 			store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
 			map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "hold": h.ID, "rule": d.Rule},
 			player, ledger.Move{From: player, To: hold, Amount: r.Amount})
@@ -221,11 +240,14 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if err != nil {
 			return HoldResult{}, err
 		}
-		return HoldResult{
-			HoldID: h.ID, State: store.Held, Player: r.Player, Table: r.Table, Currency: cur, Amount: r.Amount,
-			ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Case: d.Case, Rule: d.Rule, Min: d.Range.Min, Max: d.Range.Max,
-			Balance: res.Balance,
-		}, nil
+		if predicted && res.Balance != out.Balance {
+			// Cannot happen while the row lock holds; refuse rather than
+			// store a response that disagrees with the books.
+			return HoldResult{}, fault.New(fault.Aborted, "BALANCE_CHANGED", "balance changed concurrently; retry").
+				With("account_id", string(player))
+		}
+		out.TransferID, out.Balance = res.TransferID, res.Balance
+		return out, nil
 	})
 }
 

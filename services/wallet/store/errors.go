@@ -39,3 +39,16 @@ func isPendingHoldViolation(err error) bool {
 	// unique constraint of holds has these columns.
 	return strings.Contains(err.Error(), "holds.player, holds.table_id")
 }
+
+// isKeyViolation reports a second insert of an idempotency key (a KeyRow
+// posted with a transfer) while a concurrent request holds or committed it.
+func isKeyViolation(err error) bool {
+	if !isUniqueViolation(err) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.ConstraintName == "idempotency_keys_pkey"
+	}
+	return strings.Contains(err.Error(), "idempotency_keys.key")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -131,6 +132,11 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting, with ...Ro
 		balances, err = t.postStepByStep(ctx, tr, args, with)
 	}
 	if err != nil {
+		if isKeyViolation(err) {
+			// A KeyRow among with: a concurrent duplicate committed the
+			// key first (Idempotent answers with its response).
+			return nil, fmt.Errorf("post %s: %w", tr.ID, errKeyTaken)
+		}
 		if isPendingHoldViolation(err) {
 			// A concurrent request held a buy-in for the same player and
 			// table after this one read that none was pending.
@@ -144,6 +150,11 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting, with ...Ro
 		}
 		return nil, err
 	}
+	for _, r := range with {
+		if r.written != nil {
+			r.written()
+		}
+	}
 	return balances, nil
 }
 
@@ -152,6 +163,8 @@ type Row struct {
 	Table   string
 	Columns []string
 	Values  []any
+	// written runs once the row is written (KeyRow records the response).
+	written func()
 }
 
 // insert renders the row's INSERT with placeholders numbered from first.
@@ -180,6 +193,15 @@ func balanceUpdate(amount, id, currency string) string {
 	return strings.NewReplacer("$A", amount, "$I", id, "$C", currency).Replace(updateBalance)
 }
 
+// updateBalanceStep is updateBalance for postStepByStep, rendered once.
+var updateBalanceStep = balanceUpdate("$1", "$2", "$3")
+
+// postStatements caches postOneStatement's SQL by the transfer's shape
+// (entry count and the with rows' tables and columns): the text depends on
+// nothing else, and rendering it on every buy-in cost the client more CPU
+// than the round trip's encoding.
+var postStatements sync.Map // shape string → SQL string
+
 // postStepByStep writes a transfer one statement at a time (SQLite, where
 // the round trips are function calls).
 func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any, with []Row) (Balances, error) {
@@ -192,7 +214,7 @@ func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any,
 	for i, e := range tr.Entries {
 		var id string
 		var balance, seq int64
-		err := t.tx.QueryRowContext(ctx, balanceUpdate("$1", "$2", "$3"), e.Amount, string(e.Account), string(tr.Currency)).Scan(&id, &balance, &seq)
+		err := t.tx.QueryRowContext(ctx, updateBalanceStep, e.Amount, string(e.Account), string(tr.Currency)).Scan(&id, &balance, &seq)
 		if noRows(err) {
 			return nil, t.postRefusal(ctx, tr, e)
 		}
@@ -226,26 +248,13 @@ func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any,
 // then rolled back with everything the statement wrote. One round trip
 // instead of 2 + accounts keeps the buy-in hot path short.
 func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []any, with []Row) (Balances, error) {
-	var q strings.Builder
-	q.WriteString("WITH tr AS (" + insertTransfer + " RETURNING id)")
-	var union strings.Builder
-	for i, e := range tr.Entries {
-		a, id := fmt.Sprintf("$%d::bigint", len(args)+1), fmt.Sprintf("$%d", len(args)+2)
+	for _, e := range tr.Entries {
 		args = append(args, e.Amount, string(e.Account))
-		fmt.Fprintf(&q, ", u%d AS (%s)", i, balanceUpdate(a, id, "$3"))
-		if i > 0 {
-			union.WriteString(" UNION ALL ")
-		}
-		fmt.Fprintf(&union, "SELECT id, balance, entry_count, %s AS amount FROM u%d", a, i)
 	}
-	for i, r := range with {
-		fmt.Fprintf(&q, ", w%d AS (%s)", i, r.insert(len(args)+1))
+	for _, r := range with {
 		args = append(args, r.Values...)
 	}
-	q.WriteString(", e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) SELECT u.id, u.entry_count, (SELECT id FROM tr), u.amount, u.balance, $11 FROM (")
-	q.WriteString(union.String())
-	q.WriteString(") u RETURNING account_id, balance_after) SELECT account_id, balance_after FROM e")
-	rows, err := t.tx.QueryContext(ctx, q.String(), args...)
+	rows, err := t.tx.QueryContext(ctx, postStatement(len(tr.Entries), with), args...)
 	if err != nil {
 		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
 	}
@@ -271,6 +280,42 @@ func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []an
 		}
 	}
 	return balances, nil
+}
+
+// postStatement renders postOneStatement's SQL for a transfer of entries
+// entries with the rows with: after the 11 transfer arguments come each
+// entry's amount and account, then each with row's values.
+func postStatement(entries int, with []Row) string {
+	var shape strings.Builder
+	shape.WriteString(strconv.Itoa(entries))
+	for _, r := range with {
+		shape.WriteString("|" + r.Table + ":" + strings.Join(r.Columns, ","))
+	}
+	if q, ok := postStatements.Load(shape.String()); ok {
+		return q.(string)
+	}
+	const transferArgs = 11
+	var q strings.Builder
+	q.WriteString("WITH tr AS (" + insertTransfer + " RETURNING id)")
+	var union strings.Builder
+	for i := range entries {
+		a, id := fmt.Sprintf("$%d::bigint", transferArgs+2*i+1), fmt.Sprintf("$%d", transferArgs+2*i+2)
+		fmt.Fprintf(&q, ", u%d AS (%s)", i, balanceUpdate(a, id, "$3"))
+		if i > 0 {
+			union.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&union, "SELECT id, balance, entry_count, %s AS amount FROM u%d", a, i)
+	}
+	next := transferArgs + 2*entries + 1
+	for i, r := range with {
+		fmt.Fprintf(&q, ", w%d AS (%s)", i, r.insert(next))
+		next += len(r.Values)
+	}
+	q.WriteString(", e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) SELECT u.id, u.entry_count, (SELECT id FROM tr), u.amount, u.balance, $11 FROM (")
+	q.WriteString(union.String())
+	q.WriteString(") u RETURNING account_id, balance_after) SELECT account_id, balance_after FROM e")
+	postStatements.Store(shape.String(), q.String())
+	return q.String()
 }
 
 // postRefusal explains why a conditional balance update touched no row.

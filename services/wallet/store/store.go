@@ -104,9 +104,16 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 	}
 	hash := req.hash()
 	err = s.update(ctx, now, func(tx *Tx) error {
+		tx.key = &txKey{req: req, hash: hash}
 		out, err := fn(tx)
 		if err != nil {
 			return err
+		}
+		if tx.key.recorded != nil {
+			// fn posted its transfer with KeyRow: the key is already
+			// written, with the response fn promised.
+			resp = tx.key.recorded
+			return nil
 		}
 		res, err := tx.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, response, created_at)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, out, now.UnixMilli())
@@ -204,6 +211,55 @@ type Tx struct {
 	tx    *sqlstore.Tx
 	now   time.Time
 	store *Store
+	// key is the idempotency key of the request the transaction runs for
+	// (nil outside Idempotent).
+	key *txKey
+}
+
+// txKey is a transaction's idempotency key and, once a Post wrote it with
+// KeyRow, the response recorded with it.
+type txKey struct {
+	req      Request
+	hash     string
+	handed   bool // KeyRow gave the row out
+	recorded []byte
+}
+
+// KeyRow returns the row that records the transaction's idempotency key
+// with resp as the stored response, to pass in Post's with: on PostgreSQL
+// the key is then written in the transfer's own statement, saving the
+// round trip of Idempotent's separate INSERT on the buy-in hot path. Once
+// that Post succeeds, Idempotent writes nothing more and answers resp (fn's
+// own result is not stored), so resp must be exactly what fn returns —
+// which means every field of it is known before the posting. A concurrent
+// duplicate that committed the key first makes the Post fail the way
+// Idempotent's own INSERT would (the key taken), and Idempotent answers
+// with the stored response.
+//
+// ok is false outside Idempotent, once a key row was handed out, and on
+// SQLite, where statements are function calls and Idempotent's own INSERT
+// costs no round trip.
+func (t *Tx) KeyRow(resp []byte) (row Row, ok bool) {
+	if t.key == nil || t.key.handed || t.tx.Dialect() != sqlstore.Postgres {
+		return Row{}, false
+	}
+	k := t.key
+	k.handed = true
+	return Row{
+		Table:   "idempotency_keys",
+		Columns: []string{"key", "operation", "request_hash", "response", "created_at"},
+		Values:  []any{k.req.Key, k.req.Operation, k.hash, resp, t.now.UnixMilli()},
+		written: func() { k.recorded = resp },
+	}, true
+}
+
+// RecordedResponse is the response a successful Post recorded with the
+// idempotency key (KeyRow), if any.
+func (t *Tx) RecordedResponse() ([]byte, bool) {
+	if t.key == nil || t.key.recorded == nil {
+		return nil, false
+	}
+	return t.key.recorded, true
 }
 
 // Now is the transaction's timestamp.

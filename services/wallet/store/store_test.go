@@ -38,6 +38,8 @@ func TestContract(t *testing.T) {
 			{"presence reads sitting and departures", testPresence},
 			{"one hold pending per player and table", testOneHoldPending},
 			{"audit finds a tampered balance", testAuditDetects},
+			{"a key row posts the key with the transfer", testKeyRow},
+			{"fenced presence opens the hold account and locks the balance", testFencedPresenceLocks},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -264,7 +266,7 @@ func testEpochs(t *testing.T, s *store.Store) {
 	// FencedPresence applies the same fence (one statement on PostgreSQL).
 	fencedPresence := func(epoch int64) error {
 		return s.Update(ctx, now, func(tx *store.Tx) error {
-			_, err := tx.FencedPresence(ctx, "ET", epoch, "nobody", "EUR", "2026-11-30")
+			_, err := tx.FencedPresence(ctx, "ET", epoch, "nobody", "EUR", "2026-11-30", ledger.HoldAccount("ET", "EUR"))
 			return err
 		})
 	}
@@ -514,4 +516,114 @@ func TestPruneIdempotencyKeysDeletesOnlyKeysOlderThanTheCutoffInBatches(t *testi
 			t.Fatal("a batch of 0 was accepted")
 		}
 	})
+}
+
+// testKeyRow: on PostgreSQL a transfer posted with KeyRow records the
+// idempotency key and its response in the transfer's statement; a later
+// request under the key runs, fails on the key inside Post, rolls back and
+// is answered from the stored key like any duplicate. SQLite hands out no
+// key row (Idempotent inserts the key itself).
+func testKeyRow(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	p := ledger.PlayerAccount("keyrow-p", "EUR")
+	runs := 0
+	call := func(body string) ([]byte, bool, error) {
+		return s.Idempotent(ctx, store.Request{Key: "keyrow-1", Operation: "Op", Body: []byte(body)}, now, func(tx *store.Tx) ([]byte, error) {
+			runs++
+			tr := build(t, fmt.Sprintf("keyrow-tr-%d", runs), ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 5})
+			for _, e := range tr.Entries {
+				if err := tx.EnsureAccount(ctx, e.Account); err != nil {
+					return nil, err
+				}
+			}
+			resp := []byte("response-" + body)
+			row, ok := tx.KeyRow(resp)
+			if ok != (s.DB().Dialect() == sqlstore.Postgres) {
+				t.Errorf("KeyRow ok = %v on %s", ok, s.DB().Dialect())
+			}
+			if _, again := tx.KeyRow(resp); ok && again {
+				t.Error("a second KeyRow in one transaction")
+			}
+			var with []store.Row
+			if ok {
+				with = append(with, row)
+			}
+			if _, err := tx.Post(ctx, tr, store.Posting{GamingDay: "d"}, with...); err != nil {
+				return nil, err
+			}
+			if got, recorded := tx.RecordedResponse(); recorded != ok || (ok && string(got) != string(resp)) {
+				t.Errorf("RecordedResponse = %q %v", got, recorded)
+			}
+			return []byte("ignored when recorded"), nil
+		})
+	}
+	want := "response-a"
+	if s.DB().Dialect() != sqlstore.Postgres {
+		want = "ignored when recorded"
+	}
+	for i, replay := range []bool{false, true, true} {
+		resp, replayed, err := call("a")
+		if err != nil || replayed != replay || string(resp) != want {
+			t.Fatalf("call %d = %q %v %v, want %q replayed=%v", i, resp, replayed, err, want, replay)
+		}
+	}
+	if _, _, err := call("b"); !errors.Is(err, store.ErrKeyReused) {
+		t.Fatalf("reuse = %v", err)
+	}
+	if a, _ := s.Account(ctx, p); a.Balance != 5 {
+		t.Fatalf("balance = %d, want 5 (applied once)", a.Balance)
+	}
+}
+
+// testFencedPresenceLocks: FencedPresence opens the table's hold account;
+// on PostgreSQL it also reports the player's balance and holds the
+// player's and the hold account's rows locked until the transaction ends.
+func testFencedPresenceLocks(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	p, hold := ledger.PlayerAccount("lock-p", "EUR"), ledger.HoldAccount("LT", "EUR")
+	mustPost(t, s, build(t, "lock-dep", ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 1234}))
+	pg := s.DB().Dialect() == sqlstore.Postgres
+	err := s.Update(ctx, now, func(tx *store.Tx) error {
+		pres, err := tx.FencedPresence(ctx, "LT", 1, "lock-p", "EUR", "2026-11-30", hold)
+		if err != nil {
+			return err
+		}
+		if pres.BalanceLocked != pg || (pg && pres.Balance != 1234) {
+			t.Errorf("presence balance = %d locked=%v on %s", pres.Balance, pres.BalanceLocked, s.DB().Dialect())
+		}
+		if !pg {
+			return nil
+		}
+		for _, id := range []ledger.AccountID{p} {
+			_, err := s.DB().SQL().ExecContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE NOWAIT`, string(id))
+			if !strings.Contains(fmt.Sprint(err), "55P03") {
+				t.Errorf("%s not locked during the transaction: %v", id, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Account(ctx, hold); err != nil {
+		t.Fatalf("hold account: %v", err)
+	}
+	if pg {
+		// Known open now: the next presence locks both rows.
+		err := s.Update(ctx, now, func(tx *store.Tx) error {
+			if _, err := tx.FencedPresence(ctx, "LT", 1, "lock-p", "EUR", "2026-11-30", hold); err != nil {
+				return err
+			}
+			for _, id := range []ledger.AccountID{p, hold} {
+				_, err := s.DB().SQL().ExecContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE NOWAIT`, string(id))
+				if !strings.Contains(fmt.Sprint(err), "55P03") {
+					t.Errorf("%s not locked during the transaction: %v", id, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -206,6 +206,12 @@ type Presence struct {
 	// currency), nil when there is none. It may be past its expiry: the
 	// caller decides with its own clock.
 	Pending *PendingHold
+	// Balance is the player's account balance, read under a row lock
+	// held until the transaction ends when BalanceLocked (FencedPresence
+	// on PostgreSQL, when the account exists); no transfer but this
+	// transaction's can change it.
+	Balance       int64
+	BalanceLocked bool
 }
 
 // PendingHold names a hold still held for a player at a table.
@@ -243,23 +249,64 @@ func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Curr
 	return p, err
 }
 
-// FencedPresence is ObserveTableEpoch followed by Presence: the table's
-// fence checked and the player's presence read for a buy-in decision. On
-// PostgreSQL it is one statement, one round trip on the buy-in hot path.
-func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, player string, cur ledger.Currency, gamingDay string) (Presence, error) {
+// FencedPresence is what a buy-in reads before deciding: the table's
+// fence checked (ObserveTableEpoch), the player's presence (Presence), and
+// the hold account hold opened when it is not known open (EnsureAccount).
+//
+// On PostgreSQL it is one statement, one round trip on the buy-in hot path,
+// that also locks the hold account and the player's account (in account ID
+// order, the order Post updates them in, so it adds no lock-order cycle)
+// until the transaction ends, and reports the player's balance under that
+// lock (Presence.Balance). The caller then knows the balance its transfer
+// will leave before posting it, which lets the buy-in's response, and so
+// its idempotency key, be written in the transfer's own statement
+// (KeyRow). The locks cost no concurrency: every buy-in at the table
+// already waits on the table's epoch row, and the transfer updates both
+// rows in this transaction anyway.
+func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, player string, cur ledger.Currency, gamingDay string, hold ledger.AccountID) (Presence, error) {
 	if t.tx.Dialect() != sqlstore.Postgres {
 		if err := t.ObserveTableEpoch(ctx, table, epoch); err != nil {
 			return Presence{}, err
 		}
-		return t.Presence(ctx, player, table, cur, gamingDay)
+		p, err := t.Presence(ctx, player, table, cur, gamingDay)
+		if err != nil {
+			return Presence{}, err
+		}
+		return p, t.EnsureAccount(ctx, hold)
 	}
 	if epoch <= 0 {
 		return Presence{}, fault.Invalidf("epoch", "must be positive, got %d", epoch)
 	}
+	// $6 is the player's account and $7 the hold account; first and second
+	// are the two in ID order, locked in that order.
+	playerAccount := ledger.PlayerAccount(player, cur)
+	first, second := "$6", "$7"
+	if string(hold) < string(playerAccount) {
+		first, second = second, first
+	}
+	args := []any{player, table, gamingDay, string(cur), epoch, string(playerAccount), string(hold)}
+	open := ""
+	if _, known := t.store.opened.Load(hold); !known {
+		a, err := ledger.NewAccount(hold, t.now)
+		if err != nil {
+			return Presence{}, err
+		}
+		// Runs after the main query (an unreferenced data-modifying CTE),
+		// so the locking reads (a1, a2) do not see a hold account this
+		// statement creates; nobody else can touch that uncommitted row.
+		open = `, op AS (INSERT INTO accounts (id, kind, owner, currency, allow_negative, created_at)
+			VALUES ($7, $8, $9, $4, $10, $11) ON CONFLICT (id) DO NOTHING)`
+		args = append(args, string(a.Kind), a.Owner, a.Kind.AllowsNegative(), t.now.UnixMilli())
+		t.tx.AfterCommit(func() { t.store.opened.Store(hold, struct{}{}) })
+	}
 	rows, err := t.tx.QueryContext(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
-			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch)
+			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch),
+		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` FOR NO KEY UPDATE),
+		a2 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+second+` FOR NO KEY UPDATE)`+open+`
 		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0
-		UNION ALL `+presenceQuery, player, table, gamingDay, string(cur), epoch)
+		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a1
+		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a2
+		UNION ALL `+presenceQuery, args...)
 	if err != nil {
 		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
 	}
@@ -298,6 +345,8 @@ func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 		switch kind {
 		case "f":
 			fenceHeld = stack == 1
+		case "p":
+			p.Balance, p.BalanceLocked = stack, true
 		case "h":
 			p.Pending = &PendingHold{ID: structure, ExpiresAt: time.UnixMilli(at).UTC()}
 		case "s":
