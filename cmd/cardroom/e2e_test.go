@@ -162,6 +162,12 @@ func (s *suite) stop() {
 	if !strings.Contains(s.stderr.String(), `"msg":"stopped"`) {
 		t.Fatalf("no clean stop logged:\n%s", s.stderr.String())
 	}
+	// Open feeds are drained, not waited for: nothing is cut off.
+	for _, cut := range []string{"in-flight RPCs were cut off", "gateway did not drain in time"} {
+		if strings.Contains(s.stderr.String(), cut) {
+			t.Fatalf("the stop was held up (%s):\n%s", cut, s.stderr.String())
+		}
+	}
 }
 
 // token runs `cardroom token` with the suite's environment.
@@ -441,8 +447,13 @@ func exerciseSuite(t *testing.T, s *suite, distributed bool) {
 		t.Fatalf("unknown table: %d %v", code, body)
 	}
 	exerciseWallet(t, s)
-	exerciseSeating(t, s)
+	board := exerciseSeating(t, s)
 	s.stop()
+	// The board feed still open at the stop ends with SHUTTING_DOWN, the
+	// app's cue to watch again.
+	if last := board.last(); !strings.Contains(fmt.Sprint(last["error"]), "SHUTTING_DOWN") {
+		t.Fatalf("the board feed open at the stop ended with %v, want a SHUTTING_DOWN error", last)
+	}
 
 	// The ledger the run left behind proves itself (cardroom wallet audit).
 	cmd := exec.Command(s.bin, "wallet", "audit")
@@ -494,7 +505,8 @@ func exerciseWallet(t *testing.T, s *suite) {
 // exerciseSeating: a player joins a waitlist from the app, the room's board
 // shows it, the floor opens a table of that game, the player is offered a
 // seat and accepts it, and the board shows the list change again.
-func exerciseSeating(t *testing.T, s *suite) {
+// It returns the board feed, still open.
+func exerciseSeating(t *testing.T, s *suite) *lineStream {
 	floor := s.token("floor-anna", "floor")
 	alice := s.token("alice", "player")
 	bob := s.token("bob", "player")
@@ -558,6 +570,7 @@ func exerciseSeating(t *testing.T, s *suite) {
 		t.Fatalf("accept: %d %v", code, body)
 	}
 	waitFor("0") // seated from the list
+	return board
 }
 
 // lineStream reads a server-streaming response's newline-delimited JSON.
@@ -597,6 +610,23 @@ func (s *suite) stream(path, token string) *lineStream {
 		close(ls.lines)
 	}()
 	return ls
+}
+
+// last reads the stream to its end and returns its last message.
+func (ls *lineStream) last() map[string]any {
+	ls.t.Helper()
+	var last map[string]any
+	for {
+		select {
+		case m, ok := <-ls.lines:
+			if !ok {
+				return last
+			}
+			last = m
+		case <-time.After(20 * time.Second):
+			ls.t.Fatal("the stream did not end within 20s")
+		}
+	}
 }
 
 // next returns the stream's next message.

@@ -74,6 +74,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		grpcSrv  *grpc.Server
 		grpcLis  net.Listener
 		healthz  = health.NewServer()
+		drainer  = rpc.NewDrainer()
 		builts   []*built
 		dbs      []*sqlstore.DB
 		grpcAddr = cfg.GRPCAddr
@@ -90,7 +91,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		}
 		grpcAddr = grpcLis.Addr().String()
 		env.grpcAddr, env.all = grpcAddr, len(parts) == len(allParts)
-		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz})
+		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz, Drainer: drainer})
 		for _, p := range parts {
 			db, err := openDB(ctx, cfg, p)
 			if err != nil {
@@ -189,6 +190,10 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 
 	// Shutdown, in reverse order of dependency.
 	healthz.Shutdown() // NOT_SERVING: load balancers stop sending work
+	// Feeds (table watches, the seating board, and the gateway's NDJSON
+	// streams over them) end now with SHUTTING_DOWN, so the drains below
+	// wait only for unary calls and a table's lease is let go promptly.
+	drainer.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if httpSrv != nil {

@@ -55,6 +55,9 @@ type Options struct {
 	Health *health.Server
 	// ServerOptions are appended to the server's own options.
 	ServerOptions []grpc.ServerOption
+	// Drainer, when set, ends the server's streams on Drain (server), so
+	// that a graceful stop is not held up by feeds that never end.
+	Drainer *Drainer
 
 	// ServiceToken supplies the bearer token for outgoing calls whose
 	// context carries no caller token (client): the calling service's own
@@ -88,8 +91,8 @@ func (o Options) otelOptions() []otelgrpc.Option {
 // NewServer returns a gRPC server with cardroom's interceptor chain, the
 // health service and reflection registered. Register services on it, then
 // run it with Serve. The interceptors run, outermost first: error mapping
-// (ToStatus), panic recovery, authentication and authorization, request
-// validation — so a caller without a token learns nothing about the
+// (ToStatus), draining (when Options.Drainer is set; streams only), panic
+// recovery, authentication and authorization, request validation — so a caller without a token learns nothing about the
 // request's shape, and a panic anywhere becomes Internal.
 func NewServer(o Options) *grpc.Server {
 	log := o.logger()
@@ -112,6 +115,15 @@ func NewServer(o Options) *grpc.Server {
 	mapErrorsStream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		return ToStatus(ss.Context(), log, info.FullMethod, handler(srv, ss))
 	}
+	streams := []grpc.StreamServerInterceptor{mapErrorsStream}
+	if o.Drainer != nil {
+		streams = append(streams, o.Drainer.stream)
+	}
+	streams = append(streams,
+		recovery.StreamServerInterceptor(),
+		authn.stream,
+		grpcvalidate.StreamServerInterceptor(validator),
+	)
 	opts := []grpc.ServerOption{
 		grpc.StatsHandler(otelgrpc.NewServerHandler(o.otelOptions()...)),
 		grpc.ChainUnaryInterceptor(
@@ -120,12 +132,7 @@ func NewServer(o Options) *grpc.Server {
 			authn.unary,
 			grpcvalidate.UnaryServerInterceptor(validator),
 		),
-		grpc.ChainStreamInterceptor(
-			mapErrorsStream,
-			recovery.StreamServerInterceptor(),
-			authn.stream,
-			grpcvalidate.StreamServerInterceptor(validator),
-		),
+		grpc.ChainStreamInterceptor(streams...),
 	}
 	srv := grpc.NewServer(append(opts, o.ServerOptions...)...)
 	hs := o.Health

@@ -84,6 +84,7 @@ func startServer(t *testing.T) *testServer {
 		Authorize:      AccessFromDescriptors(ts.f.files, ts.f.types),
 		Health:         ts.health,
 		ServiceToken:   iss.ServiceTokens("svc-table", time.Hour),
+		Drainer:        NewDrainer(),
 	}
 	ts.srv = NewServer(ts.opts)
 	ts.srv.RegisterService(ts.f.serviceDesc(ts.handle), nil)
@@ -416,5 +417,63 @@ func TestShutdownCutsOffCallsAfterGrace(t *testing.T) {
 	}
 	if err := <-result; status.Code(err) == codes.OK {
 		t.Fatal("cut-off call succeeded")
+	}
+}
+
+// TestDrainEndsStreamsSoShutdownIsNotHeldUp: a feed never ends by itself,
+// so a graceful stop would wait for it the whole grace period. Drain ends
+// the open stream with SHUTTING_DOWN (Unavailable: the client watches
+// again, elsewhere), refuses a new one, and leaves unary calls alone — the
+// one in flight finishes and new ones are answered — so the graceful stop
+// completes as soon as the unary call does.
+func TestDrainEndsStreamsSoShutdownIsNotHeldUp(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	conn, err := Dial(ts.addr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	// Bounded, so that a feed the drain fails to end fails the test
+	// (DeadlineExceeded) instead of hanging it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	feed, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := feed.Recv(); err != nil {
+		t.Fatalf("first status: %v", err)
+	}
+	inFlight := ts.slowCall(t)
+
+	ts.opts.Drainer.Drain()
+	ts.opts.Drainer.Drain() // a second drain changes nothing
+	shuttingDown := func(what string, err error) {
+		t.Helper()
+		if status.Code(err) != codes.Unavailable || errorInfo(t, err).GetReason() != "SHUTTING_DOWN" {
+			t.Fatalf("%s after the drain: %v, want Unavailable SHUTTING_DOWN", what, err)
+		}
+	}
+	_, err = feed.Recv()
+	shuttingDown("the open feed", err)
+	late, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err == nil {
+		_, err = late.Recv()
+	}
+	shuttingDown("a new feed", err)
+	if _, err := hc.Check(t.Context(), &healthpb.HealthCheckRequest{}); err != nil {
+		t.Fatalf("unary call after the drain: %v", err)
+	}
+
+	stopped := make(chan bool, 1)
+	go func() { stopped <- Shutdown(ts.srv, time.Minute) }()
+	close(ts.release)
+	if err := <-inFlight; err != nil {
+		t.Fatalf("the unary call in flight at the drain failed: %v", err)
+	}
+	if !<-stopped {
+		t.Fatal("Shutdown had to cut calls off after the drain")
 	}
 }

@@ -269,7 +269,9 @@ const (
 	// REASON_SHOWN_WINNER_CANNOT_BE_KILLED means a properly tabled hand can
 	// only be killed by the floor (TP-67).
 	Reason_REASON_SHOWN_WINNER_CANNOT_BE_KILLED Reason = 249
-	// REASON_SHUTTING_DOWN means the table service is stopping; retry.
+	// REASON_SHUTTING_DOWN means the service is stopping; retry (a feed:
+	// watch again). Numbered when only the table sent it; every server now
+	// ends its feeds with it when it stops.
 	Reason_REASON_SHUTTING_DOWN Reason = 250
 	// REASON_STALE_SEQUENCE means the table has moved on since the sequence
 	// number the request was made for.
