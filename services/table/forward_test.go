@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,8 +44,91 @@ type cluster struct {
 	issuer *auth.Issuer
 	verify *auth.Verifier
 	spans  *tracetest.InMemoryExporter
+	ends   *spanEnds
 	tp     *sdktrace.TracerProvider
 	opts   rpc.Options
+}
+
+// spanEnds wakes whoever waits for spans when one ends. A call's server
+// span ends after the client has its answer (otelgrpc ends it on the
+// stats handler's End event), so a test counting a trace's spans waits
+// for them instead of racing the server.
+type spanEnds struct {
+	mu    sync.Mutex
+	ended chan struct{} // closed and replaced at every span end
+}
+
+func (e *spanEnds) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (e *spanEnds) Shutdown(context.Context) error                  { return nil }
+func (e *spanEnds) ForceFlush(context.Context) error                { return nil }
+
+func (e *spanEnds) OnEnd(sdktrace.ReadOnlySpan) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	close(e.ended)
+	e.ended = make(chan struct{})
+}
+
+func (e *spanEnds) next() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ended
+}
+
+// traceSpans returns the spans of trace id once count(spans) is true,
+// waiting for span ends (a minute at most, then the test fails).
+func (c *cluster) traceSpans(t *testing.T, id trace.TraceID, count func([]sdktrace.ReadOnlySpan) bool) []sdktrace.ReadOnlySpan {
+	t.Helper()
+	limit := time.After(time.Minute)
+	for {
+		ended := c.ends.next() // before the snapshot, so no end is missed
+		var spans []sdktrace.ReadOnlySpan
+		for _, s := range c.spans.GetSpans().Snapshots() {
+			if s.SpanContext().TraceID() == id {
+				spans = append(spans, s)
+			}
+		}
+		if count(spans) {
+			return spans
+		}
+		select {
+		case <-ended:
+		case <-limit:
+			t.Fatalf("trace %s: still %d spans after a minute", id, len(spans))
+		}
+	}
+}
+
+// answered reports whether the first server's span of the call made
+// under root has ended: a server span whose parent is a client span that
+// root is the parent of. A call it forwarded ended before it, since the
+// owner answers before the forwarding server does.
+func answered(root trace.SpanID) func([]sdktrace.ReadOnlySpan) bool {
+	return func(spans []sdktrace.ReadOnlySpan) bool {
+		calls := map[trace.SpanID]bool{}
+		for _, s := range spans {
+			if s.SpanKind() == trace.SpanKindClient && s.Parent().SpanID() == root {
+				calls[s.SpanContext().SpanID()] = true
+			}
+		}
+		for _, s := range spans {
+			if s.SpanKind() == trace.SpanKindServer && calls[s.Parent().SpanID()] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// serverSpans counts the server spans among spans.
+func serverSpans(spans []sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, s := range spans {
+		if s.SpanKind() == trace.SpanKindServer {
+			n++
+		}
+	}
+	return n
 }
 
 func newCluster(t *testing.T) *cluster {
@@ -60,11 +144,13 @@ func newCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	spans := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	ends := &spanEnds{ended: make(chan struct{})}
+	// The exporter first: a span is stored before its end is signalled.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans), sdktrace.WithSpanProcessor(ends))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	rc, prefix := testkit.Redis(t)
 	return &cluster{t: t, db: testkit.Postgres(t, table.DBOptions()), redis: rc, prefix: prefix, clock: clock.NewFake(t0),
-		issuer: issuer, verify: verifier, spans: spans, tp: tp,
+		issuer: issuer, verify: verifier, spans: spans, ends: ends, tp: tp,
 		opts: rpc.Options{TracerProvider: tp, Propagator: propagation.TraceContext{}}}
 }
 
@@ -252,7 +338,8 @@ func TestForward_AnyReplicaServesAnyTable(t *testing.T) {
 	if viaA := cl.state(a, id, who); !proto.Equal(viaA, acted.GetState()) {
 		t.Fatalf("B's act answer differs from A's state:\n%v\n%v", acted.GetState(), viaA)
 	}
-	checkForwardTrace(t, cl.spans.GetSpans().Snapshots(), root.SpanContext().TraceID(), tablev1.TableService_Act_FullMethodName)
+	spans := cl.traceSpans(t, root.SpanContext().TraceID(), answered(root.SpanContext().SpanID()))
+	checkForwardTrace(t, spans, root.SpanContext().TraceID(), tablev1.TableService_Act_FullMethodName)
 
 	// The feeds through B carry the changes, as each viewer may see them.
 	last := cl.state(a, id, "ann").GetSequence()
@@ -365,13 +452,8 @@ func TestForward_NeverTwice(t *testing.T) {
 			if r, _ := reason(err); r != "TABLE_OWNED_ELSEWHERE" {
 				t.Fatalf("GetTableState: %v, want TABLE_OWNED_ELSEWHERE", err)
 			}
-			n := 0
-			for _, s := range cl.spans.GetSpans().Snapshots() {
-				if s.SpanContext().TraceID() == root.SpanContext().TraceID() && s.SpanKind() == trace.SpanKindServer {
-					n++
-				}
-			}
-			if n != tc.servers {
+			spans := cl.traceSpans(t, root.SpanContext().TraceID(), answered(root.SpanContext().SpanID()))
+			if n := serverSpans(spans); n != tc.servers {
 				t.Fatalf("%d server spans in the call's trace, want %d", n, tc.servers)
 			}
 		})
