@@ -123,26 +123,27 @@ func id(k Kind, owner string, c Currency) AccountID {
 // each part.
 func ParseAccountID(s string) (Kind, string, Currency, error) {
 	parts := strings.Split(s, ":")
-	bad := fault.Invalidf("account_id", "%q is not an account ID (kind:owner:CUR)", s)
+	// Built only on failure: IDs are parsed on every transfer's hot path.
+	bad := func() error { return fault.Invalidf("account_id", "%q is not an account ID (kind:owner:CUR)", s) }
 	var k Kind
 	var owner, cur string
 	switch len(parts) {
 	case 2:
 		k, cur = Kind(parts[0]), parts[1]
 		if k != Cage && k != HouseFees {
-			return "", "", "", bad
+			return "", "", "", bad()
 		}
 	case 3:
 		k, owner, cur = Kind(parts[0]), parts[1], parts[2]
 		if !k.Valid() || k == Cage || k == HouseFees || ValidOwner("account_id", owner) != nil {
-			return "", "", "", bad
+			return "", "", "", bad()
 		}
 	default:
-		return "", "", "", bad
+		return "", "", "", bad()
 	}
 	c, err := ParseCurrency(cur)
 	if err != nil {
-		return "", "", "", bad
+		return "", "", "", bad()
 	}
 	return k, owner, c, nil
 }
