@@ -329,10 +329,14 @@ type Audit struct {
 	At      time.Time
 }
 
-// AddAudit records a ruling in the transaction that applies it.
+// AddAudit records a ruling in the transaction that applies it, after the
+// table's earlier rulings. A table's rulings are written only by its
+// owner, under the table's fenced transaction, so the next seq is read
+// without racing another writer.
 func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(seq), 0) + 1 FROM audit WHERE table_id = $2))`,
+		a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli()); err != nil {
 		return fmt.Errorf("audit %s: %w", a.Action, err)
 	}
 	return nil
@@ -341,7 +345,7 @@ func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
 // AuditLog lists a table's recorded rulings in order.
 func (s *Store) AuditLog(ctx context.Context, tableID string) ([]Audit, error) {
 	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms FROM audit
-		WHERE table_id = $1 ORDER BY at_ms, id`, tableID)
+		WHERE table_id = $1 ORDER BY seq, at_ms, id`, tableID)
 	if err != nil {
 		return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
 	}
