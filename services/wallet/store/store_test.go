@@ -608,6 +608,33 @@ func testFencedPresenceLocks(t *testing.T, s *store.Store) {
 	if _, err := s.Account(ctx, hold); err != nil {
 		t.Fatalf("hold account: %v", err)
 	}
+	// With a hold held for the player at the table (expired or not) nothing
+	// is locked: the buy-in may release it first, in the sweeper's lock
+	// order.
+	mustPost(t, s, build(t, "lock-hold-tr", ledger.BuyInHold, ledger.Move{From: p, To: hold, Amount: 34}))
+	err = s.Update(ctx, now, func(tx *store.Tx) error {
+		if err := tx.InsertHold(ctx, store.Hold{ID: "lock-hold", Player: "lock-p", Table: "LT", Currency: "EUR", Amount: 34,
+			Structure: buyin.NoLimit, HoldTransfer: "lock-hold-tr", ExpiresAt: now, CreatedAt: now}); err != nil {
+			return err
+		}
+		pres, err := tx.FencedPresence(ctx, "LT", 1, "lock-p", "EUR", "2026-11-30", hold)
+		if err != nil {
+			return err
+		}
+		if pres.BalanceLocked || pres.Pending == nil || pres.Pending.ID != "lock-hold" {
+			t.Errorf("presence with a held hold = %+v", pres)
+		}
+		if pg {
+			if _, err := s.DB().SQL().ExecContext(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE NOWAIT`, string(p)); err != nil {
+				t.Errorf("player's row locked while a hold is held: %v", err)
+			}
+		}
+		// Roll back: the hold is only for this check.
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
 	if pg {
 		// Known open now: the next presence locks both rows.
 		err := s.Update(ctx, now, func(tx *store.Tx) error {
@@ -627,3 +654,6 @@ func testFencedPresenceLocks(t *testing.T, s *store.Store) {
 		}
 	}
 }
+
+// errRollback ends a transaction a test wants undone.
+var errRollback = errors.New("roll back")

@@ -255,14 +255,20 @@ func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Curr
 //
 // On PostgreSQL it is one statement, one round trip on the buy-in hot path,
 // that also locks the hold account and the player's account (in account ID
-// order, the order Post updates them in, so it adds no lock-order cycle)
-// until the transaction ends, and reports the player's balance under that
-// lock (Presence.Balance). The caller then knows the balance its transfer
-// will leave before posting it, which lets the buy-in's response, and so
-// its idempotency key, be written in the transfer's own statement
-// (KeyRow). The locks cost no concurrency: every buy-in at the table
-// already waits on the table's epoch row, and the transfer updates both
-// rows in this transaction anyway.
+// order, the order Post updates them in) until the transaction ends, and
+// reports the player's balance under that lock (Presence.Balance). The
+// caller then knows the balance its transfer will leave before posting it,
+// which lets the buy-in's response, and so its idempotency key, be written
+// in the transfer's own statement (KeyRow). The locks cost little
+// concurrency: every buy-in at the table already waits on the table's epoch
+// row, the transfer updates both rows in this transaction anyway, and only
+// one player's buy-ins at two tables at once now wait for each other from
+// this read on rather than from the transfer on.
+//
+// The rows are not locked while the player has a hold held at the table:
+// the buy-in may then release an expired one first, claiming the hold's
+// row before its accounts' rows like the sweeper does, and holding the
+// player's row already would let the two deadlock.
 func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, player string, cur ledger.Currency, gamingDay string, hold ledger.AccountID) (Presence, error) {
 	if t.tx.Dialect() != sqlstore.Postgres {
 		if err := t.ObserveTableEpoch(ctx, table, epoch); err != nil {
@@ -301,8 +307,8 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 	}
 	rows, err := t.tx.QueryContext(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
 			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch),
-		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` FOR NO KEY UPDATE),
-		a2 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+second+` FOR NO KEY UPDATE)`+open+`
+		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE),
+		a2 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+second+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE)`+open+`
 		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a1
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a2
@@ -319,6 +325,9 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 	}
 	return p, nil
 }
+
+// pendingHold finds the hold held for player $1 at table $2.
+const pendingHold = `SELECT 1 FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`
 
 // presenceQuery lists the sitting ('s'), the departures ('d') and the hold
 // still held at the table ('h', its ID in the structure column; the
