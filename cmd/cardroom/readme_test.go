@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/services/seating"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/wallet"
@@ -22,9 +23,17 @@ const (
 )
 
 // serviceSettings are the variables the services read beside
-// platform/config's, in the order the README lists them.
+// platform/config's, in the order the README lists them: the room's gaming
+// day, which seating and the wallet both read, once.
 func serviceSettings() []config.Variable {
-	return slices.Concat(config.VariablesOf[table.Settings](), config.VariablesOf[seating.Settings](), config.VariablesOf[wallet.Config]())
+	all := slices.Concat(config.VariablesOf[gamingday.Config](), config.VariablesOf[table.Settings](),
+		config.VariablesOf[seating.Settings](), config.VariablesOf[wallet.Config]())
+	seen := map[string]bool{}
+	return slices.DeleteFunc(all, func(v config.Variable) bool {
+		dup := seen[v.Name]
+		seen[v.Name] = true
+		return dup
+	})
 }
 
 // TestReadmeListsServiceSettings keeps the README's table of service

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/services/seating/room"
 	"github.com/cardroom/cardroom/services/seating/waitlist"
 )
@@ -29,6 +30,9 @@ type Settings struct {
 	// BoardPoll is how often the live board looks for other replicas'
 	// changes.
 	BoardPoll time.Duration `env:"CARDROOM_SEATING_BOARD_POLL" envDefault:"1s" doc:"How often the live seating board looks for changes other replicas made (10ms to 1m)."`
+	// GamingDay is the room's gaming day, which CS-14's one long break a
+	// day is counted in; the wallet reads the same variables.
+	GamingDay gamingday.Config
 }
 
 // Config returns the service configuration of the settings. A timer out
@@ -52,10 +56,12 @@ func (s Settings) Config() (Config, error) {
 	for _, c := range checks {
 		errs = append(errs, c.r.Check(c.name, c.d))
 	}
+	day, err := s.GamingDay.Day()
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	p := waitlist.DefaultPolicy()
 	p.OfferTimeout, p.SitDownWindow, p.ShortAbsence, p.LongBreak = s.OfferTimeout, s.SitDownWindow, s.ShortAbsence, s.LongBreak
-	return Config{Defaults: p, SweepInterval: s.SweepInterval, BoardPoll: s.BoardPoll}, nil
+	return Config{Defaults: p, GamingDay: day, SweepInterval: s.SweepInterval, BoardPoll: s.BoardPoll}, nil
 }

@@ -35,6 +35,9 @@ func TestSettings_DefaultsAreTheHouseDefaults(t *testing.T) {
 	if cfg.Defaults != waitlist.DefaultPolicy() || cfg.SweepInterval != time.Second || cfg.BoardPoll != time.Second {
 		t.Fatalf("defaults %+v", cfg)
 	}
+	if d := cfg.GamingDay; d.Location.String() != "Europe/Helsinki" || d.Cutoff != 6*time.Hour {
+		t.Fatalf("G-20 default gaming day %v, want 06:00 Europe/Helsinki", d)
+	}
 }
 
 // TestSettings_SetTimers: values in range reach the default policy (the
@@ -46,9 +49,13 @@ func TestSettings_SetTimers(t *testing.T) {
 		"CARDROOM_SEATING_OFFER_TIMEOUT": "90s", "CARDROOM_SEATING_SIT_DOWN_WINDOW": "2m",
 		"CARDROOM_SEATING_SHORT_ABSENCE": "10m", "CARDROOM_SEATING_LONG_BREAK": "45m",
 		"CARDROOM_SEATING_SWEEP_INTERVAL": "250ms", "CARDROOM_SEATING_BOARD_POLL": "5s",
+		"CARDROOM_TIME_ZONE": "Europe/Stockholm", "CARDROOM_GAMING_DAY_CUTOFF": "5h30m",
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d := cfg.GamingDay; d.Location.String() != "Europe/Stockholm" || d.Cutoff != 5*time.Hour+30*time.Minute {
+		t.Fatalf("G-20 gaming day %v, want 05:30 Europe/Stockholm", d)
 	}
 	want := waitlist.DefaultPolicy()
 	want.OfferTimeout, want.SitDownWindow, want.ShortAbsence, want.LongBreak = 90*time.Second, 2*time.Minute, 10*time.Minute, 45*time.Minute
@@ -85,6 +92,9 @@ func TestSettings_TimerOutOfRangeFailsNamingTheVariable(t *testing.T) {
 		{"CARDROOM_SEATING_SWEEP_INTERVAL", "1m"},
 		{"CARDROOM_SEATING_BOARD_POLL", "0s"},
 		{"CARDROOM_SEATING_BOARD_POLL", "1h"},
+		{"CARDROOM_GAMING_DAY_CUTOFF", "25h"},
+		{"CARDROOM_GAMING_DAY_CUTOFF", "-1h"},
+		{"CARDROOM_TIME_ZONE", "Nowhere/Else"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
@@ -126,7 +136,13 @@ func TestSettings_DocsMatchTheRanges(t *testing.T) {
 		"CARDROOM_SEATING_SWEEP_INTERVAL":  {time.Second, room.SweepIntervalRange},
 		"CARDROOM_SEATING_BOARD_POLL":      {time.Second, room.BoardPollRange},
 	}
-	vars := config.VariablesOf[seating.Settings]()
+	var vars []config.Variable
+	for _, v := range config.VariablesOf[seating.Settings]() {
+		// The gaming day's are the room's (platform/gamingday's tests).
+		if strings.HasPrefix(v.Name, "CARDROOM_SEATING_") {
+			vars = append(vars, v)
+		}
+	}
 	if len(vars) != len(want) {
 		t.Fatalf("%d variables, want %d", len(vars), len(want))
 	}

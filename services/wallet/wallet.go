@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/wallet/bank"
@@ -28,10 +29,10 @@ import (
 // conventions (github.com/caarlos0/env), so a command can read it with
 // env.Parse; the zero value means the defaults.
 type Config struct {
-	// GamingDayCutoff is when the "evening" ends (G-20), as a time of day.
-	GamingDayCutoff time.Duration `env:"CARDROOM_WALLET_GAMING_DAY_CUTOFF" envDefault:"6h" doc:"Time of day (as a duration after local midnight) when the gaming day ends (RULES.md G-20)."`
-	// TimeZone is the room's IANA time zone for the gaming day.
-	TimeZone string `env:"CARDROOM_WALLET_TIME_ZONE" envDefault:"Europe/Helsinki" doc:"IANA time zone of the room, for the gaming-day cut-off."`
+	// GamingDay is the room's gaming day (G-20), the "evening" of CS-09's
+	// one night, one stack; seating reads the same variables. The zero
+	// value means the house default, 06:00 in Helsinki.
+	GamingDay gamingday.Config
 	// QuickReturnWaivesMaximum switches the rule profile to CS-04 (the
 	// 20-minute rule) instead of 001's "one night, one stack" cap rules.
 	QuickReturnWaivesMaximum bool `env:"CARDROOM_WALLET_CS04_QUICK_RETURN" envDefault:"false" doc:"true applies CS-04: a return to the same table within the quick-return window may exceed the maximum buy-in; later returns are capped at it."`
@@ -122,18 +123,12 @@ func OpenDB(ctx context.Context, databaseURL, dataDir string) (*sqlstore.DB, err
 // Profile returns the buy-in policy cfg describes.
 func (cfg Config) Profile() (buyin.Profile, error) {
 	p := buyin.DefaultProfile()
-	if cfg.TimeZone != "" {
-		loc, err := time.LoadLocation(cfg.TimeZone)
+	if cfg.GamingDay != (gamingday.Config{}) {
+		day, err := cfg.GamingDay.Day()
 		if err != nil {
-			return buyin.Profile{}, fmt.Errorf("wallet time zone %q: %w", cfg.TimeZone, err)
+			return buyin.Profile{}, fmt.Errorf("wallet: %w", err)
 		}
-		p.Day.Location = loc
-	}
-	if cfg.GamingDayCutoff != 0 {
-		if cfg.GamingDayCutoff < 0 || cfg.GamingDayCutoff >= 24*time.Hour {
-			return buyin.Profile{}, fmt.Errorf("wallet gaming-day cut-off %s must be within a day", cfg.GamingDayCutoff)
-		}
-		p.Day.Cutoff = cfg.GamingDayCutoff
+		p.Day = day
 	}
 	p.QuickReturnWaivesMaximum = cfg.QuickReturnWaivesMaximum
 	if cfg.QuickReturnWindow > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -212,11 +213,15 @@ func TestConfigProfile_G20_CS04(t *testing.T) {
 	if err != nil || p.Day.Cutoff != 6*time.Hour || p.Day.Location.String() != "Europe/Helsinki" || p.QuickReturnWaivesMaximum || p.QuickReturnWindow != 20*time.Minute {
 		t.Fatalf("default profile = %+v, %v", p, err)
 	}
-	p, err = wallet.Config{GamingDayCutoff: 5 * time.Hour, TimeZone: "Europe/Stockholm", QuickReturnWaivesMaximum: true, QuickReturnWindow: 30 * time.Minute}.Profile()
+	p, err = wallet.Config{GamingDay: gamingday.Config{Cutoff: 5 * time.Hour, TimeZone: "Europe/Stockholm"}, QuickReturnWaivesMaximum: true, QuickReturnWindow: 30 * time.Minute}.Profile()
 	if err != nil || p.Day.Cutoff != 5*time.Hour || p.Day.Location.String() != "Europe/Stockholm" || !p.QuickReturnWaivesMaximum || p.QuickReturnWindow != 30*time.Minute {
 		t.Fatalf("configured profile = %+v, %v", p, err)
 	}
-	for _, bad := range []wallet.Config{{TimeZone: "Mars/Olympus"}, {GamingDayCutoff: 25 * time.Hour}, {GamingDayCutoff: -time.Hour}} {
+	for _, bad := range []wallet.Config{
+		{GamingDay: gamingday.Config{TimeZone: "Mars/Olympus", Cutoff: time.Hour}},
+		{GamingDay: gamingday.Config{TimeZone: "UTC", Cutoff: 25 * time.Hour}},
+		{GamingDay: gamingday.Config{TimeZone: "UTC", Cutoff: -time.Hour}},
+	} {
 		if _, err := bad.Profile(); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/seating/store"
 	"github.com/cardroom/cardroom/services/seating/waitlist"
@@ -33,8 +34,8 @@ type Config struct {
 	// waitlist.DefaultPolicy.
 	Defaults waitlist.Policy
 	// GamingDay is where the "evening" of CS-14 ends (G-20). A nil
-	// Location means Europe/Helsinki, and then a zero Cutoff means 06:00.
-	GamingDay waitlist.GamingDay
+	// Location means the house default, 06:00 in Helsinki.
+	GamingDay gamingday.Day
 	// SweepInterval is how often the timers are checked; default 1 s,
 	// within SweepIntervalRange.
 	SweepInterval time.Duration
@@ -97,17 +98,14 @@ func New(deps Deps, cfg Config) (*Room, error) {
 		return nil, fmt.Errorf("seating default policy: %w", err)
 	}
 	if cfg.GamingDay.Location == nil {
-		hel, err := time.LoadLocation("Europe/Helsinki")
+		d, err := gamingday.Default().Day()
 		if err != nil {
 			return nil, fmt.Errorf("seating gaming day: %w", err)
 		}
-		cfg.GamingDay.Location = hel
-		if cfg.GamingDay.Cutoff == 0 {
-			cfg.GamingDay.Cutoff = 6 * time.Hour
-		}
+		cfg.GamingDay = d
 	}
 	if err := cfg.GamingDay.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("seating: %w", err)
 	}
 	if cfg.SweepInterval == 0 {
 		cfg.SweepInterval = time.Second

@@ -569,39 +569,6 @@ func TestLongBreak_CS14(t *testing.T) {
 	}
 }
 
-func TestGamingDay_G20(t *testing.T) {
-	t.Parallel()
-	hel, err := time.LoadLocation("Europe/Helsinki")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := GamingDay{Location: hel, Cutoff: 6 * time.Hour}
-	tests := []struct {
-		name  string
-		local string
-		want  string
-	}{
-		{"CS-14 evening", "2026-11-30 21:00", "2026-11-30"},
-		{"CS-14 after midnight is still the evening", "2026-12-01 05:59", "2026-11-30"},
-		{"CS-14 cut-off starts a new day", "2026-12-01 06:00", "2026-12-01"},
-		{"G-20 spring-forward night", "2027-03-28 05:30", "2027-03-27"},
-		{"G-20 spring-forward cut-off", "2027-03-28 06:00", "2027-03-28"},
-		{"G-20 fall-back night", "2026-10-25 05:59", "2026-10-24"},
-	}
-	for _, tt := range tests {
-		lt, err := time.ParseInLocation("2006-01-02 15:04", tt.local, hel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := d.Of(lt.UTC()); got != tt.want {
-			t.Errorf("%s: %s → %s, want %s", tt.name, tt.local, got, tt.want)
-		}
-	}
-	if err := (GamingDay{Cutoff: 25 * time.Hour}).Validate(); !errors.Is(err, ErrTimerOutOfRange) {
-		t.Fatalf("cut-off 25h = %v", err)
-	}
-}
-
 func TestPolicyTimers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

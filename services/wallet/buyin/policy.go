@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 )
 
@@ -61,32 +62,6 @@ type Game struct {
 	BigBet int64
 }
 
-// GamingDay says where one "evening" ends (gap G-20): a day runs from
-// Cutoff after local midnight to Cutoff after the next local midnight.
-type GamingDay struct {
-	Cutoff   time.Duration
-	Location *time.Location
-}
-
-// Of returns the gaming day t belongs to, as YYYY-MM-DD (the calendar date
-// on which that gaming day started).
-func (g GamingDay) Of(t time.Time) string {
-	loc := g.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	lt := t.In(loc)
-	y, m, d := lt.Date()
-	// Compare the local wall clock with the cut-off, so a DST change does
-	// not move the boundary by an hour.
-	sinceMidnight := time.Duration(lt.Hour())*time.Hour + time.Duration(lt.Minute())*time.Minute +
-		time.Duration(lt.Second())*time.Second + time.Duration(lt.Nanosecond())
-	if sinceMidnight < g.Cutoff {
-		d--
-	}
-	return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Format(time.DateOnly)
-}
-
 // Profile is the room's configurable buy-in policy. DefaultProfile holds
 // the seed values and the house defaults for the gaps.
 type Profile struct {
@@ -106,7 +81,7 @@ type Profile struct {
 	// QuickReturnWindow is CS-04's 20 minutes.
 	QuickReturnWindow time.Duration
 	// Day is the gaming day (G-20).
-	Day GamingDay
+	Day gamingday.Day
 }
 
 // DefaultProfile returns the seed rules and house defaults: NL/PL 40–100
@@ -114,15 +89,16 @@ type Profile struct {
 // off (001 governs), a 20-minute window when it is on, and a gaming day
 // that ends at 06:00 in Helsinki.
 func DefaultProfile() Profile {
-	loc, err := time.LoadLocation("Europe/Helsinki")
+	day, err := gamingday.Default().Day()
 	if err != nil {
-		loc = time.FixedZone("EET", 2*60*60)
+		// No time zone database: Helsinki's standard time.
+		day = gamingday.Day{Location: time.FixedZone("EET", 2*60*60), Cutoff: 6 * time.Hour}
 	}
 	return Profile{
 		MinBigBlinds: 40, MaxBigBlinds: 100, MinBigBets: 10,
 		TopUpCappedAtMaximum: true,
 		QuickReturnWindow:    20 * time.Minute,
-		Day:                  GamingDay{Cutoff: 6 * time.Hour, Location: loc},
+		Day:                  day,
 	}
 }
 

@@ -240,21 +240,6 @@ func TestBuyIn_GamingDayBoundary_G20(t *testing.T) {
 			check(t, p, nlA, Situation{Departures: deps, Now: clk.Now()}, 50000, tc.want)
 		})
 	}
-
-	t.Run("G-20 gaming day follows the local wall clock across DST", func(t *testing.T) {
-		t.Parallel()
-		g := GamingDay{Cutoff: 6 * time.Hour, Location: helsinki}
-		// 29 Mar 2026: clocks go 03:00 → 04:00 in Helsinki.
-		if got := g.Of(time.Date(2026, 3, 29, 5, 59, 0, 0, helsinki)); got != "2026-03-28" {
-			t.Errorf("05:59 on DST day = %s", got)
-		}
-		if got := g.Of(time.Date(2026, 3, 29, 6, 0, 0, 0, helsinki)); got != "2026-03-29" {
-			t.Errorf("06:00 on DST day = %s", got)
-		}
-		if got := g.Of(time.Date(2026, 3, 1, 0, 0, 0, 0, helsinki)); got != "2026-02-28" {
-			t.Errorf("midnight 1 March = %s", got)
-		}
-	})
 }
 
 func TestBuyIn_QuickReturnSwitch_CS04(t *testing.T) {
