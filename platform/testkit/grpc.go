@@ -22,9 +22,10 @@ type GRPC struct {
 	Issuer *auth.Issuer
 }
 
-// StartGRPC starts a server with the services that register adds and stops
-// it when the test ends.
-func StartGRPC(t testing.TB, register func(grpc.ServiceRegistrar)) *GRPC {
+// Keys returns a token issuer and a verifier sharing a fresh random
+// signing key: what several servers of one test (replicas of a service)
+// need to accept the same tokens.
+func Keys(t testing.TB) (*auth.Issuer, *auth.Verifier) {
 	t.Helper()
 	key := make([]byte, auth.MinKeyLen)
 	_, _ = rand.Read(key)
@@ -36,6 +37,14 @@ func StartGRPC(t testing.TB, register func(grpc.ServiceRegistrar)) *GRPC {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return issuer, verifier
+}
+
+// StartGRPC starts a server with the services that register adds and stops
+// it when the test ends.
+func StartGRPC(t testing.TB, register func(grpc.ServiceRegistrar)) *GRPC {
+	t.Helper()
+	issuer, verifier := Keys(t)
 	srv := rpc.NewServer(rpc.Options{Verifier: verifier})
 	register(srv)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net"
 	"slices"
 	"strings"
@@ -133,16 +132,7 @@ func serverSpans(spans []sdktrace.ReadOnlySpan) int {
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
-	key := make([]byte, auth.MinKeyLen)
-	_, _ = rand.Read(key)
-	verifier, err := auth.NewVerifier(key, clock.Real{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuer, err := auth.NewIssuer(key, clock.Real{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	issuer, verifier := testkit.Keys(t)
 	spans := tracetest.NewInMemoryExporter()
 	ends := &spanEnds{ended: make(chan struct{})}
 	// The exporter first: a span is stored before its end is signalled.

@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"context"
-	"crypto/rand"
 	"net"
 	"testing"
 	"time"
@@ -56,16 +55,7 @@ func TestLeave_CashOutInRequestTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	key := make([]byte, auth.MinKeyLen)
-	_, _ = rand.Read(key)
-	verifier, err := auth.NewVerifier(key, clock.Real{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuer, err := auth.NewIssuer(key, clock.Real{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	issuer, verifier := testkit.Keys(t)
 	so := opts
 	so.Verifier = verifier
 	srv := rpc.NewServer(so)
