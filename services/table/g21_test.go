@@ -65,8 +65,9 @@ func (w *fakeWallet) balanceOf(player string) int64 {
 // refused a seat at another (G-21: a player may not hold seats in two
 // games) — by the floor or with an offer, in any game — before the wallet
 // is asked, so nothing moves; the seat is theirs to take once they have
-// left the first table, or once it closed, and a player leaving at the end
-// of the hand in progress may sit elsewhere at once.
+// left the first table, or once it closed; a player leaving at the end of
+// the hand in progress holds the seat until the hand ends and they are
+// cashed out (so no one dodges CS-09/CS-10 by leaving mid-hand).
 func TestG21_OneSeatAcrossTables(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
@@ -128,7 +129,7 @@ func TestG21_OneSeatAcrossTables(t *testing.T) {
 		e.sit(other, 3, "ann", 200)
 
 		// Leaving at the end of the hand in progress: the seat folds or
-		// checks until then, and the player may take a seat elsewhere now.
+		// checks until then and is held until the player is cashed out.
 		e.sit(first, 0, "bob", 200)
 		e.sit(first, 1, "cat", 200)
 		e.sit(first, 3, "dan", 200)
@@ -144,6 +145,9 @@ func TestG21_OneSeatAcrossTables(t *testing.T) {
 		if err != nil || lv.GetLeft() {
 			t.Fatalf("%s leaves during the hand: %v %v, want to leave at its end", leaver, lv, err)
 		}
+		_, err = e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: other, Seat: 4, PlayerId: leaver, Amount: 200})
+		wantSeatedElsewhere(t, leaver+" leaving mid-hand", err, first, int(seat))
+		e.foldTo(first, st.GetHand().GetHandNo()+1)
 		e.sit(other, 4, leaver, 200)
 		if bal, escrow := w.totals(); bal+escrow != 4000 {
 			t.Fatalf("wallets %d + escrow %d != 4000", bal, escrow)

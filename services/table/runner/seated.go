@@ -27,16 +27,20 @@ import (
 func (t *Table) holdsSeats() bool { return !t.def.Config.Tournament }
 
 // holders returns the players who hold a seat at the table, by seat. A
-// player leaving at the end of the hand, or seated at a closing table, is
-// on the way out: they may already take a seat elsewhere (their seat here
-// folds or checks until the hand ends, then they are cashed out).
+// player who asked to leave at the end of the hand still holds it until
+// they are cashed out: sitting elsewhere before the wallet has recorded
+// the stack they leave with would let them dodge the one night, one stack
+// rules (CS-09, CS-10) by leaving mid-hand. Players at a closing table do
+// not hold their seats: the floor broke the table, seating offers them
+// seats elsewhere with priority at once, and they may take one as soon
+// as they are free.
 func (t *Table) holders() map[string]int {
 	out := map[string]int{}
 	if !t.holdsSeats() || t.dt.Closing() {
 		return out
 	}
 	for i, s := range t.dt.Seats() {
-		if s.Occupied() && !s.Leaving {
+		if s.Occupied() {
 			out[s.Player] = i
 		}
 	}
@@ -51,7 +55,7 @@ func (t *Table) holdersChanged() bool {
 	}
 	n := 0
 	for i, s := range t.dt.Seats() {
-		if s.Occupied() && !s.Leaving {
+		if s.Occupied() {
 			if seat, ok := t.seated[s.Player]; !ok || seat != i {
 				return true
 			}
