@@ -30,21 +30,36 @@ func seatedElsewhere(player string, h Holding) error {
 }
 
 // CheckSeatedElsewhere returns ErrSeatedAtAnotherTable when player holds a
-// seat at an open table other than tableID. It reads outside any
-// transaction: the sit-down asks it before the wallet holds the buy-in, so
-// that a refusal moves no money. HoldSeat, in the seat's own transaction,
-// is what guarantees it against a concurrent sit-down elsewhere.
+// seat at an open table other than tableID, or has left one whose
+// cash-out the wallet has not recorded yet: the seat there is free, but
+// until the wallet knows the stack the player left with, a buy-in here
+// could not be held to it (CS-09, CS-10). The seat's row is released in
+// the transaction that records the pending cash-out, so one of the two is
+// always there to see. It reads outside any transaction: the sit-down asks
+// it before the wallet holds the buy-in, so that a refusal moves no money.
+// HoldSeat, in the seat's own transaction, is what guarantees the seat
+// against a concurrent sit-down elsewhere.
 func (s *Store) CheckSeatedElsewhere(ctx context.Context, player, tableID string) error {
 	var h Holding
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT sp.table_id, sp.seat FROM seated_players sp JOIN tables t ON t.id = sp.table_id
 		WHERE sp.player_id = $1 AND sp.table_id <> $2 AND NOT t.closed`, player, tableID).Scan(&h.TableID, &h.Seat)
+	if err == nil {
+		return seatedElsewhere(player, h)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("seats held by %s: %w", player, err)
+	}
+	err = s.db.SQL().QueryRowContext(ctx, `SELECT table_id, seat FROM money_moves
+		WHERE player_id = $1 AND kind = $2 AND NOT done AND table_id <> $3 ORDER BY created_at_ms LIMIT 1`,
+		player, MoveCashOut, tableID).Scan(&h.TableID, &h.Seat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("seats held by %s: %w", player, err)
+		return fmt.Errorf("cash-outs pending for %s: %w", player, err)
 	}
-	return seatedElsewhere(player, h)
+	return ErrSeatedAtAnotherTable.Withf("player %s left seat %d at table %s, whose cash-out is still being paid; sit down once it is", player, h.Seat, h.TableID).
+		With("table_id", h.TableID, "seat", strconv.Itoa(h.Seat), "cash_out", "pending")
 }
 
 // TableHoldings returns the players holding seats at tableID, by seat.

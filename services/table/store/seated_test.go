@@ -139,3 +139,46 @@ func waitForLockWait(ctx context.Context, t *testing.T, db *sqlstore.DB) {
 	}
 	t.Log("no backend seen waiting on seated_players")
 }
+
+// TestPendingCashOutHoldsThePlayer_G21_CS09: a player whose seat is free
+// but whose cash-out the wallet has not recorded yet is refused a seat at
+// another table, naming the table left and the pending cash-out — until
+// then the wallet could not hold the buy-in to the stack left with (CS-09,
+// CS-10). The table left is not refused (its own sit-down rules apply),
+// and once the cash-out is paid the player may sit anywhere.
+func TestPendingCashOutHoldsThePlayer_G21_CS09(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		ctx := t.Context()
+		for _, id := range []string{"left", "next"} {
+			d := tables.Definition{ID: id, Name: "NL", Seats: 9, Kind: tables.Cash,
+				Config:    engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}},
+				CreatedAt: time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)}
+			if err := s.Create(ctx, d, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		move := MoneyMove{Key: "cash-out/left/9/4", TableID: "left", Kind: MoveCashOut, Player: "eve", Seat: 4, Amount: 700,
+			Created: time.Date(2026, 11, 30, 21, 0, 0, 0, time.UTC)}
+		if err := db.Tx(ctx, func(tx *sqlstore.Tx) error { return s.AddMoneyMove(ctx, tx, move) }); err != nil {
+			t.Fatal(err)
+		}
+		err := s.CheckSeatedElsewhere(ctx, "eve", "next")
+		f, ok := fault.As(err)
+		if !ok || !errors.Is(err, ErrSeatedAtAnotherTable) || f.Rule != "G-21" || f.Meta["table_id"] != "left" || f.Meta["seat"] != "4" || f.Meta["cash_out"] != "pending" {
+			t.Fatalf("eve with a cash-out pending at the table she left: %v, want SEATED_AT_ANOTHER_TABLE naming it", err)
+		}
+		for _, c := range []struct{ player, table string }{{"eve", "left"}, {"zoe", "next"}} {
+			if err := s.CheckSeatedElsewhere(ctx, c.player, c.table); err != nil {
+				t.Fatalf("%s at %s: %v", c.player, c.table, err)
+			}
+		}
+		if err := s.FinishMoneyMove(ctx, move.Key); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckSeatedElsewhere(ctx, "eve", "next"); err != nil {
+			t.Fatalf("eve once her cash-out is paid: %v", err)
+		}
+	})
+}
