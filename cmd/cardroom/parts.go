@@ -159,15 +159,16 @@ var allParts = []part{
 	{
 		name:        tournament.Name,
 		grpcService: tournamentv1.TournamentService_ServiceDesc.ServiceName,
-		dbOptions: func() sqlstore.Options {
-			return sqlstore.Options{Service: tournament.Name, Migrations: tournament.Migrations()}
-		},
+		dbOptions:   tournament.DBOptions,
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
 			walletConn, err := e.dial(tournament.Name, "wallet")
 			if err != nil {
 				return nil, err
 			}
-			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock, Wallet: walletv1.NewWalletServiceClient(walletConn)})
+			// The bus brings the attached tables' table.hand_ended: their
+			// knock-outs and hand-for-hand hands.
+			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock, Wallet: walletv1.NewWalletServiceClient(walletConn),
+				Bus: e.bus, Logger: e.log})
 			return &built{register: func(s *grpc.Server) { svc.Register(s) }, loops: []func(context.Context) error{svc.Run}}, nil
 		},
 	},

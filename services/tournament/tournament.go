@@ -5,10 +5,14 @@ package tournament
 import (
 	"context"
 	"io/fs"
+	"log/slog"
+	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
@@ -23,6 +27,13 @@ const Name = "tournament"
 
 // Migrations returns the service's migrations for sqlstore.Options.
 func Migrations() fs.FS { return store.Migrations() }
+
+// DBOptions returns the service's database options: its migrations and
+// the events package's (processed_events, for the table.hand_ended
+// consumer). The caller fills in URL (empty: SQLite) and DataDir.
+func DBOptions() sqlstore.Options {
+	return sqlstore.Options{Service: Name, Migrations: Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations}}
+}
 
 // Deps is what the service needs from its process.
 type Deps struct {
@@ -39,25 +50,68 @@ type Deps struct {
 	// Its method set matches the table engine's cards.Source, so
 	// cards.NewSeeded works for replays.
 	Random draw.Source
+	// Bus delivers the table service's table.hand_ended: the attached
+	// tables' knock-outs and hand-for-hand hands. Nil leaves them to the
+	// floor (RecordKnockouts, ReportHandEnded).
+	Bus events.Bus
+	// Logger logs the consumer's dropped events; nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // Service is the tournament service.
-type Service struct{ server *server.Server }
+type Service struct {
+	server *server.Server
+	bus    events.Bus
+	clock  clock.Clock
+	log    *slog.Logger
+}
 
 // New wires the service over deps.
 func New(deps Deps) *Service {
-	opts := []server.Option{server.WithWallet(deps.Wallet)}
+	log := deps.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	opts := []server.Option{server.WithWallet(deps.Wallet), server.WithLogger(log)}
 	if deps.Random != nil {
 		opts = append(opts, server.WithRandom(deps.Random))
 	}
-	return &Service{server: server.New(store.New(deps.DB), deps.Clock, opts...)}
+	return &Service{server: server.New(store.New(deps.DB), deps.Clock, opts...), bus: deps.Bus, clock: deps.Clock, log: log}
 }
 
 // Run finishes wallet payments left unanswered (a crash, the wallet down)
-// at once and then every minute, until ctx ends. Run it as one of the
-// process's loops; without it a pending payment is finished only when its
-// request is repeated (RegisterPlayer, PayPrizes, CancelTournament).
-func (s *Service) Run(ctx context.Context) error { return s.server.Run(ctx) }
+// at once and then every minute, and, with a bus, consumes
+// table.hand_ended (consumer group server.Consumer), until ctx ends. Run
+// it as one of the process's loops; without it a pending payment is
+// finished only when its request is repeated (RegisterPlayer, PayPrizes,
+// CancelTournament) and the tables' knock-outs are not recorded.
+func (s *Service) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.server.Run(ctx) })
+	if s.bus != nil {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				err := s.bus.Subscribe(ctx, server.TopicHandEnded, server.Consumer, s.server.HandleHandEnded)
+				if err == nil || ctx.Err() != nil {
+					continue
+				}
+				s.log.ErrorContext(ctx, "tournament consumer", "topic", server.TopicHandEnded, "err", err)
+				select {
+				case <-ctx.Done():
+				case <-s.clock.After(time.Second):
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// HandleHandEnded is the table.hand_ended consumer Run subscribes, for
+// tests and processes that deliver events themselves.
+func (s *Service) HandleHandEnded(ctx context.Context, ev events.Event) error {
+	return s.server.HandleHandEnded(ctx, ev)
+}
 
 // Register exposes the service on a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {

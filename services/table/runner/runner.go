@@ -590,8 +590,14 @@ func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
 	}
 	if e := out.Ended; e != nil {
 		m := &tablev1.HandEnded{TableId: t.id, HandNo: e.HandNo}
+		// A tournament places players busted in the same hand by their
+		// stacks when it started (TR-37); only the table knows them.
+		start := map[int]int64{}
+		for _, r := range e.Result.Seats {
+			start[r.Seat] = r.Start
+		}
 		for _, s := range e.Stacks {
-			m.Stacks = append(m.Stacks, &tablev1.SeatStack{Seat: int32(s.Seat), PlayerId: s.Player, Stack: s.Stack})
+			m.Stacks = append(m.Stacks, &tablev1.SeatStack{Seat: int32(s.Seat), PlayerId: s.Player, Stack: s.Stack, StartStack: start[s.Seat]})
 		}
 		for _, b := range e.Busted {
 			m.Busted = append(m.Busted, int32(b))

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -89,22 +90,15 @@ func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHa
 	var pays []entry.Payment
 	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		resp.Finishes, resp.Finished, pays = nil, false, nil
-		next, err := t.HandForHand.HandEnded(strconv.Itoa(int(req.GetTable())))
+		next, fs, ps, err := handEnded(tx, t, int(req.GetTable()), price, now)
 		if err != nil {
 			return err
 		}
-		resp.NextRound = next
-		if next {
-			fs, ps, err := placePending(tx, t, price, now)
-			if err != nil {
-				return err
-			}
-			pays = ps
-			for _, f := range fs {
-				resp.Finishes = append(resp.Finishes, finishToProto(f))
-			}
-			resp.Finished = t.Event.Status == event.Finished
+		resp.NextRound, pays = next, ps
+		for _, f := range fs {
+			resp.Finishes = append(resp.Finishes, finishToProto(f))
 		}
+		resp.Finished = t.Event.Status == event.Finished
 		resp.HandForHand = handForHandToProto(t.HandForHand)
 		return nil
 	})
@@ -113,6 +107,19 @@ func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHa
 	}
 	s.payAll(ctx, id, pays)
 	return resp, nil
+}
+
+// handEnded records that a table finished its hand-for-hand hand (G-26);
+// when it was the round's last table, the round's knock-outs are placed
+// (TR-37). ReportHandEnded (the floor) and the table.hand_ended consumer
+// (the tables) both end a table's hand through it.
+func handEnded(tx *store.Tx, t *store.Tournament, table int, price int64, now time.Time) (next bool, fs []standings.Finish, pays []entry.Payment, err error) {
+	next, err = t.HandForHand.HandEnded(strconv.Itoa(table))
+	if err != nil || !next {
+		return next, nil, nil, err
+	}
+	fs, pays, err = placePending(tx, t, price, now)
+	return next, fs, pays, err
 }
 
 // UpdatePayouts replaces the payout structure until the start (TR-36).

@@ -135,6 +135,52 @@ func placePending(tx *store.Tx, t *store.Tournament, price int64, now time.Time)
 	return append(fs, win...), pays, nil
 }
 
+// knockedOut is what knockOut did.
+type knockedOut struct {
+	// finishes are the places given, the winner's last when the
+	// tournament finished.
+	finishes []standings.Finish
+	// deferred is set when hand-for-hand holds the places for the round.
+	deferred bool
+	// pays are the prize payments to make when the tournament finished.
+	pays []entry.Payment
+}
+
+// knockOut takes players checked out of the event (entry.KnockOut) out of
+// play: busted, placed together (TR-37) — or held for the hand-for-hand
+// round — and the tournament finished when one is left. RecordKnockouts
+// (the floor) and the table.hand_ended consumer (the tables) both place
+// knock-outs through it.
+func knockOut(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlayer map[string]entry.Entry, kos []standings.Knockout,
+	price int64, now time.Time) (knockedOut, error) {
+	for _, k := range kos {
+		en := byPlayer[k.PlayerID]
+		en.Status = entry.Busted
+		byPlayer[en.PlayerID] = en
+		if err := tx.PutEntry(en); err != nil {
+			return knockedOut{}, err
+		}
+	}
+	if t.HandForHand.Active {
+		// TR-37: knocked out at different tables during hand-for-hand,
+		// players share; so the round's knock-outs wait for the round.
+		t.PendingKnockouts = append(t.PendingKnockouts, kos...)
+		return knockedOut{deferred: true}, nil
+	}
+	fs, err := b.KnockOut(kos)
+	if err != nil {
+		return knockedOut{}, err
+	}
+	if err := tx.AddFinishes(fs, now); err != nil {
+		return knockedOut{}, err
+	}
+	win, pays, err := finishIfLast(tx, t, b, byPlayer, price, now)
+	if err != nil {
+		return knockedOut{}, err
+	}
+	return knockedOut{finishes: append(fs, win...), pays: pays}, nil
+}
+
 // seatPrice returns what one satellite seat costs: the target event's
 // entry (TR-19).
 func (s *Server) seatPrice(ctx context.Context, id string) (int64, error) {
@@ -173,44 +219,27 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 		if len(req.GetKnockouts()) >= activeCount(byPlayer) {
 			return standings.ErrTooManyOut.Withf("%d knocked out with %d in play", len(req.GetKnockouts()), activeCount(byPlayer))
 		}
+		seen := map[string]bool{}
 		for _, k := range req.GetKnockouts() {
 			en, ok := byPlayer[k.GetPlayerId()]
-			if !ok || en.Status != entry.Active {
+			if !ok || en.Status != entry.Active || seen[en.PlayerID] {
 				return entry.ErrEntryNotActive.Withf("%s is not in play", k.GetPlayerId()).With("player_id", k.GetPlayerId())
 			}
 			if err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)},
 				k.GetDeclinedRebuy()); err != nil {
 				return err
 			}
+			seen[en.PlayerID] = true
 			kos = append(kos, standings.Knockout{PlayerID: k.GetPlayerId(), TableID: strconv.Itoa(int(k.GetTable())),
 				Hand: k.GetHand(), StartStack: k.GetStartStack()})
-			en.Status = entry.Busted
-			byPlayer[en.PlayerID] = en
-			if err := tx.PutEntry(en); err != nil {
-				return err
-			}
 		}
-		if t.HandForHand.Active {
-			// TR-37: knocked out at different tables during hand-for-hand,
-			// players share; so the round's knock-outs wait for the round.
-			t.PendingKnockouts = append(t.PendingKnockouts, kos...)
-			resp.Deferred = true
-			return nil
-		}
-		fs, err := b.KnockOut(kos)
+		out, err := knockOut(tx, t, b, byPlayer, kos, price, now)
 		if err != nil {
 			return err
 		}
-		if err := tx.AddFinishes(fs, now); err != nil {
-			return err
-		}
-		win, ps, err := finishIfLast(tx, t, b, byPlayer, price, now)
-		if err != nil {
-			return err
-		}
-		pays = ps
+		pays, resp.Deferred = out.pays, out.deferred
 		resp.Finished = t.Event.Status == event.Finished
-		for _, f := range append(fs, win...) {
+		for _, f := range out.finishes {
 			resp.Finishes = append(resp.Finishes, finishToProto(f))
 		}
 		return nil

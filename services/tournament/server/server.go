@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,7 @@ type Server struct {
 	clock  clock.Clock
 	wallet walletv1.WalletServiceClient
 	random draw.Source
+	log    *slog.Logger
 }
 
 // Option configures a Server.
@@ -65,7 +67,7 @@ func (l *lockedSource) Uint64() uint64 {
 
 // New returns a Server over s.
 func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
-	srv := &Server{store: s, clock: clk, random: cryptoSource{}}
+	srv := &Server{store: s, clock: clk, random: cryptoSource{}, log: slog.Default()}
 	for _, o := range opts {
 		o(srv)
 	}

@@ -153,43 +153,45 @@ type Tx struct {
 // may run more than once (conflict retries) and must not have effects
 // outside the transaction.
 func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tournament) error) error {
-	return s.db.Tx(ctx, func(sqt *sqlstore.Tx) error {
-		t, err := load(ctx, sqt, id)
-		if err != nil {
-			return err
-		}
-		if err := fn(&Tx{ctx: ctx, tx: sqt, id: id}, &t); err != nil {
-			return err
-		}
-		h4h := ""
-		if t.HandForHand.Active || len(t.PendingKnockouts) > 0 {
-			raw, err := json.Marshal(handForHandState{HandForHand: t.HandForHand, Pending: t.PendingKnockouts})
-			if err != nil {
-				return fmt.Errorf("update tournament %s: %w", id, err)
-			}
-			h4h = string(raw)
-		}
-		rules, err := json.Marshal(t.Rules)
+	return s.db.Tx(ctx, func(sqt *sqlstore.Tx) error { return update(ctx, sqt, id, fn) })
+}
+
+func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t *Tournament) error) error {
+	t, err := load(ctx, sqt, id)
+	if err != nil {
+		return err
+	}
+	if err := fn(&Tx{ctx: ctx, tx: sqt, id: id}, &t); err != nil {
+		return err
+	}
+	h4h := ""
+	if t.HandForHand.Active || len(t.PendingKnockouts) > 0 {
+		raw, err := json.Marshal(handForHandState{HandForHand: t.HandForHand, Pending: t.PendingKnockouts})
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}
-		rebuyHands := ""
-		if len(t.RebuyHands) > 0 {
-			raw, err := json.Marshal(t.RebuyHands)
-			if err != nil {
-				return fmt.Errorf("update tournament %s: %w", id, err)
-			}
-			rebuyHands = string(raw)
-		}
-		_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
-			clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10 WHERE id = $1`,
-			id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
-			string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands)
+		h4h = string(raw)
+	}
+	rules, err := json.Marshal(t.Rules)
+	if err != nil {
+		return fmt.Errorf("update tournament %s: %w", id, err)
+	}
+	rebuyHands := ""
+	if len(t.RebuyHands) > 0 {
+		raw, err := json.Marshal(t.RebuyHands)
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
 		}
-		return nil
-	})
+		rebuyHands = string(raw)
+	}
+	_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
+		clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10 WHERE id = $1`,
+		id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
+		string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands)
+	if err != nil {
+		return fmt.Errorf("update tournament %s: %w", id, err)
+	}
+	return nil
 }
 
 const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play`

@@ -385,7 +385,11 @@ type SeatStack struct {
 	// player_id is the player.
 	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	// stack is the player's chips.
-	Stack         int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	Stack int64 `protobuf:"varint,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	// start_stack is the player's stack when the hand started, for the
+	// players dealt in (HandEnded only; 0 for a seat not in the hand).
+	// Players busted in the same hand are placed by it (TR-37).
+	StartStack    int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -437,6 +441,13 @@ func (x *SeatStack) GetPlayerId() string {
 func (x *SeatStack) GetStack() int64 {
 	if x != nil {
 		return x.Stack
+	}
+	return 0
+}
+
+func (x *SeatStack) GetStartStack() int64 {
+	if x != nil {
+		return x.StartStack
 	}
 	return 0
 }
@@ -627,11 +638,13 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x124\n" +
 	"\x06stacks\x18\x03 \x03(\v2\x1c.cardroom.table.v1.SeatStackR\x06stacks\x12\x16\n" +
-	"\x06busted\x18\x04 \x03(\x05R\x06busted\"R\n" +
+	"\x06busted\x18\x04 \x03(\x05R\x06busted\"s\n" +
 	"\tSeatStack\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
-	"\x05stack\x18\x03 \x01(\x03R\x05stack\"n\n" +
+	"\x05stack\x18\x03 \x01(\x03R\x05stack\x12\x1f\n" +
+	"\vstart_stack\x18\x04 \x01(\x03R\n" +
+	"startStack\"n\n" +
 	"\n" +
 	"PlayerLeft\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +

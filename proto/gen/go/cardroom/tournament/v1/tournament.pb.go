@@ -5323,7 +5323,7 @@ type AuditRecord struct {
 	Seq int32 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
 	// actor is the subject who acted.
 	Actor string `protobuf:"bytes,2,opt,name=actor,proto3" json:"actor,omitempty"`
-	// action is cancel, update or update_payouts.
+	// action is cancel, update, update_payouts or attach_table.
 	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
 	// detail_json is what changed and why.
 	DetailJson string `protobuf:"bytes,4,opt,name=detail_json,json=detailJson,proto3" json:"detail_json,omitempty"`
@@ -5488,6 +5488,134 @@ func (x *ListAuditResponse) GetRecords() []*AuditRecord {
 		return x.Records
 	}
 	return nil
+}
+
+// AttachTableRequest names a tournament table and the table that plays it.
+type AttachTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// table is the tournament's table number (the draw's).
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// table_id is the table service's table (a tournament-kind table).
+	TableId       string `protobuf:"bytes,3,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachTableRequest) Reset() {
+	*x = AttachTableRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachTableRequest) ProtoMessage() {}
+
+func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
+func (*AttachTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+}
+
+func (x *AttachTableRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *AttachTableRequest) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *AttachTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// AttachTableResponse confirms the attachment.
+type AttachTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// table is the tournament's table number.
+	Table int32 `protobuf:"varint,2,opt,name=table,proto3" json:"table,omitempty"`
+	// table_id is the table service's table that plays it.
+	TableId       string `protobuf:"bytes,3,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachTableResponse) Reset() {
+	*x = AttachTableResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachTableResponse) ProtoMessage() {}
+
+func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
+func (*AttachTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+}
+
+func (x *AttachTableResponse) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *AttachTableResponse) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *AttachTableResponse) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
 }
 
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
@@ -5904,7 +6032,16 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x10ListAuditRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"R\n" +
 	"\x11ListAuditResponse\x12=\n" +
-	"\arecords\x18\x01 \x03(\v2#.cardroom.tournament.v1.AuditRecordR\arecords*\xb0\x01\n" +
+	"\arecords\x18\x01 \x03(\v2#.cardroom.tournament.v1.AuditRecordR\arecords\"\xb0\x01\n" +
+	"\x12AttachTableRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x05table\x18\x02 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x01R\x05table\x126\n" +
+	"\btable_id\x18\x03 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"k\n" +
+	"\x13AttachTableResponse\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x14\n" +
+	"\x05table\x18\x02 \x01(\x05R\x05table\x12\x19\n" +
+	"\btable_id\x18\x03 \x01(\tR\atableId*\xb0\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -5936,7 +6073,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x81)\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb4*\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -5998,7 +6135,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0fLeaveTournament\x12..cardroom.tournament.v1.LeaveTournamentRequest\x1a/.cardroom.tournament.v1.LeaveTournamentResponse\"M\xca\xf3\x18\x05\n" +
 	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:leave\x12\xaf\x01\n" +
 	"\x10UpdateTournament\x12/.cardroom.tournament.v1.UpdateTournamentRequest\x1a0.cardroom.tournament.v1.UpdateTournamentResponse\"8\xca\xf3\x18\x03\n" +
-	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\x97\x01\n" +
+	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\xb0\x01\n" +
+	"\vAttachTable\x12*.cardroom.tournament.v1.AttachTableRequest\x1a+.cardroom.tournament.v1.AttachTableResponse\"H\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02::\x01*\"5/v1/tournaments/{tournament_id}/tables/{table}:attach\x12\x97\x01\n" +
 	"\tListAudit\x12(.cardroom.tournament.v1.ListAuditRequest\x1a).cardroom.tournament.v1.ListAuditResponse\"5\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/auditBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
@@ -6015,7 +6154,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 79)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -6100,30 +6239,32 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*AuditRecord)(nil),               // 80: cardroom.tournament.v1.AuditRecord
 	(*ListAuditRequest)(nil),          // 81: cardroom.tournament.v1.ListAuditRequest
 	(*ListAuditResponse)(nil),         // 82: cardroom.tournament.v1.ListAuditResponse
-	nil,                               // 83: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 84: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 85: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 86: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 87: google.protobuf.Duration
+	(*AttachTableRequest)(nil),        // 83: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 84: cardroom.tournament.v1.AttachTableResponse
+	nil,                               // 85: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 86: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 87: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 88: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 89: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	84,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	85,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	86,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	86,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	87,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	88,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	86,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	88,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	9,   // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	87,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	87,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	87,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	87,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	89,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	89,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	89,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	89,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
 	8,   // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	84,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	85,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	86,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	86,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	87,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	88,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	6,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	7,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
@@ -6132,19 +6273,19 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	5,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
 	5,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	86,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	88,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
 	16,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	83,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	85,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
 	5,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	23,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
 	24,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
 	16,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	16,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	86,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	88,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
 	7,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	87,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	89,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
 	32,  // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
 	32,  // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
 	9,   // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
@@ -6170,13 +6311,13 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	9,   // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
 	5,   // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	16,  // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	86,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	88,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
 	73,  // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
 	16,  // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	86,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	88,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	7,   // 67: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
 	5,   // 68: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	86,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	88,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
 	80,  // 70: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
 	10,  // 71: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
 	12,  // 72: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
@@ -6207,39 +6348,41 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	74,  // 97: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
 	76,  // 98: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
 	78,  // 99: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	81,  // 100: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	11,  // 101: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13,  // 102: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15,  // 103: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18,  // 104: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20,  // 105: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22,  // 106: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26,  // 107: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28,  // 108: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30,  // 109: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32,  // 110: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34,  // 111: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36,  // 112: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38,  // 113: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40,  // 114: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45,  // 115: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47,  // 116: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49,  // 117: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51,  // 118: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53,  // 119: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57,  // 120: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61,  // 121: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	64,  // 122: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	66,  // 123: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	68,  // 124: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	70,  // 125: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	72,  // 126: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	75,  // 127: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	77,  // 128: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	79,  // 129: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	82,  // 130: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	101, // [101:131] is the sub-list for method output_type
-	71,  // [71:101] is the sub-list for method input_type
+	83,  // 100: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	81,  // 101: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	11,  // 102: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	13,  // 103: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	15,  // 104: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	18,  // 105: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	20,  // 106: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	22,  // 107: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	26,  // 108: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	28,  // 109: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	30,  // 110: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	32,  // 111: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	34,  // 112: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	36,  // 113: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	38,  // 114: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	40,  // 115: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	45,  // 116: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	47,  // 117: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	49,  // 118: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	51,  // 119: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	53,  // 120: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	57,  // 121: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	61,  // 122: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	64,  // 123: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	66,  // 124: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	68,  // 125: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	70,  // 126: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	72,  // 127: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	75,  // 128: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	77,  // 129: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	79,  // 130: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	84,  // 131: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	82,  // 132: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	102, // [102:133] is the sub-list for method output_type
+	71,  // [71:102] is the sub-list for method input_type
 	71,  // [71:71] is the sub-list for extension type_name
 	71,  // [71:71] is the sub-list for extension extendee
 	0,   // [0:71] is the sub-list for field type_name
@@ -6256,7 +6399,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   79,
+			NumMessages:   81,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -51,6 +51,7 @@ const (
 	TournamentService_ListDraws_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListDraws"
 	TournamentService_LeaveTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/LeaveTournament"
 	TournamentService_UpdateTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/UpdateTournament"
+	TournamentService_AttachTable_FullMethodName       = "/cardroom.tournament.v1.TournamentService/AttachTable"
 	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
 )
 
@@ -153,6 +154,13 @@ type TournamentServiceClient interface {
 	// structure sheet (TR-03: management may change events), with an audit
 	// record.
 	UpdateTournament(ctx context.Context, in *UpdateTournamentRequest, opts ...grpc.CallOption) (*UpdateTournamentResponse, error)
+	// AttachTable tells the tournament which table of the table service plays
+	// one of its tournament tables (by number, as the draw names it). From
+	// then on the table's hands report themselves: the players it reports
+	// busted are knocked out (TR-37) and, during hand-for-hand, each hand
+	// ends the table's round hand (G-26). Attaching the same table again
+	// changes nothing; a table plays for one tournament table at a time.
+	AttachTable(ctx context.Context, in *AttachTableRequest, opts ...grpc.CallOption) (*AttachTableResponse, error)
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error)
@@ -456,6 +464,16 @@ func (c *tournamentServiceClient) UpdateTournament(ctx context.Context, in *Upda
 	return out, nil
 }
 
+func (c *tournamentServiceClient) AttachTable(ctx context.Context, in *AttachTableRequest, opts ...grpc.CallOption) (*AttachTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AttachTableResponse)
+	err := c.cc.Invoke(ctx, TournamentService_AttachTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tournamentServiceClient) ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAuditResponse)
@@ -565,6 +583,13 @@ type TournamentServiceServer interface {
 	// structure sheet (TR-03: management may change events), with an audit
 	// record.
 	UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error)
+	// AttachTable tells the tournament which table of the table service plays
+	// one of its tournament tables (by number, as the draw names it). From
+	// then on the table's hands report themselves: the players it reports
+	// busted are knocked out (TR-37) and, during hand-for-hand, each hand
+	// ends the table's round hand (G-26). Attaching the same table again
+	// changes nothing; a table plays for one tournament table at a time.
+	AttachTable(context.Context, *AttachTableRequest) (*AttachTableResponse, error)
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error)
@@ -664,6 +689,9 @@ func (UnimplementedTournamentServiceServer) LeaveTournament(context.Context, *Le
 }
 func (UnimplementedTournamentServiceServer) UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) AttachTable(context.Context, *AttachTableRequest) (*AttachTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AttachTable not implemented")
 }
 func (UnimplementedTournamentServiceServer) ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAudit not implemented")
@@ -1211,6 +1239,24 @@ func _TournamentService_UpdateTournament_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_AttachTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AttachTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).AttachTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_AttachTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).AttachTable(ctx, req.(*AttachTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TournamentService_ListAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAuditRequest)
 	if err := dec(in); err != nil {
@@ -1351,6 +1397,10 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateTournament",
 			Handler:    _TournamentService_UpdateTournament_Handler,
+		},
+		{
+			MethodName: "AttachTable",
+			Handler:    _TournamentService_AttachTable_Handler,
 		},
 		{
 			MethodName: "ListAudit",

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestTournamentKnockoutsFromTables_TR37: a three-player freezeout is
+// created, entered and started over REST on `cardroom all`; the floor opens
+// a tournament table, attaches it as the draw's table 1 and seats the drawn
+// players with the starting stack. Everyone moves all in every hand (seeded
+// decks) until one player has every chip. The tournament hears each hand
+// from the table (table.hand_ended) and places the busted players by
+// itself — players out in the same hand by their starting stacks (TR-37) —
+// and finishes the event with the last player first. No knock-out is
+// reported by hand.
+func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSeededSuite(t, 20261130)
+	s.start()
+	players := []string{"ann", "bob", "cat"}
+	r := newRoom(t, s, players...)
+	svc := s.token("cardroom-tournament", "service")
+	for _, p := range players {
+		r.deposit(p, 100000)
+	}
+
+	const stack = 1000
+	var created struct {
+		Tournament struct {
+			ID string `json:"tournament_id"`
+		}
+	}
+	startAt := time.Now().Add(2 * time.Second).UTC()
+	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Monday Turbo", "variant": "VARIANT_HOLDEM",
+		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 5000, "fee": 500, "starting_stack": stack,
+		"start_time": startAt.Format(time.RFC3339Nano)}, &created)
+	id := created.Tournament.ID
+	for _, p := range players {
+		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
+	}
+	time.Sleep(time.Until(startAt)) // the published start time (TR-04) is real time in the child
+	var started struct {
+		Seats []struct {
+			PlayerID string `json:"player_id"`
+			Table    int    `json:"table"`
+			Seat     int    `json:"seat"`
+		}
+	}
+	r.must("POST", "/v1/tournaments/"+id+":start", r.floor, map[string]any{}, &started)
+	if len(started.Seats) != len(players) {
+		t.Fatalf("draw: %+v", started.Seats)
+	}
+
+	var tbl struct {
+		Table struct {
+			TableID string `json:"table_id"`
+		}
+	}
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "Monday Turbo T1", "seats": 9, "kind": "TABLE_KIND_TOURNAMENT",
+		"mode": "TABLE_MODE_DIGITAL", "action_seconds": -1, "game": nlhe50100}, &tbl)
+	table := tbl.Table.TableID
+	// Attached before anyone sits: the first hand is dealt at the second
+	// sit-down and must count.
+	var attached struct {
+		TableID string `json:"table_id"`
+	}
+	r.must("POST", fmt.Sprintf("/v1/tournaments/%s/tables/%d:attach", id, started.Seats[0].Table), r.floor,
+		map[string]any{"table_id": table}, &attached)
+	if attached.TableID != table {
+		t.Fatalf("attach answered %+v", attached)
+	}
+	for _, st := range started.Seats {
+		// The draw numbers seats from 1, the table from 0.
+		r.must("POST", "/v1/tables/"+table+"/seats", svc, map[string]any{"seat": st.Seat - 1, "player_id": st.PlayerID,
+			"amount": stack}, nil)
+	}
+
+	// Shove until one player holds every chip; the hand histories say who
+	// went out in which hand with which starting stack.
+	type out struct {
+		player string
+		hand   int64
+		start  int64
+	}
+	var outs []out
+	for hands := 0; ; hands++ {
+		if hands == 50 {
+			t.Fatalf("no winner after 50 all-in hands: %+v", r.state(table, r.floor).Seats)
+		}
+		alive := 0
+		for _, seat := range r.state(table, r.floor).Seats {
+			if seat.PlayerID != "" && seat.Stack > 0 {
+				alive++
+			}
+		}
+		if alive < 2 {
+			break
+		}
+		no := r.playHand(table, shove)
+		h := r.history(table, no)
+		var busted []out
+		for _, seat := range h.Seats {
+			if seat.Start > 0 && seat.Final == 0 {
+				busted = append(busted, out{player: seat.Player, hand: no, start: seat.Start})
+			}
+		}
+		// TR-37: out in the same hand, the bigger starting stack finishes
+		// higher, so it is placed later.
+		slices.SortFunc(busted, func(a, b out) int { return cmp.Compare(a.start, b.start) })
+		outs = append(outs, busted...)
+	}
+	want := map[string]int{}
+	for i, o := range outs {
+		want[o.player] = len(players) - i
+		t.Logf("hand %d: %s out with a starting stack of %d", o.hand, o.player, o.start)
+	}
+	for _, p := range players {
+		if _, ok := want[p]; !ok {
+			want[p] = 1
+		}
+	}
+	if len(outs) != 2 || outs[0].hand == outs[1].hand && outs[0].start == outs[1].start {
+		t.Fatalf("the seeded hands should knock out two players with different stacks: %+v", outs)
+	}
+
+	var results struct {
+		Finishes []struct {
+			PlayerID string `json:"player_id"`
+			Place    int    `json:"place"`
+			Shared   int    `json:"shared"`
+		}
+	}
+	waitFor(t, "the tournament to place every player", 10*time.Second, func() bool {
+		r.must("GET", "/v1/tournaments/"+id+"/results", r.tokens["ann"], nil, &results)
+		return len(results.Finishes) == len(players)
+	})
+	for _, f := range results.Finishes {
+		if f.Place != want[f.PlayerID] || f.Shared != 1 {
+			t.Fatalf("results %+v, want places %v", results.Finishes, want)
+		}
+	}
+	var got struct {
+		Tournament struct {
+			State string `json:"state"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
+	if got.Tournament.State != "TOURNAMENT_STATE_FINISHED" {
+		t.Fatalf("tournament state %s after the last knock-out", got.Tournament.State)
+	}
+}

@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/balance"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// TopicHandEnded is the table service's topic the tournament consumes:
+// the knock-outs and the hand-for-hand hands of its attached tables.
+const TopicHandEnded = "table.hand_ended"
+
+// Consumer is the tournament's consumer group on the bus and its name in
+// processed_events.
+const Consumer = "tournament"
+
+// WithLogger logs what the event consumer drops (undecodable events,
+// hand-for-hand hands out of turn); nil keeps slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+// AttachTable records which table of the table service plays a tournament
+// table. The link lives here, not at the table service (a tournament id
+// and number given to CreateTable and carried in table.hand_ended),
+// because the tournament owns its table numbers: balancing, breaking and
+// the final table renumber and reuse them, the floor may have to swap a
+// physical table mid-event, and the table service stays ignorant of
+// tournaments beyond the table kind. The latest attachment wins, so a
+// repeat changes nothing. Attach a table before it deals: hands that
+// ended before are not counted.
+func (s *Server) AttachTable(ctx context.Context, req *tournamentv1.AttachTableRequest) (*tournamentv1.AttachTableResponse, error) {
+	now := s.now()
+	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status != event.Running {
+			return ErrNotRunning
+		}
+		link, ok, err := tx.TableLink(req.GetTableId())
+		if err != nil {
+			return err
+		}
+		if ok && link.TournamentID == t.Event.ID && link.Table == int(req.GetTable()) {
+			return nil
+		}
+		if err := tx.AttachTable(int(req.GetTable()), req.GetTableId(), now); err != nil {
+			return err
+		}
+		return tx.AddAudit(actor(ctx), "attach_table", map[string]any{"table": req.GetTable(), "table_id": req.GetTableId()}, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.AttachTableResponse{TournamentId: req.GetTournamentId(), Table: req.GetTable(), TableId: req.GetTableId()}, nil
+}
+
+// HandleHandEnded consumes table.hand_ended for the tables attached to a
+// running tournament (AttachTable); other tables' hands are ignored. The
+// players the table reports busted are knocked out in that hand as
+// RecordKnockouts knocks them out, placed by their stacks at the start of
+// the hand (TR-37); a player who may still rebuy (TR-13, TR-16) is left
+// to the floor, who records the knock-out once they decline. During
+// hand-for-hand the hand is also the table's hand of the round (G-26), as
+// ReportHandEnded reports it. Each event is applied once, in the
+// transaction that records it as processed (events.Idempotent), so a
+// redelivery changes nothing.
+func (s *Server) HandleHandEnded(ctx context.Context, ev events.Event) error {
+	var msg tablev1.HandEnded
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		s.log.ErrorContext(ctx, "tournament: undecodable table.hand_ended dropped", "event", ev.ID, "err", err)
+		return nil // redelivery cannot fix it
+	}
+	// A cash table's hands, the bulk of the traffic, cost one read and
+	// leave no processed_events row.
+	link, ok, err := s.store.TableLink(ctx, msg.GetTableId())
+	if err != nil || !ok {
+		return err
+	}
+	price, err := s.seatPrice(ctx, link.TournamentID)
+	if err != nil {
+		return err
+	}
+	var pays []entry.Payment
+	apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
+		pays = nil
+		return s.store.UpdateIn(ctx, tx, link.TournamentID, func(stx *store.Tx, t *store.Tournament) error {
+			pays = nil
+			ps, err := s.tableHandEnded(ctx, stx, t, &msg, price)
+			pays = ps
+			return err
+		})
+	}
+	if err := events.Idempotent(s.store.DB(), Consumer, apply)(ctx, ev); err != nil {
+		return err
+	}
+	// Prize steps the wallet does not answer now stay pending for Run.
+	s.payAll(ctx, link.TournamentID, pays)
+	return nil
+}
+
+// tableHandEnded applies one hand of an attached table to its tournament
+// and returns the prize payments to make when the tournament finished.
+// What no redelivery can change — a tournament no longer running, the
+// table attached elsewhere meanwhile, a hand out of the hand-for-hand
+// round — is logged and applied as far as it goes, never retried.
+func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, price int64) ([]entry.Payment, error) {
+	link, ok, err := tx.TableLink(msg.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	if !ok || link.TournamentID != t.Event.ID || t.Event.Status != event.Running {
+		return nil, nil
+	}
+	now := s.now()
+	b, byPlayer, err := board(tx, t)
+	if err != nil {
+		return nil, err
+	}
+	bySeat := map[int32]*tablev1.SeatStack{}
+	for _, st := range msg.GetStacks() {
+		bySeat[st.GetSeat()] = st
+	}
+	var kos []standings.Knockout
+	for _, seat := range msg.GetBusted() {
+		st := bySeat[seat]
+		en, ok := byPlayer[st.GetPlayerId()]
+		if !ok || en.Status != entry.Active {
+			// Not in this event, or the floor recorded it already.
+			continue
+		}
+		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)}, false)
+		if errors.Is(err, entry.ErrMayStillRebuy) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		kos = append(kos, standings.Knockout{PlayerID: en.PlayerID, TableID: strconv.Itoa(link.Table), Hand: msg.GetHandNo(),
+			StartStack: st.GetStartStack()})
+	}
+	var pays []entry.Payment
+	if n := activeCount(byPlayer); len(kos) > 0 && len(kos) >= n {
+		// A hand cannot bust every player left; the entries disagree with
+		// the table, which is for the floor to sort out.
+		s.log.ErrorContext(ctx, "tournament: table reports every remaining player busted; knock-outs not recorded",
+			"tournament", t.Event.ID, "table_id", msg.GetTableId(), "hand", msg.GetHandNo(), "busted", len(kos), "in_play", n)
+		kos = nil
+	}
+	if len(kos) > 0 {
+		out, err := knockOut(tx, t, b, byPlayer, kos, price, now)
+		if err != nil {
+			return nil, err
+		}
+		pays = out.pays
+	}
+	if t.HandForHand.Active {
+		_, _, ps, err := handEnded(tx, t, link.Table, price, now)
+		switch {
+		case errors.Is(err, balance.ErrWaitForTables), errors.Is(err, balance.ErrUnknownH4HTable):
+			s.log.WarnContext(ctx, "tournament: hand outside the hand-for-hand round not counted",
+				"tournament", t.Event.ID, "table", link.Table, "hand", msg.GetHandNo(), "err", err)
+		case err != nil:
+			return nil, fmt.Errorf("table %d hand %d: %w", link.Table, msg.GetHandNo(), err)
+		}
+		pays = append(pays, ps...)
+	}
+	return pays, nil
+}

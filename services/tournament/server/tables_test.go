@@ -1,0 +1,193 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/server"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// startWithBus is startWithWallet with the events tables in the database
+// and the server consuming table.hand_ended from an in-memory bus.
+func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
+	t.Helper()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations(),
+		Shared: []sqlstore.MigrationSet{events.Migrations}})
+	clk := clock.NewFake(now)
+	srv := server.New(store.New(db), clk, server.WithRandom(&seeded{state: 11}), server.WithWallet(w))
+	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
+	bus := events.NewMemory(events.MemoryOptions{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = bus.Subscribe(t.Context(), server.TopicHandEnded, server.Consumer, srv.HandleHandEnded)
+	}()
+	t.Cleanup(func() { <-done })
+	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
+		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, bus
+}
+
+// handEnded is a table.hand_ended event as the table service publishes it.
+func handEnded(t *testing.T, id, tableID string, hand int64, stacks []*tablev1.SeatStack, busted ...int32) events.Event {
+	t.Helper()
+	b, err := proto.Marshal(&tablev1.HandEnded{TableId: tableID, HandNo: hand, Stacks: stacks, Busted: busted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Event{ID: id, Topic: server.TopicHandEnded, Key: tableID, Payload: b, Epoch: 1}
+}
+
+func TestAttachTable(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c"}
+	f, _ := startWithBus(t, newFakeWallet(balances(players...)))
+	scheduled := f.create(t, nil)
+	id := f.running(t, players, nil)
+	attach := func(ctx context.Context, tournament string, table int32, tableID string) error {
+		_, err := f.c.AttachTable(ctx, &tournamentv1.AttachTableRequest{TournamentId: tournament, Table: table, TableId: tableID})
+		return err
+	}
+	if err := attach(f.floor, id, 1, "tbl-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := attach(f.floor, id, 1, "tbl-1"); err != nil {
+		t.Fatalf("repeat: %v", err)
+	}
+	wantRule(t, attach(f.floor, scheduled, 1, "tbl-2"), codes.FailedPrecondition, "TOURNAMENT_NOT_RUNNING", "")
+	wantRule(t, attach(f.floor, "missing", 1, "tbl-2"), codes.NotFound, "TOURNAMENT_NOT_FOUND", "")
+	if err := attach(f.g.As(t, "a", auth.Player), id, 1, "tbl-3"); err == nil {
+		t.Fatal("a player attached a table")
+	}
+	audit, err := f.c.ListAudit(f.floor, &tournamentv1.ListAuditRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range audit.GetRecords() {
+		if r.GetAction() == "attach_table" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("attach_table audited %d times, want once (the repeat changes nothing): %v", n, audit.GetRecords())
+	}
+}
+
+// TestHandEnded_TR37_G26 feeds table.hand_ended through the bus: the
+// attached tables' busted players are knocked out, same-hand ones by their
+// starting stacks (TR-37); a redelivery and a cash table's hand change
+// nothing; during hand-for-hand a table's hand ends its round hand and the
+// round's knock-outs wait for the round (G-26).
+func TestHandEnded_TR37_G26(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d", "e", "f", "g"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) { r.SeatsPerTable = 4 })
+	list, err := f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[int32][]string{}
+	for _, en := range list.GetEntries() {
+		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
+	}
+	if len(at[1]) < 3 || len(at[2]) < 3 {
+		t.Fatalf("draw: %v", at)
+	}
+	for n, tableID := range map[int32]string{1: "tbl-one", 2: "tbl-two"} {
+		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: n, TableId: tableID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := func() []string {
+		t.Helper()
+		r, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return places(r.GetFinishes())
+	}
+	publish := func(ev events.Event) {
+		t.Helper()
+		if err := bus.Publish(t.Context(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// TR-37 case 1: two players out in one hand at table 1; the one who
+	// started it with more chips finishes higher.
+	big, small, winner := at[1][0], at[1][1], at[1][2]
+	ko := handEnded(t, "ev-1", "tbl-one", 12, []*tablev1.SeatStack{
+		{Seat: 1, PlayerId: small, Stack: 0, StartStack: 800},
+		{Seat: 4, PlayerId: winner, Stack: 42000, StartStack: 20000},
+		{Seat: 6, PlayerId: big, Stack: 0, StartStack: 1200},
+	}, 1, 6)
+	publish(ko)
+	want := []string{big + ":6/1", small + ":7/1"}
+	// The first delivery may wait for the consumer to join the group.
+	for deadline := time.Now().Add(10 * time.Second); !slices.Equal(results(), want); {
+		if time.Now().After(deadline) {
+			t.Fatalf("TR-37 same hand: results %v, want %v", results(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// Redelivered: applied once.
+	publish(ko)
+	if got := results(); !slices.Equal(got, want) {
+		t.Fatalf("after redelivery: %v, want %v", got, want)
+	}
+	// A table no tournament attached (a cash table) is not ours, even
+	// when its player ids match.
+	publish(handEnded(t, "ev-cash", "cash-7", 3, []*tablev1.SeatStack{{Seat: 2, PlayerId: at[2][0], Stack: 0, StartStack: 500}}, 2))
+	if got := results(); !slices.Equal(got, want) {
+		t.Fatalf("after a cash table's hand: %v, want %v", got, want)
+	}
+
+	// G-26: hand-for-hand over tables 1 and 2. Table 2's knock-out waits
+	// for table 1's hand, which ends the round and places it.
+	h4h, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id, On: true})
+	if err != nil || !slices.Equal(h4h.GetHandForHand().GetPlaying(), []int32{1, 2}) {
+		t.Fatalf("hand-for-hand on: %v, %v", h4h, err)
+	}
+	out := at[2][0]
+	publish(handEnded(t, "ev-2", "tbl-two", 30, []*tablev1.SeatStack{
+		{Seat: 3, PlayerId: out, Stack: 0, StartStack: 300},
+		{Seat: 5, PlayerId: at[2][1], Stack: 9000, StartStack: 8700},
+	}, 3))
+	if got := results(); !slices.Equal(got, want) {
+		t.Fatalf("knock-out during the round placed before the round ended: %v", got)
+	}
+	// Table 2 played its round hand; a second one is out of turn and
+	// counts for nothing.
+	publish(handEnded(t, "ev-3", "tbl-two", 31, nil))
+	publish(handEnded(t, "ev-4", "tbl-one", 13, []*tablev1.SeatStack{{Seat: 4, PlayerId: winner, Stack: 42000, StartStack: 42000}}))
+	want = append([]string{out + ":5/1"}, want...)
+	if got := results(); !slices.Equal(got, want) {
+		t.Fatalf("after the round: %v, want %v", got, want)
+	}
+	list, err = f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range list.GetEntries() {
+		busted := en.GetStatus() == tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
+		if busted != slices.Contains([]string{big, small, out}, en.GetPlayerId()) {
+			t.Errorf("%s: status %v", en.GetPlayerId(), en.GetStatus())
+		}
+	}
+}
