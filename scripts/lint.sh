@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make lint: gofmt on every Go file we write (generated code is skipped),
-# go vet on every module of go.work (and the Go code under tools/), revive
+# go vet on every module of go.work (and the Go code under tools/), go mod
+# tidy -diff on every module, revive
 # (doc comments on every exported name, error style; rules in
 # tools/lint/revive.toml), buf lint and buf format on our protos. Runs every
 # check, prints each finding, and exits non-zero when there was any —
@@ -39,6 +40,11 @@ done
 # The tools modules are outside the workspace on purpose (see tools/).
 for m in tools/protoc/printproto; do
 	(cd "$m" && GOWORK=off go vet ./...) || finding "go vet failed in $m"
+done
+
+echo "== go mod tidy"
+for m in $modules; do
+	(cd "$m" && go mod tidy -diff >/dev/null 2>&1) || finding "go.mod/go.sum of $m are not tidy (run: cd $m && go mod tidy)"
 done
 
 echo "== revive"
