@@ -37,15 +37,32 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 			ID string `json:"tournament_id"`
 		}
 	}
-	startAt := time.Now().Add(2 * time.Second).UTC()
 	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Monday Turbo", "variant": "VARIANT_HOLDEM",
 		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 5000, "fee": 500, "starting_stack": stack,
-		"start_time": startAt.Format(time.RFC3339Nano)}, &created)
+		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)}, &created)
 	id := created.Tournament.ID
 	for _, p := range players {
 		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
 	}
-	time.Sleep(time.Until(startAt)) // the published start time (TR-04) is real time in the child
+	// Registration is done, however long it took on a loaded machine: the
+	// admin brings the start forward to just ahead, and the test waits for
+	// it — the published start time (TR-04) is real time in the child.
+	// A start that is already past when the update arrives is refused;
+	// then the admin tries again a little further ahead.
+	admin := s.token("admin-1", "admin")
+	var startAt time.Time
+	for lead := 300 * time.Millisecond; ; lead *= 2 {
+		startAt = time.Now().Add(lead).UTC()
+		code, body := r.do("POST", "/v1/tournaments/"+id+":update", admin, map[string]any{
+			"start_time": startAt.Format(time.RFC3339Nano), "reason": "field complete: start now"})
+		if code == 200 {
+			break
+		}
+		if lead > 10*time.Second {
+			t.Fatalf("moving the start forward: %d %s", code, body)
+		}
+	}
+	time.Sleep(time.Until(startAt))
 	var started struct {
 		Seats []struct {
 			PlayerID string `json:"player_id"`
