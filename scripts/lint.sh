@@ -4,9 +4,7 @@
 # tidy -diff on every module, revive
 # (doc comments on every exported name, error style; rules in
 # tools/lint/revive.toml), buf lint and buf format on our protos. Runs every
-# check, prints each finding, and exits non-zero when there was any —
-# except revive findings in the service modules, which are printed but do
-# not fail yet (their owners are still adding code).
+# check, prints each finding, and exits non-zero when there was any.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
