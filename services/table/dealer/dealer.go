@@ -196,6 +196,9 @@ type Table struct {
 	// oot is a cash-game out-of-turn wager held outside the pot (TP-50);
 	// nil when none. It belongs to the hand in progress.
 	oot *Provisional
+	// acted are the seats that acted out of turn during the current turn
+	// (TP-47, skip.go); nil when none. It belongs to the hand in progress.
+	acted *ootActs
 
 	deadline    time.Time // zero: no clock running
 	clockCalled bool
@@ -803,6 +806,7 @@ func (t *Table) settle(out *Output, now time.Time) error {
 	if t.hand != nil && t.hand.Done() {
 		t.finish(out, now)
 	}
+	t.dropStaleOOT()
 	return nil
 }
 
@@ -856,7 +860,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 			t.vacate(i, out)
 		}
 	}
-	t.hand, t.plan, t.setup, t.log, t.oot = nil, button.Plan{}, engine.Setup{}, nil, nil
+	t.hand, t.plan, t.setup, t.log, t.oot, t.acted = nil, button.Plan{}, engine.Setup{}, nil, nil, nil
 	t.deadline, t.clockCalled = time.Time{}, false
 }
 
@@ -952,6 +956,9 @@ type secret struct {
 	Start time.Time      `json:"start"`
 	// OOT is the provisional out-of-turn wager (TP-50), if any.
 	OOT *Provisional `json:"oot,omitempty"`
+	// Acted are the seats that acted out of turn during the current turn
+	// (TP-47), if any.
+	Acted *ootActs `json:"oot_acted,omitempty"`
 }
 
 // Marshal returns the table's state: public (seats, positions, clock) and
@@ -966,7 +973,7 @@ func (t *Table) Marshal() (public, private []byte, err error) {
 	if t.hand == nil {
 		return public, nil, nil
 	}
-	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart, OOT: t.oot})
+	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart, OOT: t.oot, Acted: t.acted})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
 	}
@@ -991,7 +998,7 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	if err := json.Unmarshal(private, &sec); err != nil {
 		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
 	}
-	t.hand, t.plan, t.setup, t.log, t.handStart, t.oot = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start, sec.OOT
+	t.hand, t.plan, t.setup, t.log, t.handStart, t.oot, t.acted = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start, sec.OOT, sec.Acted
 	return t, nil
 }
 

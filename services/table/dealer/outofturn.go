@@ -64,9 +64,23 @@ type Provisional struct {
 type OOTRuling struct {
 	// HandNo is the hand it was made in.
 	HandNo int64
-	// Seat is the seat that acted out of turn.
+	// Seat is the seat that acted out of turn (the skipped seat when Skip
+	// is set).
 	Seat int
+	// Skip is set when the ruling is on a skipped seat (a SKIP entry,
+	// TP-46…TP-48, skip.go) rather than on an out-of-turn action: only
+	// the embedded ruling's Rules are then used.
+	Skip *live.SkipOutcome
 	live.OutOfTurnRuling
+}
+
+// OutcomeName names the ruling's outcome: a live.SkipOutcome for a skipped
+// seat, otherwise the out-of-turn live.Outcome.
+func (r OOTRuling) OutcomeName() string {
+	if r.Skip != nil {
+		return r.Skip.String()
+	}
+	return r.Outcome.String()
 }
 
 // RuleIDs returns the rules the ruling cites, then the scenario it
@@ -148,13 +162,14 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 			"seat "+strconv.Itoa(t.oot.Seat)+"'s out-of-turn wager is still held; enter the skipped seats' actions first")
 	}
 	skipped := t.skippedSeats(h, a.Seat)
+	turn, street := h.ToAct(), h.Street()
 	o := live.OutOfTurn{Tournament: t.cfg.Tournament, Faced: b.CurrentBet, InFront: sv.Bet, SkippedCount: max(len(skipped), 1),
 		Action: live.Wager{Action: la, To: a.Amount}}
 	if la == live.Call {
 		o.Action.To = b.CurrentBet
 	}
 	if la == live.Fold || la == live.Check || t.cfg.Tournament {
-		return t.ootEngine(act, o, now)
+		return t.ootEngine(act, o, turn, street, now)
 	}
 	// A cash call, bet or raise: held provisionally (TP-50).
 	if sv.Folded || sv.AllIn {
@@ -176,6 +191,7 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 	}
 	t.oot = &Provisional{Seat: a.Seat, Kind: a.Kind, Action: la, To: o.Action.To, Faced: o.Faced, InFront: o.InFront, Street: h.Street(),
 		Skipped: skipped, LogFrom: len(t.log)}
+	t.noteOOT(turn, street, a.Seat)
 	t.remember(act.ActionID)
 	out := t.changed()
 	out.OOT = []OOTRuling{{HandNo: t.handNo, Seat: a.Seat, OutOfTurnRuling: ru}}
@@ -183,12 +199,14 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 }
 
 // ootEngine applies a fold or check out of turn (TP-51, TP-49) or a
-// tournament wager (TP-52) through the engine.
-func (t *Table) ootEngine(act Act, o live.OutOfTurn, now time.Time) (Output, error) {
+// tournament wager (TP-52) through the engine. turn and street are the seat
+// in turn and the round when it was made (TP-47 counts it for that seat).
+func (t *Table) ootEngine(act Act, o live.OutOfTurn, turn int, street engine.Street, now time.Time) (Output, error) {
 	evs, err := t.hand.ApplyOutOfTurn(act.Action)
 	if err != nil {
 		return Output{}, toFault(err)
 	}
+	t.noteOOT(turn, street, act.Action.Seat)
 	t.remember(act.ActionID)
 	t.log = append(t.log, evs...)
 	out := t.changed()

@@ -336,14 +336,17 @@ const (
 
 // DealerArgs is one console entry.
 type DealerArgs struct {
-	Kind        DealerKind
-	Seat        int
-	Action      engine.ActionKind
-	Amount      int64
-	Kill        engine.KillReason
-	Reason      string
-	ActionID    string
-	ExpectedSeq *int64
+	Kind   DealerKind
+	Seat   int
+	Action engine.ActionKind
+	Amount int64
+	Kill   engine.KillReason
+	// NextStreetDealt (SKIP) is the dealer's report that the next round's
+	// cards were dealt before the skipped seat could react (TP-48).
+	NextStreetDealt bool
+	Reason          string
+	ActionID        string
+	ExpectedSeq     *int64
 }
 
 var dealerNames = map[DealerKind]string{DealerPlayerAction: "player_action", DealerCallClock: "call_clock", DealerKill: "kill",
@@ -381,7 +384,10 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 	case DealerExposeLive:
 		act.Action.Kind = engine.ExposeLive
 	case DealerSkip:
+		// At a live table the table rules on the skip (TP-46…TP-48,
+		// dealer.Table.Skip); a digital table applies it as entered.
 		act.Action.Kind = engine.Skip
+		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Skip(act, a.NextStreetDealt, now) }
 	case DealerOutOfTurn:
 		act.Action.Kind, act.Action.Amount = a.Action, a.Amount
 		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.OutOfTurn(act, now) }
@@ -395,9 +401,10 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }
 	}
 	var extra func(tx *sqlstore.Tx) error
-	// An out-of-turn entry is audited as the rulings it makes
-	// (withRulings), one record each with the rules cited.
-	if a.Kind != DealerPlayerAction && a.Kind != DealerOutOfTurn {
+	// An out-of-turn entry, and a skip at a live table, is audited as the
+	// rulings it makes (withRulings), one record each with the rules cited.
+	liveSkip := a.Kind == DealerSkip && t.dt.Config().Mode == engine.Live
+	if a.Kind != DealerPlayerAction && a.Kind != DealerOutOfTurn && !liveSkip {
 		audit := store.Audit{ID: events.NewID(), TableID: id, HandNo: t.dt.HandNo(), Actor: c.Player, Role: c.Role,
 			Action: dealerNames[a.Kind], Seat: a.Seat, Reason: a.Reason, At: now}
 		if a.Kind == DealerKill {

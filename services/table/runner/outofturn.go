@@ -23,9 +23,19 @@ type consoleEntry struct {
 // "out_of_turn:check_or_call:TP-50,TP-50/S1".
 const OOTAuditPrefix = "out_of_turn"
 
-// OOTAuditAction is the audit action of an out-of-turn ruling.
+// SkipAuditPrefix starts the audit action of a ruling on a skipped seat at
+// a live table: "skip:<outcome>:<rule ids>", e.g. "skip:deemed_folded:TP-47"
+// or "skip:floor_decision:TP-48,G-10".
+const SkipAuditPrefix = "skip"
+
+// OOTAuditAction is the audit action of an out-of-turn ruling or of a
+// ruling on a skipped seat.
 func OOTAuditAction(r dealer.OOTRuling) string {
-	return OOTAuditPrefix + ":" + r.Outcome.String() + ":" + strings.Join(r.RuleIDs(), ",")
+	prefix := OOTAuditPrefix
+	if r.Skip != nil {
+		prefix = SkipAuditPrefix
+	}
+	return prefix + ":" + r.OutcomeName() + ":" + strings.Join(r.RuleIDs(), ",")
 }
 
 // withRulings adds the audit records of the out-of-turn rulings a change

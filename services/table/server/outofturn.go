@@ -9,7 +9,7 @@ import (
 )
 
 func ootRulingToProto(r dealer.OOTRuling) *tablev1.OutOfTurnRuling {
-	p := &tablev1.OutOfTurnRuling{Seat: int32(r.Seat), Outcome: r.Outcome.String(), Wager: r.Wager, Returned: r.Returned, Scenario: r.Scenario}
+	p := &tablev1.OutOfTurnRuling{Seat: int32(r.Seat), Outcome: r.OutcomeName(), Wager: r.Wager, Returned: r.Returned, Scenario: r.Scenario}
 	for _, o := range r.Options {
 		p.Options = append(p.Options, liveActionToProto[o])
 	}

@@ -218,7 +218,7 @@ var killFromProto = map[tablev1.KillReason]engine.KillReason{
 // DealerAction applies a console entry.
 func (s *Server) DealerAction(ctx context.Context, req *tablev1.DealerActionRequest) (*tablev1.DealerActionResponse, error) {
 	a := runner.DealerArgs{Kind: runner.DealerKind(req.GetKind()), Seat: int(req.GetSeat()), Amount: req.GetAmount(),
-		Reason: req.GetReason(), ActionID: req.GetActionId()}
+		Reason: req.GetReason(), ActionID: req.GetActionId(), NextStreetDealt: req.GetNextStreetDealt()}
 	if req.ExpectedSequence != nil {
 		seq := req.GetExpectedSequence()
 		a.ExpectedSeq = &seq

@@ -241,7 +241,12 @@ const (
 	// DEALER_ACTION_KIND_EXPOSE_LIVE rules an exposed hand live without
 	// aggression (TP-58, floor).
 	DealerActionKind_DEALER_ACTION_KIND_EXPOSE_LIVE DealerActionKind = 5
-	// DEALER_ACTION_KIND_SKIP records a skipped seat as checked or folded (TP-47).
+	// DEALER_ACTION_KIND_SKIP records the seat in turn as skipped: checked,
+	// or folded facing a bet (TP-47). At a live table the table rules on it:
+	// refused with ACTION_NOT_ALLOWED (TP-46, the seat acts now) until two
+	// seats have acted out of turn (OUT_OF_TURN) during its turn; with fewer
+	// and next_street_dealt, a floor decision (TP-48, G-10, FLOOR_ONLY). The
+	// ruling is returned in out_of_turn and audited.
 	DealerActionKind_DEALER_ACTION_KIND_SKIP DealerActionKind = 6
 	// DEALER_ACTION_KIND_OUT_OF_TURN enters an action made out of turn by
 	// the seat (live tables only; digital tables refuse it, TP-46): action
@@ -2557,8 +2562,11 @@ type DealerActionRequest struct {
 	ActionId string `protobuf:"bytes,8,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// expected_sequence, when set, must be the table's sequence number.
 	ExpectedSequence *int64 `protobuf:"varint,9,opt,name=expected_sequence,json=expectedSequence,proto3,oneof" json:"expected_sequence,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// next_street_dealt (SKIP, live tables) reports that the next round's
+	// cards were dealt before the skipped seat could react (TP-48).
+	NextStreetDealt bool `protobuf:"varint,10,opt,name=next_street_dealt,json=nextStreetDealt,proto3" json:"next_street_dealt,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DealerActionRequest) Reset() {
@@ -2654,14 +2662,22 @@ func (x *DealerActionRequest) GetExpectedSequence() int64 {
 	return 0
 }
 
+func (x *DealerActionRequest) GetNextStreetDealt() bool {
+	if x != nil {
+		return x.NextStreetDealt
+	}
+	return false
+}
+
 // DealerActionResponse is the table after the entry, as staff see it.
 type DealerActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// state is the table.
 	State *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
 	// out_of_turn are the out-of-turn rulings the entry made: an
-	// OUT_OF_TURN entry's own, and the settling of a provisional wager that
-	// a skipped seat's action decided (TP-46…TP-52).
+	// OUT_OF_TURN entry's own, a live SKIP entry's ruling on the skipped
+	// seat, and the settling of a provisional wager that a skipped seat's
+	// action decided (TP-46…TP-52).
 	OutOfTurn     []*OutOfTurnRuling `protobuf:"bytes,2,rep,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2714,13 +2730,16 @@ func (x *DealerActionResponse) GetOutOfTurn() []*OutOfTurnRuling {
 // OutOfTurnRuling is a ruling on an action made out of turn.
 type OutOfTurnRuling struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// seat is the seat that acted out of turn.
+	// seat is the seat that acted out of turn (for a SKIP entry, the
+	// skipped seat).
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// outcome is "pending" (held provisionally until the skipped seats
 	// act), "stands" (made as entered), "check_or_call" (reduced to a check
 	// or a call, the excess returned), "withdrawn" (returned; the seat acts
 	// freely in turn), "choose" (tournament: call, re-raise or withdraw),
-	// "folded" (TP-51) or "checked_no_raise" (TP-49).
+	// "folded" (TP-51) or "checked_no_raise" (TP-49); for a SKIP entry
+	// "deemed_checked" or "deemed_folded" (TP-47) or "floor_decision"
+	// (TP-48: the seat is checked or folded by the floor's entry).
 	Outcome string `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	// wager is the seat's round total after the ruling, as far as it is
 	// fixed.
@@ -4163,7 +4182,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x12_expected_sequence\"`\n" +
 	"\vActResponse\x123\n" +
 	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12\x1c\n" +
-	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\xee\x03\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\x9a\x04\n" +
 	"\x13DealerActionRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12C\n" +
 	"\x04kind\x18\x02 \x01(\x0e2#.cardroom.table.v1.DealerActionKindB\n" +
@@ -4175,7 +4194,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"killReason\x12 \n" +
 	"\x06reason\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\x12%\n" +
 	"\taction_id\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bactionId\x120\n" +
-	"\x11expected_sequence\x18\t \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01B\x14\n" +
+	"\x11expected_sequence\x18\t \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01\x12*\n" +
+	"\x11next_street_dealt\x18\n" +
+	" \x01(\bR\x0fnextStreetDealtB\x14\n" +
 	"\x12_expected_sequence\"\x8f\x01\n" +
 	"\x14DealerActionResponse\x123\n" +
 	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12B\n" +
