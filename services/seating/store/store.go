@@ -90,7 +90,7 @@ func (s *Store) Create(ctx context.Context, g *waitlist.Game) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return errors.Join(ErrExists.With("game", g.Spec.Name()), err)
 		}
-		return s.indexTables(ctx, tx, g)
+		return s.indexTables(ctx, tx, g, nil)
 	})
 	if err != nil {
 		return fmt.Errorf("create waitlist %s: %w", g.ID, err)
@@ -262,6 +262,10 @@ func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence
 	if err != nil {
 		return Record{}, fmt.Errorf("load waitlist %s: %w", fence.ID, err)
 	}
+	indexed := make(map[string]bool, len(r.Game.Tables))
+	for _, t := range r.Game.Tables {
+		indexed[t.ID] = true
+	}
 	if err := fn(tx, r.Game, fence.Epoch); err != nil {
 		return Record{}, err
 	}
@@ -288,15 +292,21 @@ func (s *Store) Apply(ctx context.Context, tx *sqlstore.Tx, fence sqlstore.Fence
 	if err := fence.Update(ctx, tx, `state = $1, version = version + 1, next_due_ms = $2`, string(state), due); err != nil {
 		return Record{}, fmt.Errorf("save waitlist %s: %w", fence.ID, err)
 	}
-	if err := s.indexTables(ctx, tx, r.Game); err != nil {
+	if err := s.indexTables(ctx, tx, r.Game, indexed); err != nil {
 		return Record{}, err
 	}
 	r.Version++
 	return r, nil
 }
 
-func (s *Store) indexTables(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game) error {
+// indexTables points the table → game index at g for g's tables not in
+// indexed: the tables g had when loaded were indexed by the save that
+// added them, so a save writes only its new tables' rows.
+func (s *Store) indexTables(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, indexed map[string]bool) error {
 	for _, t := range g.Tables {
+		if indexed[t.ID] {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO seating_tables (table_id, waitlist_id) VALUES ($1, $2)
 			ON CONFLICT (table_id) DO UPDATE SET waitlist_id = excluded.waitlist_id`, t.ID, g.ID); err != nil {
 			return fmt.Errorf("index table %s: %w", t.ID, err)
