@@ -5,29 +5,15 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"modernc.org/sqlite"
-)
 
-// isUniqueViolation reports a unique or primary-key violation on either
-// dialect.
-func isUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code == "23505"
-	}
-	var sqliteErr *sqlite.Error
-	if errors.As(err, &sqliteErr) {
-		// SQLITE_CONSTRAINT_UNIQUE (2067) and SQLITE_CONSTRAINT_PRIMARYKEY (1555).
-		return sqliteErr.Code() == 2067 || sqliteErr.Code() == 1555
-	}
-	return false
-}
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
 
 // isPendingHoldViolation reports a violation of holds_one_pending: a second
 // hold held for the same player and table, inserted by a request that did
 // not see the first one yet.
 func isPendingHoldViolation(err error) bool {
-	if !isUniqueViolation(err) {
+	if !sqlstore.IsUniqueViolation(err) {
 		return false
 	}
 	var pgErr *pgconn.PgError
@@ -43,7 +29,7 @@ func isPendingHoldViolation(err error) bool {
 // isKeyViolation reports a second insert of an idempotency key (a KeyRow
 // posted with a transfer) while a concurrent request holds or committed it.
 func isKeyViolation(err error) bool {
-	if !isUniqueViolation(err) {
+	if !sqlstore.IsUniqueViolation(err) {
 		return false
 	}
 	var pgErr *pgconn.PgError

@@ -142,7 +142,7 @@ func (t *Tx) Post(ctx context.Context, tr ledger.Transfer, p Posting, with ...Ro
 			// table after this one read that none was pending.
 			return nil, ErrHoldPending.Wrap(err)
 		}
-		if isUniqueViolation(err) {
+		if sqlstore.IsUniqueViolation(err) {
 			if tr.Reverses != "" {
 				return nil, fault.New(fault.Precondition, "ALREADY_REVERSED", "transfer "+tr.Reverses+" is already reversed")
 			}
