@@ -329,22 +329,32 @@ func (t *Table) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := d.Store.LoadState(ctx, d.DB.SQL(), t.id)
+	dt, err := t.read(ctx)
 	if err != nil {
 		return err
 	}
+	t.dt = dt
+	return nil
+}
+
+// read reads the table's stored state: a new dealer table when nothing is
+// stored yet.
+func (t *Table) read(ctx context.Context) (*dealer.Table, error) {
+	d := t.r.d
+	st, err := d.Store.LoadState(ctx, d.DB.SQL(), t.id)
+	if err != nil {
+		return nil, err
+	}
 	if st.Public == nil {
-		t.dt = dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout})
-		return nil
+		return dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout}), nil
 	}
 	var private []byte
 	if st.Hand != nil {
 		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {
-			return fmt.Errorf("open stored hand of %s: %w", t.id, err)
+			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
 		}
 	}
-	t.dt, err = dealer.Unmarshal(st.Public, private)
-	return err
+	return dealer.Unmarshal(st.Public, private)
 }
 
 // resume restarts what runs by itself: the clock, the next hand, and
@@ -448,22 +458,7 @@ func (t *Table) recover(cause error) {
 }
 
 func (t *Table) reload() error {
-	d := t.r.d
-	st, err := d.Store.LoadState(t.r.ctx, d.DB.SQL(), t.id)
-	if err != nil {
-		return err
-	}
-	if st.Public == nil {
-		t.dt = dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout})
-		return nil
-	}
-	var private []byte
-	if st.Hand != nil {
-		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {
-			return err
-		}
-	}
-	dt, err := dealer.Unmarshal(st.Public, private)
+	dt, err := t.read(t.r.ctx)
 	if err != nil {
 		return err
 	}
