@@ -56,9 +56,9 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	}
 	d := r.d
 	if a.Key == "" {
+		// A fresh key names no earlier sit-down: nothing to look up.
 		a.Key = "sit/" + events.NewID()
-	}
-	if a.Key != "" {
+	} else {
 		// A retry of a sit-down that went through returns its seat.
 		if m, ok, err := d.Store.MoneyMove(ctx, a.Key); err != nil {
 			return SitResult{}, err
