@@ -99,11 +99,10 @@ func (s *Server) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	}
 	var pays []entry.Payment
 	apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
-		pays = nil
 		return s.store.UpdateIn(ctx, tx, link.TournamentID, func(stx *store.Tx, t *store.Tournament) error {
-			pays = nil
-			ps, err := s.tableHandEnded(ctx, stx, t, &msg, price)
-			pays = ps
+			// Each attempt replaces the last one's payments.
+			var err error
+			pays, err = s.tableHandEnded(ctx, stx, t, &msg, price)
 			return err
 		})
 	}
