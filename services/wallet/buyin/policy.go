@@ -168,6 +168,15 @@ const (
 	StructureChange Case = "structure_change" // CS-11
 )
 
+// TableRule is the rule that sets a table's ordinary buy-in range
+// (TableRange): CS-02 for FL, CS-03 for NL and PL.
+func TableRule(s Structure) string {
+	if s == FixedLimit {
+		return "CS-02"
+	}
+	return "CS-03"
+}
+
 // Decision is what the player may put on the table now.
 type Decision struct {
 	Case Case
@@ -191,10 +200,7 @@ func (p Profile) Decide(g Game, s Situation) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	limitRule := "CS-03"
-	if g.Structure == FixedLimit {
-		limitRule = "CS-02"
-	}
+	limitRule := TableRule(g.Structure)
 	belowTable := refusal{limitRule, "BUY_IN_BELOW_MINIMUM", "below the table minimum"}
 	aboveTable := refusal{limitRule, "BUY_IN_ABOVE_MAXIMUM", "above the table maximum"}
 	d := Decision{Table: table, below: belowTable, above: aboveTable}

@@ -218,7 +218,7 @@ func (s *Server) CheckBuyIn(ctx context.Context, r *walletv1.CheckBuyInRequest) 
 	}
 	return &walletv1.CheckBuyInResponse{
 		Range:      rangeProto(d.Range, d.Rule, d.Case),
-		TableRange: rangeProto(d.Table, tableRule(g), buyin.NewBuyIn),
+		TableRange: rangeProto(d.Table, buyin.TableRule(g.Structure), buyin.NewBuyIn),
 	}, nil
 }
 
@@ -393,13 +393,6 @@ func gameOf(table string, g *gamev1.Game) (buyin.Game, error) {
 		return buyin.Game{}, fault.Invalidf("game.structure", "is required")
 	}
 	return out, nil
-}
-
-func tableRule(g buyin.Game) string {
-	if g.Structure == buyin.FixedLimit {
-		return "CS-02"
-	}
-	return "CS-03"
 }
 
 var cases = map[buyin.Case]walletv1.BuyInCase{
