@@ -684,10 +684,7 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, toFault(err)
 	}
-	t.remember(act.ActionID)
-	t.log = append(t.log, evs...)
-	out := t.changed()
-	out.Events = slices.Clone(evs)
+	out := t.accepted(act.ActionID, evs)
 	if a.Kind == engine.Withdraw {
 		out.OOT = append(out.OOT, t.withdrawRuling(a.Seat, evs))
 	}
@@ -712,6 +709,17 @@ func (t *Table) precheck(act Act) (Output, bool, error) {
 		return Output{}, false, ErrNoHand
 	}
 	return Output{}, false, nil
+}
+
+// accepted records an action the hand applied, with its events evs: its
+// id (a retry is not applied again), the events in the hand's log and in
+// the change's output.
+func (t *Table) accepted(id string, evs []engine.Event) Output {
+	t.remember(id)
+	t.log = append(t.log, evs...)
+	out := t.changed()
+	out.Events = slices.Clone(evs)
+	return out
 }
 
 // remember records an applied action id so that a retry is not applied

@@ -207,10 +207,7 @@ func (t *Table) ootEngine(act Act, o live.OutOfTurn, turn int, street engine.Str
 		return Output{}, toFault(err)
 	}
 	t.noteOOT(turn, street, act.Action.Seat)
-	t.remember(act.ActionID)
-	t.log = append(t.log, evs...)
-	out := t.changed()
-	out.Events = slices.Clone(evs)
+	out := t.accepted(act.ActionID, evs)
 	// The ruling's citations: the engine applied it already; engine/live
 	// names the rules (TP-49, TP-51, TP-52 and the P-2 fallback).
 	ru, err := live.ResolveOutOfTurn(o)

@@ -119,10 +119,7 @@ func (t *Table) Skip(act Act, nextStreetDealt bool, now time.Time) (Output, erro
 		return Output{}, fmt.Errorf("table %s hand %d: seat %d: the engine's skip is not the %s ruling", t.id, t.handNo, a.Seat, ru.Outcome)
 	}
 	t.hand = c
-	t.remember(act.ActionID)
-	t.log = append(t.log, evs...)
-	out := t.changed()
-	out.Events = slices.Clone(evs)
+	out := t.accepted(act.ActionID, evs)
 	o := ru.Outcome
 	out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: a.Seat, Skip: &o, OutOfTurnRuling: live.OutOfTurnRuling{Rules: ru.Rules}})
 	t.deadline, t.clockCalled = time.Time{}, false
