@@ -25,31 +25,46 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 )
 
-// binary is the cardroom executable built once for the end-to-end tests.
-var binary struct {
+// builtBinary is a cardroom executable built once for the end-to-end
+// tests (TestMain removes it).
+type builtBinary struct {
+	tags string // go build -tags; "" for none
 	once sync.Once
 	path string
 	err  error
 }
 
-func buildBinary(t *testing.T) string {
+var (
+	// binary is the cardroom executable.
+	binary = &builtBinary{}
+	// seededBinary is built with the cardroomtest tag: it honours
+	// CARDROOM_TEST_DECK_SEED (shuffle_cardroomtest.go).
+	seededBinary = &builtBinary{tags: "cardroomtest"}
+)
+
+// build builds the executable the first time any test asks for it.
+func (b *builtBinary) build(t *testing.T) string {
 	t.Helper()
-	binary.once.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "cardroom-e2e-bin")
 		if err != nil {
-			binary.err = err
+			b.err = err
 			return
 		}
-		binary.path = filepath.Join(dir, "cardroom")
-		out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+		b.path = filepath.Join(dir, "cardroom")
+		args := []string{"build", "-o", b.path}
+		if b.tags != "" {
+			args = append(args, "-tags", b.tags)
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binary.path
+	return b.path
 }
 
 // suite is one `cardroom all` child process.
@@ -80,9 +95,15 @@ func freeAddr(t *testing.T) string {
 // test process that would leak into the child are removed.
 func newSuite(t *testing.T, extra ...string) *suite {
 	t.Helper()
+	return newSuiteOf(t, binary, extra...)
+}
+
+// newSuiteOf is newSuite running bin's executable.
+func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
+	t.Helper()
 	dir := t.TempDir()
 	httpAddr := freeAddr(t)
-	s := &suite{t: t, bin: buildBinary(t), base: "http://" + httpAddr, trace: filepath.Join(dir, "trace.jsonl")}
+	s := &suite{t: t, bin: bin.build(t), base: "http://" + httpAddr, trace: filepath.Join(dir, "trace.jsonl")}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "REDIS_URL" || k == "DATABASE_URL" || strings.HasPrefix(k, "CARDROOM_") || strings.HasPrefix(k, "OTEL_") {
@@ -185,32 +206,43 @@ func (s *suite) token(sub, role string) string {
 // call makes a REST request and decodes the JSON answer.
 func (s *suite) call(method, path, token string, body any) (int, map[string]any) {
 	s.t.Helper()
+	code, raw := s.request(s.t, method, path, token, body)
+	var out map[string]any
+	if len(raw) > 0 && json.Unmarshal(raw, &out) != nil {
+		out = map[string]any{"raw": string(raw)}
+	}
+	return code, out
+}
+
+// request makes a REST request and returns the status and the raw body;
+// t fails the test when the request cannot be made.
+func (s *suite) request(t *testing.T, method, path, token string, body any) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			s.t.Fatal(err)
+			t.Fatal(err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequest(method, s.base+path, rd)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	if len(raw) > 0 && json.Unmarshal(raw, &out) != nil {
-		out = map[string]any{"raw": string(raw)}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
-	return resp.StatusCode, out
+	return resp.StatusCode, raw
 }
 
 // span is the part of stdouttrace's JSON that the trace checks read.

@@ -11,11 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,41 +19,11 @@ import (
 	"time"
 )
 
-// seededBinary is the cardroom executable built with the cardroomtest tag:
-// it honours CARDROOM_TEST_DECK_SEED (shuffle_cardroomtest.go).
-var seededBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-func buildSeededBinary(t *testing.T) string {
-	t.Helper()
-	seededBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "cardroom-e2e-seeded")
-		if err != nil {
-			seededBinary.err = err
-			return
-		}
-		seededBinary.path = filepath.Join(dir, "cardroom")
-		out, err := exec.Command("go", "build", "-tags", "cardroomtest", "-o", seededBinary.path, ".").CombinedOutput()
-		if err != nil {
-			seededBinary.err = fmt.Errorf("go build -tags cardroomtest: %v\n%s", err, out)
-		}
-	})
-	if seededBinary.err != nil {
-		t.Fatal(seededBinary.err)
-	}
-	return seededBinary.path
-}
-
 // newSeededSuite is newSuite running the cardroomtest binary with every
 // deck drawn from one stream seeded with seed.
 func newSeededSuite(t *testing.T, seed uint64, extra ...string) *suite {
 	t.Helper()
-	s := newSuite(t, append([]string{"CARDROOM_TEST_DECK_SEED=" + strconv.FormatUint(seed, 10)}, extra...)...)
-	s.bin = buildSeededBinary(t)
-	return s
+	return newSuiteOf(t, seededBinary, append([]string{"CARDROOM_TEST_DECK_SEED=" + strconv.FormatUint(seed, 10)}, extra...)...)
 }
 
 // room is a running suite with the people of one test and their tokens.
@@ -86,31 +52,7 @@ func newRoom(t *testing.T, s *suite, players ...string) *room {
 // do makes a REST request and returns the status and the raw body.
 func (r *room) do(method, path, token string, body any) (int, []byte) {
 	r.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, r.base+path, rd)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		r.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		r.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	return resp.StatusCode, raw
+	return r.request(r.t, method, path, token, body)
 }
 
 // must makes a request that must answer 200 and decodes it into out.
