@@ -188,7 +188,7 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 			if tx.Now().Before(p.Pending.ExpiresAt) {
 				return HoldResult{}, holdPending(r.Player, r.Table, *p.Pending)
 			}
-			if err := b.expireNow(ctx, tx, p.Pending.ID); err != nil {
+			if err := b.expireNow(ctx, tx, p.Pending.Hold(r.Player, r.Table)); err != nil {
 				return HoldResult{}, err
 			}
 		}
@@ -336,18 +336,12 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 		ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Balance: res.Balance}, nil
 }
 
-// expireNow releases the expired hold id inside tx, as the sweeper would
+// expireNow releases the expired hold h inside tx, as the sweeper would
 // have: a hold past its expiry is no longer pending, whether or not a
-// sweep has run. A hold settled concurrently is left as it is.
-func (b *Bank) expireNow(ctx context.Context, tx *store.Tx, id string) error {
-	h, err := tx.Hold(ctx, id)
-	if err != nil {
-		return err
-	}
-	if h.State != store.Held {
-		return nil
-	}
-	_, err = b.settleHold(ctx, tx, h, store.Expired, "hold expired")
+// sweep has run. h comes from the buy-in's presence read; a hold settled
+// since is left as it is (settleHold claims it only while held).
+func (b *Bank) expireNow(ctx context.Context, tx *store.Tx, h store.Hold) error {
+	_, err := b.settleHold(ctx, tx, h, store.Expired, "hold expired")
 	if errors.Is(err, ErrHoldNotHeld) {
 		return nil
 	}

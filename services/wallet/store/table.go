@@ -214,10 +214,21 @@ type Presence struct {
 	BalanceLocked bool
 }
 
-// PendingHold names a hold still held for a player at a table.
+// PendingHold is a hold still held for a player at a table. ID and
+// ExpiresAt name it; Presence also fills Seat, Currency and Amount, so
+// that a buy-in releases an expired one (Hold) without reading its row
+// again.
 type PendingHold struct {
 	ID        string
 	ExpiresAt time.Time
+	Seat      int64
+	Currency  ledger.Currency
+	Amount    int64
+}
+
+// Hold is the held hold h of player at table, as a settlement takes it.
+func (h PendingHold) Hold(player, table string) Hold {
+	return Hold{ID: h.ID, Player: player, Table: table, Seat: h.Seat, Currency: h.Currency, Amount: h.Amount, State: Held, ExpiresAt: h.ExpiresAt}
 }
 
 // PendingHold reads the hold still held for the player at the table, if
@@ -357,7 +368,7 @@ func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 		case "p":
 			p.Balance, p.BalanceLocked = stack, true
 		case "h":
-			p.Pending = &PendingHold{ID: structure, ExpiresAt: time.UnixMilli(at).UTC()}
+			p.Pending = &PendingHold{ID: structure, ExpiresAt: time.UnixMilli(at).UTC(), Seat: seat, Currency: ledger.Currency(currency), Amount: stack}
 		case "s":
 			p.Seated = true
 			p.Sitting = Sitting{Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
