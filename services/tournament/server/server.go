@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -52,6 +51,16 @@ func WithRandom(src draw.Source) Option {
 	return func(s *Server) { s.random = &lockedSource{src: src} }
 }
 
+// WithLogger logs what the event consumer drops (undecodable events,
+// hand-for-hand hands out of turn); nil keeps slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
 // lockedSource serializes a source shared by concurrent requests.
 type lockedSource struct {
 	mu  sync.Mutex // guards src
@@ -79,7 +88,7 @@ func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
 // out takes the defaults.
 func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateTournamentRequest) (*tournamentv1.CreateTournamentResponse, error) {
 	// Stored to the millisecond: a tournament reads back as it was created.
-	now := s.clock.Now().UTC().Truncate(time.Millisecond)
+	now := s.now()
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, err

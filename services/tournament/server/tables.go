@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 
 	"google.golang.org/protobuf/proto"
@@ -27,16 +26,6 @@ const TopicHandEnded = "table.hand_ended"
 // Consumer is the tournament's consumer group on the bus and its name in
 // processed_events.
 const Consumer = "tournament"
-
-// WithLogger logs what the event consumer drops (undecodable events,
-// hand-for-hand hands out of turn); nil keeps slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(s *Server) {
-		if l != nil {
-			s.log = l
-		}
-	}
-}
 
 // AttachTable records which table of the table service plays a tournament
 // table. The link lives here, not at the table service (a tournament id
