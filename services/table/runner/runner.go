@@ -474,18 +474,26 @@ func (t *Table) reload() error {
 // written beside it (outbox, hands, decks, money moves) are inserts keyed
 // by the table, so serializable isolation would only add retries.
 func (t *Table) update(ctx context.Context, check bool, fn func(tx *sqlstore.Tx) error) error {
+	return t.underLease(ctx, func(ctx context.Context) error {
+		return t.r.d.DB.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+			if check {
+				if err := t.fence.Check(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return fn(tx)
+		})
+	})
+}
+
+// underLease runs write under a context that ends when the lease does; a
+// write that fails once the lease is lost reports lock.ErrLockLost.
+func (t *Table) underLease(ctx context.Context, write func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
 	defer stop()
-	err := t.r.d.DB.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
-		if check {
-			if err := t.fence.Check(ctx, tx); err != nil {
-				return err
-			}
-		}
-		return fn(tx)
-	})
+	err := write(ctx)
 	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
 		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
 	}
@@ -557,19 +565,11 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 
 // saveStateOnly writes the table row with one fenced statement.
 func (t *Table) saveStateOnly(ctx context.Context, st store.State, closed bool) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
-	defer stop()
 	save := t.r.d.Store.SaveStateNow
 	if t.r.d.AsyncActionCommit {
 		save = t.r.d.Store.SaveStateAsync
 	}
-	err := save(ctx, t.fence, st, closed)
-	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
-		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
-	}
-	return err
+	return t.underLease(ctx, func(ctx context.Context) error { return save(ctx, t.fence, st, closed) })
 }
 
 func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
