@@ -38,7 +38,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -49,7 +48,6 @@ import (
 	"time"
 
 	"github.com/XSAM/otelsql"
-	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -259,8 +257,7 @@ func (d *DB) prepare(ctx context.Context) error {
 	// Two replicas creating the schema at once can both miss it and one
 	// then fails with a unique violation; the schema exists either way.
 	_, err := d.db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS "`+d.schema+`"`)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+	if IsUniqueViolation(err) {
 		err = nil
 	}
 	if err != nil {
