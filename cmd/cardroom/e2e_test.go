@@ -614,17 +614,7 @@ type lineStream struct {
 // stream opens a streaming GET that lasts until the test ends.
 func (s *suite) stream(path, token string) *lineStream {
 	s.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s.t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, "GET", s.base+path, nil)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	resp := s.open(s.t, path, token)
 	if resp.StatusCode != 200 {
 		s.t.Fatalf("stream %s: %d", path, resp.StatusCode)
 	}
@@ -642,6 +632,24 @@ func (s *suite) stream(path, token string) *lineStream {
 		close(ls.lines)
 	}()
 	return ls
+}
+
+// open starts a GET of a streaming path that lasts until the test ends;
+// the caller reads and closes the body.
+func (s *suite) open(t *testing.T, path, token string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", s.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 // last reads the stream to its end and returns its last message.

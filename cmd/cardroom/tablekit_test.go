@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -458,17 +457,7 @@ type watch struct {
 
 func (r *room) watch(table, who, token string) *watch {
 	r.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r.t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, "GET", r.base+"/v1/tables/"+table+":watch", nil)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
+	resp := r.open(r.t, "/v1/tables/"+table+":watch", token)
 	if resp.StatusCode != http.StatusOK {
 		r.t.Fatalf("watch %s as %s: %d", table, who, resp.StatusCode)
 	}
