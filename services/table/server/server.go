@@ -20,7 +20,6 @@ import (
 	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/table/store"
 	"github.com/cardroom/cardroom/services/table/tablepb"
-	"github.com/cardroom/cardroom/services/table/tables"
 )
 
 // DefaultPageSize is the page size when a request leaves it 0.
@@ -112,14 +111,14 @@ func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest)
 	if size == 0 {
 		size = DefaultPageSize
 	}
-	ds, next, err := s.store.List(ctx, size, req.GetPageToken())
+	ls, next, err := s.store.ListListed(ctx, size, req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
 	resp := &tablev1.ListTablesResponse{NextPageToken: next}
-	for _, d := range ds {
-		t := tablepb.TableToProto(d)
-		if t.SeatMap, err = s.seatMap(ctx, d); err != nil {
+	for _, l := range ls {
+		t, err := tableWithSeats(l)
+		if err != nil {
 			return nil, err
 		}
 		resp.Tables = append(resp.Tables, t)
@@ -127,36 +126,30 @@ func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest)
 	return resp, nil
 }
 
-// seatMap reads a table's seats from its stored state: who sits where
-// with how many chips (as of the last stored change).
-func (s *Server) seatMap(ctx context.Context, d tables.Definition) ([]*tablev1.SeatState, error) {
-	st, err := s.store.LoadState(ctx, s.store.DB().SQL(), d.ID)
-	if err != nil {
-		return nil, err
-	}
-	seats := make([]dealer.Seat, d.Seats)
-	if st.Public != nil {
-		if seats, err = dealer.PublicSeats(st.Public); err != nil {
+// tableWithSeats is a table with its seat map from its stored state: who
+// sits where with how many chips (as of the last stored change).
+func tableWithSeats(l store.Listed) (*tablev1.Table, error) {
+	seats := make([]dealer.Seat, l.Seats)
+	if l.Public != nil {
+		var err error
+		if seats, err = dealer.PublicSeats(l.Public); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]*tablev1.SeatState, len(seats))
+	t := tablepb.TableToProto(l.Definition)
+	t.SeatMap = make([]*tablev1.SeatState, len(seats))
 	for i, seat := range seats {
-		out[i] = seatToProto(runner.SeatView{No: i, Seat: seat})
+		t.SeatMap[i] = seatToProto(runner.SeatView{No: i, Seat: seat})
 	}
-	return out, nil
+	return t, nil
 }
 
 func (s *Server) getTable(ctx context.Context, id string) (*tablev1.Table, error) {
-	d, err := s.store.Get(ctx, id)
+	l, err := s.store.GetListed(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	t := tablepb.TableToProto(d)
-	if t.SeatMap, err = s.seatMap(ctx, d); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return tableWithSeats(l)
 }
 
 // GetTable returns one table.

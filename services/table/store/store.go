@@ -70,38 +70,65 @@ func (s *Store) Create(ctx context.Context, d tables.Definition, also func(tx *s
 	return nil
 }
 
+// Listed is a table as listed: its definition and its stored public play
+// state (nil before its first change), read from its row at once, so that
+// a listing with seats reads each row once.
+type Listed struct {
+	tables.Definition
+	Public []byte
+}
+
 // Get returns one table.
 func (s *Store) Get(ctx context.Context, id string) (tables.Definition, error) {
-	d, err := scan(s.db.SQL().QueryRowContext(ctx, `SELECT `+columns+` FROM tables WHERE id = $1`, id))
+	l, err := s.GetListed(ctx, id)
+	return l.Definition, err
+}
+
+// GetListed returns one table with its public play state.
+func (s *Store) GetListed(ctx context.Context, id string) (Listed, error) {
+	l, err := scan(s.db.SQL().QueryRowContext(ctx, `SELECT `+columns+`, state FROM tables WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return tables.Definition{}, ErrNotFound.Withf("no table %q", id)
+		return Listed{}, ErrNotFound.Withf("no table %q", id)
 	}
 	if err != nil {
-		return tables.Definition{}, fmt.Errorf("get table %s: %w", id, err)
+		return Listed{}, fmt.Errorf("get table %s: %w", id, err)
 	}
-	return d, nil
+	return l, nil
 }
 
 // List returns open tables in id order (ids are time-ordered UUIDv7, so
 // this is creation order) after the id in token ("" for the first page),
 // and the token of the next page ("" on the last).
 func (s *Store) List(ctx context.Context, size int, token string) ([]tables.Definition, string, error) {
+	ls, next, err := s.ListListed(ctx, size, token)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]tables.Definition, len(ls))
+	for i, l := range ls {
+		out[i] = l.Definition
+	}
+	return out, next, nil
+}
+
+// ListListed is List with each table's public play state.
+func (s *Store) ListListed(ctx context.Context, size int, token string) ([]Listed, string, error) {
 	if len(token) > 128 {
 		return nil, "", ErrBadPageToken
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+columns+` FROM tables
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+columns+`, state FROM tables
 		WHERE NOT closed AND id > $1 ORDER BY id LIMIT $2`, token, size+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("list tables: %w", err)
 	}
 	defer rows.Close()
-	var out []tables.Definition
+	var out []Listed
 	for rows.Next() {
-		d, err := scan(rows)
+		l, err := scan(rows)
 		if err != nil {
 			return nil, "", fmt.Errorf("list tables: %w", err)
 		}
-		out = append(out, d)
+		out = append(out, l)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, "", fmt.Errorf("list tables: %w", err)
@@ -116,26 +143,32 @@ func (s *Store) List(ctx context.Context, size int, token string) ([]tables.Defi
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scan(r scanner) (tables.Definition, error) {
-	var d tables.Definition
+// scan scans columns followed by state.
+func scan(r scanner) (Listed, error) {
+	var l Listed
+	d := &l.Definition
 	var cfg string
 	var kind int
 	var created int64
 	var settings string
-	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created, &d.Currency, &settings, &d.Closed); err != nil {
-		return d, err
+	var public sql.NullString
+	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created, &d.Currency, &settings, &d.Closed, &public); err != nil {
+		return l, err
+	}
+	if public.Valid {
+		l.Public = []byte(public.String)
 	}
 	var st tableSettings
 	if err := json.Unmarshal([]byte(settings), &st); err != nil {
-		return d, fmt.Errorf("table %s settings: %w", d.ID, err)
+		return l, fmt.Errorf("table %s settings: %w", d.ID, err)
 	}
 	d.ActionTimeout = time.Duration(st.ActionMillis) * time.Millisecond
 	d.Kind = tables.Kind(kind)
 	d.CreatedAt = time.UnixMilli(created).UTC()
 	if err := json.Unmarshal([]byte(cfg), &d.Config); err != nil {
-		return d, fmt.Errorf("table %s config: %w", d.ID, err)
+		return l, fmt.Errorf("table %s config: %w", d.ID, err)
 	}
-	return d, nil
+	return l, nil
 }
 
 // tableSettings is the settings column: house settings beside the engine
