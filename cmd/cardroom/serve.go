@@ -133,10 +133,15 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		}
 	}()
 	if withGateway {
+		// One connection per address: in-process parts all share grpcAddr.
+		byAddr := map[string]*grpc.ClientConn{}
 		dial := func(service string) (*grpc.ClientConn, error) {
 			addr := grpcAddr
 			if len(parts) == 0 {
 				addr, _ = cfg.Endpoints.Address(service)
+			}
+			if c, ok := byAddr[addr]; ok {
+				return c, nil
 			}
 			// No service token: the gateway only forwards the app's own
 			// bearer token, so an anonymous request stays anonymous (401).
@@ -144,6 +149,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 			if err != nil {
 				return nil, fmt.Errorf("dial %s at %s: %w", service, addr, err)
 			}
+			byAddr[addr] = c
 			conns = append(conns, c)
 			return c, nil
 		}
