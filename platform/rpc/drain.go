@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"sync"
 
 	"google.golang.org/grpc"
 
@@ -21,26 +20,23 @@ var ErrShuttingDown = fault.New(fault.Unavailable, "SHUTTING_DOWN", "the service
 // what it holds (a table's lease) all that time. Draining ends the streams
 // with ErrShuttingDown while unary calls in flight finish as usual.
 type Drainer struct {
-	once sync.Once
-	done chan struct{}
+	// ctx is cancelled by Drain; each stream's context follows it.
+	ctx   context.Context
+	drain context.CancelFunc
 }
 
 // NewDrainer returns a Drainer that has not drained yet.
-func NewDrainer() *Drainer { return &Drainer{done: make(chan struct{})} }
+func NewDrainer() *Drainer {
+	ctx, drain := context.WithCancel(context.Background())
+	return &Drainer{ctx: ctx, drain: drain}
+}
 
 // Drain ends the open streams and refuses new ones. Calling it again does
 // nothing.
-func (d *Drainer) Drain() { d.once.Do(func() { close(d.done) }) }
+func (d *Drainer) Drain() { d.drain() }
 
 // drained reports whether Drain was called.
-func (d *Drainer) drained() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
-}
+func (d *Drainer) drained() bool { return d.ctx.Err() != nil }
 
 // stream is the interceptor: the handler's context is cancelled when the
 // Drainer drains, and the stream then ends with ErrShuttingDown whatever
@@ -51,13 +47,8 @@ func (d *Drainer) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerI
 	}
 	ctx, cancel := context.WithCancel(ss.Context())
 	defer cancel()
-	go func() {
-		select {
-		case <-d.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	stop := context.AfterFunc(d.ctx, cancel)
+	defer stop()
 	err := handler(srv, &drainedStream{ServerStream: ss, ctx: ctx})
 	if d.drained() && ss.Context().Err() == nil {
 		return ErrShuttingDown
