@@ -6,17 +6,25 @@ import (
 
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine/live"
 )
 
 func ootRulingToProto(r dealer.OOTRuling) *tablev1.OutOfTurnRuling {
-	p := &tablev1.OutOfTurnRuling{Seat: int32(r.Seat), Outcome: r.OutcomeName(), Wager: r.Wager, Returned: r.Returned, Scenario: r.Scenario}
+	p := &tablev1.OutOfTurnRuling{Seat: int32(r.Seat), Outcome: r.OutcomeName(), Wager: r.Wager, Returned: r.Returned, Scenario: r.Scenario,
+		Rules: citationsToProto(r.Rules)}
 	for _, o := range r.Options {
 		p.Options = append(p.Options, liveActionToProto[o])
 	}
-	for _, c := range r.Rules {
-		p.Rules = append(p.Rules, &tablev1.RuleCitation{RuleId: c.Rule, Text: c.Text})
-	}
 	return p
+}
+
+// citationsToProto converts the rules engine/live cites for a ruling.
+func citationsToProto(rules []live.Citation) []*tablev1.RuleCitation {
+	var out []*tablev1.RuleCitation
+	for _, c := range rules {
+		out = append(out, &tablev1.RuleCitation{RuleId: c.Rule, Text: c.Text})
+	}
+	return out
 }
 
 func provisionalToProto(p *dealer.Provisional) *tablev1.ProvisionalWager {

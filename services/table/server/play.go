@@ -513,10 +513,7 @@ func (s *Server) InterpretEntry(ctx context.Context, req *tablev1.InterpretEntry
 		return nil, err
 	}
 	resp := &tablev1.InterpretEntryResponse{Seat: int32(seat), Action: liveActionToProto[ru.Action], Amount: ru.Amount, AllIn: ru.AllIn,
-		Returned: ru.Returned, Owed: ru.Owed, AwaitAmount: ru.AwaitAmount, CallFloor: ru.CallFloor, Sequence: seq}
-	for _, c := range ru.Rules {
-		resp.Rules = append(resp.Rules, &tablev1.RuleCitation{RuleId: c.Rule, Text: c.Text})
-	}
+		Returned: ru.Returned, Owed: ru.Owed, AwaitAmount: ru.AwaitAmount, CallFloor: ru.CallFloor, Sequence: seq, Rules: citationsToProto(ru.Rules)}
 	return resp, nil
 }
 
