@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,8 +52,7 @@ func (t *Table) withRulings(ctx context.Context, out dealer.Output, extra func(t
 		actor, role, given = e.caller.Player, e.caller.Role, e.reason
 	}
 	now := t.r.d.Clock.Now()
-	audits := make([]dealer.OOTRuling, len(out.OOT))
-	copy(audits, out.OOT)
+	audits := slices.Clone(out.OOT)
 	return func(tx *sqlstore.Tx) error {
 		for _, r := range audits {
 			texts := make([]string, 0, len(r.Rules)+1)
