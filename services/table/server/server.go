@@ -62,9 +62,6 @@ func New(c Config) *Server {
 		actionTimeout: c.ActionTimeout}
 }
 
-// LockKey is the lock that guards table id's mutations.
-func LockKey(tableID string) string { return runner.LockKey(tableID) }
-
 // CreateTable opens a table. The creator holds the table's lock while it
 // writes the table (at fencing epoch 1) and its table.opened event in one
 // transaction.
@@ -91,7 +88,7 @@ func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableReques
 		return nil, err
 	}
 
-	lease, err := s.locker.Acquire(ctx, LockKey(d.ID))
+	lease, err := s.locker.Acquire(ctx, runner.LockKey(d.ID))
 	if err != nil {
 		return nil, fmt.Errorf("create table %s: %w", d.ID, err)
 	}
