@@ -21,14 +21,15 @@ var (
 	softClass    = regexp.MustCompile(`\b(enforced|assisted|configurable)\b`)
 )
 
-// TestGenerateRulesList regenerates testdata/rules.txt from RULES.md when
-// RULES_MD names it: RULES_MD=/work/shared/RULES.md go test -run TestGenerateRulesList.
-func TestGenerateRulesList(t *testing.T) {
-	path := os.Getenv("RULES_MD")
-	if path == "" {
-		t.Skip("set RULES_MD to regenerate " + rulesFile)
-	}
-	f, err := os.Open(path)
+// rulesMarkdown is the house rules in the repository (docs/RULES.md).
+const rulesMarkdown = "../../../docs/RULES.md"
+
+// TestRulesListMatchesRulesMarkdown checks that testdata/rules.txt is what
+// docs/RULES.md lists, so a rule added there cannot go untested unseen.
+// UPDATE_RULES=1 go test -run TestRulesListMatchesRulesMarkdown rewrites it.
+func TestRulesListMatchesRulesMarkdown(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(rulesMarkdown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,18 @@ func TestGenerateRulesList(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(rulesFile, []byte(out.String()), 0o644); err != nil {
+	if os.Getenv("UPDATE_RULES") != "" {
+		if err := os.WriteFile(rulesFile, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(rulesFile)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if string(have) != out.String() {
+		t.Errorf("%s is not what %s lists; rerun with UPDATE_RULES=1", rulesFile, rulesMarkdown)
 	}
 }
 
