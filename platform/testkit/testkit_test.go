@@ -1,8 +1,12 @@
 package testkit_test
 
 import (
+	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -63,4 +67,47 @@ func TestPrivateRedisServerRestartForgetsKeys(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("after restart Exists(k) = %d, %v; want 0", n, err)
 	}
+}
+
+func TestEventuallyReturnsOnceTheConditionHolds(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	testkit.Eventually(t, 5*time.Second, func() error {
+		calls++
+		if calls < 3 {
+			return fmt.Errorf("call %d", calls)
+		}
+		return nil
+	})
+	if calls != 3 {
+		t.Fatalf("cond called %d times, want 3", calls)
+	}
+}
+
+func TestEventuallyFailsWithTheLastError(t *testing.T) {
+	t.Parallel()
+	rec := &failRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testkit.Eventually(rec, 20*time.Millisecond, func() error { return errors.New("still 3 chips short") })
+	}()
+	<-done
+	if !strings.Contains(rec.msg, "still 3 chips short") {
+		t.Fatalf("failure message %q does not carry the condition's error", rec.msg)
+	}
+}
+
+// failRecorder records Fatalf instead of failing the test, and ends the
+// goroutine as Fatalf does.
+type failRecorder struct {
+	testing.TB
+	msg string
+}
+
+func (r *failRecorder) Helper() {}
+
+func (r *failRecorder) Fatalf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
 }
