@@ -128,10 +128,12 @@ func New(deps Deps) (*Service, error) {
 	return &Service{server: srv, runner: r, forward: fwd}, nil
 }
 
-// Register exposes the service on a gRPC server, forwarding each call about
-// a table another replica runs to that replica.
+// Register exposes the service (TableService and the tournament's
+// TournamentTableService) on a gRPC server, forwarding each call about a
+// table another replica runs to that replica.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	r.RegisterService(s.forward.Desc(&tablev1.TableService_ServiceDesc), s.server)
+	r.RegisterService(s.forward.Desc(&tablev1.TournamentTableService_ServiceDesc), s.server.Tournament())
 }
 
 // Run claims the open tables and deals them until ctx ends; it then

@@ -86,6 +86,8 @@ var servedByAnyReplica = map[string]bool{
 	tablev1.TableService_ListRulings_FullMethodName:     true,
 	tablev1.TableService_GetHandHistory_FullMethodName:  true,
 	tablev1.TableService_ListPlayerHands_FullMethodName: true,
+
+	tablev1.TournamentTableService_ListHandResults_FullMethodName: true,
 }
 
 // Desc returns desc with every call about one table (a request with a

@@ -10,6 +10,7 @@ import (
 	v1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -21,6 +22,140 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// MoveState is where a move stands.
+type MoveState int32
+
+const (
+	// MOVE_STATE_UNSPECIFIED is never sent.
+	MoveState_MOVE_STATE_UNSPECIFIED MoveState = 0
+	// MOVE_STATE_PENDING: the entrant plays the hand in progress at the
+	// table they leave, and goes when it ends.
+	MoveState_MOVE_STATE_PENDING MoveState = 1
+	// MOVE_STATE_IN_TRANSIT: off the first table; the chips are in transit
+	// under the move id.
+	MoveState_MOVE_STATE_IN_TRANSIT MoveState = 2
+	// MOVE_STATE_ARRIVING: a live table holds the seat; the chips stay in
+	// transit until the dealer confirms that the player sat down with them.
+	MoveState_MOVE_STATE_ARRIVING MoveState = 3
+	// MOVE_STATE_DELIVERED: seated at the new table with exactly the chips
+	// that left the first.
+	MoveState_MOVE_STATE_DELIVERED MoveState = 4
+	// MOVE_STATE_CANCELLED: the entrant went broke in the hand they were
+	// finishing; they stay at the first table (busted) and nothing moved.
+	MoveState_MOVE_STATE_CANCELLED MoveState = 5
+)
+
+// Enum value maps for MoveState.
+var (
+	MoveState_name = map[int32]string{
+		0: "MOVE_STATE_UNSPECIFIED",
+		1: "MOVE_STATE_PENDING",
+		2: "MOVE_STATE_IN_TRANSIT",
+		3: "MOVE_STATE_ARRIVING",
+		4: "MOVE_STATE_DELIVERED",
+		5: "MOVE_STATE_CANCELLED",
+	}
+	MoveState_value = map[string]int32{
+		"MOVE_STATE_UNSPECIFIED": 0,
+		"MOVE_STATE_PENDING":     1,
+		"MOVE_STATE_IN_TRANSIT":  2,
+		"MOVE_STATE_ARRIVING":    3,
+		"MOVE_STATE_DELIVERED":   4,
+		"MOVE_STATE_CANCELLED":   5,
+	}
+)
+
+func (x MoveState) Enum() *MoveState {
+	p := new(MoveState)
+	*p = x
+	return p
+}
+
+func (x MoveState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MoveState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_events_proto_enumTypes[0].Descriptor()
+}
+
+func (MoveState) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_events_proto_enumTypes[0]
+}
+
+func (x MoveState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MoveState.Descriptor instead.
+func (MoveState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{0}
+}
+
+// RemovalReason says why an entrant leaves the tables.
+type RemovalReason int32
+
+const (
+	// REMOVAL_REASON_UNSPECIFIED is invalid.
+	RemovalReason_REMOVAL_REASON_UNSPECIFIED RemovalReason = 0
+	// REMOVAL_REASON_BUSTED: no chips left (refused while the entrant has
+	// chips, ENTRANT_HAS_CHIPS).
+	RemovalReason_REMOVAL_REASON_BUSTED RemovalReason = 1
+	// REMOVAL_REASON_DISQUALIFIED: the chips are removed from play (TR-34).
+	RemovalReason_REMOVAL_REASON_DISQUALIFIED RemovalReason = 2
+	// REMOVAL_REASON_EXPELLED: the chips are removed from play (TR-34,
+	// TR-10).
+	RemovalReason_REMOVAL_REASON_EXPELLED RemovalReason = 3
+	// REMOVAL_REASON_FINISHED: the event is over (the winner's chips leave
+	// play).
+	RemovalReason_REMOVAL_REASON_FINISHED RemovalReason = 4
+)
+
+// Enum value maps for RemovalReason.
+var (
+	RemovalReason_name = map[int32]string{
+		0: "REMOVAL_REASON_UNSPECIFIED",
+		1: "REMOVAL_REASON_BUSTED",
+		2: "REMOVAL_REASON_DISQUALIFIED",
+		3: "REMOVAL_REASON_EXPELLED",
+		4: "REMOVAL_REASON_FINISHED",
+	}
+	RemovalReason_value = map[string]int32{
+		"REMOVAL_REASON_UNSPECIFIED":  0,
+		"REMOVAL_REASON_BUSTED":       1,
+		"REMOVAL_REASON_DISQUALIFIED": 2,
+		"REMOVAL_REASON_EXPELLED":     3,
+		"REMOVAL_REASON_FINISHED":     4,
+	}
+)
+
+func (x RemovalReason) Enum() *RemovalReason {
+	p := new(RemovalReason)
+	*p = x
+	return p
+}
+
+func (x RemovalReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RemovalReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_table_v1_events_proto_enumTypes[1].Descriptor()
+}
+
+func (RemovalReason) Type() protoreflect.EnumType {
+	return &file_cardroom_table_v1_events_proto_enumTypes[1]
+}
+
+func (x RemovalReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RemovalReason.Descriptor instead.
+func (RemovalReason) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{1}
+}
 
 // TableOpened is published (topic "table.opened") when the floor opens a
 // table: seating offers its empty seats to the game's waitlist.
@@ -304,17 +439,66 @@ func (x *SeatPlayer) GetPlayerId() string {
 }
 
 // HandEnded is published (topic "table.hand_ended") when a hand is over:
-// the new stacks and who went broke. Tournaments consume it for bust-outs.
+// the new stacks and who went broke. At a tournament table it is the
+// report the tournament decides from (bust-outs, balancing, breaks,
+// hand-for-hand, rebuy windows): the fields from tournament_id on are set
+// there only, and ListHandResults returns the same reports.
 type HandEnded struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// table_id identifies the table.
 	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// hand_no is the hand's number at the table.
 	HandNo int64 `protobuf:"varint,2,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
-	// stacks are every seated player's stack after the hand.
+	// stacks are every seated player's stack after the hand (and after the
+	// controls applied at its end).
 	Stacks []*SeatStack `protobuf:"bytes,3,rep,name=stacks,proto3" json:"stacks,omitempty"`
 	// busted are the seats left with no chips.
-	Busted        []int32 `protobuf:"varint,4,rep,packed,name=busted,proto3" json:"busted,omitempty"`
+	Busted []int32 `protobuf:"varint,4,rep,packed,name=busted,proto3" json:"busted,omitempty"`
+	// tournament_id is the tournament of a tournament table.
+	TournamentId string `protobuf:"bytes,5,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// start_time is when the hand started (the deal; TR-20 picks its level
+	// by it); end_time when it ended.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// end_time: see start_time.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// button is the hand's button seat (it may be an empty seat: dead
+	// button, TR-21); small_blind_seat and big_blind_seat its blind
+	// positions (the small blind's may be dead, G-05).
+	Button int32 `protobuf:"varint,8,opt,name=button,proto3" json:"button,omitempty"`
+	// small_blind_seat: see button; -1 when the hand had no small blind.
+	SmallBlindSeat int32 `protobuf:"varint,9,opt,name=small_blind_seat,json=smallBlindSeat,proto3" json:"small_blind_seat,omitempty"`
+	// big_blind_seat: see button.
+	BigBlindSeat int32 `protobuf:"varint,10,opt,name=big_blind_seat,json=bigBlindSeat,proto3" json:"big_blind_seat,omitempty"`
+	// level is the schedule row the hand played (TR-20); 0 when the table
+	// had no schedule and played its game's stakes.
+	Level int32 `protobuf:"varint,11,opt,name=level,proto3" json:"level,omitempty"`
+	// stakes are the stakes the hand was dealt with.
+	Stakes *v1.Stakes `protobuf:"bytes,12,opt,name=stakes,proto3" json:"stakes,omitempty"`
+	// big_blind_ante: the big blind posted the ante for the table.
+	BigBlindAnte bool `protobuf:"varint,13,opt,name=big_blind_ante,json=bigBlindAnte,proto3" json:"big_blind_ante,omitempty"`
+	// posts are the blinds, antes and bring-in posted, in posting order.
+	Posts []*ForcedBet `protobuf:"bytes,14,rep,name=posts,proto3" json:"posts,omitempty"`
+	// next_button and next_big_blind are where the next hand's button and
+	// big blind go, as the table's planner works them out under the
+	// dead-button rule (TR-21, G-05) from this hand and the seats after its
+	// end; unset when fewer than two entrants can play. The balancer moves
+	// the entrant due the big blind next (TR-23).
+	NextButton *int32 `protobuf:"varint,15,opt,name=next_button,json=nextButton,proto3,oneof" json:"next_button,omitempty"`
+	// next_big_blind: see next_button.
+	NextBigBlind *int32 `protobuf:"varint,16,opt,name=next_big_blind,json=nextBigBlind,proto3,oneof" json:"next_big_blind,omitempty"`
+	// moves are the moves this hand's end carried out (entrants who left
+	// for another table, or whose move was cancelled because they went
+	// broke).
+	Moves []*MoveDone `protobuf:"bytes,17,rep,name=moves,proto3" json:"moves,omitempty"`
+	// removed are the entrants removed at this hand's end.
+	Removed []*Removal `protobuf:"bytes,18,rep,name=removed,proto3" json:"removed,omitempty"`
+	// dealing is false when the table holds before its next hand (a hold,
+	// a break, fewer than two entrants): hand-for-hand waits for every
+	// table's report with dealing false (G-26).
+	Dealing bool `protobuf:"varint,19,opt,name=dealing,proto3" json:"dealing,omitempty"`
+	// chips are every chip at the table after the hand (stacks and pending
+	// chips).
+	Chips         int64 `protobuf:"varint,20,opt,name=chips,proto3" json:"chips,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -377,6 +561,118 @@ func (x *HandEnded) GetBusted() []int32 {
 	return nil
 }
 
+func (x *HandEnded) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *HandEnded) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *HandEnded) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *HandEnded) GetButton() int32 {
+	if x != nil {
+		return x.Button
+	}
+	return 0
+}
+
+func (x *HandEnded) GetSmallBlindSeat() int32 {
+	if x != nil {
+		return x.SmallBlindSeat
+	}
+	return 0
+}
+
+func (x *HandEnded) GetBigBlindSeat() int32 {
+	if x != nil {
+		return x.BigBlindSeat
+	}
+	return 0
+}
+
+func (x *HandEnded) GetLevel() int32 {
+	if x != nil {
+		return x.Level
+	}
+	return 0
+}
+
+func (x *HandEnded) GetStakes() *v1.Stakes {
+	if x != nil {
+		return x.Stakes
+	}
+	return nil
+}
+
+func (x *HandEnded) GetBigBlindAnte() bool {
+	if x != nil {
+		return x.BigBlindAnte
+	}
+	return false
+}
+
+func (x *HandEnded) GetPosts() []*ForcedBet {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+func (x *HandEnded) GetNextButton() int32 {
+	if x != nil && x.NextButton != nil {
+		return *x.NextButton
+	}
+	return 0
+}
+
+func (x *HandEnded) GetNextBigBlind() int32 {
+	if x != nil && x.NextBigBlind != nil {
+		return *x.NextBigBlind
+	}
+	return 0
+}
+
+func (x *HandEnded) GetMoves() []*MoveDone {
+	if x != nil {
+		return x.Moves
+	}
+	return nil
+}
+
+func (x *HandEnded) GetRemoved() []*Removal {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *HandEnded) GetDealing() bool {
+	if x != nil {
+		return x.Dealing
+	}
+	return false
+}
+
+func (x *HandEnded) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
 // SeatStack is one seat's stack.
 type SeatStack struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -389,7 +685,18 @@ type SeatStack struct {
 	// start_stack is the player's stack when the hand started, for the
 	// players dealt in (HandEnded only; 0 for a seat not in the hand).
 	// Players busted in the same hand are placed by it (TR-37).
-	StartStack    int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	StartStack int64 `protobuf:"varint,4,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	// missed_hands is what remains of a missed-hand penalty (TR-33;
+	// tournament tables).
+	MissedHands int32 `protobuf:"varint,5,opt,name=missed_hands,json=missedHands,proto3" json:"missed_hands,omitempty"`
+	// left is an entrant who left the tournament (TR-35).
+	Left bool `protobuf:"varint,6,opt,name=left,proto3" json:"left,omitempty"`
+	// pending_chips are chips added during the hand, in stack from the
+	// next.
+	PendingChips int64 `protobuf:"varint,7,opt,name=pending_chips,json=pendingChips,proto3" json:"pending_chips,omitempty"`
+	// arriving is a seat held for a moved player a live dealer has not
+	// confirmed yet (the chips are still in transit, not in stack).
+	Arriving      bool `protobuf:"varint,8,opt,name=arriving,proto3" json:"arriving,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -452,6 +759,82 @@ func (x *SeatStack) GetStartStack() int64 {
 	return 0
 }
 
+func (x *SeatStack) GetMissedHands() int32 {
+	if x != nil {
+		return x.MissedHands
+	}
+	return 0
+}
+
+func (x *SeatStack) GetLeft() bool {
+	if x != nil {
+		return x.Left
+	}
+	return false
+}
+
+func (x *SeatStack) GetPendingChips() int64 {
+	if x != nil {
+		return x.PendingChips
+	}
+	return 0
+}
+
+func (x *SeatStack) GetArriving() bool {
+	if x != nil {
+		return x.Arriving
+	}
+	return false
+}
+
+// MoveUpdated is published (topic "table.move_updated") in the
+// transaction that changes a tournament move's state (TR-23): the
+// movement slip for the tournament's feed and audit.
+type MoveUpdated struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// move is the move after the change.
+	Move          *Move `protobuf:"bytes,1,opt,name=move,proto3" json:"move,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveUpdated) Reset() {
+	*x = MoveUpdated{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveUpdated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveUpdated) ProtoMessage() {}
+
+func (x *MoveUpdated) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveUpdated.ProtoReflect.Descriptor instead.
+func (*MoveUpdated) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *MoveUpdated) GetMove() *Move {
+	if x != nil {
+		return x.Move
+	}
+	return nil
+}
+
 // PlayerLeft is published (topic "table.player_left") when a player leaves
 // a table and is cashed out.
 type PlayerLeft struct {
@@ -470,7 +853,7 @@ type PlayerLeft struct {
 
 func (x *PlayerLeft) Reset() {
 	*x = PlayerLeft{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +865,7 @@ func (x *PlayerLeft) String() string {
 func (*PlayerLeft) ProtoMessage() {}
 
 func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[6]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +878,7 @@ func (x *PlayerLeft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerLeft.ProtoReflect.Descriptor instead.
 func (*PlayerLeft) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PlayerLeft) GetTableId() string {
@@ -546,7 +929,7 @@ type PlayerSeated struct {
 
 func (x *PlayerSeated) Reset() {
 	*x = PlayerSeated{}
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -558,7 +941,7 @@ func (x *PlayerSeated) String() string {
 func (*PlayerSeated) ProtoMessage() {}
 
 func (x *PlayerSeated) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_events_proto_msgTypes[7]
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -571,7 +954,7 @@ func (x *PlayerSeated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerSeated.ProtoReflect.Descriptor instead.
 func (*PlayerSeated) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PlayerSeated) GetTableId() string {
@@ -609,11 +992,380 @@ func (x *PlayerSeated) GetOfferId() string {
 	return ""
 }
 
+// Move is one entrant's move between two tables of a tournament (TR-23):
+// a movement slip.
+type Move struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// move_id is the tournament's id of the move ("trn/<event>/move/<n>").
+	MoveId string `protobuf:"bytes,1,opt,name=move_id,json=moveId,proto3" json:"move_id,omitempty"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,2,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// from_table_id and from_seat are where the entrant leaves.
+	FromTableId string `protobuf:"bytes,4,opt,name=from_table_id,json=fromTableId,proto3" json:"from_table_id,omitempty"`
+	// from_seat: see from_table_id.
+	FromSeat int32 `protobuf:"varint,5,opt,name=from_seat,json=fromSeat,proto3" json:"from_seat,omitempty"`
+	// to_table_id and to_seat are where the entrant goes.
+	ToTableId string `protobuf:"bytes,6,opt,name=to_table_id,json=toTableId,proto3" json:"to_table_id,omitempty"`
+	// to_seat: see to_table_id.
+	ToSeat int32 `protobuf:"varint,7,opt,name=to_seat,json=toSeat,proto3" json:"to_seat,omitempty"`
+	// state is where the move stands.
+	State MoveState `protobuf:"varint,8,opt,name=state,proto3,enum=cardroom.table.v1.MoveState" json:"state,omitempty"`
+	// chips are the chips that left the first table (0 while pending).
+	Chips int64 `protobuf:"varint,9,opt,name=chips,proto3" json:"chips,omitempty"`
+	// missed_hands and left are the absence that travels with the entrant
+	// (TR-33: the count carries across the move; TR-35).
+	MissedHands int32 `protobuf:"varint,10,opt,name=missed_hands,json=missedHands,proto3" json:"missed_hands,omitempty"`
+	// left: see missed_hands.
+	Left bool `protobuf:"varint,11,opt,name=left,proto3" json:"left,omitempty"`
+	// create_time is when the move was ordered; update_time when its state
+	// last changed.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// update_time: see create_time.
+	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Move) Reset() {
+	*x = Move{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Move) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Move) ProtoMessage() {}
+
+func (x *Move) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Move.ProtoReflect.Descriptor instead.
+func (*Move) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Move) GetMoveId() string {
+	if x != nil {
+		return x.MoveId
+	}
+	return ""
+}
+
+func (x *Move) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *Move) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Move) GetFromTableId() string {
+	if x != nil {
+		return x.FromTableId
+	}
+	return ""
+}
+
+func (x *Move) GetFromSeat() int32 {
+	if x != nil {
+		return x.FromSeat
+	}
+	return 0
+}
+
+func (x *Move) GetToTableId() string {
+	if x != nil {
+		return x.ToTableId
+	}
+	return ""
+}
+
+func (x *Move) GetToSeat() int32 {
+	if x != nil {
+		return x.ToSeat
+	}
+	return 0
+}
+
+func (x *Move) GetState() MoveState {
+	if x != nil {
+		return x.State
+	}
+	return MoveState_MOVE_STATE_UNSPECIFIED
+}
+
+func (x *Move) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+func (x *Move) GetMissedHands() int32 {
+	if x != nil {
+		return x.MissedHands
+	}
+	return 0
+}
+
+func (x *Move) GetLeft() bool {
+	if x != nil {
+		return x.Left
+	}
+	return false
+}
+
+func (x *Move) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Move) GetUpdateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdateTime
+	}
+	return nil
+}
+
+// ForcedBet is a blind, ante or bring-in posted in a hand.
+type ForcedBet struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat that posted.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// kind is "small_blind", "big_blind", "ante", "big_blind_ante",
+	// "bring_in", ...
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// amount is what was posted (less than the level's when short, G-31).
+	Amount        int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForcedBet) Reset() {
+	*x = ForcedBet{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForcedBet) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForcedBet) ProtoMessage() {}
+
+func (x *ForcedBet) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForcedBet.ProtoReflect.Descriptor instead.
+func (*ForcedBet) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ForcedBet) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ForcedBet) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ForcedBet) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+// MoveDone is a move's step a hand's end completed.
+type MoveDone struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// move_id names the move.
+	MoveId string `protobuf:"bytes,1,opt,name=move_id,json=moveId,proto3" json:"move_id,omitempty"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// state is IN_TRANSIT (the entrant left with chips) or CANCELLED
+	// (broke in the hand: still seated).
+	State MoveState `protobuf:"varint,3,opt,name=state,proto3,enum=cardroom.table.v1.MoveState" json:"state,omitempty"`
+	// chips are the chips in transit.
+	Chips         int64 `protobuf:"varint,4,opt,name=chips,proto3" json:"chips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveDone) Reset() {
+	*x = MoveDone{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveDone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveDone) ProtoMessage() {}
+
+func (x *MoveDone) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveDone.ProtoReflect.Descriptor instead.
+func (*MoveDone) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *MoveDone) GetMoveId() string {
+	if x != nil {
+		return x.MoveId
+	}
+	return ""
+}
+
+func (x *MoveDone) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *MoveDone) GetState() MoveState {
+	if x != nil {
+		return x.State
+	}
+	return MoveState_MOVE_STATE_UNSPECIFIED
+}
+
+func (x *MoveDone) GetChips() int64 {
+	if x != nil {
+		return x.Chips
+	}
+	return 0
+}
+
+// Removal is an entrant removed at a hand's end.
+type Removal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// seat is the seat left.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// reason says why.
+	Reason RemovalReason `protobuf:"varint,3,opt,name=reason,proto3,enum=cardroom.table.v1.RemovalReason" json:"reason,omitempty"`
+	// chips_removed are the chips taken out of play.
+	ChipsRemoved  int64 `protobuf:"varint,4,opt,name=chips_removed,json=chipsRemoved,proto3" json:"chips_removed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Removal) Reset() {
+	*x = Removal{}
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Removal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Removal) ProtoMessage() {}
+
+func (x *Removal) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_events_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Removal.ProtoReflect.Descriptor instead.
+func (*Removal) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_events_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Removal) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Removal) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Removal) GetReason() RemovalReason {
+	if x != nil {
+		return x.Reason
+	}
+	return RemovalReason_REMOVAL_REASON_UNSPECIFIED
+}
+
+func (x *Removal) GetChipsRemoved() int64 {
+	if x != nil {
+		return x.ChipsRemoved
+	}
+	return 0
+}
+
 var File_cardroom_table_v1_events_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecardroom/table/v1/events.proto\x12\x11cardroom.table.v1\x1a\x1bcardroom/game/v1/game.proto\x1a\x1dcardroom/table/v1/table.proto\"\xb0\x01\n" +
+	"\x1ecardroom/table/v1/events.proto\x12\x11cardroom.table.v1\x1a\x1bcardroom/game/v1/game.proto\x1a\x1dcardroom/table/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb0\x01\n" +
 	"\vTableOpened\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
@@ -633,18 +1385,45 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"SeatPlayer\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
-	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\x8d\x01\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\xbb\x06\n" +
 	"\tHandEnded\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x124\n" +
 	"\x06stacks\x18\x03 \x03(\v2\x1c.cardroom.table.v1.SeatStackR\x06stacks\x12\x16\n" +
-	"\x06busted\x18\x04 \x03(\x05R\x06busted\"s\n" +
+	"\x06busted\x18\x04 \x03(\x05R\x06busted\x12#\n" +
+	"\rtournament_id\x18\x05 \x01(\tR\ftournamentId\x129\n" +
+	"\n" +
+	"start_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x16\n" +
+	"\x06button\x18\b \x01(\x05R\x06button\x12(\n" +
+	"\x10small_blind_seat\x18\t \x01(\x05R\x0esmallBlindSeat\x12$\n" +
+	"\x0ebig_blind_seat\x18\n" +
+	" \x01(\x05R\fbigBlindSeat\x12\x14\n" +
+	"\x05level\x18\v \x01(\x05R\x05level\x120\n" +
+	"\x06stakes\x18\f \x01(\v2\x18.cardroom.game.v1.StakesR\x06stakes\x12$\n" +
+	"\x0ebig_blind_ante\x18\r \x01(\bR\fbigBlindAnte\x122\n" +
+	"\x05posts\x18\x0e \x03(\v2\x1c.cardroom.table.v1.ForcedBetR\x05posts\x12$\n" +
+	"\vnext_button\x18\x0f \x01(\x05H\x00R\n" +
+	"nextButton\x88\x01\x01\x12)\n" +
+	"\x0enext_big_blind\x18\x10 \x01(\x05H\x01R\fnextBigBlind\x88\x01\x01\x121\n" +
+	"\x05moves\x18\x11 \x03(\v2\x1b.cardroom.table.v1.MoveDoneR\x05moves\x124\n" +
+	"\aremoved\x18\x12 \x03(\v2\x1a.cardroom.table.v1.RemovalR\aremoved\x12\x18\n" +
+	"\adealing\x18\x13 \x01(\bR\adealing\x12\x14\n" +
+	"\x05chips\x18\x14 \x01(\x03R\x05chipsB\x0e\n" +
+	"\f_next_buttonB\x11\n" +
+	"\x0f_next_big_blind\"\xeb\x01\n" +
 	"\tSeatStack\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05stack\x18\x03 \x01(\x03R\x05stack\x12\x1f\n" +
 	"\vstart_stack\x18\x04 \x01(\x03R\n" +
-	"startStack\"n\n" +
+	"startStack\x12!\n" +
+	"\fmissed_hands\x18\x05 \x01(\x05R\vmissedHands\x12\x12\n" +
+	"\x04left\x18\x06 \x01(\bR\x04left\x12#\n" +
+	"\rpending_chips\x18\a \x01(\x03R\fpendingChips\x12\x1a\n" +
+	"\barriving\x18\b \x01(\bR\barriving\":\n" +
+	"\vMoveUpdated\x12+\n" +
+	"\x04move\x18\x01 \x01(\v2\x17.cardroom.table.v1.MoveR\x04move\"n\n" +
 	"\n" +
 	"PlayerLeft\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
@@ -656,7 +1435,51 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05stack\x18\x04 \x01(\x03R\x05stack\x12\x19\n" +
-	"\boffer_id\x18\x05 \x01(\tR\aofferIdBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
+	"\boffer_id\x18\x05 \x01(\tR\aofferId\"\xd6\x03\n" +
+	"\x04Move\x12\x17\n" +
+	"\amove_id\x18\x01 \x01(\tR\x06moveId\x12#\n" +
+	"\rtournament_id\x18\x02 \x01(\tR\ftournamentId\x12\x1b\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12\"\n" +
+	"\rfrom_table_id\x18\x04 \x01(\tR\vfromTableId\x12\x1b\n" +
+	"\tfrom_seat\x18\x05 \x01(\x05R\bfromSeat\x12\x1e\n" +
+	"\vto_table_id\x18\x06 \x01(\tR\ttoTableId\x12\x17\n" +
+	"\ato_seat\x18\a \x01(\x05R\x06toSeat\x122\n" +
+	"\x05state\x18\b \x01(\x0e2\x1c.cardroom.table.v1.MoveStateR\x05state\x12\x14\n" +
+	"\x05chips\x18\t \x01(\x03R\x05chips\x12!\n" +
+	"\fmissed_hands\x18\n" +
+	" \x01(\x05R\vmissedHands\x12\x12\n" +
+	"\x04left\x18\v \x01(\bR\x04left\x12;\n" +
+	"\vcreate_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vupdate_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updateTime\"K\n" +
+	"\tForcedBet\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\"\x8a\x01\n" +
+	"\bMoveDone\x12\x17\n" +
+	"\amove_id\x18\x01 \x01(\tR\x06moveId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x122\n" +
+	"\x05state\x18\x03 \x01(\x0e2\x1c.cardroom.table.v1.MoveStateR\x05state\x12\x14\n" +
+	"\x05chips\x18\x04 \x01(\x03R\x05chips\"\x99\x01\n" +
+	"\aRemoval\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x128\n" +
+	"\x06reason\x18\x03 \x01(\x0e2 .cardroom.table.v1.RemovalReasonR\x06reason\x12#\n" +
+	"\rchips_removed\x18\x04 \x01(\x03R\fchipsRemoved*\xa7\x01\n" +
+	"\tMoveState\x12\x1a\n" +
+	"\x16MOVE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12MOVE_STATE_PENDING\x10\x01\x12\x19\n" +
+	"\x15MOVE_STATE_IN_TRANSIT\x10\x02\x12\x17\n" +
+	"\x13MOVE_STATE_ARRIVING\x10\x03\x12\x18\n" +
+	"\x14MOVE_STATE_DELIVERED\x10\x04\x12\x18\n" +
+	"\x14MOVE_STATE_CANCELLED\x10\x05*\xa5\x01\n" +
+	"\rRemovalReason\x12\x1e\n" +
+	"\x1aREMOVAL_REASON_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15REMOVAL_REASON_BUSTED\x10\x01\x12\x1f\n" +
+	"\x1bREMOVAL_REASON_DISQUALIFIED\x10\x02\x12\x1b\n" +
+	"\x17REMOVAL_REASON_EXPELLED\x10\x03\x12\x1b\n" +
+	"\x17REMOVAL_REASON_FINISHED\x10\x04BEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1;tablev1b\x06proto3"
 
 var (
 	file_cardroom_table_v1_events_proto_rawDescOnce sync.Once
@@ -670,32 +1493,54 @@ func file_cardroom_table_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_table_v1_events_proto_rawDescData
 }
 
-var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_cardroom_table_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_cardroom_table_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_cardroom_table_v1_events_proto_goTypes = []any{
-	(*TableOpened)(nil),  // 0: cardroom.table.v1.TableOpened
-	(*SeatOpened)(nil),   // 1: cardroom.table.v1.SeatOpened
-	(*TableClosed)(nil),  // 2: cardroom.table.v1.TableClosed
-	(*SeatPlayer)(nil),   // 3: cardroom.table.v1.SeatPlayer
-	(*HandEnded)(nil),    // 4: cardroom.table.v1.HandEnded
-	(*SeatStack)(nil),    // 5: cardroom.table.v1.SeatStack
-	(*PlayerLeft)(nil),   // 6: cardroom.table.v1.PlayerLeft
-	(*PlayerSeated)(nil), // 7: cardroom.table.v1.PlayerSeated
-	(*v1.Game)(nil),      // 8: cardroom.game.v1.Game
-	(TableKind)(0),       // 9: cardroom.table.v1.TableKind
+	(MoveState)(0),                // 0: cardroom.table.v1.MoveState
+	(RemovalReason)(0),            // 1: cardroom.table.v1.RemovalReason
+	(*TableOpened)(nil),           // 2: cardroom.table.v1.TableOpened
+	(*SeatOpened)(nil),            // 3: cardroom.table.v1.SeatOpened
+	(*TableClosed)(nil),           // 4: cardroom.table.v1.TableClosed
+	(*SeatPlayer)(nil),            // 5: cardroom.table.v1.SeatPlayer
+	(*HandEnded)(nil),             // 6: cardroom.table.v1.HandEnded
+	(*SeatStack)(nil),             // 7: cardroom.table.v1.SeatStack
+	(*MoveUpdated)(nil),           // 8: cardroom.table.v1.MoveUpdated
+	(*PlayerLeft)(nil),            // 9: cardroom.table.v1.PlayerLeft
+	(*PlayerSeated)(nil),          // 10: cardroom.table.v1.PlayerSeated
+	(*Move)(nil),                  // 11: cardroom.table.v1.Move
+	(*ForcedBet)(nil),             // 12: cardroom.table.v1.ForcedBet
+	(*MoveDone)(nil),              // 13: cardroom.table.v1.MoveDone
+	(*Removal)(nil),               // 14: cardroom.table.v1.Removal
+	(*v1.Game)(nil),               // 15: cardroom.game.v1.Game
+	(TableKind)(0),                // 16: cardroom.table.v1.TableKind
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*v1.Stakes)(nil),             // 18: cardroom.game.v1.Stakes
 }
 var file_cardroom_table_v1_events_proto_depIdxs = []int32{
-	8, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
-	9, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
-	8, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
-	8, // 3: cardroom.table.v1.TableClosed.game:type_name -> cardroom.game.v1.Game
-	9, // 4: cardroom.table.v1.TableClosed.kind:type_name -> cardroom.table.v1.TableKind
-	3, // 5: cardroom.table.v1.TableClosed.players:type_name -> cardroom.table.v1.SeatPlayer
-	5, // 6: cardroom.table.v1.HandEnded.stacks:type_name -> cardroom.table.v1.SeatStack
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	15, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
+	16, // 1: cardroom.table.v1.TableOpened.kind:type_name -> cardroom.table.v1.TableKind
+	15, // 2: cardroom.table.v1.SeatOpened.game:type_name -> cardroom.game.v1.Game
+	15, // 3: cardroom.table.v1.TableClosed.game:type_name -> cardroom.game.v1.Game
+	16, // 4: cardroom.table.v1.TableClosed.kind:type_name -> cardroom.table.v1.TableKind
+	5,  // 5: cardroom.table.v1.TableClosed.players:type_name -> cardroom.table.v1.SeatPlayer
+	7,  // 6: cardroom.table.v1.HandEnded.stacks:type_name -> cardroom.table.v1.SeatStack
+	17, // 7: cardroom.table.v1.HandEnded.start_time:type_name -> google.protobuf.Timestamp
+	17, // 8: cardroom.table.v1.HandEnded.end_time:type_name -> google.protobuf.Timestamp
+	18, // 9: cardroom.table.v1.HandEnded.stakes:type_name -> cardroom.game.v1.Stakes
+	12, // 10: cardroom.table.v1.HandEnded.posts:type_name -> cardroom.table.v1.ForcedBet
+	13, // 11: cardroom.table.v1.HandEnded.moves:type_name -> cardroom.table.v1.MoveDone
+	14, // 12: cardroom.table.v1.HandEnded.removed:type_name -> cardroom.table.v1.Removal
+	11, // 13: cardroom.table.v1.MoveUpdated.move:type_name -> cardroom.table.v1.Move
+	0,  // 14: cardroom.table.v1.Move.state:type_name -> cardroom.table.v1.MoveState
+	17, // 15: cardroom.table.v1.Move.create_time:type_name -> google.protobuf.Timestamp
+	17, // 16: cardroom.table.v1.Move.update_time:type_name -> google.protobuf.Timestamp
+	0,  // 17: cardroom.table.v1.MoveDone.state:type_name -> cardroom.table.v1.MoveState
+	1,  // 18: cardroom.table.v1.Removal.reason:type_name -> cardroom.table.v1.RemovalReason
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_events_proto_init() }
@@ -704,18 +1549,20 @@ func file_cardroom_table_v1_events_proto_init() {
 		return
 	}
 	file_cardroom_table_v1_table_proto_init()
+	file_cardroom_table_v1_events_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_events_proto_rawDesc), len(file_cardroom_table_v1_events_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   8,
+			NumEnums:      2,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_cardroom_table_v1_events_proto_goTypes,
 		DependencyIndexes: file_cardroom_table_v1_events_proto_depIdxs,
+		EnumInfos:         file_cardroom_table_v1_events_proto_enumTypes,
 		MessageInfos:      file_cardroom_table_v1_events_proto_msgTypes,
 	}.Build()
 	File_cardroom_table_v1_events_proto = out.File

@@ -530,7 +530,10 @@ type Table struct {
 	// closed is true once the floor closed the table.
 	Closed bool `protobuf:"varint,10,opt,name=closed,proto3" json:"closed,omitempty"`
 	// seat_map is every seat, empty or taken (on GetTable and ListTables).
-	SeatMap       []*SeatState `protobuf:"bytes,11,rep,name=seat_map,json=seatMap,proto3" json:"seat_map,omitempty"`
+	SeatMap []*SeatState `protobuf:"bytes,11,rep,name=seat_map,json=seatMap,proto3" json:"seat_map,omitempty"`
+	// tournament_id is the tournament a tournament table belongs to
+	// (opened by the tournament service); empty for a cash table.
+	TournamentId  string `protobuf:"bytes,12,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -640,6 +643,13 @@ func (x *Table) GetSeatMap() []*SeatState {
 		return x.SeatMap
 	}
 	return nil
+}
+
+func (x *Table) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
 }
 
 // CreateTableRequest describes the table to open.
@@ -3822,6 +3832,119 @@ func (x *InterpretEntryResponse) GetSequence() int64 {
 	return 0
 }
 
+// ConfirmArrivalRequest is a live dealer's confirmation that a moved
+// player sat down with their chips.
+type ConfirmArrivalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id identifies the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// seat is the seat held for the arriving player.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// move_id, when set, must be the move the seat is held for (the slip
+	// the console shows), so that a late confirmation never seats someone
+	// else.
+	MoveId        string `protobuf:"bytes,3,opt,name=move_id,json=moveId,proto3" json:"move_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmArrivalRequest) Reset() {
+	*x = ConfirmArrivalRequest{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmArrivalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmArrivalRequest) ProtoMessage() {}
+
+func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmArrivalRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmArrivalRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ConfirmArrivalRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ConfirmArrivalRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ConfirmArrivalRequest) GetMoveId() string {
+	if x != nil {
+		return x.MoveId
+	}
+	return ""
+}
+
+// ConfirmArrivalResponse is the table after the arrival.
+type ConfirmArrivalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is the table as staff see it.
+	State         *TableState `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmArrivalResponse) Reset() {
+	*x = ConfirmArrivalResponse{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmArrivalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmArrivalResponse) ProtoMessage() {}
+
+func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmArrivalResponse.ProtoReflect.Descriptor instead.
+func (*ConfirmArrivalResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ConfirmArrivalResponse) GetState() *TableState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
 // ListRulingsRequest names the table.
 type ListRulingsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3833,7 +3956,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3845,7 +3968,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3858,7 +3981,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -3894,7 +4017,7 @@ type Ruling struct {
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3906,7 +4029,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3919,7 +4042,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -3989,7 +4112,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4001,7 +4124,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4014,7 +4137,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -4028,7 +4151,7 @@ var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x03\n" +
+	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd2\x03\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
@@ -4042,7 +4165,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x0eaction_seconds\x18\t \x01(\x05R\ractionSeconds\x12\x16\n" +
 	"\x06closed\x18\n" +
 	" \x01(\bR\x06closed\x127\n" +
-	"\bseat_map\x18\v \x03(\v2\x1c.cardroom.table.v1.SeatStateR\aseatMap\"\xf2\x02\n" +
+	"\bseat_map\x18\v \x03(\v2\x1c.cardroom.table.v1.SeatStateR\aseatMap\x12#\n" +
+	"\rtournament_id\x18\f \x01(\tR\ftournamentId\"\xf2\x02\n" +
 	"\x12CreateTableRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x04name\x122\n" +
 	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
@@ -4279,7 +4403,13 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"call_floor\x18\b \x01(\bR\tcallFloor\x125\n" +
 	"\x05rules\x18\t \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x12\x1a\n" +
 	"\bsequence\x18\n" +
-	" \x01(\x03R\bsequence\"L\n" +
+	" \x01(\x03R\bsequence\"\x91\x01\n" +
+	"\x15ConfirmArrivalRequest\x126\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12!\n" +
+	"\amove_id\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x06moveId\"M\n" +
+	"\x16ConfirmArrivalResponse\x123\n" +
+	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"L\n" +
 	"\x12ListRulingsRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\xda\x01\n" +
 	"\x06Ruling\x12\x17\n" +
@@ -4345,7 +4475,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x18DECLARATION_BET_OR_RAISE\x10\x03\x12\x13\n" +
 	"\x0fDECLARATION_POT\x10\x04\x12\x14\n" +
 	"\x10DECLARATION_FOLD\x10\x05\x12\x16\n" +
-	"\x12DECLARATION_ALL_IN\x10\x062\xfa\x13\n" +
+	"\x12DECLARATION_ALL_IN\x10\x062\xa9\x15\n" +
 	"\fTableService\x12|\n" +
 	"\vCreateTable\x12%.cardroom.table.v1.CreateTableRequest\x1a&.cardroom.table.v1.CreateTableResponse\"\x1e\xca\xf3\x18\x05\n" +
 	"\x03\x03\x05\x06\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
@@ -4376,7 +4506,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\fDealerAction\x12&.cardroom.table.v1.DealerActionRequest\x1a'.cardroom.table.v1.DealerActionResponse\"7\xca\xf3\x18\x04\n" +
 	"\x02\x02\x03\x82\xd3\xe4\x93\x02):\x01*\"$/v1/tables/{table_id}/dealer-actions\x12\xa8\x01\n" +
 	"\x0eInterpretEntry\x12(.cardroom.table.v1.InterpretEntryRequest\x1a).cardroom.table.v1.InterpretEntryResponse\"A\xca\xf3\x18\x04\n" +
-	"\x02\x02\x03\x82\xd3\xe4\x93\x023:\x01*\"./v1/tables/{table_id}/dealer-entries:interpret\x12\x8b\x01\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x023:\x01*\"./v1/tables/{table_id}/dealer-entries:interpret\x12\xac\x01\n" +
+	"\x0eConfirmArrival\x12(.cardroom.table.v1.ConfirmArrivalRequest\x1a).cardroom.table.v1.ConfirmArrivalResponse\"E\xca\xf3\x18\x04\n" +
+	"\x02\x02\x03\x82\xd3\xe4\x93\x027:\x01*\"2/v1/tables/{table_id}/seats/{seat}:confirm-arrival\x12\x8b\x01\n" +
 	"\vListRulings\x12%.cardroom.table.v1.ListRulingsRequest\x1a&.cardroom.table.v1.ListRulingsResponse\"-\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x1f\x12\x1d/v1/tables/{table_id}/rulings\x12\x93\x01\n" +
 	"\rGetTableState\x12'.cardroom.table.v1.GetTableStateRequest\x1a(.cardroom.table.v1.GetTableStateResponse\"/\xca\xf3\x18\b\n" +
@@ -4402,7 +4534,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -4456,19 +4588,21 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*InterpretEntryRequest)(nil),   // 49: cardroom.table.v1.InterpretEntryRequest
 	(*RuleCitation)(nil),            // 50: cardroom.table.v1.RuleCitation
 	(*InterpretEntryResponse)(nil),  // 51: cardroom.table.v1.InterpretEntryResponse
-	(*ListRulingsRequest)(nil),      // 52: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 53: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 54: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 55: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 56: google.protobuf.Timestamp
+	(*ConfirmArrivalRequest)(nil),   // 52: cardroom.table.v1.ConfirmArrivalRequest
+	(*ConfirmArrivalResponse)(nil),  // 53: cardroom.table.v1.ConfirmArrivalResponse
+	(*ListRulingsRequest)(nil),      // 54: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 55: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 56: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 57: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 58: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	55, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	57, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	56, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	58, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	55, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	57, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
@@ -4478,7 +4612,7 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	56, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	58, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
 	38, // 16: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
 	16, // 17: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
 	19, // 18: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
@@ -4501,54 +4635,57 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	42, // 35: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
 	20, // 36: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
 	5,  // 37: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	56, // 38: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	58, // 38: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
 	47, // 39: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
 	6,  // 40: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
 	2,  // 41: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
 	50, // 42: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	56, // 43: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	53, // 44: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	8,  // 45: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 46: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 47: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 48: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	21, // 49: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	23, // 50: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	25, // 51: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	27, // 52: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	29, // 53: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
-	31, // 54: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	33, // 55: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	35, // 56: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	49, // 57: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	52, // 58: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	39, // 59: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	41, // 60: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	44, // 61: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	46, // 62: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 63: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 64: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 65: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 66: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	22, // 67: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	24, // 68: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	26, // 69: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	28, // 70: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	30, // 71: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
-	32, // 72: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	34, // 73: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	36, // 74: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	51, // 75: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	54, // 76: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	40, // 77: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	43, // 78: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	45, // 79: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	48, // 80: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	63, // [63:81] is the sub-list for method output_type
-	45, // [45:63] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	20, // 43: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
+	58, // 44: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	55, // 45: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	8,  // 46: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	10, // 47: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	12, // 48: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	14, // 49: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	21, // 50: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	23, // 51: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	25, // 52: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	27, // 53: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	29, // 54: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	31, // 55: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	33, // 56: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	35, // 57: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	49, // 58: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	52, // 59: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
+	54, // 60: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	39, // 61: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	41, // 62: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	44, // 63: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	46, // 64: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	9,  // 65: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	11, // 66: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	13, // 67: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	15, // 68: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	22, // 69: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	24, // 70: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	26, // 71: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	28, // 72: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	30, // 73: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	32, // 74: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	34, // 75: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	36, // 76: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	51, // 77: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	53, // 78: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
+	56, // 79: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	40, // 80: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	43, // 81: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	45, // 82: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	48, // 83: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	65, // [65:84] is the sub-list for method output_type
+	46, // [46:65] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -4564,7 +4701,7 @@ func file_cardroom_table_v1_table_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

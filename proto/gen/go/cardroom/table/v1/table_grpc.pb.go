@@ -35,6 +35,7 @@ const (
 	TableService_Act_FullMethodName             = "/cardroom.table.v1.TableService/Act"
 	TableService_DealerAction_FullMethodName    = "/cardroom.table.v1.TableService/DealerAction"
 	TableService_InterpretEntry_FullMethodName  = "/cardroom.table.v1.TableService/InterpretEntry"
+	TableService_ConfirmArrival_FullMethodName  = "/cardroom.table.v1.TableService/ConfirmArrival"
 	TableService_ListRulings_FullMethodName     = "/cardroom.table.v1.TableService/ListRulings"
 	TableService_GetTableState_FullMethodName   = "/cardroom.table.v1.TableService/GetTableState"
 	TableService_WatchTable_FullMethodName      = "/cardroom.table.v1.TableService/WatchTable"
@@ -98,6 +99,12 @@ type TableServiceClient interface {
 	// the action it amounts to. Nothing is applied: the dealer confirms the
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error)
+	// ConfirmArrival is a live dealer's confirmation that a player moved to
+	// this tournament table sat down with their chips (TR-23): the seat held
+	// for them is dealt in from the next hand and the chips leave transit.
+	// Until then the seat is held, not dealt in, and the chips count in
+	// transit.
+	ConfirmArrival(ctx context.Context, in *ConfirmArrivalRequest, opts ...grpc.CallOption) (*ConfirmArrivalResponse, error)
 	// ListRulings lists the table's audited console rulings (kills,
 	// revivals, exposed-hand rulings, skips, called clocks, out-of-turn
 	// rulings) in order, with who made them, why and the rules cited (TP-02,
@@ -256,6 +263,16 @@ func (c *tableServiceClient) InterpretEntry(ctx context.Context, in *InterpretEn
 	return out, nil
 }
 
+func (c *tableServiceClient) ConfirmArrival(ctx context.Context, in *ConfirmArrivalRequest, opts ...grpc.CallOption) (*ConfirmArrivalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfirmArrivalResponse)
+	err := c.cc.Invoke(ctx, TableService_ConfirmArrival_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tableServiceClient) ListRulings(ctx context.Context, in *ListRulingsRequest, opts ...grpc.CallOption) (*ListRulingsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListRulingsResponse)
@@ -371,6 +388,12 @@ type TableServiceServer interface {
 	// the action it amounts to. Nothing is applied: the dealer confirms the
 	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
 	InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error)
+	// ConfirmArrival is a live dealer's confirmation that a player moved to
+	// this tournament table sat down with their chips (TR-23): the seat held
+	// for them is dealt in from the next hand and the chips leave transit.
+	// Until then the seat is held, not dealt in, and the chips count in
+	// transit.
+	ConfirmArrival(context.Context, *ConfirmArrivalRequest) (*ConfirmArrivalResponse, error)
 	// ListRulings lists the table's audited console rulings (kills,
 	// revivals, exposed-hand rulings, skips, called clocks, out-of-turn
 	// rulings) in order, with who made them, why and the rules cited (TP-02,
@@ -437,6 +460,9 @@ func (UnimplementedTableServiceServer) DealerAction(context.Context, *DealerActi
 }
 func (UnimplementedTableServiceServer) InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InterpretEntry not implemented")
+}
+func (UnimplementedTableServiceServer) ConfirmArrival(context.Context, *ConfirmArrivalRequest) (*ConfirmArrivalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfirmArrival not implemented")
 }
 func (UnimplementedTableServiceServer) ListRulings(context.Context, *ListRulingsRequest) (*ListRulingsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRulings not implemented")
@@ -708,6 +734,24 @@ func _TableService_InterpretEntry_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TableService_ConfirmArrival_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmArrivalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TableServiceServer).ConfirmArrival(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TableService_ConfirmArrival_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TableServiceServer).ConfirmArrival(ctx, req.(*ConfirmArrivalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TableService_ListRulings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListRulingsRequest)
 	if err := dec(in); err != nil {
@@ -849,6 +893,10 @@ var TableService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "InterpretEntry",
 			Handler:    _TableService_InterpretEntry_Handler,
+		},
+		{
+			MethodName: "ConfirmArrival",
+			Handler:    _TableService_ConfirmArrival_Handler,
 		},
 		{
 			MethodName: "ListRulings",
