@@ -203,7 +203,8 @@ func jsonMarshaler() *runtime.JSONPb {
 }
 
 // nameSpan names the HTTP server span after the matched route
-// ("POST /v1/tables") instead of the bare handler name.
+// ("POST /v1/tables") instead of the bare handler name, and labels the
+// request's metrics with the route.
 func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
@@ -212,6 +213,11 @@ func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
 			span := trace.SpanFromContext(r.Context())
 			span.SetName(r.Method + " " + route)
 			span.SetAttributes(attribute.String("http.route", route))
+			// The route (a template, so a bounded label) on the request
+			// metrics too: RED per REST route.
+			if labeler, ok := otelhttp.LabelerFromContext(r.Context()); ok {
+				labeler.Add(attribute.String("http.route", route))
+			}
 		}
 		next(w, r, params)
 	}

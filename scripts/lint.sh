@@ -26,6 +26,24 @@ if ((${#gofiles[@]})); then
 	fi
 fi
 
+echo "== logs"
+# Every log line carries the trace and span ids of its context
+# (platform/telemetry's handler reads them from it), so loggers are called
+# with the ...Context methods; and errors go under one key, "error".
+mapfile -t srcfiles < <(printf '%s\n' "${gofiles[@]}" | grep -v '_test\.go$')
+if ((${#srcfiles[@]})); then
+	nocontext=$(grep -nHE '\b(slog|[A-Za-z_]*[lL]og(ger)?)\.(Debug|Info|Warn|Error)\(' "${srcfiles[@]}")
+	if [[ -n $nocontext ]]; then
+		finding "log calls without a context (use DebugContext, InfoContext, WarnContext, ErrorContext):"
+		echo "$nocontext" >&2
+	fi
+	errkey=$(grep -nHE '"err"[,)]' "${srcfiles[@]}")
+	if [[ -n $errkey ]]; then
+		finding "log attributes named \"err\" (the key for errors is \"error\"):"
+		echo "$errkey" >&2
+	fi
+fi
+
 echo "== go vet"
 modules=$(go work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p')
 for m in $modules; do
@@ -36,7 +54,10 @@ for m in $modules; do
 	(cd "$m" && go vet ./...) || finding "go vet failed in $m"
 done
 # The tools modules are outside the workspace on purpose (see tools/).
-for m in tools/protoc/printproto; do
+# So is deploy/observability/check, whose Prometheus dependencies must not
+# reach the suite's build.
+outside="tools/protoc/printproto deploy/observability/check"
+for m in $outside; do
 	(cd "$m" && GOWORK=off go vet ./...) || finding "go vet failed in $m"
 done
 
@@ -44,6 +65,8 @@ echo "== go mod tidy"
 for m in $modules; do
 	(cd "$m" && go mod tidy -diff >/dev/null 2>&1) || finding "go.mod/go.sum of $m are not tidy (run: cd $m && go mod tidy)"
 done
+(cd deploy/observability/check && GOWORK=off go mod tidy -diff >/dev/null 2>&1) ||
+	finding "go.mod/go.sum of deploy/observability/check are not tidy (run: cd deploy/observability/check && GOWORK=off go mod tidy)"
 
 echo "== revive"
 # Pinned in tools/lint, outside the workspace like the proto tools.
@@ -56,7 +79,7 @@ if ! (cd tools/lint && GOWORK=off go build -o "$bin/revive" github.com/mgechev/r
 	finding "revive did not build (tools/lint)"
 	modules=""
 fi
-for m in $modules; do
+for m in $modules deploy/observability/check; do
 	out=$(cd "$m" && "$bin/revive" -config "$revive_config" ./... 2>&1)
 	rc=$?
 	((rc == 0)) && [[ -z $out ]] && continue

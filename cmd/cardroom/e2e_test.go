@@ -73,6 +73,7 @@ type suite struct {
 	bin     string
 	env     []string
 	base    string // http://host:port
+	metrics string // http://host:port of /metrics
 	trace   string // CARDROOM_TRACE_FILE
 	cmd     *exec.Cmd
 	stdout  bytes.Buffer
@@ -102,8 +103,8 @@ func newSuite(t *testing.T, extra ...string) *suite {
 func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
 	t.Helper()
 	dir := t.TempDir()
-	httpAddr := freeAddr(t)
-	s := &suite{t: t, bin: bin.build(t), base: "http://" + httpAddr, trace: filepath.Join(dir, "trace.jsonl")}
+	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
+	s := &suite{t: t, bin: bin.build(t), base: "http://" + httpAddr, metrics: "http://" + metricsAddr, trace: filepath.Join(dir, "trace.jsonl")}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "REDIS_URL" || k == "DATABASE_URL" || strings.HasPrefix(k, "CARDROOM_") || strings.HasPrefix(k, "OTEL_") {
@@ -114,6 +115,7 @@ func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
 	s.env = append(s.env,
 		"CARDROOM_DATA_DIR="+filepath.Join(dir, "data"),
 		"CARDROOM_HTTP_ADDR="+httpAddr,
+		"CARDROOM_METRICS_ADDR="+metricsAddr,
 		"CARDROOM_GRPC_ADDR="+freeAddr(t),
 		"CARDROOM_TRACE_FILE="+s.trace,
 		"CARDROOM_SHUTDOWN_TIMEOUT=5s",
@@ -478,6 +480,12 @@ func exerciseSuite(t *testing.T, s *suite, distributed bool) {
 	if code, body := s.call("GET", "/v1/tables/nope", player, nil); code != 404 || body["reason"] != "TABLE_NOT_FOUND" {
 		t.Fatalf("unknown table: %d %v", code, body)
 	}
+	// The restarted suite took over the table the stopped one dealt.
+	waitFor(t, "the table taken over after the restart", 20*time.Second, func() bool {
+		n, _ := s.scrape().sum("cardroom_lock_takeovers_total", `cardroom_lock_entity="tables"`)
+		return n >= 1
+	})
+	checkCatalogue(t, s.scrape(), "restart")
 	exerciseWallet(t, s)
 	board := exerciseSeating(t, s)
 	s.stop()

@@ -221,6 +221,40 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 		checkPlayerHistories(t, r, t1, n.hists, "eve")
 	})
 
+	// What an SRE sees of the night: every room metric moved.
+	t.Run("metrics", func(t *testing.T) {
+		m := s.scrape()
+		checkCatalogue(t, m, "night")
+
+		for _, c := range []struct {
+			name   string
+			labels []string
+			want   float64
+		}{
+			{"cardroom_table_hands_total", []string{`cardroom_game_variant="holdem"`, `cardroom_table_kind="cash"`, `cardroom_table_id="` + t1 + `"`}, float64(n.played)},
+			{"cardroom_seating_offers_total", []string{`cardroom_offer_event="made"`}, float64(len(nightPlayers) + 2)},
+			{"cardroom_seating_offers_total", []string{`cardroom_offer_event="accepted"`}, float64(len(nightPlayers) + 2)},
+			{"cardroom_wallet_buy_ins_count", []string{`cardroom_currency="EUR"`}, float64(len(nightPlayers) + 2)},
+			{"cardroom_wallet_cash_outs_count", []string{`cardroom_currency="EUR"`}, 2},
+			{"http_server_request_duration_seconds_count", []string{`http_route="/v1/tables/{table_id}/actions"`}, 1},
+			{"rpc_server_call_duration_seconds_count", []string{`rpc_method="cardroom.table.v1.TableService/Act"`}, 1},
+		} {
+			if got, _ := m.sum(c.name, c.labels...); got < c.want {
+				t.Errorf("%s%v = %v, want at least %v", c.name, c.labels, got, c.want)
+			}
+		}
+		for series := range m {
+			if strings.HasPrefix(series, "http_server_") && strings.Contains(series, "server_address=") {
+				t.Errorf("the client's Host header is a label: %s", series)
+			}
+			for _, p := range nightPlayers {
+				if strings.Contains(series, `"`+p.name+`"`) {
+					t.Errorf("a player id is a label: %s", series)
+				}
+			}
+		}
+	})
+
 	s.stop()
 	cmd := exec.Command(s.bin, "wallet", "audit")
 	cmd.Env = s.env

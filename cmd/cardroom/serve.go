@@ -38,7 +38,7 @@ const serviceTokenTTL = time.Hour
 // leases, databases, telemetry.
 func serve(ctx context.Context, cfg config.Config, parts []part, withGateway bool, stdout io.Writer) (err error) {
 	name := processName(parts, withGateway)
-	shutdownTelemetry, err := telemetry.Setup(ctx, telemetry.Options{
+	tel, err := telemetry.Setup(ctx, telemetry.Options{
 		Service: name, Version: version(), OTLPEndpoint: cfg.OTel.ExporterEndpoint,
 		TraceFile: cfg.TraceFile, LogLevel: cfg.LogLevel,
 	})
@@ -48,9 +48,28 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	defer func() {
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = errors.Join(err, shutdownTelemetry(tctx))
+		err = errors.Join(err, tel.Shutdown(tctx))
 	}()
 	log := slog.Default()
+
+	// /metrics first, so a process stuck starting up can still be scraped.
+	var metricsSrv *http.Server
+	var metricsLis net.Listener
+	if cfg.MetricsAddr != "" {
+		if metricsLis, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("listen metrics: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", tel.Metrics())
+		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := metricsSrv.Serve(metricsLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.ErrorContext(ctx, "metrics endpoint stopped", "error", err)
+			}
+		}()
+		// Last to close: the final scrape may come during the drain.
+		defer func() { _ = metricsSrv.Close() }()
+	}
 
 	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
 	if err != nil {
@@ -116,7 +135,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		for _, loop := range b.loops {
 			loops.Go(func() {
 				if err := loop(loopCtx); err != nil && !errors.Is(err, context.Canceled) {
-					log.Error("background loop stopped", "error", err)
+					log.ErrorContext(loopCtx, "background loop stopped", "error", err)
 				}
 			})
 		}
@@ -184,12 +203,12 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	if httpSrv != nil {
 		go func() { serveErr <- httpSrv.Serve(httpLis) }()
 	}
-	printBanner(stdout, cfg, name, grpcLis, httpLis, issuer)
-	log.Info("started", "process", name, "grpc", addrOf(grpcLis), "http", addrOf(httpLis))
+	printBanner(stdout, cfg, name, grpcLis, httpLis, metricsLis, issuer)
+	log.InfoContext(ctx, "started", "process", name, "grpc", addrOf(grpcLis), "http", addrOf(httpLis), "metrics", addrOf(metricsLis))
 
 	select {
 	case <-ctx.Done():
-		log.Info("stopping", "process", name)
+		log.InfoContext(ctx, "stopping", "process", name)
 	case err := <-serveErr:
 		return fmt.Errorf("server stopped: %w", err)
 	}
@@ -204,11 +223,11 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	defer cancel()
 	if httpSrv != nil {
 		if err := httpSrv.Shutdown(sctx); err != nil {
-			log.Warn("gateway did not drain in time", "error", err)
+			log.WarnContext(sctx, "gateway did not drain in time", "error", err)
 		}
 	}
 	if grpcSrv != nil && !rpc.Shutdown(grpcSrv, cfg.ShutdownTimeout) {
-		log.Warn("in-flight RPCs were cut off after the shutdown timeout")
+		log.WarnContext(sctx, "in-flight RPCs were cut off after the shutdown timeout")
 	}
 	stopLoops()
 	loops.Wait()
@@ -217,7 +236,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 			err = errors.Join(err, b.close())
 		}
 	}
-	log.Info("stopped", "process", name)
+	log.InfoContext(ctx, "stopped", "process", name)
 	return err
 }
 
@@ -242,13 +261,19 @@ func addrOf(l net.Listener) string {
 // printBanner tells a developer where the suite listens and, when the
 // signing key is the generated dev key, gives a ready-to-paste token per
 // role. A configured (production) key never has tokens printed.
-func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis net.Listener, issuer *auth.Issuer) {
+func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis, metricsLis net.Listener, issuer *auth.Issuer) {
 	fmt.Fprintf(w, "%s is ready\n", name)
 	if httpLis != nil {
 		fmt.Fprintf(w, "  REST:  http://%s  (OpenAPI: /openapi.json, health: /healthz)\n", httpLis.Addr())
 	}
 	if grpcLis != nil {
 		fmt.Fprintf(w, "  gRPC:  %s\n", grpcLis.Addr())
+	}
+	if metricsLis != nil {
+		fmt.Fprintf(w, "  metrics: http://%s/metrics\n", metricsLis.Addr())
+	}
+	if cfg.OTel.ExporterEndpoint != "" {
+		fmt.Fprintf(w, "  OTLP:  traces and metrics to %s\n", cfg.OTel.ExporterEndpoint)
 	}
 	if cfg.JWTKey != "" {
 		return

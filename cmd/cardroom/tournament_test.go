@@ -172,4 +172,14 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	if got.Tournament.State != "TOURNAMENT_STATE_FINISHED" {
 		t.Fatalf("tournament state %s after the last knock-out", got.Tournament.State)
 	}
+
+	m := s.scrape()
+	checkCatalogue(t, m, "tournament")
+	this := `cardroom_tournament_id="` + id + `"`
+	if n, _ := m.sum("cardroom_tournament_entrants", this); n != float64(len(players)) {
+		t.Errorf("cardroom_tournament_entrants{%s} = %v, want %d", this, n, len(players))
+	}
+	if n, _ := m.sum("cardroom_tournament_players_remaining", this); n > 1 {
+		t.Errorf("cardroom_tournament_players_remaining{%s} = %v after the last knock-out", this, n)
+	}
 }

@@ -31,7 +31,9 @@ import (
 type Config struct {
 	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" check:"hostport" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
 	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" check:"hostport" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
-	DataDir  string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
+	// MetricsAddr is not check:"hostport" because empty is allowed.
+	MetricsAddr string `env:"CARDROOM_METRICS_ADDR" envDefault:"127.0.0.1:9464" doc:"Listen address (host:port) of the Prometheus /metrics endpoint every process serves (the OpenTelemetry Prometheus exporter's usual port); empty turns it off."`
+	DataDir     string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
 
 	RedisURL    string        `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
 	LockTTL     time.Duration `env:"CARDROOM_LOCK_TTL" envDefault:"10s" doc:"Lease of a Redis lock on an entity (a table, a list); renewed every third of it. After a crash, another replica takes the entity over once the lease runs out."`
@@ -157,6 +159,11 @@ func (c Config) Validate() error {
 		val := valueOf(c, v.field)
 		if err := checkHostPort(val); err != nil {
 			bad(v.Name, val, err)
+		}
+	}
+	if c.MetricsAddr != "" {
+		if err := checkHostPort(c.MetricsAddr); err != nil {
+			bad("CARDROOM_METRICS_ADDR", c.MetricsAddr, err)
 		}
 	}
 	if c.DataDir == "" {

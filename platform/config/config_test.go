@@ -23,6 +23,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		HTTPAddr:        "127.0.0.1:8080",
 		GRPCAddr:        "127.0.0.1:9090",
+		MetricsAddr:     "127.0.0.1:9464",
 		DataDir:         "./data",
 		RedisPrefix:     "cardroom:",
 		LockTTL:         10 * time.Second,
@@ -125,6 +126,7 @@ func TestLoadRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}{
 		{"http addr without port", "CARDROOM_HTTP_ADDR", "localhost"},
 		{"grpc addr bad port", "CARDROOM_GRPC_ADDR", "127.0.0.1:99999"},
+		{"metrics addr without port", "CARDROOM_METRICS_ADDR", "metrics"},
 		{"endpoint not host:port", "CARDROOM_SEATING_ADDR", "http://seating"},
 		{"table endpoint without port", "CARDROOM_TABLE_ADDR", "table"},
 		{"tournament endpoint without port", "CARDROOM_TOURNAMENT_ADDR", "tournament"},

@@ -9,11 +9,14 @@ import (
 	"maps"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
 // Add writes ev to the outbox inside tx, the transaction that makes the
@@ -117,12 +120,12 @@ func (r *Relay) Run(ctx context.Context) error {
 	lastPrune := time.Time{}
 	for {
 		if _, err := r.Flush(ctx); err != nil && ctx.Err() == nil {
-			r.opts.Logger.ErrorContext(ctx, "outbox relay", "err", err)
+			r.opts.Logger.ErrorContext(ctx, "outbox relay", "error", err)
 		}
 		if now := r.opts.Clock.Now(); now.Sub(lastPrune) > time.Hour {
 			lastPrune = now
 			if err := r.Prune(ctx); err != nil && ctx.Err() == nil {
-				r.opts.Logger.ErrorContext(ctx, "outbox prune", "err", err)
+				r.opts.Logger.ErrorContext(ctx, "outbox prune", "error", err)
 			}
 		}
 		select {
@@ -131,7 +134,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			_, err := r.Flush(drain)
 			cancel()
 			if err != nil {
-				r.opts.Logger.Error("outbox relay drain", "err", err)
+				r.opts.Logger.ErrorContext(drain, "outbox relay drain", "error", err)
 			}
 			return nil
 		case <-r.wake:
@@ -144,6 +147,7 @@ type outboxRow struct {
 	seq     int64
 	ev      Event
 	headers string
+	created time.Time
 }
 
 // Flush publishes every unpublished row now, oldest first, and returns how
@@ -151,10 +155,13 @@ type outboxRow struct {
 // row and the later ones for the next round.
 func (r *Relay) Flush(ctx context.Context) (int, error) {
 	total := 0
-	for {
+	for first := true; ; first = false {
 		rows, err := r.pending(ctx)
 		if err != nil {
 			return total, err
+		}
+		if first {
+			r.recordLag(ctx, rows)
 		}
 		for _, row := range rows {
 			if err := r.publish(ctx, row); err != nil {
@@ -170,7 +177,7 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 
 func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 	q, err := r.db.SQL().QueryContext(ctx,
-		`SELECT seq, id, topic, event_key, payload, epoch, headers FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+		`SELECT seq, id, topic, event_key, payload, epoch, headers, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
 		r.opts.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("read outbox: %w", err)
@@ -179,9 +186,11 @@ func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 	var rows []outboxRow
 	for q.Next() {
 		var row outboxRow
-		if err := q.Scan(&row.seq, &row.ev.ID, &row.ev.Topic, &row.ev.Key, &row.ev.Payload, &row.ev.Epoch, &row.headers); err != nil {
+		var created int64
+		if err := q.Scan(&row.seq, &row.ev.ID, &row.ev.Topic, &row.ev.Key, &row.ev.Payload, &row.ev.Epoch, &row.headers, &created); err != nil {
 			return nil, fmt.Errorf("read outbox: %w", err)
 		}
+		row.created = time.UnixMilli(created)
 		if err := json.Unmarshal([]byte(row.headers), &row.ev.Headers); err != nil {
 			return nil, fmt.Errorf("read outbox row %d headers: %w", row.seq, err)
 		}
@@ -213,7 +222,25 @@ func (r *Relay) publish(ctx context.Context, row outboxRow) error {
 		// at-least-once allows.
 		return fmt.Errorf("mark event %s published: %w", ev.ID, err)
 	}
+	published.Add(ctx, 1, metric.WithAttributes(attribute.String("messaging.destination.name", ev.Topic)))
 	return nil
+}
+
+var (
+	outboxMeter = telemetry.NewMeter(instrumentation)
+	lag         = outboxMeter.FloatGauge("cardroom.outbox.lag", "s",
+		"Age of the oldest event not yet published, per service outbox, as of the relay's last round (0: all published).")
+	published = outboxMeter.Counter("cardroom.outbox.published", "{event}", "Events the outbox relays published, by topic.")
+)
+
+// recordLag records the age of the oldest unpublished row (rows come
+// oldest first). The row was stamped with the real clock by Add.
+func (r *Relay) recordLag(ctx context.Context, rows []outboxRow) {
+	age := 0.0
+	if len(rows) > 0 {
+		age = max(time.Since(rows[0].created).Seconds(), 0)
+	}
+	lag.Record(ctx, age, metric.WithAttributes(attribute.String("cardroom.outbox", r.db.Service())))
 }
 
 // Prune deletes rows published longer ago than the retention.

@@ -125,7 +125,7 @@ func (b *RedisStreams) Subscribe(ctx context.Context, topic, group string, h Han
 	}
 	for ctx.Err() == nil {
 		if err := b.claimIdle(ctx, stream, topic, group, h); err != nil && ctx.Err() == nil {
-			b.opts.Logger.ErrorContext(ctx, "claim idle events", "stream", stream, "group", group, "err", err)
+			b.opts.Logger.ErrorContext(ctx, "claim idle events", "stream", stream, "group", group, "error", err)
 		}
 		streams, err := b.client.XReadGroup(ctx, &redis.XReadGroupArgs{
 			Group:    group,
@@ -140,7 +140,7 @@ func (b *RedisStreams) Subscribe(ctx context.Context, topic, group string, h Han
 		case errors.Is(err, redis.Nil):
 			continue
 		case err != nil:
-			b.opts.Logger.ErrorContext(ctx, "read events", "stream", stream, "group", group, "err", err)
+			b.opts.Logger.ErrorContext(ctx, "read events", "stream", stream, "group", group, "error", err)
 			b.pause(ctx)
 			continue
 		}
@@ -200,13 +200,13 @@ func (b *RedisStreams) handle(ctx context.Context, stream, topic, group string, 
 		if err != nil {
 			// An entry we cannot read will never become readable: log and
 			// acknowledge it rather than redeliver it forever.
-			b.opts.Logger.ErrorContext(ctx, "drop undecodable event", "stream", stream, "entry", msg.ID, "err", err)
+			b.opts.Logger.ErrorContext(ctx, "drop undecodable event", "stream", stream, "entry", msg.ID, "error", err)
 		} else if err := consume(ctx, b.opts.TracerProvider, "redis", group, ev, h); err != nil {
-			b.opts.Logger.WarnContext(ctx, "event handler failed; will redeliver", "stream", stream, "event", ev.ID, "err", err)
+			b.opts.Logger.WarnContext(ctx, "event handler failed; will redeliver", "stream", stream, "event", ev.ID, "error", err)
 			continue
 		}
 		if err := b.client.XAck(ctx, stream, group, msg.ID).Err(); err != nil && ctx.Err() == nil {
-			b.opts.Logger.ErrorContext(ctx, "ack event", "stream", stream, "entry", msg.ID, "err", err)
+			b.opts.Logger.ErrorContext(ctx, "ack event", "stream", stream, "entry", msg.ID, "error", err)
 		}
 	}
 }

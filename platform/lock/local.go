@@ -57,8 +57,10 @@ func (l *Local) try(ctx context.Context, key string) (*localLease, <-chan struct
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if h, ok := l.held[key]; ok {
+		countAcquisition(ctx, key, ErrHeld)
 		return nil, h.released
 	}
+	countAcquisition(ctx, key, nil)
 	leaseCtx, cancel := context.WithCancelCause(ctx)
 	lease := &localLease{l: l, key: key, ctx: leaseCtx, cancel: cancel, released: make(chan struct{})}
 	l.held[key] = lease

@@ -11,12 +11,14 @@ import (
 
 	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/cardroom/cardroom/platform/clock"
 )
 
 // NewRedisClient opens a client for a redis:// or rediss:// URL with
 // OpenTelemetry tracing, so each command is a span under the caller's span.
+// It records metrics too (command durations, the connection pool).
 // Spans name the command but do not record it with its arguments (event
 // payloads, which can hold cards, travel as XADD arguments); tracing
 // options are applied after that default.
@@ -30,6 +32,11 @@ func NewRedisClient(url string, tracing ...redisotel.TracingOption) (*redis.Clie
 	if err := redisotel.InstrumentTracing(client, tracing...); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("trace Redis client: %w", err)
+	}
+	// Command durations and the connection pool, for the platform dashboard.
+	if err := redisotel.InstrumentMetrics(client); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("measure Redis client: %w", err)
 	}
 	return client, nil
 }
@@ -152,11 +159,14 @@ func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
 	sent := r.opts.Clock.Now()
 	ok, err := r.client.SetNX(ctx, r.opts.Prefix+key, token, r.opts.TTL).Result()
 	if err != nil {
+		countAcquisition(ctx, key, err)
 		return nil, fmt.Errorf("acquire lock %s: %w", key, err)
 	}
 	if !ok {
+		countAcquisition(ctx, key, ErrHeld)
 		return nil, ErrHeld.With("key", key)
 	}
+	countAcquisition(ctx, key, nil)
 	leaseCtx, cancel := context.WithCancelCause(ctx)
 	l := &redisLease{r: r, key: key, token: token, ctx: leaseCtx, cancel: cancel}
 	l.mu.Lock()
@@ -252,6 +262,9 @@ func (l *redisLease) endLocked(cause error) {
 	l.renewal.Stop()
 	l.deadline.Stop()
 	l.cancel(cause)
+	if errors.Is(cause, ErrLockLost) {
+		lost.Add(context.WithoutCancel(l.ctx), 1, metric.WithAttributes(entityOf(l.key)))
+	}
 }
 
 // Release cancels the lease context and deletes the key if it still holds

@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
 // ErrFencedOut is returned when a fenced write touched no row: another
@@ -56,7 +60,7 @@ func (f Fence) Update(ctx context.Context, tx *Tx, set string, args ...any) erro
 	}
 	n := len(args)
 	query := `UPDATE ` + t + ` SET ` + set + ` WHERE id = $` + strconv.Itoa(n+1) + ` AND epoch = $` + strconv.Itoa(n+2)
-	err = FencedExec(ctx, tx, query, append(args, f.ID, f.Epoch)...)
+	err = fencedExec(ctx, tx, f.Table, query, append(args, f.ID, f.Epoch)...)
 	if err != nil {
 		return fmt.Errorf("update %s %s at epoch %d: %w", f.Table, f.ID, f.Epoch, err)
 	}
@@ -76,6 +80,12 @@ func (f Fence) Check(ctx context.Context, tx *Tx) error {
 // (for example "UPDATE tables SET state = $1 WHERE id = $2 AND epoch = $3")
 // and returns ErrFencedOut when it touched no row.
 func FencedExec(ctx context.Context, tx *Tx, query string, args ...any) error {
+	return fencedExec(ctx, tx, "", query, args...)
+}
+
+// fencedExec is FencedExec counting a refusal under entity (the fenced
+// table; "" when the caller did not say).
+func fencedExec(ctx context.Context, tx *Tx, entity, query string, args ...any) error {
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return err
@@ -85,10 +95,17 @@ func FencedExec(ctx context.Context, tx *Tx, query string, args ...any) error {
 		return fmt.Errorf("fenced write: %w", err)
 	}
 	if n == 0 {
+		fencedOut.Add(ctx, 1, metric.WithAttributes(attribute.String("cardroom.lock.entity", entity)))
 		return ErrFencedOut
 	}
 	return nil
 }
+
+// fencedOut counts FENCED_OUT refusals: a write of an owner whose epoch had
+// moved on. A few around a takeover are the fencing working; a steady rate
+// means two replicas fight over entities.
+var fencedOut = telemetry.NewMeter("github.com/cardroom/cardroom/platform/sqlstore").Counter("cardroom.fence.refusals", "{refusal}",
+	"Writes refused with FENCED_OUT because a newer owner had claimed the entity, by entity kind.")
 
 // ObserveEpoch is the receiving side of fencing, for a service that takes
 // writes on another entity's behalf (the wallet for a table): it records
@@ -99,7 +116,7 @@ func ObserveEpoch(ctx context.Context, tx *Tx, table, id string, epoch int64) er
 	if err != nil {
 		return err
 	}
-	err = FencedExec(ctx, tx, `UPDATE `+t+` SET epoch = $2 WHERE id = $1 AND epoch <= $2`, id, epoch)
+	err = fencedExec(ctx, tx, table, `UPDATE `+t+` SET epoch = $2 WHERE id = $1 AND epoch <= $2`, id, epoch)
 	if err != nil {
 		return fmt.Errorf("observe epoch %d of %s %s: %w", epoch, table, id, err)
 	}

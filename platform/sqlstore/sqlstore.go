@@ -50,6 +50,7 @@ import (
 	"github.com/XSAM/otelsql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -106,6 +107,7 @@ type Options struct {
 // DB is an open service database.
 type DB struct {
 	db          *sql.DB
+	stats       metric.Registration
 	dialect     Dialect
 	schema      string
 	opts        Options
@@ -151,7 +153,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	// arguments, which can be secrets or hole cards; no AttributesGetter is
 	// installed that would add them (the contract suite checks).
 	traceOpts := []otelsql.Option{
-		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect))),
+		// Both bounded: the dialect and the service owning the database.
+		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)), attribute.String("db.namespace", opts.Service)),
 		otelsql.WithSpanOptions(otelsql.SpanOptions{
 			OmitConnResetSession: true,
 			OmitConnPrepare:      true,
@@ -173,6 +176,14 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
 	}
 	d.db = db
+	// The pool's open, idle and waiting connections, for the platform dashboard.
+	stats, err := otelsql.RegisterDBStatsMetrics(db, otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)),
+		attribute.String("db.namespace", opts.Service)))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("measure %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	d.stats = stats
 	maxConns := opts.MaxOpenConns
 	if d.dialect == SQLite && opts.SQLiteMaxOpenConns > 0 {
 		maxConns = opts.SQLiteMaxOpenConns
@@ -266,6 +277,9 @@ func (d *DB) prepare(ctx context.Context) error {
 	return nil
 }
 
+// Service names the service whose database this is (Options.Service).
+func (d *DB) Service() string { return d.opts.Service }
+
 // Dialect reports which engine the DB runs on.
 func (d *DB) Dialect() Dialect { return d.dialect }
 
@@ -278,7 +292,10 @@ func (d *DB) Schema() string { return d.schema }
 func (d *DB) SQL() *sql.DB { return d.db }
 
 // Close closes the pool.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	_ = d.stats.Unregister()
+	return d.db.Close()
+}
 
 // Querier is what both *sql.DB and *Tx offer, so read helpers can take either.
 type Querier interface {

@@ -12,12 +12,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -51,12 +56,28 @@ type Options struct {
 	LogOutput io.Writer
 }
 
+// Telemetry is what Setup installed: Shutdown flushes it, Metrics serves
+// its metrics to Prometheus.
+type Telemetry struct {
+	shutdown func(context.Context) error
+	metrics  http.Handler
+}
+
+// Shutdown flushes and closes the exporters; call it once, on the way out.
+func (t *Telemetry) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
+
+// Metrics serves every instrument of the process, and the Go runtime's and
+// the process's own metrics, in the Prometheus exposition format: mount it
+// at /metrics.
+func (t *Telemetry) Metrics() http.Handler { return t.metrics }
+
 // Setup installs the global tracer provider, meter provider, propagators
-// and default slog logger described by o. The returned shutdown flushes
-// and closes the exporters; call it once, on the way out.
-func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error, err error) {
+// and default slog logger described by o. Metrics go to a Prometheus
+// registry (Telemetry.Metrics) and, with an OTLP endpoint, to the
+// collector every 15 s.
+func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 	var closers []func(context.Context) error
-	shutdown = func(ctx context.Context) error {
+	shutdown := func(ctx context.Context) error {
 		var errs []error
 		// Reverse order: providers flush into exporters before files close.
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -77,7 +98,7 @@ func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error
 	logger := NewLogger(out, o.LogLevel)
 	slog.SetDefault(logger)
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		logger.Warn("opentelemetry", "error", err.Error())
+		logger.WarnContext(context.Background(), "opentelemetry", "error", err.Error())
 	}))
 
 	res, err := resource.New(ctx,
@@ -88,7 +109,7 @@ func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error
 		resource.WithFromEnv(),
 	)
 	if err != nil {
-		return shutdown, fmt.Errorf("telemetry resource: %w", err)
+		return nil, fmt.Errorf("telemetry resource: %w", err)
 	}
 
 	// No sampler option: the SDK then honours OTEL_TRACES_SAMPLER(_ARG),
@@ -100,27 +121,38 @@ func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error
 	if o.TraceFile != "" {
 		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return shutdown, fmt.Errorf("open trace file: %w", err)
+			return nil, fmt.Errorf("open trace file: %w", err)
 		}
 		closers = append(closers, func(context.Context) error { return f.Close() })
 		exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
 		if err != nil {
-			return shutdown, fmt.Errorf("trace file exporter: %w", err)
+			return nil, fmt.Errorf("trace file exporter: %w", err)
 		}
 		// Synchronous, so a test reading the file sees a span as soon as
 		// the request that produced it has answered.
 		tpOpts = append(tpOpts, sdktrace.WithSyncer(exp))
 	}
-	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	prom, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, fmt.Errorf("prometheus exporter: %w", err)
+	}
+	mpOpts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(prom),
+		sdkmetric.WithCardinalityLimit(CardinalityLimit),
+		// otelhttp labels server metrics with the request's Host header,
+		// which the client chooses: not a bounded label.
+		sdkmetric.WithView(sdkmetric.NewView(sdkmetric.Instrument{Name: "http.server.*"},
+			sdkmetric.Stream{AttributeFilter: attribute.NewDenyKeysFilter("server.address", "server.port")}))}
 	if o.OTLPEndpoint != "" {
 		texp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(o.OTLPEndpoint))
 		if err != nil {
-			return shutdown, fmt.Errorf("otlp trace exporter: %w", err)
+			return nil, fmt.Errorf("otlp trace exporter: %w", err)
 		}
 		tpOpts = append(tpOpts, sdktrace.WithBatcher(texp))
 		mexp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(o.OTLPEndpoint))
 		if err != nil {
-			return shutdown, fmt.Errorf("otlp metric exporter: %w", err)
+			return nil, fmt.Errorf("otlp metric exporter: %w", err)
 		}
 		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(15*time.Second))))
 	}
@@ -132,7 +164,7 @@ func Setup(ctx context.Context, o Options) (shutdown func(context.Context) error
 	otel.SetTracerProvider(tp)
 	otel.SetMeterProvider(mp)
 	otel.SetTextMapPropagator(Propagator())
-	return shutdown, nil
+	return &Telemetry{shutdown: shutdown, metrics: metricsHandler(reg)}, nil
 }
 
 // Propagator is the W3C trace-context + baggage propagator Setup installs.

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +32,7 @@ func TestSetupTracesLogsAndTraceFile(t *testing.T) {
 	mem := tracetest.NewInMemoryExporter()
 	traceFile := filepath.Join(t.TempDir(), "spans.jsonl")
 	var logs bytes.Buffer
-	shutdown, err := Setup(t.Context(), Options{
+	tel, err := Setup(t.Context(), Options{
 		Service:   "wallet",
 		Version:   "v1.2.3",
 		Exporter:  mem,
@@ -41,7 +43,7 @@ func TestSetupTracesLogsAndTraceFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = shutdown(context.Background()) }()
+	defer func() { _ = tel.Shutdown(context.Background()) }()
 
 	ctx, parent := otel.Tracer("test").Start(t.Context(), "gateway")
 	ctx, child := otel.Tracer("test").Start(ctx, "wallet.HoldBuyIn")
@@ -114,7 +116,7 @@ func TestSetupTracesLogsAndTraceFile(t *testing.T) {
 	if !strings.Contains(carrier["traceparent"], child.SpanContext().TraceID().String()) || carrier["baggage"] != "player=p1" {
 		t.Fatalf("propagated headers = %v", carrier)
 	}
-	if err := shutdown(context.Background()); err != nil {
+	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 }
@@ -122,11 +124,11 @@ func TestSetupTracesLogsAndTraceFile(t *testing.T) {
 func TestSetupHonoursOTelServiceName(t *testing.T) {
 	t.Setenv("OTEL_SERVICE_NAME", "wallet-canary")
 	mem := tracetest.NewInMemoryExporter()
-	shutdown, err := Setup(t.Context(), Options{Service: "wallet", Exporter: mem, LogOutput: &bytes.Buffer{}})
+	tel, err := Setup(t.Context(), Options{Service: "wallet", Exporter: mem, LogOutput: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = shutdown(context.Background()) }()
+	defer func() { _ = tel.Shutdown(context.Background()) }()
 	_, span := otel.Tracer("test").Start(t.Context(), "x")
 	span.End()
 	spans := mem.GetSpans()
@@ -143,10 +145,10 @@ func TestSetupHonoursOTelServiceName(t *testing.T) {
 // collector is a minimal OTLP/gRPC receiver.
 type collector struct {
 	colltrace.UnimplementedTraceServiceServer
-	mu    sync.Mutex // guards spans and metricExports
+	mu    sync.Mutex // guards spans and metrics
 	spans []string
-	// metricExports counts metric export requests.
-	metricExports int
+	// metrics are the names of the metrics exported, with their service.
+	metrics []string
 }
 
 func (c *collector) Export(_ context.Context, req *colltrace.ExportTraceServiceRequest) (*colltrace.ExportTraceServiceResponse, error) {
@@ -173,10 +175,26 @@ type metricsReceiver struct {
 	c *collector
 }
 
-func (m metricsReceiver) Export(context.Context, *collmetric.ExportMetricsServiceRequest) (*collmetric.ExportMetricsServiceResponse, error) {
+func (m metricsReceiver) Export(_ context.Context, req *collmetric.ExportMetricsServiceRequest) (*collmetric.ExportMetricsServiceResponse, error) {
 	m.c.mu.Lock()
 	defer m.c.mu.Unlock()
-	m.c.metricExports++
+	for _, rm := range req.GetResourceMetrics() {
+		service := ""
+		for _, kv := range rm.GetResource().GetAttributes() {
+			if kv.GetKey() == "service.name" {
+				service = kv.GetValue().GetStringValue()
+			}
+		}
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, mt := range sm.GetMetrics() {
+				var sum int64
+				for _, dp := range mt.GetSum().GetDataPoints() {
+					sum += dp.GetAsInt()
+				}
+				m.c.metrics = append(m.c.metrics, fmt.Sprintf("%s/%s=%d", service, mt.GetName(), sum))
+			}
+		}
+	}
 	return &collmetric.ExportMetricsServiceResponse{}, nil
 }
 
@@ -192,19 +210,15 @@ func TestSetupExportsOverOTLP(t *testing.T) {
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Stop()
 
-	shutdown, err := Setup(t.Context(), Options{Service: "table", OTLPEndpoint: "http://" + lis.Addr().String(), LogOutput: &bytes.Buffer{}})
+	tel, err := Setup(t.Context(), Options{Service: "table", OTLPEndpoint: "http://" + lis.Addr().String(), LogOutput: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, span := otel.Tracer("test").Start(t.Context(), "table.Sit", trace.WithSpanKind(trace.SpanKindServer))
 	span.End()
-	counter, err := otel.Meter("test").Int64Counter("hands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter.Add(t.Context(), 1)
+	NewMeter("test").Counter("cardroom.test.hands", "{hand}", "Hands dealt.").Add(t.Context(), 3)
 	// Shutdown flushes the batch span processor and the metric reader.
-	if err := shutdown(t.Context()); err != nil {
+	if err := tel.Shutdown(t.Context()); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	col.mu.Lock()
@@ -212,8 +226,8 @@ func TestSetupExportsOverOTLP(t *testing.T) {
 	if strings.Join(col.spans, ",") != "table/table.Sit" {
 		t.Fatalf("collector got spans %v", col.spans)
 	}
-	if col.metricExports == 0 {
-		t.Fatal("collector got no metrics")
+	if !slices.Contains(col.metrics, "table/cardroom.test.hands=3") {
+		t.Fatalf("collector got metrics %v, want table/cardroom.test.hands=3", col.metrics)
 	}
 }
 

@@ -95,7 +95,7 @@ func (s *Service) Run(ctx context.Context) error {
 				if err == nil || ctx.Err() != nil {
 					continue
 				}
-				s.log.ErrorContext(ctx, "tournament consumer", "topic", server.TopicHandEnded, "err", err)
+				s.log.ErrorContext(ctx, "tournament consumer", "topic", server.TopicHandEnded, "error", err)
 				select {
 				case <-ctx.Done():
 				case <-s.clock.After(time.Second):

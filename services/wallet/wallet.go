@@ -180,7 +180,7 @@ func (w *Wallet) Bank() *bank.Bank { return w.bank }
 // deleted once.
 func (w *Wallet) Run(ctx context.Context) {
 	w.bank.RunSweeper(ctx, w.cfg.SweepInterval, func(err error) {
-		w.log.ErrorContext(ctx, "release expired holds", "err", err)
+		w.log.ErrorContext(ctx, "release expired holds", "error", err)
 	})
 }
 

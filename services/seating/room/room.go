@@ -181,8 +181,11 @@ func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epo
 			return err
 		}
 	}
-	id := g.ID
-	tx.AfterCommit(func() { r.board.Notify(id) })
+	id, snapshot := g.ID, *g
+	tx.AfterCommit(func() {
+		r.board.Notify(id)
+		record(ctx, &snapshot, evs)
+	})
 	return nil
 }
 

@@ -45,7 +45,7 @@ func (r *Room) Run(ctx context.Context) error {
 				case <-r.clock.After(every):
 				}
 				if err := round(ctx); err != nil && ctx.Err() == nil {
-					r.log.ErrorContext(ctx, "seating "+name, "err", err)
+					r.log.ErrorContext(ctx, "seating "+name, "error", err)
 				}
 			}
 		})
@@ -60,7 +60,7 @@ func (r *Room) Run(ctx context.Context) error {
 			wg.Go(func() {
 				for ctx.Err() == nil {
 					if err := r.bus.Subscribe(ctx, topic, r.cfg.Consumer, h); err != nil && ctx.Err() == nil {
-						r.log.ErrorContext(ctx, "seating consumer", "topic", topic, "err", err)
+						r.log.ErrorContext(ctx, "seating consumer", "topic", topic, "error", err)
 						select {
 						case <-ctx.Done():
 						case <-r.clock.After(time.Second):
@@ -80,7 +80,7 @@ func (r *Room) Run(ctx context.Context) error {
 func (r *Room) HandleTableOpened(ctx context.Context, ev events.Event) error {
 	var msg tablev1.TableOpened
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		r.log.ErrorContext(ctx, "seating: undecodable table.opened dropped", "event", ev.ID, "err", err)
+		r.log.ErrorContext(ctx, "seating: undecodable table.opened dropped", "event", ev.ID, "error", err)
 		return nil // redelivery cannot fix it
 	}
 	if msg.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT || msg.GetGame() == nil {
@@ -100,7 +100,7 @@ func (r *Room) HandleTableOpened(ctx context.Context, ev events.Event) error {
 func (r *Room) HandleSeatOpened(ctx context.Context, ev events.Event) error {
 	var msg tablev1.SeatOpened
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		r.log.ErrorContext(ctx, "seating: undecodable table.seat_opened dropped", "event", ev.ID, "err", err)
+		r.log.ErrorContext(ctx, "seating: undecodable table.seat_opened dropped", "event", ev.ID, "error", err)
 		return nil
 	}
 	id, err := r.store.ByTable(ctx, msg.GetTableId())
@@ -124,7 +124,7 @@ func (r *Room) HandleSeatOpened(ctx context.Context, ev events.Event) error {
 func (r *Room) HandlePlayerSeated(ctx context.Context, ev events.Event) error {
 	var msg tablev1.PlayerSeated
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		r.log.ErrorContext(ctx, "seating: undecodable table.player_seated dropped", "event", ev.ID, "err", err)
+		r.log.ErrorContext(ctx, "seating: undecodable table.player_seated dropped", "event", ev.ID, "error", err)
 		return nil
 	}
 	id, err := r.store.ByTable(ctx, msg.GetTableId())
@@ -150,7 +150,7 @@ func (r *Room) HandlePlayerSeated(ctx context.Context, ev events.Event) error {
 func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
 	var msg tablev1.TableClosed
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		r.log.ErrorContext(ctx, "seating: undecodable table.closed dropped", "event", ev.ID, "err", err)
+		r.log.ErrorContext(ctx, "seating: undecodable table.closed dropped", "event", ev.ID, "error", err)
 		return nil
 	}
 	if msg.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT {

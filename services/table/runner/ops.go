@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -134,7 +135,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			}
 			// The wallet refused the commit (the hold expired): undo the seat.
 			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
-				d.Logger.Error("undo seat after a refused commit", "table", id, "seat", a.Seat, "err", uerr)
+				d.Logger.ErrorContext(ctx, "undo seat after a refused commit", "table", id, "seat", a.Seat, "error", uerr)
 			}
 			return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
 		}
@@ -159,7 +160,7 @@ func (t *Table) releaseHold(ctx context.Context, key, holdID string) {
 	}
 	if _, err := t.wallet().ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: key + "/release",
 		TableId: t.id, Epoch: t.epoch(), HoldId: holdID}); err != nil {
-		t.r.d.Logger.Warn("release hold (it expires by itself)", "table", t.id, "err", err)
+		t.r.d.Logger.WarnContext(ctx, "release hold (it expires by itself)", "table", t.id, "error", err)
 	}
 }
 
@@ -220,7 +221,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 				return SeatView{}, fmt.Errorf("commit top-up of %s at %s (retried in the background): %w", player, id, err)
 			}
 			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
-				d.Logger.Error("undo a refused top-up", "table", id, "seat", seat, "err", uerr)
+				d.Logger.ErrorContext(ctx, "undo a refused top-up", "table", id, "seat", seat, "error", uerr)
 			}
 			return SeatView{}, fmt.Errorf("commit top-up of %s at %s: %w", player, id, err)
 		}
@@ -312,7 +313,9 @@ func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View,
 	now := r.d.Clock.Now()
 	act := dealer.Act{ActionID: a.ActionID, ExpectedSeq: a.ExpectedSeq,
 		Action: engine.Action{Seat: seat, Kind: a.Kind, Amount: a.Amount, By: engine.RolePlayer}}
+	start := time.Now()
 	out, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }, nil)
+	t.timeAction(ctx, start, err)
 	if err != nil {
 		return View{}, false, err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
@@ -110,6 +111,7 @@ func New(d Deps) *Runner {
 		d.ClaimWait = 2 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	telemetry.CountChipMismatches(ctx, "hand", 0) // the series exists at zero
 	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}, loading: map[string]chan struct{}{}}
 }
 
@@ -127,6 +129,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer r.Close()
 	for {
 		r.claimOpen(ctx)
+		r.recordWalletSteps(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -146,7 +149,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) claimOpen(ctx context.Context) {
 	ids, err := r.d.Store.OpenTables(ctx)
 	if err != nil {
-		r.d.Logger.WarnContext(ctx, "list open tables", "err", err)
+		r.d.Logger.WarnContext(ctx, "list open tables", "error", err)
 		return
 	}
 	for _, id := range ids {
@@ -157,7 +160,7 @@ func (r *Runner) claimOpen(ctx context.Context) {
 			continue
 		}
 		if _, err := r.claim(ctx, id, false); err != nil && !errors.Is(err, ErrOwnedElsewhere) {
-			r.d.Logger.WarnContext(ctx, "claim table", "table", id, "err", err)
+			r.d.Logger.WarnContext(ctx, "claim table", "table", id, "error", err)
 		}
 	}
 }
@@ -329,6 +332,11 @@ func (t *Table) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The floor's CreateTable stores epoch 1; a claim above 2 follows an
+	// earlier dealer's.
+	if t.fence.Epoch > 2 {
+		lock.CountTakeover(ctx, store.EntityTable)
+	}
 	dt, err := t.read(ctx)
 	if err != nil {
 		return err
@@ -431,6 +439,12 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 		t.recover(err)
 		return dealer.Output{}, err
 	}
+	if out.Ended != nil {
+		t.checkChips(ctx, out.Ended)
+	}
+	if out.Started != 0 {
+		t.countHand(ctx)
+	}
 	t.announce(out)
 	if len(out.CashOuts) > 0 || len(out.SeatsOpened) > 0 {
 		// Pay leavers now (and release the holds of seats that went
@@ -452,7 +466,7 @@ func (t *Table) recover(cause error) {
 		return
 	}
 	if err := t.reload(); err != nil {
-		t.r.d.Logger.Error("reload table after a failed write", "table", t.id, "err", err)
+		t.r.d.Logger.ErrorContext(t.r.ctx, "reload table after a failed write", "table", t.id, "error", err)
 		t.stop(err)
 	}
 }
@@ -659,7 +673,7 @@ func (t *Table) expire() {
 	t.timer = nil
 	now := t.r.d.Clock.Now()
 	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Expire(now) }, nil); err != nil {
-		t.r.d.Logger.Error("action clock", "table", t.id, "err", err)
+		t.r.d.Logger.ErrorContext(t.r.ctx, "action clock", "table", t.id, "error", err)
 	}
 }
 
@@ -695,7 +709,7 @@ func (t *Table) startHand() {
 	deck := &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
 	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) },
 		func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }); err != nil {
-		t.r.d.Logger.Error("start hand", "table", t.id, "hand", no, "err", err)
+		t.r.d.Logger.ErrorContext(t.r.ctx, "start hand", "table", t.id, "hand", no, "error", err)
 	}
 }
 
@@ -785,7 +799,7 @@ func (t *Table) retryMoney(req context.Context) {
 	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
 	moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
 	if err != nil {
-		d.Logger.Warn("pending money moves", "table", t.id, "err", err)
+		d.Logger.WarnContext(ctx, "pending money moves", "table", t.id, "error", err)
 		return
 	}
 	for _, m := range moves {
@@ -795,7 +809,7 @@ func (t *Table) retryMoney(req context.Context) {
 				// wallet committed: give the chips back instead.
 				t.releaseHold(ctx, m.Key, m.HoldID)
 				if err := d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
-					d.Logger.Warn("finish money move", "table", t.id, "err", err)
+					d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
 				}
 				continue
 			}
@@ -808,11 +822,11 @@ func (t *Table) retryMoney(req context.Context) {
 			continue
 		}
 		if m.Kind == store.MoveCashOut || !definite(err) {
-			d.Logger.Warn("wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "err", err)
+			d.Logger.WarnContext(ctx, "wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "error", err)
 			continue
 		}
 		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
-			d.Logger.Error("undo a refused buy-in", "table", t.id, "key", m.Key, "err", uerr)
+			d.Logger.ErrorContext(ctx, "undo a refused buy-in", "table", t.id, "key", m.Key, "error", uerr)
 		}
 	}
 }
@@ -829,7 +843,7 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 		return err
 	}
 	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, done); err != nil {
-		t.r.d.Logger.Error("mark a buy-in paid", "table", t.id, "seat", m.Seat, "err", err)
+		t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
 	}
 }
 

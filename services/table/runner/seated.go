@@ -111,7 +111,7 @@ func (t *Table) syncHoldings(ctx context.Context, tx *sqlstore.Tx, want map[stri
 		}
 		err := st.HoldSeat(ctx, tx, t.id, p, want[p])
 		if err != nil && !strict && errors.Is(err, store.ErrSeatedAtAnotherTable) {
-			t.r.d.Logger.WarnContext(ctx, "G-21: a player holds seats at two tables", "table", t.id, "seat", want[p], "err", err)
+			t.r.d.Logger.WarnContext(ctx, "G-21: a player holds seats at two tables", "table", t.id, "seat", want[p], "error", err)
 			continue
 		}
 		if err != nil {

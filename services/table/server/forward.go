@@ -191,7 +191,7 @@ func (f *Forwarder) owner(ctx context.Context, req any) (string, bool) {
 	if err != nil {
 		// Redis is unreachable: the claim here reports it as it would
 		// without forwarding.
-		f.c.Logger.WarnContext(ctx, "read table owner", "table", id, "err", err)
+		f.c.Logger.WarnContext(ctx, "read table owner", "table", id, "error", err)
 		return "", false
 	}
 	if !held || holder == "" || holder == f.c.Self {

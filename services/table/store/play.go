@@ -316,6 +316,33 @@ func (s *Store) PendingMoneyMoves(ctx context.Context, tableID string) ([]MoneyM
 	return out, rows.Err()
 }
 
+// PendingSteps is how many saga steps of one kind are unfinished and when
+// the oldest was recorded.
+type PendingSteps struct {
+	Count  int64
+	Oldest time.Time
+}
+
+// PendingMoneySteps counts the unfinished saga steps of every table, by
+// kind (MoveBuyIn, MoveTopUp, MoveCashOut); kinds with none are absent.
+func (s *Store) PendingMoneySteps(ctx context.Context) (map[string]PendingSteps, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT kind, COUNT(*), MIN(created_at_ms) FROM money_moves WHERE NOT done GROUP BY kind`)
+	if err != nil {
+		return nil, fmt.Errorf("count pending money moves: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]PendingSteps{}
+	for rows.Next() {
+		var kind string
+		var n, oldest int64
+		if err := rows.Scan(&kind, &n, &oldest); err != nil {
+			return nil, fmt.Errorf("count pending money moves: %w", err)
+		}
+		out[kind] = PendingSteps{Count: n, Oldest: time.UnixMilli(oldest).UTC()}
+	}
+	return out, rows.Err()
+}
+
 // Audit is one recorded floor or dealer ruling.
 type Audit struct {
 	ID      string

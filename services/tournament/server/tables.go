@@ -73,7 +73,7 @@ func (s *Server) AttachTable(ctx context.Context, req *tournamentv1.AttachTableR
 func (s *Server) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	var msg tablev1.HandEnded
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		s.log.ErrorContext(ctx, "tournament: undecodable table.hand_ended dropped", "event", ev.ID, "err", err)
+		s.log.ErrorContext(ctx, "tournament: undecodable table.hand_ended dropped", "event", ev.ID, "error", err)
 		return nil // redelivery cannot fix it
 	}
 	// A cash table's hands, the bulk of the traffic, cost one read and
@@ -163,7 +163,7 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		switch {
 		case errors.Is(err, balance.ErrWaitForTables), errors.Is(err, balance.ErrUnknownH4HTable):
 			s.log.WarnContext(ctx, "tournament: hand outside the hand-for-hand round not counted",
-				"tournament", t.Event.ID, "table", link.Table, "hand", msg.GetHandNo(), "err", err)
+				"tournament", t.Event.ID, "table", link.Table, "hand", msg.GetHandNo(), "error", err)
 		case err != nil:
 			return nil, fmt.Errorf("table %d hand %d: %w", link.Table, msg.GetHandNo(), err)
 		}

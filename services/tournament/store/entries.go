@@ -191,7 +191,7 @@ func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t 
 	if err != nil {
 		return fmt.Errorf("update tournament %s: %w", id, err)
 	}
-	return nil
+	return recordGauges(ctx, sqt, id, t)
 }
 
 const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play`

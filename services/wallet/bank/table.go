@@ -332,6 +332,7 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 			return HoldResult{}, err
 		}
 	}
+	countSettled(ctx, tx, h, to)
 	return HoldResult{HoldID: h.ID, State: to, Player: h.Player, Table: h.Table, Currency: h.Currency, Amount: h.Amount,
 		ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Balance: res.Balance}, nil
 }
@@ -496,6 +497,7 @@ func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, er
 			}
 			out.Balance = a.Balance
 		}
+		countCashOut(ctx, tx, cur, r.Stack)
 		dep := buyin.Departure{Table: r.Table, Structure: sitting.Structure, Stack: r.Stack, At: tx.Now()}
 		if err := tx.RecordDeparture(ctx, newID("dep_"), r.Player, cur, out.GamingDay, dep); err != nil {
 			return CashOutResult{}, err

@@ -265,4 +265,8 @@ func (t *Tx) RecordedResponse() ([]byte, bool) {
 // Now is the transaction's timestamp.
 func (t *Tx) Now() time.Time { return t.now }
 
+// AfterCommit runs f once the transaction has committed (never after a
+// rolled-back attempt): for effects outside the database, such as metrics.
+func (t *Tx) AfterCommit(f func()) { t.tx.AfterCommit(f) }
+
 func noRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
