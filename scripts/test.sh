@@ -3,7 +3,8 @@
 # make lint is clean, makes sure
 # Redis and PostgreSQL are there (scripts/testenv.sh: REDIS_URL/DATABASE_URL
 # when set, otherwise throwaway servers), runs every workspace module's
-# tests with the race detector, then gives each fuzz target a short run.
+# tests with the race detector (and the dashboards and alerts check, a
+# module outside the workspace), then gives each fuzz target a short run.
 #
 # CARDROOM_FUZZTIME (default 20000x) is each fuzz target's budget; 0 skips
 # fuzzing. The default counts executions rather than seconds: on Go 1.26 a
@@ -23,6 +24,9 @@ echo "test: REDIS_URL=${REDIS_URL%%@*}... DATABASE_URL=${DATABASE_URL%%@*}..."
 # One go test over every module of go.work, so packages of all modules share
 # the build and run in parallel.
 go test -race -count=1 -timeout 15m github.com/cardroom/cardroom/...
+# The dashboards and alerts check builds Prometheus's parsers: its own
+# module, outside the workspace (see deploy/observability/check).
+(cd deploy/observability/check && GOWORK=off go test -count=1 ./...)
 
 fuzztime=${CARDROOM_FUZZTIME:-20000x}
 if [[ $fuzztime != 0 ]]; then
