@@ -1,7 +1,11 @@
-// Package check holds the tests that keep deploy/k8s honest: every
-// manifest parses strictly into its Kubernetes type, every Deployment runs
-// a real part of the cardroom binary from the one image, Services select
-// Deployments and name their ports, the config points at Services that
-// exist, and the overlays patch only what the base defines. It lives in its
-// own module so that k8s.io/api never becomes a dependency of the suite.
+// Package check holds the tests that keep deploy/k8s honest: kustomize
+// (the library kubectl -k uses) builds the base and every overlay, each
+// resource decodes strictly into its Kubernetes type, every Deployment
+// runs a real part of the cardroom binary from the one image after
+// migrating its database, its environment loads with the binary's own
+// configuration code and its ports and probes are the ones the binary
+// listens on; disruption budgets, autoscalers and network policies say
+// what the README promises; no secret is committed. It lives in its own
+// module so that k8s.io/api and kustomize never become dependencies of
+// the suite.
 package check
