@@ -74,6 +74,25 @@ type Seat struct {
 	// (TP-20, G-12). It is used up when that hand starts, straddled or not:
 	// only the seat after the big blind of that hand may straddle.
 	Straddle bool `json:"straddle,omitempty"`
+
+	// Tournament tables (tournament.go):
+
+	// MissedHands is what remains of a missed-hand penalty (TR-33): the
+	// entrant is dealt in absent, and each hand that starts counts one.
+	MissedHands int `json:"missed_hands,omitempty"`
+	// Left is an entrant who left the tournament (TR-35): absent until the
+	// chips are gone.
+	Left bool `json:"left,omitempty"`
+	// MoveOut is the move of an entrant who leaves for another table when
+	// the hand in progress ends (TR-23).
+	MoveOut string `json:"move_out,omitempty"`
+	// Remove is why an entrant dealt into the hand in progress is removed
+	// when it ends.
+	Remove RemovalReason `json:"remove,omitempty"`
+	// Arriving holds the seat at a live table for a moved player until the
+	// dealer confirms they sat down with their chips (not dealt in; the
+	// chips are in transit, not in Stack).
+	Arriving *Arrival `json:"arriving,omitempty"`
 }
 
 // Occupied reports whether a player sits in the seat.
@@ -87,11 +106,16 @@ type CashOut struct {
 	Stack  int64  `json:"stack"`
 }
 
-// SeatStack is one seat's stack after a hand.
+// SeatStack is one seat's stack after a hand. At a tournament table it
+// also says what remains of a penalty (TR-33), whether the entrant left
+// (TR-35) and whether the seat is held for an arriving player.
 type SeatStack struct {
-	Seat   int    `json:"seat"`
-	Player string `json:"player"`
-	Stack  int64  `json:"stack"`
+	Seat        int    `json:"seat"`
+	Player      string `json:"player"`
+	Stack       int64  `json:"stack"`
+	MissedHands int    `json:"missed_hands,omitempty"`
+	Left        bool   `json:"left,omitempty"`
+	Arriving    bool   `json:"arriving,omitempty"`
 }
 
 // HandEnded is what the room hears when a hand is over: the new stacks and
@@ -101,6 +125,9 @@ type HandEnded struct {
 	Stacks []SeatStack   `json:"stacks"`
 	Busted []int         `json:"busted,omitempty"`
 	Result engine.Result `json:"result"`
+	// Report is what a tournament table reports beside (nil at a cash
+	// table).
+	Report *HandReport `json:"report,omitempty"`
 }
 
 // Output is what one mutation caused, for the service to store, publish
@@ -128,6 +155,10 @@ type Output struct {
 	// entry's own, and a provisional wager settled by a skipped seat's
 	// action), for the response and the audit log (TP-46…TP-52).
 	OOT []OOTRuling
+	// Moves are the steps of tournament moves this change took here
+	// (TR-23); Removed the entrants it removed.
+	Moves   []MoveStep
+	Removed []Removal
 }
 
 // History is a finished hand as stored: setup and every event, enough to
@@ -203,6 +234,10 @@ type Table struct {
 	deadline    time.Time // zero: no clock running
 	clockCalled bool
 	closing     bool // no new hand; everyone leaves when the current one ends
+
+	// tour is a tournament table's controls (tournament.go); nil until
+	// the first one, and always at a cash table.
+	tour *Tour
 }
 
 // New returns an empty table with seats seats.
@@ -488,12 +523,13 @@ func (t *Table) stakes() button.Stakes {
 }
 
 func (t *Table) buttonSeat(s Seat) button.Seat {
-	if s.Unpaid {
+	if s.Unpaid || s.Arriving != nil {
 		// Not in the game yet: the planner sees an empty seat, so no blind
-		// is owed for the moments before the wallet confirms.
+		// is owed for the moments before the wallet confirms, or before a
+		// moved player reaches a live table.
 		return button.Seat{}
 	}
-	return button.Seat{Player: s.Player, Stack: s.Stack, SittingOut: s.SittingOut || s.Leaving, New: s.New,
+	return button.Seat{Player: s.Player, Stack: s.Stack, SittingOut: s.Absent() || s.Leaving, New: s.New,
 		PostNow: s.PostNow, Rebought: s.Rebought, Debt: s.Debt, Straddle: s.Straddle && !t.cfg.Tournament}
 }
 
@@ -503,7 +539,11 @@ func (t *Table) buttonTable() button.Table {
 		bt.Seats = append(bt.Seats, t.buttonSeat(s))
 	}
 	if !t.started {
-		bt.Previous = button.FirstHand(t.firstButton())
+		first := t.firstButton()
+		if t.tour != nil && t.tour.Button != nil {
+			first = *t.tour.Button // drawn (TR-07, G-28)
+		}
+		bt.Previous = button.FirstHand(first)
 	}
 	return bt
 }
@@ -564,10 +604,11 @@ func (t *Table) Unseat(seat int) (Output, error) {
 	return out, nil
 }
 
-// Ready reports whether the next hand can start now: no hand in progress,
-// the table open, and at least two players who can be dealt in.
-func (t *Table) Ready() bool {
-	if t.hand != nil || t.closing {
+// Ready reports whether the next hand can start at now: no hand in
+// progress, the table open, at least two players who can be dealt in, and
+// at a tournament table no hold, no break and a level started.
+func (t *Table) Ready(now time.Time) bool {
+	if t.hand != nil || t.closing || t.heldAt(now) != "" {
 		return false
 	}
 	_, _, err := t.planNext()
@@ -609,8 +650,8 @@ func (t *Table) planNext() (button.Plan, engine.Setup, error) {
 func (t *Table) planStud() (button.Plan, engine.Setup, error) {
 	var setup engine.Setup
 	for i, s := range t.seats {
-		if s.Occupied() && !s.Unpaid && s.Stack > 0 && (!s.SittingOut && !s.Leaving || t.cfg.Tournament) {
-			setup.Players = append(setup.Players, engine.Player{Seat: i, ID: s.Player, Stack: s.Stack, Absent: t.cfg.Tournament && s.SittingOut})
+		if s.Occupied() && !s.Unpaid && s.Arriving == nil && s.Stack > 0 && (!s.Absent() && !s.Leaving || t.cfg.Tournament) {
+			setup.Players = append(setup.Players, engine.Player{Seat: i, ID: s.Player, Stack: s.Stack, Absent: t.cfg.Tournament && s.Absent()})
 		}
 	}
 	if len(setup.Players) < 2 {
@@ -629,6 +670,9 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if t.closing {
 		return Output{}, fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
 	}
+	if err := t.startLevel(now); err != nil {
+		return Output{}, err
+	}
 	plan, setup, err := t.planNext()
 	if err != nil {
 		return Output{}, toFault(err)
@@ -642,6 +686,10 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	for i := range t.seats {
 		// A straddle request is for one hand: this one used it up.
 		t.seats[i].Straddle = false
+	}
+	if t.tour != nil {
+		t.countPenalties()
+		t.tour.Button = nil
 	}
 	t.handNo++
 	t.started = true
@@ -868,8 +916,13 @@ func (t *Table) finish(out *Output, now time.Time) {
 			t.vacate(i, out)
 		}
 	}
+	plan := t.plan
 	t.hand, t.plan, t.setup, t.log, t.oot, t.acted = nil, button.Plan{}, engine.Setup{}, nil, nil, nil
 	t.deadline, t.clockCalled = time.Time{}, false
+	if t.cfg.Tournament {
+		_ = t.tournament()
+		t.finishTournament(out, out.History, plan, now)
+	}
 }
 
 // serverFaults are the engine's, the planner's and the live interpreter's
@@ -954,6 +1007,7 @@ type snapshot struct {
 	Called   bool             `json:"clock_called,omitempty"`
 	InHand   bool             `json:"in_hand,omitempty"`
 	Closing  bool             `json:"closing,omitempty"`
+	Tour     *Tour            `json:"tour,omitempty"`
 }
 
 type secret struct {
@@ -974,7 +1028,8 @@ type secret struct {
 // service stores the secret part encrypted.
 func (t *Table) Marshal() (public, private []byte, err error) {
 	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
-		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing})
+		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
+		Tour: t.tour})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
 	}
@@ -995,7 +1050,7 @@ func Unmarshal(public, private []byte) (*Table, error) {
 		return nil, fmt.Errorf("unmarshal table: %w", err)
 	}
 	t := &Table{id: s.ID, cfg: s.Config, settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
-		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing}
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour}
 	if !s.InHand {
 		return t, nil
 	}

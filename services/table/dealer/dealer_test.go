@@ -82,13 +82,13 @@ func total(tb *Table) int64 {
 func TestReady_StartsWithTwoPlayers(t *testing.T) {
 	t.Parallel()
 	tb := New("t1", nlhe(), 6, Settings{})
-	if tb.Ready() {
+	if tb.Ready(time.Time{}) {
 		t.Fatal("an empty table is ready")
 	}
 	if _, err := tb.Sit(2, "A", 200, true); err != nil {
 		t.Fatal(err)
 	}
-	if tb.Ready() {
+	if tb.Ready(time.Time{}) {
 		t.Fatal("one player is ready")
 	}
 	if _, err := tb.StartHand(seeded(1), t0); fault.KindOf(err) != fault.Precondition {
@@ -97,14 +97,14 @@ func TestReady_StartsWithTwoPlayers(t *testing.T) {
 	if _, err := tb.Sit(4, "B", 200, true); err != nil {
 		t.Fatal(err)
 	}
-	if !tb.Ready() {
+	if !tb.Ready(time.Time{}) {
 		t.Fatal("two players are not ready")
 	}
 	out := mustStart(t, tb, 1, t0)
 	if out.Started != 1 || tb.HandNo() != 1 || !tb.InHand() {
 		t.Fatalf("started %d, hand %d, in hand %v", out.Started, tb.HandNo(), tb.InHand())
 	}
-	if tb.Ready() {
+	if tb.Ready(time.Time{}) {
 		t.Fatal("ready while a hand is in progress")
 	}
 	holes := 0
@@ -458,7 +458,7 @@ func TestRandomNight(t *testing.T) {
 				_, _ = tb.Return(i, r.IntN(2) == 0)
 			}
 		}
-		if !tb.Ready() {
+		if !tb.Ready(time.Time{}) {
 			for i := range tb.seats {
 				_, _ = tb.Return(i, true)
 			}
@@ -524,7 +524,7 @@ func TestClose(t *testing.T) {
 	tb := newTable(t, Settings{}, 100, 100, 100)
 	mustStart(t, tb, 2, t0)
 	out := tb.Close()
-	if len(out.CashOuts) != 0 || tb.Closed() || tb.Ready() {
+	if len(out.CashOuts) != 0 || tb.Closed() || tb.Ready(time.Time{}) {
 		t.Fatal("closing during a hand cashed out or closed at once")
 	}
 	end := foldAround(t, tb)

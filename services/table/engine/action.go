@@ -89,9 +89,10 @@ const (
 	KillExposed                          // TP-58: exposed before betting ended, ruled dead
 	KillClockExpired                     // TP-59
 	KillLeftTable                        // TP-56: player left mid-hand
+	KillPenalty                          // TR-32 (c): a tournament penalty declares the hand dead
 )
 
-var killRules = [...]string{"TP-53", "TP-54", "TP-55", "TP-56", "TP-58", "TP-59", "TP-56"}
+var killRules = [...]string{"TP-53", "TP-54", "TP-55", "TP-56", "TP-58", "TP-59", "TP-56", "TR-32"}
 
 // Rule returns the rule ID the kill applies.
 func (k KillReason) Rule() string {

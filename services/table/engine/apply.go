@@ -176,7 +176,7 @@ func (h *Hand) applyKill(i int, a Action) *RuleError {
 	if a.By == RolePlayer {
 		return ruleErr(a.Kill.Rule(), ReasonRoleRequired, "the dealer or floor kills a hand")
 	}
-	if a.Kill > KillLeftTable {
+	if a.Kill > KillPenalty {
 		return ruleErr("TP-54", ReasonActionNotAllowed, "unknown kill reason")
 	}
 	if st.Phase == PhaseDone {

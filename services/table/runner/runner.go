@@ -309,6 +309,10 @@ type Table struct {
 	timer    clock.Timer
 	timerFor time.Time
 	starter  clock.Timer
+	// waker deals again when the next row of a tournament table's level
+	// schedule starts (a level after a break, level 1), at wakeFor.
+	waker    clock.Timer
+	wakeFor  time.Time
 	watchers map[*watcher]struct{}
 	stopped  error
 	// buying counts buy-ins between their seat and their commit: no hand
@@ -320,6 +324,9 @@ type Table struct {
 	// console is the dealer's entry being applied, if any: the out-of-turn
 	// rulings a change makes are audited in its name (outofturn.go).
 	console *consoleEntry
+	// ordering is the tournament move being ordered by the change being
+	// applied, if any (tournament.go).
+	ordering *store.Move
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -383,6 +390,9 @@ func (t *Table) stop(cause error) {
 	if t.starter != nil {
 		t.starter.Stop()
 	}
+	if t.waker != nil {
+		t.waker.Stop()
+	}
 	for w := range t.watchers {
 		close(w.ch)
 		delete(t.watchers, w)
@@ -411,10 +421,11 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	// sitting down), with its sealed deck: no card is seen before the deck
 	// is stored, and a crash leaves neither or both.
 	var deck *sealedDeck
-	if t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready() {
+	var also []dealer.Output
+	if now := t.r.d.Clock.Now(); t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready(now) {
 		no := t.dt.HandNo() + 1
 		cs := t.r.d.Shuffle()
-		next, err := t.dt.StartHand(cs, t.r.d.Clock.Now())
+		next, err := t.dt.StartHand(cs, now)
 		if err != nil {
 			t.recover(err)
 			return dealer.Output{}, err
@@ -422,6 +433,12 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 		deck = &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
 		out.Seq, out.Started = next.Seq, next.Started
 		out.Events = append(out.Events, next.Events...)
+		if next.Ended != nil {
+			// Over as it was dealt (every player all in on the blinds,
+			// or the other hands absent and killed, TP-57): its end is
+			// stored with it.
+			also = append(also, next)
+		}
 	}
 	if deck != nil {
 		prev := extra
@@ -435,7 +452,7 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 			return nil
 		}
 	}
-	if err := t.persist(ctx, out, extra); err != nil {
+	if err := t.persist(ctx, out, extra, also...); err != nil {
 		t.recover(err)
 		return dealer.Output{}, err
 	}
@@ -514,7 +531,10 @@ func (t *Table) underLease(ctx context.Context, write func(ctx context.Context) 
 	return err
 }
 
-func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *sqlstore.Tx) error) error {
+// persist stores the table's state after out with what out caused (its
+// hand history, cash-outs, events, rulings, tournament rows) and extra,
+// and what the changes in also caused, in one fenced transaction.
+func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *sqlstore.Tx) error, also ...dealer.Output) error {
 	d := t.r.d
 	public, private, err := t.dt.Marshal()
 	if err != nil {
@@ -524,27 +544,41 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	if private != nil {
 		st.Hand = d.Sealer.Seal(private, handAD(t.id))
 	}
-	evs, err := t.outboxEvents(out)
-	if err != nil {
-		return err
+	var evs []events.Event
+	type savedHand struct {
+		hand    store.Hand
+		players []store.HandPlayer
 	}
-	var hand *store.Hand
-	var players []store.HandPlayer
-	if h := out.History; h != nil {
-		b, err := json.Marshal(h)
-		if err != nil {
-			return fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
-		}
-		hand = &store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}
-		for _, s := range out.Ended.Result.Seats {
-			players = append(players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
-		}
-	}
+	var hands []savedHand
+	var cashOuts []store.MoneyMove
 	now := d.Clock.Now()
+	for _, o := range append([]dealer.Output{out}, also...) {
+		oevs, err := t.outboxEvents(o)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, oevs...)
+		if h := o.History; h != nil {
+			b, err := json.Marshal(h)
+			if err != nil {
+				return fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
+			}
+			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}}
+			for _, s := range o.Ended.Result.Seats {
+				sh.players = append(sh.players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
+			}
+			hands = append(hands, sh)
+		}
+		for _, c := range o.CashOuts {
+			cashOuts = append(cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
+				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Done: t.wallet() == nil, Created: now})
+		}
+		extra = t.withRulings(ctx, o, extra)
+		extra = t.withTournament(ctx, o, extra)
+	}
 	closed := t.dt.Closed()
-	extra = t.withRulings(ctx, out, extra)
 	extra, held := t.withHoldings(ctx, extra)
-	if hand == nil && len(out.CashOuts) == 0 && len(evs) == 0 && extra == nil {
+	if len(hands) == 0 && len(cashOuts) == 0 && len(evs) == 0 && extra == nil {
 		// Most actions change the table row alone: one fenced statement,
 		// atomic by itself, saves the BEGIN and COMMIT round trips.
 		return t.saveStateOnly(ctx, st, closed)
@@ -553,14 +587,12 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
 			return err
 		}
-		if hand != nil {
-			if err := d.Store.SaveHand(ctx, tx, *hand, players); err != nil {
+		for _, h := range hands {
+			if err := d.Store.SaveHand(ctx, tx, h.hand, h.players); err != nil {
 				return err
 			}
 		}
-		for _, c := range out.CashOuts {
-			m := store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, out.Seq, c.Seat), TableID: t.id, Kind: store.MoveCashOut,
-				Player: c.Player, Seat: c.Seat, Amount: c.Stack, Done: t.wallet() == nil, Created: now}
+		for _, m := range cashOuts {
 			if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
 				return err
 			}
@@ -598,20 +630,7 @@ func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
 		}{topic, m})
 	}
 	if e := out.Ended; e != nil {
-		m := &tablev1.HandEnded{TableId: t.id, HandNo: e.HandNo}
-		// A tournament places players busted in the same hand by their
-		// stacks when it started (TR-37); only the table knows them.
-		start := map[int]int64{}
-		for _, r := range e.Result.Seats {
-			start[r.Seat] = r.Start
-		}
-		for _, s := range e.Stacks {
-			m.Stacks = append(m.Stacks, &tablev1.SeatStack{Seat: int32(s.Seat), PlayerId: s.Player, Stack: s.Stack, StartStack: start[s.Seat]})
-		}
-		for _, b := range e.Busted {
-			m.Busted = append(m.Busted, int32(b))
-		}
-		add(TopicHandEnded, m)
+		add(TopicHandEnded, t.handEndedMessage(e))
 	}
 	for _, c := range out.CashOuts {
 		add(TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
@@ -651,7 +670,8 @@ func (t *Table) schedule() {
 			t.timer = clk.AfterFunc(max(dl.Sub(clk.Now()), time.Millisecond), t.expire)
 		}
 	}
-	if t.dt.Ready() && t.starter == nil && t.buying == 0 {
+	t.wake()
+	if t.dt.Ready(clk.Now()) && t.starter == nil && t.buying == 0 {
 		if t.r.d.HandPause > 0 {
 			t.starter = clk.AfterFunc(t.r.d.HandPause, func() {
 				t.mu.Lock()
@@ -663,6 +683,34 @@ func (t *Table) schedule() {
 		}
 		t.startHand()
 	}
+}
+
+// wake arms the waker for the start of the next row of a tournament
+// table's schedule, when the table is between hands: the table may deal
+// again then (TR-20, G-07). The caller holds t.mu.
+func (t *Table) wake() {
+	at := time.Time{}
+	if !t.dt.InHand() {
+		at = t.dt.WakeAt(t.r.d.Clock.Now())
+	}
+	if at.Equal(t.wakeFor) {
+		return
+	}
+	if t.waker != nil {
+		t.waker.Stop()
+		t.waker = nil
+	}
+	t.wakeFor = at
+	if at.IsZero() {
+		return
+	}
+	clk := t.r.d.Clock
+	t.waker = clk.AfterFunc(max(at.Sub(clk.Now()), time.Millisecond), func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.waker, t.wakeFor = nil, time.Time{}
+		t.schedule()
+	})
 }
 
 // expire applies a passed deadline (TP-59).
@@ -700,12 +748,12 @@ func (t *Table) saveDeck(ctx context.Context, tx *sqlstore.Tx, d *sealedDeck) er
 // the table ready): do deals it with its deck in one transaction. The
 // caller holds t.mu.
 func (t *Table) startHand() {
-	if t.stopped != nil || !t.dt.Ready() {
+	now := t.r.d.Clock.Now()
+	if t.stopped != nil || !t.dt.Ready(now) {
 		return
 	}
 	no := t.dt.HandNo() + 1
 	cs := t.r.d.Shuffle()
-	now := t.r.d.Clock.Now()
 	deck := &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
 	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) },
 		func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }); err != nil {

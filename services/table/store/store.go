@@ -45,7 +45,7 @@ var ErrNotFound = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "no such table")
 // ErrBadPageToken is returned for a page token this store did not issue.
 var ErrBadPageToken = fault.Invalidf("page_token", "not a token from a previous page")
 
-const columns = `id, name, config, seats, kind, created_at_ms, currency, settings, closed`
+const columns = `id, name, config, seats, kind, created_at_ms, currency, settings, closed, tournament_id`
 
 // Create inserts a validated definition (its ID must be set) owned by
 // epoch 1, the creator's fencing epoch, and runs also in the same
@@ -57,8 +57,8 @@ func (s *Store) Create(ctx context.Context, d tables.Definition, also func(tx *s
 		return fmt.Errorf("create table %s: %w", d.ID, err)
 	}
 	err = s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1)`,
-			d.ID, d.Name, string(cfg), d.Seats, int(d.Kind), d.CreatedAt.UnixMilli(), d.Currency, settingsJSON(d), d.Closed)
+		_, err := tx.ExecContext(ctx, `INSERT INTO tables (`+columns+`, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1)`,
+			d.ID, d.Name, string(cfg), d.Seats, int(d.Kind), d.CreatedAt.UnixMilli(), d.Currency, settingsJSON(d), d.Closed, d.TournamentID)
 		if err != nil || also == nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func scan(r scanner) (Listed, error) {
 	var created int64
 	var settings string
 	var public sql.NullString
-	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created, &d.Currency, &settings, &d.Closed, &public); err != nil {
+	if err := r.Scan(&d.ID, &d.Name, &cfg, &d.Seats, &kind, &created, &d.Currency, &settings, &d.Closed, &d.TournamentID, &public); err != nil {
 		return l, err
 	}
 	if public.Valid {

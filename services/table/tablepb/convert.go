@@ -89,6 +89,7 @@ func TableToProto(d tables.Definition) *tablev1.Table {
 		Currency:      d.Currency,
 		ActionSeconds: int32(d.ActionTimeout / time.Second),
 		Closed:        d.Closed,
+		TournamentId:  d.TournamentID,
 	}
 }
 

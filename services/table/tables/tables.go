@@ -37,6 +37,9 @@ type Definition struct {
 	ActionTimeout time.Duration
 	// Closed is a table the floor closed.
 	Closed bool
+	// TournamentID is the tournament a tournament table belongs to (the
+	// tournament service opened it); empty for a cash table.
+	TournamentID string
 }
 
 // DefaultCurrency is the currency of a table opened without one.

@@ -306,6 +306,41 @@ const (
 	// REASON_SEATED_AT_ANOTHER_TABLE means the player holds a seat at another
 	// table; leave it first (G-21: no seats in two games at once).
 	Reason_REASON_SEATED_AT_ANOTHER_TABLE Reason = 262
+	// REASON_NOT_A_TOURNAMENT_TABLE means a tournament's control was sent to
+	// a cash table.
+	Reason_REASON_NOT_A_TOURNAMENT_TABLE Reason = 263
+	// REASON_ENTRANT_SEATED_ELSEWHERE means the entrant already has a seat in
+	// the tournament, or is being moved; metadata names the table and seat,
+	// or the move (TR-06).
+	Reason_REASON_ENTRANT_SEATED_ELSEWHERE Reason = 264
+	// REASON_ENTRANT_HAS_CHIPS means an entrant removed as busted still has
+	// chips.
+	Reason_REASON_ENTRANT_HAS_CHIPS Reason = 265
+	// REASON_STACK_MISMATCH means the stack is not the one a change was
+	// computed from (a chip race's expected_stack); metadata "stack" is the
+	// stack.
+	Reason_REASON_STACK_MISMATCH Reason = 266
+	// REASON_MOVE_IN_PROGRESS means the entrant is already part of another
+	// move, or is being removed (TR-23).
+	Reason_REASON_MOVE_IN_PROGRESS Reason = 267
+	// REASON_NOT_ARRIVING means no moved player is awaited in that seat of a
+	// live tournament table (TR-23).
+	Reason_REASON_NOT_ARRIVING Reason = 268
+	// REASON_LEVELS_CONFLICT means a schedule revision came back with other
+	// levels.
+	Reason_REASON_LEVELS_CONFLICT Reason = 269
+	// REASON_MOVE_NOT_FOUND means no move has that ID.
+	Reason_REASON_MOVE_NOT_FOUND Reason = 270
+	// REASON_MOVE_NOT_IN_TRANSIT means a move's second step came before its
+	// first one put the chips in transit, or after it was cancelled;
+	// metadata "state" says where it stands (TR-23).
+	Reason_REASON_MOVE_NOT_IN_TRANSIT Reason = 271
+	// REASON_MOVE_WRONG_TABLE means the move is bound for another table;
+	// metadata "to_table_id" names it (TR-23).
+	Reason_REASON_MOVE_WRONG_TABLE Reason = 272
+	// REASON_TABLE_NOT_EMPTY means a tournament table still seats entrants or
+	// awaits a moved one, so it cannot close.
+	Reason_REASON_TABLE_NOT_EMPTY Reason = 273
 	// REASON_WAITLIST_NOT_FOUND means no waitlist has that ID.
 	Reason_REASON_WAITLIST_NOT_FOUND Reason = 300
 	// REASON_WAITLIST_EXISTS means a waitlist for that game exists.
@@ -591,6 +626,17 @@ var (
 		260: "REASON_WATCH_ENDED",
 		261: "REASON_WRONG_AMOUNT",
 		262: "REASON_SEATED_AT_ANOTHER_TABLE",
+		263: "REASON_NOT_A_TOURNAMENT_TABLE",
+		264: "REASON_ENTRANT_SEATED_ELSEWHERE",
+		265: "REASON_ENTRANT_HAS_CHIPS",
+		266: "REASON_STACK_MISMATCH",
+		267: "REASON_MOVE_IN_PROGRESS",
+		268: "REASON_NOT_ARRIVING",
+		269: "REASON_LEVELS_CONFLICT",
+		270: "REASON_MOVE_NOT_FOUND",
+		271: "REASON_MOVE_NOT_IN_TRANSIT",
+		272: "REASON_MOVE_WRONG_TABLE",
+		273: "REASON_TABLE_NOT_EMPTY",
 		300: "REASON_WAITLIST_NOT_FOUND",
 		301: "REASON_WAITLIST_EXISTS",
 		302: "REASON_ALREADY_AWAY",
@@ -759,6 +805,17 @@ var (
 		"REASON_WATCH_ENDED":                   260,
 		"REASON_WRONG_AMOUNT":                  261,
 		"REASON_SEATED_AT_ANOTHER_TABLE":       262,
+		"REASON_NOT_A_TOURNAMENT_TABLE":        263,
+		"REASON_ENTRANT_SEATED_ELSEWHERE":      264,
+		"REASON_ENTRANT_HAS_CHIPS":             265,
+		"REASON_STACK_MISMATCH":                266,
+		"REASON_MOVE_IN_PROGRESS":              267,
+		"REASON_NOT_ARRIVING":                  268,
+		"REASON_LEVELS_CONFLICT":               269,
+		"REASON_MOVE_NOT_FOUND":                270,
+		"REASON_MOVE_NOT_IN_TRANSIT":           271,
+		"REASON_MOVE_WRONG_TABLE":              272,
+		"REASON_TABLE_NOT_EMPTY":               273,
 		"REASON_WAITLIST_NOT_FOUND":            300,
 		"REASON_WAITLIST_EXISTS":               301,
 		"REASON_ALREADY_AWAY":                  302,
@@ -965,7 +1022,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xfb(\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xcd+\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1064,7 +1121,18 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x18REASON_TOP_UP_NOT_SEATED\x10\x83\x02\x12\x17\n" +
 	"\x12REASON_WATCH_ENDED\x10\x84\x02\x12\x18\n" +
 	"\x13REASON_WRONG_AMOUNT\x10\x85\x02\x12#\n" +
-	"\x1eREASON_SEATED_AT_ANOTHER_TABLE\x10\x86\x02\x12\x1e\n" +
+	"\x1eREASON_SEATED_AT_ANOTHER_TABLE\x10\x86\x02\x12\"\n" +
+	"\x1dREASON_NOT_A_TOURNAMENT_TABLE\x10\x87\x02\x12$\n" +
+	"\x1fREASON_ENTRANT_SEATED_ELSEWHERE\x10\x88\x02\x12\x1d\n" +
+	"\x18REASON_ENTRANT_HAS_CHIPS\x10\x89\x02\x12\x1a\n" +
+	"\x15REASON_STACK_MISMATCH\x10\x8a\x02\x12\x1c\n" +
+	"\x17REASON_MOVE_IN_PROGRESS\x10\x8b\x02\x12\x18\n" +
+	"\x13REASON_NOT_ARRIVING\x10\x8c\x02\x12\x1b\n" +
+	"\x16REASON_LEVELS_CONFLICT\x10\x8d\x02\x12\x1a\n" +
+	"\x15REASON_MOVE_NOT_FOUND\x10\x8e\x02\x12\x1f\n" +
+	"\x1aREASON_MOVE_NOT_IN_TRANSIT\x10\x8f\x02\x12\x1c\n" +
+	"\x17REASON_MOVE_WRONG_TABLE\x10\x90\x02\x12\x1b\n" +
+	"\x16REASON_TABLE_NOT_EMPTY\x10\x91\x02\x12\x1e\n" +
 	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12\x1b\n" +
 	"\x16REASON_WAITLIST_EXISTS\x10\xad\x02\x12\x18\n" +
 	"\x13REASON_ALREADY_AWAY\x10\xae\x02\x12\x1b\n" +
