@@ -6,12 +6,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 )
 
 // TestTournamentKnockoutsFromTables_TR37: a three-player freezeout is
-// created, entered and started over REST on `cardroom all`; the floor opens
-// a tournament table, attaches it as the draw's table 1 and seats the drawn
-// players with the starting stack. Everyone moves all in every hand (seeded
+// created, entered and started over REST on `cardroom all`; a tournament
+// table is opened and the drawn players seated with the starting stack
+// through the table service's controls for tournaments (as the tournament
+// service would), and the floor attaches it as the draw's table 1. Everyone moves all in every hand (seeded
 // decks) until one player has every chip. The tournament hears each hand
 // from the table (table.hand_ended) and places the busted players by
 // itself — players out in the same hand by their starting stacks (TR-37) —
@@ -26,7 +29,6 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	s.start()
 	players := []string{"ann", "bob", "cat"}
 	r := newRoom(t, s, players...)
-	svc := s.token("cardroom-tournament", "service")
 	for _, p := range players {
 		r.deposit(p, 100000)
 	}
@@ -75,16 +77,17 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 		t.Fatalf("draw: %+v", started.Seats)
 	}
 
-	var tbl struct {
-		Table struct {
-			TableID string `json:"table_id"`
-		}
+	// The tournament's table, opened through the table service's controls
+	// for tournaments (service role, gRPC), attached as the draw's table 1
+	// before anyone sits: the first hand is dealt at the second sit-down
+	// and must count.
+	tc, svc := tournamentTables(t, s.grpcAddr(), s.token("cardroom-tournament", "service"))
+	opened, err := tc.OpenTournamentTable(svc, &tablev1.OpenTournamentTableRequest{IdempotencyKey: "trn/" + id + "/table/1", TournamentId: id,
+		Name: "Monday Turbo T1", Game: nlhe50100Proto(), Seats: 9, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "Monday Turbo T1", "seats": 9, "kind": "TABLE_KIND_TOURNAMENT",
-		"mode": "TABLE_MODE_DIGITAL", "action_seconds": -1, "game": nlhe50100}, &tbl)
-	table := tbl.Table.TableID
-	// Attached before anyone sits: the first hand is dealt at the second
-	// sit-down and must count.
+	table := opened.GetTable().GetTableId()
 	var attached struct {
 		TableID string `json:"table_id"`
 	}
@@ -95,8 +98,10 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	}
 	for _, st := range started.Seats {
 		// The draw numbers seats from 1, the table from 0.
-		r.must("POST", "/v1/tables/"+table+"/seats", svc, map[string]any{"seat": st.Seat - 1, "player_id": st.PlayerID,
-			"amount": stack}, nil)
+		if _, err := tc.SeatEntrant(svc, &tablev1.SeatEntrantRequest{TableId: table, IdempotencyKey: "trn/" + id + "/seat/" + st.PlayerID,
+			PlayerId: st.PlayerID, Seat: int32(st.Seat - 1), Stack: stack}); err != nil {
+			t.Fatalf("seat %s: %v", st.PlayerID, err)
+		}
 	}
 
 	// Shove until one player holds every chip; the hand histories say who

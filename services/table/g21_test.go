@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -163,21 +162,10 @@ func TestG21_TournamentTablesAreNotSeats(t *testing.T) {
 	db := testkit.SQLite(t, table.DBOptions())
 	e := start(t, db, clock.NewFake(t0), seededDecks(22), table.Deps{})
 	cash := e.open(6, -1)
-	svc := e.g.As(t, "tournament", auth.Service)
-	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
-		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
-		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tourney := resp.GetTable().GetTableId()
 	e.sit(cash, 0, "ann", 200)
-	if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: tourney, Seat: 0, PlayerId: "ann", Amount: 10000}); err != nil {
-		t.Fatalf("a cash player seated at a tournament table: %v", err)
-	}
-	if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: tourney, Seat: 1, PlayerId: "bob", Amount: 10000}); err != nil {
-		t.Fatal(err)
-	}
+	// Seated at a tournament table while she holds a cash seat, and bob
+	// the other way round.
+	e.openTournament("e1", tablev1.TableMode_TABLE_MODE_DIGITAL, &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}, []string{"ann", "bob"}, false, 10000)
 	e.sit(cash, 1, "bob", 200)
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
@@ -21,20 +20,9 @@ func TestHandEnded_StartStacks_TR37(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, table.DBOptions())
 	e := start(t, db, clock.NewFake(t0), seededDecks(12), table.Deps{})
-	svc := e.g.As(t, "tournament", auth.Service)
-	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
-		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
-		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := resp.GetTable().GetTableId()
 	sat := map[string]int64{"ann": 1000, "bob": 2000, "cat": 3000}
-	for i, p := range []string{"ann", "bob", "cat"} {
-		if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: sat[p]}); err != nil {
-			t.Fatalf("seat %s: %v", p, err)
-		}
-	}
+	id := e.openTournament("e1", tablev1.TableMode_TABLE_MODE_DIGITAL, &gamev1.Stakes{SmallBlind: 25, BigBlind: 50},
+		[]string{"ann", "bob", "cat"}, false, 1000, 2000, 3000)
 	e.playHands(id, []string{"ann", "bob", "cat"}, rand.New(rand.NewPCG(3, 4)), 2)
 
 	rows, err := db.SQL().QueryContext(t.Context(), `SELECT payload FROM outbox WHERE topic = $1 AND event_key = $2 ORDER BY seq`,

@@ -45,24 +45,29 @@ var ootTables atomic.Int64
 func openOOT(t *testing.T, e *env, kind tablev1.TableKind, mode tablev1.TableMode) *ootTable {
 	t.Helper()
 	// Tournament tables are opened and filled by the tournament service.
-	staff := e.floor()
-	if kind == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
-		staff = e.g.As(t, "tournament", auth.Service)
-	}
-	resp, err := e.c.CreateTable(staff, &tablev1.CreateTableRequest{Name: "Live NL 1/2", Seats: 6, Kind: kind, Mode: mode, ActionSeconds: -1,
-		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &ootTable{e: e, id: resp.GetTable().GetTableId(), dealer: e.g.As(t, "dealer-1", auth.Dealer)}
-	// A player holds one seat in the room (G-21): each table has its own.
 	n := ootTables.Add(1)
-	for i, p := range []string{"ann", "bob", "cat", "dan"} {
-		o.players = append(o.players, fmt.Sprintf("%s-%d", p, n))
-		if _, err := e.c.Sit(staff, &tablev1.SitRequest{TableId: o.id, Seat: int32(i), PlayerId: o.players[i], Amount: 2000, PostNow: true}); err != nil {
-			t.Fatalf("sit %s: %v", o.players[i], err)
+	var players []string
+	for _, p := range []string{"ann", "bob", "cat", "dan"} {
+		// A player holds one seat in the room (G-21): each table has its own.
+		players = append(players, fmt.Sprintf("%s-%d", p, n))
+	}
+	var id string
+	if kind == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
+		id = e.openTournament(fmt.Sprintf("oot-%d", n), mode, &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}, players, true, 2000)
+	} else {
+		resp, err := e.c.CreateTable(e.floor(), &tablev1.CreateTableRequest{Name: "Live NL 1/2", Seats: 6, Kind: kind, Mode: mode, ActionSeconds: -1,
+			Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = resp.GetTable().GetTableId()
+		for i, p := range players {
+			if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 2000, PostNow: true}); err != nil {
+				t.Fatalf("sit %s: %v", p, err)
+			}
 		}
 	}
+	o := &ootTable{e: e, id: id, dealer: e.g.As(t, "dealer-1", auth.Dealer), players: players}
 	// The first hand was dealt when the second player sat down: fold it
 	// out so that the next hand deals all four in.
 	for range 20 {

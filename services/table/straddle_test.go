@@ -6,7 +6,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
@@ -87,20 +86,9 @@ func TestPlay_Straddle_RefusedOnTournamentTables_TP20(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, table.DBOptions())
 	e := start(t, db, clock.NewFake(t0), seededDecks(21), table.Deps{})
-	svc := e.g.As(t, "tournament", auth.Service)
-	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
-		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
-		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := resp.GetTable().GetTableId()
-	for i, p := range []string{"ann", "bob", "cat"} {
-		if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 10000}); err != nil {
-			t.Fatalf("seat %s: %v", p, err)
-		}
-	}
-	_, err = e.c.Straddle(e.player("cat"), &tablev1.StraddleRequest{TableId: id, Seat: 2})
+	id := e.openTournament("e1", tablev1.TableMode_TABLE_MODE_DIGITAL, &gamev1.Stakes{SmallBlind: 25, BigBlind: 50},
+		[]string{"ann", "bob", "cat"}, false, 10000)
+	_, err := e.c.Straddle(e.player("cat"), &tablev1.StraddleRequest{TableId: id, Seat: 2})
 	if r, rule := reason(err); status.Code(err) != codes.FailedPrecondition || r != "STRADDLE_NOT_ALLOWED" || rule != "TP-20" {
 		t.Fatalf("TP-20: straddle at a tournament table: %v (%s %s)", err, r, rule)
 	}

@@ -112,6 +112,42 @@ func (e *env) finishHand(id string) {
 	e.t.Fatalf("hand %d at %s never ended", no, id)
 }
 
+// openTournament opens a tournament table of 9 seats for tournament ev
+// through the tournament's controls and seats players in seats 0.. with
+// stacks (the last one for the rest). With held, they are all seated before
+// dealing starts (the first hand deals them all in); otherwise hands start
+// as soon as two sit.
+func (e *env) openTournament(ev string, mode tablev1.TableMode, stakes *gamev1.Stakes, players []string, held bool, stacks ...int64) string {
+	e.t.Helper()
+	tc := tablev1.NewTournamentTableServiceClient(e.g.Conn)
+	svc := e.g.As(e.t, "cardroom-tournament", auth.Service)
+	resp, err := tc.OpenTournamentTable(svc, &tablev1.OpenTournamentTableRequest{IdempotencyKey: "open/" + ev, TournamentId: ev,
+		Name: ev + " T1", Seats: 9, Mode: mode, ActionSeconds: -1,
+		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: stakes}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	id := resp.GetTable().GetTableId()
+	if held {
+		if _, err := tc.HoldDealing(svc, &tablev1.HoldDealingRequest{TableId: id, Hold: &tablev1.DealingHold{HoldId: "seating",
+			Reason: tablev1.HoldReason_HOLD_REASON_FLOOR}}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	for i, p := range players {
+		if _, err := tc.SeatEntrant(svc, &tablev1.SeatEntrantRequest{TableId: id, IdempotencyKey: ev + "/seat/" + p, PlayerId: p,
+			Seat: int32(i), Stack: stacks[min(i, len(stacks)-1)]}); err != nil {
+			e.t.Fatalf("seat %s: %v", p, err)
+		}
+	}
+	if held {
+		if _, err := tc.ReleaseDealing(svc, &tablev1.ReleaseDealingRequest{TableId: id, HoldId: "seating"}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return id
+}
+
 func wantReason(t *testing.T, what string, err error, code codes.Code, reason, rule string) {
 	t.Helper()
 	i := errorInfo(err)

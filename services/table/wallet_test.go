@@ -258,32 +258,22 @@ func TestPlay_Wallet(t *testing.T) {
 
 // TestTournamentTable_NoMoney: the tournament service opens a tournament
 // table and seats players with tournament chips; the wallet is never asked
-// (tournament chips are not money), and a leaving player is not cashed out.
+// (tournament chips are not money), and an expelled player is not cashed out.
 func TestTournamentTable_NoMoney(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, table.DBOptions())
 	w := newFakeWallet(map[string]int64{})
 	e := start(t, db, clock.NewFake(t0), seededDecks(8), table.Deps{Wallet: w})
-	svc := e.g.As(t, "tournament", auth.Service)
-	resp, err := e.c.CreateTable(svc, &tablev1.CreateTableRequest{Name: "Event 1 T1", Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT,
-		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
-		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT, Stakes: &gamev1.Stakes{SmallBlind: 25, BigBlind: 50}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := resp.GetTable().GetTableId()
-	for i, p := range []string{"ann", "bob", "cat"} {
-		if _, err := e.c.Sit(svc, &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 10000}); err != nil {
-			t.Fatalf("seat %s: %v", p, err)
-		}
-	}
+	id := e.openTournament("e1", tablev1.TableMode_TABLE_MODE_DIGITAL, &gamev1.Stakes{SmallBlind: 25, BigBlind: 50},
+		[]string{"ann", "bob", "cat"}, false, 10000)
 	st := e.state(id, "ann")
-	// The first hand is dealt when two players sit; a tournament player is
-	// never "new" and owes nothing (TP-13 is for cash games).
-	if st.GetHand().GetHandNo() != 1 || st.GetSeats()[2].GetPlayerId() != "cat" || st.GetSeats()[2].GetNewPlayer() {
+	if st.GetHand().GetHandNo() != 1 || st.GetSeats()[2].GetPlayerId() != "cat" || st.GetSeats()[2].GetStack() != 10000 {
 		t.Fatalf("tournament seats: %v", st)
 	}
-	if _, err := e.c.Leave(svc, &tablev1.LeaveRequest{TableId: id, Seat: 2}); err != nil {
+	// A tournament's chips leave the table only through the tournament.
+	tc := tablev1.NewTournamentTableServiceClient(e.g.Conn)
+	if _, err := tc.RemoveEntrant(e.g.As(t, "tournament", auth.Service), &tablev1.RemoveEntrantRequest{TableId: id, IdempotencyKey: "out/cat",
+		PlayerId: "cat", Reason: tablev1.RemovalReason_REMOVAL_REASON_EXPELLED}); err != nil {
 		t.Fatal(err)
 	}
 	w.mu.Lock()

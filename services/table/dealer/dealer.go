@@ -388,6 +388,9 @@ func (t *Table) Return(seat int, postNow bool) (Output, error) {
 	if err := t.occupied(seat); err != nil {
 		return Output{}, err
 	}
+	if err := t.penaltyInForce(seat); err != nil {
+		return Output{}, err
+	}
 	t.seats[seat].SittingOut = false
 	t.seats[seat].PostNow = postNow
 	return t.changed(), nil

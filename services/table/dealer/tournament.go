@@ -445,6 +445,24 @@ func (t *Table) SetAbsence(player string, missed int, left bool) (Output, error)
 // missed-hand penalty running (TR-33), or left the tournament (TR-35).
 func (s Seat) Absent() bool { return s.SittingOut || s.MissedHands > 0 || s.Left }
 
+// ErrPenaltyInForce refuses an entrant's own return to play while a
+// missed-hand penalty runs (TR-33) or after they left the tournament
+// (TR-35).
+var ErrPenaltyInForce = fault.New(fault.Precondition, "PENALTY_IN_FORCE", "the entrant is dealt dead by the tournament's decision")
+
+func (t *Table) penaltyInForce(seat int) error {
+	switch s := t.seats[seat]; {
+	case !t.cfg.Tournament:
+		return nil
+	case s.MissedHands > 0:
+		return fault.Rule(fault.Precondition, "TR-33", "PENALTY_IN_FORCE", "a missed-hand penalty runs").
+			With("missed_hands", strconv.Itoa(s.MissedHands))
+	case s.Left:
+		return fault.Rule(fault.Precondition, "TR-35", "PENALTY_IN_FORCE", "the entrant left the tournament")
+	}
+	return nil
+}
+
 // KillEntrantHand declares the entrant's hand dead in hand handNo, the
 // one in progress (TR-32 (c)).
 func (t *Table) KillEntrantHand(player string, handNo int64, now time.Time) (Output, error) {

@@ -64,6 +64,9 @@ func viewer(c runner.Caller) runner.Viewer {
 
 // CloseTable closes a table.
 func (s *Server) CloseTable(ctx context.Context, req *tablev1.CloseTableRequest) (*tablev1.CloseTableResponse, error) {
+	if err := s.locked(ctx, req.GetTableId(), "TR-23", "a tournament breaks its tables as it balances them; close it through the tournament"); err != nil {
+		return nil, err
+	}
 	if _, err := s.runner.CloseTable(ctx, req.GetTableId()); err != nil {
 		return nil, err
 	}
@@ -80,6 +83,9 @@ func (s *Server) tableResponse(ctx context.Context, id string) (*tablev1.CloseTa
 
 // Sit seats a player.
 func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.SitResponse, error) {
+	if err := s.locked(ctx, req.GetTableId(), "TR-06", "seats at a tournament table are drawn and given by the tournament"); err != nil {
+		return nil, err
+	}
 	c := caller(ctx)
 	player := req.GetPlayerId()
 	switch {
@@ -121,6 +127,9 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 
 // TopUp adds chips.
 func (s *Server) TopUp(ctx context.Context, req *tablev1.TopUpRequest) (*tablev1.TopUpResponse, error) {
+	if err := s.locked(ctx, req.GetTableId(), "TR-10", "tournament chips are not bought at the table: rebuys and add-ons go through the tournament"); err != nil {
+		return nil, err
+	}
 	c := caller(ctx)
 	player := req.GetPlayerId()
 	if player == "" {
@@ -166,6 +175,9 @@ func (s *Server) Straddle(ctx context.Context, req *tablev1.StraddleRequest) (*t
 
 // Leave takes a player away with their stack.
 func (s *Server) Leave(ctx context.Context, req *tablev1.LeaveRequest) (*tablev1.LeaveResponse, error) {
+	if err := s.locked(ctx, req.GetTableId(), "TR-35", "leaving a tournament goes through the tournament: the stack stays in play"); err != nil {
+		return nil, err
+	}
 	left, stack, err := s.runner.Leave(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()))
 	if err != nil {
 		return nil, err

@@ -66,6 +66,10 @@ func New(c Config) *Server {
 // writes the table (at fencing epoch 1) and its table.opened event in one
 // transaction.
 func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableRequest) (*tablev1.CreateTableResponse, error) {
+	if req.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
+		// Bound to its tournament from the start (OpenTournamentTable).
+		return nil, ErrTournamentTableLocked.Withf("a tournament opens its own tables")
+	}
 	d := tablepb.DefinitionFromProto(req)
 	switch a := req.GetActionSeconds(); {
 	case a == 0:

@@ -341,6 +341,15 @@ const (
 	// REASON_TABLE_NOT_EMPTY means a tournament table still seats entrants or
 	// awaits a moved one, so it cannot close.
 	Reason_REASON_TABLE_NOT_EMPTY Reason = 273
+	// REASON_TOURNAMENT_TABLE_LOCKED means a cash-game seat change (a sit-down,
+	// a top-up, a leave, a close) was asked at a tournament table, which only
+	// its tournament changes; rule_id names the rule (TR-06, TR-10, TR-23,
+	// TR-35).
+	Reason_REASON_TOURNAMENT_TABLE_LOCKED Reason = 274
+	// REASON_PENALTY_IN_FORCE means an entrant asked to return while the
+	// tournament deals them dead: a missed-hand penalty runs (TR-33, metadata
+	// "missed_hands") or they left the tournament (TR-35).
+	Reason_REASON_PENALTY_IN_FORCE Reason = 275
 	// REASON_WAITLIST_NOT_FOUND means no waitlist has that ID.
 	Reason_REASON_WAITLIST_NOT_FOUND Reason = 300
 	// REASON_WAITLIST_EXISTS means a waitlist for that game exists.
@@ -637,6 +646,8 @@ var (
 		271: "REASON_MOVE_NOT_IN_TRANSIT",
 		272: "REASON_MOVE_WRONG_TABLE",
 		273: "REASON_TABLE_NOT_EMPTY",
+		274: "REASON_TOURNAMENT_TABLE_LOCKED",
+		275: "REASON_PENALTY_IN_FORCE",
 		300: "REASON_WAITLIST_NOT_FOUND",
 		301: "REASON_WAITLIST_EXISTS",
 		302: "REASON_ALREADY_AWAY",
@@ -816,6 +827,8 @@ var (
 		"REASON_MOVE_NOT_IN_TRANSIT":           271,
 		"REASON_MOVE_WRONG_TABLE":              272,
 		"REASON_TABLE_NOT_EMPTY":               273,
+		"REASON_TOURNAMENT_TABLE_LOCKED":       274,
+		"REASON_PENALTY_IN_FORCE":              275,
 		"REASON_WAITLIST_NOT_FOUND":            300,
 		"REASON_WAITLIST_EXISTS":               301,
 		"REASON_ALREADY_AWAY":                  302,
@@ -1022,7 +1035,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xcd+\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\x90,\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1132,7 +1145,9 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x15REASON_MOVE_NOT_FOUND\x10\x8e\x02\x12\x1f\n" +
 	"\x1aREASON_MOVE_NOT_IN_TRANSIT\x10\x8f\x02\x12\x1c\n" +
 	"\x17REASON_MOVE_WRONG_TABLE\x10\x90\x02\x12\x1b\n" +
-	"\x16REASON_TABLE_NOT_EMPTY\x10\x91\x02\x12\x1e\n" +
+	"\x16REASON_TABLE_NOT_EMPTY\x10\x91\x02\x12#\n" +
+	"\x1eREASON_TOURNAMENT_TABLE_LOCKED\x10\x92\x02\x12\x1c\n" +
+	"\x17REASON_PENALTY_IN_FORCE\x10\x93\x02\x12\x1e\n" +
 	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12\x1b\n" +
 	"\x16REASON_WAITLIST_EXISTS\x10\xad\x02\x12\x18\n" +
 	"\x13REASON_ALREADY_AWAY\x10\xae\x02\x12\x1b\n" +
