@@ -67,18 +67,45 @@ func (b *builtBinary) build(t *testing.T) string {
 	return b.path
 }
 
-// suite is one `cardroom all` child process.
+// suite is one cardroom child process: `cardroom all` unless part names
+// another (cluster_test.go runs each part in its own).
 type suite struct {
 	t       *testing.T
 	bin     string
+	part    string // the command: "all", "wallet", "table", "gateway", ...
 	env     []string
-	base    string // http://host:port
+	base    string // http://host:port; empty for a part without the gateway
 	metrics string // http://host:port of /metrics
 	trace   string // CARDROOM_TRACE_FILE
 	cmd     *exec.Cmd
-	stdout  bytes.Buffer
-	stderr  bytes.Buffer
+	stdout  lockedBuffer
+	stderr  lockedBuffer
 	waitErr chan error
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 func freeAddr(t *testing.T) string {
@@ -104,7 +131,7 @@ func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
 	t.Helper()
 	dir := t.TempDir()
 	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	s := &suite{t: t, bin: bin.build(t), base: "http://" + httpAddr, metrics: "http://" + metricsAddr, trace: filepath.Join(dir, "trace.jsonl")}
+	s := &suite{t: t, bin: bin.build(t), part: "all", base: "http://" + httpAddr, metrics: "http://" + metricsAddr, trace: filepath.Join(dir, "trace.jsonl")}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "REDIS_URL" || k == "DATABASE_URL" || strings.HasPrefix(k, "CARDROOM_") || strings.HasPrefix(k, "OTEL_") {
@@ -126,13 +153,14 @@ func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
 	return s
 }
 
-// start runs `cardroom all` and waits until /healthz says every part is ready.
+// start runs the suite's part and waits until it is ready: /healthz says
+// every part is when it serves the gateway, else it has printed its banner.
 func (s *suite) start() {
 	t := s.t
 	t.Helper()
 	s.stdout.Reset()
 	s.stderr.Reset()
-	s.cmd = exec.Command(s.bin, "all")
+	s.cmd = exec.Command(s.bin, s.part)
 	s.cmd.Env = s.env
 	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
 	if err := s.cmd.Start(); err != nil {
@@ -148,8 +176,11 @@ func (s *suite) start() {
 	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(s.base + "/healthz")
-		if err == nil {
+		if s.base == "" {
+			if strings.Contains(s.stdout.String(), " is ready") {
+				return
+			}
+		} else if resp, err := http.Get(s.base + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return
@@ -157,11 +188,11 @@ func (s *suite) start() {
 		}
 		select {
 		case err := <-s.waitErr:
-			t.Fatalf("cardroom all exited: %v\nstderr:\n%s", err, s.stderr.String())
+			t.Fatalf("cardroom %s exited: %v\nstderr:\n%s", s.part, err, s.stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("cardroom all not ready after 60s\nstderr:\n%s", s.stderr.String())
+			t.Fatalf("cardroom %s not ready after 60s\nstderr:\n%s", s.part, s.stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond) // polling a child process's readiness, not waiting on a rule timer
 	}

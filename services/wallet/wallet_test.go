@@ -183,11 +183,13 @@ func TestWalletOverGRPC(t *testing.T) {
 		if err != nil || cm.GetHold().GetState() != walletv1.HoldState_HOLD_STATE_COMMITTED {
 			t.Fatalf("commit = %v, %v", cm, err)
 		}
-		out, err := c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o1", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 40000})
+		out, err := c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o1", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 40000,
+			SittingId: h.GetHold().GetHoldId(), Seat: 3})
 		if err != nil || out.GetBalance() != 100000 || out.GetGamingDay() != "2026-11-30" {
 			t.Fatalf("cash-out = %v, %v", out, err)
 		}
-		_, err = c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o2", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 1})
+		_, err = c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o2", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 1,
+			SittingId: h.GetHold().GetHoldId(), Seat: 3})
 		wantCode(t, err, codes.FailedPrecondition)
 		if info := errorInfo(t, err); info.GetMetadata()["rule_id"] != "CS-08" {
 			t.Fatalf("error info = %v", info)

@@ -70,6 +70,11 @@ type Seat struct {
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).
 	Unpaid bool `json:"unpaid,omitempty"`
+	// Sitting names the wallet's sitting of this seat (the hold of the
+	// buy-in that seated the player): top-ups add to it and the cash-out
+	// ends it, and no other. Empty without a wallet, and for seats taken
+	// before sittings had names.
+	Sitting string `json:"sitting,omitempty"`
 	// Straddle is the player's request to straddle the next hand dealt
 	// (TP-20, G-12). It is used up when that hand starts, straddled or not:
 	// only the seat after the big blind of that hand may straddle.
@@ -104,6 +109,8 @@ type CashOut struct {
 	Seat   int    `json:"seat"`
 	Player string `json:"player"`
 	Stack  int64  `json:"stack"`
+	// Sitting is the seat's sitting (Seat.Sitting), which the cash-out ends.
+	Sitting string `json:"sitting,omitempty"`
 }
 
 // SeatStack is one seat's stack after a hand. At a tournament table it
@@ -352,11 +359,13 @@ func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output,
 }
 
 // SitUnpaid seats a player like Sit whose buy-in the wallet has yet to
-// commit: they are not dealt in until Paid.
-func (t *Table) SitUnpaid(seat int, player string, stack int64, postNow bool) (Output, error) {
+// commit: they are not dealt in until Paid. sitting names the wallet's
+// sitting the buy-in opens (its hold).
+func (t *Table) SitUnpaid(seat int, player string, stack int64, postNow bool, sitting string) (Output, error) {
 	out, err := t.Sit(seat, player, stack, postNow)
 	if err == nil {
 		t.seats[seat].Unpaid = true
+		t.seats[seat].Sitting = sitting
 	}
 	return out, err
 }
@@ -495,7 +504,7 @@ func (t *Table) vacate(seat int, out *Output) {
 	// An unpaid seat takes nothing: its chips never reached the table (the
 	// service releases the hold instead of committing it).
 	if !s.Unpaid {
-		out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending})
+		out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending, Sitting: s.Sitting})
 	}
 	out.SeatsOpened = append(out.SeatsOpened, seat)
 	t.seats[seat] = Seat{}

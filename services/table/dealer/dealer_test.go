@@ -559,7 +559,7 @@ func TestUnseat(t *testing.T) {
 func TestUnpaidSeatNotDealt(t *testing.T) {
 	t.Parallel()
 	tb := newTable(t, Settings{}, 100, 100)
-	if _, err := tb.SitUnpaid(2, "C", 100, true); err != nil {
+	if _, err := tb.SitUnpaid(2, "C", 100, true, "hold-c"); err != nil {
 		t.Fatal(err)
 	}
 	mustStart(t, tb, 1, t0)
@@ -572,6 +572,9 @@ func TestUnpaidSeatNotDealt(t *testing.T) {
 	}
 	if _, err := tb.Paid(2); err != nil {
 		t.Fatal(err)
+	}
+	if tb.seats[2].Sitting != "hold-c" {
+		t.Fatalf("the seat lost its sitting: %+v", tb.seats[2])
 	}
 	mustStart(t, tb, 2, t0)
 	if !tb.dealtIn(2) {

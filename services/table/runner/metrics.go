@@ -106,3 +106,10 @@ func (r *Runner) recordWalletSteps(ctx context.Context) {
 		stepsOldest.Record(ctx, age, at)
 	}
 }
+
+// stuckMoves counts the wallet steps (cash-outs, buy-in commits) that
+// became stuck: StuckAfter attempts failed. Its one attribute is the kind
+// of step; players and tables are in the log line and the cage's list
+// (the wallet's ListStuckCashOuts), never in a metric's labels.
+var stuckMoves = meter.Counter("cardroom.table.wallet_steps.stuck", "{step}",
+	"Wallet steps of a table (cash-outs, buy-in commits) retried past the stuck limit; their chips wait in the table's escrow.")

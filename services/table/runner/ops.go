@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -92,6 +93,9 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			return SitResult{}, err
 		}
 	}
+	if err := t.checkCashOutPaid(ctx, a.Player); err != nil {
+		return SitResult{}, err
+	}
 	holdID := ""
 	if t.wallet() != nil {
 		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,
@@ -113,11 +117,16 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.buying--
 		t.schedule()
 	}()
-	sit := (*dealer.Table).Sit
+	sit := func(dt *dealer.Table, seat int, player string, stack int64, postNow bool, _ string) (dealer.Output, error) {
+		return dt.Sit(seat, player, stack, postNow)
+	}
 	if t.wallet() != nil {
 		sit = (*dealer.Table).SitUnpaid
 	}
-	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return sit(dt, a.Seat, a.Player, a.Amount, a.PostNow) },
+	sitting := holdID // the wallet's sitting is named by the hold that opens it
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
+		return sit(dt, a.Seat, a.Player, a.Amount, a.PostNow, sitting)
+	},
 		func(tx *sqlstore.Tx) error {
 			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
 				return err
@@ -142,6 +151,26 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.markPaid(ctx, move)
 	}
 	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
+}
+
+// ErrCashOutPending refuses a sit-down at the table the player left while
+// the wallet has not yet been paid that cash-out: only once it has does the
+// wallet know the stack they left with, which they must bring back (CS-09).
+// Its metadata gives that stack, the seat left and the table.
+var ErrCashOutPending = fault.Rule(fault.Precondition, "CS-09", "CASH_OUT_PENDING",
+	"the player's cash-out from this table is still being paid; sit down again once it is, with at least the stack left with")
+
+// checkCashOutPaid refuses a sit-down while the player's cash-out from
+// this table is pending. The table's own mutex orders it with the leave
+// that recorded the cash-out. The caller holds t.mu.
+func (t *Table) checkCashOutPaid(ctx context.Context, player string) error {
+	m, pending, err := t.r.d.Store.PendingCashOut(ctx, player, t.id)
+	if err != nil || !pending {
+		return err
+	}
+	return ErrCashOutPending.Withf("%s left seat %d of %s with %d, and that cash-out is still being paid; sit down again once it is, with at least %d",
+		player, m.Seat, t.id, m.Amount, m.Amount).
+		With("table_id", t.id, "seat", strconv.Itoa(m.Seat), "stack", strconv.FormatInt(m.Amount, 10))
 }
 
 // definite reports whether a wallet error is a refusal rather than a
@@ -194,14 +223,14 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	if t.wallet() != nil {
 		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
 			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
-			Stack: s.Stack + s.Pending, Amount: amount})
+			Stack: s.Stack + s.Pending, Amount: amount, SittingId: sittingOf(s)})
 		if err != nil {
 			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}
 		holdID = resp.GetHold().GetHoldId()
 	}
 	move := store.MoneyMove{Key: key, TableID: id, Kind: store.MoveTopUp, Player: player, Seat: seat, Amount: amount,
-		HoldID: holdID, Done: t.wallet() == nil, Created: d.Clock.Now()}
+		HoldID: holdID, Sitting: sittingOf(s), Done: t.wallet() == nil, Created: d.Clock.Now()}
 	t.buying++
 	defer func() {
 		t.buying--

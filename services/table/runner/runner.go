@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
@@ -571,7 +573,8 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		}
 		for _, c := range o.CashOuts {
 			cashOuts = append(cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
-				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Done: t.wallet() == nil, Created: now})
+				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Sitting: sittingOf(dealer.Seat{Player: c.Player, Sitting: c.Sitting}),
+				Done: t.wallet() == nil, Created: now})
 		}
 		extra = t.withRulings(ctx, o, extra)
 		extra = t.withTournament(ctx, o, extra)
@@ -870,13 +873,48 @@ func (t *Table) retryMoney(req context.Context) {
 			continue
 		}
 		if m.Kind == store.MoveCashOut || !definite(err) {
-			d.Logger.WarnContext(ctx, "wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "error", err)
+			t.failed(ctx, m, err)
 			continue
 		}
 		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
 			d.Logger.ErrorContext(ctx, "undo a refused buy-in", "table", t.id, "key", m.Key, "error", uerr)
 		}
 	}
+}
+
+// StuckAfter is how many failed attempts make a pending wallet step
+// stuck: at the background retry's 5 s, about a minute of them. A stuck
+// step is still retried, but it is logged as an error, counted
+// (cardroom.table.wallet_steps.stuck) and listed for the cage by the wallet
+// (ListStuckCashOuts), because its chips stay in the table's escrow until
+// someone looks.
+const StuckAfter = 12
+
+// failed records a failed attempt at a pending wallet step; the attempt
+// that makes it stuck is logged as an error and counted.
+func (t *Table) failed(ctx context.Context, m store.MoneyMove, cause error) {
+	d := t.r.d
+	n, err := d.Store.FailMoneyMove(ctx, m.Key, cause, d.Clock.Now())
+	if err != nil {
+		d.Logger.WarnContext(ctx, "record a failed wallet step", "table", t.id, "key", m.Key, "error", err)
+	}
+	if n == StuckAfter {
+		d.Logger.ErrorContext(ctx, "wallet step stuck: its chips stay in the table's escrow until it is paid", "table", t.id,
+			"kind", m.Kind, "key", m.Key, "seat", m.Seat, "amount", m.Amount, "attempts", n, "error", cause)
+		stuckMoves.Add(ctx, 1, metric.WithAttributes(attribute.String("cardroom.wallet_step.kind", m.Kind)))
+		return
+	}
+	d.Logger.WarnContext(ctx, "wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "attempts", n, "error", cause)
+}
+
+// sittingOf is the wallet sitting of a seat: the one its buy-in opened, or
+// for a seat taken before sittings had names, the name the wallet gave
+// those (legacy/<player>).
+func sittingOf(s dealer.Seat) string {
+	if s.Sitting != "" {
+		return s.Sitting
+	}
+	return "legacy/" + s.Player
 }
 
 // markPaid deals in a player whose buy-in the wallet committed. The caller
@@ -922,7 +960,7 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	switch m.Kind {
 	case store.MoveCashOut:
 		_, err = t.wallet().CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
-			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount})
+			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.Sitting, Seat: int32(m.Seat)})
 	case store.MoveBuyIn, store.MoveTopUp:
 		_, err = t.wallet().CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
 	}

@@ -250,8 +250,15 @@ type MoneyMove struct {
 	Seat    int
 	Amount  int64
 	HoldID  string
+	// Sitting is the wallet sitting a top-up adds to or a cash-out ends.
+	Sitting string
 	Done    bool
 	Created time.Time
+	// Attempts counts the failed wallet calls of a pending step; LastError
+	// and LastAttempt are the latest of them.
+	Attempts    int
+	LastError   string
+	LastAttempt time.Time
 }
 
 // Money move kinds.
@@ -264,8 +271,8 @@ const (
 // AddMoneyMove records a saga step to finish (commit a hold, pay a
 // cash-out) in the same transaction as the seat change it belongs to.
 func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, done, created_at_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Done, m.Created.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Sitting, m.Done, m.Created.UnixMilli()); err != nil {
 		return fmt.Errorf("record %s %s: %w", m.Kind, m.Key, err)
 	}
 	return nil
@@ -275,8 +282,8 @@ func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) 
 func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, error) {
 	m := MoneyMove{Key: key}
 	var created int64
-	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, done, created_at_ms FROM money_moves
-		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Done, &created)
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms FROM money_moves
+		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.Done, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, false, nil
 	}
@@ -297,20 +304,43 @@ func (s *Store) FinishMoneyMove(ctx context.Context, key string) error {
 
 // PendingMoneyMoves lists a table's unfinished saga steps, oldest first.
 func (s *Store) PendingMoneyMoves(ctx context.Context, tableID string) ([]MoneyMove, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT key, kind, player_id, seat, amount, hold_id, created_at_ms FROM money_moves
-		WHERE table_id = $1 AND NOT done ORDER BY created_at_ms, key`, tableID)
+	return s.pendingMoves(ctx, s.db.SQL(), `WHERE table_id = $1 AND NOT done`, tableID)
+}
+
+// PendingMoneyMovesTx is PendingMoneyMoves read in q (a transaction that
+// also reads the table's state, for a consistent count of its chips).
+func (s *Store) PendingMoneyMovesTx(ctx context.Context, q sqlstore.Querier, tableID string) ([]MoneyMove, error) {
+	return s.pendingMoves(ctx, q, `WHERE table_id = $1 AND NOT done`, tableID)
+}
+
+// PendingCashOut returns the player's cash-out from the table that the
+// wallet has not been paid yet, if any.
+func (s *Store) PendingCashOut(ctx context.Context, player, tableID string) (MoneyMove, bool, error) {
+	ms, err := s.pendingMoves(ctx, s.db.SQL(), `WHERE table_id = $1 AND player_id = $2 AND kind = '`+MoveCashOut+`' AND NOT done`, tableID, player)
+	if err != nil || len(ms) == 0 {
+		return MoneyMove{}, false, err
+	}
+	return ms[0], true, nil
+}
+
+func (s *Store) pendingMoves(ctx context.Context, q sqlstore.Querier, where string, args ...any) ([]MoneyMove, error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, created_at_ms, attempts, last_error, last_attempt_ms
+		FROM money_moves `+where+` ORDER BY created_at_ms, key`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("pending money moves of %s: %w", tableID, err)
+		return nil, fmt.Errorf("pending money moves: %w", err)
 	}
 	defer rows.Close()
 	var out []MoneyMove
 	for rows.Next() {
-		m := MoneyMove{TableID: tableID}
-		var created int64
-		if err := rows.Scan(&m.Key, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &created); err != nil {
-			return nil, fmt.Errorf("pending money moves of %s: %w", tableID, err)
+		var m MoneyMove
+		var created, last int64
+		if err := rows.Scan(&m.Key, &m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &created, &m.Attempts, &m.LastError, &last); err != nil {
+			return nil, fmt.Errorf("pending money moves: %w", err)
 		}
 		m.Created = time.UnixMilli(created).UTC()
+		if last > 0 {
+			m.LastAttempt = time.UnixMilli(last).UTC()
+		}
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -341,6 +371,22 @@ func (s *Store) PendingMoneySteps(ctx context.Context) (map[string]PendingSteps,
 		out[kind] = PendingSteps{Count: n, Oldest: time.UnixMilli(oldest).UTC()}
 	}
 	return out, rows.Err()
+}
+
+// FailMoneyMove records a failed attempt at a pending step and returns
+// how many have failed so far.
+func (s *Store) FailMoneyMove(ctx context.Context, key string, cause error, at time.Time) (int, error) {
+	msg := cause.Error()
+	if len(msg) > 500 {
+		msg = strings.ToValidUTF8(msg[:500], "")
+	}
+	var n int
+	err := s.db.SQL().QueryRowContext(ctx, `UPDATE money_moves SET attempts = attempts + 1, last_error = $2, last_attempt_ms = $3
+		WHERE key = $1 RETURNING attempts`, key, msg, at.UnixMilli()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("record failed attempt of %s: %w", key, err)
+	}
+	return n, nil
 }
 
 // Audit is one recorded floor or dealer ruling.

@@ -359,8 +359,10 @@ func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 		ctx := t.Context()
 		e.open(t, "dave", 200000)
 		tbl := func(epoch int64) bank.TableRequest { return bank.TableRequest{Table: "T7", Epoch: epoch} }
+		sitting := "" // dave's open sitting at T7, which his top-ups name
 		hold := func(key string, epoch, stack, amount int64) (bank.HoldResult, error) {
-			return e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: key, TableRequest: tbl(epoch), Player: "dave", Seat: 2, Currency: "EUR", Game: nl25, Stack: stack, Amount: amount})
+			return e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: key, TableRequest: tbl(epoch), Player: "dave", Seat: 2, Currency: "EUR", Game: nl25,
+				Stack: stack, Amount: amount, Sitting: sitting})
 		}
 
 		// CS-03 refusal carries the range.
@@ -380,6 +382,11 @@ func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 		if got := e.balance(t, ledger.TableAccount("T7", "EUR")); got != 50000 {
 			t.Fatalf("table escrow = %d", got)
 		}
+		// Seated, dave cannot sit down at T7 again (a sit-down names no
+		// sitting): CS-09 waits for the cash-out of the open sitting.
+		_, err = hold("h-again", 5, 0, 20000)
+		wantFault(t, err, fault.Precondition, "CASH_OUT_PENDING")
+		sitting = h.HoldID
 		// A stale table owner (lower epoch) is fenced out.
 		_, err = hold("h-stale", 4, 10000, 1000)
 		wantFault(t, err, fault.Aborted, "FENCED_OUT")
@@ -407,11 +414,17 @@ func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 		}
 
 		// CS-08: leaving with the whole stack (80 000 after winning).
-		out, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o1", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 80000})
+		// A cash-out names its sitting and seat: erin's sitting is not dave's.
+		_, err = e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o0", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 80000, Sitting: eh.HoldID, Seat: 2})
+		wantFault(t, err, fault.Precondition, "NOT_SEATED")
+		_, err = e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o0", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 80000, Sitting: h.HoldID, Seat: 3})
+		wantFault(t, err, fault.Precondition, "NOT_SEATED")
+		out, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o1", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 80000, Sitting: h.HoldID, Seat: 2})
 		if err != nil || out.Balance != 200000-55000+80000 {
 			t.Fatalf("cash-out = %+v, %v", out, err)
 		}
-		_, err = e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o2", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 1000})
+		sitting = ""
+		_, err = e.bank.CashOut(ctx, bank.CashOutRequest{Key: "o2", TableRequest: tbl(6), Player: "dave", Currency: "EUR", Stack: 1000, Sitting: h.HoldID, Seat: 2})
 		f = wantFault(t, err, fault.Precondition, "NOT_SEATED")
 		if f.Rule != "CS-08" {
 			t.Fatalf("rule = %s", f.Rule)
@@ -439,7 +452,7 @@ func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 		if err != nil || d.Rule != "CS-03" || d.Range.Min != 20000 {
 			t.Fatalf("next day = %+v, %v", d, err)
 		}
-		if _, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: "eo", TableRequest: tbl(7), Player: "erin", Currency: "EUR", Stack: 25000}); err != nil {
+		if _, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: "eo", TableRequest: tbl(7), Player: "erin", Currency: "EUR", Stack: 25000, Sitting: eh.HoldID, Seat: 3}); err != nil {
 			t.Fatal(err)
 		}
 		if got := e.balance(t, ledger.TableAccount("T7", "EUR")); got != 0 {
@@ -453,6 +466,81 @@ func TestTableFlow_CS03_CS07_G19_CS08_CS09_CS10_G20(t *testing.T) {
 		rel, err := e.bank.ReleaseHold(ctx, bank.SettleRequest{Key: "r5", TableRequest: tbl(7), HoldID: rh.HoldID})
 		if err != nil || rel.State != store.Released || rel.Balance != 225000 {
 			t.Fatalf("release = %+v, %v", rel, err)
+		}
+	})
+}
+
+// TestLateCashOutNeverEndsALaterSitting_CS09 is the stuck-escrow
+// sequence at the wallet: a player leaves a table whose cash-out is late
+// (the wallet was unreachable), and is seated there again. The sit-down is
+// refused while the first sitting is open (CASH_OUT_PENDING, CS-09), not
+// ruled a CS-07 rebuy; once the late cash-out arrives the return is judged
+// on it (CS-09: the stack left with); and a cash-out naming the first
+// sitting can never end the second, so the second one's chips come off
+// the table with its own cash-out.
+func TestLateCashOutNeverEndsALaterSitting_CS09(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		ctx := t.Context()
+		e.open(t, "ann", 100000)
+		tbl := bank.TableRequest{Table: "T9", Epoch: 1}
+		sit := func(key string, amount int64) (bank.HoldResult, error) {
+			h, err := e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: key, TableRequest: tbl, Player: "ann", Seat: 3, Currency: "EUR", Game: nl25, Amount: amount})
+			if err != nil {
+				return h, err
+			}
+			return e.bank.CommitHold(ctx, bank.SettleRequest{Key: key + "/commit", TableRequest: tbl, HoldID: h.HoldID})
+		}
+		first, err := sit("sit-1", 40000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ann leaves with 41 300; the table's cash-out does not reach the
+		// wallet yet. The floor seats her again at once: refused, naming
+		// the open sitting, whatever the amount (no CS-07 rebuy).
+		_, err = sit("sit-2", 20000)
+		f := wantFault(t, err, fault.Precondition, "CASH_OUT_PENDING")
+		if f.Rule != "CS-09" || f.Meta["sitting_id"] != first.HoldID || f.Meta["seat"] != "3" {
+			t.Fatalf("refusal = %+v", f)
+		}
+		if got := e.balance(t, ledger.PlayerAccount("ann", "EUR")); got != 60000 {
+			t.Fatalf("a refused sit-down moved chips: balance %d", got)
+		}
+		// The late cash-out arrives; its chips come off the table.
+		e.open(t, "bob", 50000)
+		bh, err := e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: "bob", TableRequest: tbl, Player: "bob", Seat: 4, Currency: "EUR", Game: nl25, Amount: 50000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.bank.CommitHold(ctx, bank.SettleRequest{Key: "bob/commit", TableRequest: tbl, HoldID: bh.HoldID}); err != nil {
+			t.Fatal(err)
+		}
+		late := bank.CashOutRequest{Key: "out-1", TableRequest: tbl, Player: "ann", Currency: "EUR", Stack: 41300, Sitting: first.HoldID, Seat: 3}
+		if _, err := e.bank.CashOut(ctx, late); err != nil {
+			t.Fatal(err)
+		}
+		// CS-09: back at the same table the same gaming day, with the stack left with.
+		_, err = sit("sit-3", 20000)
+		f = wantFault(t, err, fault.Precondition, "BUY_IN_BELOW_DEPARTURE_STACK")
+		if f.Rule != "CS-09" || f.Meta["min"] != "41300" {
+			t.Fatalf("return refusal = %+v", f)
+		}
+		second, err := sit("sit-4", 41300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A cash-out of the first sitting, sent again under another key,
+		// finds it ended and cannot end the second.
+		again := late
+		again.Key = "out-1-again"
+		_, err = e.bank.CashOut(ctx, again)
+		wantFault(t, err, fault.Precondition, "NOT_SEATED")
+		out, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: "out-2", TableRequest: tbl, Player: "ann", Currency: "EUR", Stack: 40000, Sitting: second.HoldID, Seat: 3})
+		if err != nil || out.Balance != 100000-40000+41300-41300+40000 {
+			t.Fatalf("second cash-out = %+v, %v", out, err)
+		}
+		if got := e.balance(t, ledger.TableAccount("T9", "EUR")); got != 40000+50000-41300+41300-40000 {
+			t.Fatalf("table escrow = %d, want bob's 50 000 only", got)
 		}
 	})
 }

@@ -153,15 +153,19 @@ func TestHoldAllowedOnceThePendingOneIsSettledOrExpired(t *testing.T) {
 			eachStore(t, func(t *testing.T, e env) {
 				ctx := t.Context()
 				e.open(t, "cleo", 100000)
+				sitting := "" // a top-up names the sitting the committed first hold opened
 				hold := func(key string, stack, amount int64) (bank.HoldResult, error) {
 					return e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: key, TableRequest: bank.TableRequest{Table: "A1", Epoch: 1},
-						Player: "cleo", Seat: 2, Currency: "EUR", Game: nl25, Stack: stack, Amount: amount})
+						Player: "cleo", Seat: 2, Currency: "EUR", Game: nl25, Stack: stack, Amount: amount, Sitting: sitting})
 				}
 				first, err := hold("first", 0, 20000)
 				if err != nil {
 					t.Fatal(err)
 				}
 				state, stack := tc.settle(t, e, first)
+				if state == store.Committed {
+					sitting = first.HoldID
+				}
 				next, err := hold("next", stack, 25000)
 				if err != nil {
 					t.Fatalf("hold after the first ended: %v", err)

@@ -28,6 +28,13 @@ var (
 	// ErrNotSeated refuses a cash-out for a player the wallet has not seated
 	// at the table: chips leave a table only with a leaving player (CS-08).
 	ErrNotSeated = fault.Rule(fault.Precondition, "CS-08", "NOT_SEATED", "the player is not seated at this table")
+	// ErrCashOutPending refuses a sit-down while the player's last sitting
+	// at the table is open: its cash-out has not arrived, so the stack
+	// they left with is not known yet (CS-09).
+	ErrCashOutPending = store.ErrCashOutPending
+	// errTopUpNotSeated refuses a top-up naming a sitting that is not the
+	// player's open sitting at the table.
+	errTopUpNotSeated = fault.New(fault.Precondition, "NOT_SEATED", "a top-up needs the player's open sitting at this table")
 )
 
 // TableRequest identifies the table a write is made for, with the
@@ -109,6 +116,8 @@ type HoldRequest struct {
 	// Stack is the player's current stack when already seated (a top-up).
 	Stack  int64
 	Amount int64
+	// Sitting is the sitting a top-up adds to; empty for a sit-down.
+	Sitting string
 }
 
 // HoldResult is a hold and the decision that allowed it.
@@ -184,6 +193,9 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if err != nil {
 			return HoldResult{}, err
 		}
+		if err := sittingMatches(r, p); err != nil {
+			return HoldResult{}, err
+		}
 		if p.Pending != nil {
 			if tx.Now().Before(p.Pending.ExpiresAt) {
 				return HoldResult{}, holdPending(r.Player, r.Table, *p.Pending)
@@ -203,7 +215,7 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		}
 		h := store.Hold{
 			ID: newID("hold_"), Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: cur, Amount: r.Amount,
-			Structure: r.Game.Structure, TopUp: d.Case == buyin.TopUp, ExpiresAt: tx.Now().Add(b.holdTTL), CreatedAt: tx.Now(),
+			Structure: r.Game.Structure, TopUp: d.Case == buyin.TopUp, Sitting: r.Sitting, ExpiresAt: tx.Now().Add(b.holdTTL), CreatedAt: tx.Now(),
 		}
 		h.HoldTransfer = newID("tr_")
 		out := HoldResult{
@@ -249,6 +261,22 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		out.TransferID, out.Balance = res.TransferID, res.Balance
 		return out, nil
 	})
+}
+
+// sittingMatches checks a hold request against the player's open sitting
+// at the table: a sit-down needs none (an open one means its cash-out has
+// not arrived: CS-09 cannot be judged yet), a top-up needs the one it names.
+func sittingMatches(r HoldRequest, p store.Presence) error {
+	switch {
+	case r.Sitting == "" && p.Seated:
+		return ErrCashOutPending.Withf("%s left %s, and the cash-out of sitting %s has not arrived; sit down again once it has, with at least the stack left with",
+			r.Player, r.Table, p.Sitting.ID).
+			With("player_id", r.Player, "table_id", r.Table, "sitting_id", p.Sitting.ID, "seat", strconv.FormatInt(p.Sitting.Seat, 10))
+	case r.Sitting != "" && (!p.Seated || p.Sitting.ID != r.Sitting):
+		return errTopUpNotSeated.Withf("%s has no open sitting %s at %s", r.Player, r.Sitting, r.Table).
+			With("player_id", r.Player, "table_id", r.Table, "sitting_id", r.Sitting)
+	}
+	return nil
 }
 
 // SettleRequest commits or releases a hold on the table's behalf.
@@ -327,8 +355,12 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 	if err != nil {
 		return HoldResult{}, err
 	}
-	if to == store.Committed {
-		if err := tx.OpenSitting(ctx, store.Sitting{Player: h.Player, Table: h.Table, Seat: h.Seat, Currency: h.Currency, Structure: h.Structure, Since: tx.Now()}); err != nil {
+	if to == store.Committed && h.Sitting == "" {
+		// A sit-down's commit opens the sitting, named by its hold; a top-up
+		// adds to the sitting it names.
+		err := tx.OpenSitting(ctx, store.Sitting{ID: h.ID, Player: h.Player, Table: h.Table, Seat: h.Seat, Currency: h.Currency,
+			Structure: h.Structure, Since: tx.Now()})
+		if err != nil {
 			return HoldResult{}, err
 		}
 	}
@@ -432,6 +464,11 @@ type CashOutRequest struct {
 	Currency string
 	// Stack is the player's whole stack at departure; it may be zero.
 	Stack int64
+	// Sitting is the sitting the cash-out ends and Seat its seat: only
+	// that sitting is closed, so a late cash-out of an earlier seat never
+	// ends a later one.
+	Sitting string
+	Seat    int64
 }
 
 // CashOutResult is a cash-out and the departure recorded for CS-09/CS-10.
@@ -459,6 +496,9 @@ func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, er
 	if r.Stack < 0 {
 		return CashOutResult{}, fault.Invalidf("stack", "must not be negative, got %d", r.Stack)
 	}
+	if r.Sitting == "" {
+		return CashOutResult{}, fault.Invalidf("sitting_id", "is required")
+	}
 	cur, err := ledger.ParseCurrency(r.Currency)
 	if err != nil {
 		return CashOutResult{}, err
@@ -467,18 +507,16 @@ func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, er
 		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
 			return CashOutResult{}, err
 		}
-		sitting, seated, err := tx.Sitting(ctx, r.Player, r.Table)
+		sitting, seated, err := tx.CloseSitting(ctx, r.Table, r.Sitting, r.Player)
 		if err != nil {
 			return CashOutResult{}, err
 		}
-		if !seated {
-			return CashOutResult{}, ErrNotSeated.Withf("%s is not seated at %s", r.Player, r.Table).With("player_id", r.Player, "table_id", r.Table)
+		if !seated || sitting.Seat != r.Seat {
+			return CashOutResult{}, ErrNotSeated.Withf("%s has no open sitting %s at seat %d of %s", r.Player, r.Sitting, r.Seat, r.Table).
+				With("player_id", r.Player, "table_id", r.Table, "sitting_id", r.Sitting, "seat", strconv.FormatInt(r.Seat, 10))
 		}
 		if sitting.Currency != cur {
 			return CashOutResult{}, ledger.ErrCurrencyMismatch.Withf("%s plays at %s in %s", r.Player, r.Table, sitting.Currency)
-		}
-		if _, err := tx.CloseSitting(ctx, r.Player, r.Table); err != nil {
-			return CashOutResult{}, err
 		}
 		player := ledger.PlayerAccount(r.Player, cur)
 		out := CashOutResult{Player: r.Player, Table: r.Table, Currency: cur, Stack: r.Stack, LeftAt: tx.Now(), GamingDay: b.profile.Day.Of(tx.Now())}

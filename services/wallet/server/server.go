@@ -236,6 +236,7 @@ func (s *Server) HoldBuyIn(ctx context.Context, r *walletv1.HoldBuyInRequest) (*
 		Key:          key(p, r.GetIdempotencyKey()),
 		TableRequest: bank.TableRequest{Table: r.GetTableId(), Epoch: r.GetEpoch()},
 		Player:       r.GetPlayerId(), Seat: int64(r.GetSeat()), Currency: r.GetCurrency(), Game: g, Stack: r.GetStack(), Amount: r.GetAmount(),
+		Sitting: r.GetSittingId(),
 	})
 	if err != nil {
 		return nil, err
@@ -276,7 +277,7 @@ func (s *Server) CashOut(ctx context.Context, r *walletv1.CashOutRequest) (*wall
 		return nil, err
 	}
 	res, err := s.bank.CashOut(ctx, bank.CashOutRequest{Key: key(p, r.GetIdempotencyKey()), TableRequest: bank.TableRequest{Table: r.GetTableId(), Epoch: r.GetEpoch()},
-		Player: r.GetPlayerId(), Currency: r.GetCurrency(), Stack: r.GetStack()})
+		Player: r.GetPlayerId(), Currency: r.GetCurrency(), Stack: r.GetStack(), Sitting: r.GetSittingId(), Seat: int64(r.GetSeat())})
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,12 @@ var (
 	// held once. The bank names the pending hold and its expiry in the
 	// metadata (hold_id, expires_at).
 	ErrHoldPending = fault.New(fault.Precondition, "HOLD_PENDING", "the player already has a buy-in hold pending at this table; commit or release it first")
+	// ErrCashOutPending refuses a sit-down while the player's last sitting
+	// at the table is still open: the table has let them go, but their
+	// cash-out has not reached the wallet, so the stack they left with is
+	// not recorded yet and a buy-in cannot be held to it (CS-09).
+	ErrCashOutPending = fault.Rule(fault.Precondition, "CS-09", "CASH_OUT_PENDING",
+		"the player's cash-out from this table has not been paid yet; sit down again once it is, with at least the stack left with")
 )
 
 // Request identifies one mutating request for idempotency: the caller's

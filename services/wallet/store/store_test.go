@@ -287,7 +287,7 @@ func testEpochs(t *testing.T, s *store.Store) {
 func testPresence(t *testing.T, s *store.Store) {
 	ctx := t.Context()
 	err := s.Update(ctx, now, func(tx *store.Tx) error {
-		if err := tx.OpenSitting(ctx, store.Sitting{Player: "pres", Table: "PA", Seat: 4, Currency: "EUR", Structure: buyin.PotLimit, Since: now}); err != nil {
+		if err := tx.OpenSitting(ctx, store.Sitting{ID: "sit-pa", Player: "pres", Table: "PA", Seat: 4, Currency: "EUR", Structure: buyin.PotLimit, Since: now}); err != nil {
 			return err
 		}
 		for i, d := range []buyin.Departure{
@@ -308,7 +308,7 @@ func testPresence(t *testing.T, s *store.Store) {
 		if err != nil {
 			return err
 		}
-		if !p.Seated || p.Sitting.Seat != 4 || p.Sitting.Structure != buyin.PotLimit || len(p.Departures) != 2 {
+		if !p.Seated || p.Sitting.ID != "sit-pa" || p.Sitting.Seat != 4 || p.Sitting.Structure != buyin.PotLimit || len(p.Departures) != 2 {
 			t.Errorf("presence = %+v", p)
 		}
 		p, err = tx.Presence(ctx, "pres", "PB", "EUR", "2026-11-30")
@@ -318,10 +318,20 @@ func testPresence(t *testing.T, s *store.Store) {
 		if p.Seated || len(p.Departures) != 2 {
 			t.Errorf("presence at PB = %+v", p)
 		}
-		if ok, err := tx.CloseSitting(ctx, "pres", "PA"); err != nil || !ok {
-			t.Errorf("close = %v %v", ok, err)
+		// A second sitting of the player at the table is refused while the
+		// first is open (its cash-out has not arrived: CS-09).
+		err = tx.OpenSitting(ctx, store.Sitting{ID: "sit-pa-2", Player: "pres", Table: "PA", Seat: 2, Currency: "EUR", Structure: buyin.PotLimit, Since: now})
+		if !errors.Is(err, store.ErrCashOutPending) {
+			t.Errorf("second sitting while the first is open: %v, want CASH_OUT_PENDING", err)
 		}
-		if ok, err := tx.CloseSitting(ctx, "pres", "PA"); err != nil || ok {
+		// Only the sitting named is closed: another name closes nothing.
+		if _, ok, err := tx.CloseSitting(ctx, "PA", "sit-pa-2", "pres"); err != nil || ok {
+			t.Errorf("close of a sitting never opened = %v %v", ok, err)
+		}
+		if s, ok, err := tx.CloseSitting(ctx, "PA", "sit-pa", "pres"); err != nil || !ok || s.Seat != 4 || s.ID != "sit-pa" {
+			t.Errorf("close = %+v %v %v", s, ok, err)
+		}
+		if _, ok, err := tx.CloseSitting(ctx, "PA", "sit-pa", "pres"); err != nil || ok {
 			t.Errorf("second close = %v %v", ok, err)
 		}
 		return nil

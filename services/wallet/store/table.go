@@ -44,14 +44,17 @@ const (
 // Hold is chips taken from a player for a buy-in at a table, waiting for
 // the table to seat the player (commit) or give up (release).
 type Hold struct {
-	ID             string
-	Player         string
-	Table          string
-	Seat           int64
-	Currency       ledger.Currency
-	Amount         int64
-	Structure      buyin.Structure
-	TopUp          bool
+	ID        string
+	Player    string
+	Table     string
+	Seat      int64
+	Currency  ledger.Currency
+	Amount    int64
+	Structure buyin.Structure
+	TopUp     bool
+	// Sitting is the sitting a top-up adds to; empty for a sit-down, whose
+	// commit opens a sitting named by the hold's ID.
+	Sitting        string
 	State          HoldState
 	HoldTransfer   string
 	SettleTransfer string
@@ -73,19 +76,19 @@ func (t *Tx) InsertHold(ctx context.Context, h Hold) error {
 func HoldRow(h Hold) Row {
 	return Row{
 		Table:   "holds",
-		Columns: []string{"id", "player", "table_id", "seat", "currency", "amount", "structure", "top_up", "state", "hold_transfer", "expires_at", "created_at"},
-		Values: []any{h.ID, h.Player, h.Table, h.Seat, string(h.Currency), h.Amount, string(h.Structure), h.TopUp, string(Held),
+		Columns: []string{"id", "player", "table_id", "seat", "currency", "amount", "structure", "top_up", "sitting_id", "state", "hold_transfer", "expires_at", "created_at"},
+		Values: []any{h.ID, h.Player, h.Table, h.Seat, string(h.Currency), h.Amount, string(h.Structure), h.TopUp, h.Sitting, string(Held),
 			h.HoldTransfer, h.ExpiresAt.UnixMilli(), h.CreatedAt.UnixMilli()},
 	}
 }
 
-const holdColumns = `id, player, table_id, seat, currency, amount, structure, top_up, state, hold_transfer, COALESCE(settle_transfer, ''), expires_at, created_at`
+const holdColumns = `id, player, table_id, seat, currency, amount, structure, top_up, sitting_id, state, hold_transfer, COALESCE(settle_transfer, ''), expires_at, created_at`
 
 func scanHold(row interface{ Scan(...any) error }) (Hold, error) {
 	var h Hold
 	var cur, structure, state string
 	var expires, created int64
-	err := row.Scan(&h.ID, &h.Player, &h.Table, &h.Seat, &cur, &h.Amount, &structure, &h.TopUp, &state, &h.HoldTransfer, &h.SettleTransfer, &expires, &created)
+	err := row.Scan(&h.ID, &h.Player, &h.Table, &h.Seat, &cur, &h.Amount, &structure, &h.TopUp, &h.Sitting, &state, &h.HoldTransfer, &h.SettleTransfer, &expires, &created)
 	h.Currency, h.Structure, h.State = ledger.Currency(cur), buyin.Structure(structure), HoldState(state)
 	h.ExpiresAt, h.CreatedAt = time.UnixMilli(expires).UTC(), time.UnixMilli(created).UTC()
 	return h, err
@@ -137,7 +140,10 @@ func (s *Store) ExpiredHolds(ctx context.Context, now time.Time, limit int) ([]H
 }
 
 // Sitting is a player seated at a table with chips bought from the wallet.
+// It is named by the buy-in that opened it (the committed hold's ID), so
+// that a cash-out ends exactly the sitting it was made for.
 type Sitting struct {
+	ID        string
 	Player    string
 	Table     string
 	Seat      int64
@@ -146,42 +152,47 @@ type Sitting struct {
 	Since     time.Time
 }
 
-// Sitting reads the player's sitting at the table; ok is false when the
-// player is not seated there.
-func (t *Tx) Sitting(ctx context.Context, player, table string) (s Sitting, ok bool, err error) {
-	var cur, structure string
-	var since int64
-	err = t.tx.QueryRowContext(ctx, `SELECT player, table_id, seat, currency, structure, since FROM sittings WHERE player = $1 AND table_id = $2`, player, table).
-		Scan(&s.Player, &s.Table, &s.Seat, &cur, &structure, &since)
-	if noRows(err) {
-		return Sitting{}, false, nil
-	}
-	if err != nil {
-		return Sitting{}, false, fmt.Errorf("read sitting of %s at %s: %w", player, table, err)
-	}
-	s.Currency, s.Structure, s.Since = ledger.Currency(cur), buyin.Structure(structure), time.UnixMilli(since).UTC()
-	return s, true, nil
-}
+// LegacySitting is the ID of a sitting opened before sittings had IDs
+// (migration 00003), by which the table names the seats it took then.
+func LegacySitting(player string) string { return "legacy/" + player }
 
-// OpenSitting records that the player sits at the table (no-op when already seated).
+// OpenSitting records that the player sits at the table. A player has at
+// most one open sitting per table: while an earlier one is open (its
+// cash-out has not reached the wallet) it returns ErrCashOutPending.
 func (t *Tx) OpenSitting(ctx context.Context, s Sitting) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO sittings (player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (player, table_id) DO NOTHING`, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli())
+	// ON CONFLICT DO NOTHING instead of a failing insert, so that PostgreSQL
+	// does not abort the transaction: the caller decides what to do.
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO sittings (id, player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT DO NOTHING`, s.ID, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("seat %s at %s: %w", s.Player, s.Table, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("seat %s at %s: %w", s.Player, s.Table, err)
+	} else if n == 0 {
+		return ErrCashOutPending.Withf("%s still has a sitting open at %s; it ends when its cash-out arrives", s.Player, s.Table).
+			With("player_id", s.Player, "table_id", s.Table)
 	}
 	return nil
 }
 
-// CloseSitting ends the player's sitting at the table; it reports false
-// when the player was not seated there.
-func (t *Tx) CloseSitting(ctx context.Context, player, table string) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM sittings WHERE player = $1 AND table_id = $2`, player, table)
-	if err != nil {
-		return false, fmt.Errorf("unseat %s at %s: %w", player, table, err)
+// CloseSitting ends the sitting id of player at the table and returns it;
+// ok is false when no such sitting is open (never opened, or already
+// ended by its cash-out).
+func (t *Tx) CloseSitting(ctx context.Context, table, id, player string) (s Sitting, ok bool, err error) {
+	var cur, structure string
+	var since int64
+	err = t.tx.QueryRowContext(ctx, `DELETE FROM sittings WHERE table_id = $1 AND id = $2 AND player = $3
+		RETURNING id, player, table_id, seat, currency, structure, since`, table, id, player).
+		Scan(&s.ID, &s.Player, &s.Table, &s.Seat, &cur, &structure, &since)
+	if noRows(err) {
+		return Sitting{}, false, nil
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	if err != nil {
+		return Sitting{}, false, fmt.Errorf("unseat %s at %s: %w", player, table, err)
+	}
+	s.Currency, s.Structure, s.Since = ledger.Currency(cur), buyin.Structure(structure), time.UnixMilli(since).UTC()
+	return s, true, nil
 }
 
 // RecordDeparture keeps the stack and time a player left a table with (CS-09, CS-10).
@@ -320,9 +331,9 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch),
 		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE),
 		a2 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+second+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE)`+open+`
-		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0
-		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a1
-		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0 FROM a2
+		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0, ''
+		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a1
+		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a2
 		UNION ALL `+presenceQuery, args...)
 	if err != nil {
 		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
@@ -341,14 +352,15 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 const pendingHold = `SELECT 1 FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`
 
 // presenceQuery lists the sitting ('s'), the departures ('d') and the hold
-// still held at the table ('h', its ID in the structure column; the
+// still held at the table ('h'), each sitting and hold with its ID in the
+// last column (the
 // literal state = 'held' lets it use the partial index holds_one_pending);
 // $1 is the player, $2 the table, $3 the gaming day, $4 the currency.
-const presenceQuery = `SELECT 's', seat, structure, currency, table_id, 0, since FROM sittings WHERE player = $1 AND table_id = $2
+const presenceQuery = `SELECT 's', seat, structure, currency, table_id, 0, since, id FROM sittings WHERE player = $1 AND table_id = $2
 	UNION ALL
-	SELECT 'd', 0, structure, currency, table_id, stack, left_at FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4
+	SELECT 'd', 0, structure, currency, table_id, stack, left_at, '' FROM departures WHERE player = $1 AND gaming_day = $3 AND currency = $4
 	UNION ALL
-	SELECT 'h', seat, id, currency, table_id, amount, expires_at FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`
+	SELECT 'h', seat, structure, currency, table_id, amount, expires_at, id FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`
 
 // scanPresence reads presenceQuery rows, and reports whether an 'f' row
 // (the fence check) counted one updated epoch.
@@ -357,9 +369,9 @@ func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 	var p Presence
 	fenceHeld := false
 	for rows.Next() {
-		var kind, structure, currency, tableID string
+		var kind, structure, currency, tableID, ref string
 		var seat, stack, at int64
-		if err := rows.Scan(&kind, &seat, &structure, &currency, &tableID, &stack, &at); err != nil {
+		if err := rows.Scan(&kind, &seat, &structure, &currency, &tableID, &stack, &at, &ref); err != nil {
 			return Presence{}, false, err
 		}
 		switch kind {
@@ -368,10 +380,10 @@ func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
 		case "p":
 			p.Balance, p.BalanceLocked = stack, true
 		case "h":
-			p.Pending = &PendingHold{ID: structure, ExpiresAt: time.UnixMilli(at).UTC(), Seat: seat, Currency: ledger.Currency(currency), Amount: stack}
+			p.Pending = &PendingHold{ID: ref, ExpiresAt: time.UnixMilli(at).UTC(), Seat: seat, Currency: ledger.Currency(currency), Amount: stack}
 		case "s":
 			p.Seated = true
-			p.Sitting = Sitting{Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
+			p.Sitting = Sitting{ID: ref, Player: player, Table: tableID, Seat: seat, Currency: ledger.Currency(currency), Structure: buyin.Structure(structure), Since: time.UnixMilli(at).UTC()}
 		case "d":
 			p.Departures = append(p.Departures, buyin.Departure{Table: tableID, Structure: buyin.Structure(structure), Stack: stack, At: time.UnixMilli(at).UTC()})
 		}

@@ -73,6 +73,12 @@ const (
 	// REASON_NO_DECISION_PENDING means there is nothing to decide yet: nobody
 	// is to act (table) or an absence's timer has not run out (seating).
 	Reason_REASON_NO_DECISION_PENDING Reason = 14
+	// REASON_CASH_OUT_PENDING means the player left this table and the wallet
+	// has not yet been paid their cash-out: they may sit here again once it
+	// is, bringing at least the stack they left with (CS-09; metadata: stack,
+	// seat, table_id). Sent by the table before it asks the wallet, and by the
+	// wallet for a sit-down while that sitting is still open.
+	Reason_REASON_CASH_OUT_PENDING Reason = 15
 	// REASON_ACCOUNT_NOT_FOUND means no wallet account has that ID.
 	Reason_REASON_ACCOUNT_NOT_FOUND Reason = 100
 	// REASON_ACCOUNT_EXISTS means the owner already has an account of that
@@ -552,6 +558,7 @@ var (
 		12:  "REASON_NOT_SEATED",
 		13:  "REASON_NOT_YOURSELF",
 		14:  "REASON_NO_DECISION_PENDING",
+		15:  "REASON_CASH_OUT_PENDING",
 		100: "REASON_ACCOUNT_NOT_FOUND",
 		101: "REASON_ACCOUNT_EXISTS",
 		102: "REASON_ALREADY_REVERSED",
@@ -733,6 +740,7 @@ var (
 		"REASON_NOT_SEATED":                    12,
 		"REASON_NOT_YOURSELF":                  13,
 		"REASON_NO_DECISION_PENDING":           14,
+		"REASON_CASH_OUT_PENDING":              15,
 		"REASON_ACCOUNT_NOT_FOUND":             100,
 		"REASON_ACCOUNT_EXISTS":                101,
 		"REASON_ALREADY_REVERSED":              102,
@@ -1035,7 +1043,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\x90,\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xad,\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1051,7 +1059,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x15REASON_ALREADY_SEATED\x10\v\x12\x15\n" +
 	"\x11REASON_NOT_SEATED\x10\f\x12\x17\n" +
 	"\x13REASON_NOT_YOURSELF\x10\r\x12\x1e\n" +
-	"\x1aREASON_NO_DECISION_PENDING\x10\x0e\x12\x1c\n" +
+	"\x1aREASON_NO_DECISION_PENDING\x10\x0e\x12\x1b\n" +
+	"\x17REASON_CASH_OUT_PENDING\x10\x0f\x12\x1c\n" +
 	"\x18REASON_ACCOUNT_NOT_FOUND\x10d\x12\x19\n" +
 	"\x15REASON_ACCOUNT_EXISTS\x10e\x12\x1b\n" +
 	"\x17REASON_ALREADY_REVERSED\x10f\x12\x1e\n" +

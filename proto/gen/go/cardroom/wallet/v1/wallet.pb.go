@@ -1919,7 +1919,13 @@ type HoldBuyInRequest struct {
 	// stack is the player's current stack when already seated (a top-up).
 	Stack int64 `protobuf:"varint,8,opt,name=stack,proto3" json:"stack,omitempty"`
 	// amount is in minor units.
-	Amount        int64 `protobuf:"varint,9,opt,name=amount,proto3" json:"amount,omitempty"`
+	Amount int64 `protobuf:"varint,9,opt,name=amount,proto3" json:"amount,omitempty"`
+	// sitting_id is the sitting a top-up adds to (the hold_id of the buy-in
+	// that seated the player; `legacy/<player_id>` for a seat taken before
+	// sittings had ids). Empty for a sit-down: the wallet then refuses it
+	// while the player's last sitting at the table is still open, that is
+	// while its cash-out has not reached the wallet (CASH_OUT_PENDING, CS-09).
+	SittingId     string `protobuf:"bytes,10,opt,name=sitting_id,json=sittingId,proto3" json:"sitting_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2015,6 +2021,13 @@ func (x *HoldBuyInRequest) GetAmount() int64 {
 		return x.Amount
 	}
 	return 0
+}
+
+func (x *HoldBuyInRequest) GetSittingId() string {
+	if x != nil {
+		return x.SittingId
+	}
+	return ""
 }
 
 // HoldBuyInResponse is the new hold.
@@ -2315,7 +2328,14 @@ type CashOutRequest struct {
 	// currency is the table's currency.
 	Currency string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
 	// stack is the player's whole stack; it may be zero.
-	Stack         int64 `protobuf:"varint,6,opt,name=stack,proto3" json:"stack,omitempty"`
+	Stack int64 `protobuf:"varint,6,opt,name=stack,proto3" json:"stack,omitempty"`
+	// sitting_id names the sitting this cash-out ends: the hold_id of the
+	// buy-in that seated the player (`legacy/<player_id>` for a seat taken
+	// before sittings had ids). Only that sitting is closed, so a late
+	// cash-out of an earlier seat can never end a later one (NOT_SEATED).
+	SittingId string `protobuf:"bytes,7,opt,name=sitting_id,json=sittingId,proto3" json:"sitting_id,omitempty"`
+	// seat is the seat the player leaves; it must be the sitting's.
+	Seat          int32 `protobuf:"varint,8,opt,name=seat,proto3" json:"seat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2388,6 +2408,20 @@ func (x *CashOutRequest) GetCurrency() string {
 func (x *CashOutRequest) GetStack() int64 {
 	if x != nil {
 		return x.Stack
+	}
+	return 0
+}
+
+func (x *CashOutRequest) GetSittingId() string {
+	if x != nil {
+		return x.SittingId
+	}
+	return ""
+}
+
+func (x *CashOutRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
 	}
 	return 0
 }
@@ -3731,7 +3765,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"transferId\x12\x18\n" +
 	"\abalance\x18\t \x01(\x03R\abalance\x124\n" +
 	"\x05range\x18\n" +
-	" \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\"\xa0\x03\n" +
+	" \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\"\xc9\x03\n" +
 	"\x10HoldBuyInRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
@@ -3743,7 +3777,10 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"^[A-Z]{3}$R\bcurrency\x122\n" +
 	"\x04game\x18\a \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1d\n" +
 	"\x05stack\x18\b \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12\x1f\n" +
-	"\x06amount\x18\t \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\"A\n" +
+	"\x06amount\x18\t \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12'\n" +
+	"\n" +
+	"sitting_id\x18\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\x8c\x01R\tsittingId\"A\n" +
 	"\x11HoldBuyInResponse\x12,\n" +
 	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc7\x01\n" +
 	"\x11CommitHoldRequest\x123\n" +
@@ -3761,7 +3798,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12\"\n" +
 	"\ahold_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06holdId\"C\n" +
 	"\x13ReleaseHoldResponse\x12,\n" +
-	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xac\x02\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xf4\x02\n" +
 	"\x0eCashOutRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
@@ -3770,7 +3807,11 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\tplayer_id\x18\x04 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12-\n" +
 	"\bcurrency\x18\x05 \x01(\tB\x11\xbaH\x0er\f2\n" +
 	"^[A-Z]{3}$R\bcurrency\x12\x1d\n" +
-	"\x05stack\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\"\xbc\x01\n" +
+	"\x05stack\x18\x06 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\x12)\n" +
+	"\n" +
+	"sitting_id\x18\a \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x8c\x01R\tsittingId\x12\x1b\n" +
+	"\x04seat\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x04seat\"\xbc\x01\n" +
 	"\x0fCashOutResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12\x18\n" +

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestReSitWhileCashOutPending_CS09 is issue 9's stuck escrow, end to end
+// with every part in its own process on Redis + PostgreSQL: the wallet is
+// unreachable from the table while ann leaves, so her cash-out is pending,
+// and the floor seats her again at the same table.
+//
+// The sit-down is refused (CASH_OUT_PENDING, CS-09, with the stack she left
+// with) whether the wallet is back or not, instead of being ruled a CS-07
+// rebuy of the table minimum; once the late cash-out is paid the return is
+// judged on it (CS-09: at least the stack left with); and her second
+// sitting's cash-out is paid like the first (before the fix, the late
+// cash-out of the first seat closed the second sitting, whose cash-out was
+// then refused as NOT_SEATED and retried for ever, its chips stuck in the
+// table's escrow). Afterwards wallets + escrow = deposits, every escrow
+// equals the chips its table shows, and the audit is clean.
+func TestReSitWhileCashOutPending_CS09(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every part of the suite in its own process")
+	}
+	t.Parallel()
+	c := newCluster(t, clusterOptions{})
+	r := newRoom(t, c.gateway, "ann", "bob")
+	r.deposit("ann", 50000)
+	r.deposit("bob", 50000)
+	table := r.createTable("Escrow", 6)
+	for i, p := range []string{"ann", "bob"} {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i + 1, "player_id": p, "amount": 10000, "post_now": true}, nil)
+	}
+	r.playHand(table, checkDown)
+	r.checkChips("after the first hand")
+
+	// ann leaves during hand 2; the wallet is unreachable when it ends.
+	r.waitHand(table)
+	var lv struct{ Left bool }
+	r.must("POST", "/v1/tables/"+table+"/seats/1:leave", r.tokens["ann"], map[string]any{}, &lv)
+	c.walletDown()
+	if !lv.Left {
+		r.playHand(table, checkDown)
+	}
+	st := r.state(table, r.floor)
+	if st.seatOf("ann") >= 0 {
+		t.Fatalf("ann still seated: %+v", st.Seats)
+	}
+	stack := 20000 - st.Seats[2].Stack - st.Seats[2].Pending // what ann left with: the table's chips less bob's
+	if st.live() {
+		t.Fatalf("a hand is under way with bob alone: %+v", st.Hand)
+	}
+
+	reSit := func(amount int64) (int, apiError) {
+		return r.refused("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 1, "player_id": "ann", "amount": amount, "post_now": true})
+	}
+	// The table refuses before it asks the wallet: no money moves.
+	code, e := reSit(4000)
+	if code != http.StatusBadRequest || e.Reason != "CASH_OUT_PENDING" || e.RuleID != "CS-09" || e.Metadata["stack"] != strconv.FormatInt(stack, 10) {
+		t.Fatalf("re-sit while the cash-out is pending and the wallet down: %d %+v", code, e)
+	}
+
+	// The wallet is back; the floor seats ann again before the table's
+	// retry has paid the cash-out (the retry runs every 5 s).
+	c.walletUp()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, e = reSit(4000)
+		if code != http.StatusServiceUnavailable && e.Reason != "UNAVAILABLE" && e.Reason != "INTERNAL" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the table's connection to the wallet reconnects after a backoff
+	}
+	switch {
+	case code == http.StatusBadRequest && e.Reason == "CASH_OUT_PENDING" && e.RuleID == "CS-09":
+	case code == http.StatusBadRequest && e.Reason == "BUY_IN_BELOW_DEPARTURE_STACK" && e.RuleID == "CS-09":
+		// The retry paid the cash-out first: the return is judged on it.
+	default:
+		t.Fatalf("re-sit with the wallet back and the cash-out pending: %d %+v", code, e)
+	}
+
+	// The late cash-out is paid.
+	want := 50000 - 10000 + stack
+	waitFor(t, "ann's late cash-out", 20*time.Second, func() bool { return r.balance("player:ann:EUR") == want })
+
+	// CS-09: back at the same table the same gaming day, with at least the stack left with.
+	code, e = reSit(4000)
+	if code != http.StatusBadRequest || e.Reason != "BUY_IN_BELOW_DEPARTURE_STACK" || e.RuleID != "CS-09" || e.Metadata["min"] != strconv.FormatInt(stack, 10) {
+		t.Fatalf("return below the stack left with: %d %+v", code, e)
+	}
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 1, "player_id": "ann", "amount": stack, "post_now": true}, nil)
+	r.checkChips("ann back with the stack she left with")
+
+	// Her second sitting is cashed out like the first: nothing stays in escrow.
+	r.waitHand(table)
+	r.must("POST", "/v1/tables/"+table+"/seats/1:leave", r.tokens["ann"], map[string]any{}, &lv)
+	if !lv.Left {
+		r.playHand(table, checkDown)
+	}
+	waitFor(t, "ann's second cash-out", 20*time.Second, func() bool {
+		st := r.state(table, r.floor)
+		return st.seatOf("ann") < 0 && r.balance("player:ann:EUR")+r.balance("player:bob:EUR")+r.balance("table:"+table+":EUR") == 100000 &&
+			r.balance("table:"+table+":EUR") == st.Seats[2].Stack+st.Seats[2].Pending
+	})
+	r.checkChips("ann left again")
+	r.auditClean("after both cash-outs")
+	c.stop()
+}
