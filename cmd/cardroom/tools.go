@@ -147,7 +147,7 @@ func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) er
 	}
 	fmt.Fprintf(stdout, "accounts %d, transfers %d, entries %d\n", r.Accounts, r.Transfers, r.Entries)
 	for _, c := range r.Currencies {
-		fmt.Fprintf(stdout, "%s: debits %d, credits %d, balances sum %d\n", c.Currency, c.Debits, c.Credits, c.Balances)
+		fmt.Fprintf(stdout, "%s: debits %s, credits %s, balances sum %s\n", c.Currency, c.Debits, c.Credits, c.Balances)
 	}
 	if !r.Clean() {
 		for _, p := range r.Problems() {

@@ -52,6 +52,11 @@ type Config struct {
 	// wallet answered. Seven days (168h) covers that; at least an hour is
 	// required. The ledger itself is never pruned.
 	IdempotencyRetention time.Duration `env:"CARDROOM_WALLET_IDEMPOTENCY_RETENTION" envDefault:"168h" doc:"How long the wallet keeps an idempotency key and its stored response (a replay within it returns the original response; after it the request would run again). At least 1h; transfers and entries are never pruned."`
+	// MaxAmount is the per-transaction maximum: the largest amount one
+	// deposit, withdrawal, buy-in, tournament payment, prize or voucher may
+	// bring into the books. With every amount bounded, balances and the
+	// audit's sums stay far inside int64.
+	MaxAmount int64 `env:"CARDROOM_WALLET_MAX_AMOUNT" envDefault:"1000000000000" doc:"Largest amount, in minor units, that one deposit, withdrawal, buy-in, tournament entry, prize or voucher may move (AMOUNT_ABOVE_TRANSACTION_MAXIMUM above it); keeps every balance and sum of the books inside int64."`
 }
 
 // MinIdempotencyRetention is the shortest IdempotencyRetention New
@@ -161,7 +166,11 @@ func New(cfg Config, deps Deps) (*Wallet, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL, IdempotencyRetention: cfg.IdempotencyRetention})
+	if cfg.MaxAmount < 0 {
+		return nil, fmt.Errorf("wallet per-transaction maximum %d is negative", cfg.MaxAmount)
+	}
+	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL, IdempotencyRetention: cfg.IdempotencyRetention,
+		MaxAmount: cfg.MaxAmount})
 	return &Wallet{bank: b, server: server.New(b), cfg: cfg, log: deps.Logger}, nil
 }
 

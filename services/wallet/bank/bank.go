@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/clock"
@@ -33,7 +34,20 @@ type Config struct {
 	// PruneBatch is how many keys one prune statement deletes at most; 0
 	// means 1000.
 	PruneBatch int
+	// MaxAmount is the largest amount one transaction may bring into the
+	// books (a deposit, withdrawal, buy-in, entry, prize or voucher); 0
+	// means DefaultMaxAmount.
+	MaxAmount int64
 }
+
+// DefaultMaxAmount is the default per-transaction maximum: 10^12 minor
+// units (ten billion in a currency of cents), far above any real cash-in,
+// and low enough that no sum of the books can reach the int64 range (9.2 ×
+// 10^18) before some nine million transactions at the maximum.
+const DefaultMaxAmount int64 = 1_000_000_000_000
+
+// ErrAboveMaximum refuses an amount above the per-transaction maximum.
+var ErrAboveMaximum = fault.New(fault.Invalid, "AMOUNT_ABOVE_TRANSACTION_MAXIMUM", "the amount is above the per-transaction maximum")
 
 // DefaultIdempotencyRetention keeps idempotency keys for 7 days. Callers
 // replay within minutes (the table retries a commit until the wallet takes
@@ -51,6 +65,7 @@ type Bank struct {
 	holdTTL    time.Duration
 	retention  time.Duration
 	pruneBatch int
+	maxAmount  int64
 }
 
 // New returns a bank over the store, telling time with clk.
@@ -67,7 +82,11 @@ func New(st *store.Store, clk clock.Clock, cfg Config) *Bank {
 	if cfg.PruneBatch <= 0 {
 		cfg.PruneBatch = 1000
 	}
-	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL, retention: cfg.IdempotencyRetention, pruneBatch: cfg.PruneBatch}
+	if cfg.MaxAmount <= 0 {
+		cfg.MaxAmount = DefaultMaxAmount
+	}
+	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL, retention: cfg.IdempotencyRetention, pruneBatch: cfg.PruneBatch,
+		maxAmount: cfg.MaxAmount}
 }
 
 // Store returns the bank's store (for reads and the audit).
@@ -166,6 +185,17 @@ func validAmount(field string, amount int64) error {
 	return nil
 }
 
+// withinMaximum refuses an amount a transaction would bring into the
+// books above the per-transaction maximum: with every amount bounded, no
+// balance and no sum the audit takes comes near the int64 range.
+func (b *Bank) withinMaximum(field string, amount int64) error {
+	if amount > b.maxAmount {
+		return ErrAboveMaximum.Withf("%s %d is above the per-transaction maximum %d", field, amount, b.maxAmount).
+			With("field", field, "max", strconv.FormatInt(b.maxAmount, 10))
+	}
+	return nil
+}
+
 // OpenAccount opens a player's account in a currency.
 func (b *Bank) OpenAccount(ctx context.Context, key, player, currency string) (ledger.Account, error) {
 	if err := validPlayer(player); err != nil {
@@ -207,6 +237,9 @@ func (b *Bank) Deposit(ctx context.Context, r CashierRequest) (TransferResult, e
 	if err != nil {
 		return TransferResult{}, err
 	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
+		return TransferResult{}, err
+	}
 	return idempotent(ctx, b, "Deposit", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
 		player := ledger.PlayerAccount(r.Player, cur)
 		if _, err := tx.Account(ctx, player); err != nil {
@@ -225,6 +258,9 @@ func (b *Bank) Deposit(ctx context.Context, r CashierRequest) (TransferResult, e
 func (b *Bank) Withdraw(ctx context.Context, r CashierRequest) (TransferResult, error) {
 	cur, err := r.validate()
 	if err != nil {
+		return TransferResult{}, err
+	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
 		return TransferResult{}, err
 	}
 	return idempotent(ctx, b, "Withdraw", r.Key, r, func(tx *store.Tx) (TransferResult, error) {

@@ -186,9 +186,10 @@ func TestBadInputWritesNothing(t *testing.T) {
 				t.Errorf("%s: deposit err = %v, want %v", tc.name, err, tc.kind)
 			}
 		}
-		// Overflow on the account itself: alice's balance + MaxInt64.
+		// Above the per-transaction maximum (overflow on the account itself
+		// is TestBooksThatOverflowedStillAudit's).
 		_, err = e.bank.Deposit(ctx, bank.CashierRequest{Key: "big1", Player: "alice", Currency: "EUR", Amount: math.MaxInt64 - 10, Cashier: "c"})
-		wantFault(t, err, fault.Invalid, "AMOUNT_OVERFLOW")
+		wantFault(t, err, fault.Invalid, "AMOUNT_ABOVE_TRANSACTION_MAXIMUM")
 		_, err = e.bank.Deposit(ctx, bank.CashierRequest{Player: "alice", Currency: "EUR", Amount: 5}) // no key
 		wantFault(t, err, fault.Invalid, "")
 		// Wrong currency for a hold: the table is EUR, alice's USD account has nothing.

@@ -182,6 +182,9 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 	if err := validAmount("amount", r.Amount); err != nil {
 		return HoldResult{}, err
 	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
+		return HoldResult{}, err
+	}
 	cur, err := ledger.ParseCurrency(r.Currency)
 	if err != nil {
 		return HoldResult{}, err

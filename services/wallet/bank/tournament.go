@@ -83,6 +83,9 @@ func (b *Bank) contribute(ctx context.Context, op string, kind ledger.TransferKi
 	if err != nil {
 		return TransferResult{}, err
 	}
+	if err := b.withinMaximum("prize_part + fee", r.PrizePart+r.Fee); err != nil { // validate ruled out overflow
+		return TransferResult{}, err
+	}
 	return idempotent(ctx, b, op, r.Key, r, func(tx *store.Tx) (TransferResult, error) {
 		player := ledger.PlayerAccount(r.Player, cur)
 		if _, err := tx.Account(ctx, player); err != nil {
@@ -165,6 +168,9 @@ func (b *Bank) PayPrize(ctx context.Context, r PrizeRequest) (TransferResult, er
 	if err := validAmount("amount", r.Amount); err != nil {
 		return TransferResult{}, err
 	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
+		return TransferResult{}, err
+	}
 	cur, err := ledger.ParseCurrency(r.Currency)
 	if err != nil {
 		return TransferResult{}, err
@@ -220,6 +226,9 @@ func (b *Bank) IssueVoucher(ctx context.Context, r VoucherRequest) (VoucherResul
 		return VoucherResult{}, fault.Invalidf("target_event_id", "must differ from the satellite")
 	}
 	if err := validAmount("amount", r.Amount); err != nil {
+		return VoucherResult{}, err
+	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
 		return VoucherResult{}, err
 	}
 	cur, err := ledger.ParseCurrency(r.Currency)

@@ -5,9 +5,9 @@ import "fmt"
 // CurrencyTotals is what the audit found for one currency.
 type CurrencyTotals struct {
 	Currency Currency
-	Debits   int64 // sum of all negative entries, as a positive number
-	Credits  int64 // sum of all positive entries
-	Balances int64 // sum of all account balances; zero when nothing leaked
+	Debits   Wide // sum of all negative entries, as a positive number
+	Credits  Wide // sum of all positive entries
+	Balances Wide // sum of all account balances; zero when nothing leaked
 }
 
 // Mismatch is an account whose stored balance differs from its entries, or
@@ -15,7 +15,7 @@ type CurrencyTotals struct {
 type Mismatch struct {
 	Account  AccountID
 	Balance  int64
-	EntrySum int64
+	EntrySum Wide
 	Problem  string
 }
 
@@ -37,7 +37,7 @@ func (r AuditReport) Clean() bool {
 		return false
 	}
 	for _, c := range r.Currencies {
-		if c.Debits != c.Credits || c.Balances != 0 {
+		if c.Debits.Cmp(c.Credits) != 0 || c.Balances.Sign() != 0 {
 			return false
 		}
 	}
@@ -48,15 +48,15 @@ func (r AuditReport) Clean() bool {
 func (r AuditReport) Problems() []string {
 	var p []string
 	for _, c := range r.Currencies {
-		if c.Debits != c.Credits {
-			p = append(p, fmt.Sprintf("%s: debits %d != credits %d", c.Currency, c.Debits, c.Credits))
+		if c.Debits.Cmp(c.Credits) != 0 {
+			p = append(p, fmt.Sprintf("%s: debits %s != credits %s", c.Currency, c.Debits, c.Credits))
 		}
-		if c.Balances != 0 {
-			p = append(p, fmt.Sprintf("%s: balances sum to %d, not 0", c.Currency, c.Balances))
+		if c.Balances.Sign() != 0 {
+			p = append(p, fmt.Sprintf("%s: balances sum to %s, not 0", c.Currency, c.Balances))
 		}
 	}
 	for _, m := range r.Mismatches {
-		p = append(p, fmt.Sprintf("account %s: %s (balance %d, entries sum %d)", m.Account, m.Problem, m.Balance, m.EntrySum))
+		p = append(p, fmt.Sprintf("account %s: %s (balance %d, entries sum %s)", m.Account, m.Problem, m.Balance, m.EntrySum))
 	}
 	for _, t := range r.UnbalancedTransfers {
 		p = append(p, "transfer "+t+" is not balanced")

@@ -179,12 +179,12 @@ func TestReverseUndoesTransfer(t *testing.T) {
 
 func TestAuditReportClean(t *testing.T) {
 	t.Parallel()
-	ok := AuditReport{Currencies: []CurrencyTotals{{Currency: "EUR", Debits: 10, Credits: 10}}}
+	ok := AuditReport{Currencies: []CurrencyTotals{{Currency: "EUR", Debits: WideOf(10), Credits: WideOf(10)}}}
 	if !ok.Clean() || len(ok.Problems()) != 0 {
 		t.Errorf("clean report: %v", ok.Problems())
 	}
-	bad := AuditReport{Currencies: []CurrencyTotals{{Currency: "EUR", Debits: 10, Credits: 9, Balances: 1}},
-		Mismatches: []Mismatch{{Account: "player:a:EUR", Balance: 5, EntrySum: 4, Problem: "balance differs"}}}
+	bad := AuditReport{Currencies: []CurrencyTotals{{Currency: "EUR", Debits: WideOf(10), Credits: WideOf(9), Balances: WideOf(1)}},
+		Mismatches: []Mismatch{{Account: "player:a:EUR", Balance: 5, EntrySum: WideOf(4), Problem: "balance differs"}}}
 	if bad.Clean() || len(bad.Problems()) != 3 {
 		t.Errorf("bad report problems: %v", bad.Problems())
 	}

@@ -180,7 +180,7 @@ func (s *Server) GetCageReport(ctx context.Context, r *walletv1.GetCageReportReq
 	for _, l := range lines {
 		out.Lines = append(out.Lines, &walletv1.CageLine{
 			Cashier: l.Cashier, Currency: string(l.Currency), Deposits: l.Deposits, DepositTotal: l.DepositTotal,
-			Withdrawals: l.Withdrawals, WithdrawalTotal: l.WithdrawalTotal, Reversals: l.Reversals, NetCashIn: l.NetCashIn,
+			Withdrawals: l.Withdrawals, WithdrawalTotal: l.WithdrawalTotal, Reversals: l.Reversals, NetCashIn: l.NetCashIn, Overflow: l.Overflow,
 		})
 	}
 	return out, nil
@@ -376,7 +376,11 @@ func (s *Server) Audit(ctx context.Context, _ *walletv1.AuditRequest) (*walletv1
 	}
 	out := &walletv1.AuditResponse{Clean: r.Clean(), Problems: r.Problems(), Accounts: r.Accounts, Transfers: r.Transfers, Entries: r.Entries}
 	for _, c := range r.Currencies {
-		out.Currencies = append(out.Currencies, &walletv1.CurrencyTotals{Currency: string(c.Currency), Debits: c.Debits, Credits: c.Credits, Balances: c.Balances})
+		debits, _ := c.Debits.Int64()
+		credits, _ := c.Credits.Int64()
+		balances, _ := c.Balances.Int64()
+		out.Currencies = append(out.Currencies, &walletv1.CurrencyTotals{Currency: string(c.Currency), Debits: debits, Credits: credits, Balances: balances,
+			DebitsExact: c.Debits.String(), CreditsExact: c.Credits.String(), BalancesExact: c.Balances.String()})
 	}
 	return out, nil
 }

@@ -189,8 +189,23 @@ const updateBalance = `UPDATE accounts SET balance = balance + $A, entry_count =
 	  AND ($A > 0 OR balance >= (-9223372036854775807 - 1) - $A)
 	RETURNING id, balance, entry_count`
 
+// updateBalancePostgres is updateBalance for PostgreSQL, which raises an
+// error ("bigint out of range", a 500) where SQLite turns an overflowing
+// sum into a float: the bounds are checked in numeric, which cannot
+// overflow, so a balance near the int64 range is refused like any other
+// (postRefusal explains it: AMOUNT_OVERFLOW).
+const updateBalancePostgres = `UPDATE accounts SET balance = balance + $A, entry_count = entry_count + 1
+	WHERE id = $I AND currency = $C
+	  AND balance::numeric + $A BETWEEN -9223372036854775808 AND 9223372036854775807
+	  AND (allow_negative OR balance::numeric + $A >= 0)
+	RETURNING id, balance, entry_count`
+
 func balanceUpdate(amount, id, currency string) string {
 	return strings.NewReplacer("$A", amount, "$I", id, "$C", currency).Replace(updateBalance)
+}
+
+func balanceUpdatePostgres(amount, id, currency string) string {
+	return strings.NewReplacer("$A", amount, "$I", id, "$C", currency).Replace(updateBalancePostgres)
 }
 
 // updateBalanceStep is updateBalance for postStepByStep, rendered once.
@@ -300,7 +315,7 @@ func postStatement(entries int, with []Row) string {
 	var union strings.Builder
 	for i := range entries {
 		a, id := fmt.Sprintf("$%d::bigint", transferArgs+2*i+1), fmt.Sprintf("$%d", transferArgs+2*i+2)
-		fmt.Fprintf(&q, ", u%d AS (%s)", i, balanceUpdate(a, id, "$3"))
+		fmt.Fprintf(&q, ", u%d AS (%s)", i, balanceUpdatePostgres(a, id, "$3"))
 		if i > 0 {
 			union.WriteString(" UNION ALL ")
 		}

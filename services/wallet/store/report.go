@@ -71,51 +71,89 @@ type CageLine struct {
 	Reversals       int64
 	ReversalTotal   int64
 	NetCashIn       int64 // deposits − withdrawals − reversed deposits + reversed withdrawals
+	// Overflow is true when a total lies beyond int64 (books written before
+	// amounts were bounded): it is clamped at the end of the range.
+	Overflow bool
 }
 
-// CageReport returns the cage's movements per cashier and currency for a gaming day.
+// CageReport returns the cage's movements per cashier and currency for a
+// gaming day. The totals are summed exactly, so the report answers even
+// for books whose sums overflowed int64 (CageLine.Overflow).
 func (s *Store) CageReport(ctx context.Context, gamingDay string) ([]CageLine, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT t.actor, t.currency, t.kind, COUNT(*), COALESCE(SUM(e.amount), 0)
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT t.actor, t.currency, t.kind, COUNT(*), `+splitSum(`e.amount`)+`
 		FROM transfers t JOIN entries e ON e.transfer_id = t.id AND e.account_id = 'cage:' || t.currency
 		WHERE t.gaming_day = $1 GROUP BY t.actor, t.currency, t.kind ORDER BY t.actor, t.currency, t.kind`, gamingDay)
 	if err != nil {
 		return nil, fmt.Errorf("cage report %s: %w", gamingDay, err)
 	}
 	defer rows.Close()
+	type sums struct{ deposits, withdrawals, reversals, net ledger.Wide }
 	var out []CageLine
+	var totals []sums
 	index := map[[2]string]int{}
 	for rows.Next() {
 		var actor, cur, kind string
-		var n, cageSum int64
-		if err := rows.Scan(&actor, &cur, &kind, &n, &cageSum); err != nil {
+		var n, high, low int64
+		if err := rows.Scan(&actor, &cur, &kind, &n, &high, &low); err != nil {
 			return nil, err
 		}
+		cageSum := ledger.JoinSplit(high, low)
 		i, ok := index[[2]string{actor, cur}]
 		if !ok {
 			i = len(out)
 			index[[2]string{actor, cur}] = i
 			out = append(out, CageLine{Cashier: actor, Currency: ledger.Currency(cur)})
+			totals = append(totals, sums{})
 		}
-		l := &out[i]
+		l, sum := &out[i], &totals[i]
 		// The cage's entry is −amount on a deposit and +amount on a withdrawal.
 		switch ledger.TransferKind(kind) {
 		case ledger.Deposit:
-			l.Deposits, l.DepositTotal = n, -cageSum
+			l.Deposits, sum.deposits = n, cageSum.Neg()
 		case ledger.Withdrawal:
-			l.Withdrawals, l.WithdrawalTotal = n, cageSum
+			l.Withdrawals, sum.withdrawals = n, cageSum
 		default:
-			l.Reversals, l.ReversalTotal = l.Reversals+n, l.ReversalTotal+cageSum
+			l.Reversals, sum.reversals = l.Reversals+n, sum.reversals.Add(cageSum)
 		}
-		l.NetCashIn -= cageSum
+		sum.net = sum.net.Add(cageSum.Neg())
+	}
+	for i := range out {
+		l, sum := &out[i], totals[i]
+		var fits [4]bool
+		l.DepositTotal, fits[0] = sum.deposits.Int64()
+		l.WithdrawalTotal, fits[1] = sum.withdrawals.Int64()
+		l.ReversalTotal, fits[2] = sum.reversals.Int64()
+		l.NetCashIn, fits[3] = sum.net.Int64()
+		l.Overflow = !fits[0] || !fits[1] || !fits[2] || !fits[3]
 	}
 	return out, rows.Err()
+}
+
+// splitSum renders the two columns in which SQL returns a sum of the
+// int64 expression e that may not fit in int64: the sums of its high and
+// low 32 bits (ledger.JoinSplit joins them). Neither overflows for fewer
+// than 2^31 rows, on SQLite (whose SUM fails on an overflow) as on
+// PostgreSQL; books written before amounts were bounded can hold sums of
+// entries beyond int64, and the audit and the cage report must still
+// answer for them.
+func splitSum(e string) string { return splitSumAs(e, "") }
+
+// splitSumAs is splitSum naming the columns <name>_high and <name>_low.
+func splitSumAs(e, name string) string {
+	high, low := "", ""
+	if name != "" {
+		high, low = " AS "+name+"_high", " AS "+name+"_low"
+	}
+	return `CAST(COALESCE(SUM((` + e + `) >> 32), 0) AS BIGINT)` + high + `, CAST(COALESCE(SUM((` + e + `) & 4294967295), 0) AS BIGINT)` + low
 }
 
 // Audit checks the ledger's invariants over the whole database: per
 // currency debits equal credits and balances sum to zero, every balance
 // equals the sum of its entries, no forbidden account is negative, and
 // every transfer balances. It reads in one read-only transaction so the
-// figures are consistent with each other.
+// figures are consistent with each other. Every sum over many rows is
+// taken exactly (ledger.Wide), so the audit answers, and reports the
+// problem, even for books whose sums overflowed int64.
 func Audit(ctx context.Context, db *sqlstore.DB) (ledger.AuditReport, error) {
 	var r ledger.AuditReport
 	err := db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
@@ -142,68 +180,79 @@ func Audit(ctx context.Context, db *sqlstore.DB) (ledger.AuditReport, error) {
 			}
 			return totals[cur]
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT t.currency,
-				COALESCE(SUM(CASE WHEN e.amount < 0 THEN -e.amount ELSE 0 END), 0),
-				COALESCE(SUM(CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END), 0)
+		rows, err := tx.QueryContext(ctx, `SELECT t.currency, `+
+			splitSum(`CASE WHEN e.amount < 0 THEN -e.amount ELSE 0 END`)+`, `+
+			splitSum(`CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END`)+`
 			FROM entries e JOIN transfers t ON t.id = e.transfer_id GROUP BY t.currency ORDER BY t.currency`)
 		if err != nil {
 			return fmt.Errorf("audit debits and credits: %w", err)
 		}
 		for rows.Next() {
 			var cur string
-			var debits, credits int64
-			if err := rows.Scan(&cur, &debits, &credits); err != nil {
+			var dh, dl, ch, cl int64
+			if err := rows.Scan(&cur, &dh, &dl, &ch, &cl); err != nil {
 				rows.Close()
 				return err
 			}
 			c := get(cur)
-			c.Debits, c.Credits = debits, credits
+			c.Debits, c.Credits = ledger.JoinSplit(dh, dl), ledger.JoinSplit(ch, cl)
 		}
 		rows.Close()
-		rows, err = tx.QueryContext(ctx, `SELECT currency, COALESCE(SUM(balance), 0) FROM accounts GROUP BY currency ORDER BY currency`)
+		rows, err = tx.QueryContext(ctx, `SELECT currency, `+splitSum(`balance`)+` FROM accounts GROUP BY currency ORDER BY currency`)
 		if err != nil {
 			return fmt.Errorf("audit balances: %w", err)
 		}
 		for rows.Next() {
 			var cur string
-			var sum int64
-			if err := rows.Scan(&cur, &sum); err != nil {
+			var high, low int64
+			if err := rows.Scan(&cur, &high, &low); err != nil {
 				rows.Close()
 				return err
 			}
-			get(cur).Balances = sum
+			get(cur).Balances = ledger.JoinSplit(high, low)
 		}
 		rows.Close()
 		for _, c := range order {
 			r.Currencies = append(r.Currencies, *totals[c])
 		}
 
-		rows, err = tx.QueryContext(ctx, `SELECT a.id, a.balance, COALESCE(s.total, 0), a.allow_negative FROM accounts a
-			LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM entries GROUP BY account_id) s ON s.account_id = a.id
-			WHERE a.balance <> COALESCE(s.total, 0) OR (a.balance < 0 AND NOT a.allow_negative) ORDER BY a.id`)
+		// s.high + (s.low >> 32) and s.low & 0xFFFFFFFF are the entry sum's
+		// high and low words (each low half is non-negative, so their sum
+		// carries into the high word only upwards): comparing them to the
+		// balance's words compares the exact sum without forming it.
+		rows, err = tx.QueryContext(ctx, `SELECT a.id, a.balance, COALESCE(s.s_high, 0), COALESCE(s.s_low, 0), a.allow_negative FROM accounts a
+			LEFT JOIN (SELECT account_id, `+splitSumAs(`amount`, "s")+`
+				FROM entries GROUP BY account_id) s ON s.account_id = a.id
+			WHERE (a.balance >> 32) <> COALESCE(s.s_high + (s.s_low >> 32), 0) OR (a.balance & 4294967295) <> COALESCE(s.s_low & 4294967295, 0)
+				OR (a.balance < 0 AND NOT a.allow_negative) ORDER BY a.id`)
 		if err != nil {
 			return fmt.Errorf("audit accounts: %w", err)
 		}
 		for rows.Next() {
 			var m ledger.Mismatch
+			var high, low int64
 			var neg bool
-			if err := rows.Scan((*string)(&m.Account), &m.Balance, &m.EntrySum, &neg); err != nil {
+			if err := rows.Scan((*string)(&m.Account), &m.Balance, &high, &low, &neg); err != nil {
 				rows.Close()
 				return err
 			}
+			m.EntrySum = ledger.JoinSplit(high, low)
 			m.Problem = "balance differs from the sum of its entries"
-			if m.Balance == m.EntrySum {
+			if m.EntrySum.Cmp(ledger.WideOf(m.Balance)) == 0 {
 				m.Problem = "negative balance on an account that may not go negative"
 			}
 			r.Mismatches = append(r.Mismatches, m)
 		}
 		rows.Close()
 
-		rows, err = tx.QueryContext(ctx, `SELECT t.id FROM transfers t LEFT JOIN entries e ON e.transfer_id = t.id
-			GROUP BY t.id, t.amount
-			HAVING COALESCE(SUM(e.amount), 0) <> 0 OR COUNT(e.transfer_id) = 0
-			    OR COALESCE(SUM(CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END), 0) <> t.amount
-			ORDER BY t.id`)
+		// Per transfer: the entries sum to zero (high and low words both
+		// zero) and the credits to the transfer's amount.
+		rows, err = tx.QueryContext(ctx, `SELECT id FROM (SELECT t.id, t.amount, COUNT(e.transfer_id) AS n,
+				`+splitSumAs(`e.amount`, "s")+`, `+splitSumAs(`CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END`, "c")+`
+				FROM transfers t LEFT JOIN entries e ON e.transfer_id = t.id GROUP BY t.id, t.amount) s
+			WHERE n = 0 OR s_high + (s_low >> 32) <> 0 OR (s_low & 4294967295) <> 0
+				OR c_high + (c_low >> 32) <> (amount >> 32) OR (c_low & 4294967295) <> (amount & 4294967295)
+			ORDER BY id`)
 		if err != nil {
 			return fmt.Errorf("audit transfers: %w", err)
 		}

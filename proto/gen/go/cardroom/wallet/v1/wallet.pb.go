@@ -1297,7 +1297,11 @@ type CageLine struct {
 	// reversals counts corrections of cage movements.
 	Reversals int64 `protobuf:"varint,7,opt,name=reversals,proto3" json:"reversals,omitempty"`
 	// net_cash_in is cash taken in minus cash paid out, after corrections.
-	NetCashIn     int64 `protobuf:"varint,8,opt,name=net_cash_in,json=netCashIn,proto3" json:"net_cash_in,omitempty"`
+	NetCashIn int64 `protobuf:"varint,8,opt,name=net_cash_in,json=netCashIn,proto3" json:"net_cash_in,omitempty"`
+	// overflow is true when a total of the line lies beyond the int64 range
+	// (books written before amounts were bounded by the per-transaction
+	// maximum): that total is reported clamped at the end of the range.
+	Overflow      bool `protobuf:"varint,9,opt,name=overflow,proto3" json:"overflow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1386,6 +1390,13 @@ func (x *CageLine) GetNetCashIn() int64 {
 		return x.NetCashIn
 	}
 	return 0
+}
+
+func (x *CageLine) GetOverflow() bool {
+	if x != nil {
+		return x.Overflow
+	}
+	return false
 }
 
 // GetCageReportResponse is the cage report of a gaming day.
@@ -3468,7 +3479,16 @@ type CurrencyTotals struct {
 	// credits is the sum of all credits; equal to debits when clean.
 	Credits int64 `protobuf:"varint,3,opt,name=credits,proto3" json:"credits,omitempty"`
 	// balances is the sum of all balances; zero when clean.
-	Balances      int64 `protobuf:"varint,4,opt,name=balances,proto3" json:"balances,omitempty"`
+	Balances int64 `protobuf:"varint,4,opt,name=balances,proto3" json:"balances,omitempty"`
+	// debits_exact, credits_exact and balances_exact are the same sums as
+	// exact decimals. The int64 fields above are clamped at the ends of the
+	// int64 range when a sum lies beyond it (books written before amounts
+	// were bounded by the per-transaction maximum); these never are.
+	DebitsExact string `protobuf:"bytes,5,opt,name=debits_exact,json=debitsExact,proto3" json:"debits_exact,omitempty"`
+	// credits_exact is credits as an exact decimal.
+	CreditsExact string `protobuf:"bytes,6,opt,name=credits_exact,json=creditsExact,proto3" json:"credits_exact,omitempty"`
+	// balances_exact is balances as an exact decimal.
+	BalancesExact string `protobuf:"bytes,7,opt,name=balances_exact,json=balancesExact,proto3" json:"balances_exact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3529,6 +3549,27 @@ func (x *CurrencyTotals) GetBalances() int64 {
 		return x.Balances
 	}
 	return 0
+}
+
+func (x *CurrencyTotals) GetDebitsExact() string {
+	if x != nil {
+		return x.DebitsExact
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetCreditsExact() string {
+	if x != nil {
+		return x.CreditsExact
+	}
+	return ""
+}
+
+func (x *CurrencyTotals) GetBalancesExact() string {
+	if x != nil {
+		return x.BalancesExact
+	}
+	return ""
 }
 
 // AuditResponse is the audit's result.
@@ -3711,7 +3752,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"]\n" +
 	"\x14GetCageReportRequest\x12E\n" +
 	"\n" +
-	"gaming_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\tgamingDay\"\x8c\x02\n" +
+	"gaming_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\tgamingDay\"\xa8\x02\n" +
 	"\bCageLine\x12\x18\n" +
 	"\acashier\x18\x01 \x01(\tR\acashier\x12\x1a\n" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x1a\n" +
@@ -3720,7 +3761,8 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\vwithdrawals\x18\x05 \x01(\x03R\vwithdrawals\x12)\n" +
 	"\x10withdrawal_total\x18\x06 \x01(\x03R\x0fwithdrawalTotal\x12\x1c\n" +
 	"\treversals\x18\a \x01(\x03R\treversals\x12\x1e\n" +
-	"\vnet_cash_in\x18\b \x01(\x03R\tnetCashIn\"j\n" +
+	"\vnet_cash_in\x18\b \x01(\x03R\tnetCashIn\x12\x1a\n" +
+	"\boverflow\x18\t \x01(\bR\boverflow\"j\n" +
 	"\x15GetCageReportResponse\x12\x1d\n" +
 	"\n" +
 	"gaming_day\x18\x01 \x01(\tR\tgamingDay\x122\n" +
@@ -3901,12 +3943,15 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0eRefundResponse\x12!\n" +
 	"\freversal_ids\x18\x01 \x03(\tR\vreversalIds\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x03R\x05total\"\x0e\n" +
-	"\fAuditRequest\"z\n" +
+	"\fAuditRequest\"\xe9\x01\n" +
 	"\x0eCurrencyTotals\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
 	"\x06debits\x18\x02 \x01(\x03R\x06debits\x12\x18\n" +
 	"\acredits\x18\x03 \x01(\x03R\acredits\x12\x1a\n" +
-	"\bbalances\x18\x04 \x01(\x03R\bbalances\"\xd9\x01\n" +
+	"\bbalances\x18\x04 \x01(\x03R\bbalances\x12!\n" +
+	"\fdebits_exact\x18\x05 \x01(\tR\vdebitsExact\x12#\n" +
+	"\rcredits_exact\x18\x06 \x01(\tR\fcreditsExact\x12%\n" +
+	"\x0ebalances_exact\x18\a \x01(\tR\rbalancesExact\"\xd9\x01\n" +
 	"\rAuditResponse\x12\x14\n" +
 	"\x05clean\x18\x01 \x01(\bR\x05clean\x12B\n" +
 	"\n" +
