@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -511,4 +512,79 @@ func TestTournamentTables_RefusedAtCashTables(t *testing.T) {
 	wantReason(t, "holding a cash table", err, codes.FailedPrecondition, "NOT_A_TOURNAMENT_TABLE", "")
 	_, err = e.tc.ListHandResults(e.svc(), &tablev1.ListHandResultsRequest{TableId: id})
 	wantReason(t, "a cash table's reports", err, codes.FailedPrecondition, "NOT_A_TOURNAMENT_TABLE", "")
+}
+
+// TestTournamentTables_ConsoleFeed_TR20_TR23_TR33: a live tournament
+// table's dealer watches the console feed: the tournament's controls show
+// there as they apply — the seating, a hold and its release, the level a
+// hand starts in, a penalty and when it is served, a player arriving from
+// another table with the slip and confirmed, a player leaving for another
+// table when the hand ends.
+func TestTournamentTables_ConsoleFeed_TR20_TR23_TR33(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(t0)
+	e := startTour(t, testkit.SQLite(t, table.DBOptions()), clk)
+	svc := e.svc()
+	a := e.openTable("e5", 1, tablev1.TableMode_TABLE_MODE_DIGITAL)
+	b := e.openTable("e5", 2, tablev1.TableMode_TABLE_MODE_LIVE)
+	feed, stop := watch(e.g.As(t, "dealer-1", auth.Dealer), t, e.c, b)
+	defer stop()
+	for _, id := range []string{a, b} {
+		if _, err := e.tc.SetLevels(svc, &tablev1.SetLevelsRequest{TableId: id, Revision: 1, Levels: levelsAt(t0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.tc.HoldDealing(svc, &tablev1.HoldDealingRequest{TableId: id, Hold: &tablev1.DealingHold{HoldId: "seating",
+			Reason: tablev1.HoldReason_HOLD_REASON_FLOOR, Note: "seat draw"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.seat(a, "ann", 0, 700)
+	e.seat(b, "bob", 0, 1000)
+	e.seat(b, "cat", 1, 1000)
+	e.seat(b, "dan", 2, 1000)
+	if _, err := e.tc.SetAbsence(svc, &tablev1.SetAbsenceRequest{TableId: b, IdempotencyKey: "pen", PlayerId: "dan", MissedHands: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tc.MoveOut(svc, &tablev1.MoveOutRequest{TableId: a, MoveId: "mv1", PlayerId: "ann", ToTableId: b, ToSeat: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tc.MoveIn(svc, &tablev1.MoveInRequest{TableId: b, MoveId: "mv1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.ConfirmArrival(e.g.As(t, "dealer-1", auth.Dealer), &tablev1.ConfirmArrivalRequest{TableId: b, Seat: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tc.ReleaseDealing(svc, &tablev1.ReleaseDealingRequest{TableId: b, HoldId: "seating"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tc.MoveOut(svc, &tablev1.MoveOutRequest{TableId: b, MoveId: "mv2", PlayerId: "cat", ToTableId: a, ToSeat: 3}); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ kind, player, rule, detail string }{
+		{"hold", "", "TR-02", "floor: seat draw"},
+		{"seated", "bob", "TR-06", ""},
+		{"penalty", "dan", "TR-33", "misses 1 hands"},
+		{"arriving", "ann", "TR-23", "from e5 T1, seat 0"},
+		{"arrived", "ann", "TR-23", "from e5 T1, seat 0"},
+		{"release", "", "TR-02", "floor"},
+		{"level", "", "TR-20", "level 1: 25/50"},
+		{"penalty_served", "dan", "TR-33", ""},
+		{"move_ordered", "cat", "TR-23", "to e5 T1, seat 3"},
+	}
+	testkit.Eventually(t, 5*time.Second, func() error {
+		var got []*tablev1.TableEvent
+		for _, m := range feed() {
+			got = append(got, m.GetEvents()...)
+		}
+		next := 0
+		for _, ev := range got {
+			w := want[next]
+			if ev.GetKind() == w.kind && ev.GetPlayerId() == w.player && ev.GetRule() == w.rule && strings.Contains(ev.GetDetail(), w.detail) {
+				if next++; next == len(want) {
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("the dealer's feed has not shown %+v yet (%d of %d)", want[next], next, len(want))
+	})
 }

@@ -98,6 +98,8 @@ type Seat struct {
 	// dealer confirms they sat down with their chips (not dealt in; the
 	// chips are in transit, not in Stack).
 	Arriving *Arrival `json:"arriving,omitempty"`
+	// MoveTo says where a MoveOut goes, for the console.
+	MoveTo string `json:"move_to,omitempty"`
 }
 
 // Occupied reports whether a player sits in the seat.
@@ -166,6 +168,9 @@ type Output struct {
 	// (TR-23); Removed the entrants it removed.
 	Moves   []MoveStep
 	Removed []Removal
+	// Notices are a tournament table's controls as the dealer's console
+	// shows them (tournament.go).
+	Notices []Notice
 }
 
 // History is a finished hand as stored: setup and every event, enough to
@@ -682,7 +687,8 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if t.closing {
 		return Output{}, fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
 	}
-	if err := t.startLevel(now); err != nil {
+	notices, err := t.startLevel(now)
+	if err != nil {
 		return Output{}, err
 	}
 	plan, setup, err := t.planNext()
@@ -699,14 +705,15 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 		// A straddle request is for one hand: this one used it up.
 		t.seats[i].Straddle = false
 	}
-	if t.tour != nil {
-		t.countPenalties()
-		t.tour.Button = nil
-	}
 	t.handNo++
 	t.started = true
 	t.log = append(t.log[:0], h.Events()...)
 	out := t.changed()
+	out.Notices = notices
+	if t.tour != nil {
+		t.countPenalties(&out)
+		t.tour.Button = nil
+	}
 	out.Started = t.handNo
 	out.Events = slices.Clone(h.Events())
 	if err := t.settle(&out, now); err != nil {

@@ -81,7 +81,9 @@ const (
 // confirms they sat down with their chips: the chips are in transit, not
 // in the seat's stack, and the seat is not dealt in.
 type Arrival struct {
-	Move        string `json:"move"`
+	Move string `json:"move"`
+	// From says where the player comes from, for the console.
+	From        string `json:"from,omitempty"`
 	Chips       int64  `json:"chips"`
 	MissedHands int    `json:"missed_hands,omitempty"`
 	Left        bool   `json:"left,omitempty"`
@@ -169,13 +171,48 @@ func forcedBets(evs []engine.Event) []ForcedBet {
 	return out
 }
 
+// Notice is one of a tournament table's controls as the dealer's console
+// shows it (WatchTable): a level or a break starting, a hold, a move, a
+// penalty, chips added. Kind names it; Seat is -1 for the table.
+type Notice struct {
+	Kind   string
+	Seat   int
+	Player string
+	Amount int64
+	Rule   string
+	Detail string
+}
+
+func (o *Output) notice(n Notice) { o.Notices = append(o.Notices, n) }
+
+// StackChange says why a stack changes, with the rule that allows it.
+type StackChange uint8
+
+// Stack changes.
+const (
+	ChangeRebuy StackChange = iota + 1
+	ChangeAddOn
+	ChangeChipRace
+	ChangeConfiscation
+	ChangeCorrection
+)
+
+var stackChanges = map[StackChange][2]string{ChangeRebuy: {"rebuy", "TR-14"}, ChangeAddOn: {"add-on", "TR-17"},
+	ChangeChipRace: {"chip race", "TR-22"}, ChangeConfiscation: {"confiscation", "TR-11"}, ChangeCorrection: {"floor correction", "TR-02"}}
+
+var holdNames = map[HoldReason]string{HoldBreak: "break", HoldHandForHand: "hand-for-hand", HoldBalancing: "balancing",
+	HoldClockPaused: "clock paused", HoldFloor: "floor"}
+
+var removalNames = map[RemovalReason]string{RemoveBusted: "busted", RemoveDisqualified: "disqualified", RemoveExpelled: "expelled",
+	RemoveFinished: "finished"}
+
 // Errors of the tournament controls.
 var (
 	ErrNotTournamentTable = fault.New(fault.Precondition, "NOT_A_TOURNAMENT_TABLE", "only a tournament table takes its tournament's controls")
 	ErrEntrantNotSeated   = fault.New(fault.Precondition, "NOT_SEATED", "the entrant does not sit at this table")
 	ErrEntrantHasChips    = fault.New(fault.Precondition, "ENTRANT_HAS_CHIPS", "the entrant still has chips: only a busted entrant is removed as busted")
 	ErrStackMismatch      = fault.New(fault.Precondition, "STACK_MISMATCH", "the stack is not the one the change was computed from")
-	ErrSeatInHand         = fault.New(fault.Precondition, "SEAT_IN_HAND", "the entrant plays the hand in progress: the change waits until it ends")
+	ErrSeatInHand         = fault.New(fault.Precondition, "HAND_IN_PROGRESS", "the entrant plays the hand in progress: the change waits until it ends")
 	ErrMoveInProgress     = fault.Rule(fault.Precondition, "TR-23", "MOVE_IN_PROGRESS", "the entrant is already part of another move")
 	ErrNotArriving        = fault.Rule(fault.Precondition, "TR-23", "NOT_ARRIVING", "no moved player is awaited in that seat")
 	ErrLevelsConflict     = fault.New(fault.Conflict, "LEVELS_CONFLICT", "that schedule revision was given with other levels")
@@ -235,7 +272,9 @@ func (t *Table) SeatEntrant(seat int, player string, stack int64) (Output, error
 		return Output{}, ErrBadAmount
 	}
 	t.seats[seat] = Seat{Player: player, Stack: stack, New: true}
-	return t.changed(), nil
+	out := t.changed()
+	out.notice(Notice{Kind: "seated", Seat: seat, Player: player, Amount: stack, Rule: "TR-06"})
+	return out, nil
 }
 
 func (t *Table) seatable(seat int, player string) error {
@@ -258,12 +297,15 @@ func (t *Table) SetButton(seat int) (Output, error) {
 	if err := t.checkSeat(seat); err != nil {
 		return Output{}, err
 	}
+	out := t.changed()
 	if t.hand != nil {
 		t.tour.NextButton = &seat
+		out.notice(Notice{Kind: "button", Seat: seat, Rule: "TR-07", Detail: "drawn: placed when this hand ends"})
 	} else {
 		t.placeButton(seat)
+		out.notice(Notice{Kind: "button", Seat: seat, Rule: "TR-07", Detail: "drawn"})
 	}
-	return t.changed(), nil
+	return out, nil
 }
 
 func (t *Table) placeButton(seat int) {
@@ -375,8 +417,19 @@ func (t *Table) Hold(h Hold) (Output, error) {
 	} else {
 		t.tour.Holds = append(t.tour.Holds, h)
 	}
-	return t.changed(), nil
+	out := t.changed()
+	detail := holdNames[h.Reason]
+	if h.Note != "" {
+		detail += ": " + h.Note
+	}
+	if h.Through > t.handNo {
+		detail += fmt.Sprintf(" (after hand %d)", h.Through)
+	}
+	out.notice(Notice{Kind: "hold", Seat: -1, Amount: h.Through, Rule: holdRules[h.Reason], Detail: detail})
+	return out, nil
 }
+
+var holdRules = map[HoldReason]string{HoldBreak: "G-07", HoldHandForHand: "G-26", HoldBalancing: "G-25", HoldFloor: "TR-02"}
 
 // Release lifts the hold id; releasing one that does not stand changes
 // nothing.
@@ -388,15 +441,18 @@ func (t *Table) Release(id string) (Output, error) {
 	if i < 0 {
 		return Output{Seq: t.seq, Duplicate: true}, nil
 	}
+	h := t.tour.Holds[i]
 	t.tour.Holds = slices.Delete(t.tour.Holds, i, i+1)
-	return t.changed(), nil
+	out := t.changed()
+	out.notice(Notice{Kind: "release", Seat: -1, Rule: holdRules[h.Reason], Detail: holdNames[h.Reason]})
+	return out, nil
 }
 
 // AdjustStack adds amount chips to the entrant's stack (a negative amount
 // takes them off). Chips added to an entrant dealt into the hand in
 // progress wait for its end (CS-05); taking chips, or a change that names
 // the stack it expects, needs the entrant out of the hand.
-func (t *Table) AdjustStack(player string, amount int64, expected *int64) (Output, error) {
+func (t *Table) AdjustStack(player string, amount int64, expected *int64, why StackChange) (Output, error) {
 	seat, err := t.entrant(player)
 	if err != nil {
 		return Output{}, err
@@ -410,7 +466,10 @@ func (t *Table) AdjustStack(player string, amount int64, expected *int64) (Outpu
 			return Output{}, ErrSeatInHand
 		}
 		s.Pending += amount
-		return t.changed(), nil
+		out := t.changed()
+		out.notice(Notice{Kind: "stack", Seat: seat, Player: player, Amount: amount, Rule: stackChanges[why][1],
+			Detail: stackChanges[why][0] + ": plays from the next hand"})
+		return out, nil
 	}
 	have := s.Stack + s.Pending
 	if expected != nil && *expected != have {
@@ -420,7 +479,9 @@ func (t *Table) AdjustStack(player string, amount int64, expected *int64) (Outpu
 		return Output{}, fault.Invalidf("amount", "takes %d chips from a stack of %d", -amount, have)
 	}
 	s.Stack, s.Pending = have+amount, 0
-	return t.changed(), nil
+	out := t.changed()
+	out.notice(Notice{Kind: "stack", Seat: seat, Player: player, Amount: amount, Rule: stackChanges[why][1], Detail: stackChanges[why][0]})
+	return out, nil
 }
 
 // SetAbsence makes the entrant absent for missed hands, counted down by
@@ -438,7 +499,17 @@ func (t *Table) SetAbsence(player string, missed int, left bool) (Output, error)
 	} else {
 		s.MissedHands, s.Left = missed, left
 	}
-	return t.changed(), nil
+	out := t.changed()
+	switch {
+	case left:
+		out.notice(Notice{Kind: "left", Seat: seat, Player: player, Rule: "TR-35", Detail: "left the tournament: blinds posted, hands dead"})
+	case missed > 0:
+		out.notice(Notice{Kind: "penalty", Seat: seat, Player: player, Amount: int64(missed), Rule: "TR-33",
+			Detail: fmt.Sprintf("misses %d hands from the next", missed)})
+	default:
+		out.notice(Notice{Kind: "present", Seat: seat, Player: player, Detail: "back in play"})
+	}
+	return out, nil
 }
 
 // Absent reports whether the seat's hands are dealt dead: sitting out, a
@@ -495,16 +566,26 @@ func (t *Table) RemoveEntrant(player string, why RemovalReason) (Output, error) 
 	}
 	if t.playing(seat) {
 		s.Remove = why
-		return t.changed(), nil
+		out := t.changed()
+		out.notice(Notice{Kind: "removing", Seat: seat, Player: player, Rule: removalRule(why), Detail: removalNames[why] + ": leaves when this hand ends"})
+		return out, nil
 	}
 	out := t.changed()
 	t.remove(seat, why, &out)
 	return out, nil
 }
 
+func removalRule(why RemovalReason) string {
+	if why == RemoveDisqualified || why == RemoveExpelled {
+		return "TR-34"
+	}
+	return ""
+}
+
 func (t *Table) remove(seat int, why RemovalReason, out *Output) {
 	s := t.seats[seat]
 	out.Removed = append(out.Removed, Removal{Seat: seat, Player: s.Player, Reason: why, Chips: s.Stack + s.Pending})
+	out.notice(Notice{Kind: "removed", Seat: seat, Player: s.Player, Amount: s.Stack + s.Pending, Rule: removalRule(why), Detail: removalNames[why]})
 	t.seats[seat] = Seat{}
 }
 
@@ -512,7 +593,7 @@ func (t *Table) remove(seat int, why RemovalReason, out *Output) {
 // stack, now between hands or when the hand in progress they play ends
 // (Output.Moves says which), and the chips go in transit under move. An
 // entrant with no chips left is not moved (MoveCancelled).
-func (t *Table) MoveOut(player, move string) (Output, error) {
+func (t *Table) MoveOut(player, move, to string) (Output, error) {
 	seat, err := t.entrant(player)
 	if err != nil {
 		return Output{}, err
@@ -522,10 +603,13 @@ func (t *Table) MoveOut(player, move string) (Output, error) {
 		return Output{}, ErrMoveInProgress.Withf("%s is already being moved or removed", player)
 	}
 	if t.playing(seat) {
-		s.MoveOut = move
-		return t.changed(), nil
+		s.MoveOut, s.MoveTo = move, to
+		out := t.changed()
+		out.notice(Notice{Kind: "move_ordered", Seat: seat, Player: player, Rule: "TR-23", Detail: to + ": leaves when this hand ends"})
+		return out, nil
 	}
 	out := t.changed()
+	t.seats[seat].MoveTo = to
 	t.moveOut(seat, move, 0, &out)
 	return out, nil
 }
@@ -539,9 +623,11 @@ func (t *Table) moveOut(seat int, move string, from MoveState, out *Output) {
 		MissedHands: s.MissedHands, Left: s.Left}
 	if step.Chips == 0 {
 		step.State, step.MissedHands, step.Left = MoveCancelled, 0, false
-		t.seats[seat].MoveOut = ""
+		t.seats[seat].MoveOut, t.seats[seat].MoveTo = "", ""
+		out.notice(Notice{Kind: "move_cancelled", Seat: seat, Player: s.Player, Rule: "TR-23", Detail: "no chips left: not moved"})
 	} else {
 		t.seats[seat] = Seat{}
+		out.notice(Notice{Kind: "move_out", Seat: seat, Player: s.Player, Amount: step.Chips, Rule: "TR-23", Detail: s.MoveTo})
 	}
 	out.Moves = append(out.Moves, step)
 }
@@ -568,8 +654,11 @@ func (t *Table) MoveIn(seat int, player string, a Arrival) (Output, error) {
 	if t.cfg.Mode == engine.Live {
 		t.seats[seat] = Seat{Player: player, New: true, Arriving: &a}
 		step.State = MoveArriving
+		out.notice(Notice{Kind: "arriving", Seat: seat, Player: player, Amount: a.Chips, Rule: "TR-23",
+			Detail: a.From + ": confirm when the player sits down with the chips"})
 	} else {
 		t.seats[seat] = Seat{Player: player, Stack: a.Chips, New: true, MissedHands: a.MissedHands, Left: a.Left}
+		out.notice(Notice{Kind: "move_in", Seat: seat, Player: player, Amount: a.Chips, Rule: "TR-23", Detail: a.From})
 	}
 	out.Moves = append(out.Moves, step)
 	return out, nil
@@ -592,6 +681,7 @@ func (t *Table) ConfirmArrival(seat int, move string) (Output, error) {
 	}
 	*s = Seat{Player: s.Player, Stack: a.Chips, New: true, MissedHands: a.MissedHands, Left: a.Left}
 	out := t.changed()
+	out.notice(Notice{Kind: "arrived", Seat: seat, Player: s.Player, Amount: a.Chips, Rule: "TR-23", Detail: a.From})
 	out.Moves = append(out.Moves, MoveStep{Move: a.Move, Seat: seat, Player: s.Player, From: MoveArriving, State: MoveDelivered,
 		Chips: a.Chips, MissedHands: a.MissedHands, Left: a.Left})
 	return out, nil
@@ -695,31 +785,55 @@ func (t *Table) nextPositions() *button.Positions {
 // startLevel picks the level a tournament hand starting at now plays
 // (TR-20) and counts a hand off every running penalty (TR-33); it refuses
 // when the table is held. The caller plans the hand after it.
-func (t *Table) startLevel(now time.Time) error {
+func (t *Table) startLevel(now time.Time) ([]Notice, error) {
 	if t.tour == nil {
-		return nil
+		return nil, nil
 	}
 	if why := t.heldAt(now); why != "" {
-		return fmt.Errorf("table %s holds (%s): no hand starts", t.id, why)
+		return nil, fmt.Errorf("table %s holds (%s): no hand starts", t.id, why)
 	}
-	if l, ok := t.levelAt(now); ok {
-		unit := t.cfg.Stakes.ChipUnit
-		t.cfg.Stakes = l.Stakes
-		if t.cfg.Stakes.ChipUnit == 0 {
-			t.cfg.Stakes.ChipUnit = unit
-		}
-		t.tour.Level = l.No
+	l, ok := t.levelAt(now)
+	if !ok {
+		return nil, nil
 	}
-	return nil
+	unit := t.cfg.Stakes.ChipUnit
+	t.cfg.Stakes = l.Stakes
+	if t.cfg.Stakes.ChipUnit == 0 {
+		t.cfg.Stakes.ChipUnit = unit
+	}
+	if t.tour.Level == l.No {
+		return nil, nil
+	}
+	t.tour.Level = l.No
+	return []Notice{{Kind: "level", Seat: -1, Amount: l.Stakes.BigBlind, Rule: "TR-20", Detail: levelText(l)}}, nil
+}
+
+// levelText says a level's stakes: "level 4: 100/200, big blind ante 200".
+func levelText(l Level) string {
+	k := l.Stakes
+	txt := fmt.Sprintf("level %d: %d/%d", l.No, k.SmallBlind, k.BigBlind)
+	if k.BringIn > 0 {
+		txt = fmt.Sprintf("level %d: bring-in %d, bets %d/%d", l.No, k.BringIn, k.SmallBet, k.BigBet)
+	}
+	switch {
+	case k.BigBlindAnte > 0:
+		txt += fmt.Sprintf(", big blind ante %d", k.BigBlindAnte)
+	case k.Ante > 0:
+		txt += fmt.Sprintf(", ante %d", k.Ante)
+	}
+	return txt
 }
 
 // countPenalties counts the hand that started off every penalty running
 // at the table (TR-33: each hand that starts there counts, whether or not
 // the entrant is dealt in).
-func (t *Table) countPenalties() {
+func (t *Table) countPenalties(out *Output) {
 	for i := range t.seats {
 		if s := &t.seats[i]; s.Occupied() && s.MissedHands > 0 {
 			s.MissedHands--
+			if s.MissedHands == 0 {
+				out.notice(Notice{Kind: "penalty_served", Seat: i, Player: s.Player, Rule: "TR-33", Detail: "plays again from the next hand"})
+			}
 		}
 	}
 }
@@ -739,6 +853,7 @@ func (t *Table) finishTournament(out *Output, h *History, plan button.Plan, now 
 	}
 	if nb := t.tour.NextButton; nb != nil {
 		t.placeButton(*nb)
+		out.notice(Notice{Kind: "button", Seat: *nb, Rule: "TR-07", Detail: "drawn"})
 	}
 	e := out.Ended
 	e.Stacks = e.Stacks[:0]
@@ -754,6 +869,13 @@ func (t *Table) finishTournament(out *Output, h *History, plan button.Plan, now 
 	r.Dealing = !t.closing && t.heldAt(now) == "" && r.Next != nil
 	if r.Stud {
 		r.Dealing = !t.closing && t.heldAt(now) == "" && t.studPlayable() >= 2
+	}
+	if l, ok := t.levelAt(now); ok && l.Break {
+		detail := "break"
+		if w := t.WakeAt(now); !w.IsZero() {
+			detail = "break until " + w.UTC().Format(time.RFC3339)
+		}
+		out.notice(Notice{Kind: "break", Seat: -1, Rule: "G-07", Detail: detail})
 	}
 	e.Report = r
 }

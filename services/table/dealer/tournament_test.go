@@ -333,7 +333,7 @@ func TestMoveOut_BetweenHandsDuringAHandAndBroke_TR23(t *testing.T) {
 	tb := tourTable(t, engine.Digital, 1000, 1000, 1000, 1000)
 	chips := tb.Chips()
 	// Between hands: at once, with the stack.
-	out, err := tb.MoveOut("D", "m1")
+	out, err := tb.MoveOut("D", "m1", "to T2, seat 5")
 	if err != nil || len(out.Moves) != 1 || out.Moves[0].State != MoveInTransit || out.Moves[0].Chips != 1000 || out.Moves[0].From != 0 {
 		t.Fatalf("move between hands: %+v %v", out.Moves, err)
 	}
@@ -342,10 +342,10 @@ func TestMoveOut_BetweenHandsDuringAHandAndBroke_TR23(t *testing.T) {
 	}
 	// During a hand C plays: when it ends, with the chips C has then.
 	mustStart(t, tb, 1, t0)
-	if out, err := tb.MoveOut("C", "m2"); err != nil || len(out.Moves) != 0 || tb.Seats()[2].MoveOut != "m2" {
+	if out, err := tb.MoveOut("C", "m2", "to T2, seat 5"); err != nil || len(out.Moves) != 0 || tb.Seats()[2].MoveOut != "m2" {
 		t.Fatalf("move during the hand: %+v %v", out.Moves, err)
 	}
-	if _, err := tb.MoveOut("C", "m3"); !errors.Is(err, ErrMoveInProgress) {
+	if _, err := tb.MoveOut("C", "m3", "to T2, seat 5"); !errors.Is(err, ErrMoveInProgress) {
 		t.Fatalf("a second move for C: %v", err)
 	}
 	end := playOut(t, tb, t0)
@@ -367,7 +367,7 @@ func TestMoveOut_BetweenHandsDuringAHandAndBroke_TR23(t *testing.T) {
 	// Broke in the hand being finished: not moved.
 	tb = tourTable(t, engine.Digital, 1000, 30)
 	mustStart(t, tb, 7, t0)
-	if _, err := tb.MoveOut("B", "m4"); err != nil {
+	if _, err := tb.MoveOut("B", "m4", "to T2, seat 5"); err != nil {
 		t.Fatal(err)
 	}
 	for tb.Seats()[1].Stack > 0 && tb.InHand() {
@@ -433,7 +433,7 @@ func TestMoveIn_LiveSeatHeldUntilTheDealerConfirms_TR23(t *testing.T) {
 	if tb.dealtIn(2) {
 		t.Fatal("an arriving seat was dealt in")
 	}
-	if _, err := tb.AdjustStack("E", 100, nil); !errors.Is(err, ErrMoveInProgress) {
+	if _, err := tb.AdjustStack("E", 100, nil, ChangeRebuy); !errors.Is(err, ErrMoveInProgress) {
 		t.Fatalf("chips for an arriving player: %v", err)
 	}
 	if _, err := tb.ConfirmArrival(2, "m9"); !errors.Is(err, ErrNotArriving) {
@@ -456,14 +456,14 @@ func TestAdjustStack_RebuyAddOnChipRace_TR14_TR17_TR22(t *testing.T) {
 	tb := tourTable(t, engine.Digital, 1000, 1000, 1000)
 	mustStart(t, tb, 1, t0)
 	// An add-on during a hand the entrant plays waits for its end.
-	if _, err := tb.AdjustStack("A", 2000, nil); err != nil || tb.Seats()[0].Pending != 2000 {
+	if _, err := tb.AdjustStack("A", 2000, nil, ChangeRebuy); err != nil || tb.Seats()[0].Pending != 2000 {
 		t.Fatalf("add-on in hand: %v, pending %d", err, tb.Seats()[0].Pending)
 	}
-	if _, err := tb.AdjustStack("A", -10, nil); !errors.Is(err, ErrSeatInHand) {
+	if _, err := tb.AdjustStack("A", -10, nil, ChangeRebuy); !errors.Is(err, ErrSeatInHand) {
 		t.Fatalf("taking chips in hand: %v", err)
 	}
 	exp := int64(1000)
-	if _, err := tb.AdjustStack("B", 5, &exp); !errors.Is(err, ErrSeatInHand) {
+	if _, err := tb.AdjustStack("B", 5, &exp, ChangeChipRace); !errors.Is(err, ErrSeatInHand) {
 		t.Fatalf("chip race in hand: %v", err)
 	}
 	end := playOut(t, tb, t0)
@@ -474,16 +474,16 @@ func TestAdjustStack_RebuyAddOnChipRace_TR14_TR17_TR22(t *testing.T) {
 	// The chip race between hands, from the stack it was computed on.
 	have := tb.Seats()[1].Stack
 	wrong := have + 1
-	if _, err := tb.AdjustStack("B", 25, &wrong); !errors.Is(err, ErrStackMismatch) {
+	if _, err := tb.AdjustStack("B", 25, &wrong, ChangeChipRace); !errors.Is(err, ErrStackMismatch) {
 		t.Fatalf("chip race on another stack: %v", err)
 	}
-	if _, err := tb.AdjustStack("B", 25, &have); err != nil || tb.Seats()[1].Stack != have+25 {
+	if _, err := tb.AdjustStack("B", 25, &have, ChangeChipRace); err != nil || tb.Seats()[1].Stack != have+25 {
 		t.Fatalf("chip race: %v, stack %d", err, tb.Seats()[1].Stack)
 	}
-	if _, err := tb.AdjustStack("C", -tb.Seats()[2].Stack-1, nil); fault.KindOf(err) != fault.Invalid {
+	if _, err := tb.AdjustStack("C", -tb.Seats()[2].Stack-1, nil, ChangeConfiscation); fault.KindOf(err) != fault.Invalid {
 		t.Fatalf("taking more than the stack: %v", err)
 	}
-	if _, err := tb.AdjustStack("Z", 1, nil); !errors.Is(err, ErrEntrantNotSeated) {
+	if _, err := tb.AdjustStack("Z", 1, nil, ChangeRebuy); !errors.Is(err, ErrEntrantNotSeated) {
 		t.Fatalf("unknown entrant: %v", err)
 	}
 }
@@ -553,7 +553,7 @@ func TestNextPositions_AreTheNextHandsUnderTheDeadButton_TR21_TR23(t *testing.T)
 			changed := false
 			if rng.IntN(4) == 0 {
 				if s := rng.IntN(9); tb.Seats()[s].Occupied() {
-					if _, err := tb.MoveOut(tb.Seats()[s].Player, "m"); err != nil {
+					if _, err := tb.MoveOut(tb.Seats()[s].Player, "m", "to T2, seat 5"); err != nil {
 						t.Fatal(err)
 					}
 					changed = true
@@ -623,7 +623,7 @@ func TestControls_RefusedAtACashTable(t *testing.T) {
 		"seat":   func() error { _, err := tb.SeatEntrant(3, "X", 10); return err }(),
 		"hold":   func() error { _, err := tb.Hold(Hold{ID: "h"}); return err }(),
 		"button": func() error { _, err := tb.SetButton(1); return err }(),
-		"move":   func() error { _, err := tb.MoveOut("A", "m"); return err }(),
+		"move":   func() error { _, err := tb.MoveOut("A", "m", "to T2, seat 5"); return err }(),
 	} {
 		if !errors.Is(err, ErrNotTournamentTable) {
 			t.Errorf("%s at a cash table: %v", name, err)

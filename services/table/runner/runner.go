@@ -435,6 +435,7 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 		deck = &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
 		out.Seq, out.Started = next.Seq, next.Started
 		out.Events = append(out.Events, next.Events...)
+		out.Notices = append(out.Notices, next.Notices...)
 		if next.Ended != nil {
 			// Over as it was dealt (every player all in on the blinds,
 			// or the other hands absent and killed, TP-57): its end is
@@ -777,7 +778,7 @@ func cardBytes(d cards.Deck) []byte {
 // state). The caller holds t.mu.
 func (t *Table) announce(out dealer.Output) {
 	for w := range t.watchers {
-		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), View: t.view(w.viewer)}
+		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.view(w.viewer)}
 		select {
 		case w.ch <- c:
 		default:

@@ -222,13 +222,22 @@ func (r *Runner) seatAfter(ctx context.Context, id, player string, c control) (S
 
 // AdjustStack adds (or takes) chips: rebuy, add-on, chip race,
 // confiscation; expected, when not nil, must be the stack.
-func (r *Runner) AdjustStack(ctx context.Context, id, key, player string, amount int64, expected *int64, why string) (SeatView, bool, error) {
-	fp := fmt.Sprintf("%s|%d|%s|-", player, amount, why)
+func (r *Runner) AdjustStack(ctx context.Context, id, key, player string, amount int64, expected *int64, why dealer.StackChange) (SeatView, bool, error) {
+	fp := fmt.Sprintf("%s|%d|%d|-", player, amount, why)
 	if expected != nil {
-		fp = fmt.Sprintf("%s|%d|%s|%d", player, amount, why, *expected)
+		fp = fmt.Sprintf("%s|%d|%d|%d", player, amount, why, *expected)
 	}
 	return r.seatAfter(ctx, id, player, control{kind: "stack", key: key, fingerprint: fp,
-		fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.AdjustStack(player, amount, expected) }})
+		fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.AdjustStack(player, amount, expected, why) }})
+}
+
+// place says where a table's seat is, for the console: "<name>, seat n".
+func (r *Runner) place(ctx context.Context, table string, seat int) string {
+	name := table
+	if def, err := r.d.Store.Get(ctx, table); err == nil {
+		name = def.Name
+	}
+	return fmt.Sprintf("%s, seat %d", name, seat)
 }
 
 // SetAbsence deals the entrant dead for missed hands (TR-33) or as left
@@ -293,7 +302,8 @@ func (r *Runner) MoveOut(ctx context.Context, id string, a MoveOutArgs) (store.M
 		ToSeat: a.ToSeat, State: store.MovePending, Created: now, Updated: now}
 	t.ordering = &m
 	defer func() { t.ordering = nil }()
-	if _, _, err := t.control(ctx, control{kind: "move_out", fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.MoveOut(a.Player, a.Move) }}); err != nil {
+	to := "to " + r.place(ctx, a.ToTable, a.ToSeat)
+	if _, _, err := t.control(ctx, control{kind: "move_out", fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.MoveOut(a.Player, a.Move, to) }}); err != nil {
 		return store.Move{}, false, err
 	}
 	m, err = d.Store.GetMove(ctx, d.DB.SQL(), a.Move)
@@ -323,7 +333,7 @@ func (r *Runner) MoveIn(ctx context.Context, id, move string) (store.Move, bool,
 	case m.State != store.MoveInTransit:
 		return store.Move{}, false, ErrMoveNotInTransit.Withf("move %s is %s", move, moveStateName(m.State)).With("state", moveStateName(m.State))
 	}
-	a := dealer.Arrival{Move: move, Chips: m.Chips, MissedHands: m.MissedHands, Left: m.Left}
+	a := dealer.Arrival{Move: move, From: "from " + r.place(ctx, m.FromTable, m.FromSeat), Chips: m.Chips, MissedHands: m.MissedHands, Left: m.Left}
 	if _, _, err := t.control(ctx, control{kind: "move_in", fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.MoveIn(m.ToSeat, m.Player, a) }}); err != nil {
 		return store.Move{}, false, err
 	}

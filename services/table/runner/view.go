@@ -45,7 +45,10 @@ type SeatView struct {
 // Change is one committed change as a watcher may see it.
 type Change struct {
 	Events []engine.Event
-	View   View
+	// Notices are a tournament table's controls the change applied, as
+	// the console shows them (no card in them: every viewer sees them).
+	Notices []dealer.Notice
+	View    View
 }
 
 type watcher struct {

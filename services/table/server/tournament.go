@@ -221,7 +221,7 @@ func (t *Tournament) AdjustStack(ctx context.Context, req *tablev1.AdjustStackRe
 		expected = &e
 	}
 	sv, dup, err := t.s.runner.AdjustStack(ctx, req.GetTableId(), req.GetIdempotencyKey(), req.GetPlayerId(), req.GetAmount(), expected,
-		req.GetChange().String())
+		dealer.StackChange(req.GetChange())) // the proto's values are the dealer's
 	if err != nil {
 		return nil, err
 	}

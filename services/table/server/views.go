@@ -84,6 +84,10 @@ func changeToProto(c runner.Change) *tablev1.WatchTableResponse {
 		resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: name, Seat: int32(e.Seat), Amount: e.Amount,
 			Cards: cardStrings(e.CardList()), Rule: e.Rule, AllIn: e.AllIn, Pot: int32(e.Pot)})
 	}
+	for _, n := range c.Notices {
+		resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: n.Kind, Seat: int32(n.Seat), Amount: n.Amount, Rule: n.Rule,
+			PlayerId: n.Player, Detail: n.Detail})
+	}
 	return resp
 }
 

@@ -3073,7 +3073,11 @@ type TableEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind names it: "post", "deal_hole", "deal_up", "deal_board", "fold",
 	// "check", "call", "bet", "raise", "show", "muck", "kill", "award",
-	// "hand_end", "hand_start", "seated", "left", ...
+	// "hand_end", "hand_start", "seated", "left", ...; at a tournament table
+	// also its tournament's controls: "level", "break", "hold", "release",
+	// "button", "seated", "stack", "penalty", "penalty_served", "left",
+	// "present", "removing", "removed", "move_ordered", "move_out",
+	// "move_cancelled", "move_in", "arriving", "arrived".
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	// seat is the seat it concerns, -1 for none.
 	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
@@ -3087,7 +3091,14 @@ type TableEvent struct {
 	// all_in marks an all-in wager or post.
 	AllIn bool `protobuf:"varint,6,opt,name=all_in,json=allIn,proto3" json:"all_in,omitempty"`
 	// pot is the pot index of an award (0 main, then side pots).
-	Pot           int32 `protobuf:"varint,7,opt,name=pot,proto3" json:"pot,omitempty"`
+	Pot int32 `protobuf:"varint,7,opt,name=pot,proto3" json:"pot,omitempty"`
+	// player_id is the player a tournament table's control concerns (a move,
+	// a removal), whose seat may be empty by the time the event is seen.
+	PlayerId string `protobuf:"bytes,8,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// detail says a tournament table's control in words for the dealer's
+	// console: "level 4: 100/200, big blind ante 200", "to Monday Turbo T3,
+	// seat 6", "hand-for-hand".
+	Detail        string `protobuf:"bytes,9,opt,name=detail,proto3" json:"detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3169,6 +3180,20 @@ func (x *TableEvent) GetPot() int32 {
 		return x.Pot
 	}
 	return 0
+}
+
+func (x *TableEvent) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *TableEvent) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
 }
 
 // WatchTableResponse is one change: its events and the state after it.
@@ -4344,7 +4369,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x15GetTableStateResponse\x123\n" +
 	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"K\n" +
 	"\x11WatchTableRequest\x126\n" +
-	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\x9f\x01\n" +
+	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"\xd4\x01\n" +
 	"\n" +
 	"TableEvent\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
@@ -4353,7 +4378,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x05cards\x18\x04 \x03(\tR\x05cards\x12\x12\n" +
 	"\x04rule\x18\x05 \x01(\tR\x04rule\x12\x15\n" +
 	"\x06all_in\x18\x06 \x01(\bR\x05allIn\x12\x10\n" +
-	"\x03pot\x18\a \x01(\x05R\x03pot\"\x80\x01\n" +
+	"\x03pot\x18\a \x01(\x05R\x03pot\x12\x1b\n" +
+	"\tplayer_id\x18\b \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06detail\x18\t \x01(\tR\x06detail\"\x80\x01\n" +
 	"\x12WatchTableResponse\x125\n" +
 	"\x06events\x18\x01 \x03(\v2\x1d.cardroom.table.v1.TableEventR\x06events\x123\n" +
 	"\x05state\x18\x02 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\"\xb5\x01\n" +
