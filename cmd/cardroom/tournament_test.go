@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,8 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 		t.Fatalf("tournament state %s after the last knock-out", got.Tournament.State)
 	}
 
+	checkKnockoutTrace(t, s)
+
 	m := s.scrape()
 	checkCatalogue(t, m, "tournament")
 	this := `cardroom_tournament_id="` + id + `"`
@@ -187,4 +190,48 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	if n, _ := m.sum("cardroom_tournament_players_remaining", this); n > 1 {
 		t.Errorf("cardroom_tournament_players_remaining{%s} = %v after the last knock-out", this, n)
 	}
+}
+
+// checkKnockoutTrace: a knock-out is one story in the traces. The player's
+// last action of a hand (a REST request) ends the hand; the table's outbox
+// publishes table.hand_ended in that request's trace, and the tournament's
+// consumer, which places the busted players, continues it: the consume
+// span and the tournament's SQL under it share the action's trace.
+func checkKnockoutTrace(t *testing.T, s *suite) {
+	t.Helper()
+	spans := s.readSpans()
+	byID := map[string]span{}
+	for _, sp := range spans {
+		byID[sp.SpanContext.SpanID] = sp
+	}
+	for _, consume := range spans {
+		if consume.Name != "consume table.hand_ended" {
+			continue
+		}
+		var chain []string
+		sp, ok := consume, true
+		for ; ok && strings.Trim(sp.Parent.SpanID, "0") != ""; sp, ok = byID[sp.Parent.SpanID] {
+			chain = append(chain, sp.Name)
+		}
+		if !ok || sp.Name != "POST /v1/tables/{table_id}/actions" {
+			continue // a hand ended by the clock, or its request's spans are not all in yet
+		}
+		sql := 0
+		for _, other := range spans {
+			if other.SpanContext.TraceID == consume.SpanContext.TraceID && strings.HasSuffix(other.Scope.Name, "otelsql") {
+				for p, ok := byID[other.Parent.SpanID]; ok; p, ok = byID[p.Parent.SpanID] {
+					if p.SpanContext.SpanID == consume.SpanContext.SpanID {
+						sql++
+						break
+					}
+				}
+			}
+		}
+		if sql == 0 {
+			t.Fatalf("the tournament's consumer wrote no SQL under its span in trace %s", consume.SpanContext.TraceID)
+		}
+		t.Logf("knock-out trace %s: %s ← %s (%d SQL spans under the consumer)", consume.SpanContext.TraceID, sp.Name, strings.Join(chain, " ← "), sql)
+		return
+	}
+	t.Fatal("no table.hand_ended consumed in the trace of the player action that ended the hand")
 }

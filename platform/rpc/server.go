@@ -92,8 +92,10 @@ func (o Options) otelOptions() []otelgrpc.Option {
 // health service and reflection registered. Register services on it, then
 // run it with Serve. The interceptors run, outermost first: error mapping
 // (ToStatus), draining (when Options.Drainer is set; streams only), panic
-// recovery, authentication and authorization, request validation — so a caller without a token learns nothing about the
-// request's shape, and a panic anywhere becomes Internal.
+// recovery, authentication and authorization, span attributes (who called,
+// the table, tournament or player the request names, the refusing rule:
+// see annotate), request validation — so a caller without a token learns
+// nothing about the request's shape, and a panic anywhere becomes Internal.
 func NewServer(o Options) *grpc.Server {
 	log := o.logger()
 	authorize := o.Authorize
@@ -122,6 +124,7 @@ func NewServer(o Options) *grpc.Server {
 	streams = append(streams,
 		recovery.StreamServerInterceptor(),
 		authn.stream,
+		annotateStream,
 		grpcvalidate.StreamServerInterceptor(validator),
 	)
 	opts := []grpc.ServerOption{
@@ -130,6 +133,7 @@ func NewServer(o Options) *grpc.Server {
 			mapErrorsUnary,
 			recovery.UnaryServerInterceptor(),
 			authn.unary,
+			annotate,
 			grpcvalidate.UnaryServerInterceptor(validator),
 		),
 		grpc.ChainStreamInterceptor(streams...),

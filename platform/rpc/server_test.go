@@ -477,3 +477,36 @@ func TestDrainEndsStreamsSoShutdownIsNotHeldUp(t *testing.T) {
 		t.Fatal("Shutdown had to cut calls off after the drain")
 	}
 }
+
+// TestServerSpanNamesCallerRequestAndRule: the server span of a refused
+// call carries who called, the table the request names and the reason and
+// rule that refused it, and none of the request's other fields.
+func TestServerSpanNamesCallerRequestAndRule(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	_, err := ts.call(t.Context(), "Ping", mustToken(t, "cass", auth.Cashier), "fault", 5)
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("call: %v", err)
+	}
+	var attrs map[string]string
+	for _, s := range ts.spans.GetSpans() {
+		if s.Name == "cardroom.rpctest.v1.TestService/Ping" && s.SpanKind == trace.SpanKindServer {
+			attrs = map[string]string{}
+			for _, kv := range s.Attributes {
+				attrs[string(kv.Key)] = kv.Value.Emit()
+			}
+		}
+	}
+	want := map[string]string{"enduser.id": "cass", "enduser.role": "cashier", "cardroom.table.id": "fault",
+		"cardroom.reason": "BUY_IN_BELOW_MINIMUM", "cardroom.rule.id": "CS-03"}
+	for k, v := range want {
+		if attrs[k] != v {
+			t.Errorf("server span %s = %q, want %q (all: %v)", k, attrs[k], v, attrs)
+		}
+	}
+	for k := range attrs {
+		if strings.Contains(k, "amount") {
+			t.Errorf("the request's amount is on the span: %s", k)
+		}
+	}
+}
