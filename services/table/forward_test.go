@@ -421,8 +421,11 @@ func TestForward_NeverTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := created.GetTable().GetTableId()
-	// A lease held by no running replica, naming A.
-	if err := cl.redis.Set(t.Context(), cl.prefix+runner.LockKey(id), "0badc0de "+a.addr, time.Minute).Err(); err != nil {
+	// A lease held by no running replica, naming A. It outlives the test
+	// (its keys go with it): the parallel subtests may wait their turn for
+	// minutes on a loaded machine, and an expired lease would let B claim
+	// the table.
+	if err := cl.redis.Set(t.Context(), cl.prefix+runner.LockKey(id), "0badc0de "+a.addr, time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

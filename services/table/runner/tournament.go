@@ -54,6 +54,17 @@ func (r *Runner) tournamentTable(ctx context.Context, id string) (*Table, error)
 	return r.table(ctx, id)
 }
 
+// lockTournament returns the running tournament table id locked (t.mu):
+// the caller unlocks it.
+func (r *Runner) lockTournament(ctx context.Context, id string) (*Table, error) {
+	t, err := r.tournamentTable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	return t, nil
+}
+
 // control is one tournament control on a running table: under t.mu it
 // answers a repeat of its key, and otherwise applies fn and stores it with
 // the key (and extra) in one transaction.
@@ -69,11 +80,10 @@ type control struct {
 // run applies c to table id and returns the table locked (the caller
 // unlocks it), the change's output and whether it was a repeat.
 func (r *Runner) run(ctx context.Context, id string, c control) (*Table, dealer.Output, bool, error) {
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return nil, dealer.Output{}, false, err
 	}
-	t.mu.Lock()
 	out, dup, err := t.control(ctx, c)
 	if err != nil {
 		t.mu.Unlock()
@@ -127,11 +137,10 @@ func (r *Runner) SeatEntrant(ctx context.Context, id, key, player string, seat i
 		extra: func(ctx context.Context, tx *sqlstore.Tx) error {
 			return r.d.Store.PlaceEntrant(ctx, tx, def.TournamentID, player, id, seat)
 		}}
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return SeatView{}, false, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if dup, err := r.d.Store.CheckControl(ctx, store.Control{Key: key, TableID: id, Kind: c.kind, Fingerprint: c.fingerprint}); err != nil {
 		return SeatView{}, false, err
@@ -282,11 +291,10 @@ type MoveOutArgs struct {
 // stands.
 func (r *Runner) MoveOut(ctx context.Context, id string, a MoveOutArgs) (store.Move, bool, error) {
 	d := r.d
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return store.Move{}, false, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if m, err := d.Store.GetMove(ctx, d.DB.SQL(), a.Move); err == nil {
 		if m.FromTable != id || m.Player != a.Player || m.ToTable != a.ToTable || m.ToSeat != a.ToSeat {
@@ -315,11 +323,10 @@ func (r *Runner) MoveOut(ctx context.Context, id string, a MoveOutArgs) (store.M
 // transaction (at a live table: arriving, until the dealer confirms).
 func (r *Runner) MoveIn(ctx context.Context, id, move string) (store.Move, bool, error) {
 	d := r.d
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return store.Move{}, false, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	m, err := d.Store.GetMove(ctx, d.DB.SQL(), move)
 	if err != nil {
@@ -344,11 +351,10 @@ func (r *Runner) MoveIn(ctx context.Context, id, move string) (store.Move, bool,
 // ConfirmArrival is a live dealer's confirmation that the player the seat
 // is held for sat down with their chips: the move is delivered.
 func (r *Runner) ConfirmArrival(ctx context.Context, id string, c Caller, seat int, move string) (View, error) {
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return View{}, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, _, err := t.control(ctx, control{kind: "arrival", fn: func(dt *dealer.Table) (dealer.Output, error) { return dt.ConfirmArrival(seat, move) }}); err != nil {
 		return View{}, err
@@ -359,11 +365,10 @@ func (r *Runner) ConfirmArrival(ctx context.Context, id string, c Caller, seat i
 // CloseTournament closes a tournament table once no entrant sits there and
 // none is on the way to it.
 func (r *Runner) CloseTournament(ctx context.Context, id string) error {
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if slices.ContainsFunc(t.dt.Seats(), dealer.Seat.Occupied) {
 		return ErrTableNotEmpty.Withf("entrants sit at table %s", id)
@@ -385,11 +390,10 @@ func (r *Runner) CloseTournament(ctx context.Context, id string) error {
 // TournamentStatus returns the table as its tournament sees it, with its
 // seats.
 func (r *Runner) TournamentStatus(ctx context.Context, id string) (dealer.Status, []SeatView, error) {
-	t, err := r.tournamentTable(ctx, id)
+	t, err := r.lockTournament(ctx, id)
 	if err != nil {
 		return dealer.Status{}, nil, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.status(), t.view(Viewer{}).Seats, nil
 }

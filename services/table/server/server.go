@@ -20,6 +20,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/table/store"
 	"github.com/cardroom/cardroom/services/table/tablepb"
+	"github.com/cardroom/cardroom/services/table/tables"
 )
 
 // DefaultPageSize is the page size when a request leaves it 0.
@@ -70,8 +71,19 @@ func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableReques
 		// Bound to its tournament from the start (OpenTournamentTable).
 		return nil, ErrTournamentTableLocked.Withf("a tournament opens its own tables")
 	}
-	d := tablepb.DefinitionFromProto(req)
-	switch a := req.GetActionSeconds(); {
+	t, err := s.create(ctx, tablepb.DefinitionFromProto(req), req.GetActionSeconds(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &tablev1.CreateTableResponse{Table: t}, nil
+}
+
+// create opens table d with the decision time actionSeconds asks for (0:
+// the service default, -1: none): it checks d, names it, and writes it (at
+// fencing epoch 1) with its table.opened event and also in one
+// transaction, holding the table's lock.
+func (s *Server) create(ctx context.Context, d tables.Definition, actionSeconds int32, also func(tx *sqlstore.Tx, d tables.Definition) error) (*tablev1.Table, error) {
+	switch a := actionSeconds; {
 	case a == 0:
 		d.ActionTimeout = s.actionTimeout
 	case a > 0:
@@ -98,12 +110,17 @@ func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableReques
 	}
 	defer func() { _ = lease.Release(context.WithoutCancel(ctx)) }()
 	err = s.store.Create(lease.Context(), d, func(tx *sqlstore.Tx) error {
+		if also != nil {
+			if err := also(tx, d); err != nil {
+				return err
+			}
+		}
 		return s.relay.Add(ctx, tx, events.Event{Topic: TopicTableOpened, Key: d.ID, Payload: payload, Epoch: 1})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.CreateTableResponse{Table: t}, nil
+	return t, nil
 }
 
 // ListTables lists open tables in the order they were opened.

@@ -3,12 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
-	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -53,36 +50,9 @@ func (t *Tournament) OpenTournamentTable(ctx context.Context, req *tablev1.OpenT
 	d := tablepb.DefinitionFromProto(&tablev1.CreateTableRequest{Name: req.GetName(), Game: req.GetGame(), Seats: req.GetSeats(),
 		Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT, Mode: req.GetMode()})
 	d.TournamentID = req.GetTournamentId()
-	switch a := req.GetActionSeconds(); {
-	case a == 0:
-		d.ActionTimeout = s.actionTimeout
-	case a > 0:
-		d.ActionTimeout = time.Duration(a) * time.Second
-	}
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, err
-	}
-	d.ID, d.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Millisecond)
-	tab := tablepb.TableToProto(d)
-	payload, err := proto.Marshal(&tablev1.TableOpened{TableId: d.ID, Name: d.Name, Game: tab.GetGame(), Seats: tab.GetSeats(), Kind: tab.GetKind()})
-	if err != nil {
-		return nil, err
-	}
-	lease, err := s.locker.Acquire(ctx, runner.LockKey(d.ID))
-	if err != nil {
-		return nil, fmt.Errorf("open tournament table %s: %w", d.ID, err)
-	}
-	defer func() { _ = lease.Release(context.WithoutCancel(ctx)) }()
-	rec := store.Control{Key: req.GetIdempotencyKey(), TableID: d.ID, Kind: kind, Fingerprint: d.TournamentID, Created: d.CreatedAt}
-	err = s.store.Create(lease.Context(), d, func(tx *sqlstore.Tx) error {
-		if err := s.store.AddControl(ctx, tx, rec); err != nil {
-			return err
-		}
-		return s.relay.Add(ctx, tx, events.Event{Topic: TopicTableOpened, Key: d.ID, Payload: payload, Epoch: 1})
+	tab, err := s.create(ctx, d, req.GetActionSeconds(), func(tx *sqlstore.Tx, d tables.Definition) error {
+		return s.store.AddControl(ctx, tx, store.Control{Key: req.GetIdempotencyKey(), TableID: d.ID, Kind: kind, Fingerprint: d.TournamentID,
+			Created: d.CreatedAt})
 	})
 	if err != nil {
 		return nil, err
