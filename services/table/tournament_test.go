@@ -482,6 +482,11 @@ func TestTournamentTables_LiveArrivalConfirmedByTheDealer_TR23(t *testing.T) {
 		t.Fatalf("a player confirming: %v", err)
 	}
 	dealer := e.g.As(t, "dealer-1", auth.Dealer)
+	// The console's state shows the seat held for ann, with no chips yet.
+	st, err := e.c.GetTableState(dealer, &tablev1.GetTableStateRequest{TableId: b})
+	if s := st.GetState().GetSeats()[4]; err != nil || !s.GetArriving() || s.GetMoveId() != "mv" || s.GetPlayerId() != "ann" || s.GetStack() != 0 {
+		t.Fatalf("the held seat on the console: %v %v", s, err)
+	}
 	_, err = e.c.ConfirmArrival(dealer, &tablev1.ConfirmArrivalRequest{TableId: b, Seat: 3})
 	wantReason(t, "confirming an empty seat", err, codes.FailedPrecondition, "NOT_ARRIVING", "TR-23")
 	resp, err := e.c.ConfirmArrival(dealer, &tablev1.ConfirmArrivalRequest{TableId: b, Seat: 4, MoveId: "mv"})

@@ -24,6 +24,10 @@ func seatToProto(s runner.SeatView) *tablev1.SeatState {
 		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New}
 	p.PostNow = s.PostNow
 	p.Straddle = s.Straddle
+	p.MissedHands, p.LeftTournament, p.MoveId = int32(s.MissedHands), s.Left, s.MoveOut
+	if a := s.Arriving; a != nil {
+		p.Arriving, p.MoveId, p.MissedHands, p.LeftTournament = true, a.Move, int32(a.MissedHands), a.Left
+	}
 	for _, o := range s.Options {
 		bo := &tablev1.BlindOption{PostNow: o.Choice == button.PostNow, OnButtonOnly: o.OnButtonOnly, RuleId: o.Rule, Explanation: o.Explanation}
 		for _, q := range o.Posts {

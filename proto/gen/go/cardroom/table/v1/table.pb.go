@@ -1141,7 +1141,21 @@ type SeatState struct {
 	PostNow bool `protobuf:"varint,19,opt,name=post_now,json=postNow,proto3" json:"post_now,omitempty"`
 	// straddle is the player's request to straddle the next hand dealt
 	// (TP-20); the hand uses it up whether or not the seat may straddle then.
-	Straddle      bool `protobuf:"varint,20,opt,name=straddle,proto3" json:"straddle,omitempty"`
+	Straddle bool `protobuf:"varint,20,opt,name=straddle,proto3" json:"straddle,omitempty"`
+	// missed_hands is what remains of a tournament entrant's missed-hand
+	// penalty: dealt dead, the blinds posted (TR-33).
+	MissedHands int32 `protobuf:"varint,21,opt,name=missed_hands,json=missedHands,proto3" json:"missed_hands,omitempty"`
+	// left_tournament is an entrant who left the tournament: dealt dead
+	// until the chips are gone (TR-35).
+	LeftTournament bool `protobuf:"varint,22,opt,name=left_tournament,json=leftTournament,proto3" json:"left_tournament,omitempty"`
+	// move_id is the tournament move the seat is part of: the entrant leaves
+	// for another table when the hand in progress ends, or the seat is held
+	// for an arriving player (TR-23).
+	MoveId string `protobuf:"bytes,23,opt,name=move_id,json=moveId,proto3" json:"move_id,omitempty"`
+	// arriving is a live tournament seat held for a moved player the dealer
+	// has not confirmed yet (ConfirmArrival): not dealt in, the chips still
+	// in transit.
+	Arriving      bool `protobuf:"varint,24,opt,name=arriving,proto3" json:"arriving,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1312,6 +1326,34 @@ func (x *SeatState) GetPostNow() bool {
 func (x *SeatState) GetStraddle() bool {
 	if x != nil {
 		return x.Straddle
+	}
+	return false
+}
+
+func (x *SeatState) GetMissedHands() int32 {
+	if x != nil {
+		return x.MissedHands
+	}
+	return 0
+}
+
+func (x *SeatState) GetLeftTournament() bool {
+	if x != nil {
+		return x.LeftTournament
+	}
+	return false
+}
+
+func (x *SeatState) GetMoveId() string {
+	if x != nil {
+		return x.MoveId
+	}
+	return ""
+}
+
+func (x *SeatState) GetArriving() bool {
+	if x != nil {
+		return x.Arriving
 	}
 	return false
 }
@@ -4219,7 +4261,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
 	"\x12CloseTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xcd\x04\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xce\x05\n" +
 	"\tSeatState\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
@@ -4243,7 +4285,11 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"new_player\x18\x11 \x01(\bR\tnewPlayer\x12C\n" +
 	"\rblind_options\x18\x12 \x03(\v2\x1e.cardroom.table.v1.BlindOptionR\fblindOptions\x12\x19\n" +
 	"\bpost_now\x18\x13 \x01(\bR\apostNow\x12\x1a\n" +
-	"\bstraddle\x18\x14 \x01(\bR\bstraddle\"\xb5\x01\n" +
+	"\bstraddle\x18\x14 \x01(\bR\bstraddle\x12!\n" +
+	"\fmissed_hands\x18\x15 \x01(\x05R\vmissedHands\x12'\n" +
+	"\x0fleft_tournament\x18\x16 \x01(\bR\x0eleftTournament\x12\x17\n" +
+	"\amove_id\x18\x17 \x01(\tR\x06moveId\x12\x1a\n" +
+	"\barriving\x18\x18 \x01(\bR\barriving\"\xb5\x01\n" +
 	"\vBlindOption\x12\x19\n" +
 	"\bpost_now\x18\x01 \x01(\bR\apostNow\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x12\n" +
