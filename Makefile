@@ -5,7 +5,7 @@ SHELL := /bin/bash
 GO ?= go
 MODULES := $(shell $(GO) work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p')
 
-.PHONY: run test bench proto proto-check lint build
+.PHONY: run traces test test-traces bench proto proto-check lint build
 
 build:
 	@mkdir -p bin
@@ -14,8 +14,16 @@ build:
 run: build
 	./bin/cardroom all
 
+# Jaeger and the suite exporting to it (query API at http://127.0.0.1:16686/api/traces).
+traces:
+	./scripts/traces.sh
+
 test:
 	./scripts/test.sh
+
+# The Jaeger end-to-end test, apart: building Jaeger takes minutes cold.
+test-traces:
+	./scripts/test-traces.sh
 
 bench:
 	./scripts/bench.sh

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -508,5 +509,28 @@ func TestServerSpanNamesCallerRequestAndRule(t *testing.T) {
 		if strings.Contains(k, "amount") {
 			t.Errorf("the request's amount is on the span: %s", k)
 		}
+	}
+}
+
+// TestSpanNamesANeighboursRefusal: a refusal passed on from a neighbour
+// as its gRPC status (the wallet's CS-03 answer to the table) names its
+// reason and rule on the span too.
+func TestSpanNamesANeighboursRefusal(t *testing.T) {
+	t.Parallel()
+	mem := tracetest.NewInMemoryExporter()
+	_, span := sdktrace.NewTracerProvider(sdktrace.WithSyncer(mem)).Tracer("test").Start(t.Context(), "Sit")
+	st, err := status.New(codes.FailedPrecondition, "below the minimum").WithDetails(&errdetails.ErrorInfo{
+		Reason: "BUY_IN_BELOW_MINIMUM", Domain: "cardroom.wallet", Metadata: map[string]string{"rule_id": "CS-03"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotateFault(span, fmt.Errorf("hold buy-in: %w", st.Err()))
+	span.End()
+	got := map[string]string{}
+	for _, kv := range mem.GetSpans()[0].Attributes {
+		got[string(kv.Key)] = kv.Value.Emit()
+	}
+	if got["cardroom.reason"] != "BUY_IN_BELOW_MINIMUM" || got["cardroom.rule.id"] != "CS-03" {
+		t.Fatalf("span attributes %v", got)
 	}
 }

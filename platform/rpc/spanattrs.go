@@ -2,11 +2,14 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -97,15 +100,27 @@ func annotateRequest(span trace.Span, req any) {
 	}
 }
 
+// annotateFault names the reason and rule of a refusal: a fault of this
+// service, or a neighbour's refusal passed on as its gRPC status (the
+// wallet's CS-03 answer to the table's Sit).
 func annotateFault(span trace.Span, err error) {
-	f, ok := fault.As(err)
-	if !ok || !span.IsRecording() {
+	if err == nil || !span.IsRecording() {
 		return
 	}
-	if f.Reason != "" {
-		span.SetAttributes(attribute.String("cardroom.reason", f.Reason))
+	var reason, rule string
+	if f, ok := fault.As(err); ok {
+		reason, rule = f.Reason, f.Rule
+	} else if withStatus := (interface{ GRPCStatus() *status.Status })(nil); errors.As(err, &withStatus) {
+		for _, d := range withStatus.GRPCStatus().Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok {
+				reason, rule = info.GetReason(), info.GetMetadata()["rule_id"]
+			}
+		}
 	}
-	if f.Rule != "" {
-		span.SetAttributes(attribute.String("cardroom.rule.id", f.Rule))
+	if reason != "" {
+		span.SetAttributes(attribute.String("cardroom.reason", reason))
+	}
+	if rule != "" {
+		span.SetAttributes(attribute.String("cardroom.rule.id", rule))
 	}
 }
