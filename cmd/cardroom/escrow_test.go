@@ -1,10 +1,21 @@
 package main
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 )
 
 // TestReSitWhileCashOutPending_CS09 is issue 9's stuck escrow, end to end
@@ -91,6 +102,12 @@ func TestReSitWhileCashOutPending_CS09(t *testing.T) {
 	if code != http.StatusBadRequest || e.Reason != "BUY_IN_BELOW_DEPARTURE_STACK" || e.RuleID != "CS-09" || e.Metadata["min"] != strconv.FormatInt(stack, 10) {
 		t.Fatalf("return below the stack left with: %d %+v", code, e)
 	}
+	// A write with an epoch the table service never issued cannot fence
+	// the table out (issue 9: a hold with epoch 2^63-1 did, for good).
+	forged := forgedHold(t, c, table)
+	if status.Code(forged) != codes.InvalidArgument || reasonOf(forged) != "EPOCH_NOT_ISSUED" {
+		t.Fatalf("hold with epoch 2^63-1: %v, want INVALID_ARGUMENT EPOCH_NOT_ISSUED", forged)
+	}
 	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 1, "player_id": "ann", "amount": stack, "post_now": true}, nil)
 	r.checkChips("ann back with the stack she left with")
 
@@ -107,5 +124,39 @@ func TestReSitWhileCashOutPending_CS09(t *testing.T) {
 	})
 	r.checkChips("ann left again")
 	r.auditClean("after both cash-outs")
+	var stuck struct {
+		CashOuts []any `json:"cash_outs"`
+	}
+	r.must("GET", "/v1/stuck-cash-outs", r.cashier, nil, &stuck)
+	if len(stuck.CashOuts) != 0 {
+		t.Fatalf("stuck cash-outs after the night: %v", stuck.CashOuts)
+	}
 	c.stop()
+}
+
+// forgedHold asks the wallet, with a service token, to hold a buy-in at
+// table with epoch 2^63-1: a number no lease holder was given.
+func forgedHold(t *testing.T, c *cluster, table string) error {
+	t.Helper()
+	conn, err := grpc.NewClient(envOf(c.wallet.env, "CARDROOM_GRPC_ADDR"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+c.gateway.token("forger", "service"))
+	_, err = walletv1.NewWalletServiceClient(conn).HoldBuyIn(ctx, &walletv1.HoldBuyInRequest{IdempotencyKey: "forged", TableId: table,
+		Epoch: math.MaxInt64, PlayerId: "bob", Currency: "EUR", Amount: 10000,
+		Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
+			Stakes: &gamev1.Stakes{SmallBlind: 50, BigBlind: 100}}})
+	return err
+}
+
+// reasonOf is the ErrorInfo reason of a gRPC error.
+func reasonOf(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetReason()
+		}
+	}
+	return ""
 }

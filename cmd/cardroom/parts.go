@@ -79,7 +79,13 @@ var allParts = []part{
 			if err := env.Parse(&cfg); err != nil {
 				return nil, fmt.Errorf("wallet settings: %w", err)
 			}
-			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log})
+			// The wallet asks the table service which epochs it issued and
+			// counts the tables' chips for the audit.
+			tableConn, err := e.dial("wallet", table.Name)
+			if err != nil {
+				return nil, err
+			}
+			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log, Tables: tablev1.NewCashTableLedgerServiceClient(tableConn)})
 			if err != nil {
 				return nil, err
 			}

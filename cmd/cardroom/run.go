@@ -24,8 +24,10 @@ Tools:
                apply every pending database migration and exit
   phh replay FILE...
                replay PHH hand histories through the engine
-  wallet audit prove the ledger: per currency debits = credits, each
-               balance = the sum of its entries (exit 1 when not)
+  wallet audit prove the ledger (per currency debits = credits, each
+               balance = the sum of its entries) and reconcile each cash
+               table's escrow with its chips; list stuck cash-outs (exit 1
+               when anything is wrong)
 `
 
 // errUsage marks a command line that does not parse.

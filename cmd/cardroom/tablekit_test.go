@@ -236,13 +236,21 @@ func (r *room) checkChips(when string) {
 	r.t.Logf("%s: wallets %d + tables %d = deposits %d", when, wallets, tables, r.deposits)
 }
 
-// auditClean runs GET /v1/audit and asserts the ledger is clean.
+// auditClean runs GET /v1/audit and asserts the books are clean: the
+// ledger balances, and every table's escrow was reconciled with the chips
+// the table service counts there, with no cash-out stuck.
 func (r *room) auditClean(when string) {
 	r.t.Helper()
 	var out struct {
-		Clean      bool
-		Problems   []string
-		Currencies []struct {
+		Clean            bool
+		Problems         []string
+		TablesReconciled bool `json:"tables_reconciled"`
+		Tables           []struct {
+			TableID string `json:"table_id"`
+			Matches bool
+		}
+		StuckCashOuts []any `json:"stuck_cash_outs"`
+		Currencies    []struct {
 			Currency string
 			Debits   int64 `json:"debits,string"`
 			Credits  int64 `json:"credits,string"`
@@ -250,8 +258,17 @@ func (r *room) auditClean(when string) {
 		}
 	}
 	r.must("GET", "/v1/audit", r.cashier, nil, &out)
-	if !out.Clean || len(out.Problems) > 0 || len(out.Currencies) != 1 {
+	if !out.Clean || len(out.Problems) > 0 || len(out.Currencies) != 1 || !out.TablesReconciled || len(out.StuckCashOuts) > 0 {
 		r.t.Fatalf("%s: audit not clean: %+v", when, out)
+	}
+	reconciled := map[string]bool{}
+	for _, tb := range out.Tables {
+		reconciled[tb.TableID] = tb.Matches
+	}
+	for _, id := range r.tables {
+		if open := !r.state(id, r.floor).Closed; open && !reconciled[id] {
+			r.t.Fatalf("%s: the audit did not reconcile open table %s: %+v", when, id, out.Tables)
+		}
 	}
 	if c := out.Currencies[0]; c.Currency != "EUR" || c.Debits != c.Credits || c.Balances != 0 || c.Debits == 0 {
 		r.t.Fatalf("%s: audit sums %+v", when, c)

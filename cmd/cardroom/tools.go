@@ -11,8 +11,13 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/config"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/table/phh"
+	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/wallet"
+	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/reconcile"
 )
 
 // runToken prints a bearer token signed with the suite's key (configured,
@@ -126,28 +131,35 @@ func replayFile(name string) phh.Line {
 // errAuditFailed is returned when the wallet audit finds the ledger wrong.
 var errAuditFailed = errors.New("wallet audit found problems")
 
-// runWalletAudit is `cardroom wallet audit`: it proves, per currency, that
-// debits equal credits and that each balance equals the sum of its
-// entries, prints what it found, and fails when anything is wrong.
+// runWalletAudit is `cardroom wallet audit`: it proves the ledger (per
+// currency debits equal credits, each balance equals the sum of its
+// entries) and reconciles each cash table's escrow with the chips the
+// table service's store counts there, prints what it found, and fails
+// when anything is wrong. It reads the databases, so it runs with the
+// suite stopped as well as running.
 func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) error {
-	var p part
+	dbs := map[string]*sqlstore.DB{}
 	for _, q := range allParts {
-		if q.name == "wallet" {
-			p = q
+		if q.name == "wallet" || q.name == table.Name {
+			db, err := openDB(ctx, cfg, q)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			dbs[q.name] = db
 		}
 	}
-	db, err := openDB(ctx, cfg, p)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	r, err := wallet.Audit(ctx, db)
+	r, err := wallet.Audit(ctx, dbs["wallet"], tableCounter{dbs[table.Name]})
 	if err != nil {
 		return fmt.Errorf("wallet audit: %w", err)
 	}
-	fmt.Fprintf(stdout, "accounts %d, transfers %d, entries %d\n", r.Accounts, r.Transfers, r.Entries)
-	for _, c := range r.Currencies {
+	l := r.Ledger
+	fmt.Fprintf(stdout, "accounts %d, transfers %d, entries %d\n", l.Accounts, l.Transfers, l.Entries)
+	for _, c := range l.Currencies {
 		fmt.Fprintf(stdout, "%s: debits %s, credits %s, balances sum %s\n", c.Currency, c.Debits, c.Credits, c.Balances)
+	}
+	for _, line := range r.Tables.Lines {
+		fmt.Fprintln(stdout, line)
 	}
 	if !r.Clean() {
 		for _, p := range r.Problems() {
@@ -157,4 +169,25 @@ func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) er
 	}
 	fmt.Fprintln(stdout, "clean")
 	return nil
+}
+
+// tableCounter counts the cash tables from the table service's database.
+type tableCounter struct{ db *sqlstore.DB }
+
+func (c tableCounter) CountCash(ctx context.Context) ([]reconcile.TableCount, error) {
+	counts, err := table.CountCash(ctx, c.db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reconcile.TableCount, 0, len(counts))
+	for _, tc := range counts {
+		rc := reconcile.TableCount{Table: tc.Table, Currency: ledger.Currency(tc.Currency), Closed: tc.Closed, Chips: tc.Chips}
+		for _, m := range tc.Pending {
+			rc.Pending = append(rc.Pending, reconcile.Move{Key: m.Key, Kind: reconcile.MoveKind(m.Kind), Player: m.Player, Seat: m.Seat,
+				Amount: m.Amount, Hold: m.HoldID, Sitting: m.Sitting, Attempts: m.Attempts, Stuck: m.Attempts >= runner.StuckAfter,
+				LastError: m.LastError, Created: m.Created, LastAttempt: m.LastAttempt})
+		}
+		out = append(out, rc)
+	}
+	return out, nil
 }

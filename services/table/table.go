@@ -128,12 +128,14 @@ func New(deps Deps) (*Service, error) {
 	return &Service{server: srv, runner: r, forward: fwd}, nil
 }
 
-// Register exposes the service (TableService and the tournament's
-// TournamentTableService) on a gRPC server, forwarding each call about a
+// Register exposes the service (TableService, the tournament's
+// TournamentTableService and the wallet's CashTableLedgerService) on a gRPC server, forwarding each call about a
 // table another replica runs to that replica.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	r.RegisterService(s.forward.Desc(&tablev1.TableService_ServiceDesc), s.server)
 	r.RegisterService(s.forward.Desc(&tablev1.TournamentTableService_ServiceDesc), s.server.Tournament())
+	// The wallet's questions read the store: any replica answers them.
+	r.RegisterService(&tablev1.CashTableLedgerService_ServiceDesc, s.server.Ledger())
 }
 
 // Run claims the open tables and deals them until ctx ends; it then
@@ -146,6 +148,13 @@ func (s *Service) Run(ctx context.Context) error { return s.runner.Run(ctx) }
 func (s *Service) Close() {
 	s.runner.Close()
 	_ = s.forward.Close()
+}
+
+// CountCash counts the chips of the cash tables in db and their pending
+// wallet steps (CashTableLedgerService's count), for `cardroom wallet
+// audit`, which reconciles them with the wallet's escrow offline.
+func CountCash(ctx context.Context, db *sqlstore.DB) ([]runner.CashCount, error) {
+	return runner.CountCash(ctx, store.New(db))
 }
 
 // SeatingOffers verifies offers with the seating service: the offer must be

@@ -17,12 +17,13 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/gamingday"
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/wallet/bank"
 	"github.com/cardroom/cardroom/services/wallet/buyin"
-	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/server"
 	"github.com/cardroom/cardroom/services/wallet/store"
+	"github.com/cardroom/cardroom/services/wallet/tables"
 )
 
 // Config is the wallet's room policy. The env tags follow platform/config's
@@ -73,6 +74,15 @@ type Deps struct {
 	Clock clock.Clock
 	// Logger logs the sweeper's failures; nil means slog.Default().
 	Logger *slog.Logger
+	// Tables is the table service's CashTableLedgerService, dialed with the
+	// wallet's service token: the wallet takes a table's write only with an
+	// epoch it issued, and the audit reconciles the tables' escrow with its
+	// count. Nil trusts the callers' epochs and audits the ledger alone
+	// (tests of the wallet by itself).
+	Tables tablev1.CashTableLedgerServiceClient
+	// Checks are further checks the audit runs: the hook for the
+	// tournaments' chip conservation.
+	Checks []bank.Check
 }
 
 // Wallet is the wired service.
@@ -169,9 +179,14 @@ func New(cfg Config, deps Deps) (*Wallet, error) {
 	if cfg.MaxAmount < 0 {
 		return nil, fmt.Errorf("wallet per-transaction maximum %d is negative", cfg.MaxAmount)
 	}
-	b := bank.New(store.New(deps.DB), deps.Clock, bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL, IdempotencyRetention: cfg.IdempotencyRetention,
-		MaxAmount: cfg.MaxAmount})
-	return &Wallet{bank: b, server: server.New(b), cfg: cfg, log: deps.Logger}, nil
+	bc := bank.Config{Profile: profile, HoldTTL: cfg.HoldTTL, IdempotencyRetention: cfg.IdempotencyRetention, MaxAmount: cfg.MaxAmount,
+		Logger: deps.Logger}
+	if deps.Tables != nil {
+		t := tables.New(deps.Tables)
+		bc.Epochs, bc.Tables = t, t
+	}
+	b := bank.New(store.New(deps.DB), deps.Clock, bc)
+	return &Wallet{bank: b, server: server.New(b, deps.Checks...), cfg: cfg, log: deps.Logger}, nil
 }
 
 // Register puts the wallet's gRPC service on s.
@@ -193,11 +208,16 @@ func (w *Wallet) Run(ctx context.Context) {
 	})
 }
 
-// Audit checks the ledger in db: per currency debits equal credits and
-// balances sum to zero, each balance equals the sum of its entries, no
-// forbidden account is negative, every transfer balances. Report.Clean()
-// says whether all hold; Report.Problems() lists what does not.
-func Audit(ctx context.Context, db *sqlstore.DB) (Report, error) { return store.Audit(ctx, db) }
+// Audit checks the books in db: the ledger (per currency debits equal
+// credits and balances sum to zero, each balance equals the sum of its
+// entries, no forbidden account is negative, every transfer balances) and,
+// with tables, each cash table's escrow against the chips tables counts
+// there. Report.Clean() says whether all hold; Report.Problems() lists
+// what does not.
+func Audit(ctx context.Context, db *sqlstore.DB, tables bank.ChipCounter, checks ...bank.Check) (Report, error) {
+	b := bank.New(store.New(db), clock.Real{}, bank.Config{Tables: tables})
+	return b.Audit(ctx, checks...)
+}
 
 // Report is the audit's result.
-type Report = ledger.AuditReport
+type Report = bank.AuditReport

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -19,9 +20,11 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/wallet"
 	"github.com/cardroom/cardroom/services/wallet/bank"
+	"github.com/cardroom/cardroom/services/wallet/reconcile"
 )
 
 var key = []byte("wallet-test-signing-key-0123456789abcdef")
@@ -44,7 +47,7 @@ func (c client) as(subject string, roles ...auth.Role) context.Context {
 func serve(t *testing.T, db *sqlstore.DB) client {
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC))
-	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db, Clock: clk})
+	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db, Clock: clk, Tables: quietTables{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,11 +250,33 @@ func TestAuditCommand(t *testing.T) {
 	if _, err := w.Bank().OpenAccount(t.Context(), "k", "zoe", "EUR"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := wallet.Audit(t.Context(), db)
-	if err != nil || !r.Clean() || r.Accounts != 1 {
+	r, err := wallet.Audit(t.Context(), db, noTables{})
+	if err != nil || !r.Clean() || r.Ledger.Accounts != 1 {
 		t.Fatalf("audit = %+v, %v", r, err)
 	}
+	// Without a count of the tables the audit proves less, and says so.
+	r, err = wallet.Audit(t.Context(), db, nil)
+	if err != nil || r.Clean() || r.TablesReconciled {
+		t.Fatalf("audit without the tables = %+v, %v", r, err)
+	}
 }
+
+// quietTables is a table service that issued epochs up to 100 for every
+// table and counts no cash table (the tests here leave no chips on one).
+type quietTables struct{}
+
+func (quietTables) GetIssuedEpoch(context.Context, *tablev1.GetIssuedEpochRequest, ...grpc.CallOption) (*tablev1.GetIssuedEpochResponse, error) {
+	return &tablev1.GetIssuedEpochResponse{Epoch: 100}, nil
+}
+
+func (quietTables) CountCashChips(context.Context, *tablev1.CountCashChipsRequest, ...grpc.CallOption) (*tablev1.CountCashChipsResponse, error) {
+	return &tablev1.CountCashChipsResponse{}, nil
+}
+
+// noTables is a table service with no cash table.
+type noTables struct{}
+
+func (noTables) CountCash(context.Context) ([]reconcile.TableCount, error) { return nil, nil }
 
 func TestConfigIdempotencyRetentionDefaultsToAWeekAndRefusesUnderAnHour(t *testing.T) {
 	t.Parallel()

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -38,6 +39,15 @@ type Config struct {
 	// books (a deposit, withdrawal, buy-in, entry, prize or voucher); 0
 	// means DefaultMaxAmount.
 	MaxAmount int64
+	// Epochs tells which fencing epochs the table service issued; nil
+	// trusts the callers' epochs (tests of the wallet alone).
+	Epochs Epochs
+	// Tables counts the cash tables' chips for the audit; nil audits the
+	// ledger alone.
+	Tables ChipCounter
+	// Logger logs what needs a person (an epoch brought back down); nil
+	// means slog.Default().
+	Logger *slog.Logger
 }
 
 // DefaultMaxAmount is the default per-transaction maximum: 10^12 minor
@@ -66,6 +76,9 @@ type Bank struct {
 	retention  time.Duration
 	pruneBatch int
 	maxAmount  int64
+	epochs     Epochs
+	tables     ChipCounter
+	log        *slog.Logger
 }
 
 // New returns a bank over the store, telling time with clk.
@@ -85,8 +98,11 @@ func New(st *store.Store, clk clock.Clock, cfg Config) *Bank {
 	if cfg.MaxAmount <= 0 {
 		cfg.MaxAmount = DefaultMaxAmount
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL, retention: cfg.IdempotencyRetention, pruneBatch: cfg.PruneBatch,
-		maxAmount: cfg.MaxAmount}
+		maxAmount: cfg.MaxAmount, epochs: cfg.Epochs, tables: cfg.Tables, log: cfg.Logger}
 }
 
 // Store returns the bank's store (for reads and the audit).

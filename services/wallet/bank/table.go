@@ -147,7 +147,7 @@ type HoldResult struct {
 // here, in the same transaction, so it never blocks. The request's own key
 // replayed still returns the original hold.
 func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
-	res, err := b.holdBuyIn(ctx, r)
+	res, err := fenced(ctx, b, r.TableRequest, func() (HoldResult, error) { return b.holdBuyIn(ctx, r) })
 	if f, ok := fault.As(err); ok && errors.Is(f, ErrHoldPending) && f.Meta["hold_id"] == "" {
 		// Lost a race to a concurrent hold (holds_one_pending refused the
 		// insert, which on PostgreSQL aborts the transaction): name the
@@ -307,6 +307,10 @@ func (b *Bank) settle(ctx context.Context, op string, r SettleRequest, to store.
 	if r.HoldID == "" {
 		return HoldResult{}, fault.Invalidf("hold_id", "is required")
 	}
+	return fenced(ctx, b, r.TableRequest, func() (HoldResult, error) { return b.settleFenced(ctx, op, r, to) })
+}
+
+func (b *Bank) settleFenced(ctx context.Context, op string, r SettleRequest, to store.HoldState) (HoldResult, error) {
 	return idempotent(ctx, b, op, r.Key, r, func(tx *store.Tx) (HoldResult, error) {
 		h, err := tx.Hold(ctx, r.HoldID)
 		if err != nil {
@@ -506,6 +510,10 @@ func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, er
 	if err != nil {
 		return CashOutResult{}, err
 	}
+	return fenced(ctx, b, r.TableRequest, func() (CashOutResult, error) { return b.cashOut(ctx, r, cur) })
+}
+
+func (b *Bank) cashOut(ctx context.Context, r CashOutRequest, cur ledger.Currency) (CashOutResult, error) {
 	return idempotent(ctx, b, "CashOut", r.Key, r, func(tx *store.Tx) (CashOutResult, error) {
 		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
 			return CashOutResult{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/cardroom/cardroom/services/wallet/bank"
 	"github.com/cardroom/cardroom/services/wallet/buyin"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/reconcile"
 	"github.com/cardroom/cardroom/services/wallet/store"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -22,13 +23,14 @@ import (
 // Server implements walletv1.WalletServiceServer over a bank.
 type Server struct {
 	walletv1.UnimplementedWalletServiceServer
-	bank *bank.Bank
+	bank   *bank.Bank
+	checks []bank.Check
 }
 
 var _ walletv1.WalletServiceServer = (*Server)(nil)
 
-// New returns the gRPC handlers for b.
-func New(b *bank.Bank) *Server { return &Server{bank: b} }
+// New returns the gRPC handlers for b; the audit also runs checks.
+func New(b *bank.Bank, checks ...bank.Check) *Server { return &Server{bank: b, checks: checks} }
 
 // Failures of authorization beyond roles.
 var (
@@ -368,21 +370,57 @@ func (s *Server) Refund(ctx context.Context, r *walletv1.RefundRequest) (*wallet
 	return &walletv1.RefundResponse{ReversalIds: res.Reversals, Total: res.Total}, nil
 }
 
-// Audit runs the ledger audit.
+// Audit proves the books: the ledger, and each cash table's escrow
+// against its chips.
 func (s *Server) Audit(ctx context.Context, _ *walletv1.AuditRequest) (*walletv1.AuditResponse, error) {
-	r, err := s.bank.Store().Audit(ctx)
+	r, err := s.bank.Audit(ctx, s.checks...)
 	if err != nil {
 		return nil, err
 	}
-	out := &walletv1.AuditResponse{Clean: r.Clean(), Problems: r.Problems(), Accounts: r.Accounts, Transfers: r.Transfers, Entries: r.Entries}
-	for _, c := range r.Currencies {
+	return AuditProto(r), nil
+}
+
+// AuditProto is an audit report as the API returns it.
+func AuditProto(r bank.AuditReport) *walletv1.AuditResponse {
+	l := r.Ledger
+	out := &walletv1.AuditResponse{Clean: r.Clean(), Problems: r.Problems(), Accounts: l.Accounts, Transfers: l.Transfers, Entries: l.Entries,
+		TablesReconciled: r.TablesReconciled}
+	for _, c := range l.Currencies {
 		debits, _ := c.Debits.Int64()
 		credits, _ := c.Credits.Int64()
 		balances, _ := c.Balances.Int64()
 		out.Currencies = append(out.Currencies, &walletv1.CurrencyTotals{Currency: string(c.Currency), Debits: debits, Credits: credits, Balances: balances,
 			DebitsExact: c.Debits.String(), CreditsExact: c.Credits.String(), BalancesExact: c.Balances.String()})
 	}
-	return out, nil
+	for _, t := range r.Tables.Lines {
+		out.Tables = append(out.Tables, &walletv1.TableReconciliation{TableId: t.Table, Currency: string(t.Currency), Escrow: t.Escrow,
+			OnTable: t.OnTable, Uncommitted: t.Uncommitted, Unpaid: t.Unpaid, Expected: t.Expected, Matches: t.Matches()})
+	}
+	out.StuckCashOuts = stuckProto(r.Tables.Stuck)
+	return out
+}
+
+// ListStuckCashOuts lists the cash-outs the tables retried past their
+// limit, for the cage.
+func (s *Server) ListStuckCashOuts(ctx context.Context, _ *walletv1.ListStuckCashOutsRequest) (*walletv1.ListStuckCashOutsResponse, error) {
+	stuck, err := s.bank.StuckCashOuts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &walletv1.ListStuckCashOutsResponse{CashOuts: stuckProto(stuck)}, nil
+}
+
+func stuckProto(stuck []reconcile.Stuck) []*walletv1.StuckCashOut {
+	var out []*walletv1.StuckCashOut
+	for _, m := range stuck {
+		c := &walletv1.StuckCashOut{TableId: m.Table, PlayerId: m.Player, Seat: int32(m.Seat), Stack: m.Amount, SittingId: m.Sitting, Key: m.Key,
+			Attempts: int32(m.Attempts), LastError: m.LastError, CreateTime: timestamppb.New(m.Created)}
+		if !m.LastAttempt.IsZero() {
+			c.LastAttemptTime = timestamppb.New(m.LastAttempt)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func gameOf(table string, g *gamev1.Game) (buyin.Game, error) {

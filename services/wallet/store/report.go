@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
+	"github.com/cardroom/cardroom/services/wallet/reconcile"
 )
 
 // StatementLine is one entry of an account statement.
@@ -272,3 +273,47 @@ func Audit(ctx context.Context, db *sqlstore.DB) (ledger.AuditReport, error) {
 
 // Audit checks the ledger's invariants (see the package function Audit).
 func (s *Store) Audit(ctx context.Context) (ledger.AuditReport, error) { return Audit(ctx, s.db) }
+
+// TableBooks reads, in one transaction, what the ledger holds for the
+// counted tables: every table escrow that is not zero and those of the
+// counted tables, whether each hold their pending buy-ins name is
+// committed, and whether each sitting their pending cash-outs name is open.
+func (s *Store) TableBooks(ctx context.Context, counts []reconcile.TableCount) (reconcile.Books, error) {
+	books := reconcile.Books{Escrow: map[ledger.AccountID]int64{}, Committed: map[string]bool{}, Open: map[string]bool{}}
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, balance FROM accounts WHERE kind = 'table'`)
+		if err != nil {
+			return fmt.Errorf("read table escrows: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var balance int64
+			if err := rows.Scan(&id, &balance); err != nil {
+				rows.Close()
+				return err
+			}
+			books.Escrow[ledger.AccountID(id)] = balance
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, h := range reconcile.Holds(counts) {
+			var state string
+			err := tx.QueryRowContext(ctx, `SELECT state FROM holds WHERE id = $1`, h).Scan(&state)
+			if err != nil && !noRows(err) {
+				return fmt.Errorf("read hold %s: %w", h, err)
+			}
+			books.Committed[h] = HoldState(state) == Committed
+		}
+		for _, ts := range reconcile.Sittings(counts) {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sittings WHERE table_id = $1 AND id = $2`, ts[0], ts[1]).Scan(&n); err != nil {
+				return fmt.Errorf("read sitting %s at %s: %w", ts[1], ts[0], err)
+			}
+			books.Open[ts[0]+"/"+ts[1]] = n > 0
+		}
+		return nil
+	})
+	return books, err
+}

@@ -248,6 +248,18 @@ func testEpochs(t *testing.T, s *store.Store) {
 	observe := func(epoch int64) error {
 		return s.Update(ctx, now, func(tx *store.Tx) error { return tx.ObserveTableEpoch(ctx, "ET", epoch) })
 	}
+	// An epoch the table service is not known to have issued is neither
+	// taken nor recorded, for a new table or a known one.
+	var unverified *store.EpochUnverified
+	if err := observe(3); !errors.As(err, &unverified) || unverified.Epoch != 3 {
+		t.Fatalf("epoch 3 before any was issued: %v, want unverified", err)
+	}
+	if _, err := s.RecordIssued(ctx, "ET", 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := observe(9); !errors.As(err, &unverified) {
+		t.Fatalf("epoch 9 with 8 issued: %v, want unverified", err)
+	}
 	for _, tc := range []struct {
 		epoch  int64
 		fenced bool
@@ -592,6 +604,9 @@ func testFencedPresenceLocks(t *testing.T, s *store.Store) {
 	ctx := t.Context()
 	p, hold := ledger.PlayerAccount("lock-p", "EUR"), ledger.HoldAccount("LT", "EUR")
 	mustPost(t, s, build(t, "lock-dep", ledger.Deposit, ledger.Move{From: ledger.CageAccount("EUR"), To: p, Amount: 1234}))
+	if _, err := s.RecordIssued(ctx, "LT", 1); err != nil {
+		t.Fatal(err)
+	}
 	pg := s.DB().Dialect() == sqlstore.Postgres
 	err := s.Update(ctx, now, func(tx *store.Tx) error {
 		pres, err := tx.FencedPresence(ctx, "LT", 1, "lock-p", "EUR", "2026-11-30", hold)

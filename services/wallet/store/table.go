@@ -14,20 +14,92 @@ import (
 
 // ObserveTableEpoch records epoch as the highest seen for the table and
 // fails with sqlstore.ErrFencedOut (Aborted) when a higher one was seen:
-// a table owner that lost its lock cannot write on the table's behalf.
+// a table owner that lost its lock cannot write on the table's behalf. An
+// epoch above the highest the table service is known to have issued is
+// *EpochUnverified: the caller asks the table service (RecordIssued) and
+// tries again, so no caller's own number is ever recorded.
 func (t *Tx) ObserveTableEpoch(ctx context.Context, table string, epoch int64) error {
 	if epoch <= 0 {
 		return fault.Invalidf("epoch", "must be positive, got %d", epoch)
 	}
 	// One upsert instead of insert-then-sqlstore.ObserveEpoch: the same
-	// rule (refuse an epoch lower than the highest seen) in one round trip
-	// on the hot path of every buy-in.
-	err := sqlstore.FencedExec(ctx, t.tx, `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2)
-		ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch`, table, epoch)
-	if err != nil {
+	// rule in one round trip on the hot path of every buy-in. A row it
+	// inserts has issued 0, so its RETURNING says unverified.
+	var verified bool
+	err := t.tx.QueryRowContext(ctx, observeEpoch+` RETURNING epoch <= issued`, table, epoch).Scan(&verified)
+	switch {
+	case noRows(err):
+		return t.epochRefusal(ctx, table, epoch)
+	case err != nil:
 		return fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, err)
+	case !verified:
+		return &EpochUnverified{Table: table, Epoch: epoch}
 	}
 	return nil
+}
+
+// observeEpoch records $2 as table $1's epoch when it is no lower than the
+// highest seen and no higher than the highest issued.
+const observeEpoch = `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2)
+		ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch
+		WHERE table_epochs.epoch <= excluded.epoch AND excluded.epoch <= table_epochs.issued`
+
+// epochRefusal explains why observeEpoch touched no row: a higher epoch
+// was seen (fenced out), or this one, or the one seen, is higher than any
+// known issued.
+func (t *Tx) epochRefusal(ctx context.Context, table string, epoch int64) error {
+	var seen, issued int64
+	err := t.tx.QueryRowContext(ctx, `SELECT epoch, issued FROM table_epochs WHERE id = $1`, table).Scan(&seen, &issued)
+	if err != nil && !noRows(err) {
+		return fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, err)
+	}
+	// A recorded epoch above the issued one was never verified (books of
+	// before the check): asking the table service brings it back down.
+	if epoch < seen && seen <= issued {
+		return fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, sqlstore.ErrFencedOut)
+	}
+	return &EpochUnverified{Table: table, Epoch: epoch}
+}
+
+// EpochUnverified is a table write whose epoch is higher than the highest
+// the table service is known to have issued: the bank asks the table
+// service, records the answer (RecordIssued) and runs the request again,
+// or refuses it when the epoch was never issued. It is not a fault: the
+// transaction it ends is rolled back and nothing is recorded.
+type EpochUnverified struct {
+	Table string
+	Epoch int64
+}
+
+func (e *EpochUnverified) Error() string {
+	return fmt.Sprintf("epoch %d of table %s is not known to be issued", e.Epoch, e.Table)
+}
+
+// RecordIssued records that the table service has issued epochs up to
+// issued for the table. An epoch recorded as seen above it was never
+// issued (a caller's own number, before the wallet asked): it is brought
+// down to issued, which no current owner is below, and reported as
+// repaired.
+func (s *Store) RecordIssued(ctx context.Context, table string, issued int64) (repaired int64, err error) {
+	err = s.update(ctx, time.Now(), func(tx *Tx) error {
+		repaired = 0
+		var seen int64
+		err := tx.tx.QueryRowContext(ctx, `SELECT epoch FROM table_epochs WHERE id = $1`, table).Scan(&seen)
+		if err != nil && !noRows(err) {
+			return err
+		}
+		if seen > issued {
+			repaired = seen
+		}
+		_, err = tx.tx.ExecContext(ctx, `INSERT INTO table_epochs (id, epoch, issued) VALUES ($1, 0, $2)
+			ON CONFLICT (id) DO UPDATE SET issued = CASE WHEN excluded.issued > table_epochs.issued THEN excluded.issued ELSE table_epochs.issued END,
+				epoch = CASE WHEN table_epochs.epoch > excluded.issued THEN excluded.issued ELSE table_epochs.epoch END`, table, issued)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("record issued epoch %d of table %s: %w", issued, table, err)
+	}
+	return repaired, nil
 }
 
 // HoldState is where a hold is in its life.
@@ -328,10 +400,11 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		t.tx.AfterCommit(func() { t.store.opened.Store(hold, struct{}{}) })
 	}
 	rows, err := t.tx.QueryContext(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
-			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch WHERE table_epochs.epoch <= excluded.epoch RETURNING epoch),
+			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch
+			WHERE table_epochs.epoch <= excluded.epoch AND excluded.epoch <= table_epochs.issued RETURNING epoch <= issued AS verified),
 		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE),
 		a2 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+second+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE)`+open+`
-		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep), 0, ''
+		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep WHERE verified), 0, ''
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a1
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a2
 		UNION ALL `+presenceQuery, args...)
@@ -343,7 +416,7 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		return Presence{}, err
 	}
 	if !fenceHeld {
-		return Presence{}, fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, sqlstore.ErrFencedOut)
+		return Presence{}, t.epochRefusal(ctx, table, epoch)
 	}
 	return p, nil
 }

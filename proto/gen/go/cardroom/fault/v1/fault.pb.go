@@ -153,6 +153,11 @@ const (
 	// wallet's per-transaction maximum (CARDROOM_WALLET_MAX_AMOUNT; metadata
 	// "max" and "field"), which keeps every sum of the books inside int64.
 	Reason_REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM Reason = 126
+	// REASON_EPOCH_NOT_ISSUED means a table write carried a fencing epoch
+	// higher than any the table service has issued for that table: epochs
+	// come from the table's lease holder, never a caller's number (metadata
+	// "issued" is the highest issued).
+	Reason_REASON_EPOCH_NOT_ISSUED Reason = 127
 	// REASON_TABLE_NOT_FOUND means no table has that ID (also sent by seating
 	// and the tournament for tables they do not know; a tournament table that
 	// exists but cannot be used is TABLE_EMPTY or TABLE_NOT_IN_HAND_FOR_HAND).
@@ -590,6 +595,7 @@ var (
 		124: "REASON_VOUCHER_WRONG_EVENT",
 		125: "REASON_HOLD_PENDING",
 		126: "REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM",
+		127: "REASON_EPOCH_NOT_ISSUED",
 		200: "REASON_TABLE_NOT_FOUND",
 		201: "REASON_ACTION_NOT_ALLOWED",
 		202: "REASON_AMOUNT_ABOVE_MAXIMUM",
@@ -773,6 +779,7 @@ var (
 		"REASON_VOUCHER_WRONG_EVENT":              124,
 		"REASON_HOLD_PENDING":                     125,
 		"REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM": 126,
+		"REASON_EPOCH_NOT_ISSUED":                 127,
 		"REASON_TABLE_NOT_FOUND":                  200,
 		"REASON_ACTION_NOT_ALLOWED":               201,
 		"REASON_AMOUNT_ABOVE_MAXIMUM":             202,
@@ -1049,7 +1056,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xda,\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xf7,\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1094,6 +1101,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1aREASON_VOUCHER_WRONG_EVENT\x10|\x12\x17\n" +
 	"\x13REASON_HOLD_PENDING\x10}\x12+\n" +
 	"'REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM\x10~\x12\x1b\n" +
+	"\x17REASON_EPOCH_NOT_ISSUED\x10\x7f\x12\x1b\n" +
 	"\x16REASON_TABLE_NOT_FOUND\x10\xc8\x01\x12\x1e\n" +
 	"\x19REASON_ACTION_NOT_ALLOWED\x10\xc9\x01\x12 \n" +
 	"\x1bREASON_AMOUNT_ABOVE_MAXIMUM\x10\xca\x01\x12\x1e\n" +

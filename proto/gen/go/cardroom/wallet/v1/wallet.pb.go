@@ -3586,7 +3586,15 @@ type AuditResponse struct {
 	// transfers counts the transfers checked.
 	Transfers int64 `protobuf:"varint,5,opt,name=transfers,proto3" json:"transfers,omitempty"`
 	// entries counts the entries checked.
-	Entries       int64 `protobuf:"varint,6,opt,name=entries,proto3" json:"entries,omitempty"`
+	Entries int64 `protobuf:"varint,6,opt,name=entries,proto3" json:"entries,omitempty"`
+	// tables_reconciled is true when the cash tables' escrow was reconciled
+	// with the table service's count (false when it could not be reached;
+	// clean is then false too).
+	TablesReconciled bool `protobuf:"varint,7,opt,name=tables_reconciled,json=tablesReconciled,proto3" json:"tables_reconciled,omitempty"`
+	// tables is each cash table's reconciliation.
+	Tables []*TableReconciliation `protobuf:"bytes,8,rep,name=tables,proto3" json:"tables,omitempty"`
+	// stuck_cash_outs are the cash-outs retried past the tables' limit.
+	StuckCashOuts []*StuckCashOut `protobuf:"bytes,9,rep,name=stuck_cash_outs,json=stuckCashOuts,proto3" json:"stuck_cash_outs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3661,6 +3669,348 @@ func (x *AuditResponse) GetEntries() int64 {
 		return x.Entries
 	}
 	return 0
+}
+
+func (x *AuditResponse) GetTablesReconciled() bool {
+	if x != nil {
+		return x.TablesReconciled
+	}
+	return false
+}
+
+func (x *AuditResponse) GetTables() []*TableReconciliation {
+	if x != nil {
+		return x.Tables
+	}
+	return nil
+}
+
+func (x *AuditResponse) GetStuckCashOuts() []*StuckCashOut {
+	if x != nil {
+		return x.StuckCashOuts
+	}
+	return nil
+}
+
+// TableReconciliation is one cash table's escrow against its chips.
+type TableReconciliation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// currency is the escrow's currency.
+	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	// escrow is the balance of the table's escrow account.
+	Escrow int64 `protobuf:"varint,3,opt,name=escrow,proto3" json:"escrow,omitempty"`
+	// on_table is every chip the table shows.
+	OnTable int64 `protobuf:"varint,4,opt,name=on_table,json=onTable,proto3" json:"on_table,omitempty"`
+	// uncommitted are chips the table shows whose buy-in or top-up the
+	// wallet has not committed yet (still in the hold account).
+	Uncommitted int64 `protobuf:"varint,5,opt,name=uncommitted,proto3" json:"uncommitted,omitempty"`
+	// unpaid are chips cashed out at the table that the wallet has not paid
+	// yet (still in escrow).
+	Unpaid int64 `protobuf:"varint,6,opt,name=unpaid,proto3" json:"unpaid,omitempty"`
+	// expected is on_table − uncommitted + unpaid: what escrow must hold.
+	Expected int64 `protobuf:"varint,7,opt,name=expected,proto3" json:"expected,omitempty"`
+	// matches is true when escrow equals expected.
+	Matches       bool `protobuf:"varint,8,opt,name=matches,proto3" json:"matches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableReconciliation) Reset() {
+	*x = TableReconciliation{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableReconciliation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableReconciliation) ProtoMessage() {}
+
+func (x *TableReconciliation) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableReconciliation.ProtoReflect.Descriptor instead.
+func (*TableReconciliation) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *TableReconciliation) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *TableReconciliation) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *TableReconciliation) GetEscrow() int64 {
+	if x != nil {
+		return x.Escrow
+	}
+	return 0
+}
+
+func (x *TableReconciliation) GetOnTable() int64 {
+	if x != nil {
+		return x.OnTable
+	}
+	return 0
+}
+
+func (x *TableReconciliation) GetUncommitted() int64 {
+	if x != nil {
+		return x.Uncommitted
+	}
+	return 0
+}
+
+func (x *TableReconciliation) GetUnpaid() int64 {
+	if x != nil {
+		return x.Unpaid
+	}
+	return 0
+}
+
+func (x *TableReconciliation) GetExpected() int64 {
+	if x != nil {
+		return x.Expected
+	}
+	return 0
+}
+
+func (x *TableReconciliation) GetMatches() bool {
+	if x != nil {
+		return x.Matches
+	}
+	return false
+}
+
+// StuckCashOut is a cash-out a table has retried past its limit.
+type StuckCashOut struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// player_id is the player who left.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// seat is the seat left.
+	Seat int32 `protobuf:"varint,3,opt,name=seat,proto3" json:"seat,omitempty"`
+	// stack is the stack to pay.
+	Stack int64 `protobuf:"varint,4,opt,name=stack,proto3" json:"stack,omitempty"`
+	// sitting_id is the sitting the cash-out ends.
+	SittingId string `protobuf:"bytes,5,opt,name=sitting_id,json=sittingId,proto3" json:"sitting_id,omitempty"`
+	// key is the cash-out's idempotency key.
+	Key string `protobuf:"bytes,6,opt,name=key,proto3" json:"key,omitempty"`
+	// attempts counts the failed attempts.
+	Attempts int32 `protobuf:"varint,7,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// last_error is the latest failure.
+	LastError string `protobuf:"bytes,8,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// create_time is when the player left.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// last_attempt_time is when the latest attempt failed.
+	LastAttemptTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=last_attempt_time,json=lastAttemptTime,proto3" json:"last_attempt_time,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StuckCashOut) Reset() {
+	*x = StuckCashOut{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StuckCashOut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StuckCashOut) ProtoMessage() {}
+
+func (x *StuckCashOut) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StuckCashOut.ProtoReflect.Descriptor instead.
+func (*StuckCashOut) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *StuckCashOut) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *StuckCashOut) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *StuckCashOut) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *StuckCashOut) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *StuckCashOut) GetSittingId() string {
+	if x != nil {
+		return x.SittingId
+	}
+	return ""
+}
+
+func (x *StuckCashOut) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *StuckCashOut) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *StuckCashOut) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *StuckCashOut) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *StuckCashOut) GetLastAttemptTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastAttemptTime
+	}
+	return nil
+}
+
+// ListStuckCashOutsRequest asks for the stuck cash-outs.
+type ListStuckCashOutsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStuckCashOutsRequest) Reset() {
+	*x = ListStuckCashOutsRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStuckCashOutsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStuckCashOutsRequest) ProtoMessage() {}
+
+func (x *ListStuckCashOutsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStuckCashOutsRequest.ProtoReflect.Descriptor instead.
+func (*ListStuckCashOutsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{48}
+}
+
+// ListStuckCashOutsResponse lists them, oldest first.
+type ListStuckCashOutsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// cash_outs are the stuck cash-outs.
+	CashOuts      []*StuckCashOut `protobuf:"bytes,1,rep,name=cash_outs,json=cashOuts,proto3" json:"cash_outs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStuckCashOutsResponse) Reset() {
+	*x = ListStuckCashOutsResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStuckCashOutsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStuckCashOutsResponse) ProtoMessage() {}
+
+func (x *ListStuckCashOutsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStuckCashOutsResponse.ProtoReflect.Descriptor instead.
+func (*ListStuckCashOutsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ListStuckCashOutsResponse) GetCashOuts() []*StuckCashOut {
+	if x != nil {
+		return x.CashOuts
+	}
+	return nil
 }
 
 var File_cardroom_wallet_v1_wallet_proto protoreflect.FileDescriptor
@@ -3951,7 +4301,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\bbalances\x18\x04 \x01(\x03R\bbalances\x12!\n" +
 	"\fdebits_exact\x18\x05 \x01(\tR\vdebitsExact\x12#\n" +
 	"\rcredits_exact\x18\x06 \x01(\tR\fcreditsExact\x12%\n" +
-	"\x0ebalances_exact\x18\a \x01(\tR\rbalancesExact\"\xd9\x01\n" +
+	"\x0ebalances_exact\x18\a \x01(\tR\rbalancesExact\"\x91\x03\n" +
 	"\rAuditResponse\x12\x14\n" +
 	"\x05clean\x18\x01 \x01(\bR\x05clean\x12B\n" +
 	"\n" +
@@ -3960,7 +4310,37 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\bproblems\x18\x03 \x03(\tR\bproblems\x12\x1a\n" +
 	"\baccounts\x18\x04 \x01(\x03R\baccounts\x12\x1c\n" +
 	"\ttransfers\x18\x05 \x01(\x03R\ttransfers\x12\x18\n" +
-	"\aentries\x18\x06 \x01(\x03R\aentries*\xd9\x01\n" +
+	"\aentries\x18\x06 \x01(\x03R\aentries\x12+\n" +
+	"\x11tables_reconciled\x18\a \x01(\bR\x10tablesReconciled\x12?\n" +
+	"\x06tables\x18\b \x03(\v2'.cardroom.wallet.v1.TableReconciliationR\x06tables\x12H\n" +
+	"\x0fstuck_cash_outs\x18\t \x03(\v2 .cardroom.wallet.v1.StuckCashOutR\rstuckCashOuts\"\xef\x01\n" +
+	"\x13TableReconciliation\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06escrow\x18\x03 \x01(\x03R\x06escrow\x12\x19\n" +
+	"\bon_table\x18\x04 \x01(\x03R\aonTable\x12 \n" +
+	"\vuncommitted\x18\x05 \x01(\x03R\vuncommitted\x12\x16\n" +
+	"\x06unpaid\x18\x06 \x01(\x03R\x06unpaid\x12\x1a\n" +
+	"\bexpected\x18\a \x01(\x03R\bexpected\x12\x18\n" +
+	"\amatches\x18\b \x01(\bR\amatches\"\xe1\x02\n" +
+	"\fStuckCashOut\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04seat\x18\x03 \x01(\x05R\x04seat\x12\x14\n" +
+	"\x05stack\x18\x04 \x01(\x03R\x05stack\x12\x1d\n" +
+	"\n" +
+	"sitting_id\x18\x05 \x01(\tR\tsittingId\x12\x10\n" +
+	"\x03key\x18\x06 \x01(\tR\x03key\x12\x1a\n" +
+	"\battempts\x18\a \x01(\x05R\battempts\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\b \x01(\tR\tlastError\x12;\n" +
+	"\vcreate_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12F\n" +
+	"\x11last_attempt_time\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\x0flastAttemptTime\"\x1a\n" +
+	"\x18ListStuckCashOutsRequest\"Z\n" +
+	"\x19ListStuckCashOutsResponse\x12=\n" +
+	"\tcash_outs\x18\x01 \x03(\v2 .cardroom.wallet.v1.StuckCashOutR\bcashOuts*\xd9\x01\n" +
 	"\vAccountKind\x12\x1c\n" +
 	"\x18ACCOUNT_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13ACCOUNT_KIND_PLAYER\x10\x01\x12\x16\n" +
@@ -3998,7 +4378,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0fHOLD_STATE_HELD\x10\x01\x12\x18\n" +
 	"\x14HOLD_STATE_COMMITTED\x10\x02\x12\x17\n" +
 	"\x13HOLD_STATE_RELEASED\x10\x03\x12\x16\n" +
-	"\x12HOLD_STATE_EXPIRED\x10\x042\xff\x14\n" +
+	"\x12HOLD_STATE_EXPIRED\x10\x042\x97\x16\n" +
 	"\rWalletService\x12\x7f\n" +
 	"\vOpenAccount\x12&.cardroom.wallet.v1.OpenAccountRequest\x1a'.cardroom.wallet.v1.OpenAccountResponse\"\x1f\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/accounts\x12\x8f\x01\n" +
@@ -4040,7 +4420,9 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x06Refund\x12!.cardroom.wallet.v1.RefundRequest\x1a\".cardroom.wallet.v1.RefundResponse\"/\xca\xf3\x18\x04\n" +
 	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}:refund\x12g\n" +
 	"\x05Audit\x12 .cardroom.wallet.v1.AuditRequest\x1a!.cardroom.wallet.v1.AuditResponse\"\x19\xca\xf3\x18\x04\n" +
-	"\x02\x04\x05\x82\xd3\xe4\x93\x02\v\x12\t/v1/auditBGZEgithub.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1;walletv1b\x06proto3"
+	"\x02\x04\x05\x82\xd3\xe4\x93\x02\v\x12\t/v1/audit\x12\x95\x01\n" +
+	"\x11ListStuckCashOuts\x12,.cardroom.wallet.v1.ListStuckCashOutsRequest\x1a-.cardroom.wallet.v1.ListStuckCashOutsResponse\"#\xca\xf3\x18\x04\n" +
+	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/stuck-cash-outsBGZEgithub.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1;walletv1b\x06proto3"
 
 var (
 	file_cardroom_wallet_v1_wallet_proto_rawDescOnce sync.Once
@@ -4055,139 +4437,150 @@ func file_cardroom_wallet_v1_wallet_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_wallet_v1_wallet_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
-	(AccountKind)(0),                // 0: cardroom.wallet.v1.AccountKind
-	(TransferKind)(0),               // 1: cardroom.wallet.v1.TransferKind
-	(BuyInCase)(0),                  // 2: cardroom.wallet.v1.BuyInCase
-	(HoldState)(0),                  // 3: cardroom.wallet.v1.HoldState
-	(*Account)(nil),                 // 4: cardroom.wallet.v1.Account
-	(*OpenAccountRequest)(nil),      // 5: cardroom.wallet.v1.OpenAccountRequest
-	(*OpenAccountResponse)(nil),     // 6: cardroom.wallet.v1.OpenAccountResponse
-	(*GetBalanceRequest)(nil),       // 7: cardroom.wallet.v1.GetBalanceRequest
-	(*GetBalanceResponse)(nil),      // 8: cardroom.wallet.v1.GetBalanceResponse
-	(*Transfer)(nil),                // 9: cardroom.wallet.v1.Transfer
-	(*DepositRequest)(nil),          // 10: cardroom.wallet.v1.DepositRequest
-	(*DepositResponse)(nil),         // 11: cardroom.wallet.v1.DepositResponse
-	(*WithdrawRequest)(nil),         // 12: cardroom.wallet.v1.WithdrawRequest
-	(*WithdrawResponse)(nil),        // 13: cardroom.wallet.v1.WithdrawResponse
-	(*GetStatementRequest)(nil),     // 14: cardroom.wallet.v1.GetStatementRequest
-	(*StatementLine)(nil),           // 15: cardroom.wallet.v1.StatementLine
-	(*GetStatementResponse)(nil),    // 16: cardroom.wallet.v1.GetStatementResponse
-	(*GetCageReportRequest)(nil),    // 17: cardroom.wallet.v1.GetCageReportRequest
-	(*CageLine)(nil),                // 18: cardroom.wallet.v1.CageLine
-	(*GetCageReportResponse)(nil),   // 19: cardroom.wallet.v1.GetCageReportResponse
-	(*ReverseTransferRequest)(nil),  // 20: cardroom.wallet.v1.ReverseTransferRequest
-	(*ReverseTransferResponse)(nil), // 21: cardroom.wallet.v1.ReverseTransferResponse
-	(*BuyInRange)(nil),              // 22: cardroom.wallet.v1.BuyInRange
-	(*CheckBuyInRequest)(nil),       // 23: cardroom.wallet.v1.CheckBuyInRequest
-	(*CheckBuyInResponse)(nil),      // 24: cardroom.wallet.v1.CheckBuyInResponse
-	(*Hold)(nil),                    // 25: cardroom.wallet.v1.Hold
-	(*HoldBuyInRequest)(nil),        // 26: cardroom.wallet.v1.HoldBuyInRequest
-	(*HoldBuyInResponse)(nil),       // 27: cardroom.wallet.v1.HoldBuyInResponse
-	(*CommitHoldRequest)(nil),       // 28: cardroom.wallet.v1.CommitHoldRequest
-	(*CommitHoldResponse)(nil),      // 29: cardroom.wallet.v1.CommitHoldResponse
-	(*ReleaseHoldRequest)(nil),      // 30: cardroom.wallet.v1.ReleaseHoldRequest
-	(*ReleaseHoldResponse)(nil),     // 31: cardroom.wallet.v1.ReleaseHoldResponse
-	(*CashOutRequest)(nil),          // 32: cardroom.wallet.v1.CashOutRequest
-	(*CashOutResponse)(nil),         // 33: cardroom.wallet.v1.CashOutResponse
-	(*EnterRequest)(nil),            // 34: cardroom.wallet.v1.EnterRequest
-	(*EnterResponse)(nil),           // 35: cardroom.wallet.v1.EnterResponse
-	(*RebuyRequest)(nil),            // 36: cardroom.wallet.v1.RebuyRequest
-	(*RebuyResponse)(nil),           // 37: cardroom.wallet.v1.RebuyResponse
-	(*AddOnRequest)(nil),            // 38: cardroom.wallet.v1.AddOnRequest
-	(*AddOnResponse)(nil),           // 39: cardroom.wallet.v1.AddOnResponse
-	(*PayPrizeRequest)(nil),         // 40: cardroom.wallet.v1.PayPrizeRequest
-	(*PayPrizeResponse)(nil),        // 41: cardroom.wallet.v1.PayPrizeResponse
-	(*IssueVoucherRequest)(nil),     // 42: cardroom.wallet.v1.IssueVoucherRequest
-	(*Voucher)(nil),                 // 43: cardroom.wallet.v1.Voucher
-	(*IssueVoucherResponse)(nil),    // 44: cardroom.wallet.v1.IssueVoucherResponse
-	(*RefundRequest)(nil),           // 45: cardroom.wallet.v1.RefundRequest
-	(*RefundResponse)(nil),          // 46: cardroom.wallet.v1.RefundResponse
-	(*AuditRequest)(nil),            // 47: cardroom.wallet.v1.AuditRequest
-	(*CurrencyTotals)(nil),          // 48: cardroom.wallet.v1.CurrencyTotals
-	(*AuditResponse)(nil),           // 49: cardroom.wallet.v1.AuditResponse
-	nil,                             // 50: cardroom.wallet.v1.StatementLine.DetailsEntry
-	(*timestamppb.Timestamp)(nil),   // 51: google.protobuf.Timestamp
-	(*v1.Game)(nil),                 // 52: cardroom.game.v1.Game
+	(AccountKind)(0),                  // 0: cardroom.wallet.v1.AccountKind
+	(TransferKind)(0),                 // 1: cardroom.wallet.v1.TransferKind
+	(BuyInCase)(0),                    // 2: cardroom.wallet.v1.BuyInCase
+	(HoldState)(0),                    // 3: cardroom.wallet.v1.HoldState
+	(*Account)(nil),                   // 4: cardroom.wallet.v1.Account
+	(*OpenAccountRequest)(nil),        // 5: cardroom.wallet.v1.OpenAccountRequest
+	(*OpenAccountResponse)(nil),       // 6: cardroom.wallet.v1.OpenAccountResponse
+	(*GetBalanceRequest)(nil),         // 7: cardroom.wallet.v1.GetBalanceRequest
+	(*GetBalanceResponse)(nil),        // 8: cardroom.wallet.v1.GetBalanceResponse
+	(*Transfer)(nil),                  // 9: cardroom.wallet.v1.Transfer
+	(*DepositRequest)(nil),            // 10: cardroom.wallet.v1.DepositRequest
+	(*DepositResponse)(nil),           // 11: cardroom.wallet.v1.DepositResponse
+	(*WithdrawRequest)(nil),           // 12: cardroom.wallet.v1.WithdrawRequest
+	(*WithdrawResponse)(nil),          // 13: cardroom.wallet.v1.WithdrawResponse
+	(*GetStatementRequest)(nil),       // 14: cardroom.wallet.v1.GetStatementRequest
+	(*StatementLine)(nil),             // 15: cardroom.wallet.v1.StatementLine
+	(*GetStatementResponse)(nil),      // 16: cardroom.wallet.v1.GetStatementResponse
+	(*GetCageReportRequest)(nil),      // 17: cardroom.wallet.v1.GetCageReportRequest
+	(*CageLine)(nil),                  // 18: cardroom.wallet.v1.CageLine
+	(*GetCageReportResponse)(nil),     // 19: cardroom.wallet.v1.GetCageReportResponse
+	(*ReverseTransferRequest)(nil),    // 20: cardroom.wallet.v1.ReverseTransferRequest
+	(*ReverseTransferResponse)(nil),   // 21: cardroom.wallet.v1.ReverseTransferResponse
+	(*BuyInRange)(nil),                // 22: cardroom.wallet.v1.BuyInRange
+	(*CheckBuyInRequest)(nil),         // 23: cardroom.wallet.v1.CheckBuyInRequest
+	(*CheckBuyInResponse)(nil),        // 24: cardroom.wallet.v1.CheckBuyInResponse
+	(*Hold)(nil),                      // 25: cardroom.wallet.v1.Hold
+	(*HoldBuyInRequest)(nil),          // 26: cardroom.wallet.v1.HoldBuyInRequest
+	(*HoldBuyInResponse)(nil),         // 27: cardroom.wallet.v1.HoldBuyInResponse
+	(*CommitHoldRequest)(nil),         // 28: cardroom.wallet.v1.CommitHoldRequest
+	(*CommitHoldResponse)(nil),        // 29: cardroom.wallet.v1.CommitHoldResponse
+	(*ReleaseHoldRequest)(nil),        // 30: cardroom.wallet.v1.ReleaseHoldRequest
+	(*ReleaseHoldResponse)(nil),       // 31: cardroom.wallet.v1.ReleaseHoldResponse
+	(*CashOutRequest)(nil),            // 32: cardroom.wallet.v1.CashOutRequest
+	(*CashOutResponse)(nil),           // 33: cardroom.wallet.v1.CashOutResponse
+	(*EnterRequest)(nil),              // 34: cardroom.wallet.v1.EnterRequest
+	(*EnterResponse)(nil),             // 35: cardroom.wallet.v1.EnterResponse
+	(*RebuyRequest)(nil),              // 36: cardroom.wallet.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 37: cardroom.wallet.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 38: cardroom.wallet.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 39: cardroom.wallet.v1.AddOnResponse
+	(*PayPrizeRequest)(nil),           // 40: cardroom.wallet.v1.PayPrizeRequest
+	(*PayPrizeResponse)(nil),          // 41: cardroom.wallet.v1.PayPrizeResponse
+	(*IssueVoucherRequest)(nil),       // 42: cardroom.wallet.v1.IssueVoucherRequest
+	(*Voucher)(nil),                   // 43: cardroom.wallet.v1.Voucher
+	(*IssueVoucherResponse)(nil),      // 44: cardroom.wallet.v1.IssueVoucherResponse
+	(*RefundRequest)(nil),             // 45: cardroom.wallet.v1.RefundRequest
+	(*RefundResponse)(nil),            // 46: cardroom.wallet.v1.RefundResponse
+	(*AuditRequest)(nil),              // 47: cardroom.wallet.v1.AuditRequest
+	(*CurrencyTotals)(nil),            // 48: cardroom.wallet.v1.CurrencyTotals
+	(*AuditResponse)(nil),             // 49: cardroom.wallet.v1.AuditResponse
+	(*TableReconciliation)(nil),       // 50: cardroom.wallet.v1.TableReconciliation
+	(*StuckCashOut)(nil),              // 51: cardroom.wallet.v1.StuckCashOut
+	(*ListStuckCashOutsRequest)(nil),  // 52: cardroom.wallet.v1.ListStuckCashOutsRequest
+	(*ListStuckCashOutsResponse)(nil), // 53: cardroom.wallet.v1.ListStuckCashOutsResponse
+	nil,                               // 54: cardroom.wallet.v1.StatementLine.DetailsEntry
+	(*timestamppb.Timestamp)(nil),     // 55: google.protobuf.Timestamp
+	(*v1.Game)(nil),                   // 56: cardroom.game.v1.Game
 }
 var file_cardroom_wallet_v1_wallet_proto_depIdxs = []int32{
 	0,  // 0: cardroom.wallet.v1.Account.kind:type_name -> cardroom.wallet.v1.AccountKind
-	51, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
+	55, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: cardroom.wallet.v1.OpenAccountRequest.kind:type_name -> cardroom.wallet.v1.AccountKind
 	4,  // 3: cardroom.wallet.v1.OpenAccountResponse.account:type_name -> cardroom.wallet.v1.Account
 	1,  // 4: cardroom.wallet.v1.Transfer.kind:type_name -> cardroom.wallet.v1.TransferKind
-	51, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
+	55, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
 	9,  // 6: cardroom.wallet.v1.DepositResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 7: cardroom.wallet.v1.WithdrawResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	1,  // 8: cardroom.wallet.v1.StatementLine.kind:type_name -> cardroom.wallet.v1.TransferKind
-	50, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
-	51, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
+	54, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
+	55, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
 	15, // 11: cardroom.wallet.v1.GetStatementResponse.lines:type_name -> cardroom.wallet.v1.StatementLine
 	18, // 12: cardroom.wallet.v1.GetCageReportResponse.lines:type_name -> cardroom.wallet.v1.CageLine
 	9,  // 13: cardroom.wallet.v1.ReverseTransferResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	2,  // 14: cardroom.wallet.v1.BuyInRange.case:type_name -> cardroom.wallet.v1.BuyInCase
-	52, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	56, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	22, // 16: cardroom.wallet.v1.CheckBuyInResponse.range:type_name -> cardroom.wallet.v1.BuyInRange
 	22, // 17: cardroom.wallet.v1.CheckBuyInResponse.table_range:type_name -> cardroom.wallet.v1.BuyInRange
 	3,  // 18: cardroom.wallet.v1.Hold.state:type_name -> cardroom.wallet.v1.HoldState
-	51, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
+	55, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
 	22, // 20: cardroom.wallet.v1.Hold.range:type_name -> cardroom.wallet.v1.BuyInRange
-	52, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	56, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	25, // 22: cardroom.wallet.v1.HoldBuyInResponse.hold:type_name -> cardroom.wallet.v1.Hold
 	25, // 23: cardroom.wallet.v1.CommitHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
 	25, // 24: cardroom.wallet.v1.ReleaseHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
-	51, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
+	55, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
 	9,  // 26: cardroom.wallet.v1.EnterResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 27: cardroom.wallet.v1.RebuyResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 28: cardroom.wallet.v1.AddOnResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 29: cardroom.wallet.v1.PayPrizeResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	51, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
+	55, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
 	43, // 31: cardroom.wallet.v1.IssueVoucherResponse.voucher:type_name -> cardroom.wallet.v1.Voucher
 	48, // 32: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
-	5,  // 33: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
-	7,  // 34: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
-	14, // 35: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
-	10, // 36: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
-	12, // 37: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
-	17, // 38: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
-	20, // 39: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
-	23, // 40: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
-	26, // 41: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
-	28, // 42: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
-	30, // 43: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
-	32, // 44: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
-	34, // 45: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
-	36, // 46: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
-	38, // 47: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
-	40, // 48: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
-	42, // 49: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
-	45, // 50: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
-	47, // 51: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
-	6,  // 52: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
-	8,  // 53: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
-	16, // 54: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
-	11, // 55: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
-	13, // 56: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
-	19, // 57: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
-	21, // 58: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
-	24, // 59: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
-	27, // 60: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
-	29, // 61: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
-	31, // 62: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
-	33, // 63: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
-	35, // 64: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
-	37, // 65: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
-	39, // 66: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
-	41, // 67: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
-	44, // 68: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
-	46, // 69: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
-	49, // 70: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
-	52, // [52:71] is the sub-list for method output_type
-	33, // [33:52] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	50, // 33: cardroom.wallet.v1.AuditResponse.tables:type_name -> cardroom.wallet.v1.TableReconciliation
+	51, // 34: cardroom.wallet.v1.AuditResponse.stuck_cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	55, // 35: cardroom.wallet.v1.StuckCashOut.create_time:type_name -> google.protobuf.Timestamp
+	55, // 36: cardroom.wallet.v1.StuckCashOut.last_attempt_time:type_name -> google.protobuf.Timestamp
+	51, // 37: cardroom.wallet.v1.ListStuckCashOutsResponse.cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	5,  // 38: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
+	7,  // 39: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
+	14, // 40: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
+	10, // 41: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
+	12, // 42: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
+	17, // 43: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
+	20, // 44: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
+	23, // 45: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
+	26, // 46: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
+	28, // 47: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
+	30, // 48: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
+	32, // 49: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
+	34, // 50: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
+	36, // 51: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
+	38, // 52: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
+	40, // 53: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
+	42, // 54: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
+	45, // 55: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
+	47, // 56: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
+	52, // 57: cardroom.wallet.v1.WalletService.ListStuckCashOuts:input_type -> cardroom.wallet.v1.ListStuckCashOutsRequest
+	6,  // 58: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
+	8,  // 59: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
+	16, // 60: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
+	11, // 61: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
+	13, // 62: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
+	19, // 63: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
+	21, // 64: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
+	24, // 65: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
+	27, // 66: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
+	29, // 67: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
+	31, // 68: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
+	33, // 69: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
+	35, // 70: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
+	37, // 71: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
+	39, // 72: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
+	41, // 73: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
+	44, // 74: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
+	46, // 75: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
+	49, // 76: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
+	53, // 77: cardroom.wallet.v1.WalletService.ListStuckCashOuts:output_type -> cardroom.wallet.v1.ListStuckCashOutsResponse
+	58, // [58:78] is the sub-list for method output_type
+	38, // [38:58] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_wallet_v1_wallet_proto_init() }
@@ -4201,7 +4594,7 @@ func file_cardroom_wallet_v1_wallet_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_wallet_v1_wallet_proto_rawDesc), len(file_cardroom_wallet_v1_wallet_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   47,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -872,6 +872,27 @@ func local_request_WalletService_Audit_0(ctx context.Context, marshaler runtime.
 	return msg, metadata, err
 }
 
+func request_WalletService_ListStuckCashOuts_0(ctx context.Context, marshaler runtime.Marshaler, client WalletServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListStuckCashOutsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListStuckCashOuts(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_WalletService_ListStuckCashOuts_0(ctx context.Context, marshaler runtime.Marshaler, server WalletServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListStuckCashOutsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListStuckCashOuts(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterWalletServiceHandlerServer registers the http handlers for service WalletService to "mux".
 // UnaryRPC     :call WalletServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -1258,6 +1279,26 @@ func RegisterWalletServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_WalletService_Audit_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_WalletService_ListStuckCashOuts_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/cardroom.wallet.v1.WalletService/ListStuckCashOuts", runtime.WithHTTPPathPattern("/v1/stuck-cash-outs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_WalletService_ListStuckCashOuts_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_WalletService_ListStuckCashOuts_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 
 	return nil
 }
@@ -1621,49 +1662,68 @@ func RegisterWalletServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_WalletService_Audit_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_WalletService_ListStuckCashOuts_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/cardroom.wallet.v1.WalletService/ListStuckCashOuts", runtime.WithHTTPPathPattern("/v1/stuck-cash-outs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_WalletService_ListStuckCashOuts_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_WalletService_ListStuckCashOuts_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_WalletService_OpenAccount_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "accounts"}, ""))
-	pattern_WalletService_GetBalance_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "accounts", "account_id", "balance"}, ""))
-	pattern_WalletService_GetStatement_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "accounts", "account_id", "statement"}, ""))
-	pattern_WalletService_Deposit_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "deposits"}, ""))
-	pattern_WalletService_Withdraw_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "withdrawals"}, ""))
-	pattern_WalletService_GetCageReport_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "cage-report"}, ""))
-	pattern_WalletService_ReverseTransfer_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "transfers", "transfer_id"}, "reverse"))
-	pattern_WalletService_CheckBuyIn_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "buy-in-checks"}, ""))
-	pattern_WalletService_HoldBuyIn_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "tables", "table_id", "holds"}, ""))
-	pattern_WalletService_CommitHold_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "tables", "table_id", "holds", "hold_id"}, "commit"))
-	pattern_WalletService_ReleaseHold_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "tables", "table_id", "holds", "hold_id"}, "release"))
-	pattern_WalletService_CashOut_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "tables", "table_id", "cash-outs"}, ""))
-	pattern_WalletService_Enter_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "entries"}, ""))
-	pattern_WalletService_Rebuy_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "rebuys"}, ""))
-	pattern_WalletService_AddOn_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "add-ons"}, ""))
-	pattern_WalletService_PayPrize_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "prizes"}, ""))
-	pattern_WalletService_IssueVoucher_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "source_event_id", "vouchers"}, ""))
-	pattern_WalletService_Refund_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "events", "event_id"}, "refund"))
-	pattern_WalletService_Audit_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "audit"}, ""))
+	pattern_WalletService_OpenAccount_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "accounts"}, ""))
+	pattern_WalletService_GetBalance_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "accounts", "account_id", "balance"}, ""))
+	pattern_WalletService_GetStatement_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "accounts", "account_id", "statement"}, ""))
+	pattern_WalletService_Deposit_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "deposits"}, ""))
+	pattern_WalletService_Withdraw_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "withdrawals"}, ""))
+	pattern_WalletService_GetCageReport_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "cage-report"}, ""))
+	pattern_WalletService_ReverseTransfer_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "transfers", "transfer_id"}, "reverse"))
+	pattern_WalletService_CheckBuyIn_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "buy-in-checks"}, ""))
+	pattern_WalletService_HoldBuyIn_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "tables", "table_id", "holds"}, ""))
+	pattern_WalletService_CommitHold_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "tables", "table_id", "holds", "hold_id"}, "commit"))
+	pattern_WalletService_ReleaseHold_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "tables", "table_id", "holds", "hold_id"}, "release"))
+	pattern_WalletService_CashOut_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "tables", "table_id", "cash-outs"}, ""))
+	pattern_WalletService_Enter_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "entries"}, ""))
+	pattern_WalletService_Rebuy_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "rebuys"}, ""))
+	pattern_WalletService_AddOn_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "add-ons"}, ""))
+	pattern_WalletService_PayPrize_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "event_id", "prizes"}, ""))
+	pattern_WalletService_IssueVoucher_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "events", "source_event_id", "vouchers"}, ""))
+	pattern_WalletService_Refund_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "events", "event_id"}, "refund"))
+	pattern_WalletService_Audit_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "audit"}, ""))
+	pattern_WalletService_ListStuckCashOuts_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "stuck-cash-outs"}, ""))
 )
 
 var (
-	forward_WalletService_OpenAccount_0     = runtime.ForwardResponseMessage
-	forward_WalletService_GetBalance_0      = runtime.ForwardResponseMessage
-	forward_WalletService_GetStatement_0    = runtime.ForwardResponseMessage
-	forward_WalletService_Deposit_0         = runtime.ForwardResponseMessage
-	forward_WalletService_Withdraw_0        = runtime.ForwardResponseMessage
-	forward_WalletService_GetCageReport_0   = runtime.ForwardResponseMessage
-	forward_WalletService_ReverseTransfer_0 = runtime.ForwardResponseMessage
-	forward_WalletService_CheckBuyIn_0      = runtime.ForwardResponseMessage
-	forward_WalletService_HoldBuyIn_0       = runtime.ForwardResponseMessage
-	forward_WalletService_CommitHold_0      = runtime.ForwardResponseMessage
-	forward_WalletService_ReleaseHold_0     = runtime.ForwardResponseMessage
-	forward_WalletService_CashOut_0         = runtime.ForwardResponseMessage
-	forward_WalletService_Enter_0           = runtime.ForwardResponseMessage
-	forward_WalletService_Rebuy_0           = runtime.ForwardResponseMessage
-	forward_WalletService_AddOn_0           = runtime.ForwardResponseMessage
-	forward_WalletService_PayPrize_0        = runtime.ForwardResponseMessage
-	forward_WalletService_IssueVoucher_0    = runtime.ForwardResponseMessage
-	forward_WalletService_Refund_0          = runtime.ForwardResponseMessage
-	forward_WalletService_Audit_0           = runtime.ForwardResponseMessage
+	forward_WalletService_OpenAccount_0       = runtime.ForwardResponseMessage
+	forward_WalletService_GetBalance_0        = runtime.ForwardResponseMessage
+	forward_WalletService_GetStatement_0      = runtime.ForwardResponseMessage
+	forward_WalletService_Deposit_0           = runtime.ForwardResponseMessage
+	forward_WalletService_Withdraw_0          = runtime.ForwardResponseMessage
+	forward_WalletService_GetCageReport_0     = runtime.ForwardResponseMessage
+	forward_WalletService_ReverseTransfer_0   = runtime.ForwardResponseMessage
+	forward_WalletService_CheckBuyIn_0        = runtime.ForwardResponseMessage
+	forward_WalletService_HoldBuyIn_0         = runtime.ForwardResponseMessage
+	forward_WalletService_CommitHold_0        = runtime.ForwardResponseMessage
+	forward_WalletService_ReleaseHold_0       = runtime.ForwardResponseMessage
+	forward_WalletService_CashOut_0           = runtime.ForwardResponseMessage
+	forward_WalletService_Enter_0             = runtime.ForwardResponseMessage
+	forward_WalletService_Rebuy_0             = runtime.ForwardResponseMessage
+	forward_WalletService_AddOn_0             = runtime.ForwardResponseMessage
+	forward_WalletService_PayPrize_0          = runtime.ForwardResponseMessage
+	forward_WalletService_IssueVoucher_0      = runtime.ForwardResponseMessage
+	forward_WalletService_Refund_0            = runtime.ForwardResponseMessage
+	forward_WalletService_Audit_0             = runtime.ForwardResponseMessage
+	forward_WalletService_ListStuckCashOuts_0 = runtime.ForwardResponseMessage
 )

@@ -28,25 +28,26 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WalletService_OpenAccount_FullMethodName     = "/cardroom.wallet.v1.WalletService/OpenAccount"
-	WalletService_GetBalance_FullMethodName      = "/cardroom.wallet.v1.WalletService/GetBalance"
-	WalletService_GetStatement_FullMethodName    = "/cardroom.wallet.v1.WalletService/GetStatement"
-	WalletService_Deposit_FullMethodName         = "/cardroom.wallet.v1.WalletService/Deposit"
-	WalletService_Withdraw_FullMethodName        = "/cardroom.wallet.v1.WalletService/Withdraw"
-	WalletService_GetCageReport_FullMethodName   = "/cardroom.wallet.v1.WalletService/GetCageReport"
-	WalletService_ReverseTransfer_FullMethodName = "/cardroom.wallet.v1.WalletService/ReverseTransfer"
-	WalletService_CheckBuyIn_FullMethodName      = "/cardroom.wallet.v1.WalletService/CheckBuyIn"
-	WalletService_HoldBuyIn_FullMethodName       = "/cardroom.wallet.v1.WalletService/HoldBuyIn"
-	WalletService_CommitHold_FullMethodName      = "/cardroom.wallet.v1.WalletService/CommitHold"
-	WalletService_ReleaseHold_FullMethodName     = "/cardroom.wallet.v1.WalletService/ReleaseHold"
-	WalletService_CashOut_FullMethodName         = "/cardroom.wallet.v1.WalletService/CashOut"
-	WalletService_Enter_FullMethodName           = "/cardroom.wallet.v1.WalletService/Enter"
-	WalletService_Rebuy_FullMethodName           = "/cardroom.wallet.v1.WalletService/Rebuy"
-	WalletService_AddOn_FullMethodName           = "/cardroom.wallet.v1.WalletService/AddOn"
-	WalletService_PayPrize_FullMethodName        = "/cardroom.wallet.v1.WalletService/PayPrize"
-	WalletService_IssueVoucher_FullMethodName    = "/cardroom.wallet.v1.WalletService/IssueVoucher"
-	WalletService_Refund_FullMethodName          = "/cardroom.wallet.v1.WalletService/Refund"
-	WalletService_Audit_FullMethodName           = "/cardroom.wallet.v1.WalletService/Audit"
+	WalletService_OpenAccount_FullMethodName       = "/cardroom.wallet.v1.WalletService/OpenAccount"
+	WalletService_GetBalance_FullMethodName        = "/cardroom.wallet.v1.WalletService/GetBalance"
+	WalletService_GetStatement_FullMethodName      = "/cardroom.wallet.v1.WalletService/GetStatement"
+	WalletService_Deposit_FullMethodName           = "/cardroom.wallet.v1.WalletService/Deposit"
+	WalletService_Withdraw_FullMethodName          = "/cardroom.wallet.v1.WalletService/Withdraw"
+	WalletService_GetCageReport_FullMethodName     = "/cardroom.wallet.v1.WalletService/GetCageReport"
+	WalletService_ReverseTransfer_FullMethodName   = "/cardroom.wallet.v1.WalletService/ReverseTransfer"
+	WalletService_CheckBuyIn_FullMethodName        = "/cardroom.wallet.v1.WalletService/CheckBuyIn"
+	WalletService_HoldBuyIn_FullMethodName         = "/cardroom.wallet.v1.WalletService/HoldBuyIn"
+	WalletService_CommitHold_FullMethodName        = "/cardroom.wallet.v1.WalletService/CommitHold"
+	WalletService_ReleaseHold_FullMethodName       = "/cardroom.wallet.v1.WalletService/ReleaseHold"
+	WalletService_CashOut_FullMethodName           = "/cardroom.wallet.v1.WalletService/CashOut"
+	WalletService_Enter_FullMethodName             = "/cardroom.wallet.v1.WalletService/Enter"
+	WalletService_Rebuy_FullMethodName             = "/cardroom.wallet.v1.WalletService/Rebuy"
+	WalletService_AddOn_FullMethodName             = "/cardroom.wallet.v1.WalletService/AddOn"
+	WalletService_PayPrize_FullMethodName          = "/cardroom.wallet.v1.WalletService/PayPrize"
+	WalletService_IssueVoucher_FullMethodName      = "/cardroom.wallet.v1.WalletService/IssueVoucher"
+	WalletService_Refund_FullMethodName            = "/cardroom.wallet.v1.WalletService/Refund"
+	WalletService_Audit_FullMethodName             = "/cardroom.wallet.v1.WalletService/Audit"
+	WalletService_ListStuckCashOuts_FullMethodName = "/cardroom.wallet.v1.WalletService/ListStuckCashOuts"
 )
 
 // WalletServiceClient is the client API for WalletService service.
@@ -107,9 +108,16 @@ type WalletServiceClient interface {
 	// Refund reverses every entry, rebuy and add-on of a cancelled event
 	// (TR-03, G-30).
 	Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error)
-	// Audit proves the ledger's invariants: per currency debits equal credits
-	// and balances sum to zero, and each balance equals the sum of its entries.
+	// Audit proves the ledger's invariants (per currency debits equal credits
+	// and balances sum to zero, each balance equals the sum of its entries)
+	// and reconciles each cash table's escrow with the chips the table
+	// service counts there, its buy-ins not yet committed and its cash-outs
+	// not yet paid; stuck cash-outs are problems (docs/AUDIT.md).
 	Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error)
+	// ListStuckCashOuts lists the cash-outs the tables have retried past
+	// their limit without the wallet paying them: their chips wait in the
+	// table's escrow until the cage sees to them (docs/AUDIT.md, the runbook).
+	ListStuckCashOuts(ctx context.Context, in *ListStuckCashOutsRequest, opts ...grpc.CallOption) (*ListStuckCashOutsResponse, error)
 }
 
 type walletServiceClient struct {
@@ -310,6 +318,16 @@ func (c *walletServiceClient) Audit(ctx context.Context, in *AuditRequest, opts 
 	return out, nil
 }
 
+func (c *walletServiceClient) ListStuckCashOuts(ctx context.Context, in *ListStuckCashOutsRequest, opts ...grpc.CallOption) (*ListStuckCashOutsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListStuckCashOutsResponse)
+	err := c.cc.Invoke(ctx, WalletService_ListStuckCashOuts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WalletServiceServer is the server API for WalletService service.
 // All implementations must embed UnimplementedWalletServiceServer
 // for forward compatibility.
@@ -368,9 +386,16 @@ type WalletServiceServer interface {
 	// Refund reverses every entry, rebuy and add-on of a cancelled event
 	// (TR-03, G-30).
 	Refund(context.Context, *RefundRequest) (*RefundResponse, error)
-	// Audit proves the ledger's invariants: per currency debits equal credits
-	// and balances sum to zero, and each balance equals the sum of its entries.
+	// Audit proves the ledger's invariants (per currency debits equal credits
+	// and balances sum to zero, each balance equals the sum of its entries)
+	// and reconciles each cash table's escrow with the chips the table
+	// service counts there, its buy-ins not yet committed and its cash-outs
+	// not yet paid; stuck cash-outs are problems (docs/AUDIT.md).
 	Audit(context.Context, *AuditRequest) (*AuditResponse, error)
+	// ListStuckCashOuts lists the cash-outs the tables have retried past
+	// their limit without the wallet paying them: their chips wait in the
+	// table's escrow until the cage sees to them (docs/AUDIT.md, the runbook).
+	ListStuckCashOuts(context.Context, *ListStuckCashOutsRequest) (*ListStuckCashOutsResponse, error)
 	mustEmbedUnimplementedWalletServiceServer()
 }
 
@@ -437,6 +462,9 @@ func (UnimplementedWalletServiceServer) Refund(context.Context, *RefundRequest) 
 }
 func (UnimplementedWalletServiceServer) Audit(context.Context, *AuditRequest) (*AuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Audit not implemented")
+}
+func (UnimplementedWalletServiceServer) ListStuckCashOuts(context.Context, *ListStuckCashOutsRequest) (*ListStuckCashOutsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListStuckCashOuts not implemented")
 }
 func (UnimplementedWalletServiceServer) mustEmbedUnimplementedWalletServiceServer() {}
 func (UnimplementedWalletServiceServer) testEmbeddedByValue()                       {}
@@ -801,6 +829,24 @@ func _WalletService_Audit_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WalletService_ListStuckCashOuts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListStuckCashOutsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).ListStuckCashOuts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_ListStuckCashOuts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).ListStuckCashOuts(ctx, req.(*ListStuckCashOutsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WalletService_ServiceDesc is the grpc.ServiceDesc for WalletService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -883,6 +929,10 @@ var WalletService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Audit",
 			Handler:    _WalletService_Audit_Handler,
+		},
+		{
+			MethodName: "ListStuckCashOuts",
+			Handler:    _WalletService_ListStuckCashOuts_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
