@@ -249,19 +249,25 @@ func (in *interpreter) betOrRaise() {
 		in.closed()
 		return
 	}
+	if !in.e.DeclaredBeforeChips && in.e.ChipsTotal > 0 {
+		// The chips crossed the line first: they, not the late word, decide
+		// — an amount said afterwards included (TP-38 allows chips at
+		// different times only after the amount was declared).
+		in.r.cite("TP-37", "a bet or raise declared after the chips went in does not change the push; the chips decide")
+		in.chips()
+		return
+	}
 	if in.e.Amount > 0 {
 		in.declaredAmount()
 		return
 	}
-	if !in.e.DeclaredBeforeChips && in.e.ChipsTotal > 0 {
-		// The chips crossed the line first: they, not the late word, decide.
-		in.r.cite("TP-37", "\"raise\" said after the chips went in does not change a push; the chips decide")
-		in.chips()
-		return
-	}
-	limit := 2 // cash: the call chips, then the raise in one motion
-	if in.s.Tournament {
-		limit = 1 // 003 r11: one motion unless the amount is declared (C-11)
+	// Cash: the call chips, then the raise in one motion (TP-37); with
+	// nothing to call there are no call chips, so a second motion is a
+	// string bet (TP-38). 003 r11 (tournaments): one motion unless the
+	// amount is declared (C-11).
+	limit := 1
+	if in.facing() && !in.s.Tournament {
+		limit = 2
 	}
 	completeRule, completeText := "TP-39", fmt.Sprintf("a verbal raise is binding and is completed to the minimum, %d", in.s.MinRaiseTo)
 	if in.opening() {

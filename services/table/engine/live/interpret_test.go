@@ -104,6 +104,14 @@ func TestInterpret(t *testing.T) {
 		// TP-38
 		{"TP-38 undeclared chips in two motions facing a bet: string bet, a call (G-15), floor", Entry{ChipsTotal: 700, ChipCount: 7, LargestChip: 100, Motions: 2}, nlFacing,
 			want{action: Call, amount: 200, returned: 500, floor: true, rules: []string{"TP-38", "G-15"}}},
+		{"TP-38 an amount said after the first chips, two motions: a string bet, floor", Entry{Declaration: DeclareBetOrRaise, Amount: 500, ChipsTotal: 500, ChipCount: 5, LargestChip: 100, Motions: 2}, nlFacing,
+			want{action: Call, amount: 200, returned: 300, floor: true, rules: []string{"TP-38", "G-15"}, notCited: []string{"TP-32"}}},
+		{"TP-38 TP-37 an amount said after a one-motion push: the chips decide", Entry{Declaration: DeclareBetOrRaise, Amount: 500, ChipsTotal: 250, ChipCount: 2, LargestChip: 200, Motions: 1}, nlFacing,
+			want{action: Call, amount: 200, returned: 50, rules: []string{"TP-37", "TP-41"}, notCited: []string{"TP-32"}}},
+		{"TP-38 bet declared with no amount, nothing to call, two motions: a string bet, floor", declare(DeclareBetOrRaise, 0, Entry{ChipsTotal: 300, ChipCount: 3, LargestChip: 100, Motions: 2}), nlOpen,
+			want{action: Bet, amount: 100, returned: 200, floor: true, rules: []string{"TP-38"}}},
+		{"TP-38 the big blind's option: raise declared, two motions, nothing to call: a string bet, floor", declare(DeclareBetOrRaise, 0, Entry{ChipsTotal: 300, ChipCount: 3, LargestChip: 100, Motions: 2}), bbOption,
+			want{action: Raise, amount: 200, returned: 200, floor: true, rules: []string{"TP-38"}}},
 		{"TP-38 chips in several motions are fine after a declared amount", Entry{Declaration: DeclareBetOrRaise, Amount: 700, DeclaredBeforeChips: true, ChipsTotal: 700, ChipCount: 7, LargestChip: 100, Motions: 3}, nlFacing,
 			want{action: Raise, amount: 700, rules: []string{"TP-38", "TP-32"}}},
 		// TP-39
