@@ -52,12 +52,34 @@ const (
 	// becomes the next burn card. Amount ≥ 2 (TP-79): the street's cards
 	// and the extra cards are voided; Cards is the reshuffled stub (the
 	// street's cards plus the undealt cards, any order) and the street is
-	// dealt again without a burn.
+	// dealt again without a burn. With physical cards: see applyOverdeal.
 	BoardOverdeal
+	// DealBoard (physical): the dealer enters the community cards of the
+	// street the hand awaits (Cards: three for the flop, one for the turn
+	// and the river, the one stud community card).
+	DealBoard
+	// DealSeat (physical): the dealer enters Seat's cards — its awaited up
+	// card (stud), the cards of its hand exposed to all (TP-45, G-22,
+	// TP-58), or, where the house enters hole cards (Config.HoleEntry), its
+	// hole cards as dealt.
+	DealSeat
+	// Expose: the dealer marks Seat's hole cards exposed before the betting
+	// ended (TP-58; Cards, physical: the exposed cards). The floor then
+	// rules the hand dead (Kill, KillExposed) or live without aggression
+	// (ExposeLive); the seat's decisions wait for the ruling.
+	Expose
+	// Misdeal: the hand is void (G-32); every chip goes back. The dealer
+	// declares it on the first betting round before substantial action;
+	// the floor at any time before the pots are awarded.
+	Misdeal
+	// AwardPot (physical, Config.WinnerEntry): the floor awards pot Pot to
+	// Winners (and the low half of a hi/lo pot to LowWinners).
+	AwardPot
 	numActionKinds
 )
 
-var actionNames = [...]string{"fold", "check", "call", "bet", "raise", "bring_in", "complete", "show", "muck", "request_show", "waive", "timeout", "skip", "kill", "revive", "expose_live", "restrict_raise", "withdraw", "board_overdeal"}
+var actionNames = [...]string{"fold", "check", "call", "bet", "raise", "bring_in", "complete", "show", "muck", "request_show", "waive", "timeout",
+	"skip", "kill", "revive", "expose_live", "restrict_raise", "withdraw", "board_overdeal", "deal_board", "deal_seat", "expose", "misdeal", "award_pot"}
 
 // String returns the action kind's name.
 func (k ActionKind) String() string {
@@ -104,12 +126,21 @@ func (k KillReason) Rule() string {
 
 // Action is one input to Apply.
 type Action struct {
-	Seat   int          `json:"seat"`
-	Kind   ActionKind   `json:"kind"`
-	Amount int64        `json:"amount,omitempty"`
-	By     Role         `json:"by,omitempty"`
-	Kill   KillReason   `json:"kill,omitempty"`
-	Cards  []cards.Card `json:"cards,omitempty"`
+	Seat   int        `json:"seat"`
+	Kind   ActionKind `json:"kind"`
+	Amount int64      `json:"amount,omitempty"`
+	By     Role       `json:"by,omitempty"`
+	Kill   KillReason `json:"kill,omitempty"`
+	// Cards are cards entered with the action: an overdeal's (TP-78,
+	// TP-79) and, with physical cards, what the dealer saw dealt, exposed
+	// or tabled (DealBoard, DealSeat, Show, RequestShow, Expose,
+	// ExposeLive, Kill with KillExposed, Skip with the cards dealt too
+	// early, G-10).
+	Cards []cards.Card `json:"cards,omitempty"`
+	// Pot, Winners and LowWinners are an AwardPot entry.
+	Pot        int   `json:"pot,omitempty"`
+	Winners    []int `json:"winners,omitempty"`
+	LowWinners []int `json:"low_winners,omitempty"`
 }
 
 // Legal is one action the seat in turn may take, with the inclusive amount
@@ -149,10 +180,12 @@ const (
 	EvRestrict // Seat may no longer bet or raise (TP-49 round / TP-58 hand)
 	EvAward    // Seat won Amount from pot Pot (Low marks the low half)
 	EvHandEnd
-	EvOverdeal // board corrected (TP-78/TP-79)
+	EvOverdeal // board corrected (TP-78/TP-79); cards dealt too early voided (G-10)
+	EvMisdeal  // the hand is void (G-32): every chip went back
 )
 
-var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn", "fold", "check", "call", "bet", "raise", "bring_in", "complete", "return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal"}
+var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn", "fold", "check", "call", "bet", "raise", "bring_in", "complete",
+	"return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal", "misdeal"}
 
 // String returns the event kind's name.
 func (k EventKind) String() string {

@@ -22,15 +22,26 @@ func (h *Hand) Apply(a Action) ([]Event, error) {
 
 func (h *Hand) apply(a Action) *RuleError {
 	st := &h.s
+	if a.Kind >= numActionKinds {
+		return ruleErr("", ReasonActionNotAllowed, "unknown action")
+	}
+	if len(a.Cards) > 0 && !takesCards(a) {
+		return ruleErr("", ReasonCardsNotExpected, a.Kind.String()+" takes no cards")
+	}
+	switch a.Kind { // entries about the hand, not a seat
+	case DealBoard:
+		return h.applyDealBoard(a)
+	case Misdeal:
+		return h.applyMisdeal(a)
+	case AwardPot:
+		return h.applyAwardPot(a)
+	}
 	i := h.indexOf(a.Seat)
 	if i < 0 {
 		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
 	}
 	if a.Amount < 0 {
 		return ruleErr("", ReasonNegativeAmount, "negative amount")
-	}
-	if a.Kind >= numActionKinds {
-		return ruleErr("", ReasonActionNotAllowed, "unknown action")
 	}
 	switch a.Kind {
 	case Call, Bet, Raise, BringIn, Complete, BoardOverdeal:
@@ -49,14 +60,41 @@ func (h *Hand) apply(a Action) *RuleError {
 		return h.applyRestrict(i, a)
 	case BoardOverdeal:
 		return h.applyOverdeal(a)
+	case DealSeat:
+		return h.applyDealSeat(i, a)
+	case Expose:
+		return h.applyExpose(i, a)
 	case Skip:
 		if a.By == RolePlayer {
 			return ruleErr("TP-47", ReasonRoleRequired, "the dealer or floor records a skipped seat")
 		}
+		if len(a.Cards) > 0 {
+			// The next street's cards came out before the skipped seat
+			// could act (TP-48): the floor's decision, G-10 with the cards.
+			if a.By != RoleFloor {
+				return ruleErr("TP-48", ReasonRoleRequired, "the floor decides when the next round was dealt")
+			}
+			if st.Phase != PhaseBetting || i != st.ToAct {
+				return ruleErr("TP-47", ReasonActionNotAllowed, "only the seat in turn can have been skipped")
+			}
+			if err := h.premature(a.Cards); err != nil {
+				return err
+			}
+		}
+	}
+	if st.Phase == PhaseBetting && st.Await.pending() {
+		return ruleErr("", ReasonAwaitingCards, "the street's cards are not entered yet")
+	}
+	if p.ExposePending && a.Kind != Timeout {
+		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
 	}
 	switch st.Phase {
 	case PhaseDone:
 		if a.Kind == Show && st.Uncontest && !p.Folded && !p.Shown { // TP-70
+			if err := h.checkTabled(p, a.Cards, "TP-70"); err != nil {
+				return err
+			}
+			h.fillDown(p, a.Cards)
 			p.Shown = true
 			h.emitCards(EvShow, p, "TP-70")
 			return nil
@@ -94,6 +132,17 @@ func (h *Hand) apply(a Action) *RuleError {
 	return nil
 }
 
+// takesCards reports whether a may carry entered cards.
+func takesCards(a Action) bool {
+	switch a.Kind {
+	case Show, RequestShow, DealBoard, DealSeat, Expose, ExposeLive, Skip, BoardOverdeal:
+		return true
+	case Kill:
+		return a.Kill == KillExposed
+	}
+	return false
+}
+
 // ApplyOutOfTurn records an action by a seat that is not in turn (live mode
 // only; digital mode refuses it under TP-46). It is for the rulings of
 // engine/live: an out-of-turn fold is binding at once (TP-51); an
@@ -122,7 +171,7 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 	if i < 0 {
 		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
 	}
-	if st.Phase != PhaseBetting || st.BringIn {
+	if st.Phase != PhaseBetting || st.BringIn || st.Await.pending() {
 		return ruleErr("TP-46", ReasonActionNotAllowed, "no betting round open for out-of-turn action")
 	}
 	if i == st.ToAct {
@@ -131,6 +180,12 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 	p := &st.Seats[i]
 	if p.Folded || p.AllIn {
 		return ruleErr("TP-46", ReasonActionNotAllowed, "seat has no action")
+	}
+	if p.ExposePending {
+		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
+	}
+	if len(a.Cards) > 0 {
+		return ruleErr("", ReasonCardsNotExpected, a.Kind.String()+" takes no cards")
 	}
 	if a.Amount < 0 {
 		return ruleErr("", ReasonNegativeAmount, "negative amount")
@@ -179,6 +234,15 @@ func (h *Hand) applyKill(i int, a Action) *RuleError {
 	if a.Kill > KillPenalty {
 		return ruleErr("TP-54", ReasonActionNotAllowed, "unknown kill reason")
 	}
+	if a.Kill == KillExposed && a.By != RoleFloor {
+		return ruleErr("TP-58", ReasonRoleRequired, "the dealer marks an exposure; the floor rules the hand dead or live")
+	}
+	if len(a.Cards) > 0 && a.Kill != KillExposed {
+		return ruleErr("", ReasonCardsNotExpected, "only an exposure names cards")
+	}
+	if st.Phase == PhaseShowdown && h.cfg.WinnerEntry {
+		return ruleErr("TP-68", ReasonActionNotAllowed, "at the showdown the floor awards the pots")
+	}
 	if st.Phase == PhaseDone {
 		return ruleErr("", ReasonHandOver, "the hand is over")
 	}
@@ -191,8 +255,21 @@ func (h *Hand) applyKill(i int, a Action) *RuleError {
 	if h.live() <= 1 {
 		return ruleErr("TP-54", ReasonActionNotAllowed, "the last live hand cannot be killed")
 	}
+	if a.Kill == KillExposed && st.Phase == PhaseBetting {
+		if err := h.markExposed(p, a.Cards); err != nil {
+			return err
+		}
+	}
+	waited := st.Await.pending()
 	st.RoundActs++
 	h.killNoSettle(i, a.Kill)
+	if st.Await.Up&(1<<p.Seat) != 0 {
+		st.Await.Up &^= 1 << p.Seat // a dead hand needs no up card
+	}
+	if waited && !st.Await.pending() && st.Phase == PhaseBetting && h.live() > 1 {
+		h.resume()
+		return nil
+	}
 	switch st.Phase {
 	case PhaseShowdown:
 		p.Mucked = true
@@ -281,14 +358,18 @@ func (h *Hand) applyRestrict(i int, a Action) *RuleError {
 	if st.Phase != PhaseBetting || p.Folded {
 		return ruleErr(rule, ReasonActionNotAllowed, "no live hand in a betting round")
 	}
-	st.Undo = undoFold{}
 	if a.Kind == ExposeLive {
-		p.NoAggr = true
-		p.Exposed = true
-		h.emitCards(EvExpose, p, rule)
+		if err := h.markExposed(p, a.Cards); err != nil {
+			return err
+		}
+		p.NoAggr, p.ExposePending = true, false
 	} else {
+		if len(a.Cards) > 0 {
+			return ruleErr("", ReasonCardsNotExpected, "a restriction names no cards")
+		}
 		p.NoRaise = true
 	}
+	st.Undo = undoFold{}
 	h.emit(Event{Kind: EvRestrict, Seat: p.Seat, Rule: rule})
 	return nil
 }
@@ -314,6 +395,9 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 	k := 1
 	if st.Street == Flop {
 		k = 3
+	}
+	if h.cfg.Physical {
+		return h.physicalOverdeal(a, rule, k)
 	}
 	streetCards := st.Board[st.NBoard-k : st.NBoard]
 	if a.Amount == 1 {
@@ -352,5 +436,52 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 	st.NoBurn = true
 	h.emit(Event{Kind: EvOverdeal, Seat: -1, Rule: rule, Street: st.Street})
 	h.dealStreet()
+	return nil
+}
+
+// physicalOverdeal corrects an overdeal of k board cards with physical
+// cards, before any action on the street, whether or not the street's
+// cards were entered yet. TP-78 (one extra card): a.Cards are the k cards
+// that stay, then the card the supervisor removed, which becomes the next
+// burn card. TP-79: the street's cards go back into the stub and the
+// street is entered again; a.Cards, if any, are the voided cards.
+func (h *Hand) physicalOverdeal(a Action, rule string, k int) *RuleError {
+	st := &h.s
+	entered := st.Await.Board == 0
+	if entered {
+		st.NBoard -= k // checked below without the street's own cards
+	}
+	restore := func(err *RuleError) *RuleError {
+		if entered {
+			st.NBoard += k
+		}
+		return err
+	}
+	if a.Amount == 1 && len(a.Cards) != k+1 {
+		return restore(rangeErr(rule, ReasonWrongCardCount, "the street's cards that stay, then the card removed", int64(k+1), int64(k+1)))
+	}
+	if err := h.checkNew(a.Cards, nil, rule); err != nil {
+		return restore(err)
+	}
+	e := Event{Kind: EvOverdeal, Seat: -1, Rule: rule, Street: st.Street, NCards: uint8(len(a.Cards))}
+	copy(e.Cards[:], a.Cards)
+	st.Undo = undoFold{}
+	if a.Amount > 1 { // TP-79: the street is dealt and entered again
+		h.emit(e)
+		st.Await.Board, st.ToAct = k, -1
+		return nil
+	}
+	e.NCards = uint8(k)
+	h.emit(e)
+	st.Burned = append(st.Burned, a.Cards[k]) // the next burn card (TP-78)
+	for _, c := range a.Cards[:k] {
+		st.Board[st.NBoard] = c
+		st.NBoard++
+	}
+	if !entered {
+		st.Dealt += k
+		st.Await.Board = 0
+		h.resume()
+	}
 	return nil
 }

@@ -7,13 +7,18 @@ const noKind ActionKind = 0xFF
 // opts is what the seat in turn may do in a betting round.
 type opts struct {
 	fold, check, call bool
-	callTo            int64
-	aggr              ActionKind // Bet, Raise or Complete; noKind when none
-	minTo, maxTo      int64
-	altTo             int64 // FL stud open pair: the big-bet opening (0 none)
-	bringIn           bool
-	bringInTo         int64
-	why               whyNot // why aggression is refused, when it is
+	// withdraw replaces the fold of a seat whose out-of-turn wager a
+	// skipped seat overtook (TP-52): its choices are to call the
+	// difference, re-raise, or take the wager back and fold, so folding
+	// takes the wager back.
+	withdraw     bool
+	callTo       int64
+	aggr         ActionKind // Bet, Raise or Complete; noKind when none
+	minTo, maxTo int64
+	altTo        int64 // FL stud open pair: the big-bet opening (0 none)
+	bringIn      bool
+	bringInTo    int64
+	why          whyNot // why aggression is refused, when it is
 }
 
 // whyNot names why a bet or raise is refused; the error is built only when
@@ -205,6 +210,10 @@ func (h *Hand) settle(from int) {
 		h.endUncontested()
 		return
 	}
+	if st.Await.pending() {
+		// Between rounds: nobody acts until the street's cards are in.
+		return
+	}
 	if j := h.findNext(from); j >= 0 {
 		st.ToAct = j
 		return
@@ -270,16 +279,52 @@ func (h *Hand) closeRound() {
 		if h.anyAllIn() {
 			h.exposeAllIn()
 		}
-		for !h.lastStreet() {
-			st.Street++
-			h.dealStreet()
-		}
-		h.startShowdown()
-		return
+		st.RunOut = true
 	}
-	st.Street++
-	h.dealStreet()
-	h.startRound(false)
+	h.nextStreet()
+}
+
+// nextStreet deals the next street and opens its round, or while the
+// board is run out deals to the end and starts the showdown. With physical
+// cards it stops at the first street whose cards it must await; resume
+// goes on once they are entered.
+func (h *Hand) nextStreet() {
+	st := &h.s
+	for !h.lastStreet() {
+		st.Street++
+		st.RoundActs = 0
+		h.dealStreet()
+		if st.Await.pending() {
+			return
+		}
+		if !st.RunOut {
+			h.startRound(false)
+			return
+		}
+	}
+	h.startShowdown()
+}
+
+// resume goes on after the awaited cards were entered: the first round (a
+// stud hand's up cards), the round of the street, or the run-out.
+func (h *Hand) resume() {
+	st := &h.s
+	switch {
+	case st.RunOut:
+		h.nextStreet()
+	case st.Street == h.firstStreet():
+		h.startRound(true)
+	default:
+		h.startRound(false)
+	}
+}
+
+// firstStreet is the first betting round: pre-flop, or 3rd street in stud.
+func (h *Hand) firstStreet() Street {
+	if h.cfg.Game.IsStud() {
+		return Third
+	}
+	return Preflop
 }
 
 // reopened reports whether p, who may have acted already this round, may
@@ -320,6 +365,9 @@ func (h *Hand) options(i int) opts {
 	if toCall > 0 {
 		o.fold, o.call = true, true
 		o.callTo = min(st.CurBet, allIn)
+		if p.OOTFrom >= 0 {
+			o.fold, o.withdraw = false, true
+		}
 	} else {
 		o.check = true
 		o.fold = h.cfg.Profile.FoldWhenCheckFree || h.cfg.Mode == Live
@@ -405,6 +453,9 @@ func (h *Hand) LegalActions() []Legal {
 			return h.legal
 		}
 		s := st.Seats[st.ToAct].Seat
+		if st.Seats[st.ToAct].ExposePending {
+			return h.legal // the floor rules on the exposed hand first (TP-58)
+		}
 		o := h.cachedOptions(st.ToAct)
 		if o.bringIn {
 			h.legal = append(h.legal, Legal{Seat: s, Kind: BringIn, Min: o.bringInTo, Max: o.bringInTo})
@@ -424,7 +475,7 @@ func (h *Hand) LegalActions() []Legal {
 				h.legal = append(h.legal, Legal{Seat: s, Kind: o.aggr, Min: o.altTo, Max: o.altTo})
 			}
 		}
-		if p := &st.Seats[st.ToAct]; p.OOTFrom >= 0 && p.Bet < st.CurBet {
+		if o.withdraw {
 			h.legal = append(h.legal, Legal{Seat: s, Kind: Withdraw})
 		}
 	case PhaseShowdown:
@@ -453,6 +504,8 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 		switch {
 		case o.bringIn:
 			return BringIn, o.bringInTo, nil
+		case o.withdraw:
+			return Withdraw, 0, nil
 		case o.call:
 			return Fold, 0, nil
 		default:
@@ -461,6 +514,9 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 	}
 	switch kind {
 	case Fold:
+		if o.withdraw { // TP-52: folding takes the overtaken wager back
+			return Withdraw, 0, nil
+		}
 		if !o.fold {
 			return 0, 0, ruleErr("", ReasonActionNotAllowed, "nothing to call: check instead of folding")
 		}
@@ -490,7 +546,7 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 		}
 		return BringIn, o.bringInTo, nil
 	case Withdraw:
-		if p.OOTFrom < 0 || p.Bet >= st.CurBet {
+		if !o.withdraw {
 			return 0, 0, ruleErr("TP-52", ReasonActionNotAllowed, "no out-of-turn wager to withdraw")
 		}
 		return Withdraw, 0, nil
@@ -550,6 +606,15 @@ func (h *Hand) execBetting(i int, kind ActionKind, to int64, rule string) {
 	p := &st.Seats[i]
 	st.RoundActs++
 	st.Undo = undoFold{}
+	if st.Street == h.firstStreet() {
+		// Actions in turn on the first round: substantial action ends the
+		// dealer's right to declare a misdeal (G-32).
+		st.FirstActs++
+		switch kind {
+		case Call, Bet, Raise, Complete:
+			st.FirstPaid++
+		}
+	}
 	switch kind {
 	case Fold:
 		st.Undo = undoFold{Active: true, Index: i, Acted: p.Acted, ActedLevel: p.ActedLevel, ActedFull: p.ActedFull}
@@ -650,8 +715,26 @@ func (h *Hand) Betting() (BettingState, bool) {
 	if st.Phase != PhaseBetting || st.ToAct < 0 {
 		return BettingState{}, false
 	}
-	p := &st.Seats[st.ToAct]
-	o := h.options(st.ToAct)
+	return h.bettingOf(st.ToAct), true
+}
+
+// BettingFor returns the betting situation seat would be in if it acted
+// now — the seat in turn, or one that pushes chips out of turn (its own
+// wager against the round's bet); ok is false outside a betting round or
+// for a seat with no action (folded, all in).
+func (h *Hand) BettingFor(seat int) (BettingState, bool) {
+	st := &h.s
+	i := h.indexOf(seat)
+	if st.Phase != PhaseBetting || st.ToAct < 0 || i < 0 || st.Seats[i].Folded || st.Seats[i].AllIn {
+		return BettingState{}, false
+	}
+	return h.bettingOf(i), true
+}
+
+func (h *Hand) bettingOf(i int) BettingState {
+	st := &h.s
+	p := &st.Seats[i]
+	o := h.options(i)
 	b := BettingState{Seat: p.Seat, Structure: h.cfg.Structure, Tournament: h.cfg.Tournament,
 		Preflop: st.Street == Preflop || st.Street == Third, CurrentBet: st.CurBet, InFront: p.Bet, Stack: p.Stack,
 		LastRaise: st.MinRaise, ChipUnit: h.cfg.Stakes.ChipUnit}
@@ -670,5 +753,5 @@ func (h *Hand) Betting() (BettingState, bool) {
 	} else {
 		b.RaiseClosed = h.whyErr(o.why).Rule
 	}
-	return b, true
+	return b
 }

@@ -29,9 +29,21 @@
 //     stacks. The uncontested winner may still Show (TP-70).
 //
 // Dealer/floor actions (Action.By) work in any phase where they apply:
-// Kill (TP-53…TP-59), Revive (TP-60, live), ExposeLive (TP-58),
-// RestrictRaise (TP-49), Skip (TP-47), BoardOverdeal (TP-78, TP-79, live).
-// Timeout (TP-59) folds when facing a bet, otherwise checks.
+// Kill (TP-53…TP-59), Revive (TP-60, live), Expose and ExposeLive (TP-58,
+// live), RestrictRaise (TP-49), Skip (TP-47), BoardOverdeal (TP-78, TP-79,
+// live), Misdeal (G-32, live). Timeout (TP-59) folds when facing a bet,
+// otherwise checks.
+//
+// Physical cards (Config.Physical, live tables): the engine deals no card
+// itself. Hole cards are cards.Unknown until entered — by the dealer or a
+// shuffler feed where the house allows it (DealSeat, Config.HoleEntry), by
+// an exposure (Expose) or when the hand is tabled (Show, RequestShow with
+// Action.Cards). Each street's public cards are awaited before its round
+// begins (Awaiting): the board by DealBoard, a stud up card by DealSeat.
+// Entered cards are checked against every card seen in the hand; the
+// showdown judges the tabled cards (TP-68), or, where the house allows it
+// (Config.WinnerEntry), the floor awards each pot (AwardPot). The same
+// state machine runs both: what differs is where a card comes from.
 // ApplyOutOfTurn records live-mode out-of-turn actions (TP-49, TP-51, TP-52);
 // Betting describes the seat in turn for engine/live's interpretation.
 //
@@ -214,6 +226,18 @@ type Config struct {
 	// stud 4th–7th). Off by default so replays can inject exactly the dealt cards.
 	Burn    bool    `json:"burn,omitempty"`
 	Profile Profile `json:"profile"`
+	// Physical (live mode only): the cards are physical and the dealer
+	// enters them as they are dealt; Setup.Deck is not used. See the
+	// package comment.
+	Physical bool `json:"physical,omitempty"`
+	// HoleEntry (physical): the house enters each seat's hole cards as
+	// dealt (DealSeat, by the dealer or a shuffler/RFID feed); the seat's
+	// player then sees them. Off, hole cards are unknown until exposed or
+	// tabled.
+	HoleEntry bool `json:"hole_entry,omitempty"`
+	// WinnerEntry (physical): at the showdown the floor enters the winners
+	// of each pot (AwardPot) instead of the tabled cards.
+	WinnerEntry bool `json:"winner_entry,omitempty"`
 }
 
 // Player is one seat dealt into the hand.
@@ -285,6 +309,7 @@ type Setup struct {
 	// after it, or after the straddle (TP-11, TP-20).
 	Posts []Post `json:"posts,omitempty"`
 	// Deck is dealt in order. It must hold enough distinct valid cards for
-	// the deal to the river / 7th street.
+	// the deal to the river / 7th street. A physical hand (Config.Physical)
+	// takes none: its cards are entered as dealt.
 	Deck cards.Deck `json:"deck"`
 }

@@ -33,6 +33,11 @@ const (
 	ReasonShownWinner        Reason = "SHOWN_WINNER_CANNOT_BE_KILLED"
 	ReasonNotRevivable       Reason = "HAND_NOT_REVIVABLE"
 	ReasonBadStub            Reason = "BAD_STUB"
+	ReasonAwaitingCards      Reason = "AWAITING_CARDS"
+	ReasonCardsNotExpected   Reason = "CARDS_NOT_EXPECTED"
+	ReasonWrongCardCount     Reason = "WRONG_CARD_COUNT"
+	ReasonFloorPending       Reason = "FLOOR_DECISION_PENDING"
+	ReasonNotEligible        Reason = "NOT_ELIGIBLE_FOR_POT"
 )
 
 // RuleError is the typed error every refusal returns: the rule that refuses

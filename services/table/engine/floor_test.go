@@ -265,7 +265,9 @@ func TestTournamentOutOfTurn_TP52(t *testing.T) {
 			t.Fatal(err)
 		}
 		act(t, h, Action{Seat: 1, Kind: Raise, Amount: 1000}, Action{Seat: 2, Kind: Call})
-		if ks := legalKinds(h); h.ToAct() != 3 || !slices.Equal(ks, []ActionKind{Fold, Call, Raise, Withdraw}) {
+		// The rule's choices: call the difference, re-raise, or take the
+		// bet back and fold. There is no fold that forfeits the 500.
+		if ks := legalKinds(h); h.ToAct() != 3 || !slices.Equal(ks, []ActionKind{Call, Raise, Withdraw}) {
 			t.Fatalf("seat 3 options %v", ks)
 		}
 		ev := applyAll(t, h, Action{Seat: 3, Kind: Withdraw})
@@ -276,6 +278,27 @@ func TestTournamentOutOfTurn_TP52(t *testing.T) {
 			t.Fatalf("seat 3 stack %d", h.Stack(3))
 		}
 	})
+	for _, kind := range []ActionKind{Fold, Timeout, Skip} {
+		t.Run("TP-52/S5 overtaken: a plain "+kind.String()+" takes the bet back and folds", func(t *testing.T) {
+			t.Parallel()
+			h := newHand(t)
+			act(t, h, Action{Seat: 0, Kind: Check})
+			if _, err := h.ApplyOutOfTurn(Action{Seat: 3, Kind: Bet, Amount: 500}); err != nil {
+				t.Fatal(err)
+			}
+			act(t, h, Action{Seat: 1, Kind: Raise, Amount: 1000}, Action{Seat: 2, Kind: Call})
+			ev := applyAll(t, h, Action{Seat: 3, Kind: kind, By: RoleDealer})
+			if r := eventsOf(ev, EvReturn); len(r) != 1 || r[0].Amount != 500 || r[0].Rule != "TP-52" {
+				t.Fatalf("%s: %+v", kind, ev)
+			}
+			if f := eventsOf(ev, EvFold); len(f) != 1 || f[0].Seat != 3 || f[0].Rule != "TP-52" {
+				t.Fatalf("%s: %+v", kind, ev)
+			}
+			if h.Stack(3) != 4900 {
+				t.Fatalf("%s: seat 3 stack %d, want the 500 back", kind, h.Stack(3))
+			}
+		})
+	}
 }
 
 func TestRoundEnd_TP08_TP07(t *testing.T) {

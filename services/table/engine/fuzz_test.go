@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
@@ -49,6 +50,13 @@ func fuzzSetup(src *byteSource) (Config, Setup) {
 		Tournament: flags&1 != 0, Burn: flags&2 != 0}
 	if flags&4 != 0 {
 		cfg.Mode = Live
+		// Live tables deal physical cards, entered as they are dealt
+		// (the setup's deck plays the dealer's deck).
+		if phys := src.next(); phys%3 != 0 {
+			cfg.Physical = true
+			cfg.HoleEntry = phys&4 != 0
+			cfg.WinnerEntry = phys&8 != 0
+		}
 	}
 	cfg.Profile.CashAllInFaceUp = flags&8 != 0
 	k := Stakes{ChipUnit: cu, SmallBlind: cu, BigBlind: 2 * cu, SmallBet: 2 * cu, BigBet: 4 * cu}
@@ -202,12 +210,17 @@ func playFuzz(t *testing.T, data []byte) {
 	}
 	cu := h.cfg.Stakes.ChipUnit
 	checkConserved(t, h)
+	table := &physicalDeck{deck: setup.Deck}
 	for step := 0; ; step++ {
 		if step > 500 {
 			t.Fatalf("hand did not end after %d actions", step)
 		}
 		if h.Done() {
 			break
+		}
+		if h.cfg.Physical && table.feed(t, h, src) {
+			checkConserved(t, h)
+			continue
 		}
 		legal := append([]Legal(nil), h.LegalActions()...)
 		if len(legal) == 0 {
@@ -318,6 +331,9 @@ func playFuzz(t *testing.T, data []byte) {
 		}
 		l := legal[src.next()%len(legal)]
 		a := Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, src.next())}
+		if h.cfg.Physical {
+			a.Cards = table.tabled(h, a)
+		}
 		if _, err := h.Apply(a); err != nil {
 			t.Fatalf("offered action %+v refused: %v", a, err)
 		}
@@ -330,6 +346,98 @@ func playFuzz(t *testing.T, data []byte) {
 			t.Fatalf("seat %d has a bet %d after the hand", p.Seat, p.Bet)
 		}
 	}
+}
+
+// physicalDeck is the dealer's deck of a fuzzed physical hand: the cards
+// entered are the first of it not yet seen in the hand.
+type physicalDeck struct {
+	deck cards.Deck
+}
+
+// draw returns the first n cards of the deck not yet seen in h.
+func (d *physicalDeck) draw(h *Hand, n int) []cards.Card {
+	var out []cards.Card
+	for _, c := range d.deck {
+		if len(out) == n {
+			break
+		}
+		if !h.seenElsewhere(c, nil) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// feed enters what a physical hand waits for (the board, up cards, the
+// floor's pot awards) and reports whether it entered anything.
+func (d *physicalDeck) feed(t *testing.T, h *Hand, src *byteSource) bool {
+	t.Helper()
+	if a, ok := h.Awaiting(); ok {
+		e := Action{Kind: DealBoard, By: RoleDealer, Cards: d.draw(h, a.Board)}
+		if len(a.UpSeats) > 0 {
+			e = Action{Kind: DealSeat, Seat: a.UpSeats[src.next()%len(a.UpSeats)], By: RoleDealer, Cards: d.draw(h, 1)}
+		}
+		if _, err := h.Apply(e); err != nil {
+			t.Fatalf("awaited cards %+v refused: %v (awaiting %+v)", e, err, a)
+		}
+		return true
+	}
+	if pots := h.PotsToAward(); len(pots) > 0 {
+		k := 0
+		for ; k < len(h.s.Pots) && h.decided(k); k++ {
+		}
+		elig := h.s.Pots[k].EligibleSeats()
+		w := []int{elig[src.next()%len(elig)]}
+		if src.next()%3 == 0 && len(elig) > 1 {
+			w = elig // a split pot
+		}
+		if _, err := h.Apply(Action{Kind: AwardPot, Pot: k, By: RoleFloor, Winners: w}); err != nil {
+			t.Fatalf("award of pot %d to %v refused: %v", k, w, err)
+		}
+		return true
+	}
+	if h.cfg.HoleEntry && src.next()%5 == 0 {
+		for i := range h.s.Seats {
+			if p := &h.s.Seats[i]; !h.known(p) && !p.Folded && h.Phase() != PhaseDone {
+				n, _ := down(p)
+				cs := append(knownDown(p), d.draw(h, n-len(knownDown(p)))...)
+				if _, err := h.Apply(Action{Kind: DealSeat, Seat: p.Seat, By: RoleDealer, Cards: cs}); err != nil {
+					t.Fatalf("hole entry %v for seat %d refused: %v", cs, p.Seat, err)
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// knownDown returns p's known face-down cards.
+func knownDown(p *seat) []cards.Card {
+	var out []cards.Card
+	for k := uint8(0); k < p.N; k++ {
+		if p.Up&(1<<k) == 0 && p.Hole[k].Valid() {
+			out = append(out, p.Hole[k])
+		}
+	}
+	return out
+}
+
+// tabled returns the cards a physical Show (or RequestShow) tables: the
+// seat's face-down cards, unknown ones drawn from the deck.
+func (d *physicalDeck) tabled(h *Hand, a Action) []cards.Card {
+	i := h.indexOf(a.Seat)
+	switch {
+	case a.Kind == RequestShow:
+		i = h.requested(i)
+	case a.Kind != Show:
+		return nil
+	}
+	if i < 0 || h.known(&h.s.Seats[i]) {
+		return nil
+	}
+	p := &h.s.Seats[i]
+	n, _ := down(p)
+	return append(knownDown(p), d.draw(h, n-len(knownDown(p)))...)
 }
 
 func isLegal(legal []Legal, a Action) bool {
@@ -397,7 +505,11 @@ func TestExactlyLegal(t *testing.T) {
 			continue
 		}
 		cu := h.cfg.Stakes.ChipUnit
+		table := &physicalDeck{deck: setup.Deck}
 		for step := 0; !h.Done() && step < 200; step++ {
+			if h.cfg.Physical && table.feed(t, h, src) {
+				continue
+			}
 			legal := append([]Legal(nil), h.LegalActions()...)
 			seat := legal[0].Seat
 			other := h.Seats()[int(rng.Uint64()%uint64(len(h.Seats())))]
@@ -416,6 +528,9 @@ func TestExactlyLegal(t *testing.T) {
 							continue
 						}
 						a := Action{Seat: s, Kind: k, Amount: amt}
+						if h.cfg.Physical {
+							a.Cards = table.tabled(h, a)
+						}
 						want := false
 						for _, l := range legal {
 							if l.Seat != s || l.Kind != k {
@@ -439,7 +554,11 @@ func TestExactlyLegal(t *testing.T) {
 				}
 			}
 			l := legal[int(rng.Uint64()%uint64(len(legal)))]
-			if _, err := h.Apply(Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, int(rng.Uint64()%256))}); err != nil {
+			a := Action{Seat: l.Seat, Kind: l.Kind, Amount: pickAmount(l, cu, int(rng.Uint64()%256))}
+			if h.cfg.Physical {
+				a.Cards = table.tabled(h, a)
+			}
+			if _, err := h.Apply(a); err != nil {
 				t.Fatalf("offered %+v refused: %v", l, err)
 			}
 		}
@@ -453,7 +572,7 @@ func TestExactlyLegal(t *testing.T) {
 func checkPots(t *testing.T, h *Hand) {
 	t.Helper()
 	st := &h.s
-	if !h.Done() || st.Uncontest {
+	if !h.Done() || st.Uncontest || st.Misdealt || h.cfg.WinnerEntry {
 		return
 	}
 	n := len(st.Seats)

@@ -66,6 +66,10 @@ type seat struct {
 	ActedLevel  int64         `json:"acted_level,omitempty"`
 	ActedFull   int64         `json:"acted_full,omitempty"`
 	NoAggr      bool          `json:"no_aggr,omitempty"`  // TP-58 live without aggression
+	// ExposePending: the dealer marked an exposure the floor has not yet
+	// ruled on (TP-58); ExposedBy is the rule that exposed the hand.
+	ExposePending bool   `json:"expose_pending,omitempty"`
+	ExposedBy     string `json:"exposed_by,omitempty"`
 	NoRaise     bool          `json:"no_raise,omitempty"` // TP-49 this round
 	Killed      bool          `json:"killed,omitempty"`
 	Absent      bool          `json:"absent,omitempty"`
@@ -137,6 +141,24 @@ type state struct {
 	Uncontest bool          `json:"uncontested,omitempty"`
 	Pots      []PotResult   `json:"pots,omitempty"`
 	Undo      undoFold      `json:"undo"`
+	// Physical cards (Config.Physical): what the hand waits for before it
+	// goes on, the cards set aside by a premature deal (G-10), how many
+	// cards have left the deck (stud's 7th street needs it).
+	Await    await        `json:"await,omitzero"`
+	SetAside []cards.Card `json:"set_aside,omitempty"`
+	Dealt    int          `json:"dealt,omitempty"`
+	// RunOut: betting is over; the streets are dealt to the end and the
+	// showdown follows.
+	RunOut bool `json:"run_out,omitempty"`
+	// FirstActs and FirstPaid count the actions in turn on the first
+	// betting round, and those that put chips in: substantial action
+	// (G-32) ends the dealer's right to declare a misdeal.
+	FirstActs int `json:"first_acts,omitempty"`
+	FirstPaid int `json:"first_paid,omitempty"`
+	// Misdealt: the hand was declared a misdeal (G-32) and is void.
+	Misdealt bool `json:"misdealt,omitempty"`
+	// Awards are the floor's decided pot awards (WinnerEntry).
+	Awards []potAward `json:"awards,omitempty"`
 }
 
 // Hand is one poker hand. Build it with NewHand (or Reset an old one to
@@ -204,7 +226,9 @@ func (h *Hand) Reset(cfg Config, setup Setup) error {
 	slices.SortFunc(st.Seats, func(a, b seat) int { return a.Seat - b.Seat })
 	h.post(setup.Posts)
 	h.dealFirst()
-	h.startRound(true)
+	if !st.Await.pending() { // a physical stud hand waits for its up cards
+		h.startRound(true)
+	}
 	return nil
 }
 
@@ -278,6 +302,20 @@ func normalize(cfg *Config, setup *Setup) error {
 	if setup.Button < 0 || setup.Button > 9 {
 		return ruleErr("TP-09", ReasonBadSetup, "button out of range")
 	}
+	if cfg.Physical && cfg.Mode != Live {
+		return ruleErr("", ReasonBadConfig, "physical cards are dealt at live tables")
+	}
+	if (cfg.HoleEntry || cfg.WinnerEntry) && !cfg.Physical {
+		return ruleErr("", ReasonBadConfig, "hole card and winner entry are for physical cards")
+	}
+	if cfg.Physical {
+		// The cards come from the table as they are dealt.
+		setup.Deck = nil
+		if err := checkPosts(*cfg, *setup, seen); err != nil {
+			return err
+		}
+		return nil
+	}
 	if err := setup.Deck.Validate(); err != nil {
 		reason := ReasonBadCard
 		if errors.Is(err, cards.ErrDuplicateCard) {
@@ -289,6 +327,16 @@ func normalize(cfg *Config, setup *Setup) error {
 	if len(setup.Deck) < need {
 		return rangeErr("", ReasonDeckTooShort, "deck too short", int64(need), 52)
 	}
+	if err := checkPosts(*cfg, *setup, seen); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkPosts checks the forced bets of setup; seen has bit s set for each
+// seat s dealt in.
+func checkPosts(cfg Config, setup Setup, seen uint16) *RuleError {
+	k := cfg.Stakes
 	if setup.Posts == nil {
 		return nil
 	}
@@ -471,6 +519,16 @@ func (h *Hand) draw() cards.Card {
 	return c
 }
 
+// drawPrivate deals a face-down card: from the deck, or with physical
+// cards an unknown one (the dealer deals it; nobody has entered it).
+func (h *Hand) drawPrivate() cards.Card {
+	if h.cfg.Physical {
+		h.s.Dealt++
+		return cards.Unknown
+	}
+	return h.draw()
+}
+
 // dealFirst deals the initial cards round-robin from the left of the button,
 // the button last (TP-09).
 func (h *Hand) dealFirst() {
@@ -481,9 +539,12 @@ func (h *Hand) dealFirst() {
 	for r := 0; r < per; r++ {
 		for k := 0; k < n; k++ {
 			p := &st.Seats[(start+k)%n]
-			p.Hole[p.N] = h.draw()
+			p.Hole[p.N] = h.drawPrivate()
 			if h.cfg.Game.IsStud() && r == 2 {
 				p.Up |= 1 << p.N
+				if h.cfg.Physical { // the up card is entered as dealt
+					st.Await.Up |= 1 << p.Seat
+				}
 			}
 			p.N++
 		}
@@ -495,6 +556,9 @@ func (h *Hand) dealFirst() {
 			e.NCards = 2
 			copy(e.Cards[:], p.Hole[:2])
 			h.emit(e)
+			if h.cfg.Physical {
+				continue
+			}
 			e = Event{Kind: EvDealUp, Seat: p.Seat, NCards: 1}
 			e.Cards[0] = p.Hole[2]
 			e.Street = Third
@@ -538,9 +602,14 @@ func (h *Hand) burn(need int) {
 	h.emit(e)
 }
 
-// dealStreet deals the cards of street st.Street (already advanced).
+// dealStreet deals the cards of street st.Street (already advanced). With
+// physical cards it sets what the street awaits instead (awaitStreet).
 func (h *Hand) dealStreet() {
 	st := &h.s
+	if h.cfg.Physical {
+		h.awaitStreet()
+		return
+	}
 	if !h.cfg.Game.IsStud() {
 		k := 1
 		if st.Street == Flop {

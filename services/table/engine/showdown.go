@@ -111,10 +111,17 @@ func (h *Hand) exposeAllIn() {
 	}
 	for i := range h.s.Seats {
 		p := &h.s.Seats[i]
-		if p.Folded || p.Exposed {
+		if p.Folded || p.Exposed && p.Shown {
 			continue
 		}
-		p.Exposed, p.Shown = true, true
+		p.Exposed, p.ExposedBy = true, rule
+		if !h.known(p) {
+			// Turned up at the table, not entered yet: the dealer enters
+			// the hand (DealSeat) or it is tabled at the showdown (Show).
+			continue
+		}
+		p.Shown = true
+		h.evalSeat(p)
 		h.emitCards(EvExpose, p, rule)
 	}
 }
@@ -225,9 +232,13 @@ func (h *Hand) startShowdown() {
 	st.Phase = PhaseShowdown
 	st.ToAct = -1
 	for i := range st.Seats {
-		if p := &st.Seats[i]; !p.Folded {
+		if p := &st.Seats[i]; !p.Folded && h.known(p) {
 			h.evalSeat(p)
 		}
+	}
+	if h.cfg.WinnerEntry {
+		h.startAwards()
+		return
 	}
 	first := h.firstToShow()
 	n := len(st.Seats)
@@ -250,6 +261,17 @@ func (h *Hand) requestPending(except int) bool {
 	return false
 }
 
+// requested is the index of the mucked last-bettor hand that seat i may
+// ask to see (TP-65), or -1.
+func (h *Hand) requested(i int) int {
+	for j := range h.s.Seats {
+		if p := &h.s.Seats[j]; j != i && p.Requestable && p.Mucked {
+			return j
+		}
+	}
+	return -1
+}
+
 func (h *Hand) othersHolding(i int) bool {
 	for j := range h.s.Seats {
 		if p := &h.s.Seats[j]; j != i && !p.Folded && !p.Mucked {
@@ -265,6 +287,9 @@ func (h *Hand) othersHolding(i int) bool {
 func (h *Hand) canWin(i int) bool {
 	st := &h.s
 	p := &st.Seats[i]
+	if !h.known(p) {
+		return true // physical cards not tabled yet: the cards speak when they are (TP-68)
+	}
 	hiBeaten, loBeaten := false, !p.LoOK
 	for j := range st.Seats {
 		q := &st.Seats[j]
@@ -315,7 +340,7 @@ func (h *Hand) advanceShowdown() {
 
 func (h *Hand) showdownLegal() {
 	st := &h.s
-	if st.ToAct < 0 {
+	if st.ToAct < 0 || st.Seats[st.ToAct].ExposePending {
 		return
 	}
 	s := st.Seats[st.ToAct].Seat
@@ -323,7 +348,12 @@ func (h *Hand) showdownLegal() {
 		h.legal = append(h.legal, Legal{Seat: s, Kind: Show}, Legal{Seat: s, Kind: RequestShow}, Legal{Seat: s, Kind: Waive})
 		return
 	}
-	h.legal = append(h.legal, Legal{Seat: s, Kind: Show}, Legal{Seat: s, Kind: Muck})
+	h.legal = append(h.legal, Legal{Seat: s, Kind: Show})
+	if p := &st.Seats[st.ToAct]; !p.Exposed || p.ExposedBy == "TP-58" {
+		// A hand turned up when the betting was over (TP-45, G-22) is
+		// tabled, not mucked.
+		h.legal = append(h.legal, Legal{Seat: s, Kind: Muck})
+	}
 	if h.requestPending(st.ToAct) {
 		h.legal = append(h.legal, Legal{Seat: s, Kind: RequestShow})
 	}
@@ -334,18 +364,30 @@ func (h *Hand) checkShowdown(i int, a Action) *RuleError {
 	if i != st.ToAct {
 		return ruleErr("TP-66", ReasonOutOfTurn, "not this seat's turn to show")
 	}
+	p := &st.Seats[i]
+	if p.ExposePending && a.Kind != Timeout {
+		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
+	}
 	last := !h.othersHolding(i)
 	switch a.Kind {
-	case Show, Timeout:
+	case Show:
+		return h.checkTabled(p, a.Cards, "TP-67")
+	case Timeout:
 		return nil
 	case Muck:
 		if last {
 			return ruleErr("TP-64", ReasonActionNotAllowed, "the last hand holding cards wins: show, request or waive")
 		}
+		if p.Exposed && p.ExposedBy != "TP-58" {
+			return ruleErr(p.ExposedBy, ReasonActionNotAllowed, "the hand was turned face up: it is tabled, not mucked")
+		}
 		return nil
 	case RequestShow:
 		if !h.requestPending(i) {
 			return ruleErr("TP-65", ReasonActionNotAllowed, "no mucked last-bettor hand to request")
+		}
+		if q := h.requested(i); q >= 0 {
+			return h.checkTabled(&st.Seats[q], a.Cards, "TP-65")
 		}
 		return nil
 	case Waive:
@@ -362,6 +404,20 @@ func (h *Hand) execShowdown(i int, a Action) {
 	p := &st.Seats[i]
 	switch a.Kind {
 	case Show:
+		if h.cfg.Physical {
+			h.fillDown(p, a.Cards)
+			h.evalSeat(p)
+			if !h.canWin(i) {
+				// TP-66: a hand that does not beat the best hand shown is
+				// mucked without being shown to the table; its cards stay
+				// in the history of the players seated.
+				p.Mucked, p.AutoMucked = true, true
+				st.MuckSeq++
+				p.MuckSeq = st.MuckSeq
+				h.emit(Event{Kind: EvMuck, Seat: p.Seat, Rule: "TP-66"})
+				break
+			}
+		}
 		p.Shown = true
 		h.emitCards(EvShow, p, "TP-67")
 	case Muck, Timeout:
@@ -383,6 +439,10 @@ func (h *Hand) execShowdown(i int, a Action) {
 	case RequestShow:
 		for j := range st.Seats {
 			if q := &st.Seats[j]; j != i && q.Requestable && q.Mucked {
+				if h.cfg.Physical {
+					h.fillDown(q, a.Cards)
+					h.evalSeat(q)
+				}
 				q.Mucked, q.Requestable, q.Shown = false, false, true
 				h.emitCards(EvExpose, q, "TP-65") // shown on request: live
 			}
@@ -415,6 +475,16 @@ func (h *Hand) finishShowdown() {
 	st := &h.s
 	st.ToAct = -1
 	st.Phase = PhaseDone
+	h.buildPots()
+	for k := range st.Pots {
+		h.awardPot(k, &st.Pots[k])
+	}
+	h.emit(Event{Kind: EvHandEnd, Seat: -1})
+}
+
+// buildPots builds the pots from contribution levels (TP-44), unawarded.
+func (h *Hand) buildPots() {
+	st := &h.s
 	var levels [10]int64
 	nl := 0
 	var dead int64
@@ -468,9 +538,7 @@ func (h *Hand) finishShowdown() {
 		pr := h.newPot()
 		pr.Amount = amount
 		pr.Eligible = elig
-		h.awardPot(len(st.Pots)-1, pr)
 	}
-	h.emit(Event{Kind: EvHandEnd, Seat: -1})
 }
 
 func (h *Hand) awardPot(pot int, pr *PotResult) {
@@ -553,7 +621,9 @@ func (h *Hand) split(pot int, pr *PotResult, amount int64, winners []int, low bo
 		if h.cfg.Game.IsStud() {
 			hi := cards.Card(0)
 			for _, c := range p.Hole[:p.N] {
-				hi = max(hi, c)
+				if c.Valid() { // a hand the floor awarded unseen (WinnerEntry)
+					hi = max(hi, c)
+				}
 			}
 			return -int(hi)
 		}

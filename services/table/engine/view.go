@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
@@ -39,6 +40,12 @@ type View struct {
 	Seats  []SeatView   `json:"seats"`
 	Legal  []Legal      `json:"legal,omitempty"` // the viewer's options when in turn
 	Pots   []PotResult  `json:"pots,omitempty"`  // when the hand is over
+	// Awaiting are the physical cards the hand waits for; nil when none.
+	Awaiting *Awaited `json:"awaiting,omitempty"`
+	// ExposurePending are seats whose exposure awaits the floor (TP-58).
+	ExposurePending []int `json:"exposure_pending,omitempty"`
+	// ToAward are the pots the floor has still to award (WinnerEntry).
+	ToAward []PotResult `json:"to_award,omitempty"`
 }
 
 // View returns what the player in seat sees: their own cards, up cards,
@@ -83,6 +90,11 @@ func (h *Hand) view(viewer int, full, history bool) View {
 		v.Pot = 0
 		v.Pots = clonePots(st.Pots)
 	}
+	if a, ok := h.Awaiting(); ok {
+		v.Awaiting = &a
+	}
+	v.ExposurePending = h.ExposurePending()
+	v.ToAward = h.PotsToAward()
 	return v
 }
 
@@ -204,6 +216,11 @@ func (h *Hand) Clone() *Hand {
 	c.s.Seats = append([]seat(nil), h.s.Seats...)
 	c.s.Deck = append([]cards.Card(nil), h.s.Deck...)
 	c.s.Burned = append([]cards.Card(nil), h.s.Burned...)
+	c.s.SetAside = append([]cards.Card(nil), h.s.SetAside...)
+	c.s.Awards = make([]potAward, len(h.s.Awards))
+	for i, a := range h.s.Awards {
+		c.s.Awards[i] = potAward{Pot: a.Pot, Hi: slices.Clone(a.Hi), Lo: slices.Clone(a.Lo)}
+	}
 	c.s.Order = append([]int(nil), h.s.Order...)
 	c.s.Pots = clonePots(h.s.Pots)
 	return c

@@ -124,9 +124,13 @@ const (
 	// CheckedNoRaise: an out-of-turn check; the player may no longer bet or
 	// raise on this round (TP-49).
 	CheckedNoRaise
+	// Chosen: tournament; the player made in turn the choice Choose gave
+	// them (TP-52): Decided is the call, the raise, or the fold with the
+	// bet taken back (Returned).
+	Chosen
 )
 
-var outcomeNames = [...]string{"pending", "stands", "check_or_call", "withdrawn", "choose", "folded", "checked_no_raise"}
+var outcomeNames = [...]string{"pending", "stands", "check_or_call", "withdrawn", "choose", "folded", "checked_no_raise", "chosen"}
 
 // String returns the outcome's name.
 func (o Outcome) String() string {
@@ -146,8 +150,14 @@ type OutOfTurnRuling struct {
 	// Returned is what goes back to the out-of-turn player.
 	Returned int64
 	// Options are the actions the player may take when their turn comes;
-	// empty when the ruling already decided their action.
+	// empty when the ruling already decided their action (Decided).
 	Options []Action
+	// Decided is the action the ruling makes for the player when it leaves
+	// no choice: the wager as made when it Stands, the check or call of
+	// CheckOrCall, the check that stands after an out-of-turn check nobody
+	// bet into, the fold of Folded. ActionNone while the player still
+	// chooses among Options (or the ruling is Pending).
+	Decided Action
 	// CanBetOrRaise is false when the player may no longer bet or raise on
 	// this round.
 	CanBetOrRaise bool
@@ -180,7 +190,7 @@ func ResolveOutOfTurn(o OutOfTurn) (OutOfTurnRuling, error) {
 	}
 	switch o.Action.Action {
 	case Fold:
-		r := OutOfTurnRuling{Outcome: Folded, Wager: o.InFront, Rules: []Citation{{"TP-51", "a fold out of turn is binding"}}}
+		r := OutOfTurnRuling{Outcome: Folded, Wager: o.InFront, Decided: Fold, Rules: []Citation{{"TP-51", "a fold out of turn is binding"}}}
 		if o.Tournament {
 			r.Rules = append(r.Rules, fallback)
 		}
@@ -194,7 +204,7 @@ func ResolveOutOfTurn(o OutOfTurn) (OutOfTurnRuling, error) {
 		case anyAggression:
 			r.Options = []Action{Call, Fold}
 		default:
-			r.Options = []Action{Check}
+			r.Decided = Check
 		}
 		if o.Tournament {
 			r.Rules = append(r.Rules, fallback)
@@ -264,16 +274,16 @@ func cashOOT(o OutOfTurn, pending, anyAggression, anyPassive bool) OutOfTurnRuli
 	case anyPassive:
 		r.Outcome, r.CanBetOrRaise = CheckOrCall, false
 		if opening {
-			r.Wager, r.Returned, r.Options = o.InFront, put, []Action{Check}
+			r.Wager, r.Returned, r.Decided = o.InFront, put, Check
 			r.Scenario = "TP-50/S4"
 			r.Rules = []Citation{{"TP-50", fmt.Sprintf("a skipped player checked: the out-of-turn bet of %d is returned and the player must check (rule 1)", o.Action.To)}}
 			break
 		}
-		r.Wager, r.Returned, r.Options = o.Faced, o.Action.To-o.Faced, []Action{Call}
+		r.Wager, r.Returned, r.Decided = o.Faced, o.Action.To-o.Faced, Call
 		r.Scenario = "TP-50/S1"
 		r.Rules = []Citation{{"TP-50", fmt.Sprintf("a skipped player called: the out-of-turn player must call %d; %d is returned (rule 1)", o.Faced, o.Action.To-o.Faced)}}
 	default:
-		r.Outcome, r.Wager = Stands, o.Action.To
+		r.Outcome, r.Wager, r.Decided = Stands, o.Action.To, o.Action.Action
 		r.Scenario = "TP-50/S3"
 		r.Rules = []Citation{{"TP-50", "the skipped players folded: the out-of-turn action stands (rule 3)"}}
 	}
@@ -283,11 +293,11 @@ func cashOOT(o OutOfTurn, pending, anyAggression, anyPassive bool) OutOfTurnRuli
 // tournamentOOT applies TP-52 (003 r8): the out-of-turn call, bet or raise
 // stands; only a skipped player's larger wager gives the player a choice.
 func tournamentOOT(o OutOfTurn, top int64, anyAggression, anyPassive bool) OutOfTurnRuling {
-	r := OutOfTurnRuling{Outcome: Stands, Wager: o.Action.To, CanBetOrRaise: true}
+	r := OutOfTurnRuling{Outcome: Stands, Wager: o.Action.To, Decided: o.Action.Action, CanBetOrRaise: true}
 	opening := o.Faced == 0
 	switch {
 	case top > o.Action.To:
-		r.Outcome, r.Options = Choose, []Action{Call, Fold, Raise}
+		r.Outcome, r.Options, r.Decided = Choose, []Action{Call, Fold, Raise}, ActionNone
 		r.Scenario = scenario(opening, "TP-52/S5", "")
 		r.Rules = []Citation{{"TP-52", fmt.Sprintf("a skipped player wagered %d, more than the out-of-turn %d: the player may call the difference, take the bet back and fold, or raise again", top, o.Action.To)}}
 		return r

@@ -51,6 +51,7 @@ type oot struct {
 	wager    int64
 	returned int64
 	options  []Action
+	decided  Action
 	canRaise bool
 	scenario string
 	rule     string
@@ -63,10 +64,15 @@ func checkOOT(t *testing.T, o OutOfTurn, w oot) {
 		t.Fatalf("ResolveOutOfTurn: %v", err)
 	}
 	if r.Outcome != w.outcome || r.Wager != w.wager || r.Returned != w.returned || !reflect.DeepEqual(r.Options, w.options) ||
-		r.CanBetOrRaise != w.canRaise || r.Scenario != w.scenario {
-		t.Errorf("got %v wager %d returned %d options %v canRaise %v scenario %q\nwant %v wager %d returned %d options %v canRaise %v scenario %q",
-			r.Outcome, r.Wager, r.Returned, r.Options, r.CanBetOrRaise, r.Scenario,
-			w.outcome, w.wager, w.returned, w.options, w.canRaise, w.scenario)
+		r.Decided != w.decided || r.CanBetOrRaise != w.canRaise || r.Scenario != w.scenario {
+		t.Errorf("got %v wager %d returned %d options %v decided %v canRaise %v scenario %q\nwant %v wager %d returned %d options %v decided %v canRaise %v scenario %q",
+			r.Outcome, r.Wager, r.Returned, r.Options, r.Decided, r.CanBetOrRaise, r.Scenario,
+			w.outcome, w.wager, w.returned, w.options, w.decided, w.canRaise, w.scenario)
+	}
+	// A ruling either decides the action or leaves a choice, never both
+	// (the proto's OutOfTurnRuling.options are empty when it decided).
+	if r.Decided != ActionNone && len(r.Options) > 0 {
+		t.Errorf("decided %v and still offers %v", r.Decided, r.Options)
 	}
 	if len(r.Rules) == 0 || r.Rules[0].Rule != w.rule {
 		t.Errorf("rules %+v, want %s first", r.Rules, w.rule)
@@ -76,7 +82,7 @@ func checkOOT(t *testing.T, o OutOfTurn, w oot) {
 func TestTP50_S1_SkippedCallsSoOutOfTurnRaiseBecomesCall(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(cRaises, false, Wager{Call, 200}),
-		oot{outcome: CheckOrCall, wager: 200, returned: 800, options: []Action{Call}, scenario: "TP-50/S1", rule: "TP-50"})
+		oot{outcome: CheckOrCall, wager: 200, returned: 800, decided: Call, scenario: "TP-50/S1", rule: "TP-50"})
 }
 
 func TestTP50_S2_SkippedRaisesSoOutOfTurnRaiseIsReturned(t *testing.T) {
@@ -88,13 +94,13 @@ func TestTP50_S2_SkippedRaisesSoOutOfTurnRaiseIsReturned(t *testing.T) {
 func TestTP50_S3_SkippedFoldsSoOutOfTurnRaiseStands(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(cRaises, false, Wager{Action: Fold}),
-		oot{outcome: Stands, wager: 1000, canRaise: true, scenario: "TP-50/S3", rule: "TP-50"})
+		oot{outcome: Stands, wager: 1000, decided: Raise, canRaise: true, scenario: "TP-50/S3", rule: "TP-50"})
 }
 
 func TestTP50_S4_SkippedCheckSoOutOfTurnBetIsReturnedAndMustCheck(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(dBets, false, Wager{Action: Check}, Wager{Action: Check}),
-		oot{outcome: CheckOrCall, wager: 0, returned: 500, options: []Action{Check}, scenario: "TP-50/S4", rule: "TP-50"})
+		oot{outcome: CheckOrCall, wager: 0, returned: 500, decided: Check, scenario: "TP-50/S4", rule: "TP-50"})
 }
 
 func TestTP50_S5_SkippedBetsSoOutOfTurnBetIsReturned(t *testing.T) {
@@ -119,31 +125,31 @@ func TestTP50_BlindInFrontIsNotReturned(t *testing.T) {
 	// The big blind (100 in front) raises out of turn to 600 facing 300; the
 	// skipped player calls: the big blind must call 300 and gets 300 back.
 	o := OutOfTurn{Faced: 300, InFront: 100, Action: Wager{Raise, 600}, SkippedCount: 1, Skipped: []Wager{{Call, 300}}}
-	checkOOT(t, o, oot{outcome: CheckOrCall, wager: 300, returned: 300, options: []Action{Call}, scenario: "TP-50/S1", rule: "TP-50"})
+	checkOOT(t, o, oot{outcome: CheckOrCall, wager: 300, returned: 300, decided: Call, scenario: "TP-50/S1", rule: "TP-50"})
 }
 
 func TestTP52_S1_TournamentSkippedCallsOutOfTurnRaiseStands(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(cRaises, true, Wager{Call, 200}),
-		oot{outcome: Stands, wager: 1000, canRaise: true, scenario: "TP-52/S1", rule: "TP-52"})
+		oot{outcome: Stands, wager: 1000, decided: Raise, canRaise: true, scenario: "TP-52/S1", rule: "TP-52"})
 }
 
 func TestTP52_S2_TournamentSmallerRaiseOutOfTurnRaiseStands(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(cRaises, true, Wager{Raise, 600}),
-		oot{outcome: Stands, wager: 1000, canRaise: true, scenario: "TP-52/S2", rule: "TP-52"})
+		oot{outcome: Stands, wager: 1000, decided: Raise, canRaise: true, scenario: "TP-52/S2", rule: "TP-52"})
 }
 
 func TestTP52_S3_TournamentSkippedFoldsOutOfTurnRaiseStands(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(cRaises, true, Wager{Action: Fold}),
-		oot{outcome: Stands, wager: 1000, canRaise: true, scenario: "TP-52/S3", rule: "TP-52"})
+		oot{outcome: Stands, wager: 1000, decided: Raise, canRaise: true, scenario: "TP-52/S3", rule: "TP-52"})
 }
 
 func TestTP52_S4_TournamentSkippedCheckOutOfTurnBetStands(t *testing.T) {
 	t.Parallel()
 	checkOOT(t, then(dBets, true, Wager{Action: Check}, Wager{Action: Check}),
-		oot{outcome: Stands, wager: 500, canRaise: true, scenario: "TP-52/S4", rule: "TP-52"})
+		oot{outcome: Stands, wager: 500, decided: Bet, canRaise: true, scenario: "TP-52/S4", rule: "TP-52"})
 }
 
 func TestTP52_S5_TournamentSkippedBetsMoreGivesOptions(t *testing.T) {
@@ -152,7 +158,7 @@ func TestTP52_S5_TournamentSkippedBetsMoreGivesOptions(t *testing.T) {
 		oot{outcome: Choose, wager: 500, options: []Action{Call, Fold, Raise}, canRaise: true, scenario: "TP-52/S5", rule: "TP-52"})
 	// A skipped bet of no more than the out-of-turn bet leaves it standing.
 	checkOOT(t, then(dBets, true, Wager{Bet, 300}),
-		oot{outcome: Stands, wager: 500, canRaise: true, rule: "TP-52"})
+		oot{outcome: Stands, wager: 500, decided: Bet, canRaise: true, rule: "TP-52"})
 }
 
 func TestOutOfTurnCheckAndFold(t *testing.T) {
@@ -170,16 +176,16 @@ func TestOutOfTurnCheckAndFold(t *testing.T) {
 			oot{outcome: CheckedNoRaise, options: []Action{Call, Fold}, rule: "TP-49"}},
 		{"TP-49 out-of-turn check, skipped players check: the check stands",
 			OutOfTurn{Action: Wager{Action: Check}, SkippedCount: 1, Skipped: []Wager{{Action: Check}}},
-			oot{outcome: CheckedNoRaise, options: []Action{Check}, rule: "TP-49"}},
+			oot{outcome: CheckedNoRaise, decided: Check, rule: "TP-49"}},
 		{"TP-49 TP-52 tournament out-of-turn check falls back to TP-49 (P-2)",
 			OutOfTurn{Tournament: true, Action: Wager{Action: Check}, SkippedCount: 1, Skipped: []Wager{{Action: Check}}},
-			oot{outcome: CheckedNoRaise, options: []Action{Check}, rule: "TP-49"}},
+			oot{outcome: CheckedNoRaise, decided: Check, rule: "TP-49"}},
 		{"TP-51 out-of-turn fold is binding",
 			OutOfTurn{Faced: 200, Action: Wager{Action: Fold}, SkippedCount: 1, Skipped: []Wager{{Raise, 600}}},
-			oot{outcome: Folded, rule: "TP-51"}},
+			oot{outcome: Folded, decided: Fold, rule: "TP-51"}},
 		{"TP-51 TP-52 tournament out-of-turn fold is binding too",
 			OutOfTurn{Tournament: true, Faced: 200, InFront: 100, Action: Wager{Action: Fold}, SkippedCount: 1},
-			oot{outcome: Folded, wager: 100, rule: "TP-51"}},
+			oot{outcome: Folded, wager: 100, decided: Fold, rule: "TP-51"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,9 +18,10 @@
 //
 // Applying an OutOfTurnRuling: hold out-of-turn chips outside the pot while
 // the Outcome is Pending (TP-46); when the player's turn comes, Stands means
-// the recorded wager is their action; CheckOrCall and Withdrawn return
-// Returned chips and restrict the player to Options; Choose (tournament)
-// offers Options with the recorded wager already in; Folded kills the hand
+// the recorded wager is their action and CheckOrCall makes it the check or
+// call in Decided (the excess, Returned, goes back); Withdrawn returns the
+// chips and leaves the player Options; Choose (tournament) offers Options
+// with the recorded wager already in; Folded kills the hand
 // (TP-51); CheckedNoRaise sets Situation.RaiseClosed = "TP-49" for the rest
 // of the round. SkippedPlayer tells whether a skipped seat acts now
 // (TP-46), is deemed to have checked or folded (TP-47) or needs the floor
