@@ -31,7 +31,10 @@ func TestSkip_TP46_TP47_TP48(t *testing.T) {
 		restart bool   // the process is replaced after the first entry of before
 		skip    byte   // the skipped seat
 		dealt   bool   // next_street_dealt
+		cards   []string
 		byFloor bool
+		// noReason: the entry gives no reason
+		noReason bool
 		// refusal (empty: accepted)
 		reason, rule string
 		// accepted: the ruling, the skipped seat folded or not, the
@@ -43,23 +46,33 @@ func TestSkip_TP46_TP47_TP48(t *testing.T) {
 		toAct   byte
 	}{
 		{name: "TP-46 nobody acted after the skipped seat: refused", skip: 'A', reason: "ACTION_NOT_ALLOWED", rule: "TP-46"},
-		{name: "TP-46 one seat acted after it out of turn: refused", before: []step{{'C', kOOT, aCheck, 0}}, skip: 'A',
+		{name: "TP-46 one seat acted after it out of turn: refused", before: []step{{'C', kOOT, aCheck, 0, nil}}, skip: 'A',
 			reason: "ACTION_NOT_ALLOWED", rule: "TP-46"},
-		{name: "TP-46 one held wager after it: refused", before: []step{{'A', kAct, aBet, 100}, {'C', kOOT, aCall, 0}}, skip: 'B',
+		{name: "TP-46 one held wager after it: refused", before: []step{{'A', kAct, aBet, 100, nil}, {'C', kOOT, aCall, 0, nil}}, skip: 'B',
 			reason: "ACTION_NOT_ALLOWED", rule: "TP-46"},
-		{name: "TP-46 acts out of turn before its turn do not count", before: []step{{'C', kOOT, aCheck, 0}, {'D', kOOT, aCheck, 0},
-			{'A', kAct, aBet, 100}}, skip: 'B', reason: "ACTION_NOT_ALLOWED", rule: "TP-46"},
-		{name: "TP-47 two checked out of turn, no bet: deemed checked", before: []step{{'C', kOOT, aCheck, 0}, {'D', kOOT, aCheck, 0}},
+		{name: "TP-46 acts out of turn before its turn do not count", before: []step{{'C', kOOT, aCheck, 0, nil}, {'D', kOOT, aCheck, 0, nil},
+			{'A', kAct, aBet, 100, nil}}, skip: 'B', reason: "ACTION_NOT_ALLOWED", rule: "TP-46"},
+		{name: "TP-47 two checked out of turn, no bet: deemed checked", before: []step{{'C', kOOT, aCheck, 0, nil}, {'D', kOOT, aCheck, 0, nil}},
 			skip: 'A', outcome: "deemed_checked", rules: []string{"TP-47"}, street: "flop", toAct: 'B'},
-		{name: "TP-47 two acted out of turn across a restart: deemed checked", before: []step{{'C', kOOT, aCheck, 0}, {'D', kOOT, aCheck, 0}},
+		{name: "TP-47 two acted out of turn across a restart: deemed checked", before: []step{{'C', kOOT, aCheck, 0, nil}, {'D', kOOT, aCheck, 0, nil}},
 			restart: true, skip: 'A', outcome: "deemed_checked", rules: []string{"TP-47"}, street: "flop", toAct: 'B'},
 		{name: "TP-47 facing a bet, a held call and a fold after it: deemed folded",
-			before: []step{{'A', kAct, aBet, 100}, {'C', kOOT, aCall, 0}, {'D', kOOT, aFold, 0}},
+			before: []step{{'A', kAct, aBet, 100, nil}, {'C', kOOT, aCall, 0, nil}, {'D', kOOT, aFold, 0, nil}},
 			skip:   'B', outcome: "deemed_folded", rules: []string{"TP-47"}, folded: true, street: "turn"},
 		{name: "TP-48 next street dealt: the dealer may not record it", skip: 'A', dealt: true, reason: "FLOOR_ONLY", rule: "TP-48"},
 		{name: "TP-48 next street dealt: the floor records it", skip: 'A', dealt: true, byFloor: true,
 			outcome: "floor_decision", rules: []string{"TP-48", "G-10"}, street: "flop", toAct: 'B'},
-		{name: "TP-47 two acted and next street dealt: TP-47 governs", before: []step{{'C', kOOT, aCheck, 0}, {'D', kOOT, aCheck, 0}},
+		{name: "TP-48 the floor records its decision with a reason", skip: 'A', dealt: true, byFloor: true, noReason: true,
+			reason: "RULING_REASON_REQUIRED", rule: "TP-48"},
+		{name: "TP-48 G-10 the floor records the turn dealt too early, with the card", skip: 'A', dealt: true, byFloor: true, cards: []string{"Kc"},
+			outcome: "floor_decision", rules: []string{"TP-48", "G-10"}, street: "flop", toAct: 'B'},
+		{name: "G-10 cards dealt too early go with the floor's decision only", before: []step{{'C', kOOT, aCheck, 0, nil}, {'D', kOOT, aCheck, 0, nil}},
+			skip: 'A', dealt: true, cards: []string{"Kc"}, reason: "CARDS_NOT_EXPECTED", rule: "G-10"},
+		{name: "TP-48 on the river no round follows: refused",
+			before: []step{{'A', kAct, aCheck, 0, nil}, {'B', kAct, aCheck, 0, nil}, {'C', kAct, aCheck, 0, nil}, {'D', kAct, aCheck, 0, nil}, boardStep("Jd"),
+				{'A', kAct, aCheck, 0, nil}, {'B', kAct, aCheck, 0, nil}, {'C', kAct, aCheck, 0, nil}, {'D', kAct, aCheck, 0, nil}, boardStep("Qd")},
+			skip: 'A', dealt: true, byFloor: true, reason: "ACTION_NOT_ALLOWED", rule: "TP-48"},
+		{name: "TP-47 two acted and next street dealt: TP-47 governs", before: []step{{'C', kOOT, aCheck, 0, nil}, {'D', kOOT, aCheck, 0, nil}},
 			skip: 'A', dealt: true, outcome: "deemed_checked", rules: []string{"TP-47"}, street: "flop", toAct: 'B'},
 		{name: "digital table: SKIP applies as entered", digital: true, skip: 'A', street: "flop", toAct: 'B'},
 	}
@@ -95,8 +108,12 @@ func TestSkip_TP46_TP47_TP48(t *testing.T) {
 				if tc.byFloor {
 					ctx = o.e.floor()
 				}
+				why := "seat passed over"
+				if tc.noReason {
+					why = ""
+				}
 				resp, err := o.e.c.DealerAction(ctx, &tablev1.DealerActionRequest{TableId: o.id, Kind: kSkip, Seat: who,
-					NextStreetDealt: tc.dealt, Reason: "seat passed over"})
+					NextStreetDealt: tc.dealt, Reason: why, Cards: tc.cards})
 				if tc.reason != "" {
 					if r, rule := reason(err); r != tc.reason || rule != tc.rule {
 						t.Fatalf("SKIP: %v, want %s (%s)", err, tc.reason, tc.rule)

@@ -171,6 +171,13 @@ type Output struct {
 	// Notices are a tournament table's controls as the dealer's console
 	// shows them (tournament.go).
 	Notices []Notice
+	// Proposal is the console proposal the change recorded (Interpret,
+	// ProposeAward).
+	Proposal *Proposal
+	// Confirmed is the proposal the change applied: confirmed, or entered
+	// as proposed. Overruled is one the floor ruled otherwise (TP-02).
+	Confirmed *Proposal
+	Overruled *Proposal
 }
 
 // History is a finished hand as stored: setup and every event, enough to
@@ -212,6 +219,10 @@ var (
 	ErrClockNotDue   = fault.Rule(fault.Precondition, "TP-59", "NO_DECISION_PENDING", "nobody is to act: there is no clock to call")
 )
 
+// ErrReasonRequired refuses a floor ruling made without the explanation
+// TP-02 asks for (TP-60 for a revived hand).
+var ErrReasonRequired = fault.Rule(fault.Invalid, "TP-02", "RULING_REASON_REQUIRED", "the floor gives the reason for a ruling")
+
 // recentActions is how many client action ids a table remembers for
 // idempotent retries.
 const recentActions = 128
@@ -236,9 +247,10 @@ type Table struct {
 	log       []engine.Event
 	handStart time.Time
 
-	// oot is a cash-game out-of-turn wager held outside the pot (TP-50);
-	// nil when none. It belongs to the hand in progress.
-	oot *Provisional
+	// oot are the out-of-turn wagers followed, in turn order: cash-game
+	// wagers held outside the pot (TP-50) and tournament wagers committed
+	// as made (TP-52). They belong to the hand in progress.
+	oot []*Provisional
 	// acted are the seats that acted out of turn during the current turn
 	// (TP-47, skip.go); nil when none. It belongs to the hand in progress.
 	acted *ootActs
@@ -250,14 +262,29 @@ type Table struct {
 	// tour is a tournament table's controls (tournament.go); nil until
 	// the first one, and always at a cash table.
 	tour *Tour
+
+	// proposal is the console's last proposal (console.go); it stands
+	// while the table's sequence number is its own.
+	proposal *Proposal
 }
 
-// New returns an empty table with seats seats.
+// New returns an empty table with seats seats. A live table deals physical
+// cards, which the dealer enters (engine.Config.Physical).
 func New(id string, cfg engine.Config, seats int, s Settings) *Table {
 	if cfg.Tournament {
 		s.Method = button.DeadButton
 	}
-	return &Table{id: id, cfg: cfg, settings: s, seats: make([]Seat, seats), previous: button.FirstHand(0)}
+	return &Table{id: id, cfg: physical(cfg), settings: s, seats: make([]Seat, seats), previous: button.FirstHand(0)}
+}
+
+// physical makes a live table's configuration deal physical cards: the
+// engine never invents the cards of a live table (a table stored before
+// live tables took their cards from the console included).
+func physical(cfg engine.Config) engine.Config {
+	if cfg.Mode == engine.Live {
+		cfg.Physical = true
+	}
+	return cfg
 }
 
 // ID returns the table's id.
@@ -678,8 +705,9 @@ func (t *Table) planStud() (button.Plan, engine.Setup, error) {
 }
 
 // StartHand deals the next hand from deck (shuffled by the service and
-// stored before this call, so a recovery never reshuffles). It refuses
-// when a hand is in progress or fewer than two players can play.
+// stored before this call, so a recovery never reshuffles; a live table
+// deals physical cards and takes none). It refuses when a hand is in
+// progress or fewer than two players can play.
 func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if t.hand != nil {
 		return Output{}, fault.New(fault.Precondition, "HAND_IN_PROGRESS", "a hand is in progress")
@@ -695,7 +723,9 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, toFault(err)
 	}
-	setup.Deck = slices.Clone(deck)
+	if !t.cfg.Physical {
+		setup.Deck = slices.Clone(deck)
+	}
 	h, err := engine.NewHand(t.cfg, setup)
 	if err != nil {
 		return Output{}, toFault(err)
@@ -734,6 +764,9 @@ type Act struct {
 	ExpectedSeq *int64
 	// Action is the engine action; Action.By says who acts.
 	Action engine.Action
+	// Reason is the explanation the floor gives for a ruling (TP-02); a
+	// floor ruling without one is refused (floorRuling).
+	Reason string
 }
 
 // Apply applies act to the hand in progress. A digital-table player may act
@@ -747,13 +780,21 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	if a.By == engine.RolePlayer && t.cfg.Mode == engine.Digital && t.hand.ToAct() != a.Seat && t.hand.Phase() != engine.PhaseDone {
 		return Output{}, ErrNotInTurn.Withf("seat %d acted, seat %d is to act", a.Seat, t.hand.ToAct())
 	}
+	confirmed, overruled, err := t.bound(a)
+	if err != nil {
+		return Output{}, err
+	}
+	if overruled != nil && act.Reason == "" {
+		return Output{}, ErrReasonRequired.Withf("the floor rules otherwise than the console proposed: give the reason")
+	}
 	evs, err := t.hand.Apply(a)
 	if err != nil {
 		return Output{}, toFault(err)
 	}
 	out := t.accepted(act.ActionID, evs)
-	if a.Kind == engine.Withdraw {
-		out.OOT = append(out.OOT, t.withdrawRuling(a.Seat, evs))
+	out.Confirmed, out.Overruled = confirmed, overruled
+	if r, ok := t.choiceRuling(a.Seat, evs); ok {
+		out.OOT = append(out.OOT, r)
 	}
 	t.deadline, t.clockCalled = time.Time{}, false
 	if err := t.settle(&out, now); err != nil {
@@ -893,7 +934,9 @@ func (t *Table) finish(out *Output, now time.Time) {
 	for i, s := range t.seats {
 		bseats[i] = t.buttonSeat(s)
 	}
-	if !t.cfg.Game.IsStud() {
+	// A misdeal (G-32) is dealt again: the button, the blinds owed and
+	// the new players' status stay as they were before it.
+	if !t.cfg.Game.IsStud() && !t.hand.Misdealt() {
 		next := t.plan.Next(bseats)
 		for i := range t.seats {
 			if t.seats[i].Unpaid {
@@ -936,7 +979,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 		}
 	}
 	plan := t.plan
-	t.hand, t.plan, t.setup, t.log, t.oot, t.acted = nil, button.Plan{}, engine.Setup{}, nil, nil, nil
+	t.hand, t.plan, t.setup, t.log, t.oot, t.acted, t.proposal = nil, button.Plan{}, engine.Setup{}, nil, nil, nil, nil
 	t.deadline, t.clockCalled = time.Time{}, false
 	if t.cfg.Tournament {
 		_ = t.tournament()
@@ -1027,6 +1070,7 @@ type snapshot struct {
 	InHand   bool             `json:"in_hand,omitempty"`
 	Closing  bool             `json:"closing,omitempty"`
 	Tour     *Tour            `json:"tour,omitempty"`
+	Proposal *Proposal        `json:"proposal,omitempty"`
 }
 
 type secret struct {
@@ -1035,8 +1079,11 @@ type secret struct {
 	Setup engine.Setup   `json:"setup"`
 	Log   []engine.Event `json:"log"`
 	Start time.Time      `json:"start"`
-	// OOT is the provisional out-of-turn wager (TP-50), if any.
-	OOT *Provisional `json:"oot,omitempty"`
+	// OOT are the out-of-turn wagers followed (TP-50, TP-52).
+	OOT []*Provisional `json:"oot_wagers,omitempty"`
+	// LegacyOOT is the one held wager a table stored before several could
+	// be held; read only.
+	LegacyOOT *Provisional `json:"oot,omitempty"`
 	// Acted are the seats that acted out of turn during the current turn
 	// (TP-47), if any.
 	Acted *ootActs `json:"oot_acted,omitempty"`
@@ -1048,7 +1095,7 @@ type secret struct {
 func (t *Table) Marshal() (public, private []byte, err error) {
 	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
 		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
-		Tour: t.tour})
+		Tour: t.tour, Proposal: t.Proposal()})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
 	}
@@ -1068,8 +1115,9 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	if err := json.Unmarshal(public, &s); err != nil {
 		return nil, fmt.Errorf("unmarshal table: %w", err)
 	}
-	t := &Table{id: s.ID, cfg: s.Config, settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
-		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour}
+	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
+		proposal: s.Proposal}
 	if !s.InHand {
 		return t, nil
 	}
@@ -1081,6 +1129,9 @@ func Unmarshal(public, private []byte) (*Table, error) {
 		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
 	}
 	t.hand, t.plan, t.setup, t.log, t.handStart, t.oot, t.acted = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start, sec.OOT, sec.Acted
+	if sec.LegacyOOT != nil {
+		t.oot = append(t.oot, sec.LegacyOOT)
+	}
 	return t, nil
 }
 

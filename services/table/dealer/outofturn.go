@@ -19,20 +19,23 @@ import (
 //     round). The turn stays with the skipped seat; the dealer goes on
 //     entering the skipped seats' actions as usual.
 //   - A tournament call, bet or raise out of turn is committed as made
-//     (TP-52, engine.Hand.ApplyOutOfTurn); if a skipped seat then wagers
-//     more, the dealer enters the out-of-turn seat's choice in its turn
-//     (call, raise or Withdraw).
+//     (TP-52, engine.Hand.ApplyOutOfTurn) and followed: if a skipped seat
+//     then wagers more, the table rules Choose (TP-52/S5) and the seat's
+//     choice in turn — call the difference, re-raise, or take the bet back
+//     and fold (a plain fold is the last) — is ruled Chosen.
 //   - A cash-game call, bet or raise out of turn (TP-50) is held here as a
 //     Provisional wager: the chips stay in the player's stack as far as the
 //     engine is concerned (outside the pot) and viewers see the wager as
-//     provisional. The dealer enters each skipped seat's action as a
-//     normal player action; after every change the wager is re-ruled with
-//     live.ResolveOutOfTurn. As soon as a skipped seat bets or raises the
-//     wager is Withdrawn (its chips go back; the seat acts freely in turn
-//     and the dealer enters that action). When the out-of-turn seat's turn
-//     comes the table applies the ruling itself: Stands makes the wager as
-//     entered, CheckOrCall checks or calls for the seat (the excess goes
-//     back). Every ruling is returned in Output.OOT for the audit log.
+//     provisional. Several may be held at once, in turn order. The dealer
+//     enters each skipped seat's action as a normal player action; after
+//     every change each wager is re-ruled with live.ResolveOutOfTurn. As
+//     soon as a skipped seat bets or raises a wager is Withdrawn (its chips
+//     go back; the seat acts freely in turn and the dealer enters that
+//     action). When the out-of-turn seat's turn comes the table applies the
+//     ruling itself: Stands makes the wager as entered, CheckOrCall checks
+//     or calls for the seat (the excess goes back). A held wager applied
+//     this way is an action the wagers held after it in turn order see.
+// Every ruling is returned in Output.OOT for the audit log.
 
 // Provisional is a cash-game call, bet or raise made out of turn and held
 // outside the pot until the skipped seats have acted (TP-46, TP-50). It is
@@ -57,6 +60,13 @@ type Provisional struct {
 	// LogFrom is where the hand's event log stood when it was made: the
 	// skipped seats' actions are read from the events after it.
 	LogFrom int `json:"log_from"`
+	// Committed is a tournament wager the engine committed as made
+	// (TP-52): it is not held, only followed, to rule when a skipped seat
+	// wagers more and to record the seat's choice then.
+	Committed bool `json:"committed,omitempty"`
+	// Overtaken is set once a skipped seat wagered more than a committed
+	// wager and the table ruled Choose (TP-52/S5).
+	Overtaken bool `json:"overtaken,omitempty"`
 }
 
 // OOTRuling is one ruling on an out-of-turn action, for the response and
@@ -98,8 +108,39 @@ func (r OOTRuling) RuleIDs() []string {
 	return ids
 }
 
-// Provisional returns the out-of-turn wager held outside the pot, or nil.
-func (t *Table) Provisional() *Provisional { return t.oot }
+// Provisionals returns copies of the out-of-turn wagers held outside the
+// pot (TP-50), in turn order; tournament wagers, committed as made, are not
+// among them.
+func (t *Table) Provisionals() []Provisional {
+	var out []Provisional
+	for _, p := range t.oot {
+		if !p.Committed {
+			c := *p
+			c.Skipped = slices.Clone(p.Skipped)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ootOf returns the out-of-turn wager of seat being followed, or nil.
+func (t *Table) ootOf(seat int) *Provisional {
+	for _, p := range t.oot {
+		if p.Seat == seat {
+			return p
+		}
+	}
+	return nil
+}
+
+// hold adds a wager to those followed, in turn order from the seat in turn
+// (every held seat's turn is still to come, so the order is the seats'
+// clockwise distance from it).
+func (t *Table) hold(p *Provisional) {
+	t.oot = append(t.oot, p)
+	n, from := len(t.seats), t.hand.ToAct()
+	slices.SortStableFunc(t.oot, func(a, b *Provisional) int { return (a.Seat-from+n)%n - (b.Seat-from+n)%n })
+}
 
 var ootToLive = map[engine.ActionKind]live.Action{engine.Fold: live.Fold, engine.Check: live.Check, engine.Call: live.Call,
 	engine.Bet: live.Bet, engine.Raise: live.Raise, engine.Complete: live.Raise}
@@ -134,11 +175,29 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 	if out, done, err := t.precheck(act); done || err != nil {
 		return out, err
 	}
-	a := act.Action
-	h := t.hand
 	if t.cfg.Mode != engine.Live {
 		return Output{}, ErrNotInTurn.Withf("digital table: only the seat in turn acts")
 	}
+	confirmed, overruled, err := t.bound(act.Action)
+	if err != nil {
+		return Output{}, err
+	}
+	if overruled != nil && act.Reason == "" {
+		return Output{}, ErrReasonRequired.Withf("the floor rules otherwise than the console proposed: give the reason")
+	}
+	out, err := t.outOfTurnEntry(act, now)
+	if err != nil {
+		return Output{}, err
+	}
+	out.Confirmed, out.Overruled = confirmed, overruled
+	return out, nil
+}
+
+// outOfTurnEntry applies an out-of-turn entry the console's proposals
+// allow.
+func (t *Table) outOfTurnEntry(act Act, now time.Time) (Output, error) {
+	a := act.Action
+	h := t.hand
 	la, ok := ootToLive[a.Kind]
 	if !ok {
 		return Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", a.Kind.String()+" cannot be entered out of turn")
@@ -155,11 +214,11 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 	if !ok {
 		return Output{}, fault.Rule(fault.Precondition, "TP-46", "SEAT_NOT_IN_HAND", "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
 	}
-	if t.oot != nil && a.Kind != engine.Fold {
-		// One provisional wager at a time: a second out-of-turn entry
-		// before the first is settled is the floor's to sort out.
+	if p := t.ootOf(a.Seat); p != nil && !p.Committed && a.Kind != engine.Fold {
+		// The seat's wager is held: it is settled when its turn comes (a
+		// fold out of turn still binds at once, TP-51).
 		return Output{}, fault.Rule(fault.Precondition, "TP-50", "ACTION_NOT_ALLOWED",
-			"seat "+strconv.Itoa(t.oot.Seat)+"'s out-of-turn wager is still held; enter the skipped seats' actions first")
+			"seat "+strconv.Itoa(a.Seat)+"'s out-of-turn wager is already held until the skipped seats act")
 	}
 	skipped := t.skippedSeats(h, a.Seat)
 	turn, street := h.ToAct(), h.Street()
@@ -169,7 +228,7 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 		o.Action.To = b.CurrentBet
 	}
 	if la == live.Fold || la == live.Check || t.cfg.Tournament {
-		return t.ootEngine(act, o, turn, street, now)
+		return t.ootEngine(act, o, skipped, turn, street, now)
 	}
 	// A cash call, bet or raise: held provisionally (TP-50).
 	if sv.Folded || sv.AllIn {
@@ -189,8 +248,8 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, toFault(err)
 	}
-	t.oot = &Provisional{Seat: a.Seat, Kind: a.Kind, Action: la, To: o.Action.To, Faced: o.Faced, InFront: o.InFront, Street: h.Street(),
-		Skipped: skipped, LogFrom: len(t.log)}
+	t.hold(&Provisional{Seat: a.Seat, Kind: a.Kind, Action: la, To: o.Action.To, Faced: o.Faced, InFront: o.InFront, Street: h.Street(),
+		Skipped: skipped, LogFrom: len(t.log)})
 	t.noteOOT(turn, street, a.Seat)
 	t.remember(act.ActionID)
 	out := t.changed()
@@ -199,14 +258,23 @@ func (t *Table) outOfTurn(act Act, now time.Time) (Output, error) {
 }
 
 // ootEngine applies a fold or check out of turn (TP-51, TP-49) or a
-// tournament wager (TP-52) through the engine. turn and street are the seat
-// in turn and the round when it was made (TP-47 counts it for that seat).
-func (t *Table) ootEngine(act Act, o live.OutOfTurn, turn int, street engine.Street, now time.Time) (Output, error) {
+// tournament wager (TP-52) through the engine; a tournament wager is then
+// followed (Provisional.Committed). turn and street are the seat in turn
+// and the round when it was made (TP-47 counts it for that seat).
+func (t *Table) ootEngine(act Act, o live.OutOfTurn, skipped []int, turn int, street engine.Street, now time.Time) (Output, error) {
+	from := len(t.log)
 	evs, err := t.hand.ApplyOutOfTurn(act.Action)
 	if err != nil {
 		return Output{}, toFault(err)
 	}
 	t.noteOOT(turn, street, act.Action.Seat)
+	if a := act.Action; t.cfg.Tournament && a.Kind != engine.Fold && a.Kind != engine.Check && len(skipped) > 0 {
+		if p := t.ootOf(a.Seat); p != nil {
+			t.oot = slices.DeleteFunc(t.oot, func(q *Provisional) bool { return q == p })
+		}
+		t.hold(&Provisional{Seat: a.Seat, Kind: a.Kind, Action: o.Action.Action, To: o.Action.To, Faced: o.Faced, InFront: o.InFront,
+			Street: street, Skipped: skipped, LogFrom: from + len(evs), Committed: true})
+	}
 	out := t.accepted(act.ActionID, evs)
 	// The ruling's citations: the engine applied it already; engine/live
 	// names the rules (TP-49, TP-51, TP-52 and the P-2 fallback).
@@ -328,23 +396,46 @@ func (p *Provisional) skippedWagers(log []engine.Event) []live.Wager {
 	return out
 }
 
-// followOOT re-rules the provisional wager after a change and applies the
-// ruling when it is final: Withdrawn as soon as a skipped seat bets or
-// raises; Stands or CheckOrCall when the out-of-turn seat's turn comes.
+// followOOT re-rules the out-of-turn wagers followed after a change and
+// applies each ruling when it is final: a held cash wager is Withdrawn as
+// soon as a skipped seat bets or raises, and Stands or becomes a check or
+// call when its seat's turn comes; a committed tournament wager gets its
+// Choose ruling when a skipped seat wagers more. An applied wager is an
+// action the wagers after it see, so the wagers are ruled again until
+// nothing changes.
 func (t *Table) followOOT(out *Output) error {
-	p, h := t.oot, t.hand
-	if p == nil {
-		return nil
+	for again := true; again; {
+		again = false
+		for _, p := range t.oot {
+			done, applied, err := t.followOne(p, out)
+			if err != nil {
+				return err
+			}
+			if done {
+				t.oot = slices.DeleteFunc(t.oot, func(q *Provisional) bool { return q == p })
+			}
+			if done || applied {
+				again = true
+				break
+			}
+		}
 	}
+	return nil
+}
+
+// followOne rules on one followed wager p: done when it is settled (or
+// moot) and no longer followed, applied when the table made the seat's
+// action.
+func (t *Table) followOne(p *Provisional, out *Output) (done, applied bool, err error) {
+	h := t.hand
 	sv, in := handSeat(h, p.Seat)
 	if h.Phase() != engine.PhaseBetting || h.Street() != p.Street || !in || sv.Folded || sv.AllIn {
-		// The seat's hand is dead or the round is over before its turn:
-		// the held chips never left its stack; nothing to apply.
-		t.oot = nil
-		return nil
+		// The seat's hand is dead or the round is over before its turn: a
+		// held wager's chips never left its stack; nothing to apply.
+		return true, false, nil
 	}
 	w := p.skippedWagers(t.log)
-	o := live.OutOfTurn{Faced: p.Faced, InFront: p.InFront, Action: live.Wager{Action: p.Action, To: p.To},
+	o := live.OutOfTurn{Tournament: p.Committed, Faced: p.Faced, InFront: p.InFront, Action: live.Wager{Action: p.Action, To: p.To},
 		SkippedCount: len(p.Skipped), Skipped: w}
 	turn := h.ToAct() == p.Seat
 	if turn && len(w) < len(p.Skipped) {
@@ -354,19 +445,27 @@ func (t *Table) followOOT(out *Output) error {
 	}
 	ru, err := live.ResolveOutOfTurn(o)
 	if err != nil {
-		return toFault(err)
+		return false, false, toFault(err)
+	}
+	if p.Committed {
+		if ru.Outcome == live.Choose && !p.Overtaken {
+			p.Overtaken = true
+			out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
+		}
+		return false, false, nil
 	}
 	if turn && len(w) == 0 {
-		ru = live.OutOfTurnRuling{Outcome: live.Stands, Wager: p.To, CanBetOrRaise: true,
+		ru = live.OutOfTurnRuling{Outcome: live.Stands, Wager: p.To, Decided: p.Action, CanBetOrRaise: true,
 			Rules: []live.Citation{{Rule: "TP-50", Text: "no skipped player acted: the out-of-turn action stands (rule 3)"}}}
 	}
 	switch {
 	case ru.Outcome == live.Withdrawn:
 		// The chips go back at once; the seat acts freely in turn.
+		out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
+		return true, false, nil
 	case ru.Outcome == live.Pending || !turn:
-		return nil
+		return false, false, nil
 	}
-	t.oot = nil
 	out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
 	var a engine.Action
 	switch {
@@ -375,35 +474,59 @@ func (t *Table) followOOT(out *Output) error {
 		if p.Kind == engine.Call {
 			a.Amount = 0
 		}
-	case ru.Outcome == live.CheckOrCall && slices.Contains(ru.Options, live.Call):
+	case ru.Outcome == live.CheckOrCall && ru.Decided == live.Call:
 		a = engine.Action{Seat: p.Seat, Kind: engine.Call, By: engine.RoleDealer}
 	case ru.Outcome == live.CheckOrCall:
 		a = engine.Action{Seat: p.Seat, Kind: engine.Check, By: engine.RoleDealer}
 	default:
-		return nil
+		return true, false, nil
 	}
 	evs, err := h.Apply(a)
 	if err != nil {
-		return fmt.Errorf("table %s hand %d: out-of-turn ruling %s for seat %d: %w", t.id, t.handNo, ru.Outcome, p.Seat, err)
+		return false, false, fmt.Errorf("table %s hand %d: out-of-turn ruling %s for seat %d: %w", t.id, t.handNo, ru.Outcome, p.Seat, err)
 	}
 	t.log = append(t.log, evs...)
 	out.Events = append(out.Events, evs...)
-	return nil
+	return true, true, nil
 }
 
-// withdrawRuling records a tournament player's choice, in turn, to take
-// back an out-of-turn wager a skipped seat overtook and fold (TP-52): the
-// engine applied it; the ruling is for the response and the audit log.
-func (t *Table) withdrawRuling(seat int, evs []engine.Event) OOTRuling {
-	r := OOTRuling{HandNo: t.handNo, Seat: seat, OutOfTurnRuling: live.OutOfTurnRuling{Outcome: live.Withdrawn,
-		Rules: []live.Citation{{Rule: "TP-52", Text: "a skipped player wagered more than the out-of-turn bet: the player took the bet back and folded"}}}}
+// choiceRuling records the choice a tournament seat made in turn after a
+// skipped seat overtook its out-of-turn wager (TP-52/S5): call the
+// difference, re-raise, or take the bet back and fold. evs are the events
+// of the seat's action; ok is false when the seat had no such choice.
+func (t *Table) choiceRuling(seat int, evs []engine.Event) (OOTRuling, bool) {
+	p := t.ootOf(seat)
+	if p == nil || !p.Committed || !p.Overtaken {
+		return OOTRuling{}, false
+	}
+	t.oot = slices.DeleteFunc(t.oot, func(q *Provisional) bool { return q == p })
+	r := OOTRuling{HandNo: t.handNo, Seat: seat, OutOfTurnRuling: live.OutOfTurnRuling{Outcome: live.Chosen, Scenario: "TP-52/S5"}}
 	for _, e := range evs {
-		if e.Kind == engine.EvReturn && e.Seat == seat {
+		if e.Seat != seat {
+			continue
+		}
+		switch e.Kind {
+		case engine.EvReturn:
 			r.Returned += e.Amount
+		case engine.EvFold:
+			r.Decided = live.Fold
+		case engine.EvCall:
+			r.Decided, r.Wager = live.Call, e.Amount
+		case engine.EvRaise, engine.EvBet:
+			r.Decided, r.Wager, r.CanBetOrRaise = live.Raise, e.Amount, true
 		}
 	}
-	if sv, ok := handSeat(t.hand, seat); ok {
+	text := map[live.Action]string{
+		live.Fold:  "a skipped player wagered more than the out-of-turn bet: the player took the bet back and folded",
+		live.Call:  "a skipped player wagered more than the out-of-turn bet: the player called the difference",
+		live.Raise: "a skipped player wagered more than the out-of-turn bet: the player raised again",
+	}[r.Decided]
+	if text == "" {
+		text = "a skipped player wagered more than the out-of-turn bet: the player's choice was made for them"
+	}
+	if sv, ok := handSeat(t.hand, seat); ok && r.Decided == live.Fold {
 		r.Wager = sv.Bet
 	}
-	return r
+	r.Rules = []live.Citation{{Rule: "TP-52", Text: text}}
+	return r, true
 }

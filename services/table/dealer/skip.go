@@ -90,6 +90,9 @@ func (t *Table) Skip(act Act, nextStreetDealt bool, now time.Time) (Output, erro
 			"seat "+strconv.Itoa(a.Seat)+" is not in turn: only the seat in turn can have been skipped").
 			With("to_act", strconv.Itoa(h.ToAct()))
 	}
+	if nextStreetDealt && h.LastRound() {
+		return Output{}, fault.Rule(fault.Precondition, "TP-48", "ACTION_NOT_ALLOWED", "no round follows this one: no next round's cards can have been dealt")
+	}
 	n := t.actedSince(a.Seat)
 	ru := live.SkippedPlayer(live.Skipped{FacedBet: b.CurrentBet > b.InFront, ActedSince: n, NextStreetDealt: nextStreetDealt})
 	switch ru.Outcome {
@@ -102,6 +105,14 @@ func (t *Table) Skip(act Act, nextStreetDealt bool, now time.Time) (Output, erro
 			return Output{}, fault.Rule(fault.Forbidden, "TP-48", "FLOOR_ONLY",
 				"the next round's cards were dealt before the skipped seat could react: the floor decides")
 		}
+		if act.Reason == "" {
+			err := ErrReasonRequired.Withf("the floor records its decision on the skipped seat with the reason (TP-48)")
+			err.Rule = "TP-48"
+			return Output{}, err
+		}
+	}
+	if len(a.Cards) > 0 && ru.Outcome != live.FloorDecision {
+		return Output{}, fault.Rule(fault.Precondition, "G-10", "CARDS_NOT_EXPECTED", "cards dealt too early go with the floor's decision (TP-48)")
 	}
 	// The engine's Skip folds a seat facing a bet and checks one that is
 	// not; it runs on a copy first so that a disagreement with the ruling

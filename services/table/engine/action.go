@@ -182,10 +182,13 @@ const (
 	EvHandEnd
 	EvOverdeal // board corrected (TP-78/TP-79); cards dealt too early voided (G-10)
 	EvMisdeal  // the hand is void (G-32): every chip went back
+	// EvHoleEntry: the house entered Seat's face-down cards as dealt
+	// (physical cards, Config.HoleEntry); private to Seat like EvDealHole.
+	EvHoleEntry
 )
 
 var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn", "fold", "check", "call", "bet", "raise", "bring_in", "complete",
-	"return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal", "misdeal"}
+	"return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal", "misdeal", "hole_entry"}
 
 // String returns the event kind's name.
 func (k EventKind) String() string {

@@ -383,9 +383,7 @@ func (d *physicalDeck) feed(t *testing.T, h *Hand, src *byteSource) bool {
 		return true
 	}
 	if pots := h.PotsToAward(); len(pots) > 0 {
-		k := 0
-		for ; k < len(h.s.Pots) && h.decided(k); k++ {
-		}
+		k := pots[0].Pot
 		elig := h.s.Pots[k].EligibleSeats()
 		w := []int{elig[src.next()%len(elig)]}
 		if src.next()%3 == 0 && len(elig) > 1 {

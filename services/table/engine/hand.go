@@ -56,35 +56,35 @@ type seat struct {
 	// main pot and makes no contribution level of its own: a dead small
 	// blind (TP-15, G-06) and a big-blind ante. Antes stay contributions,
 	// so a player all in for less than the ante wins only its share.
-	Dead        int64         `json:"dead,omitempty"`
-	Hole        [7]cards.Card `json:"hole"`
-	N           uint8         `json:"n"`  // cards held
-	Up          uint8         `json:"up"` // bitmask of face-up cards (stud)
-	Folded      bool          `json:"folded,omitempty"`
-	AllIn       bool          `json:"all_in,omitempty"`
-	Acted       bool          `json:"acted,omitempty"`
-	ActedLevel  int64         `json:"acted_level,omitempty"`
-	ActedFull   int64         `json:"acted_full,omitempty"`
-	NoAggr      bool          `json:"no_aggr,omitempty"`  // TP-58 live without aggression
+	Dead       int64         `json:"dead,omitempty"`
+	Hole       [7]cards.Card `json:"hole"`
+	N          uint8         `json:"n"`  // cards held
+	Up         uint8         `json:"up"` // bitmask of face-up cards (stud)
+	Folded     bool          `json:"folded,omitempty"`
+	AllIn      bool          `json:"all_in,omitempty"`
+	Acted      bool          `json:"acted,omitempty"`
+	ActedLevel int64         `json:"acted_level,omitempty"`
+	ActedFull  int64         `json:"acted_full,omitempty"`
+	NoAggr     bool          `json:"no_aggr,omitempty"` // TP-58 live without aggression
 	// ExposePending: the dealer marked an exposure the floor has not yet
 	// ruled on (TP-58); ExposedBy is the rule that exposed the hand.
 	ExposePending bool   `json:"expose_pending,omitempty"`
 	ExposedBy     string `json:"exposed_by,omitempty"`
-	NoRaise     bool          `json:"no_raise,omitempty"` // TP-49 this round
-	Killed      bool          `json:"killed,omitempty"`
-	Absent      bool          `json:"absent,omitempty"`
-	Exposed     bool          `json:"exposed,omitempty"` // revealed to all
-	Shown       bool          `json:"shown,omitempty"`
-	Mucked      bool          `json:"mucked,omitempty"`
-	MuckSeq     int           `json:"muck_seq,omitempty"`
-	AutoMucked  bool          `json:"auto_mucked,omitempty"` // TP-66
-	Requestable bool          `json:"requestable,omitempty"` // TP-65
-	Decided     bool          `json:"decided,omitempty"`     // showdown decision made
-	OOTFrom     int64         `json:"oot_from"`              // bet before an out-of-turn wager, -1 none
-	Won         int64         `json:"won,omitempty"`
-	Hi          uint32        `json:"hi,omitempty"` // showdown values
-	Lo          uint32        `json:"lo,omitempty"`
-	LoOK        bool          `json:"lo_ok,omitempty"`
+	NoRaise       bool   `json:"no_raise,omitempty"` // TP-49 this round
+	Killed        bool   `json:"killed,omitempty"`
+	Absent        bool   `json:"absent,omitempty"`
+	Exposed       bool   `json:"exposed,omitempty"` // revealed to all
+	Shown         bool   `json:"shown,omitempty"`
+	Mucked        bool   `json:"mucked,omitempty"`
+	MuckSeq       int    `json:"muck_seq,omitempty"`
+	AutoMucked    bool   `json:"auto_mucked,omitempty"` // TP-66
+	Requestable   bool   `json:"requestable,omitempty"` // TP-65
+	Decided       bool   `json:"decided,omitempty"`     // showdown decision made
+	OOTFrom       int64  `json:"oot_from"`              // bet before an out-of-turn wager, -1 none
+	Won           int64  `json:"won,omitempty"`
+	Hi            uint32 `json:"hi,omitempty"` // showdown values
+	Lo            uint32 `json:"lo,omitempty"`
+	LoOK          bool   `json:"lo_ok,omitempty"`
 }
 
 func (p *seat) cards() []cards.Card { return p.Hole[:p.N] }

@@ -355,7 +355,7 @@ func (h *Hand) applyDealSeat(i int, a Action) *RuleError {
 			return err
 		}
 		h.fillDown(p, a.Cards)
-		e := Event{Kind: EvDealHole, Seat: p.Seat, Street: st.Street}
+		e := Event{Kind: EvHoleEntry, Seat: p.Seat, Street: st.Street}
 		for k := uint8(0); k < p.N; k++ {
 			if p.Up&(1<<k) == 0 {
 				e.Cards[e.NCards] = p.Hole[k]
@@ -546,17 +546,24 @@ func (h *Hand) finishAwards() {
 	h.emit(Event{Kind: EvHandEnd, Seat: -1})
 }
 
+// PendingPot is a pot the floor has still to award: its index (0 the main
+// pot) and what it holds.
+type PendingPot struct {
+	Pot int `json:"pot"`
+	PotResult
+}
+
 // PotsToAward returns the pots the floor has still to award at the
 // showdown of a table that enters the winners.
-func (h *Hand) PotsToAward() []PotResult {
+func (h *Hand) PotsToAward() []PendingPot {
 	st := &h.s
 	if !h.cfg.WinnerEntry || st.Phase != PhaseShowdown {
 		return nil
 	}
-	var out []PotResult
+	var out []PendingPot
 	for k, pr := range st.Pots {
 		if !h.decided(k) {
-			out = append(out, PotResult{Amount: pr.Amount, Eligible: pr.Eligible})
+			out = append(out, PendingPot{Pot: k, PotResult: PotResult{Amount: pr.Amount, Eligible: pr.Eligible}})
 		}
 	}
 	return out
@@ -597,4 +604,39 @@ func (h *Hand) applyAwardPot(a Action) *RuleError {
 	st.Awards = append(st.Awards, potAward{Pot: a.Pot, Hi: hi, Lo: lo})
 	h.finishAwards()
 	return nil
+}
+
+// Dealt returns events with the face-down cards of each deal (EvDealHole)
+// that were unknown when dealt filled in from what h came to know of them
+// (entered by the house, exposed, tabled at the showdown): the hand as it
+// was dealt, for its history. A card never seen stays cards.Unknown: a hand
+// mucked unseen at a live table is unknown, not invented. events are not
+// changed.
+func Dealt(events []Event, h *Hand) []Event {
+	out := slices.Clone(events)
+	dealt := map[int]int{} // seat → face-down cards dealt so far
+	for i := range out {
+		e := &out[i]
+		if e.Kind != EvDealHole {
+			continue
+		}
+		j := h.indexOf(e.Seat)
+		if j < 0 {
+			continue
+		}
+		p := &h.s.Seats[j]
+		var downCards []cards.Card
+		for k := uint8(0); k < p.N; k++ {
+			if p.Up&(1<<k) == 0 {
+				downCards = append(downCards, p.Hole[k])
+			}
+		}
+		for k := range int(e.NCards) {
+			if n := dealt[e.Seat] + k; !e.Cards[k].Valid() && n < len(downCards) {
+				e.Cards[k] = downCards[n]
+			}
+		}
+		dealt[e.Seat] += int(e.NCards)
+	}
+	return out
 }

@@ -147,7 +147,7 @@ func TestPhysicalCards_HoleEntry(t *testing.T) {
 	cfg.HoleEntry = true
 	h = physicalHand(t, cfg)
 	ev := applyAll(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("AsAh")})
-	if d := eventsOf(ev, EvDealHole); len(d) != 1 || d[0].Seat != 0 || !slices.Equal(d[0].CardList(), cs("AsAh")) {
+	if d := eventsOf(ev, EvHoleEntry); len(d) != 1 || d[0].Seat != 0 || !slices.Equal(d[0].CardList(), cs("AsAh")) {
 		t.Fatalf("hole entry: %+v", ev)
 	}
 	refuse(t, h, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("AsKh")}, "", ReasonDuplicateCard)
@@ -348,5 +348,55 @@ func TestPhysicalCards_StudUpCards(t *testing.T) {
 	// The bring-in is the lowest up card: seat 1's deuce.
 	if h.ToAct() != 1 || !slices.Contains(legalKinds(h), BringIn) {
 		t.Fatalf("to act %d legal %v", h.ToAct(), legalKinds(h))
+	}
+}
+
+// TestDealt_HistoryHoldsTheCardsSeen: the deal events of a physical hand
+// hold the cards as they came to be known — entered, tabled — and a hand
+// mucked unseen stays unknown (TP-64).
+func TestDealt_HistoryHoldsTheCardsSeen(t *testing.T) {
+	t.Parallel()
+	cfg := physicalCfg()
+	cfg.HoleEntry = true
+	h := physicalHand(t, cfg)
+	events := slices.Clone(h.Events())
+	apply := func(a Action) {
+		t.Helper()
+		ev, err := h.Apply(a)
+		if err != nil {
+			t.Fatalf("%+v: %v", a, err)
+		}
+		events = append(events, ev...)
+	}
+	apply(Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("QdQc")})
+	streets := map[Street]string{Flop: "2c3d7h", Turn: "8c", River: "Js"}
+	for h.Phase() == PhaseBetting {
+		if a, ok := h.Awaiting(); ok {
+			apply(Action{Kind: DealBoard, By: RoleDealer, Cards: cs(streets[a.Street])})
+			continue
+		}
+		k := Check
+		if _, ok := findLegal(h, Call); ok {
+			k = Call
+		}
+		apply(Action{Seat: h.ToAct(), Kind: k})
+	}
+	apply(Action{Seat: 0, Kind: Show, Cards: cs("AsAh")})
+	// Seat 1's entered queens cannot win: mucked by the engine (TP-66).
+	apply(Action{Seat: 2, Kind: Muck})
+	got := map[int][]cards.Card{}
+	for _, e := range Dealt(events, h) {
+		if e.Kind == EvDealHole {
+			got[e.Seat] = append(got[e.Seat], e.CardList()...)
+		}
+	}
+	unknown := []cards.Card{cards.Unknown, cards.Unknown}
+	if !slices.Equal(got[0], cs("AsAh")) || !slices.Equal(got[1], cs("QdQc")) || !slices.Equal(got[2], unknown) {
+		t.Fatalf("dealt %v", got)
+	}
+	for _, e := range events {
+		if e.Kind == EvDealHole && e.CardList()[0].Valid() {
+			t.Fatalf("Dealt changed the events it was given: %+v", e)
+		}
 	}
 }

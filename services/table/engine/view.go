@@ -45,7 +45,7 @@ type View struct {
 	// ExposurePending are seats whose exposure awaits the floor (TP-58).
 	ExposurePending []int `json:"exposure_pending,omitempty"`
 	// ToAward are the pots the floor has still to award (WinnerEntry).
-	ToAward []PotResult `json:"to_award,omitempty"`
+	ToAward []PendingPot `json:"to_award,omitempty"`
 }
 
 // View returns what the player in seat sees: their own cards, up cards,

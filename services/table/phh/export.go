@@ -60,6 +60,9 @@ func (r *Recorder) History() (*History, error) {
 // shown on request (TP-65) as a show.
 func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*History, error) {
 	cfg := hand.Config()
+	// Physical cards: the hole cards as they came to be known; those never
+	// seen are written "??".
+	events = engine.Dealt(events, hand)
 	variant, err := variantOf(cfg.Game, cfg.Structure)
 	if err != nil {
 		return nil, err
@@ -229,7 +232,7 @@ func exportActions(events []engine.Event, player map[int]int) []Action {
 			}
 			held[p] = append(held[p], e.CardList()...)
 			continue
-		case engine.EvBurn, engine.EvPost:
+		case engine.EvBurn, engine.EvPost, engine.EvHoleEntry:
 			continue
 		}
 		flush()

@@ -17,7 +17,6 @@ import (
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
-	"github.com/cardroom/cardroom/services/table/engine/live"
 	"github.com/cardroom/cardroom/services/table/store"
 	"github.com/cardroom/cardroom/services/table/tablepb"
 )
@@ -351,106 +350,6 @@ func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View,
 	return t.view(Viewer{Player: c.Player}), out.Duplicate, nil
 }
 
-// DealerKind is a console entry.
-type DealerKind uint8
-
-// Console entries.
-const (
-	DealerPlayerAction DealerKind = iota + 1
-	DealerCallClock
-	DealerKill
-	DealerRevive
-	DealerExposeLive
-	DealerSkip
-	// DealerOutOfTurn is an action made out of turn (TP-46…TP-52).
-	DealerOutOfTurn
-)
-
-// DealerArgs is one console entry.
-type DealerArgs struct {
-	Kind   DealerKind
-	Seat   int
-	Action engine.ActionKind
-	Amount int64
-	Kill   engine.KillReason
-	// NextStreetDealt (SKIP) is the dealer's report that the next round's
-	// cards were dealt before the skipped seat could react (TP-48).
-	NextStreetDealt bool
-	Reason          string
-	ActionID        string
-	ExpectedSeq     *int64
-}
-
-var dealerNames = map[DealerKind]string{DealerPlayerAction: "player_action", DealerCallClock: "call_clock", DealerKill: "kill",
-	DealerRevive: "revive", DealerExposeLive: "expose_live", DealerSkip: "skip", DealerOutOfTurn: OOTAuditPrefix}
-
-// Dealer applies a dealer's or the floor's console entry. Rulings (every
-// entry but a plain player action) are written to the audit log in the
-// same transaction (TP-02, TP-60); so is every out-of-turn ruling the
-// entry makes, which Dealer also returns (TP-46…TP-52).
-func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) (View, []dealer.OOTRuling, error) {
-	t, err := r.table(ctx, id)
-	if err != nil {
-		return View{}, nil, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.console = &consoleEntry{caller: c, reason: a.Reason}
-	defer func() { t.console = nil }()
-	role := engine.RoleDealer
-	if c.Floor {
-		role = engine.RoleFloor
-	}
-	now := r.d.Clock.Now()
-	var fn func(dt *dealer.Table) (dealer.Output, error)
-	act := dealer.Act{ActionID: a.ActionID, ExpectedSeq: a.ExpectedSeq, Action: engine.Action{Seat: a.Seat, By: role}}
-	switch a.Kind {
-	case DealerPlayerAction:
-		act.Action.Kind, act.Action.Amount = a.Action, a.Amount
-	case DealerCallClock:
-		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.CallClock(now) }
-	case DealerKill:
-		act.Action.Kind, act.Action.Kill = engine.Kill, a.Kill
-	case DealerRevive:
-		act.Action.Kind = engine.Revive
-	case DealerExposeLive:
-		act.Action.Kind = engine.ExposeLive
-	case DealerSkip:
-		// At a live table the table rules on the skip (TP-46…TP-48,
-		// dealer.Table.Skip); a digital table applies it as entered.
-		act.Action.Kind = engine.Skip
-		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Skip(act, a.NextStreetDealt, now) }
-	case DealerOutOfTurn:
-		act.Action.Kind, act.Action.Amount = a.Action, a.Amount
-		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.OutOfTurn(act, now) }
-	default:
-		return View{}, nil, fault.Invalidf("kind", "unknown console entry")
-	}
-	if (a.Kind == DealerRevive || a.Kind == DealerExposeLive) && !c.Floor {
-		return View{}, nil, fault.Rule(fault.Forbidden, "TP-60", "FLOOR_ONLY", "only the floor rules on a released or exposed hand")
-	}
-	if fn == nil {
-		fn = func(dt *dealer.Table) (dealer.Output, error) { return dt.Apply(act, now) }
-	}
-	var extra func(tx *sqlstore.Tx) error
-	// An out-of-turn entry, and a skip at a live table, is audited as the
-	// rulings it makes (withRulings), one record each with the rules cited.
-	liveSkip := a.Kind == DealerSkip && t.dt.Config().Mode == engine.Live
-	if a.Kind != DealerPlayerAction && a.Kind != DealerOutOfTurn && !liveSkip {
-		audit := store.Audit{ID: events.NewID(), TableID: id, HandNo: t.dt.HandNo(), Actor: c.Player, Role: c.Role,
-			Action: dealerNames[a.Kind], Seat: a.Seat, Reason: a.Reason, At: now}
-		if a.Kind == DealerKill {
-			audit.Action += ":" + a.Kill.Rule()
-		}
-		extra = func(tx *sqlstore.Tx) error { return r.d.Store.AddAudit(ctx, tx, audit) }
-	}
-	out, err := t.do(ctx, fn, extra)
-	if err != nil {
-		return View{}, nil, err
-	}
-	return t.view(Viewer{}), out.OOT, nil
-}
-
 // CloseTable closes a table: no new hand; everyone is cashed out now or when
 // the hand in progress ends. The first close publishes table.closed in its
 // transaction, naming the players seated then: the table is breaking, and
@@ -492,35 +391,4 @@ func (t *Table) closedEvent() (events.Event, error) {
 		return events.Event{}, fmt.Errorf("table %s event %s: %w", t.id, TopicTableClosed, err)
 	}
 	return events.Event{Topic: TopicTableClosed, Key: t.id, Payload: b, Epoch: t.epoch()}, nil
-}
-
-// ErrNoDecision is returned when nobody is to act.
-var ErrNoDecision = fault.New(fault.Precondition, "NO_DECISION_PENDING", "nobody is to act")
-
-// Interpret reads a live dealer's entry for the seat in turn (TP-32…TP-43)
-// and returns the proposed ruling, the seat and the sequence number it was
-// made on. Nothing changes.
-func (r *Runner) Interpret(ctx context.Context, id string, e live.Entry) (live.Ruling, int, int64, error) {
-	t, err := r.table(ctx, id)
-	if err != nil {
-		return live.Ruling{}, 0, 0, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	h := t.dt.Hand()
-	if h == nil {
-		return live.Ruling{}, 0, 0, dealer.ErrNoHand
-	}
-	b, ok := h.Betting()
-	if !ok {
-		return live.Ruling{}, 0, 0, ErrNoDecision
-	}
-	s := live.Situation{Structure: live.Structure(b.Structure), Tournament: b.Tournament, Preflop: b.Preflop, CurrentBet: b.CurrentBet,
-		InFront: b.InFront, Stack: b.Stack, MinRaiseTo: b.MinRaiseTo, MaxRaiseTo: b.MaxRaiseTo, LastRaise: b.LastRaise,
-		ChipUnit: b.ChipUnit, RaiseClosed: b.RaiseClosed}
-	ru, err := live.Interpret(e, s)
-	if err != nil {
-		return live.Ruling{}, 0, 0, dealer.Fault(err)
-	}
-	return ru, b.Seat, t.dt.Seq(), nil
 }

@@ -425,14 +425,13 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	var deck *sealedDeck
 	var also []dealer.Output
 	if now := t.r.d.Clock.Now(); t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready(now) {
-		no := t.dt.HandNo() + 1
-		cs := t.r.d.Shuffle()
+		var cs cards.Deck
+		cs, deck = t.shuffle()
 		next, err := t.dt.StartHand(cs, now)
 		if err != nil {
 			t.recover(err)
 			return dealer.Output{}, err
 		}
-		deck = &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
 		out.Seq, out.Started = next.Seq, next.Started
 		out.Events = append(out.Events, next.Events...)
 		out.Notices = append(out.Notices, next.Notices...)
@@ -581,6 +580,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		extra = t.withTournament(ctx, o, extra)
 	}
 	closed := t.dt.Closed()
+	extra = t.withEntry(ctx, extra)
 	extra, held := t.withHoldings(ctx, extra)
 	if len(hands) == 0 && len(cashOuts) == 0 && len(evs) == 0 && extra == nil {
 		// Most actions change the table row alone: one fenced statement,
@@ -734,6 +734,18 @@ type sealedDeck struct {
 	sealed []byte
 }
 
+// shuffle returns the deck of the next hand and its sealed form to store
+// with it; a live table's cards are physical, so it has none (nil, nil).
+// The caller holds t.mu.
+func (t *Table) shuffle() (cards.Deck, *sealedDeck) {
+	if t.dt.Config().Physical {
+		return nil, nil
+	}
+	no := t.dt.HandNo() + 1
+	cs := t.r.d.Shuffle()
+	return cs, &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
+}
+
 // saveDeck stores the sealed deck of the hand being dealt. A deck already
 // stored for that hand means another writer dealt it: the transaction is
 // refused, and the table is read back.
@@ -757,10 +769,12 @@ func (t *Table) startHand() {
 		return
 	}
 	no := t.dt.HandNo() + 1
-	cs := t.r.d.Shuffle()
-	deck := &sealedDeck{no: no, sealed: t.r.d.Sealer.Seal(cardBytes(cs), deckAD(t.id, no))}
-	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) },
-		func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }); err != nil {
+	cs, deck := t.shuffle()
+	var save func(tx *sqlstore.Tx) error
+	if deck != nil {
+		save = func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }
+	}
+	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) }, save); err != nil {
 		t.r.d.Logger.ErrorContext(t.r.ctx, "start hand", "table", t.id, "hand", no, "error", err)
 	}
 }
@@ -800,6 +814,10 @@ type Caller struct {
 // Viewer is who watches; a player sees their own hole cards only.
 type Viewer struct {
 	Player string
+	// Staff is a dealer's console or the floor: no hole card, but the
+	// legal actions of the seat in turn, the pot at every table and the
+	// console's standing proposal.
+	Staff bool
 }
 
 // Spectator is the seat number views use for someone with no seat: no

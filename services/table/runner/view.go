@@ -25,9 +25,11 @@ type View struct {
 	Deadline    time.Time
 	ClockCalled bool
 	Closed      bool
-	// Provisional is a cash-game out-of-turn wager held outside the pot
-	// (TP-50): public, no card in it; nil when none.
-	Provisional *dealer.Provisional
+	// Provisionals are the cash-game out-of-turn wagers held outside the
+	// pot (TP-50), in turn order: public, no card in them.
+	Provisionals []dealer.Provisional
+	// Proposal is the console's standing proposal, for staff only.
+	Proposal *dealer.Proposal
 }
 
 // SeatView is one seat in a View.
@@ -73,10 +75,18 @@ func (t *Table) view(v Viewer) View {
 		ev := h.View(seat)
 		hv = &ev
 		out.Hand = hv
-		if p := t.dt.Provisional(); p != nil {
-			c := *p
-			c.Skipped = slices.Clone(p.Skipped)
-			out.Provisional = &c
+		out.Provisionals = t.dt.Provisionals()
+		cfg := t.dt.Config()
+		switch {
+		case v.Staff:
+			// The console sees what the seat in turn may do, with the
+			// amounts, and its own standing proposal.
+			ev.Legal = slices.Clone(h.LegalActions())
+			out.Proposal = t.dt.Proposal()
+		case cfg.Mode == engine.Live && cfg.Structure != engine.PotLimit:
+			// TP-43: the pot is stated only in pot-limit; elsewhere the
+			// dealer may only spread the chips for the player to see.
+			ev.Pot = 0
 		}
 	}
 	for i, s := range t.dt.Seats() {
@@ -106,7 +116,7 @@ func visibleEvents(evs []engine.Event, seat int) []engine.Event {
 		e := &out[i]
 		switch {
 		case e.Kind == engine.EvDealUp || e.Kind == engine.EvDealBoard || e.Kind == engine.EvShow || e.Kind == engine.EvExpose:
-		case e.Kind == engine.EvDealHole && e.Seat == seat && seat >= 0:
+		case (e.Kind == engine.EvDealHole || e.Kind == engine.EvHoleEntry) && e.Seat == seat && seat >= 0:
 		default:
 			for k := range e.Cards {
 				e.Cards[k] = cards.Unknown

@@ -15,6 +15,7 @@ func ootRulingToProto(r dealer.OOTRuling) *tablev1.OutOfTurnRuling {
 	for _, o := range r.Options {
 		p.Options = append(p.Options, liveActionToProto[o])
 	}
+	p.Decided = liveActionToProto[r.Decided]
 	return p
 }
 

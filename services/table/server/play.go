@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
@@ -16,7 +15,6 @@ import (
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
-	"github.com/cardroom/cardroom/services/table/engine/live"
 	"github.com/cardroom/cardroom/services/table/phh"
 	"github.com/cardroom/cardroom/services/table/runner"
 )
@@ -54,10 +52,10 @@ func caller(ctx context.Context) runner.Caller {
 }
 
 // viewer is whose cards a caller may see: a player their own; staff (a
-// dealer, the floor) watch as spectators and see no hole card.
+// dealer, the floor) see no hole card, but what the seat in turn may do.
 func viewer(c runner.Caller) runner.Viewer {
 	if c.Staff {
-		return runner.Viewer{}
+		return runner.Viewer{Staff: true}
 	}
 	return runner.Viewer{Player: c.Player}
 }
@@ -220,46 +218,6 @@ func (s *Server) Act(ctx context.Context, req *tablev1.ActRequest) (*tablev1.Act
 	return &tablev1.ActResponse{State: stateToProto(v), Duplicate: dup}, nil
 }
 
-var killFromProto = map[tablev1.KillReason]engine.KillReason{
-	tablev1.KillReason_KILL_REASON_UNPROTECTED: engine.KillUnprotected, tablev1.KillReason_KILL_REASON_FOULED: engine.KillFouled,
-	tablev1.KillReason_KILL_REASON_WRONG_CARD_COUNT: engine.KillWrongCardCount, tablev1.KillReason_KILL_REASON_ABSENT: engine.KillAbsent,
-	tablev1.KillReason_KILL_REASON_EXPOSED: engine.KillExposed, tablev1.KillReason_KILL_REASON_CLOCK_EXPIRED: engine.KillClockExpired,
-	tablev1.KillReason_KILL_REASON_LEFT_TABLE: engine.KillLeftTable,
-}
-
-// DealerAction applies a console entry.
-func (s *Server) DealerAction(ctx context.Context, req *tablev1.DealerActionRequest) (*tablev1.DealerActionResponse, error) {
-	a := runner.DealerArgs{Kind: runner.DealerKind(req.GetKind()), Seat: int(req.GetSeat()), Amount: req.GetAmount(),
-		Reason: req.GetReason(), ActionID: req.GetActionId(), NextStreetDealt: req.GetNextStreetDealt()}
-	if req.ExpectedSequence != nil {
-		seq := req.GetExpectedSequence()
-		a.ExpectedSeq = &seq
-	}
-	switch req.GetKind() {
-	case tablev1.DealerActionKind_DEALER_ACTION_KIND_PLAYER_ACTION, tablev1.DealerActionKind_DEALER_ACTION_KIND_OUT_OF_TURN:
-		k, ok := actionFromProto[req.GetAction()]
-		if !ok {
-			return nil, fault.Invalidf("action", "a player action entry names the action")
-		}
-		a.Action = k
-	case tablev1.DealerActionKind_DEALER_ACTION_KIND_KILL:
-		k, ok := killFromProto[req.GetKillReason()]
-		if !ok {
-			return nil, fault.Invalidf("kill_reason", "a kill names its reason")
-		}
-		a.Kill = k
-	}
-	v, rulings, err := s.runner.Dealer(ctx, req.GetTableId(), caller(ctx), a)
-	if err != nil {
-		return nil, err
-	}
-	resp := &tablev1.DealerActionResponse{State: stateToProto(v)}
-	for _, r := range rulings {
-		resp.OutOfTurn = append(resp.OutOfTurn, ootRulingToProto(r))
-	}
-	return resp, nil
-}
-
 // GetTableState returns the table as the caller sees it.
 func (s *Server) GetTableState(ctx context.Context, req *tablev1.GetTableStateRequest) (*tablev1.GetTableStateResponse, error) {
 	v, err := s.runner.State(ctx, req.GetTableId(), viewer(caller(ctx)))
@@ -377,10 +335,11 @@ type historyEvent struct {
 }
 
 func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
+	dealt := engine.Dealt(h.Events, h.Hand) // physical cards as they came to be known
 	v := h.Hand.HistoryView(seat)
-	evs := historyEvents(h.Events, v, seat)
+	evs := historyEvents(dealt, v, seat)
 	if full {
-		v, evs = h.Hand.FullView(), h.Events
+		v, evs = h.Hand.FullView(), dealt
 	}
 	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format(time.RFC3339Nano), End: h.End.Format(time.RFC3339Nano),
 		Game: h.Config.Game.String(), Button: h.Setup.Button, Board: cardStrings(v.Board)}
@@ -435,7 +394,7 @@ func historyEvents(evs []engine.Event, v engine.View, seat int) []engine.Event {
 	}
 	out := runner.VisibleEvents(evs, seat)
 	for i := range out {
-		if e := &out[i]; e.Kind == engine.EvDealHole && visible[e.Seat] {
+		if e := &out[i]; (e.Kind == engine.EvDealHole || e.Kind == engine.EvHoleEntry) && visible[e.Seat] {
 			e.Cards = evs[i].Cards
 		}
 	}
@@ -505,43 +464,6 @@ func (s *Server) ListPlayerHands(ctx context.Context, req *tablev1.ListPlayerHan
 	resp := &tablev1.ListPlayerHandsResponse{}
 	for _, h := range hs {
 		resp.Hands = append(resp.Hands, playerHandToProto(h))
-	}
-	return resp, nil
-}
-
-var liveActionToProto = map[live.Action]tablev1.ActionKind{
-	live.Fold: tablev1.ActionKind_ACTION_KIND_FOLD, live.Check: tablev1.ActionKind_ACTION_KIND_CHECK,
-	live.Call: tablev1.ActionKind_ACTION_KIND_CALL, live.Bet: tablev1.ActionKind_ACTION_KIND_BET,
-	live.Raise: tablev1.ActionKind_ACTION_KIND_RAISE,
-}
-
-// InterpretEntry proposes the ruling for a live dealer's entry.
-func (s *Server) InterpretEntry(ctx context.Context, req *tablev1.InterpretEntryRequest) (*tablev1.InterpretEntryResponse, error) {
-	e := live.Entry{Declaration: live.Declaration(req.GetDeclaration()), Amount: req.GetAmount(), RaiseBy: req.GetRaiseBy(),
-		ChipsTotal: req.GetChipsTotal(), ChipCount: int(req.GetChipCount()), LargestChip: req.GetLargestChip(),
-		Motions: int(req.GetMotions()), DeclaredBeforeChips: req.GetDeclaredBeforeChips()}
-	ru, seat, seq, err := s.runner.Interpret(ctx, req.GetTableId(), e)
-	if err != nil {
-		return nil, err
-	}
-	resp := &tablev1.InterpretEntryResponse{Seat: int32(seat), Action: liveActionToProto[ru.Action], Amount: ru.Amount, AllIn: ru.AllIn,
-		Returned: ru.Returned, Owed: ru.Owed, AwaitAmount: ru.AwaitAmount, CallFloor: ru.CallFloor, Sequence: seq, Rules: citationsToProto(ru.Rules)}
-	return resp, nil
-}
-
-// ListRulings lists a table's audited rulings.
-func (s *Server) ListRulings(ctx context.Context, req *tablev1.ListRulingsRequest) (*tablev1.ListRulingsResponse, error) {
-	if _, err := s.store.Get(ctx, req.GetTableId()); err != nil {
-		return nil, err
-	}
-	log, err := s.store.AuditLog(ctx, req.GetTableId())
-	if err != nil {
-		return nil, err
-	}
-	resp := &tablev1.ListRulingsResponse{}
-	for _, a := range log {
-		resp.Rulings = append(resp.Rulings, &tablev1.Ruling{HandNo: a.HandNo, Actor: a.Actor, Role: a.Role, Action: a.Action,
-			Seat: int32(a.Seat), Reason: a.Reason, Time: timestamppb.New(a.At), RuleIds: ruleIDsOf(a.Action)})
 	}
 	return resp, nil
 }

@@ -59,13 +59,34 @@ func stateToProto(v runner.View) *tablev1.TableState {
 		}
 		for _, l := range h.Legal {
 			if k, ok := actionToProto[l.Kind]; ok {
-				hs.Legal = append(hs.Legal, &tablev1.LegalAction{Kind: k, Min: l.Min, Max: l.Max})
+				hs.Legal = append(hs.Legal, &tablev1.LegalAction{Kind: k, Min: l.Min, Max: l.Max, Seat: int32(l.Seat)})
 			}
 		}
-		hs.Provisional = provisionalToProto(v.Provisional)
+		if a := h.Awaiting; a != nil {
+			hs.Awaiting = &tablev1.AwaitedCards{Street: a.Street.String(), Board: int32(a.Board), UpSeats: seats32(a.UpSeats)}
+		}
+		hs.ExposurePending = seats32(h.ExposurePending)
+		for _, pr := range h.ToAward {
+			hs.PotsToAward = append(hs.PotsToAward, &tablev1.PotToAward{Pot: int32(pr.Pot), Amount: pr.Amount, EligibleSeats: seats32(pr.EligibleSeats())})
+		}
+		hs.Proposal = proposalToProto(v.Proposal)
+		for i := range v.Provisionals {
+			hs.ProvisionalWagers = append(hs.ProvisionalWagers, provisionalToProto(&v.Provisionals[i]))
+		}
+		if len(hs.ProvisionalWagers) > 0 {
+			hs.Provisional = hs.ProvisionalWagers[0]
+		}
 		st.Hand = hs
 	}
 	return st
+}
+
+func seats32(in []int) []int32 {
+	var out []int32
+	for _, s := range in {
+		out = append(out, int32(s))
+	}
+	return out
 }
 
 var eventNames = map[engine.EventKind]string{
@@ -74,7 +95,7 @@ var eventNames = map[engine.EventKind]string{
 	engine.EvRaise: "raise", engine.EvBringIn: "bring_in", engine.EvComplete: "complete", engine.EvReturn: "return",
 	engine.EvRoundEnd: "round_end", engine.EvExpose: "expose", engine.EvShow: "show", engine.EvMuck: "muck",
 	engine.EvKill: "kill", engine.EvRevive: "revive", engine.EvRestrict: "restrict", engine.EvAward: "award",
-	engine.EvHandEnd: "hand_end", engine.EvOverdeal: "overdeal",
+	engine.EvHandEnd: "hand_end", engine.EvOverdeal: "overdeal", engine.EvMisdeal: "misdeal", engine.EvHoleEntry: "hole_entry",
 }
 
 func changeToProto(c runner.Change) *tablev1.WatchTableResponse {

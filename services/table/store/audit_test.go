@@ -25,7 +25,7 @@ func TestAuditLogKeepsTheRecordedOrder_TP02(t *testing.T) {
 			if err := db.Tx(ctx, func(tx *sqlstore.Tx) error {
 				for _, id := range ids {
 					if err := s.AddAudit(ctx, tx, Audit{ID: id, TableID: table, HandNo: 7, Actor: "dealer-1", Role: "dealer",
-						Action: "out_of_turn:pending:TP-50", Seat: 3, Reason: "re-ruled", At: at}); err != nil {
+						Action: "out_of_turn:pending:TP-50", Seat: 3, Reason: "re-ruled", At: at, RuleIDs: []string{"TP-46", "TP-50"}}); err != nil {
 						return err
 					}
 				}
@@ -45,6 +45,9 @@ func TestAuditLogKeepsTheRecordedOrder_TP02(t *testing.T) {
 			var got []string
 			for _, a := range log {
 				got = append(got, a.ID)
+				if !slices.Equal(a.RuleIDs, []string{"TP-46", "TP-50"}) {
+					t.Errorf("%s's ruling %s names the rules %v", table, a.ID, a.RuleIDs)
+				}
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%s's rulings %v, want %v (as recorded)", table, got, want)

@@ -400,6 +400,9 @@ type Audit struct {
 	Seat    int
 	Reason  string
 	At      time.Time
+	// RuleIDs are the rules the ruling applies, and the seed scenario it
+	// matches ("TP-50", "TP-50/S1").
+	RuleIDs []string
 }
 
 // AddAudit records a ruling in the transaction that applies it, after the
@@ -407,9 +410,9 @@ type Audit struct {
 // owner, under the table's fenced transaction, so the next seq is read
 // without racing another writer.
 func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms, seq)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(seq), 0) + 1 FROM audit WHERE table_id = $2))`,
-		a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids, seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT COALESCE(MAX(seq), 0) + 1 FROM audit WHERE table_id = $2))`,
+		a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli(), strings.Join(a.RuleIDs, ",")); err != nil {
 		return fmt.Errorf("audit %s: %w", a.Action, err)
 	}
 	return nil
@@ -417,7 +420,7 @@ func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
 
 // AuditLog lists a table's recorded rulings in order.
 func (s *Store) AuditLog(ctx context.Context, tableID string) ([]Audit, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms FROM audit
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids FROM audit
 		WHERE table_id = $1 ORDER BY seq, at_ms, id`, tableID)
 	if err != nil {
 		return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
@@ -427,8 +430,12 @@ func (s *Store) AuditLog(ctx context.Context, tableID string) ([]Audit, error) {
 	for rows.Next() {
 		a := Audit{TableID: tableID}
 		var at int64
-		if err := rows.Scan(&a.ID, &a.HandNo, &a.Actor, &a.Role, &a.Action, &a.Seat, &a.Reason, &at); err != nil {
+		var rules string
+		if err := rows.Scan(&a.ID, &a.HandNo, &a.Actor, &a.Role, &a.Action, &a.Seat, &a.Reason, &at, &rules); err != nil {
 			return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
+		}
+		if rules != "" {
+			a.RuleIDs = strings.Split(rules, ",")
 		}
 		a.At = time.UnixMilli(at).UTC()
 		out = append(out, a)

@@ -64,6 +64,8 @@ func DefinitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
 				SmallBlind: k.GetSmallBlind(), BigBlind: k.GetBigBlind(), Ante: k.GetAnte(),
 				BringIn: k.GetBringIn(), SmallBet: k.GetSmallBet(), BigBet: k.GetBigBet(),
 			},
+			HoleEntry:   req.GetLiveCards().GetHoleCardEntry(),
+			WinnerEntry: req.GetLiveCards().GetWinnerEntry(),
 		},
 	}
 }
@@ -71,9 +73,14 @@ func DefinitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
 // TableToProto writes a table definition.
 func TableToProto(d tables.Definition) *tablev1.Table {
 	k := d.Config.Stakes
+	var lc *tablev1.LiveCards
+	if d.Config.Mode == engine.Live {
+		lc = &tablev1.LiveCards{HoleCardEntry: d.Config.HoleEntry, WinnerEntry: d.Config.WinnerEntry}
+	}
 	return &tablev1.Table{
-		TableId: d.ID,
-		Name:    d.Name,
+		LiveCards: lc,
+		TableId:   d.ID,
+		Name:      d.Name,
 		Game: &gamev1.Game{
 			Variant:   gameToProto[d.Config.Game],
 			Structure: structureToProto[d.Config.Structure],

@@ -94,7 +94,11 @@ func (d *Definition) Validate() error {
 		return fault.Invalidf("game.stakes.big_bet", "must be at least the small bet")
 	case c.Structure != engine.FixedLimit && (k.SmallBet != 0 || k.BigBet != 0):
 		return fault.Invalidf("game.stakes", "small_bet and big_bet are fixed-limit units (TP-27)")
+	case c.Mode != engine.Live && (c.HoleEntry || c.WinnerEntry):
+		return fault.Invalidf("live_cards", "the cards are entered at live tables only")
 	}
+	// A live table deals physical cards: the dealer enters them as dealt.
+	c.Physical = c.Mode == engine.Live
 	if c.Structure == engine.FixedLimit {
 		if c.Stakes.SmallBet == 0 {
 			c.Stakes.SmallBet = k.BigBlind

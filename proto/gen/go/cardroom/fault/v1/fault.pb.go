@@ -210,7 +210,9 @@ const (
 	// small bet (TP-27).
 	Reason_REASON_FIXED_LIMIT_WITHOUT_BETS Reason = 222
 	// REASON_FLOOR_ONLY means only the floor may do this (seat players, rule
-	// on a released or exposed hand).
+	// on a released or exposed hand, confirm a proposal that calls the
+	// floor, record a skip after the next round was dealt); the error's
+	// rule_id names the rule.
 	Reason_REASON_FLOOR_ONLY Reason = 223
 	// REASON_HAND_IN_PROGRESS means the change waits until the hand in
 	// progress is over.
@@ -365,6 +367,42 @@ const (
 	// tournament deals them dead: a missed-hand penalty runs (TR-33, metadata
 	// "missed_hands") or they left the tournament (TR-35).
 	Reason_REASON_PENALTY_IN_FORCE Reason = 275
+	// REASON_AWAITING_CARDS means a live table waits for the dealer to
+	// enter the physical cards of the street (HandState.awaiting) before
+	// anyone acts.
+	Reason_REASON_AWAITING_CARDS Reason = 280
+	// REASON_CARDS_NOT_EXPECTED means the cards entered are not awaited now:
+	// no street waits for its cards, the seat's up card is not due, or the
+	// house enters no hole cards per seat at this table.
+	Reason_REASON_CARDS_NOT_EXPECTED Reason = 281
+	// REASON_WRONG_CARD_COUNT means an entry holds the wrong number of
+	// cards; metadata gives the number wanted. More cards than a street
+	// holds is an overdeal, which the floor corrects (TP-78, TP-79).
+	Reason_REASON_WRONG_CARD_COUNT Reason = 282
+	// REASON_PROPOSAL_NOT_FOUND means no standing console proposal has that
+	// ID (it was confirmed, replaced, or the table moved on).
+	Reason_REASON_PROPOSAL_NOT_FOUND Reason = 283
+	// REASON_PROPOSAL_PENDING means a console proposal stands for the seat:
+	// confirm it, interpret the entry again, or have the floor rule.
+	Reason_REASON_PROPOSAL_PENDING Reason = 284
+	// REASON_NOT_LIVE_TABLE means the entry is for live tables only (the
+	// console's interpretation of chips and words, physical cards).
+	Reason_REASON_NOT_LIVE_TABLE Reason = 285
+	// REASON_FLOOR_DECISION_PENDING means the seat's exposed cards await the
+	// floor's ruling before it acts (TP-58).
+	Reason_REASON_FLOOR_DECISION_PENDING Reason = 286
+	// REASON_AMOUNT_REQUIRED means the action is locked as a bet or raise
+	// whose size must still be stated (TP-42): interpret the entry again
+	// with the amount.
+	Reason_REASON_AMOUNT_REQUIRED Reason = 287
+	// REASON_NOT_ELIGIBLE_FOR_POT means a winner entered for a pot cannot
+	// win it: folded, or not in it (TP-44).
+	Reason_REASON_NOT_ELIGIBLE_FOR_POT Reason = 288
+	// REASON_RULING_REASON_REQUIRED means the floor must give the reason for
+	// a ruling at the table (TP-02; a revived hand, TP-60; a skipped seat
+	// after the next round was dealt, TP-48); the error's rule_id names the
+	// rule.
+	Reason_REASON_RULING_REASON_REQUIRED Reason = 289
 	// REASON_WAITLIST_NOT_FOUND means no waitlist has that ID.
 	Reason_REASON_WAITLIST_NOT_FOUND Reason = 300
 	// REASON_WAITLIST_EXISTS means a waitlist for that game exists.
@@ -666,6 +704,16 @@ var (
 		273: "REASON_TABLE_NOT_EMPTY",
 		274: "REASON_TOURNAMENT_TABLE_LOCKED",
 		275: "REASON_PENALTY_IN_FORCE",
+		280: "REASON_AWAITING_CARDS",
+		281: "REASON_CARDS_NOT_EXPECTED",
+		282: "REASON_WRONG_CARD_COUNT",
+		283: "REASON_PROPOSAL_NOT_FOUND",
+		284: "REASON_PROPOSAL_PENDING",
+		285: "REASON_NOT_LIVE_TABLE",
+		286: "REASON_FLOOR_DECISION_PENDING",
+		287: "REASON_AMOUNT_REQUIRED",
+		288: "REASON_NOT_ELIGIBLE_FOR_POT",
+		289: "REASON_RULING_REASON_REQUIRED",
 		300: "REASON_WAITLIST_NOT_FOUND",
 		301: "REASON_WAITLIST_EXISTS",
 		302: "REASON_ALREADY_AWAY",
@@ -850,6 +898,16 @@ var (
 		"REASON_TABLE_NOT_EMPTY":                  273,
 		"REASON_TOURNAMENT_TABLE_LOCKED":          274,
 		"REASON_PENALTY_IN_FORCE":                 275,
+		"REASON_AWAITING_CARDS":                   280,
+		"REASON_CARDS_NOT_EXPECTED":               281,
+		"REASON_WRONG_CARD_COUNT":                 282,
+		"REASON_PROPOSAL_NOT_FOUND":               283,
+		"REASON_PROPOSAL_PENDING":                 284,
+		"REASON_NOT_LIVE_TABLE":                   285,
+		"REASON_FLOOR_DECISION_PENDING":           286,
+		"REASON_AMOUNT_REQUIRED":                  287,
+		"REASON_NOT_ELIGIBLE_FOR_POT":             288,
+		"REASON_RULING_REASON_REQUIRED":           289,
 		"REASON_WAITLIST_NOT_FOUND":               300,
 		"REASON_WAITLIST_EXISTS":                  301,
 		"REASON_ALREADY_AWAY":                     302,
@@ -1056,7 +1114,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xf7,\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xb2/\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1171,7 +1229,17 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x17REASON_MOVE_WRONG_TABLE\x10\x90\x02\x12\x1b\n" +
 	"\x16REASON_TABLE_NOT_EMPTY\x10\x91\x02\x12#\n" +
 	"\x1eREASON_TOURNAMENT_TABLE_LOCKED\x10\x92\x02\x12\x1c\n" +
-	"\x17REASON_PENALTY_IN_FORCE\x10\x93\x02\x12\x1e\n" +
+	"\x17REASON_PENALTY_IN_FORCE\x10\x93\x02\x12\x1a\n" +
+	"\x15REASON_AWAITING_CARDS\x10\x98\x02\x12\x1e\n" +
+	"\x19REASON_CARDS_NOT_EXPECTED\x10\x99\x02\x12\x1c\n" +
+	"\x17REASON_WRONG_CARD_COUNT\x10\x9a\x02\x12\x1e\n" +
+	"\x19REASON_PROPOSAL_NOT_FOUND\x10\x9b\x02\x12\x1c\n" +
+	"\x17REASON_PROPOSAL_PENDING\x10\x9c\x02\x12\x1a\n" +
+	"\x15REASON_NOT_LIVE_TABLE\x10\x9d\x02\x12\"\n" +
+	"\x1dREASON_FLOOR_DECISION_PENDING\x10\x9e\x02\x12\x1b\n" +
+	"\x16REASON_AMOUNT_REQUIRED\x10\x9f\x02\x12 \n" +
+	"\x1bREASON_NOT_ELIGIBLE_FOR_POT\x10\xa0\x02\x12\"\n" +
+	"\x1dREASON_RULING_REASON_REQUIRED\x10\xa1\x02\x12\x1e\n" +
 	"\x19REASON_WAITLIST_NOT_FOUND\x10\xac\x02\x12\x1b\n" +
 	"\x16REASON_WAITLIST_EXISTS\x10\xad\x02\x12\x18\n" +
 	"\x13REASON_ALREADY_AWAY\x10\xae\x02\x12\x1b\n" +

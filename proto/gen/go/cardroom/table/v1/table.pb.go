@@ -253,32 +253,86 @@ const (
 	// and amount. A fold is binding at once (TP-51); a check bars a later
 	// bet or raise this round (TP-49); a tournament call, bet or raise is
 	// committed as made (TP-52); a cash-game call, bet or raise is held as a
-	// provisional wager (HandState.provisional) and settled as the skipped
-	// seats act (TP-50). The turn stays with the skipped seat.
+	// provisional wager (HandState.provisional_wagers, several in turn
+	// order) and settled as the skipped seats act (TP-50). The turn stays
+	// with the skipped seat.
 	DealerActionKind_DEALER_ACTION_KIND_OUT_OF_TURN DealerActionKind = 7
+	// DEALER_ACTION_KIND_BOARD_CARDS enters the community cards of the
+	// street the live table awaits (HandState.awaiting): three for the
+	// flop, one for the turn and the river. Impossible cards are refused
+	// (BAD_CARD, DUPLICATE_CARD; WRONG_CARD_COUNT, and more cards than the
+	// street holds names the overdeal rules TP-78/TP-79).
+	DealerActionKind_DEALER_ACTION_KIND_BOARD_CARDS DealerActionKind = 8
+	// DEALER_ACTION_KIND_SEAT_CARDS enters a seat's cards: its awaited
+	// face-up card (stud), or its hole cards where the house allows card
+	// entry per seat (LiveCards.hole_card_entry; a shuffler or RFID feed
+	// uses the same entry). Only that seat's player sees hole cards.
+	DealerActionKind_DEALER_ACTION_KIND_SEAT_CARDS DealerActionKind = 9
+	// DEALER_ACTION_KIND_EXPOSED marks the seat's hole cards exposed before
+	// the betting ended, with the exposed cards (TP-58): the floor then
+	// rules the hand dead (KILL, reason EXPOSED) or live without the right
+	// to bet or raise (EXPOSE_LIVE); the seat's decisions wait for it.
+	DealerActionKind_DEALER_ACTION_KIND_EXPOSED DealerActionKind = 10
+	// DEALER_ACTION_KIND_MISDEAL voids the hand (G-32): every chip goes
+	// back and the hand is dealt again with the same button. The dealer
+	// declares it before substantial action on the first round; after
+	// that only the floor, with a reason.
+	DealerActionKind_DEALER_ACTION_KIND_MISDEAL DealerActionKind = 11
+	// DEALER_ACTION_KIND_AWARD_POT enters the winners of a pot at the
+	// showdown of a live table that allows it (LiveCards.winner_entry):
+	// pot, winners and low_winners. A dealer's entry is a proposal the
+	// floor confirms (CONFIRM); the floor's is applied.
+	DealerActionKind_DEALER_ACTION_KIND_AWARD_POT DealerActionKind = 12
+	// DEALER_ACTION_KIND_CONFIRM confirms the standing proposal named by
+	// proposal_id (an interpretation, InterpretEntry, or a pot award): what
+	// it proposes is applied. A proposal that calls the floor is confirmed
+	// only by the floor, with a reason.
+	DealerActionKind_DEALER_ACTION_KIND_CONFIRM DealerActionKind = 13
+	// DEALER_ACTION_KIND_BOARD_OVERDEAL is the floor's correction of a
+	// board overdeal before any action on the street (TP-78, TP-79):
+	// extra_cards is how many cards too many were dealt. One (TP-78): cards
+	// are the street's cards that stay, then the card the floor removed,
+	// which becomes the next burn card. More (TP-79): the street's cards go
+	// back into the stub and the street is entered again (cards, if given,
+	// record the voided cards).
+	DealerActionKind_DEALER_ACTION_KIND_BOARD_OVERDEAL DealerActionKind = 14
 )
 
 // Enum value maps for DealerActionKind.
 var (
 	DealerActionKind_name = map[int32]string{
-		0: "DEALER_ACTION_KIND_UNSPECIFIED",
-		1: "DEALER_ACTION_KIND_PLAYER_ACTION",
-		2: "DEALER_ACTION_KIND_CALL_CLOCK",
-		3: "DEALER_ACTION_KIND_KILL",
-		4: "DEALER_ACTION_KIND_REVIVE",
-		5: "DEALER_ACTION_KIND_EXPOSE_LIVE",
-		6: "DEALER_ACTION_KIND_SKIP",
-		7: "DEALER_ACTION_KIND_OUT_OF_TURN",
+		0:  "DEALER_ACTION_KIND_UNSPECIFIED",
+		1:  "DEALER_ACTION_KIND_PLAYER_ACTION",
+		2:  "DEALER_ACTION_KIND_CALL_CLOCK",
+		3:  "DEALER_ACTION_KIND_KILL",
+		4:  "DEALER_ACTION_KIND_REVIVE",
+		5:  "DEALER_ACTION_KIND_EXPOSE_LIVE",
+		6:  "DEALER_ACTION_KIND_SKIP",
+		7:  "DEALER_ACTION_KIND_OUT_OF_TURN",
+		8:  "DEALER_ACTION_KIND_BOARD_CARDS",
+		9:  "DEALER_ACTION_KIND_SEAT_CARDS",
+		10: "DEALER_ACTION_KIND_EXPOSED",
+		11: "DEALER_ACTION_KIND_MISDEAL",
+		12: "DEALER_ACTION_KIND_AWARD_POT",
+		13: "DEALER_ACTION_KIND_CONFIRM",
+		14: "DEALER_ACTION_KIND_BOARD_OVERDEAL",
 	}
 	DealerActionKind_value = map[string]int32{
-		"DEALER_ACTION_KIND_UNSPECIFIED":   0,
-		"DEALER_ACTION_KIND_PLAYER_ACTION": 1,
-		"DEALER_ACTION_KIND_CALL_CLOCK":    2,
-		"DEALER_ACTION_KIND_KILL":          3,
-		"DEALER_ACTION_KIND_REVIVE":        4,
-		"DEALER_ACTION_KIND_EXPOSE_LIVE":   5,
-		"DEALER_ACTION_KIND_SKIP":          6,
-		"DEALER_ACTION_KIND_OUT_OF_TURN":   7,
+		"DEALER_ACTION_KIND_UNSPECIFIED":    0,
+		"DEALER_ACTION_KIND_PLAYER_ACTION":  1,
+		"DEALER_ACTION_KIND_CALL_CLOCK":     2,
+		"DEALER_ACTION_KIND_KILL":           3,
+		"DEALER_ACTION_KIND_REVIVE":         4,
+		"DEALER_ACTION_KIND_EXPOSE_LIVE":    5,
+		"DEALER_ACTION_KIND_SKIP":           6,
+		"DEALER_ACTION_KIND_OUT_OF_TURN":    7,
+		"DEALER_ACTION_KIND_BOARD_CARDS":    8,
+		"DEALER_ACTION_KIND_SEAT_CARDS":     9,
+		"DEALER_ACTION_KIND_EXPOSED":        10,
+		"DEALER_ACTION_KIND_MISDEAL":        11,
+		"DEALER_ACTION_KIND_AWARD_POT":      12,
+		"DEALER_ACTION_KIND_CONFIRM":        13,
+		"DEALER_ACTION_KIND_BOARD_OVERDEAL": 14,
 	}
 )
 
@@ -533,7 +587,10 @@ type Table struct {
 	SeatMap []*SeatState `protobuf:"bytes,11,rep,name=seat_map,json=seatMap,proto3" json:"seat_map,omitempty"`
 	// tournament_id is the tournament a tournament table belongs to
 	// (opened by the tournament service); empty for a cash table.
-	TournamentId  string `protobuf:"bytes,12,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,12,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// live_cards is how a live table's physical cards reach the console;
+	// unset at digital tables.
+	LiveCards     *LiveCards `protobuf:"bytes,13,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -652,6 +709,75 @@ func (x *Table) GetTournamentId() string {
 	return ""
 }
 
+func (x *Table) GetLiveCards() *LiveCards {
+	if x != nil {
+		return x.LiveCards
+	}
+	return nil
+}
+
+// LiveCards is what the house allows at a live table, where the cards are
+// physical and the dealer enters them as they are dealt (board cards by
+// street, stud up cards by seat, the hands tabled at the showdown). The
+// table never shows a player a card that was not entered.
+type LiveCards struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hole_card_entry lets the dealer (or a shuffler/RFID feed, through the
+	// same console entry) enter each seat's hole cards as dealt; that seat's
+	// player then sees them in the app. Off: a player's app shows no hole
+	// cards at a live table.
+	HoleCardEntry bool `protobuf:"varint,1,opt,name=hole_card_entry,json=holeCardEntry,proto3" json:"hole_card_entry,omitempty"`
+	// winner_entry lets the dealer enter the winners of each pot at the
+	// showdown instead of the tabled cards; the floor confirms each award.
+	WinnerEntry   bool `protobuf:"varint,2,opt,name=winner_entry,json=winnerEntry,proto3" json:"winner_entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveCards) Reset() {
+	*x = LiveCards{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveCards) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveCards) ProtoMessage() {}
+
+func (x *LiveCards) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveCards.ProtoReflect.Descriptor instead.
+func (*LiveCards) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *LiveCards) GetHoleCardEntry() bool {
+	if x != nil {
+		return x.HoleCardEntry
+	}
+	return false
+}
+
+func (x *LiveCards) GetWinnerEntry() bool {
+	if x != nil {
+		return x.WinnerEntry
+	}
+	return false
+}
+
 // CreateTableRequest describes the table to open.
 type CreateTableRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -671,13 +797,15 @@ type CreateTableRequest struct {
 	// action_seconds is the house time limit for each decision (G-16); 0 is
 	// the service default, -1 none.
 	ActionSeconds int32 `protobuf:"varint,7,opt,name=action_seconds,json=actionSeconds,proto3" json:"action_seconds,omitempty"`
+	// live_cards is what the house allows at a live table (mode LIVE only).
+	LiveCards     *LiveCards `protobuf:"bytes,8,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[1]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -689,7 +817,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[1]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -702,7 +830,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CreateTableRequest) GetName() string {
@@ -754,6 +882,13 @@ func (x *CreateTableRequest) GetActionSeconds() int32 {
 	return 0
 }
 
+func (x *CreateTableRequest) GetLiveCards() *LiveCards {
+	if x != nil {
+		return x.LiveCards
+	}
+	return nil
+}
+
 // CreateTableResponse returns the new table.
 type CreateTableResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -765,7 +900,7 @@ type CreateTableResponse struct {
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[2]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -777,7 +912,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[2]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -790,7 +925,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CreateTableResponse) GetTable() *Table {
@@ -813,7 +948,7 @@ type ListTablesRequest struct {
 
 func (x *ListTablesRequest) Reset() {
 	*x = ListTablesRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[3]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +960,7 @@ func (x *ListTablesRequest) String() string {
 func (*ListTablesRequest) ProtoMessage() {}
 
 func (x *ListTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[3]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,7 +973,7 @@ func (x *ListTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTablesRequest.ProtoReflect.Descriptor instead.
 func (*ListTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListTablesRequest) GetPageSize() int32 {
@@ -868,7 +1003,7 @@ type ListTablesResponse struct {
 
 func (x *ListTablesResponse) Reset() {
 	*x = ListTablesResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[4]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +1015,7 @@ func (x *ListTablesResponse) String() string {
 func (*ListTablesResponse) ProtoMessage() {}
 
 func (x *ListTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[4]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +1028,7 @@ func (x *ListTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTablesResponse.ProtoReflect.Descriptor instead.
 func (*ListTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListTablesResponse) GetTables() []*Table {
@@ -921,7 +1056,7 @@ type GetTableRequest struct {
 
 func (x *GetTableRequest) Reset() {
 	*x = GetTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[5]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1068,7 @@ func (x *GetTableRequest) String() string {
 func (*GetTableRequest) ProtoMessage() {}
 
 func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[5]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1081,7 @@ func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableRequest.ProtoReflect.Descriptor instead.
 func (*GetTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetTableRequest) GetTableId() string {
@@ -967,7 +1102,7 @@ type GetTableResponse struct {
 
 func (x *GetTableResponse) Reset() {
 	*x = GetTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[6]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1114,7 @@ func (x *GetTableResponse) String() string {
 func (*GetTableResponse) ProtoMessage() {}
 
 func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[6]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1127,7 @@ func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableResponse.ProtoReflect.Descriptor instead.
 func (*GetTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTableResponse) GetTable() *Table {
@@ -1013,7 +1148,7 @@ type CloseTableRequest struct {
 
 func (x *CloseTableRequest) Reset() {
 	*x = CloseTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1025,7 +1160,7 @@ func (x *CloseTableRequest) String() string {
 func (*CloseTableRequest) ProtoMessage() {}
 
 func (x *CloseTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[7]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1038,7 +1173,7 @@ func (x *CloseTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTableRequest.ProtoReflect.Descriptor instead.
 func (*CloseTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CloseTableRequest) GetTableId() string {
@@ -1059,7 +1194,7 @@ type CloseTableResponse struct {
 
 func (x *CloseTableResponse) Reset() {
 	*x = CloseTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1206,7 @@ func (x *CloseTableResponse) String() string {
 func (*CloseTableResponse) ProtoMessage() {}
 
 func (x *CloseTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[8]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1219,7 @@ func (x *CloseTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseTableResponse.ProtoReflect.Descriptor instead.
 func (*CloseTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CloseTableResponse) GetTable() *Table {
@@ -1162,7 +1297,7 @@ type SeatState struct {
 
 func (x *SeatState) Reset() {
 	*x = SeatState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1309,7 @@ func (x *SeatState) String() string {
 func (*SeatState) ProtoMessage() {}
 
 func (x *SeatState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[9]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1322,7 @@ func (x *SeatState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatState.ProtoReflect.Descriptor instead.
 func (*SeatState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SeatState) GetSeat() int32 {
@@ -1381,7 +1516,7 @@ type BlindOption struct {
 
 func (x *BlindOption) Reset() {
 	*x = BlindOption{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1393,7 +1528,7 @@ func (x *BlindOption) String() string {
 func (*BlindOption) ProtoMessage() {}
 
 func (x *BlindOption) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[10]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1406,7 +1541,7 @@ func (x *BlindOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BlindOption.ProtoReflect.Descriptor instead.
 func (*BlindOption) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BlindOption) GetPostNow() bool {
@@ -1460,14 +1595,16 @@ type LegalAction struct {
 	// action has no amount.
 	Min int64 `protobuf:"varint,2,opt,name=min,proto3" json:"min,omitempty"`
 	// max: see min.
-	Max           int64 `protobuf:"varint,3,opt,name=max,proto3" json:"max,omitempty"`
+	Max int64 `protobuf:"varint,3,opt,name=max,proto3" json:"max,omitempty"`
+	// seat is the seat the action is for.
+	Seat          int32 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LegalAction) Reset() {
 	*x = LegalAction{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1479,7 +1616,7 @@ func (x *LegalAction) String() string {
 func (*LegalAction) ProtoMessage() {}
 
 func (x *LegalAction) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[11]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1492,7 +1629,7 @@ func (x *LegalAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalAction.ProtoReflect.Descriptor instead.
 func (*LegalAction) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LegalAction) GetKind() ActionKind {
@@ -1516,6 +1653,13 @@ func (x *LegalAction) GetMax() int64 {
 	return 0
 }
 
+func (x *LegalAction) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
 // HandState is the hand in progress (or the last one) as the viewer sees it.
 type HandState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1529,9 +1673,13 @@ type HandState struct {
 	ToAct int32 `protobuf:"varint,4,opt,name=to_act,json=toAct,proto3" json:"to_act,omitempty"`
 	// board is the community cards.
 	Board []string `protobuf:"bytes,5,rep,name=board,proto3" json:"board,omitempty"`
-	// pot is every chip put in this hand.
+	// pot is every chip put in this hand. At a live table that is not
+	// pot-limit it is 0 on the states of players and spectators: the dealer
+	// may state the pot only in pot-limit (TP-43); staff see it.
 	Pot int64 `protobuf:"varint,6,opt,name=pot,proto3" json:"pot,omitempty"`
-	// legal are the viewer's options when it is the viewer's turn.
+	// legal are the viewer's options when it is the viewer's turn; staff
+	// (a dealer's console, the floor) see those of the seat in turn, with
+	// their amounts.
 	Legal []*LegalAction `protobuf:"bytes,7,rep,name=legal,proto3" json:"legal,omitempty"`
 	// deadline is when the decision awaited times out.
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=deadline,proto3" json:"deadline,omitempty"`
@@ -1539,17 +1687,31 @@ type HandState struct {
 	ClockCalled bool `protobuf:"varint,9,opt,name=clock_called,json=clockCalled,proto3" json:"clock_called,omitempty"`
 	// done is true when the pots have been awarded.
 	Done bool `protobuf:"varint,10,opt,name=done,proto3" json:"done,omitempty"`
-	// provisional is a cash-game out-of-turn wager held outside the pot
-	// (not counted in pot or the seat's bet) until the skipped seats act
-	// (TP-50); unset when none.
-	Provisional   *ProvisionalWager `protobuf:"bytes,11,opt,name=provisional,proto3" json:"provisional,omitempty"`
+	// provisional is the first of provisional_wagers; unset when none.
+	Provisional *ProvisionalWager `protobuf:"bytes,11,opt,name=provisional,proto3" json:"provisional,omitempty"`
+	// provisional_wagers are the cash-game out-of-turn wagers held outside
+	// the pot (not counted in pot or the seats' bets) until the skipped
+	// seats act (TP-50), in turn order.
+	ProvisionalWagers []*ProvisionalWager `protobuf:"bytes,12,rep,name=provisional_wagers,json=provisionalWagers,proto3" json:"provisional_wagers,omitempty"`
+	// awaiting are the physical cards a live table waits for before anyone
+	// acts (the street's board cards, stud up cards); unset when none.
+	Awaiting *AwaitedCards `protobuf:"bytes,13,opt,name=awaiting,proto3" json:"awaiting,omitempty"`
+	// exposure_pending are seats whose exposed cards await the floor's
+	// ruling: dead, or live without the right to bet or raise (TP-58).
+	ExposurePending []int32 `protobuf:"varint,14,rep,packed,name=exposure_pending,json=exposurePending,proto3" json:"exposure_pending,omitempty"`
+	// proposal is the console's standing proposal (staff only): the next
+	// entry for its seat confirms it, or a new interpretation replaces it.
+	Proposal *Proposal `protobuf:"bytes,15,opt,name=proposal,proto3" json:"proposal,omitempty"`
+	// pots_to_award are the pots awaiting the floor-confirmed winner entry
+	// at a live table that allows it (index, amount, eligible seats).
+	PotsToAward   []*PotToAward `protobuf:"bytes,16,rep,name=pots_to_award,json=potsToAward,proto3" json:"pots_to_award,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HandState) Reset() {
 	*x = HandState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1561,7 +1723,7 @@ func (x *HandState) String() string {
 func (*HandState) ProtoMessage() {}
 
 func (x *HandState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[12]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1574,7 +1736,7 @@ func (x *HandState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandState.ProtoReflect.Descriptor instead.
 func (*HandState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HandState) GetHandNo() int64 {
@@ -1654,6 +1816,321 @@ func (x *HandState) GetProvisional() *ProvisionalWager {
 	return nil
 }
 
+func (x *HandState) GetProvisionalWagers() []*ProvisionalWager {
+	if x != nil {
+		return x.ProvisionalWagers
+	}
+	return nil
+}
+
+func (x *HandState) GetAwaiting() *AwaitedCards {
+	if x != nil {
+		return x.Awaiting
+	}
+	return nil
+}
+
+func (x *HandState) GetExposurePending() []int32 {
+	if x != nil {
+		return x.ExposurePending
+	}
+	return nil
+}
+
+func (x *HandState) GetProposal() *Proposal {
+	if x != nil {
+		return x.Proposal
+	}
+	return nil
+}
+
+func (x *HandState) GetPotsToAward() []*PotToAward {
+	if x != nil {
+		return x.PotsToAward
+	}
+	return nil
+}
+
+// AwaitedCards are the physical cards a live table waits for.
+type AwaitedCards struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// street is the betting round they are for.
+	Street string `protobuf:"bytes,1,opt,name=street,proto3" json:"street,omitempty"`
+	// board is how many community cards (BOARD_CARDS).
+	Board int32 `protobuf:"varint,2,opt,name=board,proto3" json:"board,omitempty"`
+	// up_seats are the seats each awaiting its face-up card (stud,
+	// SEAT_CARDS).
+	UpSeats       []int32 `protobuf:"varint,3,rep,packed,name=up_seats,json=upSeats,proto3" json:"up_seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AwaitedCards) Reset() {
+	*x = AwaitedCards{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AwaitedCards) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AwaitedCards) ProtoMessage() {}
+
+func (x *AwaitedCards) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AwaitedCards.ProtoReflect.Descriptor instead.
+func (*AwaitedCards) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *AwaitedCards) GetStreet() string {
+	if x != nil {
+		return x.Street
+	}
+	return ""
+}
+
+func (x *AwaitedCards) GetBoard() int32 {
+	if x != nil {
+		return x.Board
+	}
+	return 0
+}
+
+func (x *AwaitedCards) GetUpSeats() []int32 {
+	if x != nil {
+		return x.UpSeats
+	}
+	return nil
+}
+
+// PotToAward is a pot a live table awards by the winners entered.
+type PotToAward struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pot is its index (0 the main pot, then the side pots).
+	Pot int32 `protobuf:"varint,1,opt,name=pot,proto3" json:"pot,omitempty"`
+	// amount is what it holds.
+	Amount int64 `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// eligible_seats may win it.
+	EligibleSeats []int32 `protobuf:"varint,3,rep,packed,name=eligible_seats,json=eligibleSeats,proto3" json:"eligible_seats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PotToAward) Reset() {
+	*x = PotToAward{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PotToAward) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PotToAward) ProtoMessage() {}
+
+func (x *PotToAward) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PotToAward.ProtoReflect.Descriptor instead.
+func (*PotToAward) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PotToAward) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *PotToAward) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *PotToAward) GetEligibleSeats() []int32 {
+	if x != nil {
+		return x.EligibleSeats
+	}
+	return nil
+}
+
+// Proposal is a console proposal that binds the next entry for its seat:
+// an interpretation of an entry (InterpretEntry) or a pot award entered by
+// a dealer. A proposal that calls the floor (call_floor) is confirmed only
+// by the floor; one awaiting an amount (TP-42) is not confirmed at all —
+// the dealer interprets again with the amount.
+type Proposal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// proposal_id names it; CONFIRM names it back.
+	ProposalId string `protobuf:"bytes,1,opt,name=proposal_id,json=proposalId,proto3" json:"proposal_id,omitempty"`
+	// seat is the seat it is for.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// out_of_turn: the entry was made out of turn (TP-46…TP-52).
+	OutOfTurn bool `protobuf:"varint,3,opt,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
+	// action and amount are what confirming applies (TP-32 totals).
+	Action ActionKind `protobuf:"varint,4,opt,name=action,proto3,enum=cardroom.table.v1.ActionKind" json:"action,omitempty"`
+	// amount: see action.
+	Amount int64 `protobuf:"varint,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// call_floor: only the floor confirms it.
+	CallFloor bool `protobuf:"varint,6,opt,name=call_floor,json=callFloor,proto3" json:"call_floor,omitempty"`
+	// await_amount: the action is locked as a bet or raise whose size is
+	// still to be entered (TP-42).
+	AwaitAmount bool `protobuf:"varint,7,opt,name=await_amount,json=awaitAmount,proto3" json:"await_amount,omitempty"`
+	// rules are the rules it applies.
+	Rules []*RuleCitation `protobuf:"bytes,8,rep,name=rules,proto3" json:"rules,omitempty"`
+	// sequence is the table's sequence number it was made on; it lapses
+	// when the table changes otherwise.
+	Sequence int64 `protobuf:"varint,9,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// pot, winners and low_winners are a pot award (winner entry).
+	Pot int32 `protobuf:"varint,10,opt,name=pot,proto3" json:"pot,omitempty"`
+	// winners: see pot.
+	Winners []int32 `protobuf:"varint,11,rep,packed,name=winners,proto3" json:"winners,omitempty"`
+	// low_winners: see pot (the low half of a hi/lo pot).
+	LowWinners    []int32 `protobuf:"varint,12,rep,packed,name=low_winners,json=lowWinners,proto3" json:"low_winners,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Proposal) Reset() {
+	*x = Proposal{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Proposal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Proposal) ProtoMessage() {}
+
+func (x *Proposal) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Proposal.ProtoReflect.Descriptor instead.
+func (*Proposal) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Proposal) GetProposalId() string {
+	if x != nil {
+		return x.ProposalId
+	}
+	return ""
+}
+
+func (x *Proposal) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *Proposal) GetOutOfTurn() bool {
+	if x != nil {
+		return x.OutOfTurn
+	}
+	return false
+}
+
+func (x *Proposal) GetAction() ActionKind {
+	if x != nil {
+		return x.Action
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
+func (x *Proposal) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *Proposal) GetCallFloor() bool {
+	if x != nil {
+		return x.CallFloor
+	}
+	return false
+}
+
+func (x *Proposal) GetAwaitAmount() bool {
+	if x != nil {
+		return x.AwaitAmount
+	}
+	return false
+}
+
+func (x *Proposal) GetRules() []*RuleCitation {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
+}
+
+func (x *Proposal) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *Proposal) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *Proposal) GetWinners() []int32 {
+	if x != nil {
+		return x.Winners
+	}
+	return nil
+}
+
+func (x *Proposal) GetLowWinners() []int32 {
+	if x != nil {
+		return x.LowWinners
+	}
+	return nil
+}
+
 // TableState is the table as one viewer sees it.
 type TableState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1676,7 +2153,7 @@ type TableState struct {
 
 func (x *TableState) Reset() {
 	*x = TableState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1688,7 +2165,7 @@ func (x *TableState) String() string {
 func (*TableState) ProtoMessage() {}
 
 func (x *TableState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[13]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1701,7 +2178,7 @@ func (x *TableState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableState.ProtoReflect.Descriptor instead.
 func (*TableState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TableState) GetTableId() string {
@@ -1771,7 +2248,7 @@ type SitRequest struct {
 
 func (x *SitRequest) Reset() {
 	*x = SitRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1783,7 +2260,7 @@ func (x *SitRequest) String() string {
 func (*SitRequest) ProtoMessage() {}
 
 func (x *SitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1796,7 +2273,7 @@ func (x *SitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitRequest.ProtoReflect.Descriptor instead.
 func (*SitRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SitRequest) GetTableId() string {
@@ -1861,7 +2338,7 @@ type SitResponse struct {
 
 func (x *SitResponse) Reset() {
 	*x = SitResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2350,7 @@ func (x *SitResponse) String() string {
 func (*SitResponse) ProtoMessage() {}
 
 func (x *SitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2363,7 @@ func (x *SitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitResponse.ProtoReflect.Descriptor instead.
 func (*SitResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SitResponse) GetSeat() *SeatState {
@@ -1920,7 +2397,7 @@ type TopUpRequest struct {
 
 func (x *TopUpRequest) Reset() {
 	*x = TopUpRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +2409,7 @@ func (x *TopUpRequest) String() string {
 func (*TopUpRequest) ProtoMessage() {}
 
 func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2422,7 @@ func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpRequest.ProtoReflect.Descriptor instead.
 func (*TopUpRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TopUpRequest) GetTableId() string {
@@ -1987,7 +2464,7 @@ type TopUpResponse struct {
 
 func (x *TopUpResponse) Reset() {
 	*x = TopUpResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1999,7 +2476,7 @@ func (x *TopUpResponse) String() string {
 func (*TopUpResponse) ProtoMessage() {}
 
 func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2012,7 +2489,7 @@ func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpResponse.ProtoReflect.Descriptor instead.
 func (*TopUpResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TopUpResponse) GetSeat() *SeatState {
@@ -2035,7 +2512,7 @@ type SitOutRequest struct {
 
 func (x *SitOutRequest) Reset() {
 	*x = SitOutRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2524,7 @@ func (x *SitOutRequest) String() string {
 func (*SitOutRequest) ProtoMessage() {}
 
 func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2537,7 @@ func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutRequest.ProtoReflect.Descriptor instead.
 func (*SitOutRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SitOutRequest) GetTableId() string {
@@ -2088,7 +2565,7 @@ type SitOutResponse struct {
 
 func (x *SitOutResponse) Reset() {
 	*x = SitOutResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2100,7 +2577,7 @@ func (x *SitOutResponse) String() string {
 func (*SitOutResponse) ProtoMessage() {}
 
 func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2113,7 +2590,7 @@ func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutResponse.ProtoReflect.Descriptor instead.
 func (*SitOutResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SitOutResponse) GetSeat() *SeatState {
@@ -2139,7 +2616,7 @@ type ReturnRequest struct {
 
 func (x *ReturnRequest) Reset() {
 	*x = ReturnRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2151,7 +2628,7 @@ func (x *ReturnRequest) String() string {
 func (*ReturnRequest) ProtoMessage() {}
 
 func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2164,7 +2641,7 @@ func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnRequest.ProtoReflect.Descriptor instead.
 func (*ReturnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ReturnRequest) GetTableId() string {
@@ -2199,7 +2676,7 @@ type ReturnResponse struct {
 
 func (x *ReturnResponse) Reset() {
 	*x = ReturnResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2688,7 @@ func (x *ReturnResponse) String() string {
 func (*ReturnResponse) ProtoMessage() {}
 
 func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2701,7 @@ func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnResponse.ProtoReflect.Descriptor instead.
 func (*ReturnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReturnResponse) GetSeat() *SeatState {
@@ -2250,7 +2727,7 @@ type StraddleRequest struct {
 
 func (x *StraddleRequest) Reset() {
 	*x = StraddleRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2262,7 +2739,7 @@ func (x *StraddleRequest) String() string {
 func (*StraddleRequest) ProtoMessage() {}
 
 func (x *StraddleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2275,7 +2752,7 @@ func (x *StraddleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StraddleRequest.ProtoReflect.Descriptor instead.
 func (*StraddleRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *StraddleRequest) GetTableId() string {
@@ -2310,7 +2787,7 @@ type StraddleResponse struct {
 
 func (x *StraddleResponse) Reset() {
 	*x = StraddleResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2322,7 +2799,7 @@ func (x *StraddleResponse) String() string {
 func (*StraddleResponse) ProtoMessage() {}
 
 func (x *StraddleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2335,7 +2812,7 @@ func (x *StraddleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StraddleResponse.ProtoReflect.Descriptor instead.
 func (*StraddleResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StraddleResponse) GetSeat() *SeatState {
@@ -2358,7 +2835,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2370,7 +2847,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2383,7 +2860,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LeaveRequest) GetTableId() string {
@@ -2413,7 +2890,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2902,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2915,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LeaveResponse) GetLeft() bool {
@@ -2475,7 +2952,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2487,7 +2964,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2500,7 +2977,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -2551,7 +3028,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2563,7 +3040,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2576,7 +3053,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ActResponse) GetState() *TableState {
@@ -2615,15 +3092,36 @@ type DealerActionRequest struct {
 	// expected_sequence, when set, must be the table's sequence number.
 	ExpectedSequence *int64 `protobuf:"varint,9,opt,name=expected_sequence,json=expectedSequence,proto3,oneof" json:"expected_sequence,omitempty"`
 	// next_street_dealt (SKIP, live tables) reports that the next round's
-	// cards were dealt before the skipped seat could react (TP-48).
+	// cards were dealt before the skipped seat could react (TP-48): only
+	// where a round follows, and recorded by the floor with a reason.
 	NextStreetDealt bool `protobuf:"varint,10,opt,name=next_street_dealt,json=nextStreetDealt,proto3" json:"next_street_dealt,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// cards are physical cards ("As", "Td"): the street's board cards
+	// (BOARD_CARDS), a seat's up card or hole cards (SEAT_CARDS), the cards
+	// a seat tables at the showdown (PLAYER_ACTION SHOW) or a mucked hand
+	// shown on request (TP-65), the exposed cards (EXPOSED, EXPOSE_LIVE,
+	// KILL with reason EXPOSED), the cards dealt too early (SKIP with
+	// next_street_dealt, G-10), an overdeal's cards (BOARD_OVERDEAL).
+	Cards []string `protobuf:"bytes,11,rep,name=cards,proto3" json:"cards,omitempty"`
+	// proposal_id names the proposal CONFIRM confirms.
+	ProposalId string `protobuf:"bytes,12,opt,name=proposal_id,json=proposalId,proto3" json:"proposal_id,omitempty"`
+	// pot is the pot an AWARD_POT entry awards (0 the main pot).
+	Pot int32 `protobuf:"varint,13,opt,name=pot,proto3" json:"pot,omitempty"`
+	// winners are the seats that win the pot (AWARD_POT; several split it,
+	// TP-73, TP-74).
+	Winners []int32 `protobuf:"varint,14,rep,packed,name=winners,proto3" json:"winners,omitempty"`
+	// low_winners win the low half of a hi/lo pot (G-17); empty when no
+	// hand qualifies for low.
+	LowWinners []int32 `protobuf:"varint,15,rep,packed,name=low_winners,json=lowWinners,proto3" json:"low_winners,omitempty"`
+	// extra_cards is how many cards too many an overdeal dealt
+	// (BOARD_OVERDEAL).
+	ExtraCards    int32 `protobuf:"varint,16,opt,name=extra_cards,json=extraCards,proto3" json:"extra_cards,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DealerActionRequest) Reset() {
 	*x = DealerActionRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +3133,7 @@ func (x *DealerActionRequest) String() string {
 func (*DealerActionRequest) ProtoMessage() {}
 
 func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2648,7 +3146,7 @@ func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionRequest.ProtoReflect.Descriptor instead.
 func (*DealerActionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DealerActionRequest) GetTableId() string {
@@ -2721,6 +3219,48 @@ func (x *DealerActionRequest) GetNextStreetDealt() bool {
 	return false
 }
 
+func (x *DealerActionRequest) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *DealerActionRequest) GetProposalId() string {
+	if x != nil {
+		return x.ProposalId
+	}
+	return ""
+}
+
+func (x *DealerActionRequest) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *DealerActionRequest) GetWinners() []int32 {
+	if x != nil {
+		return x.Winners
+	}
+	return nil
+}
+
+func (x *DealerActionRequest) GetLowWinners() []int32 {
+	if x != nil {
+		return x.LowWinners
+	}
+	return nil
+}
+
+func (x *DealerActionRequest) GetExtraCards() int32 {
+	if x != nil {
+		return x.ExtraCards
+	}
+	return 0
+}
+
 // DealerActionResponse is the table after the entry, as staff see it.
 type DealerActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2730,14 +3270,17 @@ type DealerActionResponse struct {
 	// OUT_OF_TURN entry's own, a live SKIP entry's ruling on the skipped
 	// seat, and the settling of a provisional wager that a skipped seat's
 	// action decided (TP-46…TP-52).
-	OutOfTurn     []*OutOfTurnRuling `protobuf:"bytes,2,rep,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
+	OutOfTurn []*OutOfTurnRuling `protobuf:"bytes,2,rep,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
+	// proposal is the proposal a dealer's AWARD_POT made for the floor to
+	// confirm; unset otherwise.
+	Proposal      *Proposal `protobuf:"bytes,3,opt,name=proposal,proto3" json:"proposal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DealerActionResponse) Reset() {
 	*x = DealerActionResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2749,7 +3292,7 @@ func (x *DealerActionResponse) String() string {
 func (*DealerActionResponse) ProtoMessage() {}
 
 func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2762,7 +3305,7 @@ func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionResponse.ProtoReflect.Descriptor instead.
 func (*DealerActionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DealerActionResponse) GetState() *TableState {
@@ -2779,6 +3322,13 @@ func (x *DealerActionResponse) GetOutOfTurn() []*OutOfTurnRuling {
 	return nil
 }
 
+func (x *DealerActionResponse) GetProposal() *Proposal {
+	if x != nil {
+		return x.Proposal
+	}
+	return nil
+}
+
 // OutOfTurnRuling is a ruling on an action made out of turn.
 type OutOfTurnRuling struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2788,10 +3338,12 @@ type OutOfTurnRuling struct {
 	// outcome is "pending" (held provisionally until the skipped seats
 	// act), "stands" (made as entered), "check_or_call" (reduced to a check
 	// or a call, the excess returned), "withdrawn" (returned; the seat acts
-	// freely in turn), "choose" (tournament: call, re-raise or withdraw),
-	// "folded" (TP-51) or "checked_no_raise" (TP-49); for a SKIP entry
-	// "deemed_checked" or "deemed_folded" (TP-47) or "floor_decision"
-	// (TP-48: the seat is checked or folded by the floor's entry).
+	// freely in turn), "choose" (tournament: a skipped seat wagered more:
+	// call the difference, re-raise or take the bet back and fold),
+	// "chosen" (the seat's choice in turn, decided), "folded" (TP-51) or
+	// "checked_no_raise" (TP-49); for a SKIP entry "deemed_checked" or
+	// "deemed_folded" (TP-47) or "floor_decision" (TP-48: the seat is
+	// checked or folded by the floor's entry).
 	Outcome string `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	// wager is the seat's round total after the ruling, as far as it is
 	// fixed.
@@ -2804,14 +3356,18 @@ type OutOfTurnRuling struct {
 	// scenario is the seed example the case matches ("TP-50/S1").
 	Scenario string `protobuf:"bytes,6,opt,name=scenario,proto3" json:"scenario,omitempty"`
 	// rules are the rules applied.
-	Rules         []*RuleCitation `protobuf:"bytes,7,rep,name=rules,proto3" json:"rules,omitempty"`
+	Rules []*RuleCitation `protobuf:"bytes,7,rep,name=rules,proto3" json:"rules,omitempty"`
+	// decided is the action the ruling made for the seat (stands,
+	// check_or_call, chosen, folded); unspecified while the seat chooses
+	// among options.
+	Decided       ActionKind `protobuf:"varint,8,opt,name=decided,proto3,enum=cardroom.table.v1.ActionKind" json:"decided,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OutOfTurnRuling) Reset() {
 	*x = OutOfTurnRuling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2823,7 +3379,7 @@ func (x *OutOfTurnRuling) String() string {
 func (*OutOfTurnRuling) ProtoMessage() {}
 
 func (x *OutOfTurnRuling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2836,7 +3392,7 @@ func (x *OutOfTurnRuling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutOfTurnRuling.ProtoReflect.Descriptor instead.
 func (*OutOfTurnRuling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *OutOfTurnRuling) GetSeat() int32 {
@@ -2888,6 +3444,13 @@ func (x *OutOfTurnRuling) GetRules() []*RuleCitation {
 	return nil
 }
 
+func (x *OutOfTurnRuling) GetDecided() ActionKind {
+	if x != nil {
+		return x.Decided
+	}
+	return ActionKind_ACTION_KIND_UNSPECIFIED
+}
+
 // ProvisionalWager is a cash-game call, bet or raise made out of turn,
 // held outside the pot until the skipped seats have acted (TP-46, TP-50).
 type ProvisionalWager struct {
@@ -2908,7 +3471,7 @@ type ProvisionalWager struct {
 
 func (x *ProvisionalWager) Reset() {
 	*x = ProvisionalWager{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2920,7 +3483,7 @@ func (x *ProvisionalWager) String() string {
 func (*ProvisionalWager) ProtoMessage() {}
 
 func (x *ProvisionalWager) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2933,7 +3496,7 @@ func (x *ProvisionalWager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionalWager.ProtoReflect.Descriptor instead.
 func (*ProvisionalWager) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ProvisionalWager) GetSeat() int32 {
@@ -2982,7 +3545,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3557,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3570,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetTableStateRequest) GetTableId() string {
@@ -3028,7 +3591,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3040,7 +3603,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3053,7 +3616,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetTableStateResponse) GetState() *TableState {
@@ -3074,7 +3637,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3086,7 +3649,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3099,7 +3662,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -3147,7 +3710,7 @@ type TableEvent struct {
 
 func (x *TableEvent) Reset() {
 	*x = TableEvent{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3159,7 +3722,7 @@ func (x *TableEvent) String() string {
 func (*TableEvent) ProtoMessage() {}
 
 func (x *TableEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3172,7 +3735,7 @@ func (x *TableEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
 func (*TableEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *TableEvent) GetKind() string {
@@ -3251,7 +3814,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3263,7 +3826,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3276,7 +3839,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *WatchTableResponse) GetEvents() []*TableEvent {
@@ -3308,7 +3871,7 @@ type GetHandHistoryRequest struct {
 
 func (x *GetHandHistoryRequest) Reset() {
 	*x = GetHandHistoryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3320,7 +3883,7 @@ func (x *GetHandHistoryRequest) String() string {
 func (*GetHandHistoryRequest) ProtoMessage() {}
 
 func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3333,7 +3896,7 @@ func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetHandHistoryRequest) GetTableId() string {
@@ -3370,7 +3933,7 @@ type GetHandHistoryResponse struct {
 
 func (x *GetHandHistoryResponse) Reset() {
 	*x = GetHandHistoryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3382,7 +3945,7 @@ func (x *GetHandHistoryResponse) String() string {
 func (*GetHandHistoryResponse) ProtoMessage() {}
 
 func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3395,7 +3958,7 @@ func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetHandHistoryResponse) GetContent() string {
@@ -3425,7 +3988,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3437,7 +4000,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3450,7 +4013,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -3486,7 +4049,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3498,7 +4061,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3511,7 +4074,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -3560,7 +4123,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +4135,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +4148,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -3617,13 +4180,16 @@ type InterpretEntryRequest struct {
 	// declared_before_chips: the declaration came before any chip crossed
 	// the line.
 	DeclaredBeforeChips bool `protobuf:"varint,9,opt,name=declared_before_chips,json=declaredBeforeChips,proto3" json:"declared_before_chips,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// seat is the seat that pushed the chips when it is not the seat in
+	// turn (an out-of-turn push, TP-46…TP-52); unset: the seat in turn.
+	Seat          *int32 `protobuf:"varint,10,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3635,7 +4201,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3648,7 +4214,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -3714,6 +4280,13 @@ func (x *InterpretEntryRequest) GetDeclaredBeforeChips() bool {
 	return false
 }
 
+func (x *InterpretEntryRequest) GetSeat() int32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
 // RuleCitation is a rule a ruling applies.
 type RuleCitation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3727,7 +4300,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3739,7 +4312,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3752,7 +4325,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -3792,16 +4365,22 @@ type InterpretEntryResponse struct {
 	CallFloor bool `protobuf:"varint,8,opt,name=call_floor,json=callFloor,proto3" json:"call_floor,omitempty"`
 	// rules are the rules applied.
 	Rules []*RuleCitation `protobuf:"bytes,9,rep,name=rules,proto3" json:"rules,omitempty"`
-	// sequence is the table's sequence number the ruling was made on; send
-	// it as expected_sequence when confirming.
-	Sequence      int64 `protobuf:"varint,10,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// sequence is the table's sequence number the ruling was made on (the
+	// proposal is recorded, so it is one past the state interpreted).
+	Sequence int64 `protobuf:"varint,10,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// proposal_id names the proposal: CONFIRM it (the floor, when
+	// call_floor), or enter the same action and amount for the seat.
+	ProposalId string `protobuf:"bytes,11,opt,name=proposal_id,json=proposalId,proto3" json:"proposal_id,omitempty"`
+	// out_of_turn: the entry was an out-of-turn push (confirming it enters
+	// an OUT_OF_TURN action).
+	OutOfTurn     bool `protobuf:"varint,12,opt,name=out_of_turn,json=outOfTurn,proto3" json:"out_of_turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3813,7 +4392,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3826,7 +4405,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -3899,6 +4478,20 @@ func (x *InterpretEntryResponse) GetSequence() int64 {
 	return 0
 }
 
+func (x *InterpretEntryResponse) GetProposalId() string {
+	if x != nil {
+		return x.ProposalId
+	}
+	return ""
+}
+
+func (x *InterpretEntryResponse) GetOutOfTurn() bool {
+	if x != nil {
+		return x.OutOfTurn
+	}
+	return false
+}
+
 // ConfirmArrivalRequest is a live dealer's confirmation that a moved
 // player sat down with their chips.
 type ConfirmArrivalRequest struct {
@@ -3917,7 +4510,7 @@ type ConfirmArrivalRequest struct {
 
 func (x *ConfirmArrivalRequest) Reset() {
 	*x = ConfirmArrivalRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3929,7 +4522,7 @@ func (x *ConfirmArrivalRequest) String() string {
 func (*ConfirmArrivalRequest) ProtoMessage() {}
 
 func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3942,7 +4535,7 @@ func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ConfirmArrivalRequest) GetTableId() string {
@@ -3977,7 +4570,7 @@ type ConfirmArrivalResponse struct {
 
 func (x *ConfirmArrivalResponse) Reset() {
 	*x = ConfirmArrivalResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3989,7 +4582,7 @@ func (x *ConfirmArrivalResponse) String() string {
 func (*ConfirmArrivalResponse) ProtoMessage() {}
 
 func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4002,7 +4595,7 @@ func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ConfirmArrivalResponse) GetState() *TableState {
@@ -4023,7 +4616,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4035,7 +4628,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4048,7 +4641,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -4075,8 +4668,8 @@ type Ruling struct {
 	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	// time is when it was made.
 	Time *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=time,proto3" json:"time,omitempty"`
-	// rule_ids are the rules it cites, and the seed scenario it matches
-	// ("TP-50", "TP-50/S1"), when the action names them.
+	// rule_ids are the rules it applies, and the seed scenario it matches
+	// ("TP-50", "TP-50/S1").
 	RuleIds       []string `protobuf:"bytes,8,rep,name=rule_ids,json=ruleIds,proto3" json:"rule_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4084,7 +4677,7 @@ type Ruling struct {
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4096,7 +4689,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4109,7 +4702,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -4179,7 +4772,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4191,7 +4784,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4204,7 +4797,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -4218,7 +4811,7 @@ var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd2\x03\n" +
+	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8f\x04\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
@@ -4233,7 +4826,12 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06closed\x18\n" +
 	" \x01(\bR\x06closed\x127\n" +
 	"\bseat_map\x18\v \x03(\v2\x1c.cardroom.table.v1.SeatStateR\aseatMap\x12#\n" +
-	"\rtournament_id\x18\f \x01(\tR\ftournamentId\"\xf2\x02\n" +
+	"\rtournament_id\x18\f \x01(\tR\ftournamentId\x12;\n" +
+	"\n" +
+	"live_cards\x18\r \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\"V\n" +
+	"\tLiveCards\x12&\n" +
+	"\x0fhole_card_entry\x18\x01 \x01(\bR\rholeCardEntry\x12!\n" +
+	"\fwinner_entry\x18\x02 \x01(\bR\vwinnerEntry\"\xaf\x03\n" +
 	"\x12CreateTableRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x04name\x122\n" +
 	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
@@ -4244,7 +4842,9 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04mode\x18\x05 \x01(\x0e2\x1c.cardroom.table.v1.TableModeB\n" +
 	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04mode\x120\n" +
 	"\bcurrency\x18\x06 \x01(\tB\x14\xbaH\x11r\x0f2\r^([A-Z]{3})?$R\bcurrency\x12:\n" +
-	"\x0eaction_seconds\x18\a \x01(\x05B\x13\xbaH\x10\x1a\x0e\x18\x90\x1c(\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01R\ractionSeconds\"E\n" +
+	"\x0eaction_seconds\x18\a \x01(\x05B\x13\xbaH\x10\x1a\x0e\x18\x90\x1c(\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01R\ractionSeconds\x12;\n" +
+	"\n" +
+	"live_cards\x18\b \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\"E\n" +
 	"\x13CreateTableResponse\x12.\n" +
 	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"d\n" +
 	"\x11ListTablesRequest\x12&\n" +
@@ -4296,11 +4896,12 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04dead\x18\x03 \x01(\x03R\x04dead\x12$\n" +
 	"\x0eon_button_only\x18\x04 \x01(\bR\fonButtonOnly\x12\x17\n" +
 	"\arule_id\x18\x05 \x01(\tR\x06ruleId\x12 \n" +
-	"\vexplanation\x18\x06 \x01(\tR\vexplanation\"d\n" +
+	"\vexplanation\x18\x06 \x01(\tR\vexplanation\"x\n" +
 	"\vLegalAction\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
-	"\x03max\x18\x03 \x01(\x03R\x03max\"\xff\x02\n" +
+	"\x03max\x18\x03 \x01(\x03R\x03max\x12\x12\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\xb7\x05\n" +
 	"\tHandState\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
 	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
@@ -4313,7 +4914,38 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\fclock_called\x18\t \x01(\bR\vclockCalled\x12\x12\n" +
 	"\x04done\x18\n" +
 	" \x01(\bR\x04done\x12E\n" +
-	"\vprovisional\x18\v \x01(\v2#.cardroom.table.v1.ProvisionalWagerR\vprovisional\"\xe2\x01\n" +
+	"\vprovisional\x18\v \x01(\v2#.cardroom.table.v1.ProvisionalWagerR\vprovisional\x12R\n" +
+	"\x12provisional_wagers\x18\f \x03(\v2#.cardroom.table.v1.ProvisionalWagerR\x11provisionalWagers\x12;\n" +
+	"\bawaiting\x18\r \x01(\v2\x1f.cardroom.table.v1.AwaitedCardsR\bawaiting\x12)\n" +
+	"\x10exposure_pending\x18\x0e \x03(\x05R\x0fexposurePending\x127\n" +
+	"\bproposal\x18\x0f \x01(\v2\x1b.cardroom.table.v1.ProposalR\bproposal\x12A\n" +
+	"\rpots_to_award\x18\x10 \x03(\v2\x1d.cardroom.table.v1.PotToAwardR\vpotsToAward\"W\n" +
+	"\fAwaitedCards\x12\x16\n" +
+	"\x06street\x18\x01 \x01(\tR\x06street\x12\x14\n" +
+	"\x05board\x18\x02 \x01(\x05R\x05board\x12\x19\n" +
+	"\bup_seats\x18\x03 \x03(\x05R\aupSeats\"]\n" +
+	"\n" +
+	"PotToAward\x12\x10\n" +
+	"\x03pot\x18\x01 \x01(\x05R\x03pot\x12\x16\n" +
+	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12%\n" +
+	"\x0eeligible_seats\x18\x03 \x03(\x05R\religibleSeats\"\x90\x03\n" +
+	"\bProposal\x12\x1f\n" +
+	"\vproposal_id\x18\x01 \x01(\tR\n" +
+	"proposalId\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1e\n" +
+	"\vout_of_turn\x18\x03 \x01(\bR\toutOfTurn\x125\n" +
+	"\x06action\x18\x04 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x06action\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\x03R\x06amount\x12\x1d\n" +
+	"\n" +
+	"call_floor\x18\x06 \x01(\bR\tcallFloor\x12!\n" +
+	"\fawait_amount\x18\a \x01(\bR\vawaitAmount\x125\n" +
+	"\x05rules\x18\b \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x12\x1a\n" +
+	"\bsequence\x18\t \x01(\x03R\bsequence\x12\x10\n" +
+	"\x03pot\x18\n" +
+	" \x01(\x05R\x03pot\x12\x18\n" +
+	"\awinners\x18\v \x03(\x05R\awinners\x12\x1f\n" +
+	"\vlow_winners\x18\f \x03(\x05R\n" +
+	"lowWinners\"\xe2\x01\n" +
 	"\n" +
 	"TableState\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1a\n" +
@@ -4377,7 +5009,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x12_expected_sequence\"`\n" +
 	"\vActResponse\x123\n" +
 	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12\x1c\n" +
-	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\x9a\x04\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\xad\x06\n" +
 	"\x13DealerActionRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12C\n" +
 	"\x04kind\x18\x02 \x01(\x0e2#.cardroom.table.v1.DealerActionKindB\n" +
@@ -4391,11 +5023,25 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\taction_id\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\bactionId\x120\n" +
 	"\x11expected_sequence\x18\t \x01(\x03H\x00R\x10expectedSequence\x88\x01\x01\x12*\n" +
 	"\x11next_street_dealt\x18\n" +
-	" \x01(\bR\x0fnextStreetDealtB\x14\n" +
-	"\x12_expected_sequence\"\x8f\x01\n" +
+	" \x01(\bR\x0fnextStreetDealt\x12?\n" +
+	"\x05cards\x18\v \x03(\tB)\xbaH&\x92\x01#\x10\a\"\x1fr\x1d2\x1b^[2-9TJQKAtjqka][cdhsCDHS]$R\x05cards\x12(\n" +
+	"\vproposal_id\x18\f \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
+	"proposalId\x12\x1b\n" +
+	"\x03pot\x18\r \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x03pot\x12*\n" +
+	"\awinners\x18\x0e \x03(\x05B\x10\xbaH\r\x92\x01\n" +
+	"\x10\n" +
+	"\"\x06\x1a\x04\x18\t(\x00R\awinners\x121\n" +
+	"\vlow_winners\x18\x0f \x03(\x05B\x10\xbaH\r\x92\x01\n" +
+	"\x10\n" +
+	"\"\x06\x1a\x04\x18\t(\x00R\n" +
+	"lowWinners\x12*\n" +
+	"\vextra_cards\x18\x10 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x05(\x00R\n" +
+	"extraCardsB\x14\n" +
+	"\x12_expected_sequence\"\xc8\x01\n" +
 	"\x14DealerActionResponse\x123\n" +
 	"\x05state\x18\x01 \x01(\v2\x1d.cardroom.table.v1.TableStateR\x05state\x12B\n" +
-	"\vout_of_turn\x18\x02 \x03(\v2\".cardroom.table.v1.OutOfTurnRulingR\toutOfTurn\"\xfd\x01\n" +
+	"\vout_of_turn\x18\x02 \x03(\v2\".cardroom.table.v1.OutOfTurnRulingR\toutOfTurn\x127\n" +
+	"\bproposal\x18\x03 \x01(\v2\x1b.cardroom.table.v1.ProposalR\bproposal\"\xb6\x02\n" +
 	"\x0fOutOfTurnRuling\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x18\n" +
 	"\aoutcome\x18\x02 \x01(\tR\aoutcome\x12\x14\n" +
@@ -4403,7 +5049,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\breturned\x18\x04 \x01(\x03R\breturned\x127\n" +
 	"\aoptions\x18\x05 \x03(\x0e2\x1d.cardroom.table.v1.ActionKindR\aoptions\x12\x1a\n" +
 	"\bscenario\x18\x06 \x01(\tR\bscenario\x125\n" +
-	"\x05rules\x18\a \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\"\xb5\x01\n" +
+	"\x05rules\x18\a \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x127\n" +
+	"\adecided\x18\b \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\adecided\"\xb5\x01\n" +
 	"\x10ProvisionalWager\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x125\n" +
 	"\x06action\x18\x02 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x06action\x12\x16\n" +
@@ -4448,7 +5095,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x03net\x18\x04 \x01(\x03R\x03net\x125\n" +
 	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"N\n" +
 	"\x17ListPlayerHandsResponse\x123\n" +
-	"\x05hands\x18\x01 \x03(\v2\x1d.cardroom.table.v1.PlayerHandR\x05hands\"\xac\x03\n" +
+	"\x05hands\x18\x01 \x03(\v2\x1d.cardroom.table.v1.PlayerHandR\x05hands\"\xd9\x03\n" +
 	"\x15InterpretEntryRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12J\n" +
 	"\vdeclaration\x18\x02 \x01(\x0e2\x1e.cardroom.table.v1.DeclarationB\b\xbaH\x05\x82\x01\x02\x10\x01R\vdeclaration\x12\x1f\n" +
@@ -4460,10 +5107,13 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"chip_count\x18\x06 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\tchipCount\x12*\n" +
 	"\flargest_chip\x18\a \x01(\x03B\a\xbaH\x04\"\x02(\x00R\vlargestChip\x12!\n" +
 	"\amotions\x18\b \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\amotions\x122\n" +
-	"\x15declared_before_chips\x18\t \x01(\bR\x13declaredBeforeChips\";\n" +
+	"\x15declared_before_chips\x18\t \x01(\bR\x13declaredBeforeChips\x12\"\n" +
+	"\x04seat\x18\n" +
+	" \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00H\x00R\x04seat\x88\x01\x01B\a\n" +
+	"\x05_seat\";\n" +
 	"\fRuleCitation\x12\x17\n" +
 	"\arule_id\x18\x01 \x01(\tR\x06ruleId\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\xd7\x02\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x98\x03\n" +
 	"\x16InterpretEntryResponse\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x125\n" +
 	"\x06action\x18\x02 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x06action\x12\x16\n" +
@@ -4476,7 +5126,10 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"call_floor\x18\b \x01(\bR\tcallFloor\x125\n" +
 	"\x05rules\x18\t \x03(\v2\x1f.cardroom.table.v1.RuleCitationR\x05rules\x12\x1a\n" +
 	"\bsequence\x18\n" +
-	" \x01(\x03R\bsequence\"\x91\x01\n" +
+	" \x01(\x03R\bsequence\x12\x1f\n" +
+	"\vproposal_id\x18\v \x01(\tR\n" +
+	"proposalId\x12\x1e\n" +
+	"\vout_of_turn\x18\f \x01(\bR\toutOfTurn\"\x91\x01\n" +
 	"\x15ConfirmArrivalRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
 	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12!\n" +
@@ -4517,7 +5170,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x10ACTION_KIND_SHOW\x10\b\x12\x14\n" +
 	"\x10ACTION_KIND_MUCK\x10\t\x12\x18\n" +
 	"\x14ACTION_KIND_WITHDRAW\x10\n" +
-	"*\xa0\x02\n" +
+	"*\x90\x04\n" +
 	"\x10DealerActionKind\x12\"\n" +
 	"\x1eDEALER_ACTION_KIND_UNSPECIFIED\x10\x00\x12$\n" +
 	" DEALER_ACTION_KIND_PLAYER_ACTION\x10\x01\x12!\n" +
@@ -4526,7 +5179,15 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x19DEALER_ACTION_KIND_REVIVE\x10\x04\x12\"\n" +
 	"\x1eDEALER_ACTION_KIND_EXPOSE_LIVE\x10\x05\x12\x1b\n" +
 	"\x17DEALER_ACTION_KIND_SKIP\x10\x06\x12\"\n" +
-	"\x1eDEALER_ACTION_KIND_OUT_OF_TURN\x10\a*\xec\x01\n" +
+	"\x1eDEALER_ACTION_KIND_OUT_OF_TURN\x10\a\x12\"\n" +
+	"\x1eDEALER_ACTION_KIND_BOARD_CARDS\x10\b\x12!\n" +
+	"\x1dDEALER_ACTION_KIND_SEAT_CARDS\x10\t\x12\x1e\n" +
+	"\x1aDEALER_ACTION_KIND_EXPOSED\x10\n" +
+	"\x12\x1e\n" +
+	"\x1aDEALER_ACTION_KIND_MISDEAL\x10\v\x12 \n" +
+	"\x1cDEALER_ACTION_KIND_AWARD_POT\x10\f\x12\x1e\n" +
+	"\x1aDEALER_ACTION_KIND_CONFIRM\x10\r\x12%\n" +
+	"!DEALER_ACTION_KIND_BOARD_OVERDEAL\x10\x0e*\xec\x01\n" +
 	"\n" +
 	"KillReason\x12\x1b\n" +
 	"\x17KILL_REASON_UNSPECIFIED\x10\x00\x12\x1b\n" +
@@ -4607,7 +5268,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -4617,148 +5278,162 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(HistoryFormat)(0),              // 5: cardroom.table.v1.HistoryFormat
 	(Declaration)(0),                // 6: cardroom.table.v1.Declaration
 	(*Table)(nil),                   // 7: cardroom.table.v1.Table
-	(*CreateTableRequest)(nil),      // 8: cardroom.table.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),     // 9: cardroom.table.v1.CreateTableResponse
-	(*ListTablesRequest)(nil),       // 10: cardroom.table.v1.ListTablesRequest
-	(*ListTablesResponse)(nil),      // 11: cardroom.table.v1.ListTablesResponse
-	(*GetTableRequest)(nil),         // 12: cardroom.table.v1.GetTableRequest
-	(*GetTableResponse)(nil),        // 13: cardroom.table.v1.GetTableResponse
-	(*CloseTableRequest)(nil),       // 14: cardroom.table.v1.CloseTableRequest
-	(*CloseTableResponse)(nil),      // 15: cardroom.table.v1.CloseTableResponse
-	(*SeatState)(nil),               // 16: cardroom.table.v1.SeatState
-	(*BlindOption)(nil),             // 17: cardroom.table.v1.BlindOption
-	(*LegalAction)(nil),             // 18: cardroom.table.v1.LegalAction
-	(*HandState)(nil),               // 19: cardroom.table.v1.HandState
-	(*TableState)(nil),              // 20: cardroom.table.v1.TableState
-	(*SitRequest)(nil),              // 21: cardroom.table.v1.SitRequest
-	(*SitResponse)(nil),             // 22: cardroom.table.v1.SitResponse
-	(*TopUpRequest)(nil),            // 23: cardroom.table.v1.TopUpRequest
-	(*TopUpResponse)(nil),           // 24: cardroom.table.v1.TopUpResponse
-	(*SitOutRequest)(nil),           // 25: cardroom.table.v1.SitOutRequest
-	(*SitOutResponse)(nil),          // 26: cardroom.table.v1.SitOutResponse
-	(*ReturnRequest)(nil),           // 27: cardroom.table.v1.ReturnRequest
-	(*ReturnResponse)(nil),          // 28: cardroom.table.v1.ReturnResponse
-	(*StraddleRequest)(nil),         // 29: cardroom.table.v1.StraddleRequest
-	(*StraddleResponse)(nil),        // 30: cardroom.table.v1.StraddleResponse
-	(*LeaveRequest)(nil),            // 31: cardroom.table.v1.LeaveRequest
-	(*LeaveResponse)(nil),           // 32: cardroom.table.v1.LeaveResponse
-	(*ActRequest)(nil),              // 33: cardroom.table.v1.ActRequest
-	(*ActResponse)(nil),             // 34: cardroom.table.v1.ActResponse
-	(*DealerActionRequest)(nil),     // 35: cardroom.table.v1.DealerActionRequest
-	(*DealerActionResponse)(nil),    // 36: cardroom.table.v1.DealerActionResponse
-	(*OutOfTurnRuling)(nil),         // 37: cardroom.table.v1.OutOfTurnRuling
-	(*ProvisionalWager)(nil),        // 38: cardroom.table.v1.ProvisionalWager
-	(*GetTableStateRequest)(nil),    // 39: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 40: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 41: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 42: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 43: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 44: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 45: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 46: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 47: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 48: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 49: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 50: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 51: cardroom.table.v1.InterpretEntryResponse
-	(*ConfirmArrivalRequest)(nil),   // 52: cardroom.table.v1.ConfirmArrivalRequest
-	(*ConfirmArrivalResponse)(nil),  // 53: cardroom.table.v1.ConfirmArrivalResponse
-	(*ListRulingsRequest)(nil),      // 54: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 55: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 56: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 57: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 58: google.protobuf.Timestamp
+	(*LiveCards)(nil),               // 8: cardroom.table.v1.LiveCards
+	(*CreateTableRequest)(nil),      // 9: cardroom.table.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),     // 10: cardroom.table.v1.CreateTableResponse
+	(*ListTablesRequest)(nil),       // 11: cardroom.table.v1.ListTablesRequest
+	(*ListTablesResponse)(nil),      // 12: cardroom.table.v1.ListTablesResponse
+	(*GetTableRequest)(nil),         // 13: cardroom.table.v1.GetTableRequest
+	(*GetTableResponse)(nil),        // 14: cardroom.table.v1.GetTableResponse
+	(*CloseTableRequest)(nil),       // 15: cardroom.table.v1.CloseTableRequest
+	(*CloseTableResponse)(nil),      // 16: cardroom.table.v1.CloseTableResponse
+	(*SeatState)(nil),               // 17: cardroom.table.v1.SeatState
+	(*BlindOption)(nil),             // 18: cardroom.table.v1.BlindOption
+	(*LegalAction)(nil),             // 19: cardroom.table.v1.LegalAction
+	(*HandState)(nil),               // 20: cardroom.table.v1.HandState
+	(*AwaitedCards)(nil),            // 21: cardroom.table.v1.AwaitedCards
+	(*PotToAward)(nil),              // 22: cardroom.table.v1.PotToAward
+	(*Proposal)(nil),                // 23: cardroom.table.v1.Proposal
+	(*TableState)(nil),              // 24: cardroom.table.v1.TableState
+	(*SitRequest)(nil),              // 25: cardroom.table.v1.SitRequest
+	(*SitResponse)(nil),             // 26: cardroom.table.v1.SitResponse
+	(*TopUpRequest)(nil),            // 27: cardroom.table.v1.TopUpRequest
+	(*TopUpResponse)(nil),           // 28: cardroom.table.v1.TopUpResponse
+	(*SitOutRequest)(nil),           // 29: cardroom.table.v1.SitOutRequest
+	(*SitOutResponse)(nil),          // 30: cardroom.table.v1.SitOutResponse
+	(*ReturnRequest)(nil),           // 31: cardroom.table.v1.ReturnRequest
+	(*ReturnResponse)(nil),          // 32: cardroom.table.v1.ReturnResponse
+	(*StraddleRequest)(nil),         // 33: cardroom.table.v1.StraddleRequest
+	(*StraddleResponse)(nil),        // 34: cardroom.table.v1.StraddleResponse
+	(*LeaveRequest)(nil),            // 35: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 36: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 37: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 38: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 39: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 40: cardroom.table.v1.DealerActionResponse
+	(*OutOfTurnRuling)(nil),         // 41: cardroom.table.v1.OutOfTurnRuling
+	(*ProvisionalWager)(nil),        // 42: cardroom.table.v1.ProvisionalWager
+	(*GetTableStateRequest)(nil),    // 43: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 44: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 45: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 46: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 47: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 48: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 49: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 50: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 51: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 52: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 53: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 54: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 55: cardroom.table.v1.InterpretEntryResponse
+	(*ConfirmArrivalRequest)(nil),   // 56: cardroom.table.v1.ConfirmArrivalRequest
+	(*ConfirmArrivalResponse)(nil),  // 57: cardroom.table.v1.ConfirmArrivalResponse
+	(*ListRulingsRequest)(nil),      // 58: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 59: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 60: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 61: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 62: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	57, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	61, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	58, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
-	16, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
-	57, // 5: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
-	0,  // 6: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
-	1,  // 7: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
-	7,  // 8: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
-	7,  // 9: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
-	7,  // 10: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
-	7,  // 11: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
-	17, // 12: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
-	2,  // 13: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
-	18, // 14: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	58, // 15: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
-	38, // 16: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
-	16, // 17: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
-	19, // 18: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
-	16, // 19: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 20: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 21: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 22: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
-	16, // 23: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
-	2,  // 24: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	20, // 25: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
-	3,  // 26: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
-	2,  // 27: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
-	4,  // 28: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	20, // 29: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	37, // 30: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
-	2,  // 31: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
-	50, // 32: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
-	2,  // 33: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
-	20, // 34: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	42, // 35: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	20, // 36: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
-	5,  // 37: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	58, // 38: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	47, // 39: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 40: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 41: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	50, // 42: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	20, // 43: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
-	58, // 44: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	55, // 45: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	8,  // 46: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	10, // 47: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	12, // 48: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	14, // 49: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	21, // 50: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	23, // 51: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	25, // 52: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	27, // 53: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	29, // 54: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
-	31, // 55: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	33, // 56: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	35, // 57: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	49, // 58: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	52, // 59: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
-	54, // 60: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	39, // 61: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	41, // 62: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	44, // 63: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	46, // 64: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	9,  // 65: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	11, // 66: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	13, // 67: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	15, // 68: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	22, // 69: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	24, // 70: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	26, // 71: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	28, // 72: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	30, // 73: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
-	32, // 74: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	34, // 75: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	36, // 76: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	51, // 77: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	53, // 78: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
-	56, // 79: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	40, // 80: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	43, // 81: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	45, // 82: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	48, // 83: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	65, // [65:84] is the sub-list for method output_type
-	46, // [46:65] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	62, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	17, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
+	8,  // 5: cardroom.table.v1.Table.live_cards:type_name -> cardroom.table.v1.LiveCards
+	61, // 6: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	0,  // 7: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
+	1,  // 8: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
+	8,  // 9: cardroom.table.v1.CreateTableRequest.live_cards:type_name -> cardroom.table.v1.LiveCards
+	7,  // 10: cardroom.table.v1.CreateTableResponse.table:type_name -> cardroom.table.v1.Table
+	7,  // 11: cardroom.table.v1.ListTablesResponse.tables:type_name -> cardroom.table.v1.Table
+	7,  // 12: cardroom.table.v1.GetTableResponse.table:type_name -> cardroom.table.v1.Table
+	7,  // 13: cardroom.table.v1.CloseTableResponse.table:type_name -> cardroom.table.v1.Table
+	18, // 14: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
+	2,  // 15: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
+	19, // 16: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
+	62, // 17: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	42, // 18: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
+	42, // 19: cardroom.table.v1.HandState.provisional_wagers:type_name -> cardroom.table.v1.ProvisionalWager
+	21, // 20: cardroom.table.v1.HandState.awaiting:type_name -> cardroom.table.v1.AwaitedCards
+	23, // 21: cardroom.table.v1.HandState.proposal:type_name -> cardroom.table.v1.Proposal
+	22, // 22: cardroom.table.v1.HandState.pots_to_award:type_name -> cardroom.table.v1.PotToAward
+	2,  // 23: cardroom.table.v1.Proposal.action:type_name -> cardroom.table.v1.ActionKind
+	54, // 24: cardroom.table.v1.Proposal.rules:type_name -> cardroom.table.v1.RuleCitation
+	17, // 25: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	20, // 26: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	17, // 27: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 28: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 29: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 30: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 31: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 32: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	24, // 33: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 34: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 35: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 36: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	24, // 37: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	41, // 38: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
+	23, // 39: cardroom.table.v1.DealerActionResponse.proposal:type_name -> cardroom.table.v1.Proposal
+	2,  // 40: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
+	54, // 41: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
+	2,  // 42: cardroom.table.v1.OutOfTurnRuling.decided:type_name -> cardroom.table.v1.ActionKind
+	2,  // 43: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
+	24, // 44: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	46, // 45: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	24, // 46: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 47: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	62, // 48: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	51, // 49: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 50: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 51: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	54, // 52: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	24, // 53: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
+	62, // 54: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	59, // 55: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	9,  // 56: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	11, // 57: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	13, // 58: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	15, // 59: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	25, // 60: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	27, // 61: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	29, // 62: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	31, // 63: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	33, // 64: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	35, // 65: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	37, // 66: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	39, // 67: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	53, // 68: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	56, // 69: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
+	58, // 70: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	43, // 71: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	45, // 72: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	48, // 73: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	50, // 74: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	10, // 75: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	12, // 76: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	14, // 77: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	16, // 78: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	26, // 79: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	28, // 80: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	30, // 81: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	32, // 82: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	34, // 83: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	36, // 84: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	38, // 85: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	40, // 86: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	55, // 87: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	57, // 88: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
+	60, // 89: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	44, // 90: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	47, // 91: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	49, // 92: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	52, // 93: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	75, // [75:94] is the sub-list for method output_type
+	56, // [56:75] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -4766,15 +5441,16 @@ func file_cardroom_table_v1_table_proto_init() {
 	if File_cardroom_table_v1_table_proto != nil {
 		return
 	}
-	file_cardroom_table_v1_table_proto_msgTypes[26].OneofWrappers = []any{}
-	file_cardroom_table_v1_table_proto_msgTypes[28].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[30].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[32].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[46].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   50,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -95,9 +95,13 @@ type TableServiceClient interface {
 	// out-of-turn rulings are audited.
 	DealerAction(ctx context.Context, in *DealerActionRequest, opts ...grpc.CallOption) (*DealerActionResponse, error)
 	// InterpretEntry reads what a live dealer entered for the player in turn
-	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
-	// the action it amounts to. Nothing is applied: the dealer confirms the
-	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
+	// or for a player who pushed chips out of turn (the declaration and the
+	// chips pushed) under TP-32…TP-43 and proposes the action it amounts to.
+	// The proposal is recorded and binds the next entry for that seat: the
+	// dealer confirms it (DealerAction CONFIRM, or the same action and
+	// amount), interprets again, or calls the floor — a proposal that calls
+	// the floor is confirmed by the floor only. Digital tables refuse it
+	// (NOT_LIVE_TABLE).
 	InterpretEntry(ctx context.Context, in *InterpretEntryRequest, opts ...grpc.CallOption) (*InterpretEntryResponse, error)
 	// ConfirmArrival is a live dealer's confirmation that a player moved to
 	// this tournament table sat down with their chips (TR-23): the seat held
@@ -384,9 +388,13 @@ type TableServiceServer interface {
 	// out-of-turn rulings are audited.
 	DealerAction(context.Context, *DealerActionRequest) (*DealerActionResponse, error)
 	// InterpretEntry reads what a live dealer entered for the player in turn
-	// (the declaration and the chips pushed) under TP-32…TP-43 and proposes
-	// the action it amounts to. Nothing is applied: the dealer confirms the
-	// proposal with DealerAction (PLAYER_ACTION) or calls the floor.
+	// or for a player who pushed chips out of turn (the declaration and the
+	// chips pushed) under TP-32…TP-43 and proposes the action it amounts to.
+	// The proposal is recorded and binds the next entry for that seat: the
+	// dealer confirms it (DealerAction CONFIRM, or the same action and
+	// amount), interprets again, or calls the floor — a proposal that calls
+	// the floor is confirmed by the floor only. Digital tables refuse it
+	// (NOT_LIVE_TABLE).
 	InterpretEntry(context.Context, *InterpretEntryRequest) (*InterpretEntryResponse, error)
 	// ConfirmArrival is a live dealer's confirmation that a player moved to
 	// this tournament table sat down with their chips (TR-23): the seat held
