@@ -572,3 +572,51 @@ func TestOutOfTurn_TP50_SeveralHeldInTurnOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestOutOfTurn_TP52_S1toS4_Stand: at a live tournament table the
+// out-of-turn wager is committed as made; once every skipped seat has
+// acted without wagering more, the table rules that it stood, naming the
+// seed's example (TP-52/S1, S3, S4), and audits it. The skipped seats act
+// on the wager as it stands: in S4 they cannot check D's 500 (they call
+// it), and S2's raise to 600 is below the 1000 they face (the engine
+// refuses it, RAISE_BELOW_MINIMUM: C's 1000 stands).
+func TestOutOfTurn_TP52_S1toS4_Stand(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		steps    []step
+		scenario string
+		seat     byte
+	}{
+		{"TP-52/S1 B calls: C's 1000 stands", []step{{'A', kAct, aBet, 200, nil}, {'C', kOOT, aRaise, 1000, nil}, {'B', kAct, aCall, 0, nil}}, "TP-52/S1", 'C'},
+		{"TP-52/S3 B folds: C's 1000 stands", []step{{'A', kAct, aBet, 200, nil}, {'C', kOOT, aRaise, 1000, nil}, {'B', kAct, aFold, 0, nil}}, "TP-52/S3", 'C'},
+		{"TP-52/S4 B and C call D's 500, which stands", []step{{'A', kAct, aCheck, 0, nil}, {'D', kOOT, aBet, 500, nil}, {'B', kAct, aCall, 0, nil},
+			{'C', kAct, aCall, 0, nil}}, "TP-52/S4", 'D'},
+	}
+	e := start(t, testkit.SQLite(t, table.DBOptions()), clock.NewFake(t0), seededDecks(56), table.Deps{})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e.t = t
+			o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_TOURNAMENT, tablev1.TableMode_TABLE_MODE_LIVE)
+			got := o.run(tc.steps)
+			last := got[len(got)-1]
+			if last.GetOutcome() != "stands" || last.GetScenario() != tc.scenario || last.GetSeat() != o.seat[tc.seat] {
+				t.Fatalf("rulings %v, want the wager standing as %s", got, tc.scenario)
+			}
+			if ids := o.auditedOOT()["out_of_turn:stands:TP-52,"+tc.scenario]; !slices.Equal(ids, []string{"TP-52", tc.scenario}) {
+				t.Fatalf("%s not audited: %v", tc.scenario, o.auditedOOT())
+			}
+		})
+	}
+	t.Run("TP-52/S2 B's raise to 600 is below C's standing 1000", func(t *testing.T) {
+		e.t = t
+		o := openOOT(t, e, tablev1.TableKind_TABLE_KIND_TOURNAMENT, tablev1.TableMode_TABLE_MODE_LIVE)
+		o.run([]step{{'A', kAct, aBet, 200, nil}, {'C', kOOT, aRaise, 1000, nil}})
+		if _, err := o.enter(kAct, o.seat['B'], aRaise, 600); reasonOf(err) != "RAISE_BELOW_MINIMUM" {
+			t.Fatalf("B raised to 600 facing C's standing 1000: %v", err)
+		}
+		if c := o.staff().GetSeats()[o.seat['C']]; c.GetBet() != 1000 {
+			t.Fatalf("C's out-of-turn 1000 does not stand: %v", c)
+		}
+	})
+}

@@ -448,9 +448,15 @@ func (t *Table) followOne(p *Provisional, out *Output) (done, applied bool, err 
 		return false, false, toFault(err)
 	}
 	if p.Committed {
-		if ru.Outcome == live.Choose && !p.Overtaken {
+		switch {
+		case ru.Outcome == live.Choose && !p.Overtaken:
 			p.Overtaken = true
 			out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
+		case ru.Outcome == live.Stands && !p.Overtaken && len(w) == len(p.Skipped):
+			// Every skipped seat acted and none wagered more: the wager
+			// stood as made, as the seed's example (TP-52/S1…S4) says.
+			out.OOT = append(out.OOT, OOTRuling{HandNo: t.handNo, Seat: p.Seat, OutOfTurnRuling: ru})
+			return true, false, nil
 		}
 		return false, false, nil
 	}
