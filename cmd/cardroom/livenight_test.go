@@ -781,30 +781,42 @@ func (n *liveNight) cashS1(lt *liveTable) {
 	}
 }
 
-func (n *liveNight) cashS2(lt *liveTable) {
+// cRaises plays the examples' first betting up to the skipped seat: A
+// bets 200, C raises to 1000 out of turn, B (skipped) is in turn. dBets:
+// A checks, D bets 500 out of turn. Both return A, B, C, D.
+func (n *liveNight) cRaises(lt *liveTable) []int {
 	n.t.Helper()
 	s := n.toFlop(lt)
 	n.action(lt, s[0], "BET", 200)
 	n.outOfTurn(lt, s[2], "RAISE", 1000)
-	got := n.action(lt, s[1], "RAISE", 600)
-	if r := wantRuling(n.t, "TP-50/S2", got, s[2], "withdrawn", "TP-50/S2"); r.Returned != 1000 {
+	return s
+}
+
+func (n *liveNight) dBets(lt *liveTable) []int {
+	n.t.Helper()
+	s := n.toFlop(lt)
+	n.action(lt, s[0], "CHECK", 0)
+	n.outOfTurn(lt, s[3], "BET", 500)
+	return s
+}
+
+func (n *liveNight) cashS2(lt *liveTable) {
+	n.t.Helper()
+	s := n.cRaises(lt)
+	if r := wantRuling(n.t, "TP-50/S2", n.action(lt, s[1], "RAISE", 600), s[2], "withdrawn", "TP-50/S2"); r.Returned != 1000 {
 		n.t.Fatalf("TP-50/S2: %+v", r)
 	}
 }
 
 func (n *liveNight) cashS3(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "BET", 200)
-	n.outOfTurn(lt, s[2], "RAISE", 1000)
+	s := n.cRaises(lt)
 	wantRuling(n.t, "TP-50/S3", n.action(lt, s[1], "FOLD", 0), s[2], "stands", "TP-50/S3")
 }
 
 func (n *liveNight) cashS4(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "CHECK", 0)
-	n.outOfTurn(lt, s[3], "BET", 500)
+	s := n.dBets(lt)
 	n.action(lt, s[1], "CHECK", 0)
 	if r := wantRuling(n.t, "TP-50/S4", n.action(lt, s[2], "CHECK", 0), s[3], "check_or_call", "TP-50/S4"); r.Returned != 500 {
 		n.t.Fatalf("TP-50/S4: %+v", r)
@@ -813,9 +825,7 @@ func (n *liveNight) cashS4(lt *liveTable) {
 
 func (n *liveNight) cashS5(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "CHECK", 0)
-	n.outOfTurn(lt, s[3], "BET", 500)
+	s := n.dBets(lt)
 	if r := wantRuling(n.t, "TP-50/S5", n.action(lt, s[1], "BET", 100), s[3], "withdrawn", "TP-50/S5"); r.Returned != 500 {
 		n.t.Fatalf("TP-50/S5: %+v", r)
 	}
@@ -827,17 +837,13 @@ func (n *liveNight) cashS5(lt *liveTable) {
 
 func (n *liveNight) tournamentS1(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "BET", 200)
-	n.outOfTurn(lt, s[2], "RAISE", 1000)
+	s := n.cRaises(lt)
 	wantRuling(n.t, "TP-52/S1", n.action(lt, s[1], "CALL", 0), s[2], "stands", "TP-52/S1")
 }
 
 func (n *liveNight) tournamentS2(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "BET", 200)
-	n.outOfTurn(lt, s[2], "RAISE", 1000)
+	s := n.cRaises(lt)
 	// B's raise to 600 is not more than C's 1000, which stands: B faces it.
 	if code, e := n.refused("POST", "/v1/tables/"+lt.id+"/dealer-actions", n.dealer, map[string]any{"kind": "DEALER_ACTION_KIND_PLAYER_ACTION",
 		"seat": s[1], "action": "ACTION_KIND_RAISE", "amount": 600}); code != 400 || e.Reason != "RAISE_BELOW_MINIMUM" {
@@ -851,26 +857,20 @@ func (n *liveNight) tournamentS2(lt *liveTable) {
 
 func (n *liveNight) tournamentS3(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "BET", 200)
-	n.outOfTurn(lt, s[2], "RAISE", 1000)
+	s := n.cRaises(lt)
 	wantRuling(n.t, "TP-52/S3", n.action(lt, s[1], "FOLD", 0), s[2], "stands", "TP-52/S3")
 }
 
 func (n *liveNight) tournamentS4(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "CHECK", 0)
-	n.outOfTurn(lt, s[3], "BET", 500)
+	s := n.dBets(lt)
 	n.action(lt, s[1], "CALL", 0)
 	wantRuling(n.t, "TP-52/S4", n.action(lt, s[2], "CALL", 0), s[3], "stands", "TP-52/S4")
 }
 
 func (n *liveNight) tournamentS5(lt *liveTable) {
 	n.t.Helper()
-	s := n.toFlop(lt)
-	n.action(lt, s[0], "CHECK", 0)
-	n.outOfTurn(lt, s[3], "BET", 500)
+	s := n.dBets(lt)
 	wantRuling(n.t, "TP-52/S5", n.action(lt, s[1], "RAISE", 1200), s[3], "choose", "TP-52/S5")
 	n.action(lt, s[2], "FOLD", 0)
 	if r := wantRuling(n.t, "TP-52/S5 choice", n.action(lt, s[3], "CALL", 0), s[3], "chosen", "TP-52/S5"); r.Decided != "ACTION_KIND_CALL" {

@@ -643,13 +643,7 @@ func (h *Hand) dealStreet() {
 		h.emit(e)
 		return
 	}
-	n := len(st.Seats)
-	start := h.firstLeftOf(st.Button)
-	for k := 0; k < n; k++ {
-		p := &st.Seats[(start+k)%n]
-		if p.Folded {
-			continue
-		}
+	h.eachLive(func(p *seat) {
 		c := h.draw()
 		p.Hole[p.N] = c
 		kind := EvDealHole
@@ -661,6 +655,19 @@ func (h *Hand) dealStreet() {
 		e := Event{Kind: kind, Seat: p.Seat, Street: st.Street, NCards: 1}
 		e.Cards[0] = c
 		h.emit(e)
+	})
+}
+
+// eachLive calls f for each seat still in the hand, in deal order: from
+// the first seat left of the button, the button last (TP-09).
+func (h *Hand) eachLive(f func(p *seat)) {
+	st := &h.s
+	n := len(st.Seats)
+	start := h.firstLeftOf(st.Button)
+	for k := 0; k < n; k++ {
+		if p := &st.Seats[(start+k)%n]; !p.Folded {
+			f(p)
+		}
 	}
 }
 

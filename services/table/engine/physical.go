@@ -216,35 +216,23 @@ func (h *Hand) awaitStreet() {
 		}
 		return
 	}
-	live := 0
-	for i := range st.Seats {
-		if !st.Seats[i].Folded {
-			live++
-		}
-	}
-	if st.Street == Seventh && cards.NumCards-st.Dealt < live {
+	if st.Street == Seventh && cards.NumCards-st.Dealt < h.live() {
 		st.Await.Board = 1 // not enough cards for everyone: one community card
 		return
 	}
-	n := len(st.Seats)
-	start := h.firstLeftOf(st.Button)
-	for k := 0; k < n; k++ {
-		p := &st.Seats[(start+k)%n]
-		if p.Folded {
-			continue
-		}
+	h.eachLive(func(p *seat) {
 		p.Hole[p.N] = h.drawPrivate()
 		if st.Street == Seventh {
 			p.N++
 			e := Event{Kind: EvDealHole, Seat: p.Seat, Street: st.Street, NCards: 1}
 			e.Cards[0] = cards.Unknown
 			h.emit(e)
-			continue
+			return
 		}
 		p.Up |= 1 << p.N
 		p.N++
 		st.Await.Up |= 1 << p.Seat
-	}
+	})
 }
 
 // cardsRule is the rule an entry of a street's board cards applies when
