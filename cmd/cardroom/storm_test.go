@@ -162,12 +162,5 @@ func TestStorm_KillWalletAndTableReplica_CS08(t *testing.T) {
 	})
 	r.checkChips("after the storm")
 	r.auditClean("after the storm")
-	var stuck struct {
-		CashOuts []any `json:"cash_outs"`
-	}
-	r.must("GET", "/v1/stuck-cash-outs", r.cashier, nil, &stuck)
-	if len(stuck.CashOuts) != 0 {
-		t.Fatalf("stuck cash-outs after the storm: %v", stuck.CashOuts)
-	}
 	c.stop()
 }

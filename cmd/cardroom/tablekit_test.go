@@ -273,6 +273,14 @@ func (r *room) auditClean(when string) {
 	if !out.Clean || len(out.Problems) > 0 || len(out.Currencies) != 1 || !out.TablesReconciled || len(out.StuckCashOuts) > 0 {
 		r.t.Fatalf("%s: audit not clean: %+v", when, out)
 	}
+	// The cage's list agrees: no cash-out is stuck.
+	var stuck struct {
+		CashOuts []any `json:"cash_outs"`
+	}
+	r.must("GET", "/v1/stuck-cash-outs", r.cashier, nil, &stuck)
+	if len(stuck.CashOuts) != 0 {
+		r.t.Fatalf("%s: stuck cash-outs: %v", when, stuck.CashOuts)
+	}
 	reconciled := map[string]bool{}
 	for _, tb := range out.Tables {
 		reconciled[tb.TableID] = tb.Matches
