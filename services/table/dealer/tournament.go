@@ -856,6 +856,9 @@ func (t *Table) finishTournament(out *Output, h *History, plan button.Plan, now 
 		out.notice(Notice{Kind: "button", Seat: *nb, Rule: "TR-07", Detail: "drawn"})
 	}
 	e := out.Ended
+	// The report speaks of the seats as they are after the hand's end: an
+	// entrant removed there is in Removed, not among the busted seats.
+	e.Busted = slices.DeleteFunc(e.Busted, func(seat int) bool { return !t.seats[seat].Occupied() })
 	e.Stacks = e.Stacks[:0]
 	for i, s := range t.seats {
 		if s.Occupied() {

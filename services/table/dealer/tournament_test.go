@@ -507,6 +507,27 @@ func TestRemoveEntrant_BustedOrDisqualified_TR34(t *testing.T) {
 	if tb.Chips()+rm[0].Chips != 3000 {
 		t.Fatalf("chips %d + removed %d, issued 3000", tb.Chips(), rm[0].Chips)
 	}
+
+	// Expelled during a hand in which they go broke: removed, not among
+	// the busted seats.
+	for seed := uint64(10); ; seed++ {
+		if seed == 40 {
+			t.Fatal("no seeded hand broke B")
+		}
+		tb = tourTable(t, engine.Digital, 1000, 30)
+		mustStart(t, tb, seed, t0)
+		if _, err := tb.RemoveEntrant("B", RemoveExpelled); err != nil {
+			t.Fatal(err)
+		}
+		end := shove(t, tb, t0)
+		if i := slices.IndexFunc(end.Ended.Result.Seats, func(s engine.SeatResult) bool { return s.Seat == 1 }); end.Ended.Result.Seats[i].Stack > 0 {
+			continue
+		}
+		if slices.Contains(end.Ended.Busted, 1) || len(end.Ended.Report.Removed) != 1 || end.Ended.Report.Removed[0].Chips != 0 {
+			t.Fatalf("busted %v, removed %+v", end.Ended.Busted, end.Ended.Report.Removed)
+		}
+		break
+	}
 }
 
 // TestNextPositions_AreTheNextHandsUnderTheDeadButton_TR21_TR23: whatever
