@@ -55,7 +55,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	// /metrics first, so a process stuck starting up can still be scraped.
 	var metricsSrv *http.Server
 	var metricsLis net.Listener
-	if cfg.MetricsAddr != "" {
+	if cfg.MetricsAddr != config.MetricsOff {
 		if metricsLis, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 			return fmt.Errorf("listen metrics: %w", err)
 		}

@@ -22,6 +22,10 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 )
 
+// MetricsOff is the CARDROOM_METRICS_ADDR value that serves no /metrics
+// endpoint.
+const MetricsOff = "off"
+
 // Config is everything a cardroom process reads from its environment. The
 // struct tags are the single source of truth: env names the variable,
 // envDefault its default, doc its meaning, docDefault how the default
@@ -31,8 +35,10 @@ import (
 type Config struct {
 	HTTPAddr string `env:"CARDROOM_HTTP_ADDR" check:"hostport" envDefault:"127.0.0.1:8080" doc:"Listen address (host:port) of the REST gateway."`
 	GRPCAddr string `env:"CARDROOM_GRPC_ADDR" check:"hostport" envDefault:"127.0.0.1:9090" doc:"Listen address (host:port) of the gRPC server."`
-	// MetricsAddr is not check:"hostport" because empty is allowed.
-	MetricsAddr string `env:"CARDROOM_METRICS_ADDR" envDefault:"127.0.0.1:9464" doc:"Listen address (host:port) of the Prometheus /metrics endpoint every process serves (the OpenTelemetry Prometheus exporter's usual port); empty turns it off."`
+	// MetricsAddr is not check:"hostport" because "off" is allowed. An
+	// empty value cannot mean off: the env library gives an empty variable
+	// its default.
+	MetricsAddr string `env:"CARDROOM_METRICS_ADDR" envDefault:"127.0.0.1:9464" doc:"Listen address (host:port) of the Prometheus /metrics endpoint every process serves (the OpenTelemetry Prometheus exporter's usual port); off turns it off."`
 	DataDir     string `env:"CARDROOM_DATA_DIR" envDefault:"./data" doc:"Directory for the embedded SQLite database and the generated dev signing key."`
 
 	RedisURL    string        `env:"REDIS_URL" docDefault:"(empty: in-process)" doc:"Redis for locks and event streams (redis://, rediss:// or unix://). Empty runs in-process locks and events."`
@@ -161,7 +167,7 @@ func (c Config) Validate() error {
 			bad(v.Name, val, err)
 		}
 	}
-	if c.MetricsAddr != "" {
+	if c.MetricsAddr != MetricsOff {
 		if err := checkHostPort(c.MetricsAddr); err != nil {
 			bad("CARDROOM_METRICS_ADDR", c.MetricsAddr, err)
 		}

@@ -309,3 +309,19 @@ func TestParseNamesTheVariable(t *testing.T) {
 		t.Fatalf("unparsable duration: %v, want the variable named", err)
 	}
 }
+
+// TestMetricsOffAndEmpty: "off" turns the /metrics endpoint off; an empty
+// value cannot, since the env library gives an empty variable its default,
+// so it keeps the default address rather than silently meaning off.
+func TestMetricsOffAndEmpty(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]string{"off": MetricsOff, "": "127.0.0.1:9464", "127.0.0.1:0": "127.0.0.1:0"} {
+		c, err := LoadFrom(map[string]string{"CARDROOM_METRICS_ADDR": value})
+		if err != nil {
+			t.Fatalf("CARDROOM_METRICS_ADDR=%q: %v", value, err)
+		}
+		if c.MetricsAddr != want {
+			t.Errorf("CARDROOM_METRICS_ADDR=%q gives %q, want %q", value, c.MetricsAddr, want)
+		}
+	}
+}
