@@ -12,7 +12,7 @@ build:
 	cd cmd/cardroom && $(GO) build -trimpath -o ../../bin/cardroom .
 
 run: build
-	./bin/cardroom all
+	CARDROOM_DEV_TOKENS=true ./bin/cardroom all
 
 # Jaeger and the suite exporting to it (query API at http://127.0.0.1:16686/api/traces).
 traces:

@@ -78,6 +78,11 @@ func streamErrorHandler(log *slog.Logger) runtime.StreamErrorHandlerFunc {
 func errorBody(st *status.Status, httpStatus int) *faultv1.Error {
 	if httpStatus == 0 {
 		httpStatus = runtime.HTTPStatusFromCode(st.Code())
+		if info := errorInfo(st); info != nil && info.GetReason() == rpc.ReasonRequestTooLarge {
+			// gRPC's ResourceExhausted is 429 ("slow down"); a message over
+			// the limit will not pass however slowly it is sent.
+			httpStatus = http.StatusRequestEntityTooLarge
+		}
 	}
 	body := &faultv1.Error{
 		Code:       code.Code(st.Code()).String(),
@@ -116,18 +121,19 @@ func isReason(name string) bool {
 }
 
 // routingErrorHandler keeps the HTTP status of a routing failure (404 for an
-// unknown path, 405 for a known path with the wrong method) and reports it
-// through the same JSON error body.
+// unknown path, 405 for a known path with the wrong method, 400 for a path
+// that is not one) and reports it through the same JSON error body, with
+// its reason.
 func routingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
-	c := codes.Internal
+	c, reason := codes.Internal, rpc.ReasonInternal
 	switch httpStatus {
 	case http.StatusBadRequest:
-		c = codes.InvalidArgument
+		c, reason = codes.InvalidArgument, rpc.ReasonInvalidArgument
 	case http.StatusNotFound:
-		c = codes.NotFound
+		c, reason = codes.NotFound, rpc.ReasonRouteNotFound
 	case http.StatusMethodNotAllowed:
-		c = codes.Unimplemented
+		c, reason = codes.Unimplemented, rpc.ReasonMethodNotAllowed
 	}
-	err := &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: status.Error(c, http.StatusText(httpStatus))}
+	err := &runtime.HTTPStatusError{HTTPStatus: httpStatus, Err: statusWithReason(status.New(c, http.StatusText(httpStatus)), reason)}
 	runtime.HTTPError(ctx, mux, m, w, r, err)
 }

@@ -28,8 +28,14 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/rpc"
 
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -58,6 +64,15 @@ type Conns struct {
 type Options struct {
 	// Conns are the connections to the four services; all are required.
 	Conns Conns
+	// Verifier checks bearer tokens before a request's body is read; it is
+	// required. The services check the token again and authorize.
+	Verifier *auth.Verifier
+	// Authorize gives each RPC's access rule; nil reads the
+	// (cardroom.auth.v1.access) options of the registered descriptors.
+	Authorize rpc.Authorizer
+	// MaxBody is the largest request body read, in bytes; zero means
+	// DefaultMaxBody. A larger one is refused with 413 unread.
+	MaxBody int64
 	// CORSOrigins lists the origins browser apps may call from, for example
 	// "https://floor.example.com"; "*" allows any. Empty disables CORS.
 	CORSOrigins []string
@@ -109,13 +124,34 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if o.Verifier == nil {
+		return nil, errors.New("gateway: no token verifier")
+	}
+	authorize := o.Authorize
+	if authorize == nil {
+		authorize = rpc.AccessFromDescriptors(nil, nil)
+	}
+	for _, p := range parts {
+		if err := checkNoServiceOnlyBindings(protoregistry.GlobalFiles, authorize, p.service); err != nil {
+			return nil, fmt.Errorf("gateway: %w", err)
+		}
+	}
+	fail := errorHandler(log)
+	door := &frontDoor{routes: routeTable(protoregistry.GlobalFiles, authorize), verifier: o.Verifier, maxBody: o.MaxBody, fail: fail, log: log}
+	if door.maxBody <= 0 {
+		door.maxBody = DefaultMaxBody
+	}
 	api := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: jsonMarshaler()}),
-		runtime.WithErrorHandler(errorHandler(log)),
+		runtime.WithErrorHandler(fail),
 		runtime.WithStreamErrorHandler(streamErrorHandler(log)),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
-		runtime.WithMiddlewares(nameSpan),
-		runtime.WithMetadata(anonymousUnlessAuthorized),
+		runtime.WithMiddlewares(nameSpan, door.middleware),
+		runtime.WithMetadata(forwardedMetadata),
+		// Both read a form body before any route is chosen: off, so that
+		// nothing reads a body before the front door.
+		runtime.WithDisablePathLengthFallback(),
+		runtime.WithDisableHTTPMethodOverride(),
 	)
 	health := &healthHandler{timeout: o.HealthTimeout, log: log}
 	if health.timeout <= 0 {
@@ -126,7 +162,9 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: no connection for the %s service", p.name)
 		}
 		// The handlers only keep the client; ctx is not retained by them.
-		if err := p.register(ctx, api, p.conn); err != nil {
+		// Every request leaves through CheckText: a NUL or invalid UTF-8
+		// in a path parameter or the body is refused here with 400.
+		if err := p.register(ctx, api, rpc.TextCheckedConn(p.conn)); err != nil {
 			return nil, fmt.Errorf("gateway: register %s: %w", p.name, err)
 		}
 		health.checks = append(health.checks, grpcHealthCheck(p.name, p.conn, p.service))
@@ -146,8 +184,8 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	// A plain switch rather than http.ServeMux: the mux would set
 	// Request.Pattern to "/", and otelhttp would then rename the span
 	// nameSpan gave the route.
-	healthz := getOnly(health)
-	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI))
+	healthz := getOnly(health, fail)
+	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI), fail)
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/healthz":
@@ -159,12 +197,12 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		}
 	})
 
-	var h http.Handler = root
+	h := limitBodies(root, door.maxBody)
 	if len(o.CORSOrigins) > 0 {
 		h = cors.New(cors.Options{
 			AllowedOrigins: o.CORSOrigins,
 			AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-			AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Traceparent", "Tracestate"},
+			AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Traceparent", "Tracestate", RoleHeader},
 			MaxAge:         600,
 		}).Handler(h)
 	}
@@ -223,18 +261,28 @@ func nameSpan(next runtime.HandlerFunc) runtime.HandlerFunc {
 	}
 }
 
-// anonymousUnlessAuthorized sets the call's "authorization" metadata: the
-// HTTP Authorization header's values that are valid gRPC metadata, or one
-// empty value when there are none. The key is then always present, so
-// per-RPC credentials that fill in a service token only when it is absent
-// (platform/rpc's) leave it alone: an anonymous request stays anonymous and
-// gets 401 instead of running as the service. (grpc-gateway lets this
-// annotator's values replace those it copied from the headers, including a
-// client's Grpc-Metadata-Authorization.) Servers read the first value that
-// is a bearer token; an empty one is no token.
-func anonymousUnlessAuthorized(_ context.Context, r *http.Request) metadata.MD {
+// forwardedMetadata sets the call's "authorization" and "cardroom-role"
+// metadata from the HTTP Authorization and Cardroom-Role headers: their
+// values that are valid gRPC metadata, or one empty value when there are
+// none. The keys are then always present, so per-RPC credentials that fill
+// in a service token only when "authorization" is absent (platform/rpc's)
+// leave it alone: an anonymous request stays anonymous and gets 401
+// instead of running as the service. (grpc-gateway lets this annotator's
+// values replace those it copied from the headers, including a client's
+// Grpc-Metadata-Authorization and Grpc-Metadata-Cardroom-Role.) Servers
+// read the first value that is a bearer token, and ignore an empty role.
+func forwardedMetadata(_ context.Context, r *http.Request) metadata.MD {
+	return metadata.MD{
+		"authorization":  headerValues(r, "Authorization"),
+		rpc.RoleMetadata: headerValues(r, RoleHeader),
+	}
+}
+
+// headerValues returns the values of header that are valid gRPC metadata
+// text, or one empty value.
+func headerValues(r *http.Request, header string) []string {
 	var values []string
-	for _, v := range r.Header.Values("Authorization") {
+	for _, v := range r.Header.Values(header) {
 		if printableASCII(v) {
 			values = append(values, v)
 		}
@@ -242,7 +290,7 @@ func anonymousUnlessAuthorized(_ context.Context, r *http.Request) metadata.MD {
 	if len(values) == 0 {
 		values = []string{""}
 	}
-	return metadata.MD{"authorization": values}
+	return values
 }
 
 // printableASCII reports whether v may be sent as gRPC metadata text.
@@ -256,11 +304,11 @@ func printableASCII(v string) bool {
 }
 
 // getOnly refuses methods other than GET and HEAD with 405.
-func getOnly(h http.Handler) http.Handler {
+func getOnly(h http.Handler, fail runtime.ErrorHandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+			refuse(fail, w, r, http.StatusMethodNotAllowed, status.New(codes.Unimplemented, http.StatusText(http.StatusMethodNotAllowed)), rpc.ReasonMethodNotAllowed)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -30,6 +30,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/cardroom/cardroom/gateway"
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/clock"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -42,6 +44,26 @@ import (
 type fakeTables struct {
 	tablev1.UnimplementedTableServiceServer
 	validator protovalidate.Validator
+	// release, when set, is what WatchTable waits for between its first
+	// and its second message.
+	release chan struct{}
+}
+
+// WatchTable sends the table's state, waits for release (or the end of
+// the call), then sends it again with the next sequence number.
+func (f *fakeTables) WatchTable(req *tablev1.WatchTableRequest, stream grpc.ServerStreamingServer[tablev1.WatchTableResponse]) error {
+	send := func(seq int64) error {
+		return stream.Send(&tablev1.WatchTableResponse{State: &tablev1.TableState{TableId: req.GetTableId(), Sequence: seq}})
+	}
+	if err := send(1); err != nil {
+		return err
+	}
+	select {
+	case <-f.release:
+	case <-stream.Context().Done():
+		return nil
+	}
+	return send(2)
 }
 
 func withInfo(c codes.Code, msg, reason string, meta map[string]string) error {
@@ -81,10 +103,15 @@ func (f *fakeTables) GetTable(ctx context.Context, req *tablev1.GetTableRequest)
 	case "busy":
 		return nil, withInfo(codes.Aborted, "lost the table lock", "FENCE_LOST", nil)
 	}
-	// Echo the caller's token so the test sees what the gateway forwarded.
+	// Echo the caller's token (or, for table "role", the role it names) so
+	// the test sees what the gateway forwarded.
 	md, _ := metadata.FromIncomingContext(ctx)
+	echo := "authorization"
+	if req.GetTableId() == "role" {
+		echo = "cardroom-role"
+	}
 	return &tablev1.GetTableResponse{Table: &tablev1.Table{
-		TableId: req.GetTableId(), Name: strings.Join(md.Get("authorization"), ","), Seats: 9,
+		TableId: req.GetTableId(), Name: strings.Join(md.Get(echo), ","), Seats: 9,
 	}}, nil
 }
 
@@ -149,11 +176,37 @@ func newFixture(t *testing.T, opts gateway.Options) *fixture {
 	return &fixture{health: hs, spans: spans, srv: srv}
 }
 
+// testKey signs the tokens of the tests that do not bring their own.
+var testKey = []byte("gateway-shared-test-key-0123456789abcdef")
+
+// bearer returns an Authorization header value for sub with roles, signed
+// with testKey.
+func bearer(t *testing.T, sub string, roles ...auth.Role) string {
+	t.Helper()
+	iss, err := auth.NewIssuer(testKey, clock.Real{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := iss.Mint(sub, roles, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "Bearer " + tok
+}
+
 // gatewayOn returns a gateway whose four parts are all served behind conn,
-// as in `cardroom all`.
+// as in `cardroom all`; without opts.Verifier it checks tokens signed with
+// testKey.
 func gatewayOn(t *testing.T, conn grpc.ClientConnInterface, opts gateway.Options) *gateway.Gateway {
 	t.Helper()
 	opts.Conns = gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}
+	if opts.Verifier == nil {
+		v, err := auth.NewVerifier(testKey, clock.Real{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Verifier = v
+	}
 	gw, err := gateway.New(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +220,8 @@ type response struct {
 	body   string
 }
 
+// do makes a request. Without an "Authorization" entry in header it sends
+// a floor token signed with testKey; an empty entry sends none.
 func (f *fixture) do(t *testing.T, method, path, body string, header map[string]string) response {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, f.srv.URL+path, strings.NewReader(body))
@@ -176,8 +231,13 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if _, ok := header["Authorization"]; !ok {
+		req.Header.Set("Authorization", bearer(t, "floor-1", auth.Floor))
+	}
 	for k, v := range header {
-		req.Header.Set(k, v)
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := f.srv.Client().Do(req)
 	if err != nil {
@@ -249,16 +309,28 @@ func TestErrorsBecomeJSON(t *testing.T) {
 		},
 		{
 			name: "unknown route is 404", method: "GET", path: "/v1/nowhere",
-			status: 404, want: errorBody{Code: "NOT_FOUND", HTTPStatus: 404, Message: "Not Found", Metadata: map[string]string{}},
+			status: 404, want: errorBody{Code: "NOT_FOUND", HTTPStatus: 404, Message: "Not Found", Reason: "ROUTE_NOT_FOUND", Metadata: map[string]string{}},
 		},
 		{
 			name: "wrong method is 405", method: "DELETE", path: "/v1/tables",
-			status: 405, want: errorBody{Code: "UNIMPLEMENTED", HTTPStatus: 405, Message: "Method Not Allowed", Metadata: map[string]string{}},
+			status: 405, want: errorBody{Code: "UNIMPLEMENTED", HTTPStatus: 405, Message: "Method Not Allowed", Reason: "METHOD_NOT_ALLOWED", Metadata: map[string]string{}},
+		},
+		{
+			name: "wrong method on /healthz is 405", method: "POST", path: "/healthz",
+			status: 405, want: errorBody{Code: "UNIMPLEMENTED", HTTPStatus: 405, Message: "Method Not Allowed", Reason: "METHOD_NOT_ALLOWED", Metadata: map[string]string{}},
 		},
 		{
 			name: "unimplemented RPC is 501", method: "GET", path: "/v1/waitlists",
-			status: 501, want: errorBody{Code: "UNIMPLEMENTED", HTTPStatus: 501, Metadata: map[string]string{}},
+			status: 501, want: errorBody{Code: "UNIMPLEMENTED", HTTPStatus: 501, Reason: "NOT_IMPLEMENTED", Metadata: map[string]string{}},
 			messageHas: "SeatingService",
+		},
+		{
+			name: "service-only wallet route does not exist", method: "POST", path: "/v1/tables/t1/cash-outs", body: `{"player_id":"p","stack":"1"}`,
+			status: 404, want: errorBody{Code: "NOT_FOUND", HTTPStatus: 404, Message: "Not Found", Reason: "ROUTE_NOT_FOUND", Metadata: map[string]string{}},
+		},
+		{
+			name: "service-only RPC on grpc-gateway's default route does not exist", method: "POST", path: "/cardroom.wallet.v1.WalletService/HoldBuyIn", body: `{}`,
+			status: 404, want: errorBody{Code: "NOT_FOUND", HTTPStatus: 404, Message: "Not Found", Reason: "ROUTE_NOT_FOUND", Metadata: map[string]string{}},
 		},
 	}
 	for _, tt := range tests {
@@ -334,7 +406,8 @@ func TestForwardsRequestsAndAuthorization(t *testing.T) {
 		t.Errorf("created = %+v from %s", tbl, resp.body)
 	}
 
-	resp = f.do(t, "GET", "/v1/tables/t7", "", map[string]string{"Authorization": "Bearer abc.def"})
+	token := bearer(t, "pat", auth.Player)
+	resp = f.do(t, "GET", "/v1/tables/t7", "", map[string]string{"Authorization": token})
 	var got struct {
 		Table struct {
 			TableID string `json:"table_id"`
@@ -345,7 +418,7 @@ func TestForwardsRequestsAndAuthorization(t *testing.T) {
 		t.Fatalf("get: status %d body %q: %v", resp.status, resp.body, err)
 	}
 	// The fake echoes the authorization metadata it received as the name.
-	if resp.status != 200 || got.Table.TableID != "t7" || got.Table.Name != "Bearer abc.def" {
+	if resp.status != 200 || got.Table.TableID != "t7" || got.Table.Name != token {
 		t.Errorf("get: status %d table %+v, want t7 named after the forwarded bearer token", resp.status, got.Table)
 	}
 }
@@ -482,7 +555,9 @@ func TestBackendDownIsMasked(t *testing.T) {
 	conn, addr := unreachable(t)
 	gw := gatewayOn(t, conn, gateway.Options{})
 	rec := httptest.NewRecorder()
-	gw.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), "GET", "/v1/tables/t1", nil))
+	req := httptest.NewRequestWithContext(t.Context(), "GET", "/v1/tables/t1", nil)
+	req.Header.Set("Authorization", bearer(t, "pat", auth.Player))
+	gw.ServeHTTP(rec, req)
 	var got errorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatalf("body %q: %v", rec.Body, err)
@@ -530,9 +605,18 @@ func TestHealthzPartNotRegisteredIsNotReady(t *testing.T) {
 
 func TestNewRequiresEveryConnection(t *testing.T) {
 	t.Parallel()
-	_, err := gateway.New(t.Context(), gateway.Options{})
+	v, err := auth.NewVerifier(testKey, clock.Real{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gateway.New(t.Context(), gateway.Options{Verifier: v})
 	if err == nil || !strings.Contains(err.Error(), "table") {
 		t.Errorf("New without connections = %v, want an error naming the table service", err)
+	}
+	conn, _ := unreachable(t)
+	_, err = gateway.New(t.Context(), gateway.Options{Conns: gateway.Conns{Table: conn, Tournament: conn, Wallet: conn, Seating: conn}})
+	if err == nil || !strings.Contains(err.Error(), "verifier") {
+		t.Errorf("New without a verifier = %v, want an error naming it", err)
 	}
 }
 

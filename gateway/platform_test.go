@@ -53,11 +53,11 @@ func TestThroughPlatformServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	hs := httptest.NewServer(gatewayOn(t, conn, gateway.Options{}))
+	hs := httptest.NewServer(gatewayOn(t, conn, gateway.Options{Verifier: verifier}))
 	t.Cleanup(hs.Close)
 	f := &fixture{srv: hs}
 
-	bearer := func(roles ...auth.Role) string {
+	bearerOf := func(roles ...auth.Role) string {
 		tok, err := issuer.Mint("alice", roles, time.Hour)
 		if err != nil {
 			t.Fatal(err)
@@ -72,23 +72,20 @@ func TestThroughPlatformServer(t *testing.T) {
 		{name: "no token", method: "GET", path: "/v1/tables/t1", status: 401, code: "UNAUTHENTICATED", reason: "UNAUTHENTICATED"},
 		{name: "token that is not valid gRPC metadata", method: "GET", path: "/v1/tables/t1", authorization: "Bearer caf\u00e9", status: 401, code: "UNAUTHENTICATED", reason: "UNAUTHENTICATED"},
 		{name: "bad token", method: "GET", path: "/v1/tables/t1", authorization: "Bearer not-a-jwt", status: 401, code: "UNAUTHENTICATED", reason: "UNAUTHENTICATED"},
-		{name: "player may not create tables", method: "POST", path: "/v1/tables", body: validTable, authorization: bearer(auth.Player), status: 403, code: "PERMISSION_DENIED", reason: "PERMISSION_DENIED"},
+		{name: "player may not create tables", method: "POST", path: "/v1/tables", body: validTable, authorization: bearerOf(auth.Player), status: 403, code: "PERMISSION_DENIED", reason: "PERMISSION_DENIED"},
 		{
-			name: "floor with one seat", method: "POST", path: "/v1/tables", authorization: bearer(auth.Floor),
+			name: "floor with one seat", method: "POST", path: "/v1/tables", authorization: bearerOf(auth.Floor),
 			body:   strings.Replace(validTable, `"seats":9`, `"seats":1`, 1),
 			status: 400, code: "INVALID_ARGUMENT", reason: "INVALID_ARGUMENT", field: "seats",
 		},
-		{name: "floor creates a table", method: "POST", path: "/v1/tables", body: validTable, authorization: bearer(auth.Floor), status: 200},
-		{name: "player reads a table", method: "GET", path: "/v1/tables/t1", authorization: bearer(auth.Player), status: 200},
-		{name: "TP-02 status passes through", method: "GET", path: "/v1/tables/closed", authorization: bearer(auth.Player), status: 400, code: "FAILED_PRECONDITION", reason: "TABLE_CLOSED", ruleID: "TP-02"},
+		{name: "floor creates a table", method: "POST", path: "/v1/tables", body: validTable, authorization: bearerOf(auth.Floor), status: 200},
+		{name: "player reads a table", method: "GET", path: "/v1/tables/t1", authorization: bearerOf(auth.Player), status: 200},
+		{name: "TP-02 status passes through", method: "GET", path: "/v1/tables/closed", authorization: bearerOf(auth.Player), status: 400, code: "FAILED_PRECONDITION", reason: "TABLE_CLOSED", ruleID: "TP-02"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			header := map[string]string{}
-			if tt.authorization != "" {
-				header["Authorization"] = tt.authorization
-			}
+			header := map[string]string{"Authorization": tt.authorization}
 			resp := f.do(t, tt.method, tt.path, tt.body, header)
 			if resp.status != tt.status {
 				t.Fatalf("status %d, want %d; body %s", resp.status, tt.status, resp.body)

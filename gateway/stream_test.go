@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardroom/cardroom/gateway"
 	streamtestpb "github.com/cardroom/cardroom/gateway/internal/streamtest/gen"
+	"github.com/cardroom/cardroom/platform/auth"
 )
 
 type counter struct {
@@ -66,6 +67,7 @@ func TestServerStreamingPassesThrough(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Origin", "https://floor.example.com")
+		req.Header.Set("Authorization", bearer(t, "pat", auth.Player))
 		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package proto_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,10 +64,16 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 
 // TestEveryRPCHasHTTPRoute checks that apps reach every RPC they may call
 // through the gateway, and that the merged OpenAPI document names each
-// route. RPCs only the service role may call need no route.
+// route; and that no RPC only the service role may call has a route at
+// all: the parts' calls to each other (wallet holds and cash-outs, the
+// tournament's table controls, ...) never pass the public gateway. The
+// gateway refuses to start with such a route too (gateway.New), and the
+// service refuses every role but service; this keeps a new RPC from
+// slipping through with a route.
 func TestEveryRPCHasHTTPRoute(t *testing.T) {
 	t.Parallel()
 	doc := string(openapi.JSON())
+	var serviceOnlyRPCs int
 	for _, name := range services {
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
 		if err != nil {
@@ -75,11 +82,16 @@ func TestEveryRPCHasHTTPRoute(t *testing.T) {
 		methods := d.(protoreflect.ServiceDescriptor).Methods()
 		for i := range methods.Len() {
 			md := methods.Get(i)
+			rule, ok := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+			routed := ok && rule != nil && rule.GetPattern() != nil
 			if serviceOnly(md) {
+				serviceOnlyRPCs++
+				if routed {
+					t.Errorf("%s: only the service role may call it, yet it has the REST route %s; remove its google.api.http option", md.FullName(), httpPath(rule))
+				}
 				continue
 			}
-			rule, ok := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
-			if !ok || rule == nil || rule.GetPattern() == nil {
+			if !routed {
 				t.Errorf("%s: no google.api.http route", md.FullName())
 				continue
 			}
@@ -89,6 +101,26 @@ func TestEveryRPCHasHTTPRoute(t *testing.T) {
 			}
 		}
 	}
+	if serviceOnlyRPCs == 0 {
+		t.Fatal("no service-only RPC found: the wallet's holds and cash-outs are service-only")
+	}
+}
+
+// TestEveryServiceIsChecked keeps services in step with the files: a
+// service added to a cardroom package is checked by the tests above.
+func TestEveryServiceIsChecked(t *testing.T) {
+	t.Parallel()
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(string(fd.Package()), "cardroom.") {
+			return true
+		}
+		for i := range fd.Services().Len() {
+			if name := fd.Services().Get(i).FullName(); !slices.Contains(services, name) {
+				t.Errorf("service %s is not in this file's services list", name)
+			}
+		}
+		return true
+	})
 }
 
 func serviceOnly(md protoreflect.MethodDescriptor) bool {

@@ -24,8 +24,9 @@ import (
 	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
-// devTokenTTL is how long the tokens printed at start-up stay valid.
-const devTokenTTL = 12 * time.Hour
+// devTokenTTL is how long the tokens printed at start-up
+// (CARDROOM_DEV_TOKENS) stay valid.
+const devTokenTTL = time.Hour
 
 // serviceTokenTTL is the lifetime of the tokens a part mints for its own
 // calls to other parts; they are renewed when a third of it is left.
@@ -110,7 +111,8 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		}
 		grpcAddr = grpcLis.Addr().String()
 		env.grpcAddr, env.all = grpcAddr, len(parts) == len(allParts)
-		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz, Drainer: drainer})
+		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz, Drainer: drainer,
+			MaxMessage: cfg.Limits.GRPCMaxMessage, MaxStreams: cfg.Limits.GRPCMaxStreams, Reflection: cfg.Limits.GRPCReflection})
 		for _, p := range parts {
 			db, err := openDB(ctx, cfg, p)
 			if err != nil {
@@ -183,14 +185,15 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 			}
 			*s.conn = c
 		}
-		gw, err := gateway.New(ctx, gateway.Options{Conns: gc, CORSOrigins: cfg.CORSOrigins, Logger: log})
+		gw, err := gateway.New(ctx, gateway.Options{Conns: gc, Verifier: verifier, MaxBody: cfg.Limits.HTTPMaxBody,
+			CORSOrigins: cfg.CORSOrigins, Logger: log})
 		if err != nil {
 			return fmt.Errorf("gateway: %w", err)
 		}
 		if httpLis, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 			return fmt.Errorf("listen HTTP: %w", err)
 		}
-		httpSrv = &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+		httpSrv = newHTTPServer(gw, cfg.Limits, log)
 	}
 
 	serveErr := make(chan error, 2)
@@ -240,6 +243,25 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	return err
 }
 
+// newHTTPServer returns the gateway's HTTP server, bounded so that no
+// client can hold it: headers and bodies must arrive in time (slow ones are
+// cut), answers must be written in time, idle keep-alive connections are
+// closed, and headers are at most 64 KiB. The gateway lifts the read and
+// write deadlines for feeds, which last as long as the client watches.
+func newHTTPServer(h http.Handler, l config.Limits, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.HTTPReadHeaderTimeout,
+		ReadTimeout:       l.HTTPReadTimeout,
+		WriteTimeout:      l.HTTPWriteTimeout,
+		IdleTimeout:       l.HTTPIdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		// Connection-level failures (TLS noise, a client closing while a
+		// timeout cut it) are not the operator's concern at error level.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+}
+
 func processName(parts []part, withGateway bool) string {
 	switch {
 	case len(parts) > 1:
@@ -258,9 +280,11 @@ func addrOf(l net.Listener) string {
 	return l.Addr().String()
 }
 
-// printBanner tells a developer where the suite listens and, when the
-// signing key is the generated dev key, gives a ready-to-paste token per
-// role. A configured (production) key never has tokens printed.
+// printBanner tells a developer where the suite listens and, with
+// CARDROOM_DEV_TOKENS (make run sets it), gives a ready-to-paste token per
+// person's role, valid for devTokenTTL. Never the service role: that
+// identity is the parts' own, and the public gateway refuses it anyway.
+// Configuration refuses dev tokens with a configured (production) key.
 func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis, metricsLis net.Listener, issuer *auth.Issuer) {
 	fmt.Fprintf(w, "%s is ready\n", name)
 	if httpLis != nil {
@@ -275,11 +299,14 @@ func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis, 
 	if cfg.OTel.ExporterEndpoint != "" {
 		fmt.Fprintf(w, "  OTLP:  traces and metrics to %s\n", cfg.OTel.ExporterEndpoint)
 	}
-	if cfg.JWTKey != "" {
+	if !cfg.DevTokens || cfg.JWTKey != "" {
 		return
 	}
 	fmt.Fprintf(w, "  dev tokens (valid %s; curl -H \"Authorization: Bearer $TOKEN\"):\n", devTokenTTL)
 	for _, role := range auth.AllRoles {
+		if role == auth.Service {
+			continue
+		}
 		tok, err := issuer.Mint("dev-"+string(role), []auth.Role{role}, devTokenTTL)
 		if err != nil {
 			continue

@@ -26,6 +26,7 @@ import (
 func runToken(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	sub := fs.String("sub", "", "subject: the player, dealer or system the token names")
+	name := fs.String("name", "", "display name other players see instead of the subject (waitlists, the seating board)")
 	roles := fs.String("role", "", "role, or comma-separated roles: "+roleNames())
 	ttl := fs.Duration("ttl", devTokenTTL, "how long the token stays valid")
 	if err := fs.Parse(args); err != nil {
@@ -58,7 +59,7 @@ func runToken(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tok, err := issuer.Mint(*sub, rs, *ttl)
+	tok, err := issuer.MintNamed(*sub, *name, rs, *ttl)
 	if err != nil {
 		return err
 	}

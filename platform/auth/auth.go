@@ -25,9 +25,10 @@ const (
 	Floor Role = "floor"
 	// Cashier moves money: buy-ins, cash-outs, account operations.
 	Cashier Role = "cashier"
-	// Admin may call every RPC.
+	// Admin administers the room: the RPCs that name it, nothing more.
 	Admin Role = "admin"
-	// Service is another cardroom part calling on its own behalf.
+	// Service is another cardroom part calling on its own behalf. A token
+	// with it carries no other role, and the public gateway refuses it.
 	Service Role = "service"
 )
 
@@ -55,33 +56,30 @@ func joinRoles(rs []Role) string {
 type Principal struct {
 	Subject string
 	Roles   []Role
+	// Name is the display name the token carries ("name" claim), shown to
+	// other players instead of the subject; empty when it has none.
+	Name string
 }
 
-// HasRole reports whether p holds role r. It does not treat admin as
-// holding every role: "admin may call everything" is an authorization
-// decision made in platform/rpc, while a service asking "is this the
-// seat's player?" wants the literal answer.
+// HasRole reports whether p holds role r.
 func (p Principal) HasRole(r Role) bool { return slices.Contains(p.Roles, r) }
-
-// HasAnyRole reports whether p holds at least one of roles.
-func (p Principal) HasAnyRole(roles ...Role) bool {
-	return slices.ContainsFunc(roles, p.HasRole)
-}
 
 // String returns "subject[role,role]" for logs.
 func (p Principal) String() string { return p.Subject + "[" + joinRoles(p.Roles) + "]" }
 
-type principalKey struct{}
+type callerKey struct{}
 
-// NewContext returns ctx carrying p.
-func NewContext(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
+// NewContext returns ctx carrying c, the caller a request acts as.
+func NewContext(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// FromContext returns the caller that ctx carries, if any.
-func FromContext(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
+// FromContext returns the caller that ctx carries, if any: the subject in
+// the one role platform/rpc chose for the request. Handlers decide on that
+// role alone; the token's other roles are not in the context.
+func FromContext(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
 }
 
 type tokenKey struct{}

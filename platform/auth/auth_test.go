@@ -46,8 +46,8 @@ func TestMintVerifyRoundTrip(t *testing.T) {
 	if p.Subject != "alice" || !slices.Equal(p.Roles, []Role{Player, Cashier}) {
 		t.Fatalf("principal = %+v", p)
 	}
-	if !p.HasRole(Cashier) || p.HasRole(Admin) || !p.HasAnyRole(Floor, Player) || p.HasAnyRole(Floor, Dealer) {
-		t.Fatalf("HasRole/HasAnyRole wrong for %v", p)
+	if !p.HasRole(Cashier) || p.HasRole(Admin) || p.Name != "" {
+		t.Fatalf("HasRole/Name wrong for %v", p)
 	}
 	if got := p.String(); got != "alice[player, cashier]" {
 		t.Fatalf("String() = %q", got)
@@ -90,6 +90,10 @@ func TestVerifyRejects(t *testing.T) {
 		{"no roles", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve")}, jwt.SigningMethodHS256, testKey)},
 		{"unknown role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{"god"}}, jwt.SigningMethodHS256, testKey)},
 		{"role not spelled as a Role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{"ADMIN"}}, jwt.SigningMethodHS256, testKey)},
+		{"service mixed with a person's role", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{Player, Service}}, jwt.SigningMethodHS256, testKey)},
+		{"NUL in subject", sign(claims{RegisteredClaims: reg(TokenIssuer, "e\x00ve"), Roles: []Role{Player}}, jwt.SigningMethodHS256, testKey)},
+		{"control character in name", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{Player}, Name: "E\x07ve"}, jwt.SigningMethodHS256, testKey)},
+		{"overlong name", sign(claims{RegisteredClaims: reg(TokenIssuer, "eve"), Roles: []Role{Player}, Name: strings.Repeat("é", MaxNameLen+1)}, jwt.SigningMethodHS256, testKey)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +137,12 @@ func TestMintRefusesBadInput(t *testing.T) {
 		{"unknown role", "a", []Role{"god"}, time.Hour},
 		{"role not spelled as a Role", "a", []Role{"PLAYER"}, time.Hour},
 		{"zero ttl", "a", []Role{Player}, 0},
+		{"service with another role", "a", []Role{Service, Admin}, time.Hour},
+		{"player with the service role", "a", []Role{Player, Service}, time.Hour},
+		{"NUL in subject", "a\x00b", []Role{Player}, time.Hour},
+		{"invalid UTF-8 subject", "a\xffb", []Role{Player}, time.Hour},
+		{"space in subject", "a b", []Role{Player}, time.Hour},
+		{"overlong subject", strings.Repeat("a", MaxSubjectLen+1), []Role{Player}, time.Hour},
 	}
 	for _, tt := range tests {
 		if tok, err := iss.Mint(tt.sub, tt.roles, tt.ttl); err == nil {
@@ -190,10 +200,10 @@ func TestContextCarriesPrincipalAndToken(t *testing.T) {
 	if _, ok := TokenFromContext(ctx); ok {
 		t.Fatal("empty context has a token")
 	}
-	ctx = WithToken(NewContext(ctx, Principal{Subject: "dan", Roles: []Role{Service}}), "tok")
-	p, ok := FromContext(ctx)
-	if !ok || p.Subject != "dan" || !p.HasRole(Service) {
-		t.Fatalf("FromContext = %+v, %v", p, ok)
+	ctx = WithToken(NewContext(ctx, Caller{Subject: "dan", Role: Service}), "tok")
+	c, ok := FromContext(ctx)
+	if !ok || c.Subject != "dan" || !c.Is(Service) || c.Is(Player) {
+		t.Fatalf("FromContext = %+v, %v", c, ok)
 	}
 	if tok, ok := TokenFromContext(ctx); !ok || tok != "tok" {
 		t.Fatalf("TokenFromContext = %q, %v", tok, ok)
@@ -306,5 +316,65 @@ func TestServiceTokensRenewBeforeExpiry(t *testing.T) {
 	clk.Advance(15 * time.Minute) // the first token has expired; the renewed one has not
 	if _, err := ver.Verify(t3); err != nil {
 		t.Fatalf("renewed token: %v", err)
+	}
+}
+
+func TestMintNamedCarriesTheDisplayName(t *testing.T) {
+	t.Parallel()
+	_, iss, ver := newPair(t)
+	tok, err := iss.MintNamed("p-1", "Anna K.", []Role{Player}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ver.Verify(tok)
+	if err != nil || p.Name != "Anna K." || p.Subject != "p-1" {
+		t.Fatalf("Verify = %+v, %v", p, err)
+	}
+	c, err := p.ActAs([]Role{Player}, "")
+	if err != nil || c.Name != "Anna K." {
+		t.Fatalf("ActAs = %+v, %v", c, err)
+	}
+	if _, err := iss.MintNamed("p-1", "tab\there", []Role{Player}, time.Hour); err == nil {
+		t.Fatal("minted a name with a tab")
+	}
+}
+
+// TestActAsChoosesOneRole covers the acting-role rule (docs/SECURITY.md):
+// the named role when held and allowed, otherwise the least privileged
+// role the RPC allows; never a role the RPC does not allow.
+func TestActAsChoosesOneRole(t *testing.T) {
+	t.Parallel()
+	p := func(roles ...Role) Principal { return Principal{Subject: "x", Roles: roles} }
+	tests := []struct {
+		name    string
+		holder  Principal
+		allowed []Role
+		named   Role
+		want    Role
+		err     error
+	}{
+		{"player+dealer on a player route acts as the player", p(Player, Dealer), []Role{Player, Floor, Admin}, "", Player, nil},
+		{"player+dealer on a route for both acts as the player", p(Dealer, Player), []Role{Player, Dealer, Floor}, "", Player, nil},
+		{"player+dealer naming dealer on a route for both", p(Player, Dealer), []Role{Player, Dealer, Floor}, Dealer, Dealer, nil},
+		{"player+dealer naming dealer on a player route", p(Player, Dealer), []Role{Player, Floor}, Dealer, "", ErrRoleNotAllowed},
+		{"naming a role the token lacks", p(Player), []Role{Player, Floor}, Floor, "", ErrRoleNotHeld},
+		{"dealer-only on a dealer route", p(Dealer), []Role{Dealer, Floor}, "", Dealer, nil},
+		{"floor+cashier on a route for both acts as the cashier", p(Floor, Cashier), []Role{Cashier, Floor, Admin}, "", Cashier, nil},
+		{"admin does not pass a service-only route", p(Admin), []Role{Service}, "", "", ErrRoleNotAllowed},
+		{"admin naming service", p(Admin), []Role{Service}, Service, "", ErrRoleNotHeld},
+		{"service on a service route", p(Service), []Role{Service}, "", Service, nil},
+		{"no role allowed", p(Player, Dealer), []Role{Cashier}, "", "", ErrRoleNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := tt.holder.ActAs(tt.allowed, tt.named)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("ActAs = %+v, %v; want error %v", c, err, tt.err)
+			}
+			if c.Role != tt.want || (tt.err == nil && c.Subject != "x") {
+				t.Fatalf("ActAs = %+v; want role %q", c, tt.want)
+			}
+		})
 	}
 }

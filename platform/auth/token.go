@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -26,11 +28,16 @@ const MinKeyLen = 32
 // role or no subject.
 var ErrInvalidToken = errors.New("invalid token")
 
-// claims is the JWT payload: the registered claims plus the roles.
+// claims is the JWT payload: the registered claims plus the roles and
+// the optional display name.
 type claims struct {
 	jwt.RegisteredClaims
 	Roles []Role `json:"roles"`
+	Name  string `json:"name,omitempty"`
 }
+
+// MaxNameLen is the longest display name a token may carry, in characters.
+const MaxNameLen = 40
 
 // Issuer mints signed tokens.
 type Issuer struct {
@@ -63,6 +70,8 @@ func orReal(clk clock.Clock) clock.Clock {
 // checkRoles refuses an empty role list and any role that is not exactly
 // one of AllRoles: a token saying "ADMIN" would verify but match no
 // authorization rule, so it is refused rather than minted or accepted.
+// The service role stands alone: it is a part of the suite, not a person,
+// and a person's token must never carry it.
 func checkRoles(roles []Role) error {
 	if len(roles) == 0 {
 		return errors.New("no roles")
@@ -72,16 +81,65 @@ func checkRoles(roles []Role) error {
 			return fmt.Errorf("unknown role %q (want one of %s)", r, joinRoles(AllRoles))
 		}
 	}
+	if slices.Contains(roles, Service) && len(roles) > 1 {
+		return fmt.Errorf("the %s role is never combined with another (got %s)", Service, joinRoles(roles))
+	}
+	return nil
+}
+
+// MaxSubjectLen is the longest subject a token may carry, in bytes.
+const MaxSubjectLen = 128
+
+// checkSubject refuses an empty subject and one that could not be stored
+// or shown as it is: the subject becomes the player's id in every service.
+func checkSubject(sub string) error {
+	if sub == "" {
+		return errors.New("no subject")
+	}
+	if len(sub) > MaxSubjectLen {
+		return fmt.Errorf("subject is %d bytes, at most %d", len(sub), MaxSubjectLen)
+	}
+	if !utf8.ValidString(sub) {
+		return errors.New("subject is not valid UTF-8")
+	}
+	for _, r := range sub {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("subject holds the character %U", r)
+		}
+	}
+	return nil
+}
+
+// checkName refuses a display name that is too long or holds anything but
+// printable text: it is shown to other players.
+func checkName(name string) error {
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLen {
+		return fmt.Errorf("display name must be valid UTF-8 of at most %d characters", MaxNameLen)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("display name holds the unprintable character %U", r)
+		}
+	}
 	return nil
 }
 
 // Mint returns a signed token for subject sub with the given roles, valid
 // for ttl from now.
 func (i *Issuer) Mint(sub string, roles []Role, ttl time.Duration) (string, error) {
-	if sub == "" {
-		return "", errors.New("mint token: empty subject")
+	return i.MintNamed(sub, "", roles, ttl)
+}
+
+// MintNamed is Mint with a display name (empty for none) that other
+// players see instead of the subject (waitlists, the seating board).
+func (i *Issuer) MintNamed(sub, name string, roles []Role, ttl time.Duration) (string, error) {
+	if err := checkSubject(sub); err != nil {
+		return "", fmt.Errorf("mint token: %w", err)
 	}
 	if err := checkRoles(roles); err != nil {
+		return "", fmt.Errorf("mint token: %w", err)
+	}
+	if err := checkName(name); err != nil {
 		return "", fmt.Errorf("mint token: %w", err)
 	}
 	if ttl <= 0 {
@@ -97,6 +155,7 @@ func (i *Issuer) Mint(sub string, roles []Role, ttl time.Duration) (string, erro
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 		},
 		Roles: roles,
+		Name:  name,
 	}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(i.key)
 	if err != nil {
@@ -139,13 +198,16 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if _, err := v.parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return v.key, nil }); err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	if c.Subject == "" {
-		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalidToken)
+	if err := checkSubject(c.Subject); err != nil {
+		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	if err := checkRoles(c.Roles); err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	return Principal{Subject: c.Subject, Roles: c.Roles}, nil
+	if err := checkName(c.Name); err != nil {
+		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	return Principal{Subject: c.Subject, Roles: c.Roles, Name: c.Name}, nil
 }
 
 // ServiceTokens returns a token source for outgoing calls a part makes on

@@ -50,12 +50,31 @@ type Config struct {
 	CORSOrigins []string   `env:"CARDROOM_CORS_ORIGINS" envSeparator:"," docDefault:"(empty: none)" doc:"Comma-separated browser origins the gateway allows (https://app.example.com), or * for any."`
 	LogLevel    slog.Level `env:"CARDROOM_LOG_LEVEL" envDefault:"info" doc:"Log level: debug, info, warn or error. Logs are JSON on stderr with trace_id and span_id."`
 
+	DevTokens bool `env:"CARDROOM_DEV_TOKENS" envDefault:"false" doc:"true prints a ready-to-paste token per person's role (player, dealer, floor, cashier, admin; valid 1h, never the service role) at start-up, as make run does. Only with the generated dev key: refused together with CARDROOM_JWT_KEY."`
+
+	Limits Limits
+
 	ShutdownTimeout time.Duration `env:"CARDROOM_SHUTDOWN_TIMEOUT" envDefault:"15s" doc:"How long a stopping process lets in-flight RPCs finish before it cuts them off."`
 	TraceFile       string        `env:"CARDROOM_TRACE_FILE" docDefault:"(empty: off)" doc:"Write every finished span as one JSON object per line to this file (tests read it to check that spans share a trace ID)."`
 
 	Endpoints Endpoints
 
 	OTel OTel
+}
+
+// Limits bound what one client can make a process hold: request sizes, how
+// long a request may take to arrive and to be answered, idle connections,
+// concurrent streams. Feeds (the NDJSON watch streams) are exempt from the
+// read and write timeouts, which would otherwise cut them.
+type Limits struct {
+	HTTPMaxBody           int64         `env:"CARDROOM_HTTP_MAX_BODY" envDefault:"1048576" doc:"Largest REST request body in bytes; a larger one is refused with 413 REQUEST_TOO_LARGE before it is read."`
+	HTTPReadHeaderTimeout time.Duration `env:"CARDROOM_HTTP_READ_HEADER_TIMEOUT" envDefault:"5s" doc:"How long a client may take to send a request's headers (also a new connection's first request)."`
+	HTTPReadTimeout       time.Duration `env:"CARDROOM_HTTP_READ_TIMEOUT" envDefault:"30s" doc:"How long a client may take to send a whole request, body included (slow bodies are cut)."`
+	HTTPWriteTimeout      time.Duration `env:"CARDROOM_HTTP_WRITE_TIMEOUT" envDefault:"1m0s" doc:"How long the gateway may take to answer a request, from the end of its headers (feeds are exempt)."`
+	HTTPIdleTimeout       time.Duration `env:"CARDROOM_HTTP_IDLE_TIMEOUT" envDefault:"1m0s" doc:"How long an idle keep-alive connection stays open."`
+	GRPCMaxMessage        int           `env:"CARDROOM_GRPC_MAX_MESSAGE" envDefault:"4194304" doc:"Largest gRPC message in bytes a server accepts; a larger one is refused (REQUEST_TOO_LARGE through the gateway)."`
+	GRPCMaxStreams        uint32        `env:"CARDROOM_GRPC_MAX_STREAMS" envDefault:"10000" doc:"Most concurrent RPCs (streams) on one gRPC connection. The gateway carries every app's feed on one connection per part, so keep it above the feeds you expect."`
+	GRPCReflection        bool          `env:"CARDROOM_GRPC_REFLECTION" envDefault:"false" doc:"true registers gRPC server reflection (grpcurl list/describe) on the gRPC port; off by default, as the port may face the network."`
 }
 
 // Endpoints are the gRPC addresses at which one part of the suite calls the
@@ -197,6 +216,26 @@ func (c Config) Validate() error {
 		// Renewal runs every third of the lease; below this a loaded
 		// process would lose its locks to scheduling hiccups.
 		bad("CARDROOM_LOCK_TTL", c.LockTTL.String(), errors.New("must be at least 300ms"))
+	}
+	if c.DevTokens && c.JWTKey != "" {
+		bad("CARDROOM_DEV_TOKENS", "true", errors.New("dev tokens are printed only with the generated dev key, never with CARDROOM_JWT_KEY"))
+	}
+	for name, d := range map[string]time.Duration{
+		"CARDROOM_HTTP_READ_HEADER_TIMEOUT": c.Limits.HTTPReadHeaderTimeout, "CARDROOM_HTTP_READ_TIMEOUT": c.Limits.HTTPReadTimeout,
+		"CARDROOM_HTTP_WRITE_TIMEOUT": c.Limits.HTTPWriteTimeout, "CARDROOM_HTTP_IDLE_TIMEOUT": c.Limits.HTTPIdleTimeout,
+	} {
+		if d <= 0 {
+			bad(name, d.String(), errors.New("must be positive"))
+		}
+	}
+	if c.Limits.HTTPMaxBody < 1024 {
+		bad("CARDROOM_HTTP_MAX_BODY", strconv.FormatInt(c.Limits.HTTPMaxBody, 10), errors.New("must be at least 1024"))
+	}
+	if c.Limits.GRPCMaxMessage < 1024 {
+		bad("CARDROOM_GRPC_MAX_MESSAGE", strconv.Itoa(c.Limits.GRPCMaxMessage), errors.New("must be at least 1024"))
+	}
+	if c.Limits.GRPCMaxStreams == 0 {
+		bad("CARDROOM_GRPC_MAX_STREAMS", "0", errors.New("must be positive"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("CARDROOM_SHUTDOWN_TIMEOUT", c.ShutdownTimeout.String(), errors.New("must be positive"))

@@ -30,6 +30,10 @@ func TestLoadDefaults(t *testing.T) {
 		LogLevel:        slog.LevelInfo,
 		ShutdownTimeout: 15 * time.Second,
 		Endpoints:       Endpoints{Table: "127.0.0.1:9090", Tournament: "127.0.0.1:9090", Wallet: "127.0.0.1:9090", Seating: "127.0.0.1:9090"},
+		Limits: Limits{
+			HTTPMaxBody: 1 << 20, HTTPReadHeaderTimeout: 5 * time.Second, HTTPReadTimeout: 30 * time.Second,
+			HTTPWriteTimeout: time.Minute, HTTPIdleTimeout: time.Minute, GRPCMaxMessage: 4 << 20, GRPCMaxStreams: 10000,
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults = %+v\nwant %+v", c, want)
@@ -144,11 +148,21 @@ func TestLoadRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"otlp insecure not bool", "OTEL_EXPORTER_OTLP_INSECURE", "maybe"},
 		{"unknown sampler", "OTEL_TRACES_SAMPLER", "sometimes"},
 		{"sampler ratio out of range", "OTEL_TRACES_SAMPLER_ARG", "1.5"},
+		{"zero read timeout", "CARDROOM_HTTP_READ_TIMEOUT", "0s"},
+		{"negative idle timeout", "CARDROOM_HTTP_IDLE_TIMEOUT", "-1s"},
+		{"tiny body limit", "CARDROOM_HTTP_MAX_BODY", "10"},
+		{"tiny message limit", "CARDROOM_GRPC_MAX_MESSAGE", "10"},
+		{"no streams", "CARDROOM_GRPC_MAX_STREAMS", "0"},
+		{"dev tokens with a configured key", "CARDROOM_DEV_TOKENS", "true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := LoadFrom(map[string]string{tt.variable: tt.value})
+			vars := map[string]string{tt.variable: tt.value}
+			if tt.variable == "CARDROOM_DEV_TOKENS" {
+				vars["CARDROOM_JWT_KEY"] = strings.Repeat("k", 32)
+			}
+			_, err := LoadFrom(vars)
 			if err == nil {
 				t.Fatalf("%s=%q accepted", tt.variable, tt.value)
 			}

@@ -37,6 +37,10 @@ var (
 	ErrHeld = fault.New(fault.Aborted, "LOCK_HELD", "another owner holds the lock on this entity")
 	// ErrReleased is the cause of a lease context after Release.
 	ErrReleased = errors.New("lease released")
+	// ErrUnavailable is the answer when the lock service (Redis) cannot be
+	// reached or does not answer: the caller retries later (503). The
+	// client's error is its cause, for the log; it names addresses.
+	ErrUnavailable = fault.New(fault.Unavailable, "UNAVAILABLE", "locks cannot be taken now; retry later")
 )
 
 // Locker hands out exclusive leases on keys.

@@ -3,12 +3,17 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"net"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -360,4 +365,34 @@ func TestLocalLeaseEndsWithOwnerContext(t *testing.T) {
 		t.Fatalf("Acquire after the owner's context ended: %v", err)
 	}
 	b.Release(t.Context())
+}
+
+// TestRedisUnreachableIsUnavailable: a lock that cannot be taken because
+// Redis does not answer is UNAVAILABLE (503, retry), not an internal error
+// whose text ("acquire lock … EOF") names the connection.
+func TestRedisUnreachableIsUnavailable(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	_ = lis.Close()
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() { _ = client.Close() })
+	locker := lock.NewRedis(client, lock.RedisOptions{Prefix: "p:", TTL: time.Second})
+	for name, call := range map[string]func() error{
+		"TryAcquire": func() error { _, err := locker.TryAcquire(t.Context(), "k"); return err },
+		"Acquire":    func() error { _, err := locker.Acquire(t.Context(), "k"); return err },
+		"Holder":     func() error { _, _, err := locker.Holder(t.Context(), "k"); return err },
+	} {
+		err := call()
+		f, ok := fault.As(err)
+		if !ok || f.Kind != fault.Unavailable || f.Reason != "UNAVAILABLE" || !errors.Is(err, lock.ErrUnavailable) {
+			t.Errorf("%s with Redis down = %v, want the UNAVAILABLE fault", name, err)
+		}
+		if f != nil && strings.Contains(f.Message, addr) {
+			t.Errorf("%s: the message names the address: %q", name, f.Message)
+		}
+	}
 }

@@ -121,7 +121,7 @@ func (r *Redis) Holder(ctx context.Context, key string) (holder string, held boo
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("read lock %s: %w", key, err)
+		return "", false, fmt.Errorf("read lock %s: %w", key, unavailable(ctx, err))
 	}
 	_, holder, _ = strings.Cut(v, holderSep)
 	return holder, true, nil
@@ -145,6 +145,16 @@ func (r *Redis) Acquire(ctx context.Context, key string) (Lease, error) {
 	}
 }
 
+// unavailable classifies a Redis client error: the caller's own context
+// ending stays what it is; anything else (refused or dropped connection,
+// a timeout against a frozen Redis) is ErrUnavailable.
+func unavailable(ctx context.Context, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return err
+	}
+	return ErrUnavailable.Wrap(err)
+}
+
 // TryAcquire takes the lock on key with SET NX PX, or returns ErrHeld.
 func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
 	token, err := newToken()
@@ -160,7 +170,7 @@ func (r *Redis) TryAcquire(ctx context.Context, key string) (Lease, error) {
 	ok, err := r.client.SetNX(ctx, r.opts.Prefix+key, token, r.opts.TTL).Result()
 	if err != nil {
 		countAcquisition(ctx, key, err)
-		return nil, fmt.Errorf("acquire lock %s: %w", key, err)
+		return nil, fmt.Errorf("acquire lock %s: %w", key, unavailable(ctx, err))
 	}
 	if !ok {
 		countAcquisition(ctx, key, ErrHeld)

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -19,10 +20,12 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 )
 
-// Authorizer says who may call a method: the roles allowed (a caller needs
-// any one), whether it is public (no token needed), and whether the method
-// declares a rule at all. Methods that do not (known == false) are denied
-// to every caller, so a forgotten annotation fails closed.
+// Authorizer says who may call a method: the roles allowed (the caller acts
+// in one of them, see auth.Principal.ActAs), whether it is public (no token
+// needed), and whether the method declares a rule at all. Methods that do
+// not (known == false) are denied to every caller, so a forgotten
+// annotation fails closed. No role passes a rule that does not name it:
+// admin included.
 type Authorizer func(fullMethod string) (allowed []auth.Role, public bool, known bool)
 
 // AccessExtension is the full name of the proto method option that carries
@@ -141,9 +144,24 @@ type authenticator struct {
 	authorize Authorizer
 }
 
-// check returns the context the handler runs with: carrying the caller's
-// Principal and raw token (forwarded on outgoing calls). Failures are
-// faults; ToStatus turns them into Unauthenticated / PermissionDenied.
+// RoleMetadata is the incoming metadata key (the gateway fills it from the
+// HTTP header Cardroom-Role) by which a request names the role it acts in,
+// for a token that holds several roles the RPC allows.
+const RoleMetadata = "cardroom-role"
+
+// ServiceOnly reports whether an access rule admits the service role alone:
+// such an RPC is one part of the suite calling another, is never routed by
+// the public gateway, and is refused to every other role at the service.
+func ServiceOnly(roles []auth.Role, public bool) bool {
+	return !public && len(roles) > 0 && !slices.ContainsFunc(roles, func(r auth.Role) bool { return r != auth.Service })
+}
+
+// check returns the context the handler runs with: carrying the Caller —
+// the token's subject in the one role chosen for this request
+// (auth.Principal.ActAs) — and the raw token (forwarded on outgoing calls).
+// This is the request's only authorization decision on roles; handlers
+// read the chosen role and never the token's others. Failures are faults;
+// ToStatus turns them into Unauthenticated / PermissionDenied.
 func (a authenticator) check(ctx context.Context, fullMethod string) (context.Context, error) {
 	if isAlwaysPublic(fullMethod) {
 		return ctx, nil
@@ -155,7 +173,9 @@ func (a authenticator) check(ctx context.Context, fullMethod string) (context.Co
 		// is ignored rather than refused, as the RPC needs none.
 		if hasToken && a.verifier != nil {
 			if p, err := a.verifier.Verify(token); err == nil {
-				ctx = withCaller(ctx, p, token)
+				if c, err := p.ActAs(p.Roles, ""); err == nil {
+					ctx = withCaller(ctx, c, token)
+				}
 			}
 		}
 		return ctx, nil
@@ -173,17 +193,43 @@ func (a authenticator) check(ctx context.Context, fullMethod string) (context.Co
 	if !known {
 		return ctx, fault.New(fault.Forbidden, ReasonPermissionDenied, "no access rule is declared for "+fullMethod)
 	}
-	// Admin may call every declared RPC.
-	if !p.HasRole(auth.Admin) && !p.HasAnyRole(allowed...) {
-		return ctx, fault.New(fault.Forbidden, ReasonPermissionDenied, "caller's roles may not call "+fullMethod).
-			With("required_roles", joinRoles(allowed))
+	named, err := namedRole(ctx)
+	if err != nil {
+		return ctx, err
 	}
-	return withCaller(ctx, p, token), nil
+	c, err := p.ActAs(allowed, named)
+	if err != nil {
+		msg := "caller's roles may not call " + fullMethod
+		if errors.Is(err, auth.ErrRoleNotHeld) {
+			msg = "the token does not carry the role " + string(named) + " that the request names"
+		}
+		return ctx, fault.New(fault.Forbidden, ReasonPermissionDenied, msg).
+			With("required_roles", joinRoles(allowed)).Wrap(err)
+	}
+	return withCaller(ctx, c, token), nil
 }
 
-func withCaller(ctx context.Context, p auth.Principal, token string) context.Context {
-	trace.SpanFromContext(ctx).SetAttributes(attribute.String("enduser.id", p.Subject))
-	return auth.WithToken(auth.NewContext(ctx, p), token)
+// namedRole returns the role the request names in RoleMetadata, if any.
+// Several different values, or a value that is no role, are malformed.
+func namedRole(ctx context.Context) (auth.Role, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	var named auth.Role
+	for _, v := range md.Get(RoleMetadata) {
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		r, err := auth.ParseRole(v)
+		if err != nil || (named != "" && r != named) {
+			return "", fault.Invalidf(RoleMetadata, "names one role: %s", joinRoles(auth.AllRoles))
+		}
+		named = r
+	}
+	return named, nil
+}
+
+func withCaller(ctx context.Context, c auth.Caller, token string) context.Context {
+	trace.SpanFromContext(ctx).SetAttributes(attribute.String("enduser.id", c.Subject))
+	return auth.WithToken(auth.NewContext(ctx, c), token)
 }
 
 func joinRoles(rs []auth.Role) string {

@@ -49,6 +49,7 @@ func TestAccessFromDescriptorsReadsTheMethodOption(t *testing.T) {
 		{fullMethod("Ping"), []auth.Role{auth.Cashier, auth.Floor}, false, true},
 		{fullMethod("Open"), nil, true, true},
 		{fullMethod("Relay"), []auth.Role{auth.Player, auth.Service}, false, true},
+		{fullMethod("Settle"), []auth.Role{auth.Service}, false, true},
 		{fullMethod("Undeclared"), nil, false, false},
 		{fullMethod("NoSuchMethod"), nil, false, false},
 		{"/cardroom.nosuch.v1.Service/Ping", nil, false, false},
@@ -78,30 +79,46 @@ func TestAuthenticatorCheck(t *testing.T) {
 		kind    fault.Kind
 		ok      bool
 		subject string
+		role    auth.Role // the role the call acts in
+		named   string    // cardroom-role metadata; empty = none
 	}{
-		{"no token", fullMethod("Ping"), "", fault.Unauthenticated, false, ""},
-		{"not a bearer header", fullMethod("Ping"), "Basic Zm9vOmJhcg==", fault.Unauthenticated, false, ""},
-		{"token signed with another key", fullMethod("Ping"), "Bearer " + forged, fault.Unauthenticated, false, ""},
-		{"wrong role", fullMethod("Ping"), "Bearer " + mustToken(t, "pat", auth.Player), fault.Forbidden, false, ""},
-		{"allowed role", fullMethod("Ping"), "Bearer " + mustToken(t, "cass", auth.Cashier), 0, true, "cass"},
-		{"one of several roles suffices", fullMethod("Ping"), "Bearer " + mustToken(t, "flo", auth.Dealer, auth.Floor), 0, true, "flo"},
-		{"admin may call every declared RPC", fullMethod("Ping"), "Bearer " + mustToken(t, "root", auth.Admin), 0, true, "root"},
-		{"undeclared RPC denied even to admin", fullMethod("Undeclared"), "Bearer " + mustToken(t, "root", auth.Admin), fault.Forbidden, false, ""},
-		{"undeclared RPC without token", fullMethod("Undeclared"), "", fault.Unauthenticated, false, ""},
-		{"unknown service denied", "/cardroom.nosuch.v1.S/M", "Bearer " + mustToken(t, "root", auth.Admin), fault.Forbidden, false, ""},
-		{"public RPC without token", fullMethod("Open"), "", 0, true, ""},
-		{"public RPC names a valid caller", fullMethod("Open"), "Bearer " + mustToken(t, "pat", auth.Player), 0, true, "pat"},
-		{"public RPC ignores a bad token", fullMethod("Open"), "Bearer junk", 0, true, ""},
-		{"health is public", "/grpc.health.v1.Health/Check", "", 0, true, ""},
-		{"reflection is public", "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "", 0, true, ""},
+		{name: "no token", method: fullMethod("Ping"), kind: fault.Unauthenticated},
+		{name: "not a bearer header", method: fullMethod("Ping"), header: "Basic Zm9vOmJhcg==", kind: fault.Unauthenticated},
+		{name: "token signed with another key", method: fullMethod("Ping"), header: "Bearer " + forged, kind: fault.Unauthenticated},
+		{name: "wrong role", method: fullMethod("Ping"), header: "Bearer " + mustToken(t, "pat", auth.Player), kind: fault.Forbidden},
+		{name: "allowed role", method: fullMethod("Ping"), header: "Bearer " + mustToken(t, "cass", auth.Cashier), ok: true, subject: "cass", role: auth.Cashier},
+		{name: "the one allowed role of several", method: fullMethod("Ping"), header: "Bearer " + mustToken(t, "flo", auth.Dealer, auth.Floor), ok: true, subject: "flo", role: auth.Floor},
+		{name: "admin passes only rules that name it", method: fullMethod("Ping"), header: "Bearer " + mustToken(t, "root", auth.Admin), kind: fault.Forbidden},
+		{name: "admin refused a service-only RPC", method: fullMethod("Settle"), header: "Bearer " + mustToken(t, "root", auth.Admin), kind: fault.Forbidden},
+		{name: "admin naming service refused", method: fullMethod("Settle"), header: "Bearer " + mustToken(t, "root", auth.Admin), named: "service", kind: fault.Forbidden},
+		{name: "service-only RPC for the service", method: fullMethod("Settle"), header: "Bearer " + mustToken(t, "cardroom-table", auth.Service), ok: true, subject: "cardroom-table", role: auth.Service},
+		{name: "player refused a service-only RPC", method: fullMethod("Settle"), header: "Bearer " + mustToken(t, "pat", auth.Player), kind: fault.Forbidden},
+		{name: "player+dealer acts as the player", method: fullMethod("Seat"), header: "Bearer " + mustToken(t, "pd", auth.Dealer, auth.Player), ok: true, subject: "pd", role: auth.Player},
+		{name: "player+dealer naming dealer acts as the dealer", method: fullMethod("Seat"), header: "Bearer " + mustToken(t, "pd", auth.Player, auth.Dealer), named: "dealer", ok: true, subject: "pd", role: auth.Dealer},
+		{name: "player+dealer naming floor refused", method: fullMethod("Seat"), header: "Bearer " + mustToken(t, "pd", auth.Player, auth.Dealer), named: "floor", kind: fault.Forbidden},
+		{name: "player+dealer naming dealer on a player route refused", method: fullMethod("Relay"), header: "Bearer " + mustToken(t, "pd", auth.Player, auth.Dealer), named: "dealer", kind: fault.Forbidden},
+		{name: "naming no role at all", method: fullMethod("Seat"), header: "Bearer " + mustToken(t, "pd", auth.Player), named: "god", kind: fault.Invalid},
+		{name: "undeclared RPC denied even to admin", method: fullMethod("Undeclared"), header: "Bearer " + mustToken(t, "root", auth.Admin), kind: fault.Forbidden},
+		{name: "undeclared RPC without token", method: fullMethod("Undeclared"), kind: fault.Unauthenticated},
+		{name: "unknown service denied", method: "/cardroom.nosuch.v1.S/M", header: "Bearer " + mustToken(t, "root", auth.Admin), kind: fault.Forbidden},
+		{name: "public RPC without token", method: fullMethod("Open"), ok: true},
+		{name: "public RPC names a valid caller", method: fullMethod("Open"), header: "Bearer " + mustToken(t, "pat", auth.Player), ok: true, subject: "pat", role: auth.Player},
+		{name: "public RPC ignores a bad token", method: fullMethod("Open"), header: "Bearer junk", ok: true},
+		{name: "health is public", method: "/grpc.health.v1.Health/Check", ok: true},
+		{name: "reflection is public", method: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", ok: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
+			md := metadata.MD{}
 			if tt.header != "" {
-				ctx = metadata.NewIncomingContext(ctx, metadata.Pairs("authorization", tt.header))
+				md.Append("authorization", tt.header)
 			}
+			if tt.named != "" {
+				md.Append(RoleMetadata, tt.named)
+			}
+			ctx = metadata.NewIncomingContext(ctx, md)
 			got, err := a.check(ctx, tt.method)
 			if !tt.ok {
 				if f, isFault := fault.As(err); !isFault || f.Kind != tt.kind {
@@ -112,15 +129,15 @@ func TestAuthenticatorCheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("check = %v", err)
 			}
-			p, has := auth.FromContext(got)
+			c, has := auth.FromContext(got)
 			if tt.subject == "" {
 				if has {
-					t.Fatalf("anonymous call has principal %v", p)
+					t.Fatalf("anonymous call has caller %v", c)
 				}
 				return
 			}
-			if !has || p.Subject != tt.subject {
-				t.Fatalf("principal = %v, %v; want %s", p, has, tt.subject)
+			if !has || c.Subject != tt.subject || c.Role != tt.role {
+				t.Fatalf("caller = %v, %v; want %s as %s", c, has, tt.subject, tt.role)
 			}
 			if tok, _ := auth.TokenFromContext(got); "Bearer "+tok != tt.header {
 				t.Fatalf("token in context = %q", tok)
@@ -154,6 +171,26 @@ func BenchmarkAuthenticatorCheck(b *testing.B) {
 	for b.Loop() {
 		if _, err := a.check(ctx, fullMethod("Ping")); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestServiceOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		roles  []auth.Role
+		public bool
+		want   bool
+	}{
+		{[]auth.Role{auth.Service}, false, true},
+		{[]auth.Role{auth.Service, auth.Admin}, false, false},
+		{[]auth.Role{auth.Player}, false, false},
+		{nil, false, false},
+		{[]auth.Role{auth.Service}, true, false},
+	}
+	for _, tt := range tests {
+		if got := ServiceOnly(tt.roles, tt.public); got != tt.want {
+			t.Errorf("ServiceOnly(%v, %v) = %v", tt.roles, tt.public, got)
 		}
 	}
 }

@@ -79,6 +79,14 @@ service {
     options { [cardroom.auth.v1.access] { roles: [ROLE_PLAYER, ROLE_SERVICE] } }
   }
   method {
+    name: "Settle" input_type: ".cardroom.rpctest.v1.PingRequest" output_type: ".cardroom.rpctest.v1.PingResponse"
+    options { [cardroom.auth.v1.access] { roles: [ROLE_SERVICE] } }
+  }
+  method {
+    name: "Seat" input_type: ".cardroom.rpctest.v1.PingRequest" output_type: ".cardroom.rpctest.v1.PingResponse"
+    options { [cardroom.auth.v1.access] { roles: [ROLE_PLAYER, ROLE_DEALER, ROLE_FLOOR] } }
+  }
+  method {
     name: "Watch" input_type: ".cardroom.rpctest.v1.PingRequest" output_type: ".cardroom.rpctest.v1.PingResponse"
     server_streaming: true
     options { [cardroom.auth.v1.access] { roles: [ROLE_PLAYER] } }

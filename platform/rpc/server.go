@@ -1,6 +1,7 @@
 // Package rpc builds cardroom's gRPC servers and clients the same way
-// everywhere: OpenTelemetry stats handlers, health and reflection, panic
-// recovery, protovalidate request validation, bearer-token authentication
+// everywhere: OpenTelemetry stats handlers, health (and reflection when
+// asked), bounded resources, panic recovery, the text check (no NUL, valid
+// UTF-8), protovalidate request validation, bearer-token authentication
 // with per-RPC authorization from the (cardroom.auth.v1.access) method
 // option, and — in ToStatus — the single place where domain errors
 // (platform/fault) become gRPC statuses with google.rpc.ErrorInfo.
@@ -24,6 +25,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/cardroom/cardroom/platform/auth"
@@ -55,6 +57,16 @@ type Options struct {
 	Health *health.Server
 	// ServerOptions are appended to the server's own options.
 	ServerOptions []grpc.ServerOption
+	// MaxMessage is the largest message the server accepts, in bytes
+	// (server); zero means grpc's default of 4 MiB. A larger one is refused
+	// with ResourceExhausted, which ToStatus reports as REQUEST_TOO_LARGE.
+	MaxMessage int
+	// MaxStreams bounds the concurrent RPCs on one connection (server);
+	// zero means DefaultMaxStreams.
+	MaxStreams uint32
+	// Reflection registers gRPC server reflection (server). Off by default:
+	// it lists every RPC and message to whoever reaches the port.
+	Reflection bool
 	// Drainer, when set, ends the server's streams on Drain (server), so
 	// that a graceful stop is not held up by feeds that never end.
 	Drainer *Drainer
@@ -88,14 +100,33 @@ func (o Options) otelOptions() []otelgrpc.Option {
 	return opts
 }
 
+// DefaultMaxStreams is the concurrent RPCs one connection may carry when
+// Options.MaxStreams is zero. The gateway carries every app's feed to a part
+// on one connection, so it is far above what one client needs.
+const DefaultMaxStreams = 10000
+
+// Keep-alive: the server pings a connection idle this long and drops it when
+// the ping is not answered in keepaliveTimeout; it closes connections idle
+// for maxConnectionIdle; and it closes (GOAWAY too_many_pings) a client that
+// pings more often than minPingInterval.
+const (
+	keepaliveTime     = 30 * time.Second
+	keepaliveTimeout  = 10 * time.Second
+	maxConnectionIdle = 15 * time.Minute
+	minPingInterval   = 10 * time.Second
+)
+
 // NewServer returns a gRPC server with cardroom's interceptor chain, the
-// health service and reflection registered. Register services on it, then
-// run it with Serve. The interceptors run, outermost first: error mapping
-// (ToStatus), draining (when Options.Drainer is set; streams only), panic
-// recovery, authentication and authorization, span attributes (who called,
-// the table, tournament or player the request names, the refusing rule:
-// see annotate), request validation — so a caller without a token learns
-// nothing about the request's shape, and a panic anywhere becomes Internal.
+// health service and (with Options.Reflection) reflection registered, and
+// bounded resources: message size, concurrent streams per connection,
+// keep-alive enforcement and idle connections closed. Register services on
+// it, then run it with Serve. The interceptors run, outermost first: error
+// mapping (ToStatus), draining (when Options.Drainer is set; streams only),
+// panic recovery, authentication and authorization, span attributes (who
+// called, the table, tournament or player the request names, the refusing
+// rule: see annotate), the text check (CheckText: no NUL, valid UTF-8),
+// request validation — so a caller without a token learns nothing about the
+// request's shape, and a panic anywhere becomes Internal.
 func NewServer(o Options) *grpc.Server {
 	log := o.logger()
 	authorize := o.Authorize
@@ -125,8 +156,13 @@ func NewServer(o Options) *grpc.Server {
 		recovery.StreamServerInterceptor(),
 		authn.stream,
 		annotateStream,
+		checkTextStream,
 		grpcvalidate.StreamServerInterceptor(validator),
 	)
+	maxStreams := o.MaxStreams
+	if maxStreams == 0 {
+		maxStreams = DefaultMaxStreams
+	}
 	opts := []grpc.ServerOption{
 		grpc.StatsHandler(otelgrpc.NewServerHandler(o.otelOptions()...)),
 		grpc.ChainUnaryInterceptor(
@@ -134,9 +170,16 @@ func NewServer(o Options) *grpc.Server {
 			recovery.UnaryServerInterceptor(),
 			authn.unary,
 			annotate,
+			checkTextUnary,
 			grpcvalidate.UnaryServerInterceptor(validator),
 		),
 		grpc.ChainStreamInterceptor(streams...),
+		grpc.MaxConcurrentStreams(maxStreams),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout, MaxConnectionIdle: maxConnectionIdle}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: minPingInterval, PermitWithoutStream: true}),
+	}
+	if o.MaxMessage > 0 {
+		opts = append(opts, grpc.MaxRecvMsgSize(o.MaxMessage))
 	}
 	srv := grpc.NewServer(append(opts, o.ServerOptions...)...)
 	hs := o.Health
@@ -144,7 +187,9 @@ func NewServer(o Options) *grpc.Server {
 		hs = health.NewServer()
 	}
 	healthpb.RegisterHealthServer(srv, hs)
-	reflection.Register(srv)
+	if o.Reflection {
+		reflection.Register(srv)
+	}
 	return srv
 }
 

@@ -3,7 +3,6 @@ package rpc
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -72,15 +71,13 @@ func annotateCaller(ctx context.Context, span trace.Span) {
 	if !span.IsRecording() {
 		return
 	}
-	p, ok := auth.FromContext(ctx)
+	c, ok := auth.FromContext(ctx)
 	if !ok {
 		return
 	}
-	roles := make([]string, len(p.Roles))
-	for i, r := range p.Roles {
-		roles[i] = string(r)
-	}
-	span.SetAttributes(attribute.String("enduser.id", p.Subject), attribute.String("enduser.role", strings.Join(roles, ",")))
+	// The role the request acts in (auth.Principal.ActAs), not every role
+	// the token holds: that is the role the handler decided on.
+	span.SetAttributes(attribute.String("enduser.id", c.Subject), attribute.String("enduser.role", string(c.Role)))
 }
 
 func annotateRequest(span trace.Span, req any) {

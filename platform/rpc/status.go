@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/cardroom/cardroom/platform/fault"
 )
@@ -29,6 +30,16 @@ const (
 	ReasonUnauthenticated  = "UNAUTHENTICATED"
 	ReasonPermissionDenied = "PERMISSION_DENIED"
 	ReasonUnavailable      = "UNAVAILABLE"
+	// ReasonRequestTooLarge: a gRPC message or REST body over the limit.
+	ReasonRequestTooLarge = "REQUEST_TOO_LARGE"
+	// ReasonRouteNotFound and ReasonMethodNotAllowed: the gateway's
+	// routing failures (404, 405).
+	ReasonRouteNotFound    = "ROUTE_NOT_FOUND"
+	ReasonMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	// ReasonNotImplemented: the process reached does not serve the RPC.
+	ReasonNotImplemented = "NOT_IMPLEMENTED"
+	// ReasonDeadlineExceeded: the request's own deadline ran out.
+	ReasonDeadlineExceeded = "DEADLINE_EXCEEDED"
 )
 
 // Metadata keys the platform puts in google.rpc.ErrorInfo.
@@ -100,7 +111,7 @@ func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err erro
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request canceled")
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+		return withReason(status.New(codes.DeadlineExceeded, "deadline exceeded"), ReasonDeadlineExceeded, domain).Err()
 	}
 	var panicked *recovery.PanicError
 	if errors.As(err, &panicked) {
@@ -124,8 +135,36 @@ func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err erro
 		return mask(ctx, log, fullMethod, domain, codes.Unavailable, err, nil).Err()
 	case code == codes.Internal, code == codes.DataLoss:
 		return mask(ctx, log, fullMethod, domain, codes.Internal, err, nil).Err()
+	case code == codes.ResourceExhausted:
+		// gRPC's own message-size refusal, whose text names the limit
+		// ("received message larger than max (5242880 vs. 4194304)").
+		log.DebugContext(ctx, "rpc refused: message too large", "method", fullMethod, "error", err.Error())
+		return withReason(status.New(codes.ResourceExhausted, "the request is larger than the limit"), ReasonRequestTooLarge, domain).Err()
+	}
+	// Statuses that gRPC or a plain server made without ErrorInfo still
+	// get the reason their code always has.
+	switch st.Code() {
+	case codes.Unauthenticated:
+		return withReason(st, ReasonUnauthenticated, domain).Err()
+	case codes.PermissionDenied:
+		return withReason(st, ReasonPermissionDenied, domain).Err()
+	case codes.Unimplemented:
+		return withReason(st, ReasonNotImplemented, domain).Err()
+	case codes.DeadlineExceeded:
+		return withReason(st, ReasonDeadlineExceeded, domain).Err()
 	}
 	return st.Err()
+}
+
+// withReason returns st with an ErrorInfo of reason prepended to its details.
+func withReason(st *status.Status, reason, domain string) *status.Status {
+	info, err := anypb.New(&errdetails.ErrorInfo{Reason: reason, Domain: domain})
+	if err != nil {
+		return st // cannot happen for this message
+	}
+	p := st.Proto()
+	p.Details = append([]*anypb.Any{info}, p.GetDetails()...)
+	return status.FromProto(p)
 }
 
 func faultStatus(f *fault.Error, domain string) *status.Status {
@@ -189,7 +228,9 @@ func withFieldInfo(st *status.Status, domain string) *status.Status {
 		}
 	}
 	if violations == nil || len(violations.GetViolations()) == 0 {
-		return st
+		// A malformed request (a JSON body the gateway could not decode)
+		// rather than one a rule refused: the reason still says so.
+		return withReason(st, ReasonInvalidArgument, domain)
 	}
 	bad := &errdetails.BadRequest{}
 	for _, v := range violations.GetViolations() {

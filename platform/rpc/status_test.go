@@ -189,3 +189,43 @@ func TestDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestToStatusGivesEveryStatusAReason: statuses gRPC itself makes (or a
+// plain server returns) without ErrorInfo still reach the client with a
+// reason from the closed list, and gRPC's message-size refusal does not
+// tell the client the limit's internals.
+func TestToStatusGivesEveryStatusAReason(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		err     error
+		code    codes.Code
+		reason  string
+		message string // "" keeps the original's
+	}{
+		{"message over the limit", status.Error(codes.ResourceExhausted, "grpc: received message larger than max (5242880 vs. 4194304)"), codes.ResourceExhausted, ReasonRequestTooLarge, "the request is larger than the limit"},
+		{"RPC not served here", status.Error(codes.Unimplemented, "unknown service cardroom.seating.v1.SeatingService"), codes.Unimplemented, ReasonNotImplemented, ""},
+		{"the caller's deadline", context.DeadlineExceeded, codes.DeadlineExceeded, ReasonDeadlineExceeded, "deadline exceeded"},
+		{"a deadline status", status.Error(codes.DeadlineExceeded, "context deadline exceeded"), codes.DeadlineExceeded, ReasonDeadlineExceeded, ""},
+		{"malformed request", status.Error(codes.InvalidArgument, "unexpected EOF"), codes.InvalidArgument, ReasonInvalidArgument, ""},
+		{"bare unauthenticated", status.Error(codes.Unauthenticated, "no token"), codes.Unauthenticated, ReasonUnauthenticated, ""},
+		{"bare permission denied", status.Error(codes.PermissionDenied, "no"), codes.PermissionDenied, ReasonPermissionDenied, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := ToStatus(t.Context(), slog.New(slog.DiscardHandler), "/cardroom.table.v1.TableService/Sit", tt.err)
+			st, _ := status.FromError(err)
+			want := tt.message
+			if want == "" {
+				want = status.Convert(tt.err).Message()
+			}
+			if st.Code() != tt.code || st.Message() != want {
+				t.Fatalf("status = %v %q, want %v %q", st.Code(), st.Message(), tt.code, want)
+			}
+			if info := errorInfo(t, err); info.GetReason() != tt.reason || info.GetDomain() != "cardroom.table" {
+				t.Fatalf("ErrorInfo = %v, want reason %s", info, tt.reason)
+			}
+		})
+	}
+}

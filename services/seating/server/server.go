@@ -41,10 +41,13 @@ type Server struct {
 // New returns a Server over r.
 func New(r *room.Room) *Server { return &Server{room: r} }
 
-// actor returns who calls: the room's staff act for anyone.
+// actor returns who calls, in the one role platform/rpc chose for the
+// request: anyone acting in a staff role the RPC allows acts for anyone; a
+// request acting as a player (also from a token that holds a staff role
+// besides) acts only for that player.
 func actor(ctx context.Context) room.Actor {
-	p, _ := auth.FromContext(ctx)
-	return room.Actor{Subject: p.Subject, Floor: p.HasAnyRole(auth.Floor, auth.Admin, auth.Dealer, auth.Service)}
+	c, _ := auth.FromContext(ctx)
+	return room.Actor{Subject: c.Subject, Floor: c.Role != "" && !c.Is(auth.Player)}
 }
 
 // playerFor returns the player a request is about: a player's own id

@@ -33,20 +33,17 @@ var ErrOfferRequired = fault.New(fault.Precondition, "SEATING_OFFER_REQUIRED", "
 // ErrOffersUnavailable is returned when offers cannot be checked.
 var ErrOffersUnavailable = fault.New(fault.Unavailable, "SEATING_UNAVAILABLE", "seating offers cannot be checked now")
 
+// caller is who the request acts as, in the one role platform/rpc chose
+// for it from the roles the RPC allows: a token that also holds a staff
+// role acts as the player on a player's route, never as staff.
 func caller(ctx context.Context) runner.Caller {
-	p, _ := auth.FromContext(ctx)
-	c := runner.Caller{Player: p.Subject}
-	switch {
-	case p.HasRole(auth.Floor):
-		c.Role, c.Staff, c.Floor = string(auth.Floor), true, true
-	case p.HasRole(auth.Admin):
-		c.Role, c.Staff, c.Floor = "admin", true, true
-	case p.HasRole(auth.Dealer):
-		c.Role, c.Staff = string(auth.Dealer), true
-	case p.HasRole(auth.Service):
-		c.Role, c.Staff = "service", true
-	default:
-		c.Role = string(auth.Player)
+	a, _ := auth.FromContext(ctx)
+	c := runner.Caller{Player: a.Subject, Role: string(a.Role)}
+	switch a.Role {
+	case auth.Floor, auth.Admin:
+		c.Staff, c.Floor = true, true
+	case auth.Dealer, auth.Cashier, auth.Service: // act for any seat, see no hole card
+		c.Staff = true
 	}
 	return c
 }
@@ -89,7 +86,7 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 	switch {
 	case c.Staff && player == "":
 		return nil, fault.Invalidf("player_id", "the floor names the player to seat")
-	case c.Staff && !c.Floor && c.Role != "service":
+	case c.Staff && !c.Floor && c.Role != string(auth.Service):
 		return nil, fault.New(fault.Forbidden, "FLOOR_ONLY", "a dealer does not seat players")
 	case !c.Staff && player != "" && player != c.Player:
 		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player sits only themselves")
@@ -97,7 +94,7 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 		player = c.Player
 	}
 	seat := int(req.GetSeat())
-	if !c.Floor && c.Role != "service" {
+	if !c.Floor && c.Role != string(auth.Service) {
 		if req.GetOfferId() == "" {
 			return nil, ErrOfferRequired
 		}

@@ -16,16 +16,19 @@ import (
 // ErrNotYourEntry refuses a player acting for another player's entry.
 var ErrNotYourEntry = fault.Rule(fault.Forbidden, "TR-05", "ENTRY_NOT_PERSONAL", "a player may act only for their own entry")
 
-// actFor lets a player act only for themselves; staff act for anyone.
+// actFor lets a request acting as a player act only for themselves; one
+// acting in any other role the RPC allows (cashier, floor, admin) acts
+// for anyone. The role is the one platform/rpc chose for the request, so a
+// token that also holds a staff role acts as the player on these routes.
 func actFor(ctx context.Context, player string) error {
-	p, ok := auth.FromContext(ctx)
+	c, ok := auth.FromContext(ctx)
 	if !ok {
 		return fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "no caller")
 	}
-	if p.HasAnyRole(auth.Cashier, auth.Floor, auth.Admin, auth.Service) || p.Subject == player {
-		return nil
+	if c.Is(auth.Player) && c.Subject != player {
+		return ErrNotYourEntry.With("player_id", player)
 	}
-	return ErrNotYourEntry.With("player_id", player)
+	return nil
 }
 
 func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }

@@ -41,23 +41,24 @@ var (
 	errNoCaller    = fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "no authenticated caller")
 )
 
-func caller(ctx context.Context) (auth.Principal, error) {
-	p, ok := auth.FromContext(ctx)
+// caller is who the request acts as, in the one role platform/rpc chose
+// for it from the roles the RPC allows.
+func caller(ctx context.Context) (auth.Caller, error) {
+	c, ok := auth.FromContext(ctx)
 	if !ok {
-		return auth.Principal{}, errNoCaller
+		return auth.Caller{}, errNoCaller
 	}
-	return p, nil
+	return c, nil
 }
 
-// onlyPlayer reports whether the caller's only standing is as a player,
-// so per-player limits apply.
-func onlyPlayer(p auth.Principal) bool {
-	return p.HasRole(auth.Player) && !p.HasAnyRole(auth.Cashier, auth.Admin, auth.Service, auth.Floor)
-}
+// asPlayer reports whether the request acts as a player, so it reaches
+// only the player's own accounts: also for a token that holds a staff
+// role besides, which acts as the player wherever the RPC allows players.
+func asPlayer(c auth.Caller) bool { return c.Is(auth.Player) }
 
 // key scopes an idempotency key to its caller, so two cashiers' keys
 // never collide; retries come from the same subject.
-func key(p auth.Principal, k string) string { return p.Subject + "/" + k }
+func key(c auth.Caller, k string) string { return c.Subject + "/" + k }
 
 // readableAccount checks that the caller may read the account, before
 // looking it up, so a player learns nothing about others' accounts.
@@ -67,7 +68,7 @@ func readableAccount(ctx context.Context, accountID string) (ledger.AccountID, e
 		return "", err
 	}
 	kind, owner, _, err := ledger.ParseAccountID(accountID)
-	if onlyPlayer(p) && (err != nil || kind != ledger.Player || owner != p.Subject) {
+	if asPlayer(p) && (err != nil || kind != ledger.Player || owner != p.Subject) {
 		return "", ErrNotYourAccount.With("account_id", accountID)
 	}
 	if err != nil {
@@ -207,7 +208,7 @@ func (s *Server) CheckBuyIn(ctx context.Context, r *walletv1.CheckBuyInRequest) 
 	if err != nil {
 		return nil, err
 	}
-	if onlyPlayer(p) && r.GetPlayerId() != p.Subject {
+	if asPlayer(p) && r.GetPlayerId() != p.Subject {
 		return nil, ErrNotYourself.With("player_id", r.GetPlayerId())
 	}
 	g, err := gameOf(r.GetTableId(), r.GetGame())

@@ -66,8 +66,8 @@ func TestEveryKindHasAProtoValue(t *testing.T) {
 
 func TestReadableAccount(t *testing.T) {
 	t.Parallel()
-	as := func(subject string, roles ...auth.Role) context.Context {
-		return auth.NewContext(t.Context(), auth.Principal{Subject: subject, Roles: roles})
+	as := func(subject string, role auth.Role) context.Context {
+		return auth.NewContext(t.Context(), auth.Caller{Subject: subject, Role: role})
 	}
 	tests := []struct {
 		name    string

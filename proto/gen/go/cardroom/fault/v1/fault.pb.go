@@ -79,6 +79,21 @@ const (
 	// seat, table_id). Sent by the table before it asks the wallet, and by the
 	// wallet for a sit-down while that sitting is still open.
 	Reason_REASON_CASH_OUT_PENDING Reason = 15
+	// REASON_REQUEST_TOO_LARGE means the request (a REST body, a gRPC
+	// message) is larger than the configured limit; HTTP 413.
+	Reason_REASON_REQUEST_TOO_LARGE Reason = 30
+	// REASON_ROUTE_NOT_FOUND means no REST route has that path (HTTP 404).
+	// The parts' calls to each other have no route.
+	Reason_REASON_ROUTE_NOT_FOUND Reason = 31
+	// REASON_METHOD_NOT_ALLOWED means the REST path exists but not with that
+	// HTTP method (HTTP 405).
+	Reason_REASON_METHOD_NOT_ALLOWED Reason = 32
+	// REASON_NOT_IMPLEMENTED means the process reached does not serve the
+	// RPC (a part missing from the deployment); HTTP 501.
+	Reason_REASON_NOT_IMPLEMENTED Reason = 33
+	// REASON_DEADLINE_EXCEEDED means the request's own deadline (grpc-timeout)
+	// ran out before the answer; retry with a longer one.
+	Reason_REASON_DEADLINE_EXCEEDED Reason = 34
 	// REASON_ACCOUNT_NOT_FOUND means no wallet account has that ID.
 	Reason_REASON_ACCOUNT_NOT_FOUND Reason = 100
 	// REASON_ACCOUNT_EXISTS means the owner already has an account of that
@@ -606,6 +621,11 @@ var (
 		13:  "REASON_NOT_YOURSELF",
 		14:  "REASON_NO_DECISION_PENDING",
 		15:  "REASON_CASH_OUT_PENDING",
+		30:  "REASON_REQUEST_TOO_LARGE",
+		31:  "REASON_ROUTE_NOT_FOUND",
+		32:  "REASON_METHOD_NOT_ALLOWED",
+		33:  "REASON_NOT_IMPLEMENTED",
+		34:  "REASON_DEADLINE_EXCEEDED",
 		100: "REASON_ACCOUNT_NOT_FOUND",
 		101: "REASON_ACCOUNT_EXISTS",
 		102: "REASON_ALREADY_REVERSED",
@@ -800,6 +820,11 @@ var (
 		"REASON_NOT_YOURSELF":                     13,
 		"REASON_NO_DECISION_PENDING":              14,
 		"REASON_CASH_OUT_PENDING":                 15,
+		"REASON_REQUEST_TOO_LARGE":                30,
+		"REASON_ROUTE_NOT_FOUND":                  31,
+		"REASON_METHOD_NOT_ALLOWED":               32,
+		"REASON_NOT_IMPLEMENTED":                  33,
+		"REASON_DEADLINE_EXCEEDED":                34,
 		"REASON_ACCOUNT_NOT_FOUND":                100,
 		"REASON_ACCOUNT_EXISTS":                   101,
 		"REASON_ALREADY_REVERSED":                 102,
@@ -1114,7 +1139,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xb2/\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xc50\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1132,6 +1157,11 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x13REASON_NOT_YOURSELF\x10\r\x12\x1e\n" +
 	"\x1aREASON_NO_DECISION_PENDING\x10\x0e\x12\x1b\n" +
 	"\x17REASON_CASH_OUT_PENDING\x10\x0f\x12\x1c\n" +
+	"\x18REASON_REQUEST_TOO_LARGE\x10\x1e\x12\x1a\n" +
+	"\x16REASON_ROUTE_NOT_FOUND\x10\x1f\x12\x1d\n" +
+	"\x19REASON_METHOD_NOT_ALLOWED\x10 \x12\x1a\n" +
+	"\x16REASON_NOT_IMPLEMENTED\x10!\x12\x1c\n" +
+	"\x18REASON_DEADLINE_EXCEEDED\x10\"\x12\x1c\n" +
 	"\x18REASON_ACCOUNT_NOT_FOUND\x10d\x12\x19\n" +
 	"\x15REASON_ACCOUNT_EXISTS\x10e\x12\x1b\n" +
 	"\x17REASON_ALREADY_REVERSED\x10f\x12\x1e\n" +

@@ -4378,7 +4378,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0fHOLD_STATE_HELD\x10\x01\x12\x18\n" +
 	"\x14HOLD_STATE_COMMITTED\x10\x02\x12\x17\n" +
 	"\x13HOLD_STATE_RELEASED\x10\x03\x12\x16\n" +
-	"\x12HOLD_STATE_EXPIRED\x10\x042\x97\x16\n" +
+	"\x12HOLD_STATE_EXPIRED\x10\x042\xd6\x12\n" +
 	"\rWalletService\x12\x7f\n" +
 	"\vOpenAccount\x12&.cardroom.wallet.v1.OpenAccountRequest\x1a'.cardroom.wallet.v1.OpenAccountResponse\"\x1f\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/accounts\x12\x8f\x01\n" +
@@ -4397,28 +4397,28 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/transfers/{transfer_id}:reverse\x12\x97\x01\n" +
 	"\n" +
 	"CheckBuyIn\x12%.cardroom.wallet.v1.CheckBuyInRequest\x1a&.cardroom.wallet.v1.CheckBuyInResponse\":\xca\xf3\x18\x06\n" +
-	"\x04\x01\x06\x03\x04\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/players/{player_id}/buy-in-checks\x12\x87\x01\n" +
-	"\tHoldBuyIn\x12$.cardroom.wallet.v1.HoldBuyInRequest\x1a%.cardroom.wallet.v1.HoldBuyInResponse\"-\xca\xf3\x18\x03\n" +
-	"\x01\x06\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/tables/{table_id}/holds\x12\x9b\x01\n" +
+	"\x04\x01\x06\x03\x04\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/players/{player_id}/buy-in-checks\x12a\n" +
+	"\tHoldBuyIn\x12$.cardroom.wallet.v1.HoldBuyInRequest\x1a%.cardroom.wallet.v1.HoldBuyInResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12d\n" +
 	"\n" +
-	"CommitHold\x12%.cardroom.wallet.v1.CommitHoldRequest\x1a&.cardroom.wallet.v1.CommitHoldResponse\">\xca\xf3\x18\x03\n" +
-	"\x01\x06\x82\xd3\xe4\x93\x021:\x01*\",/v1/tables/{table_id}/holds/{hold_id}:commit\x12\x9f\x01\n" +
-	"\vReleaseHold\x12&.cardroom.wallet.v1.ReleaseHoldRequest\x1a'.cardroom.wallet.v1.ReleaseHoldResponse\"?\xca\xf3\x18\x03\n" +
-	"\x01\x06\x82\xd3\xe4\x93\x022:\x01*\"-/v1/tables/{table_id}/holds/{hold_id}:release\x12\x85\x01\n" +
-	"\aCashOut\x12\".cardroom.wallet.v1.CashOutRequest\x1a#.cardroom.wallet.v1.CashOutResponse\"1\xca\xf3\x18\x03\n" +
-	"\x01\x06\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/v1/tables/{table_id}/cash-outs\x12~\n" +
-	"\x05Enter\x12 .cardroom.wallet.v1.EnterRequest\x1a!.cardroom.wallet.v1.EnterResponse\"0\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/events/{event_id}/entries\x12}\n" +
-	"\x05Rebuy\x12 .cardroom.wallet.v1.RebuyRequest\x1a!.cardroom.wallet.v1.RebuyResponse\"/\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}/rebuys\x12~\n" +
-	"\x05AddOn\x12 .cardroom.wallet.v1.AddOnRequest\x1a!.cardroom.wallet.v1.AddOnResponse\"0\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/events/{event_id}/add-ons\x12\x86\x01\n" +
-	"\bPayPrize\x12#.cardroom.wallet.v1.PayPrizeRequest\x1a$.cardroom.wallet.v1.PayPrizeResponse\"/\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}/prizes\x12\x9b\x01\n" +
-	"\fIssueVoucher\x12'.cardroom.wallet.v1.IssueVoucherRequest\x1a(.cardroom.wallet.v1.IssueVoucherResponse\"8\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/events/{source_event_id}/vouchers\x12\x80\x01\n" +
-	"\x06Refund\x12!.cardroom.wallet.v1.RefundRequest\x1a\".cardroom.wallet.v1.RefundResponse\"/\xca\xf3\x18\x04\n" +
-	"\x02\x06\x05\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/events/{event_id}:refund\x12g\n" +
+	"CommitHold\x12%.cardroom.wallet.v1.CommitHoldRequest\x1a&.cardroom.wallet.v1.CommitHoldResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12g\n" +
+	"\vReleaseHold\x12&.cardroom.wallet.v1.ReleaseHoldRequest\x1a'.cardroom.wallet.v1.ReleaseHoldResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12[\n" +
+	"\aCashOut\x12\".cardroom.wallet.v1.CashOutRequest\x1a#.cardroom.wallet.v1.CashOutResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12U\n" +
+	"\x05Enter\x12 .cardroom.wallet.v1.EnterRequest\x1a!.cardroom.wallet.v1.EnterResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12U\n" +
+	"\x05Rebuy\x12 .cardroom.wallet.v1.RebuyRequest\x1a!.cardroom.wallet.v1.RebuyResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12U\n" +
+	"\x05AddOn\x12 .cardroom.wallet.v1.AddOnRequest\x1a!.cardroom.wallet.v1.AddOnResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12^\n" +
+	"\bPayPrize\x12#.cardroom.wallet.v1.PayPrizeRequest\x1a$.cardroom.wallet.v1.PayPrizeResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12j\n" +
+	"\fIssueVoucher\x12'.cardroom.wallet.v1.IssueVoucherRequest\x1a(.cardroom.wallet.v1.IssueVoucherResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12X\n" +
+	"\x06Refund\x12!.cardroom.wallet.v1.RefundRequest\x1a\".cardroom.wallet.v1.RefundResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12g\n" +
 	"\x05Audit\x12 .cardroom.wallet.v1.AuditRequest\x1a!.cardroom.wallet.v1.AuditResponse\"\x19\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\v\x12\t/v1/audit\x12\x95\x01\n" +
 	"\x11ListStuckCashOuts\x12,.cardroom.wallet.v1.ListStuckCashOutsRequest\x1a-.cardroom.wallet.v1.ListStuckCashOutsResponse\"#\xca\xf3\x18\x04\n" +

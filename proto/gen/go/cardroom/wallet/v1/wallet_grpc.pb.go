@@ -54,7 +54,12 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// WalletService keeps the accounts of players and of the house.
+// WalletService keeps the accounts of players and of the house. The RPCs
+// that move a table's or an event's money on the word of the table or the
+// tournament service (holds, commits, releases, cash-outs, entries, rebuys,
+// add-ons, prizes, vouchers, refunds) admit the service role alone and have
+// no REST route: apps reach them only through the table's and the
+// tournament's own RPCs, which decide the amounts.
 type WalletServiceClient interface {
 	// OpenAccount opens a player account with a zero balance. Room-side
 	// accounts (cage, table escrow, prize pools, fees, vouchers) open on
@@ -332,7 +337,12 @@ func (c *walletServiceClient) ListStuckCashOuts(ctx context.Context, in *ListStu
 // All implementations must embed UnimplementedWalletServiceServer
 // for forward compatibility.
 //
-// WalletService keeps the accounts of players and of the house.
+// WalletService keeps the accounts of players and of the house. The RPCs
+// that move a table's or an event's money on the word of the table or the
+// tournament service (holds, commits, releases, cash-outs, entries, rebuys,
+// add-ons, prizes, vouchers, refunds) admit the service role alone and have
+// no REST route: apps reach them only through the table's and the
+// tournament's own RPCs, which decide the amounts.
 type WalletServiceServer interface {
 	// OpenAccount opens a player account with a zero balance. Room-side
 	// accounts (cage, table escrow, prize pools, fees, vouchers) open on
