@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -559,5 +561,60 @@ func TestPoolSizePerDialect(t *testing.T) {
 					}
 				})
 		})
+	}
+}
+
+// TestSQLiteFilesAreTheOwnersOnly: the database, its WAL and shared-memory
+// files are created 0600 in a 0700 directory whatever the umask, and a file
+// an older version left readable to others is tightened on open.
+func TestSQLiteFilesAreTheOwnersOnly(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	old := filepath.Join(dir, "old.db")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(old, 0o644); err != nil { // past any umask
+		t.Fatal(err)
+	}
+	for _, service := range []string{"fresh", "old"} {
+		db, err := sqlstore.Open(t.Context(), sqlstore.Options{Service: service, DataDir: dir, Migrations: migrations})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files int
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v, want no access for group and others", e.Name(), fi.Mode().Perm())
+		}
+	}
+	if files < 4 { // fresh.db, its -wal and -shm, old.db
+		t.Fatalf("only %d files in the data dir", files)
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "dir")
+	db, err := sqlstore.Open(t.Context(), sqlstore.Options{Service: "x", DataDir: fresh, Migrations: migrations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("data dir mode %v, %v; want 0700", fi.Mode().Perm(), err)
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -216,11 +217,17 @@ func sqliteDSN(opts Options) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	// The database holds the room's money and players: only the owner
+	// reads it. SQLite gives the -wal and -shm files the mode of the
+	// database file, so creating that one 0600 covers all three.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	path, err := filepath.Abs(filepath.Join(dir, opts.Service+".db"))
 	if err != nil {
+		return "", err
+	}
+	if err := ownerOnly(path); err != nil {
 		return "", err
 	}
 	q := url.Values{}
@@ -240,6 +247,35 @@ func sqliteDSN(opts Options) (string, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode(), nil
+}
+
+// ownerOnly creates the file at path with mode 0600 when it does not exist,
+// and takes group and other access away from one that does (created by an
+// older version with the process's umask), together with its -wal and -shm
+// files.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // postgresDSN points the connection's search_path at the service schema so

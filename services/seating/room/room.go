@@ -138,6 +138,16 @@ func (r *Room) Board() *Board { return r.board }
 // Defaults returns the default policy.
 func (r *Room) Defaults() waitlist.Policy { return r.cfg.Defaults }
 
+// SetName records the display name player goes by on the board.
+func (r *Room) SetName(ctx context.Context, player, name string) error {
+	return r.store.SetName(ctx, player, name, r.clock.Now())
+}
+
+// Names returns the display names recorded for players (absent: none).
+func (r *Room) Names(ctx context.Context, players []string) (map[string]string, error) {
+	return r.store.Names(ctx, players)
+}
+
 // change is one update of a game: it returns the domain events to publish
 // and, for floor decisions, what to record.
 type change func(tx *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error)

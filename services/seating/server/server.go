@@ -35,11 +35,12 @@ var (
 // Server implements seatingv1.SeatingServiceServer.
 type Server struct {
 	seatingv1.UnimplementedSeatingServiceServer
-	room *room.Room
+	room  *room.Room
+	names names
 }
 
 // New returns a Server over r.
-func New(r *room.Room) *Server { return &Server{room: r} }
+func New(r *room.Room) *Server { return &Server{room: r, names: names{known: map[string]string{}}} }
 
 // actor returns who calls, in the one role platform/rpc chose for the
 // request: anyone acting in a staff role the RPC allows acts for anyone; a
@@ -97,7 +98,11 @@ func (s *Server) GetWaitlist(ctx context.Context, req *seatingv1.GetWaitlistRequ
 	if err != nil {
 		return nil, err
 	}
-	return &seatingv1.GetWaitlistResponse{Board: wire.Board(rec.Game, rec.Version)}, nil
+	boards, err := s.boardsFor(ctx, []*seatingv1.WaitlistBoard{wire.Board(rec.Game, rec.Version)})
+	if err != nil {
+		return nil, err
+	}
+	return &seatingv1.GetWaitlistResponse{Board: boards[0]}, nil
 }
 
 // SetPolicy replaces a game's policy.
@@ -113,6 +118,9 @@ func (s *Server) SetPolicy(ctx context.Context, req *seatingv1.SetPolicyRequest)
 func (s *Server) JoinWaitlist(ctx context.Context, req *seatingv1.JoinWaitlistRequest) (*seatingv1.JoinWaitlistResponse, error) {
 	player, a, err := playerFor(ctx, req.GetPlayerId())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.remember(ctx); err != nil {
 		return nil, err
 	}
 	rec, err := s.room.Join(ctx, req.GetWaitlistId(), player, a)
@@ -158,6 +166,9 @@ func (s *Server) RequestTableChange(ctx context.Context, req *seatingv1.RequestT
 	if err != nil {
 		return nil, err
 	}
+	if err := s.remember(ctx); err != nil {
+		return nil, err
+	}
 	rec, err := s.room.RequestTableChange(ctx, req.GetWaitlistId(), player, a)
 	if err != nil {
 		return nil, err
@@ -184,6 +195,9 @@ func (s *Server) ListOffers(ctx context.Context, req *seatingv1.ListOffersReques
 
 // AcceptOffer takes an offered seat.
 func (s *Server) AcceptOffer(ctx context.Context, req *seatingv1.AcceptOfferRequest) (*seatingv1.AcceptOfferResponse, error) {
+	if err := s.remember(ctx); err != nil {
+		return nil, err
+	}
 	o, err := s.answer(ctx, req.GetOfferId(), true)
 	if err != nil {
 		return nil, err
@@ -241,6 +255,9 @@ func (s *Server) BreakTable(ctx context.Context, req *seatingv1.BreakTableReques
 func (s *Server) MarkAway(ctx context.Context, req *seatingv1.MarkAwayRequest) (*seatingv1.MarkAwayResponse, error) {
 	player, a, err := playerFor(ctx, req.GetPlayerId())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.remember(ctx); err != nil {
 		return nil, err
 	}
 	abs, g, err := s.room.MarkAway(ctx, req.GetTableId(), player, waitlist.AbsenceKind(req.GetKind()), req.GetLimit().AsDuration(), a)
@@ -331,12 +348,16 @@ func (s *Server) WatchBoard(req *seatingv1.WatchBoardRequest, stream grpc.Server
 			boards = append(boards, wire.Board(r.Game, r.Version))
 		}
 	}
-	if err := stream.Send(&seatingv1.WatchBoardResponse{Boards: boards, Snapshot: true}); err != nil {
-		return err
-	}
 	sent := map[string]int64{}
 	for _, b := range boards {
 		sent[b.GetWaitlist().GetWaitlistId()] = b.GetVersion()
+	}
+	boards, err := s.boardsFor(ctx, boards)
+	if err != nil {
+		return err
+	}
+	if err := stream.Send(&seatingv1.WatchBoardResponse{Boards: boards, Snapshot: true}); err != nil {
+		return err
 	}
 	for {
 		select {
@@ -366,6 +387,10 @@ func (s *Server) WatchBoard(req *seatingv1.WatchBoardRequest, stream grpc.Server
 		slices.SortFunc(update, func(a, b *seatingv1.WaitlistBoard) int {
 			return a.GetWaitlist().GetCreateTime().AsTime().Compare(b.GetWaitlist().GetCreateTime().AsTime())
 		})
+		update, err := s.boardsFor(ctx, update)
+		if err != nil {
+			return err
+		}
 		if err := stream.Send(&seatingv1.WatchBoardResponse{Boards: update}); err != nil {
 			return err
 		}

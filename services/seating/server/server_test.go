@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,9 @@ func TestJoinOfferAcceptOnTheBoard(t *testing.T) {
 		t.Fatalf("created %v", wl)
 	}
 
-	boardCtx, cancel := context.WithCancel(h.g.As(t, "screen-1", auth.Player))
+	// The room's screen is a staff device: it sees every player's id
+	// (TestBoardHidesOtherPlayersIDs covers what a player's app sees).
+	boardCtx, cancel := context.WithCancel(h.g.As(t, "screen-1", auth.Dealer))
 	defer cancel()
 	board, err := h.c.WatchBoard(boardCtx, &seatingv1.WatchBoardRequest{})
 	if err != nil {
@@ -425,5 +428,81 @@ func TestFloorOperations(t *testing.T) {
 	}
 	if _, err := h.c.ListFloorDecisions(player, &seatingv1.ListFloorDecisionsRequest{WaitlistId: id}); status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("player reads decisions: %v", err)
+	}
+}
+
+// TestBoardHidesOtherPlayersIDs: on GetWaitlist and the board feed a
+// request acting as a player sees its own line with its id and everyone
+// else only by display name (the token's name claim) or initials; staff see
+// ids. A token that holds a staff role besides the player's acts as the
+// player here too.
+func TestBoardHidesOtherPlayersIDs(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := created.GetWaitlist().GetWaitlistId()
+	named := func(sub, name string, roles ...auth.Role) context.Context {
+		tok, err := h.g.Issuer.MintNamed(sub, name, roles, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return auth.WithToken(t.Context(), tok)
+	}
+	anna := named("anna-korhonen-77", "Anna K.", auth.Player)
+	for _, join := range []struct {
+		ctx  context.Context
+		body *seatingv1.JoinWaitlistRequest
+	}{
+		{anna, &seatingv1.JoinWaitlistRequest{WaitlistId: id}},
+		{named("bob-9", "", auth.Player), &seatingv1.JoinWaitlistRequest{WaitlistId: id}},
+		{floor, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: "cat-lee"}},
+	} {
+		if _, err := h.c.JoinWaitlist(join.ctx, join.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type line struct{ id, name string }
+	lines := func(b *seatingv1.WaitlistBoard) []line {
+		var out []line
+		for _, e := range b.GetEntries() {
+			out = append(out, line{e.GetPlayerId(), e.GetDisplayName()})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		want []line
+	}{
+		{"anna sees herself and the others' names", anna, []line{{"anna-korhonen-77", "Anna K."}, {"", "B.9."}, {"", "C.L."}}},
+		{"player+dealer acts as the player", named("bob-9", "", auth.Player, auth.Dealer), []line{{"", "Anna K."}, {"bob-9", "B.9."}, {"", "C.L."}}},
+		{"a player not on the list sees no id", h.g.As(t, "dan", auth.Player), []line{{"", "Anna K."}, {"", "B.9."}, {"", "C.L."}}},
+		{"the floor sees ids", floor, []line{{"anna-korhonen-77", "Anna K."}, {"bob-9", "B.9."}, {"cat-lee", "C.L."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := h.c.GetWaitlist(tt.ctx, &seatingv1.GetWaitlistRequest{WaitlistId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := lines(got.GetBoard()); fmt.Sprint(l) != fmt.Sprint(tt.want) {
+				t.Fatalf("GetWaitlist lines %v, want %v", l, tt.want)
+			}
+			feed, err := h.c.WatchBoard(tt.ctx, &seatingv1.WatchBoardRequest{WaitlistId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := feed.Recv()
+			if err != nil || len(first.GetBoards()) != 1 {
+				t.Fatalf("board snapshot %v, %v", first, err)
+			}
+			if l := lines(first.GetBoards()[0]); fmt.Sprint(l) != fmt.Sprint(tt.want) {
+				t.Fatalf("board lines %v, want %v", l, tt.want)
+			}
+		})
 	}
 }

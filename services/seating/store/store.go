@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -356,6 +358,44 @@ func (s *Store) Decisions(ctx context.Context, waitlistID string, n int) ([]Deci
 		}
 		d.At = time.UnixMilli(at).UTC()
 		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// SetName records the display name player goes by on the board.
+func (s *Store) SetName(ctx context.Context, player, name string, at time.Time) error {
+	_, err := s.db.SQL().ExecContext(ctx, `INSERT INTO player_names (player_id, display_name, updated_at_ms) VALUES ($1, $2, $3)
+		ON CONFLICT (player_id) DO UPDATE SET display_name = excluded.display_name, updated_at_ms = excluded.updated_at_ms`,
+		player, name, at.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("set the name of %s: %w", player, err)
+	}
+	return nil
+}
+
+// Names returns the display names recorded for players; a player without
+// one is absent from the map.
+func (s *Store) Names(ctx context.Context, players []string) (map[string]string, error) {
+	out := make(map[string]string, len(players))
+	if len(players) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(players))
+	marks := make([]string, len(players))
+	for i, p := range players {
+		args[i], marks[i] = p, "$"+strconv.Itoa(i+1)
+	}
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT player_id, display_name FROM player_names WHERE player_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read display names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("read display names: %w", err)
+		}
+		out[id] = name
 	}
 	return out, rows.Err()
 }

@@ -149,3 +149,23 @@ func TestStore(t *testing.T) {
 		}
 	})
 }
+
+func TestStoreNames(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "seating", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s := New(db, lock.NewLocal())
+		if got, err := s.Names(ctx, nil); err != nil || len(got) != 0 {
+			t.Fatalf("Names(nil) = %v, %v", got, err)
+		}
+		for _, set := range [][2]string{{"ann", "Ann"}, {"bob", "Bobby"}, {"ann", "Ann K."}} {
+			if err := s.SetName(ctx, set[0], set[1], now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Names(ctx, []string{"ann", "bob", "cat"})
+		if err != nil || fmt.Sprint(got) != "map[ann:Ann K. bob:Bobby]" {
+			t.Fatalf("Names = %v, %v", got, err)
+		}
+	})
+}

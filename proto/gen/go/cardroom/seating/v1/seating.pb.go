@@ -574,7 +574,11 @@ type Entry struct {
 	EstimatedWait *durationpb.Duration `protobuf:"bytes,6,opt,name=estimated_wait,json=estimatedWait,proto3" json:"estimated_wait,omitempty"`
 	// from_table_id is the table a table-change, must-move or broken-table
 	// player comes from.
-	FromTableId   string `protobuf:"bytes,7,opt,name=from_table_id,json=fromTableId,proto3" json:"from_table_id,omitempty"`
+	FromTableId string `protobuf:"bytes,7,opt,name=from_table_id,json=fromTableId,proto3" json:"from_table_id,omitempty"`
+	// display_name is the player as other players see them: the name their
+	// token carries, or their initials. A request acting as a player sees
+	// player_id only on its own lines (empty on everyone else's).
+	DisplayName   string `protobuf:"bytes,8,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -658,6 +662,13 @@ func (x *Entry) GetFromTableId() string {
 	return ""
 }
 
+func (x *Entry) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
 // Seat is one seat of a table.
 type Seat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -666,7 +677,11 @@ type Seat struct {
 	// state is the seat's state.
 	State SeatState `protobuf:"varint,2,opt,name=state,proto3,enum=cardroom.seating.v1.SeatState" json:"state,omitempty"`
 	// player_id holds the seat (taken) or is offered it (offered).
-	PlayerId      string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// display_name is the player as other players see them: the name their
+	// token carries, or their initials. A request acting as a player sees
+	// player_id only on its own lines (empty on everyone else's).
+	DisplayName   string `protobuf:"bytes,4,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -718,6 +733,13 @@ func (x *Seat) GetState() SeatState {
 func (x *Seat) GetPlayerId() string {
 	if x != nil {
 		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Seat) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
 	}
 	return ""
 }
@@ -820,7 +842,11 @@ type Offer struct {
 	// (table.player_seated) by then, the seat is offered again.
 	HoldUntil *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=hold_until,json=holdUntil,proto3" json:"hold_until,omitempty"`
 	// game is the game of the seat.
-	Game          *v1.Game `protobuf:"bytes,10,opt,name=game,proto3" json:"game,omitempty"`
+	Game *v1.Game `protobuf:"bytes,10,opt,name=game,proto3" json:"game,omitempty"`
+	// display_name is the player as other players see them: the name their
+	// token carries, or their initials. A request acting as a player sees
+	// player_id only on its own lines (empty on everyone else's).
+	DisplayName   string `protobuf:"bytes,11,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -925,6 +951,13 @@ func (x *Offer) GetGame() *v1.Game {
 	return nil
 }
 
+func (x *Offer) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
 // Absence is a seated player away from their seat.
 type Absence struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -945,7 +978,11 @@ type Absence struct {
 	// overdue is true once the timer ran out: the floor must decide.
 	Overdue bool `protobuf:"varint,8,opt,name=overdue,proto3" json:"overdue,omitempty"`
 	// gaming_day is the house gaming day the absence started in (G-20).
-	GamingDay     string `protobuf:"bytes,9,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	GamingDay string `protobuf:"bytes,9,opt,name=gaming_day,json=gamingDay,proto3" json:"gaming_day,omitempty"`
+	// display_name is the player as other players see them: the name their
+	// token carries, or their initials. A request acting as a player sees
+	// player_id only on its own lines (empty on everyone else's).
+	DisplayName   string `protobuf:"bytes,10,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1039,6 +1076,13 @@ func (x *Absence) GetOverdue() bool {
 func (x *Absence) GetGamingDay() string {
 	if x != nil {
 		return x.GamingDay
+	}
+	return ""
+}
+
+func (x *Absence) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
 	}
 	return ""
 }
@@ -3200,7 +3244,7 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12\x12\n" +
 	"\x04name\x18\x05 \x01(\tR\x04name\x123\n" +
-	"\x06policy\x18\x06 \x01(\v2\x1b.cardroom.seating.v1.PolicyR\x06policy\"\xc9\x02\n" +
+	"\x06policy\x18\x06 \x01(\v2\x1b.cardroom.seating.v1.PolicyR\x06policy\"\xec\x02\n" +
 	"\x05Entry\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1a\n" +
 	"\bposition\x18\x02 \x01(\x05R\bposition\x122\n" +
@@ -3208,16 +3252,18 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\asign_up\x18\x04 \x01(\x0e2\x1b.cardroom.seating.v1.SignUpR\x06signUp\x127\n" +
 	"\tjoin_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\bjoinTime\x12@\n" +
 	"\x0eestimated_wait\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\restimatedWait\x12\"\n" +
-	"\rfrom_table_id\x18\a \x01(\tR\vfromTableId\"m\n" +
+	"\rfrom_table_id\x18\a \x01(\tR\vfromTableId\x12!\n" +
+	"\fdisplay_name\x18\b \x01(\tR\vdisplayName\"\x90\x01\n" +
 	"\x04Seat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x124\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1e.cardroom.seating.v1.SeatStateR\x05state\x12\x1b\n" +
-	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\"\x84\x01\n" +
+	"\tplayer_id\x18\x03 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x04 \x01(\tR\vdisplayName\"\x84\x01\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
 	"\tmust_move\x18\x03 \x01(\bR\bmustMove\x12/\n" +
-	"\x05seats\x18\x04 \x03(\v2\x19.cardroom.seating.v1.SeatR\x05seats\"\xa7\x03\n" +
+	"\x05seats\x18\x04 \x03(\v2\x19.cardroom.seating.v1.SeatR\x05seats\"\xca\x03\n" +
 	"\x05Offer\x12\x19\n" +
 	"\boffer_id\x18\x01 \x01(\tR\aofferId\x12\x1f\n" +
 	"\vwaitlist_id\x18\x02 \x01(\tR\n" +
@@ -3233,7 +3279,8 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\n" +
 	"hold_until\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tholdUntil\x12*\n" +
 	"\x04game\x18\n" +
-	" \x01(\v2\x16.cardroom.game.v1.GameR\x04game\"\xd7\x02\n" +
+	" \x01(\v2\x16.cardroom.game.v1.GameR\x04game\x12!\n" +
+	"\fdisplay_name\x18\v \x01(\tR\vdisplayName\"\xfa\x02\n" +
 	"\aAbsence\x12\x1f\n" +
 	"\vwaitlist_id\x18\x01 \x01(\tR\n" +
 	"waitlistId\x12\x19\n" +
@@ -3246,7 +3293,9 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\bdue_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\adueTime\x12\x18\n" +
 	"\aoverdue\x18\b \x01(\bR\aoverdue\x12\x1d\n" +
 	"\n" +
-	"gaming_day\x18\t \x01(\tR\tgamingDay\"\xbc\x02\n" +
+	"gaming_day\x18\t \x01(\tR\tgamingDay\x12!\n" +
+	"\fdisplay_name\x18\n" +
+	" \x01(\tR\vdisplayName\"\xbc\x02\n" +
 	"\rWaitlistBoard\x129\n" +
 	"\bwaitlist\x18\x01 \x01(\v2\x1d.cardroom.seating.v1.WaitlistR\bwaitlist\x124\n" +
 	"\aentries\x18\x02 \x03(\v2\x1a.cardroom.seating.v1.EntryR\aentries\x122\n" +
