@@ -131,10 +131,8 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if authorize == nil {
 		authorize = rpc.AccessFromDescriptors(nil, nil)
 	}
-	for _, p := range parts {
-		if err := checkNoServiceOnlyBindings(protoregistry.GlobalFiles, authorize, p.service); err != nil {
-			return nil, fmt.Errorf("gateway: %w", err)
-		}
+	if err := checkNoServiceOnlyBindings(protoregistry.GlobalFiles, authorize); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	fail := errorHandler(log)
 	door := &frontDoor{routes: routeTable(protoregistry.GlobalFiles, authorize), verifier: o.Verifier, maxBody: o.MaxBody, fail: fail, log: log}

@@ -91,27 +91,31 @@ func bindings(rule *annotations.HttpRule) []binding {
 	return out
 }
 
-// checkNoServiceOnlyBindings refuses a service whose descriptors bind a
-// service-only RPC to a REST route: the gateway would otherwise register
-// it. proto's TestEveryRPCHasHTTPRoute catches the same when the .proto is
-// written; this is the gateway refusing to start with such a route.
-func checkNoServiceOnlyBindings(files *protoregistry.Files, authorize rpc.Authorizer, service string) error {
-	d, err := files.FindDescriptorByName(protoreflect.FullName(service))
-	if err != nil {
-		return fmt.Errorf("no descriptor for %s: %w", service, err)
-	}
-	sd, ok := d.(protoreflect.ServiceDescriptor)
-	if !ok {
-		return fmt.Errorf("%s is not a service", service)
-	}
-	for i := range sd.Methods().Len() {
-		md := sd.Methods().Get(i)
-		full := "/" + service + "/" + string(md.Name())
-		roles, public, known := authorize(full)
-		rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
-		if b := bindings(rule); known && rpc.ServiceOnly(roles, public) && len(b) > 0 {
-			return fmt.Errorf("%s is for the service role only but is bound to %s %s: remove its google.api.http option", full, b[0].method, b[0].path)
+// checkNoServiceOnlyBindings refuses descriptors that bind a service-only
+// RPC of any cardroom service to a REST route: the gateway would otherwise
+// register it. proto's TestEveryRPCHasHTTPRoute catches the same when the
+// .proto is written; this is the gateway refusing to start with such a
+// route.
+func checkNoServiceOnlyBindings(files *protoregistry.Files, authorize rpc.Authorizer) error {
+	var err error
+	files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(string(fd.Package()), "cardroom.") {
+			return true
 		}
-	}
-	return nil
+		for i := range fd.Services().Len() {
+			sd := fd.Services().Get(i)
+			for j := range sd.Methods().Len() {
+				md := sd.Methods().Get(j)
+				full := "/" + string(sd.FullName()) + "/" + string(md.Name())
+				roles, public, known := authorize(full)
+				rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+				if b := bindings(rule); known && rpc.ServiceOnly(roles, public) && len(b) > 0 {
+					err = fmt.Errorf("%s is for the service role only but is bound to %s %s: remove its google.api.http option", full, b[0].method, b[0].path)
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return err
 }

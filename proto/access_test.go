@@ -17,12 +17,15 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
-// services are the four services the gateway fronts.
+// services are every service of the suite: the four the gateway fronts and
+// the service-only ones the parts call each other by.
 var services = []protoreflect.FullName{
 	"cardroom.table.v1.TableService",
 	"cardroom.tournament.v1.TournamentService",
 	"cardroom.wallet.v1.WalletService",
 	"cardroom.seating.v1.SeatingService",
+	"cardroom.table.v1.TournamentTableService",
+	"cardroom.table.v1.CashTableLedgerService",
 }
 
 // TestEveryRPCDeclaresAccess guards the platform's deny-when-absent rule:

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,12 +27,29 @@ const (
 	gRPCOnlyRoute = "— (gRPC only)"
 )
 
-// suiteServices are the four services' names, in the order the table lists them.
-var suiteServices = []string{
-	tablev1.TableService_ServiceDesc.ServiceName,
-	tournamentv1.TournamentService_ServiceDesc.ServiceName,
-	walletv1.WalletService_ServiceDesc.ServiceName,
-	seatingv1.SeatingService_ServiceDesc.ServiceName,
+// suiteServices are the services' names, in the order the table lists
+// them: the four the gateway fronts, then any other of the cardroom
+// packages (the service-only ones), by name.
+func suiteServices() []string {
+	names := []string{
+		tablev1.TableService_ServiceDesc.ServiceName,
+		tournamentv1.TournamentService_ServiceDesc.ServiceName,
+		walletv1.WalletService_ServiceDesc.ServiceName,
+		seatingv1.SeatingService_ServiceDesc.ServiceName,
+	}
+	var more []string
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if strings.HasPrefix(string(fd.Package()), "cardroom.") {
+			for i := range fd.Services().Len() {
+				if n := string(fd.Services().Get(i).FullName()); !slices.Contains(names, n) {
+					more = append(more, n)
+				}
+			}
+		}
+		return true
+	})
+	slices.Sort(more)
+	return append(names, more...)
 }
 
 // accessTable returns the Markdown table of every RPC: its REST route (none
@@ -40,7 +58,7 @@ func accessTable(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("| RPC | REST route | roles |\n|---|---|---|\n")
-	for _, name := range suiteServices {
+	for _, name := range suiteServices() {
 		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
 		if err != nil {
 			t.Fatal(err)
