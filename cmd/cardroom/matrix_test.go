@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"maps"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -12,6 +11,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -307,12 +307,14 @@ func (h *hostileRoom) identities(key []byte) []identity {
 	parts := strings.Split(valid, ".")
 	adminPayload := base64.RawURLEncoding.EncodeToString(mustJSON(claims(nil)))
 	bad := map[string]string{
-		"no header":                 "",
-		"empty bearer":              "Bearer",
-		"garbage":                   "Bearer garbage",
-		"basic scheme":              "Basic bWFsbG9yeTpodW50ZXIy",
-		"token without scheme":      valid,
-		"expired":                   "Bearer " + signJWT(hs256, claims(func(c map[string]any) { c["iat"], c["nbf"], c["exp"] = now.Add(-2*time.Hour).Unix(), now.Add(-2*time.Hour).Unix(), now.Add(-time.Hour).Unix() }), key, sha256.New),
+		"no header":            "",
+		"empty bearer":         "Bearer",
+		"garbage":              "Bearer garbage",
+		"basic scheme":         "Basic bWFsbG9yeTpodW50ZXIy",
+		"token without scheme": valid,
+		"expired": "Bearer " + signJWT(hs256, claims(func(c map[string]any) {
+			c["iat"], c["nbf"], c["exp"] = now.Add(-2*time.Hour).Unix(), now.Add(-2*time.Hour).Unix(), now.Add(-time.Hour).Unix()
+		}), key, sha256.New),
 		"not yet valid":             "Bearer " + signJWT(hs256, claims(func(c map[string]any) { c["nbf"] = now.Add(time.Hour).Unix() }), key, sha256.New),
 		"issued in the future":      "Bearer " + signJWT(hs256, claims(func(c map[string]any) { c["iat"] = now.Add(time.Hour).Unix() }), key, sha256.New),
 		"another key":               "Bearer " + signJWT(hs256, claims(nil), []byte("another-key-another-key-another-key!"), sha256.New),
