@@ -51,16 +51,9 @@ func TestFrontDoor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			resp := f.do(t, tt.method, tt.path, tt.body, map[string]string{"Authorization": tt.authorization})
-			if resp.status != tt.status {
-				t.Fatalf("status %d, want %d; body %s", resp.status, tt.status, resp.body)
-			}
-			if tt.status == 200 {
+			got, failed := f.call(t, tt.method, tt.path, tt.body, tt.authorization, tt.status)
+			if !failed {
 				return
-			}
-			var got errorBody
-			if err := json.Unmarshal([]byte(resp.body), &got); err != nil {
-				t.Fatalf("body %q: %v", resp.body, err)
 			}
 			if got.Reason != tt.reason || got.HTTPStatus != tt.status || got.Metadata["field"] != tt.field {
 				t.Errorf("body %+v, want reason %s field %q", got, tt.reason, tt.field)

@@ -131,11 +131,12 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if authorize == nil {
 		authorize = rpc.AccessFromDescriptors(nil, nil)
 	}
-	if err := checkNoServiceOnlyBindings(protoregistry.GlobalFiles, authorize); err != nil {
+	table := routeTable(protoregistry.GlobalFiles, authorize)
+	if err := table.checkNoServiceOnlyBindings(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	fail := errorHandler(log)
-	door := &frontDoor{routes: routeTable(protoregistry.GlobalFiles, authorize), verifier: o.Verifier, maxBody: o.MaxBody, fail: fail, log: log}
+	door := &frontDoor{routes: table, verifier: o.Verifier, maxBody: o.MaxBody, fail: fail, log: log}
 	if door.maxBody <= 0 {
 		door.maxBody = DefaultMaxBody
 	}

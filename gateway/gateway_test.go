@@ -251,6 +251,24 @@ func (f *fixture) do(t *testing.T, method, path, body string, header map[string]
 	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
+// call makes a request with the Authorization header authorization (none
+// when empty), requires status, and returns the error body when the status
+// is not 200 (failed).
+func (f *fixture) call(t *testing.T, method, path, body, authorization string, status int) (got errorBody, failed bool) {
+	t.Helper()
+	resp := f.do(t, method, path, body, map[string]string{"Authorization": authorization})
+	if resp.status != status {
+		t.Fatalf("status %d, want %d; body %s", resp.status, status, resp.body)
+	}
+	if status == http.StatusOK {
+		return errorBody{}, false
+	}
+	if err := json.Unmarshal([]byte(resp.body), &got); err != nil {
+		t.Fatalf("body %q: %v", resp.body, err)
+	}
+	return got, true
+}
+
 // errorBody is the gateway's JSON error (cardroom.fault.v1.Error).
 type errorBody struct {
 	Code       string            `json:"code"`

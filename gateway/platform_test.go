@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -85,17 +84,9 @@ func TestThroughPlatformServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			header := map[string]string{"Authorization": tt.authorization}
-			resp := f.do(t, tt.method, tt.path, tt.body, header)
-			if resp.status != tt.status {
-				t.Fatalf("status %d, want %d; body %s", resp.status, tt.status, resp.body)
-			}
-			if tt.status == 200 {
+			got, failed := f.call(t, tt.method, tt.path, tt.body, tt.authorization, tt.status)
+			if !failed {
 				return
-			}
-			var got errorBody
-			if err := json.Unmarshal([]byte(resp.body), &got); err != nil {
-				t.Fatalf("body %q: %v", resp.body, err)
 			}
 			if got.Code != tt.code || got.Reason != tt.reason || got.RuleID != tt.ruleID || got.Metadata["field"] != tt.field {
 				t.Errorf("body %+v, want code %s reason %s rule %q field %q", got, tt.code, tt.reason, tt.ruleID, tt.field)

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
@@ -24,6 +26,9 @@ type route struct {
 	serviceOnly bool
 	// streaming routes are feeds (server-streaming RPCs).
 	streaming bool
+	// bound routes come from a google.api.http option; the others are
+	// grpc-gateway's default route, registered only if generated.
+	bound bool
 }
 
 // routes maps "METHOD /path/{template}" to its route.
@@ -52,6 +57,7 @@ func routeTable(files *protoregistry.Files, authorize rpc.Authorizer) routes {
 				r := route{rpc: full, public: known && public, serviceOnly: known && rpc.ServiceOnly(roles, public), streaming: md.IsStreamingServer()}
 				t[routeKey(http.MethodPost, full)] = r
 				rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+				r.bound = true
 				for _, b := range bindings(rule) {
 					t[routeKey(b.method, b.path)] = r
 				}
@@ -91,31 +97,16 @@ func bindings(rule *annotations.HttpRule) []binding {
 	return out
 }
 
-// checkNoServiceOnlyBindings refuses descriptors that bind a service-only
-// RPC of any cardroom service to a REST route: the gateway would otherwise
+// checkNoServiceOnlyBindings refuses a table in which a service-only RPC of
+// a cardroom service is bound to a REST route: the gateway would otherwise
 // register it. proto's TestEveryRPCHasHTTPRoute catches the same when the
 // .proto is written; this is the gateway refusing to start with such a
 // route.
-func checkNoServiceOnlyBindings(files *protoregistry.Files, authorize rpc.Authorizer) error {
-	var err error
-	files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-		if !strings.HasPrefix(string(fd.Package()), "cardroom.") {
-			return true
+func (t routes) checkNoServiceOnlyBindings() error {
+	for _, key := range slices.Sorted(maps.Keys(t)) {
+		if r := t[key]; r.bound && r.serviceOnly && strings.HasPrefix(r.rpc, "/cardroom.") {
+			return fmt.Errorf("%s is for the service role only but is bound to %s: remove its google.api.http option", r.rpc, key)
 		}
-		for i := range fd.Services().Len() {
-			sd := fd.Services().Get(i)
-			for j := range sd.Methods().Len() {
-				md := sd.Methods().Get(j)
-				full := "/" + string(sd.FullName()) + "/" + string(md.Name())
-				roles, public, known := authorize(full)
-				rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
-				if b := bindings(rule); known && rpc.ServiceOnly(roles, public) && len(b) > 0 {
-					err = fmt.Errorf("%s is for the service role only but is bound to %s %s: remove its google.api.http option", full, b[0].method, b[0].path)
-					return false
-				}
-			}
-		}
-		return true
-	})
-	return err
+	}
+	return nil
 }

@@ -40,25 +40,32 @@ func serviceSettings() []config.Variable {
 // settings in step with the structs cmd/cardroom parses them into.
 func TestReadmeListsServiceSettings(t *testing.T) {
 	t.Parallel()
-	const path = "../../README.md"
+	generatedSection(t, "../../README.md", settingsBegin, settingsEnd, config.TableOf(serviceSettings()),
+		"README.md's service settings table is stale: run `go test ./cmd/cardroom -update`")
+}
+
+// generatedSection checks that the file at path holds content between the
+// markers begin and end, or with -update writes it there.
+func generatedSection(t *testing.T, path, begin, end, content, stale string) {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
-	before, rest, ok := strings.Cut(readme, settingsBegin)
-	_, after, ok2 := strings.Cut(rest, settingsEnd)
+	doc := string(raw)
+	before, rest, ok := strings.Cut(doc, begin)
+	_, after, ok2 := strings.Cut(rest, end)
 	if !ok || !ok2 {
-		t.Fatalf("README.md lacks the markers %q ... %q", settingsBegin, settingsEnd)
+		t.Fatalf("%s lacks the markers %q ... %q", path, begin, end)
 	}
-	want := before + settingsBegin + config.TableOf(serviceSettings()) + settingsEnd + after
+	want := before + begin + content + end + after
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if readme != want {
-		t.Fatal("README.md's service settings table is stale: run `go test ./cmd/cardroom -update`")
+	if doc != want {
+		t.Fatal(stale)
 	}
 }

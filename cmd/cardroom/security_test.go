@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -108,24 +107,6 @@ func httpBinding(rule *annotations.HttpRule) (string, string) {
 // each RPC in step with the access options in the protos.
 func TestSecurityDocIsCurrent(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(securityDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	before, rest, ok := strings.Cut(doc, accessBegin)
-	_, after, ok2 := strings.Cut(rest, accessEnd)
-	if !ok || !ok2 {
-		t.Fatalf("docs/SECURITY.md lacks the markers %q ... %q", accessBegin, accessEnd)
-	}
-	want := before + accessBegin + accessTable(t) + accessEnd + after
-	if *update {
-		if err := os.WriteFile(securityDoc, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if doc != want {
-		t.Fatal("docs/SECURITY.md's access table is stale: run `go test ./cmd/cardroom -run TestSecurityDocIsCurrent -update`")
-	}
+	generatedSection(t, securityDoc, accessBegin, accessEnd, accessTable(t),
+		"docs/SECURITY.md's access table is stale: run `go test ./cmd/cardroom -run TestSecurityDocIsCurrent -update`")
 }

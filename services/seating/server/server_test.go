@@ -65,6 +65,16 @@ func (h *harness) openTable(t *testing.T, id string, seats int) {
 	}
 }
 
+// newList opens the NL Hold'em list as floor and returns its id.
+func (h *harness) newList(floor context.Context, t *testing.T) string {
+	t.Helper()
+	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.GetWaitlist().GetWaitlistId()
+}
+
 func info(err error) (codes.Code, string, string) {
 	st := status.Convert(err)
 	for _, d := range st.Details() {
@@ -179,11 +189,7 @@ func TestBadInputIsRefusedWithAReason(t *testing.T) {
 	h := start(t)
 	floor := h.g.As(t, "floor-1", auth.Floor)
 	alice := h.g.As(t, "alice", auth.Player)
-	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := created.GetWaitlist().GetWaitlistId()
+	id := h.newList(floor, t)
 	if _, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -273,11 +279,7 @@ func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
 	h := start(t)
 	floor := h.g.As(t, "floor-1", auth.Floor)
 	alice := h.g.As(t, "alice", auth.Player)
-	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := created.GetWaitlist().GetWaitlistId()
+	id := h.newList(floor, t)
 	for _, p := range []string{"alice", "bob"} {
 		if _, err := h.c.JoinWaitlist(floor, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: p}); err != nil {
 			t.Fatal(err)
@@ -363,11 +365,7 @@ func TestFloorOperations(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	floor := h.g.As(t, "floor-1", auth.Floor)
-	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := created.GetWaitlist().GetWaitlistId()
+	id := h.newList(floor, t)
 	h.seat(t, id, "t1", "ann", "bob")
 	h.seat(t, id, "t2", "cat", "dan")
 
@@ -440,11 +438,7 @@ func TestBoardHidesOtherPlayersIDs(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	floor := h.g.As(t, "floor-1", auth.Floor)
-	created, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: nlhe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := created.GetWaitlist().GetWaitlistId()
+	id := h.newList(floor, t)
 	named := func(sub, name string, roles ...auth.Role) context.Context {
 		tok, err := h.g.Issuer.MintNamed(sub, name, roles, time.Hour)
 		if err != nil {
