@@ -13,6 +13,7 @@ import (
 
 	"buf.build/go/protovalidate"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/cardroom/cardroom/gateway"
 	"github.com/cardroom/cardroom/platform/auth"
@@ -189,5 +190,37 @@ func TestFeedsOutliveTheServerTimeouts(t *testing.T) {
 	close(release)
 	if !lines.Scan() || !strings.Contains(lines.Text(), `"sequence":"2"`) {
 		t.Fatalf("the feed was cut by the server's timeouts: line %q, error %v", lines.Text(), lines.Err())
+	}
+}
+
+// TestMessageOverTheServiceLimitIs413: a body the gateway accepts but the
+// service's gRPC limit refuses is 413 REQUEST_TOO_LARGE, and the answer does
+// not carry gRPC's text with the limit's numbers (it was a 429 that did).
+func TestMessageOverTheServiceLimitIs413(t *testing.T) {
+	t.Parallel()
+	validator, err := protovalidate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(1024))
+	tablev1.RegisterTableServiceServer(gs, &fakeTables{validator: validator})
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	srv := httptest.NewServer(gatewayOn(t, conn, gateway.Options{}))
+	t.Cleanup(srv.Close)
+	f := &fixture{srv: srv}
+	body := strings.Replace(validTable, `"Table 1"`, `"`+strings.Repeat("x", 4096)+`"`, 1)
+	got, _ := f.call(t, "POST", "/v1/tables", body, bearer(t, "floor-1", auth.Floor), http.StatusRequestEntityTooLarge)
+	if got.Reason != "REQUEST_TOO_LARGE" || got.Code != "RESOURCE_EXHAUSTED" || strings.Contains(got.Message, "1024") || strings.Contains(got.Message, "grpc") {
+		t.Errorf("body %+v, want REQUEST_TOO_LARGE without gRPC's text", got)
 	}
 }

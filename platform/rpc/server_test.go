@@ -537,3 +537,18 @@ func TestSpanNamesANeighboursRefusal(t *testing.T) {
 		t.Fatalf("span attributes %v", got)
 	}
 }
+
+// TestReflectionOnlyWhenAsked: server reflection lists every RPC and
+// message to whoever reaches the port, so NewServer registers it only with
+// Options.Reflection (CARDROOM_GRPC_REFLECTION).
+func TestReflectionOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		srv := NewServer(Options{Reflection: on, Logger: slog.New(slog.DiscardHandler)})
+		_, registered := srv.GetServiceInfo()["grpc.reflection.v1.ServerReflection"]
+		srv.Stop()
+		if registered != on {
+			t.Errorf("Reflection %v: reflection registered = %v", on, registered)
+		}
+	}
+}

@@ -3,10 +3,12 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -498,5 +500,37 @@ func TestBoardHidesOtherPlayersIDs(t *testing.T) {
 				t.Fatalf("board lines %v, want %v", l, tt.want)
 			}
 		})
+	}
+}
+
+// TestRedisOutOfReachIs503: when the lock service cannot be reached a
+// change is refused UNAVAILABLE (503 through the gateway: retry), not an
+// internal error naming the connection.
+func TestRedisOutOfReachIs503(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := lis.Addr().String()
+	_ = lis.Close()
+	client := redis.NewClient(&redis.Options{Addr: dead, MaxRetries: -1, DialTimeout: time.Second})
+	t.Cleanup(func() { _ = client.Close() })
+	db := testkit.SQLite(t, sqlstore.Options{Service: "seating", Migrations: store.Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations}})
+	bus := events.NewMemory(events.MemoryOptions{})
+	r, err := room.New(room.Deps{Store: store.New(db, lock.NewRedis(client, lock.RedisOptions{Prefix: "p:", TTL: time.Second})),
+		Relay: events.NewRelay(db, bus, events.RelayOptions{}), Bus: bus, Clock: clock.NewFake(evening)}, room.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := testkit.StartGRPC(t, func(s grpc.ServiceRegistrar) { seatingv1.RegisterSeatingServiceServer(s, server.New(r)) })
+	c := seatingv1.NewSeatingServiceClient(g.Conn)
+	created, err := c.CreateWaitlist(g.As(t, "floor-1", auth.Floor), &seatingv1.CreateWaitlistRequest{Game: nlhe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.JoinWaitlist(g.As(t, "ann", auth.Player), &seatingv1.JoinWaitlistRequest{WaitlistId: created.GetWaitlist().GetWaitlistId()})
+	if code, reason, _ := info(err); code != codes.Unavailable || reason != "UNAVAILABLE" || strings.Contains(err.Error(), dead) {
+		t.Fatalf("join with Redis out of reach: %v (%v %s), want UNAVAILABLE without the address", err, code, reason)
 	}
 }
