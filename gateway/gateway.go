@@ -1,6 +1,7 @@
 // Package gateway is cardroom's REST/JSON front door: a grpc-gateway mux
 // that forwards to the table, tournament, wallet and seating gRPC services,
-// plus GET /healthz, GET /openapi.json, CORS for browser apps, JSON errors
+// plus GET /healthz, GET /openapi.json, the room's screens under /room/
+// (package screens), CORS for browser apps, JSON errors
 // carrying the gRPC status's reason and rule ID, and an OpenTelemetry HTTP
 // span that is the root of each request's trace.
 //
@@ -34,9 +35,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/cardroom/cardroom/gateway/screens"
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/rpc"
-
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
@@ -185,12 +186,20 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	// nameSpan gave the route.
 	healthz := getOnly(health, fail)
 	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI), fail)
+	room, err := screens.New()
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/healthz":
+		switch {
+		case r.URL.Path == "/healthz":
 			healthz.ServeHTTP(w, r)
-		case "/openapi.json":
+		case r.URL.Path == "/openapi.json":
 			openapiDoc.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path+"/", screens.Prefix):
+			// One span name for every file: the screens are static.
+			trace.SpanFromContext(r.Context()).SetName(r.Method + " " + screens.Prefix)
+			room.ServeHTTP(w, r)
 		default:
 			api.ServeHTTP(w, r)
 		}

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # testenv.sh — sourced by scripts/test.sh: makes REDIS_URL and DATABASE_URL
-# point at a running Redis and PostgreSQL.
+# point at a running Redis and PostgreSQL, and CARDROOM_CHROMIUM at a
+# Chromium for the browser tests of the room's screens.
 #
 # A URL already set in the environment is used as is. Otherwise this starts
 # a throwaway server on a free loopback port — redis-server without
@@ -8,7 +9,9 @@
 # as root, trust auth, fsync off) in a temporary directory — exports its
 # URL, and stops it and removes the directory when the sourcing shell exits
 # (EXIT trap). Missing packages are installed with apt-get when running as
-# root. Works under `set -euo pipefail`.
+# root. Chromium is found on the PATH or installed (Debian's chromium
+# package) the same way; when neither works the browser tests skip, saying
+# why. Works under `set -euo pipefail`.
 #
 # Usage: source scripts/testenv.sh
 
@@ -149,6 +152,30 @@ _testenv_start_postgres() {
 	_testenv_log "started PostgreSQL at $DATABASE_URL"
 }
 
+# _testenv_find_chromium prints the path of an installed Chromium.
+_testenv_find_chromium() {
+	local name
+	for name in chromium chromium-browser google-chrome headless_shell; do
+		if command -v "$name" >/dev/null 2>&1; then
+			command -v "$name"
+			return 0
+		fi
+	done
+	return 1
+}
+
+_testenv_chromium() {
+	local path
+	if ! path=$(_testenv_find_chromium); then
+		if ! _testenv_install chromium CARDROOM_CHROMIUM || ! path=$(_testenv_find_chromium); then
+			_testenv_log "no Chromium: the browser tests of the room's screens will be skipped"
+			return 0
+		fi
+	fi
+	export CARDROOM_CHROMIUM="$path"
+	_testenv_log "browser tests use $CARDROOM_CHROMIUM"
+}
+
 trap _testenv_cleanup EXIT
 
 if [[ -z "${REDIS_URL:-}" ]]; then
@@ -160,4 +187,9 @@ if [[ -z "${DATABASE_URL:-}" ]]; then
 	_testenv_start_postgres || return 1
 else
 	_testenv_log "using DATABASE_URL=$DATABASE_URL"
+fi
+if [[ -z "${CARDROOM_CHROMIUM:-}" ]]; then
+	_testenv_chromium
+else
+	_testenv_log "using CARDROOM_CHROMIUM=$CARDROOM_CHROMIUM"
 fi
