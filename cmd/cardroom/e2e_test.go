@@ -108,14 +108,28 @@ func (b *lockedBuffer) Reset() {
 	b.buf.Reset()
 }
 
+// handedOut holds every address freeAddr gave in this test process. A port
+// is free from the moment freeAddr closes its listener until the child binds
+// it, so the kernel may hand it out again meanwhile; two parallel suites with
+// one port would answer each other's health checks (and refuse each other's
+// tokens).
+var handedOut sync.Map
+
+// freeAddr returns a loopback address nobody listens on and that this test
+// process has not handed out before.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // newSuite prepares a suite's environment: its own data dir, ports and
@@ -176,10 +190,13 @@ func (s *suite) start() {
 	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if s.base == "" {
-			if strings.Contains(s.stdout.String(), " is ready") {
-				return
-			}
+		// The child's own banner comes first: it prints it once its listeners
+		// are bound, so a health check can't be answered by another process
+		// that holds the port.
+		if !strings.Contains(s.stdout.String(), " is ready") {
+			// not bound yet
+		} else if s.base == "" {
+			return
 		} else if resp, err := http.Get(s.base + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
