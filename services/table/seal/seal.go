@@ -11,6 +11,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -75,28 +76,13 @@ func ParseKey(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	for _, dec := range []func(string) ([]byte, error){
 		base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
-		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString, decodeHex,
+		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString, hex.DecodeString,
 	} {
 		if k, err := dec(s); err == nil && len(k) == KeySize {
 			return k, nil
 		}
 	}
 	return nil, fmt.Errorf("seal: the key must be %d bytes in base64 or hex", KeySize)
-}
-
-func decodeHex(s string) ([]byte, error) {
-	if len(s)%2 != 0 {
-		return nil, errors.New("odd length")
-	}
-	out := make([]byte, len(s)/2)
-	for i := range out {
-		var b byte
-		if _, err := fmt.Sscanf(s[2*i:2*i+2], "%02x", &b); err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
 }
 
 // ResolveKey returns the configured key, or when none is configured a

@@ -6,6 +6,7 @@ package draw
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -25,22 +26,11 @@ func uniform(src Source, n uint64) uint64 {
 	threshold := -n % n
 	for {
 		v := src.Uint64()
-		hi, lo := mul64(v, n)
+		hi, lo := bits.Mul64(v, n)
 		if lo >= threshold {
 			return hi
 		}
 	}
-}
-
-func mul64(a, b uint64) (hi, lo uint64) {
-	const mask32 = 1<<32 - 1
-	a0, a1 := a&mask32, a>>32
-	b0, b1 := b&mask32, b>>32
-	w0 := a0 * b0
-	t := a1*b0 + w0>>32
-	w1, w2 := t&mask32, t>>32
-	w1 += a0 * b1
-	return a1*b1 + w2 + w1>>32, a * b
 }
 
 // shuffle permutes s with an unbiased Fisher–Yates shuffle.
