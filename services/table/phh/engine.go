@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
@@ -51,9 +52,25 @@ func variantOf(g engine.Game, s engine.Structure) (string, error) {
 	return "", fmt.Errorf("%s %s has no PHH variant code: %w", s, g, ErrUnsupported)
 }
 
+// maxDecimals is the most decimal places an amount may have: the replayer
+// works in whole engine chips of 10^-maxDecimals units at the finest.
+const maxDecimals = 9
+
+// decimal returns the exact decimal a float amount was written as: the
+// shortest decimal that reads back as the same float64, which is the text
+// of the file for any amount of up to 15 significant digits. Its integer
+// and fraction digits are returned without sign or point.
+func decimal(f float64) (whole, frac string) {
+	s := strconv.FormatFloat(math.Abs(f), 'f', -1, 64)
+	whole, frac, _ = strings.Cut(s, ".")
+	return whole, frac
+}
+
 // scaleOf returns the smallest power of ten that makes every amount of h an
 // integer, so that float amounts (cash games in dollars and cents) become
-// whole engine chips.
+// whole engine chips exactly. An amount with more than maxDecimals decimal
+// places is refused: the replayer never rounds (a rounded amount would
+// create or destroy chips).
 func scaleOf(h *History) (int64, error) {
 	var all []Number
 	all = append(all, h.Antes...)
@@ -69,42 +86,60 @@ func scaleOf(h *History) (int64, error) {
 			all = append(all, a.Amount)
 		}
 	}
-	scale := int64(1)
-next:
+	decimals := 0
 	for _, n := range all {
 		if !n.IsFloat || n.IsInf() {
 			continue
 		}
-		for ; scale <= 1e9; scale *= 10 {
-			v := n.Float * float64(scale)
-			if math.Abs(v-math.Round(v)) < 1e-6*math.Max(1, math.Abs(v)) {
-				continue next
+		if _, frac := decimal(n.Float); len(frac) > decimals {
+			if len(frac) > maxDecimals {
+				return 0, fmt.Errorf("amount %s has %d decimal places, at most %d can be replayed exactly: %w",
+					n, len(frac), maxDecimals, ErrUnsupported)
 			}
+			decimals = len(frac)
 		}
-		return 0, fmt.Errorf("amount %s has more than 9 decimals: %w", n, ErrUnsupported)
+	}
+	scale := int64(1)
+	for range decimals {
+		scale *= 10
 	}
 	return scale, nil
 }
 
-// chips converts a PHH amount to engine chips at the given scale.
+// chips converts a PHH amount to engine chips at the given scale, exactly:
+// an amount that is not a whole number of chips at that scale, or that is
+// too large, is an error, never rounded.
 func chips(n Number, scale int64) (int64, error) {
 	if n.IsInf() {
 		return infStack, nil
 	}
+	tooLarge := fmt.Errorf("amount %s too large: %w", n, ErrUnsupported)
 	if !n.IsFloat {
 		if n.Int > infStack/scale || n.Int < -infStack/scale {
-			return 0, fmt.Errorf("amount %s too large: %w", n, ErrUnsupported)
+			return 0, tooLarge
 		}
 		return n.Int * scale, nil
 	}
-	v := math.Round(n.Value() * float64(scale))
-	if v > float64(infStack) || v < -float64(infStack) {
-		return 0, fmt.Errorf("amount %s too large: %w", n, ErrUnsupported)
+	if math.IsInf(n.Float, 0) || math.IsNaN(n.Float) {
+		return 0, fmt.Errorf("amount %s: %w", n, ErrUnsupported)
 	}
-	return int64(v), nil
+	places := len(strconv.FormatInt(scale, 10)) - 1
+	whole, frac := decimal(n.Float)
+	if len(frac) > places {
+		return 0, fmt.Errorf("amount %s is not a whole number of 1/%d units: %w", n, scale, ErrUnsupported)
+	}
+	v, err := strconv.ParseInt(whole+frac+strings.Repeat("0", places-len(frac)), 10, 64)
+	if err != nil || v > infStack {
+		return 0, tooLarge
+	}
+	if n.Float < 0 {
+		v = -v
+	}
+	return v, nil
 }
 
-// fromChips converts engine chips back to a PHH amount.
+// fromChips converts engine chips back to a PHH amount: the float nearest
+// to the exact decimal c/scale (the same float the file's text reads as).
 func fromChips(c int64, scale int64, inf bool) Number {
 	if inf {
 		return Float(math.Inf(1))
@@ -112,7 +147,13 @@ func fromChips(c int64, scale int64, inf bool) Number {
 	if scale == 1 {
 		return Int(c)
 	}
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(c)/float64(scale), 'f', -1, 64), 64)
+	places := len(strconv.FormatInt(scale, 10)) - 1
+	sign := ""
+	if c < 0 {
+		sign, c = "-", -c
+	}
+	digits := fmt.Sprintf("%0*d", places+1, c)
+	f, _ := strconv.ParseFloat(sign+digits[:len(digits)-places]+"."+digits[len(digits)-places:], 64)
 	return Float(f)
 }
 
@@ -203,6 +244,7 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 		// Post in the order of the raw array: small blind, big blind, then
 		// straddles; heads-up the raw index 0 (small blind) is p2's.
 		raw := h.BlindsOrStraddles
+		var posts []engine.Post
 		for j, b := range raw {
 			if b.Value() == 0 {
 				continue
@@ -215,17 +257,38 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 			if n == 2 {
 				seat = 1 - j
 			}
-			kind := engine.PostStraddle
-			switch j {
-			case 0:
-				kind = engine.PostSmallBlind
-				k.SmallBlind = c
-			case 1:
-				kind = engine.PostBigBlind
-				k.BigBlind = c
-			}
-			st.Posts = append(st.Posts, engine.Post{Seat: seat, Kind: kind, Amount: c})
+			posts = append(posts, engine.Post{Seat: seat, Kind: blindKind(j), Amount: c})
 		}
+		if standardBlinds(raw) {
+			for _, p := range posts {
+				switch p.Kind {
+				case engine.PostSmallBlind:
+					k.SmallBlind = p.Amount
+				case engine.PostBigBlind:
+					k.BigBlind = p.Amount
+				}
+			}
+		} else if len(posts) > 0 {
+			// Any other vector PHH allows (one blind, no small blind, a
+			// double straddle, blinds of any size): the player with the
+			// largest blind or straddle, the later one on a tie, is the one
+			// pre-flop action starts after, as in PokerKit. The engine
+			// starts after its big blind, so that player posts as the big
+			// blind and the others as live small blinds; the engine's own
+			// straddle rules (TP-20) are the room's, not the file's.
+			ref := 0
+			for i, p := range posts {
+				if p.Amount > posts[ref].Amount || p.Amount == posts[ref].Amount && p.Seat > posts[ref].Seat {
+					ref = i
+				}
+			}
+			for i := range posts {
+				posts[i].Kind = engine.PostSmallBlind
+			}
+			posts[ref].Kind = engine.PostBigBlind
+			k.BigBlind = posts[ref].Amount
+		}
+		st.Posts = append(st.Posts, posts...)
 		if bba != nil {
 			st.Posts = append(st.Posts, *bba)
 		}
@@ -236,13 +299,45 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 			if err != nil {
 				return cfg, st, err
 			}
-			if k.BigBlind != 0 && k.BigBlind != mb {
+			if standardBlinds(h.BlindsOrStraddles) && k.BigBlind != 0 && k.BigBlind != mb {
 				return cfg, st, fmt.Errorf("min_bet %s differs from the big blind: %w", h.MinBet, ErrUnsupported)
 			}
 			k.BigBlind = mb
 		}
 	}
 	return cfg, st, nil
+}
+
+// blindKind is the post at index j of a standard blinds_or_straddles array.
+func blindKind(j int) engine.PostKind {
+	switch j {
+	case 0:
+		return engine.PostSmallBlind
+	case 1:
+		return engine.PostBigBlind
+	}
+	return engine.PostStraddle
+}
+
+// standardBlinds reports whether raw is a vector the engine posts as its
+// own blinds: a big blind, a small blind no larger or none, and at most one
+// straddle, twice the big blind, right after it (TP-20).
+func standardBlinds(raw []Number) bool {
+	v := func(j int) float64 {
+		if j < len(raw) {
+			return raw[j].Value()
+		}
+		return 0
+	}
+	if v(1) <= 0 || v(0) > v(1) {
+		return false
+	}
+	for j := 3; j < len(raw); j++ {
+		if v(j) != 0 {
+			return false
+		}
+	}
+	return v(2) == 0 || v(2) == 2*v(1) && len(raw) > 2
 }
 
 // deck builds the deck that makes the engine deal exactly the cards of the

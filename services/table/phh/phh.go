@@ -119,7 +119,13 @@ func formatFloat(f float64) string {
 	case math.IsNaN(f):
 		return "nan"
 	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
+	// Plain decimals for the amounts of real games (1937923.75, not
+	// 1.93792375e+06); exponents only where a plain decimal would be long.
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'g'
+	}
+	s := strconv.FormatFloat(f, format, -1, 64)
 	if !strings.ContainsAny(s, ".eE") {
 		s += ".0"
 	}

@@ -2,6 +2,7 @@ package phh
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -268,5 +269,90 @@ func TestReplayDataset(t *testing.T) {
 	// big blind as a side pot and ends 500000 off here.
 	if got != want {
 		t.Fatalf("stacks %s, finishing_stacks %s", got, want)
+	}
+}
+
+// TestReplayExactAmounts replays the Antonius–Blom pot-limit Omaha hand of
+// 2009, whose stacks are in dollars and cents: every amount is scaled to
+// whole cents exactly, so the winner ends with 1937923.75, the chips of
+// both starting stacks and not a quarter more (rounding 1259450.25 to a
+// whole chip used to end at 1937924). An amount with more decimal places
+// than the replayer can scale exactly is refused, naming the amount,
+// never rounded.
+func TestReplayExactAmounts(t *testing.T) {
+	t.Parallel()
+	h, line := replayFile(t, "testdata/famous/antonius-blom-2009.phh")
+	if line.Err != nil || line.Reject != nil {
+		t.Fatalf("replay: %s", line)
+	}
+	if got, want := line.String(), "testdata/famous/antonius-blom-2009.phh\tSTACKS\t[1937923.75, 0.0]"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	for i, n := range line.Stacks {
+		if n.Value() != h.FinishingStacks[i].Value() {
+			t.Fatalf("p%d ends with %s, finishing_stacks says %s", i+1, n, h.FinishingStacks[i])
+		}
+	}
+
+	tests := []struct {
+		name, stacks, bet, want string
+	}{
+		{name: "cents", stacks: "[100.05, 50.1]", bet: "2.5", want: "f\tSTACKS\t[99.05, 51.1]"},
+		{name: "a tenth of a cent", stacks: "[100.001, 100]", bet: "2", want: "f\tSTACKS\t[99.001, 101.0]"},
+		{name: "more decimals than exact", stacks: "[100.0000000001, 100]", bet: "2",
+			want: "f\tERROR\tamount 100.0000000001 has 10 decimal places, at most 9 can be replayed exactly"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// Heads-up p2 is the button: it raises and p1 folds its big
+			// blind to it.
+			file := "variant = \"NT\"\nantes = [0, 0]\nblinds_or_straddles = [0.5, 1]\nmin_bet = 1\nstarting_stacks = " + tt.stacks +
+				"\nactions = [\"d dh p1 AcKd\", \"d dh p2 QcQd\", \"p2 cbr " + tt.bet + "\", \"p1 f\"]\n"
+			got := Replay(strings.NewReader(file), "f").String()
+			if !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("got  %q\nwant %q…", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReplayBlindVectors replays hands whose blinds_or_straddles the engine
+// does not post as its own blinds (one blind, a big blind alone, a double
+// straddle, a small blind larger than the big): pre-flop action starts
+// after the player with the largest blind or straddle, the later one on a
+// tie, as in PokerKit, so each file's first actor is not refused as acting
+// out of turn (TP-46) and the blinds go to the player nobody called.
+func TestReplayBlindVectors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, blinds, stacks, actions, want string
+	}{
+		{name: "one blind", blinds: "[5, 0, 0]", stacks: "[100, 100, 100]",
+			actions: `"p2 f", "p3 f"`, want: "[100, 100, 100]"},
+		{name: "big blind alone", blinds: "[0, 2, 0]", stacks: "[100, 100, 100]",
+			actions: `"p3 cbr 6", "p1 f", "p2 f"`, want: "[100, 98, 102]"},
+		{name: "double straddle", blinds: "[1, 2, 4, 8]", stacks: "[100, 100, 100, 100]",
+			actions: `"p1 f", "p2 f", "p3 f"`, want: "[99, 98, 96, 107]"},
+		{name: "small blind above the big", blinds: "[4, 2, 0]", stacks: "[100, 100, 100]",
+			actions: `"p2 f", "p3 f"`, want: "[102, 98, 100]"},
+		{name: "standard with straddle", blinds: "[1, 2, 4]", stacks: "[100, 100, 100]",
+			actions: `"p1 f", "p2 f"`, want: "[99, 98, 103]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := strings.Count(tt.stacks, ",") + 1
+			var deal []string
+			for i, c := range []string{"AcKd", "QcQd", "7h2s", "9c9d"}[:n] {
+				deal = append(deal, fmt.Sprintf(`"d dh p%d %s"`, i+1, c))
+			}
+			file := "variant = \"NT\"\nantes = " + strings.Repeat("0, ", n) + "\nblinds_or_straddles = " + tt.blinds +
+				"\nmin_bet = 2\nstarting_stacks = " + tt.stacks + "\nactions = [" + strings.Join(deal, ", ") + ", " + tt.actions + "]\n"
+			file = strings.Replace(file, "antes = "+strings.Repeat("0, ", n), "antes = ["+strings.TrimSuffix(strings.Repeat("0, ", n), ", ")+"]", 1)
+			if got, want := Replay(strings.NewReader(file), "f").String(), "f\tSTACKS\t"+tt.want; got != want {
+				t.Fatalf("got  %q\nwant %q\n%s", got, want, file)
+			}
+		})
 	}
 }
