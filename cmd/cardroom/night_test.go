@@ -549,7 +549,7 @@ func badInput(t *testing.T, r *room, table string) {
 		reason, rule      string
 	}{
 		{"TP-46 out of turn", r.tokens[other], actions, map[string]any{"kind": "ACTION_KIND_CALL"}, 400, "OUT_OF_TURN", "TP-46"},
-		{"stale sequence", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_CALL", "expected_sequence": st.Sequence - 1}, 400, "STALE_SEQUENCE", ""},
+		{"stale sequence", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_CALL", "expected_sequence": st.Sequence - 1}, 400, "STALE_SEQUENCE", "TP-46"},
 		{"raise below the minimum", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_RAISE", "amount": raise.Min - 1}, 400, "RAISE_BELOW_MINIMUM", "*"},
 		{"another player's seat", r.tokens[other], fmt.Sprintf("/v1/tables/%s/seats/%d:leave", table, st.Hand.ToAct), map[string]any{}, 403, "NOT_YOUR_SEAT", ""},
 		{"a taken seat", r.floor, "/v1/tables/" + table + "/seats", map[string]any{"seat": st.Hand.ToAct, "player_id": "eve", "amount": tableMin}, 400, "SEAT_TAKEN", ""},

@@ -404,7 +404,7 @@ func TestPlay_BadInput(t *testing.T) {
 		{"stale sequence", func() error {
 			_, err := e.c.Act(e.player(who), &tablev1.ActRequest{TableId: id, Kind: tablev1.ActionKind_ACTION_KIND_CALL, ExpectedSequence: &stale})
 			return err
-		}, codes.FailedPrecondition, "STALE_SEQUENCE", ""},
+		}, codes.FailedPrecondition, "STALE_SEQUENCE", "TP-46"},
 		{"TP-22 raise below the minimum", func() error {
 			_, err := e.c.Act(e.player(who), &tablev1.ActRequest{TableId: id, Kind: tablev1.ActionKind_ACTION_KIND_RAISE, Amount: 3})
 			return err

@@ -212,7 +212,7 @@ var (
 	ErrEmptySeat     = fault.New(fault.Precondition, "SEAT_EMPTY", "nobody sits in that seat")
 	ErrNoSuchSeat    = fault.New(fault.Invalid, "NO_SUCH_SEAT", "no such seat")
 	ErrNoHand        = fault.New(fault.Precondition, "NO_HAND_IN_PROGRESS", "no hand is in progress")
-	ErrStaleSequence = fault.New(fault.Precondition, "STALE_SEQUENCE", "the table has moved on since that sequence number")
+	ErrStaleSequence = fault.Rule(fault.Precondition, "TP-46", "STALE_SEQUENCE", "the table has moved on since that sequence number: the turn the request was made for has passed")
 	ErrNotInTurn     = fault.Rule(fault.Precondition, "TP-46", "OUT_OF_TURN", "it is not this seat's turn")
 	ErrBadAmount     = fault.New(fault.Invalid, "AMOUNT_NOT_POSITIVE", "amount must be positive")
 	ErrTopUpBusted   = fault.Rule(fault.Precondition, "CS-07", "TOP_UP_NOT_SEATED", "only a seated player adds chips")

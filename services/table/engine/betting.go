@@ -403,8 +403,11 @@ func (h *Hand) options(i int) opts {
 	if h.isFL() {
 		o.minTo = min(st.FullLevel+st.Unit, allIn)
 		o.maxTo = o.minTo
-		if st.OpenPair && st.FullLevel == 0 && st.Unit < k.BigBet { // TP-28
-			if alt := min(k.BigBet, allIn); alt > o.minTo {
+		if st.OpenPair && st.Unit < k.BigBet { // TP-28
+			// Until someone has bet or raised by the big unit, anyone may:
+			// the open bet is small or big, and after a small bet any player
+			// still in the hand may raise by the larger unit.
+			if alt := min(st.FullLevel+k.BigBet, allIn); alt > o.minTo {
 				o.altTo = alt
 			}
 		}
@@ -526,7 +529,7 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 			if o.bringIn {
 				return 0, 0, ruleErr("", ReasonActionNotAllowed, "the bring-in must bring it in or complete")
 			}
-			return 0, 0, ruleErr("", ReasonCannotCheck, "facing a bet: call, raise or fold")
+			return 0, 0, ruleErr("TP-46", ReasonCannotCheck, "facing a bet, acting in turn is a call, a raise or a fold")
 		}
 		return Check, 0, nil
 	case Call:
@@ -542,7 +545,7 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 			return 0, 0, ruleErr("", ReasonActionNotAllowed, "no bring-in pending")
 		}
 		if a.Amount != 0 && a.Amount != o.bringInTo {
-			return 0, 0, rangeErr("G-07", ReasonWrongAmount, "bring-in amount", o.bringInTo, o.bringInTo)
+			return 0, 0, rangeErr("G-18", ReasonWrongAmount, "the bring-in is the table's bring-in amount", o.bringInTo, o.bringInTo)
 		}
 		return BringIn, o.bringInTo, nil
 	case Withdraw:
@@ -575,10 +578,9 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 		if to == o.minTo || (o.altTo > 0 && to == o.altTo) {
 			return o.aggr, to, nil
 		}
+		// Completing the bring-in is to one small unit (TP-27); only an
+		// open pair on 4th street (TP-28) changes the unit.
 		rule := "TP-27"
-		if o.aggr == Complete {
-			rule = "TP-28"
-		}
 		if st.OpenPair {
 			rule = "TP-28"
 		}
@@ -663,8 +665,9 @@ func (h *Hand) execBetting(i int, kind ActionKind, to int64, rule string) {
 func (h *Hand) raiseTo(to int64) {
 	st := &h.s
 	if h.isFL() {
-		if st.OpenPair && st.FullLevel == 0 && to == h.cfg.Stakes.BigBet && st.Unit < to {
-			// TP-28: the big bet; G-18: later raises in the big unit too.
+		if st.OpenPair && st.Unit < h.cfg.Stakes.BigBet && to == st.FullLevel+h.cfg.Stakes.BigBet {
+			// TP-28: a bet or raise by the big unit; G-18: later raises
+			// in the big unit too.
 			st.FullLevel = to
 			st.Raises++
 			if !h.cfg.Profile.OpenPairSmallRaises {

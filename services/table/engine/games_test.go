@@ -52,6 +52,38 @@ func TestStudOpenPair_TP28_G18(t *testing.T) {
 	}
 }
 
+// TestStudOpenPairRaiseByBigUnit_TP28: after a small bet on 4th street
+// with an open pair, any player still in the hand may raise by the larger
+// unit (TP-28), and after that the round is in the big unit (G-18). A
+// wrong amount cites TP-28; wrong bring-in and completion amounts cite the
+// rules they break (G-18 the bring-in, TP-27 the completion's one unit).
+func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
+	t.Parallel()
+	deck := stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")
+	h := mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+	refuse(t, h, Action{Seat: 1, Kind: BringIn, Amount: 7}, "G-18", ReasonWrongAmount)
+	act(t, h, Action{Seat: 1, Kind: BringIn})
+	refuse(t, h, Action{Seat: 2, Kind: Complete, Amount: 15}, "TP-27", ReasonWrongAmount)
+	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
+	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 10})
+	var raises []int64
+	for _, l := range h.LegalActions() {
+		if l.Kind == Raise {
+			raises = append(raises, l.Min)
+		}
+	}
+	if !slices.Equal(raises, []int64{20, 30}) {
+		t.Fatalf("TP-28 raise options after a small bet %v, want [20 30]", raises)
+	}
+	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 25}, "TP-28", ReasonWrongAmount)
+	act(t, h, Action{Seat: 1, Kind: Raise, Amount: 30})
+	// G-18: the round is now in the big unit.
+	if l, _ := findLegal(h, Raise); l.Min != 50 || l.Max != 50 {
+		t.Fatalf("G-18 raise after the big raise: %+v, want to 50", l)
+	}
+	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 50})
+}
+
 func TestBringIn_G09(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -201,7 +233,7 @@ func TestBadInput(t *testing.T) {
 	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: -300}, "", ReasonNegativeAmount)
 	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 5000}, "CS-05", ReasonAboveStack)
 	refuse(t, h, Action{Seat: 2, Kind: Call, Amount: 70}, "TP-32", ReasonWrongAmount)
-	refuse(t, h, Action{Seat: 2, Kind: Check}, "", ReasonCannotCheck)
+	refuse(t, h, Action{Seat: 2, Kind: Check}, "TP-46", ReasonCannotCheck)
 	if !errors.Is(refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-46", ReasonOutOfTurn), ErrOutOfTurn) {
 		t.Fatal("errors.Is sentinel")
 	}
