@@ -7,6 +7,7 @@ package balance
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -151,7 +152,20 @@ func (p Policy) withDefaults() Policy {
 // not changed; the moves are in the order to make them.
 func Plan(tables []Table, p Policy) []Move {
 	p = p.withDefaults()
-	ts := clone(tables)
+	// Copy on write: a bust at one of a thousand tables moves one player,
+	// so only the tables a move touches get their own seat maps (cloning
+	// every table made the decision cost milliseconds).
+	ts := slices.Clone(tables)
+	owned := map[int]bool{}
+	own := func(i int) {
+		if !owned[i] {
+			ts[i].Seats = maps.Clone(ts[i].Seats)
+			if ts[i].Seats == nil {
+				ts[i].Seats = map[int]string{}
+			}
+			owned[i] = true
+		}
+	}
 	var moves []Move
 	for len(ts) > 1 {
 		hi, lo := 0, 0
@@ -173,6 +187,8 @@ func Plan(tables []Table, p Policy) []Move {
 		}
 		player := ts[hi].Seats[from]
 		moves = append(moves, Move{PlayerID: player, FromTable: ts[hi].ID, FromSeat: from, ToTable: ts[lo].ID, ToSeat: to, Rule: "TR-23"})
+		own(hi)
+		own(lo)
 		delete(ts[hi].Seats, from)
 		ts[lo].Seats[to] = player
 	}
