@@ -63,6 +63,7 @@ func DefinitionFromProto(req *tablev1.CreateTableRequest) tables.Definition {
 			Stakes: engine.Stakes{
 				SmallBlind: k.GetSmallBlind(), BigBlind: k.GetBigBlind(), Ante: k.GetAnte(),
 				BringIn: k.GetBringIn(), SmallBet: k.GetSmallBet(), BigBet: k.GetBigBet(),
+				ChipUnit: req.GetMinChipUnit(),
 			},
 			HoleEntry:   req.GetLiveCards().GetHoleCardEntry(),
 			WinnerEntry: req.GetLiveCards().GetWinnerEntry(),
@@ -97,6 +98,7 @@ func TableToProto(d tables.Definition) *tablev1.Table {
 		ActionSeconds: int32(d.ActionTimeout / time.Second),
 		Closed:        d.Closed,
 		TournamentId:  d.TournamentID,
+		MinChipUnit:   max(k.ChipUnit, 1),
 	}
 }
 

@@ -4,6 +4,7 @@
 package tables
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,6 +108,9 @@ func (d *Definition) Validate() error {
 			c.Stakes.BigBet = 2 * c.Stakes.SmallBet
 		}
 	}
+	if err := checkChipUnit(d); err != nil {
+		return err
+	}
 	if d.Currency == "" {
 		d.Currency = DefaultCurrency
 	}
@@ -116,6 +120,45 @@ func (d *Definition) Validate() error {
 	c.Tournament = d.Kind == Tournament
 	if c.Profile.Name == "" {
 		c.Profile = engine.DefaultProfile()
+	}
+	return nil
+}
+
+// DefaultChipUnit is the smallest chip the stakes k are posted in (TP-31):
+// the largest amount that divides every blind, ante, bring-in and
+// fixed-limit bet: 5 at a 5/10 table, 25 at 25/50, 5 at 25/50 with a 5
+// ante. It is 1 when the stakes are all zero.
+func DefaultChipUnit(k engine.Stakes) int64 {
+	g := int64(0)
+	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
+		for v != 0 {
+			g, v = v, g%v
+		}
+	}
+	return max(g, 1)
+}
+
+// checkChipUnit fills in a cash table's smallest chip (TP-31) when the
+// floor left it 0 and checks that every stake is a whole number of it: a
+// hand with a blind of 7 chips of 5 could not be posted. Tournament tables
+// take theirs from the tournament's levels and colour-ups.
+func checkChipUnit(d *Definition) error {
+	k := &d.Config.Stakes
+	if k.ChipUnit < 0 {
+		return fault.Invalidf("min_chip_unit", "must not be negative")
+	}
+	if k.ChipUnit == 0 {
+		if d.Kind != Cash {
+			return nil
+		}
+		k.ChipUnit = DefaultChipUnit(*k)
+	}
+	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
+		if v%k.ChipUnit != 0 {
+			return fault.Rule(fault.Invalid, "TP-31", "NOT_CHIP_UNIT_MULTIPLE",
+				fmt.Sprintf("min_chip_unit: every stake must be a multiple of the smallest chip %d, %d is not", k.ChipUnit, v)).
+				With("field", "min_chip_unit")
+		}
 	}
 	return nil
 }

@@ -74,3 +74,45 @@ func TestValidateMarksTournamentTables(t *testing.T) {
 		t.Fatalf("Validate = %v, tournament = %v", err, d.Config.Tournament)
 	}
 }
+
+// TestChipUnit_TP31: a cash table's smallest chip defaults to the one its
+// stakes are posted in, an explicit one is kept, and one that does not
+// divide every stake is refused citing TP-31.
+func TestChipUnit_TP31(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		stakes engine.Stakes
+		unit   int64 // asked for
+		want   int64 // 0: refused
+	}{
+		{"default at 5/10", engine.Stakes{SmallBlind: 5, BigBlind: 10}, 0, 5},
+		{"default at 25/50 with a 5 ante", engine.Stakes{SmallBlind: 25, BigBlind: 50, Ante: 5}, 0, 5},
+		{"default at 1/2", engine.Stakes{SmallBlind: 1, BigBlind: 2}, 0, 1},
+		{"explicit 25 at 50/100", engine.Stakes{SmallBlind: 50, BigBlind: 100}, 25, 25},
+		{"3 does not divide 5/10", engine.Stakes{SmallBlind: 5, BigBlind: 10}, 3, 0},
+		{"negative", engine.Stakes{SmallBlind: 5, BigBlind: 10}, -5, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := tt.stakes
+			k.ChipUnit = tt.unit
+			d := Definition{Name: "T", Seats: 6, Kind: Cash, Config: engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: k}}
+			err := d.Validate()
+			if tt.want == 0 {
+				f, ok := fault.As(err)
+				if !ok || f.Kind != fault.Invalid || f.Meta["field"] != "min_chip_unit" {
+					t.Fatalf("Validate = %v, want invalid min_chip_unit", err)
+				}
+				if tt.unit > 0 && (f.Rule != "TP-31" || f.Reason != "NOT_CHIP_UNIT_MULTIPLE") {
+					t.Fatalf("Validate = %+v, want TP-31 NOT_CHIP_UNIT_MULTIPLE", f)
+				}
+				return
+			}
+			if err != nil || d.Config.Stakes.ChipUnit != tt.want {
+				t.Fatalf("Validate = %v, chip unit %d, want %d", err, d.Config.Stakes.ChipUnit, tt.want)
+			}
+		})
+	}
+}

@@ -590,7 +590,11 @@ type Table struct {
 	TournamentId string `protobuf:"bytes,12,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
 	// live_cards is how a live table's physical cards reach the console;
 	// unset at digital tables.
-	LiveCards     *LiveCards `protobuf:"bytes,13,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
+	LiveCards *LiveCards `protobuf:"bytes,13,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
+	// min_chip_unit is the table's smallest chip (TP-31, TP-73): every
+	// wager is a multiple of it, an all-in apart, and split pots are divided
+	// in it. 1 at tables opened before the setting existed.
+	MinChipUnit   int64 `protobuf:"varint,14,opt,name=min_chip_unit,json=minChipUnit,proto3" json:"min_chip_unit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -716,6 +720,13 @@ func (x *Table) GetLiveCards() *LiveCards {
 	return nil
 }
 
+func (x *Table) GetMinChipUnit() int64 {
+	if x != nil {
+		return x.MinChipUnit
+	}
+	return 0
+}
+
 // LiveCards is what the house allows at a live table, where the cards are
 // physical and the dealer enters them as they are dealt (board cards by
 // street, stud up cards by seat, the hands tabled at the showdown). The
@@ -798,7 +809,14 @@ type CreateTableRequest struct {
 	// the service default, -1 none.
 	ActionSeconds int32 `protobuf:"varint,7,opt,name=action_seconds,json=actionSeconds,proto3" json:"action_seconds,omitempty"`
 	// live_cards is what the house allows at a live table (mode LIVE only).
-	LiveCards     *LiveCards `protobuf:"bytes,8,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
+	LiveCards *LiveCards `protobuf:"bytes,8,opt,name=live_cards,json=liveCards,proto3" json:"live_cards,omitempty"`
+	// min_chip_unit is the table's smallest chip (TP-31): every bet, raise
+	// and bring-in is a multiple of it (an all-in apart), and a split pot is
+	// divided in it, the odd units one to a player (TP-73). 0 (the default)
+	// is the smallest chip the stakes are posted in: the largest amount that
+	// divides every blind, ante, bring-in and fixed-limit bet (5 at 5/10).
+	// It must divide each of them.
+	MinChipUnit   int64 `protobuf:"varint,9,opt,name=min_chip_unit,json=minChipUnit,proto3" json:"min_chip_unit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -887,6 +905,13 @@ func (x *CreateTableRequest) GetLiveCards() *LiveCards {
 		return x.LiveCards
 	}
 	return nil
+}
+
+func (x *CreateTableRequest) GetMinChipUnit() int64 {
+	if x != nil {
+		return x.MinChipUnit
+	}
+	return 0
 }
 
 // CreateTableResponse returns the new table.
@@ -4811,7 +4836,7 @@ var File_cardroom_table_v1_table_proto protoreflect.FileDescriptor
 
 const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8f\x04\n" +
+	"\x1dcardroom/table/v1/table.proto\x12\x11cardroom.table.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb3\x04\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12*\n" +
@@ -4828,10 +4853,11 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\bseat_map\x18\v \x03(\v2\x1c.cardroom.table.v1.SeatStateR\aseatMap\x12#\n" +
 	"\rtournament_id\x18\f \x01(\tR\ftournamentId\x12;\n" +
 	"\n" +
-	"live_cards\x18\r \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\"V\n" +
+	"live_cards\x18\r \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\x12\"\n" +
+	"\rmin_chip_unit\x18\x0e \x01(\x03R\vminChipUnit\"V\n" +
 	"\tLiveCards\x12&\n" +
 	"\x0fhole_card_entry\x18\x01 \x01(\bR\rholeCardEntry\x12!\n" +
-	"\fwinner_entry\x18\x02 \x01(\bR\vwinnerEntry\"\xaf\x03\n" +
+	"\fwinner_entry\x18\x02 \x01(\bR\vwinnerEntry\"\xdc\x03\n" +
 	"\x12CreateTableRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x04name\x122\n" +
 	"\x04game\x18\x02 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
@@ -4844,7 +4870,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\bcurrency\x18\x06 \x01(\tB\x14\xbaH\x11r\x0f2\r^([A-Z]{3})?$R\bcurrency\x12:\n" +
 	"\x0eaction_seconds\x18\a \x01(\x05B\x13\xbaH\x10\x1a\x0e\x18\x90\x1c(\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01R\ractionSeconds\x12;\n" +
 	"\n" +
-	"live_cards\x18\b \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\"E\n" +
+	"live_cards\x18\b \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\x12+\n" +
+	"\rmin_chip_unit\x18\t \x01(\x03B\a\xbaH\x04\"\x02(\x00R\vminChipUnit\"E\n" +
 	"\x13CreateTableResponse\x12.\n" +
 	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"d\n" +
 	"\x11ListTablesRequest\x12&\n" +
