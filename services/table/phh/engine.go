@@ -276,17 +276,14 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 			// starts after its big blind, so that player posts as the big
 			// blind and the others as live small blinds; the engine's own
 			// straddle rules (TP-20) are the room's, not the file's.
-			ref := 0
-			for i, p := range posts {
-				if p.Amount > posts[ref].Amount || p.Amount == posts[ref].Amount && p.Seat > posts[ref].Seat {
-					ref = i
-				}
-			}
+			ref := refPlayer(effective(raw))
 			for i := range posts {
 				posts[i].Kind = engine.PostSmallBlind
+				if posts[i].Seat == ref {
+					posts[i].Kind = engine.PostBigBlind
+					k.BigBlind = posts[i].Amount
+				}
 			}
-			posts[ref].Kind = engine.PostBigBlind
-			k.BigBlind = posts[ref].Amount
 		}
 		st.Posts = append(st.Posts, posts...)
 		if bba != nil {
@@ -338,6 +335,21 @@ func standardBlinds(raw []Number) bool {
 		}
 	}
 	return v(2) == 0 || v(2) == 2*v(1) && len(raw) > 2
+}
+
+// refPlayer returns the 0-based player pre-flop action starts after for
+// per-player blinds (effective: already reversed heads-up), or -1 when
+// nobody posts one: for a standard vector the big blind or the straddle
+// after it, otherwise the player with the largest blind or straddle, the
+// later one on a tie, as PokerKit does.
+func refPlayer(blinds []Number) int {
+	ref := -1
+	for i, b := range blinds {
+		if b.Value() > 0 && (ref < 0 || b.Value() >= blinds[ref].Value()) {
+			ref = i
+		}
+	}
+	return ref
 }
 
 // deck builds the deck that makes the engine deal exactly the cards of the

@@ -55,7 +55,9 @@ func (r *Recorder) History() (*History, error) {
 // The PHH forced-bet fields are per position, so a hand whose posts do not
 // sit where PHH expects them (a missed or new-player big blind posted out of
 // position) is refused with ErrUnsupported; a dead small blind is dead money
-// and is written as an ante. Floor actions have no PHH notation: a killed
+// and is written as an ante (refused when that changes the pots, see the
+// end of Export), and a small blind that
+// nobody posts (its seat empty) leaves the big blind alone in the vector. Floor actions have no PHH notation: a killed
 // hand is written as a fold with a commentary naming the rule, and a hand
 // shown on request (TP-65) as a show.
 func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*History, error) {
@@ -143,6 +145,17 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 	if !hand.Done() {
 		h.Winnings = nil // PHH winnings are for a finished hand
 	}
+	if postedBy(events, -1, engine.PostDeadSmallBlind) {
+		// A dead small blind is main-pot dead money (TP-44); written as an
+		// ante it counts toward its poster's contribution, which changes
+		// the pots when the poster puts in more than the others (the
+		// excess comes back to them as a pot of their own). Such a file
+		// would not replay to the hand's stacks: refuse it.
+		stacks, err := ReplayHistory(h)
+		if err != nil || numberList(stacks) != numberList(h.FinishingStacks) {
+			return nil, fmt.Errorf("a dead small blind that PHH's antes would put in the side pots: %w", ErrUnsupported)
+		}
+	}
 	return h, nil
 }
 
@@ -151,6 +164,7 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, antes, blinds []int64) error {
 	n := len(antes)
 	k := cfg.Stakes
+	ref := -1 // the player the engine started pre-flop action after
 	for _, e := range events {
 		if e.Kind != engine.EvPost {
 			continue
@@ -189,13 +203,34 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 			if n == 2 {
 				want = 0
 			}
+			if ref < 0 {
+				ref = i
+			}
 		case engine.PostStraddle:
 			want = 2
+			ref = i
 		}
-		if i != want {
+		if i != want && n == 2 {
 			return fmt.Errorf("%s posted by player %d of %d: PHH places it by position: %w", e.Post, i+1, n, ErrUnsupported)
 		}
 		blinds[i] += amount
+	}
+	if n == 2 {
+		return nil
+	}
+	// With three or more players the blinds may sit anywhere PHH's vector
+	// can say, so long as a replay starts pre-flop action after the same
+	// player as the engine did (after its big blind or straddle): a dead
+	// small blind (the seat left of the button empty, the big blind first
+	// in PHH order) replays as one blind; a big blind posted out of
+	// position by a returning player does not.
+	raw := make([]Number, n)
+	for j, b := range blinds {
+		raw[j] = Int(b)
+	}
+	if ref >= 0 && refPlayer(raw) != ref {
+		return fmt.Errorf("blinds %s start the action after player %d, the engine started after player %d: %w",
+			numberList(raw), refPlayer(raw)+1, ref+1, ErrUnsupported)
 	}
 	return nil
 }
@@ -265,10 +300,10 @@ func exportActions(events []engine.Event, player map[int]int) []Action {
 	return out
 }
 
-// postedBy reports whether seat made a post of the kind.
+// postedBy reports whether seat (any seat for -1) made a post of the kind.
 func postedBy(events []engine.Event, seat int, kind engine.PostKind) bool {
 	for _, e := range events {
-		if e.Kind == engine.EvPost && e.Seat == seat && e.Post == kind {
+		if e.Kind == engine.EvPost && (e.Seat == seat || seat < 0) && e.Post == kind {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package phh
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -56,6 +57,9 @@ func playRandom(t *testing.T, rng *rand.Rand, cfg engine.Config, st engine.Setup
 // TestExportRoundTrip plays random hands in every game through the engine,
 // exports each to PHH, writes and parses the file, replays it and checks
 // that the replay ends with the engine's stacks: engine → PHH → engine.
+// FT-dead-small-blind is limit hold'em with a dead small blind (issue 17:
+// such a hand was refused as PHH_UNSUPPORTED): one blind in the PHH vector,
+// a returning player's dead small blind as an ante.
 func TestExportRoundTrip(t *testing.T) {
 	t.Parallel()
 	games := []struct {
@@ -66,6 +70,7 @@ func TestExportRoundTrip(t *testing.T) {
 		{"NT-straddle", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
 		{"NT-bba", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, BigBlindAnte: 10}}},
 		{"FT", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
+		{"FT-dead-small-blind", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
 		{"PO", engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
 		{"FO/8", engine.Config{Game: engine.OmahaHiLo, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
 		{"F7S", engine.Config{Game: engine.Stud, Structure: engine.FixedLimit, Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}},
@@ -77,6 +82,7 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(1, uint64(len(g.name))))
+			refused, deadExported := 0, 0
 			for hand := range handsPerGame {
 				n := 2 + rng.IntN(5)
 				if !g.cfg.Game.IsStud() {
@@ -91,23 +97,33 @@ func TestExportRoundTrip(t *testing.T) {
 					// say otherwise; Export refuses a dead button).
 					st.Button = st.Players[rng.IntN(2)].Seat
 				}
-				if g.name == "NT-straddle" && n >= 4 {
+				switch {
+				case g.name == "NT-straddle" && n >= 4:
 					st.Posts = straddlePosts(st, g.cfg.Stakes)
+				case g.name == "FT-dead-small-blind" && n >= 3:
+					st.Posts = deadSmallBlindPosts(st, g.cfg.Stakes)
 				}
 				d := cards.NewDeck()
 				d.Shuffle(cards.NewSeeded(uint64(hand)))
 				st.Deck = d
 				rec := playRandom(t, rng, g.cfg, st)
 				h, err := rec.History()
+				if errors.Is(err, ErrUnsupported) && g.name == "FT-dead-small-blind" && st.Posts != nil {
+					refused++ // a dead small blind PHH's antes would misplace
+					continue
+				}
 				if err != nil {
 					t.Fatalf("hand %d: export: %v", hand, err)
 				}
-				if st.Posts != nil && h.BlindsOrStraddles[2] != Int(4) {
+				if g.name == "NT-straddle" && st.Posts != nil && h.BlindsOrStraddles[2] != Int(4) {
 					t.Fatalf("hand %d: straddle not exported: %v", hand, h.BlindsOrStraddles)
 				}
 				file, err := h.Marshal()
 				if err != nil {
 					t.Fatal(err)
+				}
+				if g.name == "FT-dead-small-blind" && st.Posts != nil {
+					deadExported++
 				}
 				line := Replay(bytes.NewReader(file), "exported")
 				if line.Err != nil || line.Reject != nil {
@@ -128,6 +144,12 @@ func TestExportRoundTrip(t *testing.T) {
 					t.Fatalf("hand %d: chips not conserved: %d → %d", hand, start, total)
 				}
 			}
+			if g.name == "FT-dead-small-blind" && (deadExported < 3*refused || deadExported == 0) {
+				t.Fatalf("dead small blind hands: %d exported, %d refused", deadExported, refused)
+			}
+			if g.name == "FT-dead-small-blind" {
+				t.Logf("%d hands, %d with a dead small blind exported, %d refused", handsPerGame, deadExported, refused)
+			}
 		})
 	}
 }
@@ -136,6 +158,29 @@ func TestExportRoundTrip(t *testing.T) {
 // straddle (TP-20) posts for st, clockwise from the first seat left of the
 // button.
 func straddlePosts(st engine.Setup, k engine.Stakes) []engine.Post {
+	at := clockwise(st)
+	return []engine.Post{
+		{Seat: at(0), Kind: engine.PostSmallBlind, Amount: k.SmallBlind},
+		{Seat: at(1), Kind: engine.PostBigBlind, Amount: k.BigBlind},
+		{Seat: at(2), Kind: engine.PostStraddle, Amount: 2 * k.BigBlind},
+	}
+}
+
+// deadSmallBlindPosts returns the posts of a hand whose small blind is dead
+// (its seat left the table: the first seat left of the button posts the big
+// blind, nobody the small blind) and where a returning player two seats on
+// owes and posts a dead small blind (TP-18, G-06).
+func deadSmallBlindPosts(st engine.Setup, k engine.Stakes) []engine.Post {
+	at := clockwise(st)
+	return []engine.Post{
+		{Seat: at(0), Kind: engine.PostBigBlind, Amount: k.BigBlind},
+		{Seat: at(2), Kind: engine.PostDeadSmallBlind, Amount: k.SmallBlind},
+	}
+}
+
+// clockwise returns the seat k places clockwise from the first seat of st
+// left of the button.
+func clockwise(st engine.Setup) func(k int) int {
 	seats := make([]int, 0, len(st.Players))
 	for _, p := range st.Players {
 		seats = append(seats, p.Seat)
@@ -148,10 +193,5 @@ func straddlePosts(st engine.Setup, k engine.Stakes) []engine.Post {
 			break
 		}
 	}
-	at := func(k int) int { return seats[(start+k)%len(seats)] }
-	return []engine.Post{
-		{Seat: at(0), Kind: engine.PostSmallBlind, Amount: k.SmallBlind},
-		{Seat: at(1), Kind: engine.PostBigBlind, Amount: k.BigBlind},
-		{Seat: at(2), Kind: engine.PostStraddle, Amount: 2 * k.BigBlind},
-	}
+	return func(k int) int { return seats[(start+k)%len(seats)] }
 }

@@ -404,33 +404,42 @@ func phhFor(h *dealer.History, full bool, seat int) (string, error) {
 		return "", fault.New(fault.Precondition, "PHH_UNSUPPORTED", "this hand cannot be written as PHH: "+phhReason(err))
 	}
 	if !full {
-		// Hide the hole cards the reader's history view hides, by player
-		// (PHH numbers seats from 1 and lists players in its own order).
-		v := h.Hand.HistoryView(seat)
-		visible := map[string]bool{}
-		for _, s := range v.Seats {
-			if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown {
-				visible[s.ID] = true
-			}
-		}
-		for i := range ph.Actions {
-			a := &ph.Actions[i]
-			if a.Kind != phh.DealHole {
-				continue
-			}
-			if a.Player >= 1 && a.Player <= len(ph.Players) && visible[ph.Players[a.Player-1]] {
-				continue
-			}
-			for k := range a.Cards {
-				a.Cards[k] = cards.Unknown
-			}
-		}
+		maskHoleCards(ph, h.Hand.HistoryView(seat))
 	}
 	var b strings.Builder
 	if _, err := ph.WriteTo(&b); err != nil {
 		return "", fmt.Errorf("write PHH: %w", err)
 	}
 	return b.String(), nil
+}
+
+// maskHoleCards hides in ph's deals the cards the reader's history view v
+// hides, card by card: a stud player who folded on 3rd street keeps the
+// door card dealt face up ("d dh p3 ????8d"), as the JSON history shows it.
+// PHH numbers players from 1 in its own order, so cards are matched by
+// player id and by the order they were dealt, which is the view's order.
+func maskHoleCards(ph *phh.History, v engine.View) {
+	known := map[string][]cards.Card{}
+	for _, s := range v.Seats {
+		known[s.ID] = s.Cards
+	}
+	dealt := map[int]int{} // PHH player → cards dealt so far
+	for i := range ph.Actions {
+		a := &ph.Actions[i]
+		if a.Kind != phh.DealHole {
+			continue
+		}
+		var k []cards.Card
+		if a.Player >= 1 && a.Player <= len(ph.Players) {
+			k = known[ph.Players[a.Player-1]]
+		}
+		for j := range a.Cards {
+			if n := dealt[a.Player]; n >= len(k) || k[n] == cards.Unknown {
+				a.Cards[j] = cards.Unknown
+			}
+			dealt[a.Player]++
+		}
+	}
 }
 
 // phhReason names why export failed without quoting cards.
