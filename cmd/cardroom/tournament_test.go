@@ -174,10 +174,12 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 			State string `json:"state"`
 		}
 	}
-	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
-	if got.Tournament.State != "TOURNAMENT_STATE_FINISHED" {
-		t.Fatalf("tournament state %s after the last knock-out", got.Tournament.State)
-	}
+	// The event reads PAYING from the last knock-out until the winner's
+	// prize is paid, then FINISHED.
+	waitFor(t, "the tournament to pay its prize and finish", 10*time.Second, func() bool {
+		r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
+		return got.Tournament.State == "TOURNAMENT_STATE_FINISHED"
+	})
 
 	checkKnockoutTrace(t, s)
 

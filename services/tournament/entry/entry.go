@@ -23,6 +23,11 @@ type Policy struct {
 	LateRegistration time.Duration `json:"late_registration,omitempty"`
 	// MaxEntrants caps the field; zero means no cap.
 	MaxEntrants int `json:"max_entrants,omitempty"`
+	// Reentry lets a busted player enter again while registration is open
+	// (G-23): a new entry, paid in full.
+	Reentry bool `json:"reentry,omitempty"`
+	// MaxReentries caps a player's re-entries; zero means no cap (G-23).
+	MaxReentries int `json:"max_reentries,omitempty"`
 	// RebuyPeriod is how long after the start rebuys are allowed (TR-13).
 	RebuyPeriod time.Duration `json:"rebuy_period,omitempty"`
 	// RebuyPrice is the rebuy's prize-pool part (TR-14: the entry without
@@ -62,13 +67,15 @@ const (
 // WithDefaults fills what the house left unset from the rules' defaults
 // for e. A freezeout keeps no rebuy or add-on settings at all (TR-18).
 func (p Policy) WithDefaults(e event.Event) Policy {
+	// Re-entry is an entry policy, not a rebuy one: every format keeps it (G-23).
+	entries := Policy{LateRegistration: p.LateRegistration, MaxEntrants: p.MaxEntrants, Reentry: p.Reentry, MaxReentries: p.MaxReentries}
 	if e.Format == event.Freezeout {
-		return Policy{LateRegistration: p.LateRegistration, MaxEntrants: p.MaxEntrants}
+		return entries
 	}
 	if e.Format != event.Rebuy {
 		// Satellites may run rebuys only when the house says so (RebuyPeriod set).
 		if p.RebuyPeriod == 0 {
-			return Policy{LateRegistration: p.LateRegistration, MaxEntrants: p.MaxEntrants}
+			return entries
 		}
 	}
 	if p.RebuyPeriod == 0 {
@@ -115,6 +122,8 @@ func (p Policy) Validate(e event.Event) error {
 		return fault.Invalidf("late_registration", "must be between 0 and 24h, got %s", p.LateRegistration)
 	case p.MaxEntrants < 0:
 		return fault.Invalidf("max_entrants", "must not be negative")
+	case p.MaxReentries < 0 || (p.MaxReentries > 0 && !p.Reentry):
+		return fault.Invalidf("max_reentries", "must not be negative, and needs re-entry allowed")
 	case p.RebuyPeriod < 0 || p.RebuyPeriod > 24*time.Hour:
 		return fault.Invalidf("rebuy_period", "must be between 0 and 24h, got %s", p.RebuyPeriod)
 	case p.RebuyPrice < 0 || p.RebuyFee < 0 || p.RebuyChips < 0 || p.AddOnPrice < 0 || p.AddOnFee < 0 || p.AddOnChips < 0:
@@ -141,7 +150,7 @@ const (
 	Paying
 	// Active: paid and in the event.
 	Active
-	// Unregistered before the start; the entry transfer is to be reversed.
+	// Unregistered before the start; the wallet refunds the entry (TR-04).
 	Unregistered
 	// Forfeited: refused because someone other than the named player
 	// presented it (TR-05); no refund.
@@ -174,6 +183,9 @@ type Entry struct {
 	// Withdrawals counts unregistrations, so a re-registration pays with
 	// a fresh idempotency key.
 	Withdrawals int
+	// Reentries counts the player's entries after busting (G-23); each is
+	// paid in full under its own key.
+	Reentries int
 	// TransferID is the wallet transfer that paid the entry.
 	TransferID string
 	// Table and Seat are where the seat draw placed the player (TR-06);
@@ -199,9 +211,11 @@ const (
 	PayPrize             // wallet PayPrize
 	PayVoucher           // wallet IssueVoucher
 	RefundEvent          // wallet Refund
+	RefundEntry          // wallet RefundEntry (TR-04)
+	SettlePool           // wallet SettlePrizePool (TR-34, G-24)
 )
 
-var kindNames = [...]string{"unspecified", "entry", "rebuy", "add-on", "prize", "voucher", "refund"}
+var kindNames = [...]string{"unspecified", "entry", "rebuy", "add-on", "prize", "voucher", "refund", "entry-refund", "pool-settlement"}
 
 // String returns the kind's name, which is also its idempotency-key part.
 func (k Kind) String() string {
@@ -230,6 +244,8 @@ type Payment struct {
 	// Note is sent with the step where the wallet records one (a refund's
 	// reason).
 	Note string
+	// RefundOf is the wallet transfer an entry refund reverses.
+	RefundOf string
 }
 
 // maxKey is the wallet's idempotency-key limit.
@@ -258,6 +274,8 @@ var (
 	ErrPaymentInFlight    = fault.New(fault.Aborted, "ENTRY_PAYMENT_IN_FLIGHT", "the entry's payment has not settled; retry")
 	ErrEntryNotPersonal   = fault.Rule(fault.Forbidden, "TR-05", "ENTRY_NOT_PERSONAL", "an entry is personal: only the named player may take its seat")
 	ErrEntryNotActive     = fault.New(fault.Precondition, "ENTRY_NOT_ACTIVE", "the entry is not in play")
+	ErrNoReentry          = fault.Rule(fault.Precondition, "G-23", "REENTRY_NOT_ALLOWED", "this event takes no re-entries")
+	ErrReentryLimit       = fault.Rule(fault.Precondition, "G-23", "REENTRY_LIMIT_REACHED", "the player has used every re-entry this event allows")
 )
 
 // RegistrationOpen reports whether e takes entries at now: a scheduled
@@ -296,28 +314,40 @@ func Register(e event.Event, p Policy, entrants int, existing *Entry, player, vo
 	if err := RegistrationOpen(e, p, now); err != nil {
 		return Entry{}, Payment{}, err
 	}
-	n := 1
+	en := Entry{EventID: e.ID, PlayerID: player, Status: Paying, RegisteredAt: now}
 	if existing != nil {
 		switch existing.Status {
-		case Paying, Active, Busted, Forfeited:
+		case Paying, Active, Forfeited:
 			return Entry{}, Payment{}, ErrAlreadyRegistered.Withf("%s already has a %s entry", player, existing.Status)
+		case Busted:
+			// G-23: a busted player enters again only where the event
+			// takes re-entries, up to its limit; registration is open
+			// (checked above), so this is within late registration.
+			if !p.Reentry {
+				return Entry{}, Payment{}, ErrNoReentry.Withf("%s is out and this event takes no re-entries", player)
+			}
+			if p.MaxReentries > 0 && existing.Reentries >= p.MaxReentries {
+				return Entry{}, Payment{}, ErrReentryLimit.With("max_reentries", strconv.Itoa(p.MaxReentries))
+			}
+			en.Reentries = existing.Reentries + 1
 		}
-		// Re-registering after unregistering is a new entry with a new key.
-		n = existing.Withdrawals + 1
+		// Re-registering after unregistering, or re-entering, is a new
+		// entry with a new key.
+		en.Withdrawals = existing.Withdrawals
 	}
 	if p.MaxEntrants > 0 && entrants >= p.MaxEntrants {
 		return Entry{}, Payment{}, ErrEventFull.With("max_entrants", strconv.Itoa(p.MaxEntrants))
 	}
-	en := Entry{EventID: e.ID, PlayerID: player, Status: Paying, RegisteredAt: now}
-	if existing != nil {
-		en.Withdrawals = existing.Withdrawals
-	}
 	pay := Payment{
-		Key: PaymentKey(e.ID, player, PayEntry, n), Kind: PayEntry, EventID: e.ID, PlayerID: player,
+		Key: PaymentKey(e.ID, player, PayEntry, en.Number()), Kind: PayEntry, EventID: e.ID, PlayerID: player,
 		Currency: e.BuyIn.Currency, PrizePart: e.BuyIn.PrizePool, Fee: e.BuyIn.Fee, VoucherID: voucherID,
 	}
 	return en, pay, nil
 }
+
+// Number is the entry's place among the player's entries to the event,
+// counting withdrawn ones and re-entries: the n of its payment key.
+func (en Entry) Number() int { return en.Withdrawals + en.Reentries + 1 }
 
 // Paid settles a Paying entry once the wallet has taken the money.
 func (en *Entry) Paid(transferID string) {
@@ -325,22 +355,29 @@ func (en *Entry) Paid(transferID string) {
 	en.TransferID = transferID
 }
 
-// Unregister withdraws an entry before the start (TR-04). The entry's
-// transfer is to be reversed; the wallet leaves that to the cage
-// (ReverseTransfer is a cashier operation).
-func Unregister(e event.Event, en *Entry, now time.Time) error {
+// Unregister withdraws an entry before the start (TR-04) and returns the
+// saga step that refunds it: the wallet reverses the entry's transfer,
+// prize part and fee, under a key of this entry alone. It also returns
+// the key of the entry's own payment, which leaves the prize pool.
+func Unregister(e event.Event, en *Entry, now time.Time) (refund Payment, entryKey string, err error) {
 	if en.Status == Paying {
-		return ErrPaymentInFlight
+		return Payment{}, "", ErrPaymentInFlight
 	}
 	if en.Status != Active {
-		return ErrEntryNotActive.Withf("the entry is %s", en.Status)
+		return Payment{}, "", ErrEntryNotActive.Withf("the entry is %s", en.Status)
 	}
 	if e.Status != event.Scheduled || !now.Before(e.StartsAt) {
-		return ErrUnregisterStarted
+		return Payment{}, "", ErrUnregisterStarted
+	}
+	n := en.Number()
+	refund = Payment{
+		Key: PaymentKey(e.ID, en.PlayerID, RefundEntry, n), Kind: RefundEntry, EventID: e.ID, PlayerID: en.PlayerID,
+		Currency: e.BuyIn.Currency, PrizePart: e.BuyIn.PrizePool, Fee: e.BuyIn.Fee, RefundOf: en.TransferID,
+		Note: "entry withdrawn before the start (TR-04)",
 	}
 	en.Status = Unregistered
 	en.Withdrawals++
-	return nil
+	return refund, PaymentKey(e.ID, en.PlayerID, PayEntry, n), nil
 }
 
 // Claim checks that the person taking the entry's seat is its player
@@ -478,6 +515,16 @@ func (en *Entry) Settled(pay Payment) {
 // included, goes back).
 func CancelPayment(e event.Event, reason string) Payment {
 	return Payment{Key: "trn/" + e.ID + "/refund", Kind: RefundEvent, EventID: e.ID, Currency: e.BuyIn.Currency, Note: reason}
+}
+
+// Settlement is the saga step that moves what a finished event's prize
+// pool holds after its prizes — a prize withheld from an expelled player
+// (TR-34), a satellite's remainder (G-24) — to player, or to the house
+// when player is empty. n numbers the event's settlements, so a retry of
+// the step sends its key again.
+func Settlement(e event.Event, amount int64, n int, player, reason string) Payment {
+	return Payment{Key: "trn/" + e.ID + "/pool-settlement/" + strconv.Itoa(n), Kind: SettlePool, EventID: e.ID, PlayerID: player,
+		Currency: e.BuyIn.Currency, Amount: amount, Note: reason}
 }
 
 // ErrAlreadyLeft refuses leaving twice.

@@ -91,6 +91,9 @@ func TestRegister(t *testing.T) {
 	t.Parallel()
 	active := &Entry{EventID: "t1", PlayerID: "ann", Status: Active}
 	withdrawn := &Entry{EventID: "t1", PlayerID: "ann", Status: Unregistered, Withdrawals: 1}
+	busted := &Entry{EventID: "t1", PlayerID: "ann", Status: Busted}
+	bustedTwice := &Entry{EventID: "t1", PlayerID: "ann", Status: Busted, Withdrawals: 1, Reentries: 1}
+	late, reentry := time.Hour, Policy{LateRegistration: time.Hour, Reentry: true}
 	tests := []struct {
 		name         string
 		status       event.Status
@@ -110,6 +113,11 @@ func TestRegister(t *testing.T) {
 		{"already registered", event.Scheduled, Policy{}, 1, active, start.Add(-time.Hour), "ALREADY_REGISTERED", "", ""},
 		{"re-registration after unregistering gets a fresh key", event.Scheduled, Policy{}, 0, withdrawn, start.Add(-time.Hour), "", "", "trn/t1/ann/entry/2"},
 		{"full", event.Scheduled, Policy{MaxEntrants: 2}, 2, nil, start.Add(-time.Hour), "EVENT_FULL", "", ""},
+		{"G-23 re-entry after busting is a new entry", event.Running, reentry, 5, busted, start.Add(30 * time.Minute), "", "", "trn/t1/ann/entry/2"},
+		{"G-23 each re-entry has its own key", event.Running, reentry, 5, bustedTwice, start.Add(30 * time.Minute), "", "", "trn/t1/ann/entry/4"},
+		{"G-23 no re-entry in this event", event.Running, Policy{LateRegistration: late}, 5, busted, start.Add(30 * time.Minute), "REENTRY_NOT_ALLOWED", "G-23", ""},
+		{"G-23 re-entry limit", event.Running, Policy{LateRegistration: late, Reentry: true, MaxReentries: 1}, 5, bustedTwice, start.Add(30 * time.Minute), "REENTRY_LIMIT_REACHED", "G-23", ""},
+		{"G-23 re-entry only while registration is open", event.Running, reentry, 5, busted, start.Add(late), "REGISTRATION_CLOSED", "TR-04", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +129,9 @@ func TestRegister(t *testing.T) {
 			}
 			if en.Status != Paying || en.PlayerID != "ann" || !en.RegisteredAt.Equal(tt.now) {
 				t.Fatalf("entry = %+v", en)
+			}
+			if tt.existing != nil && tt.existing.Status == Busted && en.Reentries != tt.existing.Reentries+1 {
+				t.Fatalf("re-entry counted %d, want %d", en.Reentries, tt.existing.Reentries+1)
 			}
 			want := Payment{Key: tt.key, Kind: PayEntry, EventID: "t1", PlayerID: "ann", Currency: "EUR", PrizePart: 5000, Fee: 1100}
 			if pay != want {
@@ -148,8 +159,8 @@ func TestUnregister_TR04(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			en := Entry{EventID: "t1", PlayerID: "ann", Status: tt.status}
-			err := Unregister(ev(event.Freezeout, tt.event), &en, tt.now)
+			en := Entry{EventID: "t1", PlayerID: "ann", Status: tt.status, TransferID: "tr-9"}
+			refund, entryKey, err := Unregister(ev(event.Freezeout, tt.event), &en, tt.now)
 			rule := ""
 			if tt.reason == "UNREGISTER_AFTER_START" {
 				rule = "TR-04"
@@ -157,6 +168,13 @@ func TestUnregister_TR04(t *testing.T) {
 			wantFault(t, err, tt.reason, rule)
 			if err == nil && (en.Status != Unregistered || en.Withdrawals != 1) {
 				t.Fatalf("entry = %+v", en)
+			}
+			// TR-04: the refund reverses this entry's transfer, prize part and
+			// fee, under a key of this entry alone.
+			want := Payment{Key: "trn/t1/ann/entry-refund/1", Kind: RefundEntry, EventID: "t1", PlayerID: "ann", Currency: "EUR",
+				PrizePart: 5000, Fee: 1100, RefundOf: "tr-9", Note: "entry withdrawn before the start (TR-04)"}
+			if err == nil && (refund != want || entryKey != "trn/t1/ann/entry/1") {
+				t.Fatalf("refund = %+v, entry key %q; want %+v", refund, entryKey, want)
 			}
 			if err != nil && en.Status != tt.status {
 				t.Fatalf("refused unregistration changed the entry: %+v", en)

@@ -26,14 +26,21 @@ const (
 // Status is where an event is in its life.
 type Status uint8
 
-// Statuses, in order.
+// Statuses. A running event is Paying once its last player is placed and
+// Finished once every prize is paid; Paying comes last only to keep the
+// stored numbers of the others.
 const (
 	StatusUnspecified Status = iota
 	Scheduled
 	Running
 	Finished
 	Cancelled
+	Paying
 )
+
+// PlayOver reports whether play has ended: the winner is placed, whether
+// or not every prize is paid yet.
+func (s Status) PlayOver() bool { return s == Finished || s == Paying }
 
 // BuyIn is the price of an entry, stored as its two parts (TR-04): the share
 // that goes to the prize pool and the house fee, in minor units.

@@ -43,6 +43,8 @@ func rulesFromProto(req *tournamentv1.CreateTournamentRequest) house.Rules {
 			AddOnFee:         p.GetAddOnFee(),
 			AddOnChips:       p.GetAddOnChips(),
 			AddOnWindow:      p.GetAddOnWindow().AsDuration(),
+			Reentry:          p.GetReentry(),
+			MaxReentries:     int(p.GetMaxReentries()),
 		}
 	}
 	for _, l := range req.GetLevels() {
@@ -80,6 +82,8 @@ func policyToProto(p entry.Policy) *tournamentv1.EntryPolicy {
 		AddOnFee:         p.AddOnFee,
 		AddOnChips:       p.AddOnChips,
 		AddOnWindow:      durationpb.New(p.AddOnWindow),
+		Reentry:          p.Reentry,
+		MaxReentries:     int32(p.MaxReentries),
 	}
 }
 
@@ -128,5 +132,6 @@ func entryToProto(en entry.Entry) *tournamentv1.Entry {
 		TournamentId: en.EventID, PlayerId: en.PlayerID, Status: entryStatusToProto[en.Status],
 		Rebuys: int32(en.Rebuys), AddOn: en.AddOn, RegisterTime: timestamppb.New(en.RegisteredAt),
 		TransferId: en.TransferID, Table: int32(en.Table), Seat: int32(en.Seat), Left: en.Left,
+		Reentries: int32(en.Reentries),
 	}
 }

@@ -162,12 +162,24 @@ func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Pa
 	case entry.PayEntry:
 		if !done {
 			// Nothing was paid: the entry never existed, or goes back to
-			// its withdrawn state.
+			// its withdrawn or busted state.
+			if en.Reentries > 0 && en.Status == entry.Paying {
+				en.Status = entry.Busted
+				en.Reentries--
+				return true, nil
+			}
 			en.Status = entry.Unregistered
 			if en.Withdrawals == 0 {
 				return false, tx.DeleteEntry(en.PlayerID)
 			}
 			return true, nil
+		}
+		if en.Reentries > 0 {
+			// G-23: the player is back in the field; the place the last
+			// entry took is given again when this one goes out.
+			if err := tx.DeleteFinish(en.PlayerID); err != nil {
+				return false, err
+			}
 		}
 		en.Paid(transferID)
 		if t.Event.Status == event.Running {
@@ -182,17 +194,19 @@ func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Pa
 	return true, nil
 }
 
-// UnregisterPlayer withdraws an entry before the start (TR-04). The
-// wallet has no per-entry refund a service may call (ReverseTransfer is a
-// cashier operation), so the entry's transfer is marked for the cage to
-// reverse and leaves the prize pool.
+// UnregisterPlayer withdraws an entry before the start (TR-04): the entry
+// leaves the prize pool and its refund is a saga step, recorded in the
+// same transaction, that asks the wallet's RefundEntry with the service's
+// identity to reverse the entry's transfer — prize part and fee — once.
+// An unregistered entry whose refund is still pending is finished by the
+// same call.
 func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.UnregisterPlayerRequest) (*tournamentv1.UnregisterPlayerResponse, error) {
 	id, player := req.GetTournamentId(), req.GetPlayerId()
 	if err := actFor(ctx, player); err != nil {
 		return nil, err
 	}
 	now := s.now()
-	var en entry.Entry
+	var refund entry.Payment
 	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		cur, err := tx.Entry(player)
 		if err != nil {
@@ -201,11 +215,22 @@ func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.Unregis
 		if cur == nil {
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
-		en = *cur
-		if err := entry.Unregister(t.Event, &en, now); err != nil {
+		if cur.Status == entry.Unregistered {
+			if p, err := pending(tx, player, entry.RefundEntry); err == nil {
+				refund = p
+				return nil
+			}
+		}
+		en := *cur
+		p, entryKey, err := entry.Unregister(t.Event, &en, now)
+		if err != nil {
 			return err
 		}
-		if err := tx.MarkForReversal(entry.PaymentKey(id, player, entry.PayEntry, en.Withdrawals)); err != nil {
+		refund = p
+		if err := tx.Withdraw(entryKey); err != nil {
+			return err
+		}
+		if err := tx.AddPayment(p, 0, now); err != nil {
 			return err
 		}
 		return tx.PutEntry(en)
@@ -213,20 +238,11 @@ func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.Unregis
 	if err != nil {
 		return nil, err
 	}
-	return &tournamentv1.UnregisterPlayerResponse{Entry: entryToProto(en)}, nil
-}
-
-// ListEntries lists the entries in registration order.
-func (s *Server) ListEntries(ctx context.Context, req *tournamentv1.ListEntriesRequest) (*tournamentv1.ListEntriesResponse, error) {
-	ens, err := s.store.Entries(ctx, req.GetTournamentId())
+	en, _, err := s.settle(ctx, id, []entry.Payment{refund})
 	if err != nil {
 		return nil, err
 	}
-	resp := &tournamentv1.ListEntriesResponse{}
-	for _, en := range ens {
-		resp.Entries = append(resp.Entries, entryToProto(en))
-	}
-	return resp, nil
+	return &tournamentv1.UnregisterPlayerResponse{Entry: entryToProto(en)}, nil
 }
 
 // Rebuy decides and pays a rebuy (TR-13…TR-16, G-23).

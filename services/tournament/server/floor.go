@@ -98,7 +98,7 @@ func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHa
 		for _, f := range fs {
 			resp.Finishes = append(resp.Finishes, finishToProto(f))
 		}
-		resp.Finished = t.Event.Status == event.Finished
+		resp.Finished = t.Event.Status.PlayOver()
 		resp.HandForHand = handForHandToProto(t.HandForHand)
 		return nil
 	})

@@ -32,15 +32,24 @@ type fakeWallet struct {
 	balance   map[string]int64
 	pool      map[string]int64
 	house     int64
-	keys      map[string]string // key -> transfer id
-	calls     map[string]int    // key -> calls
-	down      int               // the next calls that fail Unavailable
-	paid      map[string][]paid // event -> contributions, for Refund
-	tokenLeak bool              // a caller's token reached the wallet
+	keys      map[string]string  // key -> transfer id
+	calls     map[string]int     // key -> calls
+	down      int                // the next calls that fail Unavailable
+	paid      map[string][]paid  // event -> contributions, for Refund
+	entries   map[string]entered // entry transfer id -> entry, for RefundEntry
+	refunded  map[string]bool    // entry transfer ids refunded
+	tokenLeak bool               // a caller's token reached the wallet
+}
+
+// entered is one entry the fake took.
+type entered struct {
+	player, event string
+	prize, fee    int64
 }
 
 func newFakeWallet(balances map[string]int64) *fakeWallet {
-	return &fakeWallet{balance: balances, pool: map[string]int64{}, keys: map[string]string{}, calls: map[string]int{}, paid: map[string][]paid{}}
+	return &fakeWallet{balance: balances, pool: map[string]int64{}, keys: map[string]string{}, calls: map[string]int{}, paid: map[string][]paid{},
+		entries: map[string]entered{}, refunded: map[string]bool{}}
 }
 
 type paid struct {
@@ -82,7 +91,53 @@ func (w *fakeWallet) contribute(ctx context.Context, c contribution) (*walletv1.
 
 func (w *fakeWallet) Enter(ctx context.Context, in *walletv1.EnterRequest, _ ...grpc.CallOption) (*walletv1.EnterResponse, error) {
 	tr, err := w.contribute(ctx, contribution{in.GetPlayerId(), in.GetEventId(), in.GetIdempotencyKey(), in.GetPrizePart(), in.GetFee()})
+	if err == nil {
+		w.mu.Lock()
+		w.entries[tr.GetTransferId()] = entered{in.GetPlayerId(), in.GetEventId(), in.GetPrizePart(), in.GetFee()}
+		w.mu.Unlock()
+	}
 	return &walletv1.EnterResponse{Transfer: tr}, err
+}
+
+// RefundEntry reverses one entry, once, as the wallet does (TR-04).
+func (w *fakeWallet) RefundEntry(ctx context.Context, in *walletv1.RefundEntryRequest, _ ...grpc.CallOption) (*walletv1.RefundEntryResponse, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := auth.TokenFromContext(ctx); ok {
+		w.tokenLeak = true
+	}
+	w.calls[in.GetIdempotencyKey()]++
+	if w.down > 0 {
+		w.down--
+		return nil, status.Error(codes.Unavailable, "wallet down")
+	}
+	if id, ok := w.keys[in.GetIdempotencyKey()]; ok {
+		return &walletv1.RefundEntryResponse{Transfer: &walletv1.Transfer{TransferId: id}}, nil
+	}
+	en, ok := w.entries[in.GetTransferId()]
+	if !ok || en.player != in.GetPlayerId() || en.event != in.GetEventId() {
+		return nil, status.Error(codes.FailedPrecondition, "not this player's entry")
+	}
+	if w.refunded[in.GetTransferId()] {
+		return nil, status.Error(codes.FailedPrecondition, "already reversed")
+	}
+	w.refunded[in.GetTransferId()] = true
+	w.balance[en.player] += en.prize + en.fee
+	w.pool[en.event] -= en.prize
+	w.house -= en.fee
+	id := fmt.Sprintf("tr-%d", len(w.keys)+1)
+	w.keys[in.GetIdempotencyKey()] = id
+	return &walletv1.RefundEntryResponse{Transfer: &walletv1.Transfer{TransferId: id, Amount: en.prize + en.fee}}, nil
+}
+
+// SettlePrizePool moves the rest of a pool to a player or the house.
+func (w *fakeWallet) SettlePrizePool(ctx context.Context, in *walletv1.SettlePrizePoolRequest, _ ...grpc.CallOption) (*walletv1.SettlePrizePoolResponse, error) {
+	to := in.GetPlayerId()
+	if to == "" {
+		to = "house"
+	}
+	tr, err := w.payOut(in.GetIdempotencyKey(), to, in.GetEventId(), in.GetAmount())
+	return &walletv1.SettlePrizePoolResponse{Transfer: tr}, err
 }
 
 func (w *fakeWallet) Rebuy(ctx context.Context, in *walletv1.RebuyRequest, _ ...grpc.CallOption) (*walletv1.RebuyResponse, error) {
@@ -264,10 +319,19 @@ func TestRegister_TR04_TR05(t *testing.T) {
 		t.Fatalf("ListEntries = %v, %v", list, err)
 	}
 
-	// TR-04: withdrawn before the start, the transfer is named for the cage.
+	// TR-04: withdrawn before the start, the entry is refunded by the
+	// wallet, prize part and fee, with the service's identity.
 	un, err := f.c.UnregisterPlayer(f.g.As(t, "ann", auth.Player), &tournamentv1.UnregisterPlayerRequest{TournamentId: id, PlayerId: "ann"})
 	if err != nil || un.GetEntry().GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_UNREGISTERED || un.GetEntry().GetTransferId() != en.GetTransferId() {
 		t.Fatalf("Unregister = %v, %v", un, err)
+	}
+	if f.w.get("ann") != 20000 || !f.w.refunded[en.GetTransferId()] || f.w.calls["trn/"+id+"/ann/entry-refund/1"] != 1 || f.w.tokenLeak {
+		t.Fatalf("TR-04 refund: balance %d, refunded %v, calls %v", f.w.get("ann"), f.w.refunded, f.w.calls)
+	}
+	_, err = f.c.UnregisterPlayer(f.g.As(t, "ann", auth.Player), &tournamentv1.UnregisterPlayerRequest{TournamentId: id, PlayerId: "ann"})
+	wantRule(t, err, codes.FailedPrecondition, "ENTRY_NOT_ACTIVE", "")
+	if f.w.get("ann") != 20000 {
+		t.Fatalf("a second unregistration moved money: %d", f.w.get("ann"))
 	}
 	pay, err := f.c.GetPayouts(f.floor, &tournamentv1.GetPayoutsRequest{TournamentId: id})
 	// Only bob's entry is left in the pool.
@@ -276,7 +340,7 @@ func TestRegister_TR04_TR05(t *testing.T) {
 	}
 	// Registering again is a new entry with a new key.
 	again := f.register(t, id, "ann")
-	if again.GetTransferId() == en.GetTransferId() || f.w.get("ann") != 20000-2*6100 {
+	if again.GetTransferId() == en.GetTransferId() || f.w.get("ann") != 20000-6100 {
 		t.Fatalf("re-registration %v, balance %d", again, f.w.get("ann"))
 	}
 

@@ -67,7 +67,8 @@ func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlaye
 	if err := tx.AddFinishes([]standings.Finish{f}, now); err != nil {
 		return nil, nil, err
 	}
-	t.Event.Status = event.Finished
+	// The event reads finished only once every prize is paid (payAll).
+	t.Event.Status = event.Paying
 	pool, entrants, err := tx.Contributions()
 	if err != nil {
 		return nil, nil, err
@@ -93,6 +94,9 @@ func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlaye
 			return nil, nil, err
 		}
 		pays = append(pays, p)
+	}
+	if len(pays) == 0 {
+		t.Event.Status = event.Finished
 	}
 	return []standings.Finish{f}, pays, nil
 }
@@ -129,7 +133,7 @@ func placePending(tx *store.Tx, t *store.Tournament, price int64, now time.Time)
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.Event.Status == event.Finished {
+	if t.Event.Status.PlayOver() {
 		t.HandForHand.Stop()
 	}
 	return append(fs, win...), pays, nil
@@ -238,7 +242,7 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 			return err
 		}
 		pays, resp.Deferred = out.pays, out.deferred
-		resp.Finished = t.Event.Status == event.Finished
+		resp.Finished = t.Event.Status.PlayOver()
 		for _, f := range out.finishes {
 			resp.Finishes = append(resp.Finishes, finishToProto(f))
 		}
@@ -258,7 +262,8 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 }
 
 // payAll asks the wallet for each step and records the definite answers;
-// steps the wallet did not answer stay pending for PayPrizes.
+// steps the wallet did not answer stay pending for PayPrizes and
+// Service.Run. The answer that pays the last prize finishes the event.
 func (s *Server) payAll(ctx context.Context, id string, pays []entry.Payment) {
 	for _, p := range pays {
 		out := s.pay(ctx, p)
@@ -271,11 +276,27 @@ func (s *Server) payAll(ctx context.Context, id string, pays []entry.Payment) {
 		}
 		// A failed write leaves the step pending; PayPrizes repeats it
 		// under the same key.
-		_ = s.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
-			_, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure)
-			return err
+		_ = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+			if _, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure); err != nil {
+				return err
+			}
+			return finishWhenPaid(tx, t)
 		})
 	}
+}
+
+// finishWhenPaid moves a Paying event to Finished once every prize and
+// voucher step is paid; one pending or refused keeps it Paying.
+func finishWhenPaid(tx *store.Tx, t *store.Tournament) error {
+	if t.Event.Status != event.Paying {
+		return nil
+	}
+	unpaid, err := tx.UnpaidPrizes()
+	if err != nil || unpaid > 0 {
+		return err
+	}
+	t.Event.Status = event.Finished
+	return nil
 }
 
 var prizeStates = map[store.PaymentState]tournamentv1.PrizeState{
@@ -318,10 +339,21 @@ func (s *Server) GetResults(ctx context.Context, req *tournamentv1.GetResultsReq
 	if resp.Prizes, err = s.prizes(ctx, req.GetTournamentId()); err != nil {
 		return nil, err
 	}
+	// The prizes are public (TR-36); the transfers that paid them are the
+	// winners' own, as on ListEntries.
+	if viewer, player := asPlayer(ctx); player {
+		for _, p := range resp.Prizes {
+			if p.GetPlayerId() != viewer {
+				p.TransferId = ""
+			}
+		}
+	}
 	return resp, nil
 }
 
-// PayPrizes repeats the prize steps still pending.
+// PayPrizes repeats the prize steps still pending, and those the wallet
+// refused (the winner's account was missing, say), under their own keys:
+// the last one paid finishes the event.
 func (s *Server) PayPrizes(ctx context.Context, req *tournamentv1.PayPrizesRequest) (*tournamentv1.PayPrizesResponse, error) {
 	id := req.GetTournamentId()
 	recs, err := s.store.Payments(ctx, id, int(entry.PayPrize), int(entry.PayVoucher))
@@ -330,7 +362,16 @@ func (s *Server) PayPrizes(ctx context.Context, req *tournamentv1.PayPrizesReque
 	}
 	var pays []entry.Payment
 	for _, r := range recs {
-		if r.State == store.PaymentPending {
+		switch r.State {
+		case store.PaymentFailed:
+			// Recording the refused step again makes it pending (AddPayment).
+			if err := s.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
+				return tx.AddPayment(r.Payment, r.Chips, r.CreatedAt)
+			}); err != nil {
+				return nil, err
+			}
+			pays = append(pays, r.Payment)
+		case store.PaymentPending:
 			pays = append(pays, r.Payment)
 		}
 	}
@@ -404,7 +445,7 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 				return err
 			}
 			pays = ps
-			finished = t.Event.Status == event.Finished
+			finished = t.Event.Status.PlayOver()
 		}
 		resp.HandsToMiss, resp.History = int32(en.HandsToMiss), int32(len(rec.Penalties))
 		if err := tx.AddPenalty(player, p); err != nil {

@@ -23,7 +23,7 @@ func (s *Server) ResumePayments(ctx context.Context) error {
 	var errs []error
 	for _, p := range pending {
 		switch p.Kind {
-		case entry.PayEntry, entry.PayRebuy, entry.PayAddOn:
+		case entry.PayEntry, entry.PayRebuy, entry.PayAddOn, entry.RefundEntry, entry.SettlePool:
 			_, _, err = s.settle(ctx, p.EventID, []entry.Payment{p.Payment})
 		case entry.PayPrize, entry.PayVoucher:
 			s.payAll(ctx, p.EventID, []entry.Payment{p.Payment})

@@ -178,5 +178,6 @@ var stateToProto = map[event.Status]tournamentv1.TournamentState{
 	event.Scheduled: tournamentv1.TournamentState_TOURNAMENT_STATE_SCHEDULED,
 	event.Running:   tournamentv1.TournamentState_TOURNAMENT_STATE_RUNNING,
 	event.Finished:  tournamentv1.TournamentState_TOURNAMENT_STATE_FINISHED,
+	event.Paying:    tournamentv1.TournamentState_TOURNAMENT_STATE_PAYING,
 	event.Cancelled: tournamentv1.TournamentState_TOURNAMENT_STATE_CANCELLED,
 }

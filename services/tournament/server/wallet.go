@@ -82,6 +82,16 @@ func (s *Server) pay(ctx context.Context, p entry.Payment) outcome {
 		r, err = s.wallet.IssueVoucher(ctx, &walletv1.IssueVoucherRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID,
 			SourceEventId: p.EventID, TargetEventId: p.TargetEventID, Currency: p.Currency, Amount: p.Amount})
 		transfer = &walletv1.Transfer{TransferId: r.GetVoucher().GetTransferId()}
+	case entry.RefundEntry:
+		var r *walletv1.RefundEntryResponse
+		r, err = s.wallet.RefundEntry(ctx, &walletv1.RefundEntryRequest{IdempotencyKey: p.Key, EventId: p.EventID, PlayerId: p.PlayerID,
+			TransferId: p.RefundOf, Reason: p.Note})
+		transfer, total = r.GetTransfer(), r.GetTransfer().GetAmount()
+	case entry.SettlePool:
+		var r *walletv1.SettlePrizePoolResponse
+		r, err = s.wallet.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: p.Key, EventId: p.EventID, Currency: p.Currency,
+			Amount: p.Amount, PlayerId: p.PlayerID, Reason: p.Note})
+		transfer = r.GetTransfer()
 	case entry.RefundEvent:
 		var r *walletv1.RefundResponse
 		r, err = s.wallet.Refund(ctx, &walletv1.RefundRequest{IdempotencyKey: p.Key, EventId: p.EventID, Reason: p.Note})

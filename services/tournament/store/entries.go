@@ -51,9 +51,10 @@ const (
 	PaymentDone
 	// PaymentFailed: the wallet refused; nothing moved.
 	PaymentFailed
-	// PaymentToReverse: done, then withdrawn (an unregistered entry); the
-	// cage reverses its transfer. It no longer counts in the prize pool.
-	PaymentToReverse
+	// PaymentWithdrawn: done, then withdrawn (an unregistered entry, TR-04);
+	// its own refund step gives the money back. It no longer counts in the
+	// prize pool.
+	PaymentWithdrawn
 )
 
 // PaymentRecord is a stored saga step.
@@ -194,13 +195,13 @@ func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t 
 	return recordGauges(ctx, sqt, id, t)
 }
 
-const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play`
+const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play, reentries`
 
 func scanEntry(r scanner) (entry.Entry, error) {
 	var en entry.Entry
 	var status int
 	var registered int64
-	err := r.Scan(&en.EventID, &en.PlayerID, &status, &en.Rebuys, &en.AddOn, &en.Withdrawals, &registered, &en.TransferID, &en.Table, &en.Seat, &en.HandsToMiss, &en.Left)
+	err := r.Scan(&en.EventID, &en.PlayerID, &status, &en.Rebuys, &en.AddOn, &en.Withdrawals, &registered, &en.TransferID, &en.Table, &en.Seat, &en.HandsToMiss, &en.Left, &en.Reentries)
 	en.Status = entry.Status(status)
 	en.RegisteredAt = time.UnixMilli(registered).UTC()
 	return en, err
@@ -255,13 +256,13 @@ func (t *Tx) Entrants() (int, error) {
 // PutEntry inserts or replaces the player's entry.
 func (t *Tx) PutEntry(en entry.Entry) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_entries (`+entryColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-		ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status, rebuys = excluded.rebuys,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status, rebuys = excluded.rebuys, reentries = excluded.reentries,
 			add_on = excluded.add_on, withdrawals = excluded.withdrawals, registered_at_ms = excluded.registered_at_ms,
 			transfer_id = excluded.transfer_id, table_no = excluded.table_no, seat_no = excluded.seat_no,
 			hands_to_miss = excluded.hands_to_miss, left_play = excluded.left_play`,
 		t.id, en.PlayerID, int(en.Status), en.Rebuys, en.AddOn, en.Withdrawals, en.RegisteredAt.UnixMilli(), en.TransferID, en.Table, en.Seat,
-		en.HandsToMiss, en.Left)
+		en.HandsToMiss, en.Left, en.Reentries)
 	if err != nil {
 		return fmt.Errorf("put entry %s/%s: %w", t.id, en.PlayerID, err)
 	}
@@ -295,10 +296,10 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 		return nil
 	}
 	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_payments (idempotency_key, tournament_id, player_id, kind, currency,
-		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms, note)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms, note, refund_of)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		p.Key, p.EventID, p.PlayerID, int(p.Kind), p.Currency, p.PrizePart, p.Fee, p.Amount, p.Place, p.TargetEventID, p.VoucherID,
-		chips, int(PaymentPending), now.UnixMilli(), p.Note)
+		chips, int(PaymentPending), now.UnixMilli(), p.Note, p.RefundOf)
 	if err != nil {
 		return fmt.Errorf("add payment %s: %w", p.Key, err)
 	}
@@ -306,14 +307,14 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 }
 
 const paymentColumns = `idempotency_key, tournament_id, player_id, kind, currency, prize_part, fee, amount, place,
-	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms, note`
+	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms, note, refund_of`
 
 func scanPayment(r scanner) (PaymentRecord, error) {
 	var p PaymentRecord
 	var kind, state int
 	var created int64
 	err := r.Scan(&p.Key, &p.EventID, &p.PlayerID, &kind, &p.Currency, &p.PrizePart, &p.Fee, &p.Amount, &p.Place,
-		&p.TargetEventID, &p.VoucherID, &p.Chips, &state, &p.TransferID, &p.Failure, &created, &p.Note)
+		&p.TargetEventID, &p.VoucherID, &p.Chips, &state, &p.TransferID, &p.Failure, &created, &p.Note, &p.RefundOf)
 	p.Kind, p.State, p.CreatedAt = entry.Kind(kind), PaymentState(state), time.UnixMilli(created).UTC()
 	return p, err
 }
@@ -371,12 +372,13 @@ func (t *Tx) SettlePayment(key string, done bool, transferID, failure string) (b
 	return n == 1, nil
 }
 
-// MarkForReversal moves a done step to PaymentToReverse.
-func (t *Tx) MarkForReversal(key string) error {
+// Withdraw moves a done entry step to PaymentWithdrawn: it leaves the
+// prize pool, and the refund step recorded with it pays it back.
+func (t *Tx) Withdraw(key string) error {
 	_, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_payments SET state = $2 WHERE idempotency_key = $1 AND state = $3`,
-		key, int(PaymentToReverse), int(PaymentDone))
+		key, int(PaymentWithdrawn), int(PaymentDone))
 	if err != nil {
-		return fmt.Errorf("mark %s for reversal: %w", key, err)
+		return fmt.Errorf("withdraw payment %s: %w", key, err)
 	}
 	return nil
 }

@@ -138,11 +138,11 @@ func TestEntriesContract(t *testing.T) {
 		if err != nil || pool != 5000 || n != 1 {
 			t.Fatalf("Contributions = %d, %d, %v", pool, n, err)
 		}
-		if err := s.Update(ctx, "r1", func(tx *Tx, _ *Tournament) error { return tx.MarkForReversal(pay.Key) }); err != nil {
+		if err := s.Update(ctx, "r1", func(tx *Tx, _ *Tournament) error { return tx.Withdraw(pay.Key) }); err != nil {
 			t.Fatal(err)
 		}
 		if pool, _, _ := s.Contributions(ctx, "r1"); pool != 0 {
-			t.Fatalf("a payment to reverse still counts: pool %d", pool)
+			t.Fatalf("a withdrawn payment still counts: pool %d", pool)
 		}
 		draws, err := s.Draws(ctx, "r1")
 		var rec map[string]int

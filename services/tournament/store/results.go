@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/standings"
 )
 
@@ -40,6 +41,42 @@ func (t *Tx) AddFinishes(fs []standings.Finish, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("finish %s/%s: %w", t.id, f.PlayerID, err)
 		}
+	}
+	return nil
+}
+
+// UnpaidPrizes counts the prize and voucher steps not paid: pending or
+// refused.
+func (t *Tx) UnpaidPrizes() (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3) AND state <> $4`,
+		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(PaymentDone)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("unpaid prizes of %s: %w", t.id, err)
+	}
+	return n, nil
+}
+
+// PaidOut sums what has left the prize pool — prizes, vouchers and
+// settlements the wallet paid — and counts the settlements made or
+// attempted, which numbers the next one's key.
+func (t *Tx) PaidOut() (out int64, settlements int, err error) {
+	err = t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(SUM(CASE WHEN state = $5 THEN amount ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN kind = $4 THEN 1 ELSE 0 END), 0)
+		FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3, $4)`,
+		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(entry.SettlePool), int(PaymentDone)).Scan(&out, &settlements)
+	if err != nil {
+		return 0, 0, fmt.Errorf("paid out of %s: %w", t.id, err)
+	}
+	return out, settlements, nil
+}
+
+// DeleteFinish takes back a player's place: a busted player who re-entered
+// (G-23) is in the field again and is placed when this entry goes out.
+func (t *Tx) DeleteFinish(player string) error {
+	_, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_finishes WHERE tournament_id = $1 AND player_id = $2`, t.id, player)
+	if err != nil {
+		return fmt.Errorf("delete finish %s/%s: %w", t.id, player, err)
 	}
 	return nil
 }

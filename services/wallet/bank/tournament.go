@@ -316,3 +316,129 @@ func (b *Bank) Refund(ctx context.Context, r RefundRequest) (RefundResult, error
 		return out, nil
 	})
 }
+
+// ErrEntryNotRefundable refuses an entry refund naming a transfer that is
+// not that player's entry to that event.
+var ErrEntryNotRefundable = fault.Rule(fault.Precondition, "TR-04", "ENTRY_NOT_REFUNDABLE", "the transfer is not this player's entry to this event")
+
+// EntryRefundRequest refunds one tournament entry withdrawn before the
+// start (TR-04).
+type EntryRefundRequest struct {
+	Key    string `json:"-"`
+	Event  string
+	Player string
+	// TransferID is the entry's transfer.
+	TransferID string
+	Reason     string
+	Actor      string `json:"-"`
+}
+
+// RefundEntry posts the exact reversal of one entry (TR-04): the prize
+// part back out of the pool and the fee out of the house's account, to
+// the player or to the voucher that paid, which becomes usable again.
+// Only an entry transfer of that player to that event qualifies, and a
+// transfer is reversed at most once (the ledger's unique reverses), so a
+// refund never gives back more than was paid. It may come after the
+// event's cancellation refund (Refund) in either order: the second is
+// ALREADY_REVERSED.
+func (b *Bank) RefundEntry(ctx context.Context, r EntryRefundRequest) (TransferResult, error) {
+	if err := validPlayer(r.Player); err != nil {
+		return TransferResult{}, err
+	}
+	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+		return TransferResult{}, err
+	}
+	if r.TransferID == "" {
+		return TransferResult{}, fault.Invalidf("transfer_id", "is required")
+	}
+	if r.Reason == "" {
+		return TransferResult{}, fault.Invalidf("reason", "is required")
+	}
+	return idempotent(ctx, b, "RefundEntry", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		orig, err := tx.Transfer(ctx, r.TransferID)
+		if err != nil {
+			return TransferResult{}, err
+		}
+		if orig.Kind != ledger.EventEntry || orig.Meta["event"] != r.Event || orig.Meta["player"] != r.Player {
+			return TransferResult{}, ErrEntryNotRefundable.With("transfer_id", r.TransferID)
+		}
+		now := tx.Now()
+		day := b.profile.Day.Of(now)
+		rev := ledger.Reverse(orig, newID("tr_"), now, map[string]string{"reason": r.Reason, "event": r.Event, "player": r.Player})
+		balances, err := tx.Post(ctx, rev, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor, GamingDay: day})
+		if err != nil {
+			return TransferResult{}, err
+		}
+		if vid, ok, err := tx.VoucherUsedBy(ctx, orig.ID); err != nil {
+			return TransferResult{}, err
+		} else if ok {
+			if _, err := tx.SetVoucherState(ctx, vid, store.VoucherUsed, store.VoucherIssued, ""); err != nil {
+				return TransferResult{}, err
+			}
+		}
+		player := ledger.PlayerAccount(r.Player, orig.Currency)
+		return TransferResult{TransferID: rev.ID, Kind: rev.Kind, Currency: rev.Currency, Amount: rev.Amount(), Account: player,
+			Balance: balances[player], GamingDay: day, At: now}, nil
+	})
+}
+
+// PoolSettlementRequest settles what is left in a finished event's prize
+// pool after its prizes (TR-34, G-24).
+type PoolSettlementRequest struct {
+	Key      string `json:"-"`
+	Event    string
+	Currency string
+	Amount   int64
+	// Player receives the amount; empty gives it to the house.
+	Player string
+	Reason string
+	Actor  string `json:"-"`
+}
+
+// SettlePrizePool moves Amount from the event's prize pool to the player
+// or the house. The pool cannot go negative, so no settlement takes more
+// than the pool holds.
+func (b *Bank) SettlePrizePool(ctx context.Context, r PoolSettlementRequest) (TransferResult, error) {
+	if r.Player != "" {
+		if err := validPlayer(r.Player); err != nil {
+			return TransferResult{}, err
+		}
+	}
+	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+		return TransferResult{}, err
+	}
+	if err := validAmount("amount", r.Amount); err != nil {
+		return TransferResult{}, err
+	}
+	if err := b.withinMaximum("amount", r.Amount); err != nil {
+		return TransferResult{}, err
+	}
+	if r.Reason == "" {
+		return TransferResult{}, fault.Invalidf("reason", "is required")
+	}
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return TransferResult{}, err
+	}
+	return idempotent(ctx, b, "SettlePrizePool", r.Key, r, func(tx *store.Tx) (TransferResult, error) {
+		pool := ledger.PrizePoolAccount(r.Event, cur)
+		if err := tx.EnsureAccount(ctx, pool); err != nil {
+			return TransferResult{}, err
+		}
+		to, player := ledger.HouseFeesAccount(cur), ledger.AccountID("")
+		if r.Player != "" {
+			to, player = ledger.PlayerAccount(r.Player, cur), ledger.PlayerAccount(r.Player, cur)
+			if _, err := tx.Account(ctx, to); err != nil {
+				return TransferResult{}, err
+			}
+		} else if err := tx.EnsureAccount(ctx, to); err != nil {
+			return TransferResult{}, err
+		}
+		meta := map[string]string{"event": r.Event, "reason": r.Reason}
+		if r.Player != "" {
+			meta["player"] = r.Player
+		}
+		return b.post(ctx, tx, ledger.PoolSettlement, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta,
+			player, ledger.Move{From: pool, To: to, Amount: r.Amount})
+	})
+}

@@ -27,6 +27,9 @@ const (
 	Prize        TransferKind = "prize"         // prize pool → player
 	VoucherIssue TransferKind = "voucher_issue" // prize pool → voucher account (TR-19)
 	Reversal     TransferKind = "reversal"      // the exact opposite of an earlier transfer
+	// PoolSettlement moves what a finished event's prize pool holds after
+	// its prizes to the house or a player (TR-34, G-24).
+	PoolSettlement TransferKind = "pool_settlement" // prize pool → house fees or player
 )
 
 // Entry is one line of a transfer: Amount is added to the account's balance

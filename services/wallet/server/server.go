@@ -371,6 +371,35 @@ func (s *Server) Refund(ctx context.Context, r *walletv1.RefundRequest) (*wallet
 	return &walletv1.RefundResponse{ReversalIds: res.Reversals, Total: res.Total}, nil
 }
 
+// RefundEntry reverses one withdrawn tournament entry (TR-04).
+func (s *Server) RefundEntry(ctx context.Context, r *walletv1.RefundEntryRequest) (*walletv1.RefundEntryResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.bank.RefundEntry(ctx, bank.EntryRefundRequest{Key: key(p, r.GetIdempotencyKey()), Event: r.GetEventId(), Player: r.GetPlayerId(),
+		TransferID: r.GetTransferId(), Reason: r.GetReason(), Actor: p.Subject})
+	if err != nil {
+		return nil, err
+	}
+	return &walletv1.RefundEntryResponse{Transfer: transferProto(res)}, nil
+}
+
+// SettlePrizePool moves what a finished event's pool holds after its
+// prizes to the house or a player (TR-34, G-24).
+func (s *Server) SettlePrizePool(ctx context.Context, r *walletv1.SettlePrizePoolRequest) (*walletv1.SettlePrizePoolResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.bank.SettlePrizePool(ctx, bank.PoolSettlementRequest{Key: key(p, r.GetIdempotencyKey()), Event: r.GetEventId(),
+		Currency: r.GetCurrency(), Amount: r.GetAmount(), Player: r.GetPlayerId(), Reason: r.GetReason(), Actor: p.Subject})
+	if err != nil {
+		return nil, err
+	}
+	return &walletv1.SettlePrizePoolResponse{Transfer: transferProto(res)}, nil
+}
+
 // Audit proves the books: the ledger, and each cash table's escrow
 // against its chips.
 func (s *Server) Audit(ctx context.Context, _ *walletv1.AuditRequest) (*walletv1.AuditResponse, error) {
@@ -457,18 +486,19 @@ func rangeProto(r buyin.Range, rule string, c buyin.Case) *walletv1.BuyInRange {
 }
 
 var transferKinds = map[ledger.TransferKind]walletv1.TransferKind{
-	ledger.Deposit:      walletv1.TransferKind_TRANSFER_KIND_DEPOSIT,
-	ledger.Withdrawal:   walletv1.TransferKind_TRANSFER_KIND_WITHDRAWAL,
-	ledger.BuyInHold:    walletv1.TransferKind_TRANSFER_KIND_BUY_IN_HOLD,
-	ledger.BuyInCommit:  walletv1.TransferKind_TRANSFER_KIND_BUY_IN_COMMIT,
-	ledger.BuyInRelease: walletv1.TransferKind_TRANSFER_KIND_BUY_IN_RELEASE,
-	ledger.CashOut:      walletv1.TransferKind_TRANSFER_KIND_CASH_OUT,
-	ledger.EventEntry:   walletv1.TransferKind_TRANSFER_KIND_ENTRY,
-	ledger.Rebuy:        walletv1.TransferKind_TRANSFER_KIND_REBUY,
-	ledger.AddOn:        walletv1.TransferKind_TRANSFER_KIND_ADD_ON,
-	ledger.Prize:        walletv1.TransferKind_TRANSFER_KIND_PRIZE,
-	ledger.VoucherIssue: walletv1.TransferKind_TRANSFER_KIND_VOUCHER_ISSUE,
-	ledger.Reversal:     walletv1.TransferKind_TRANSFER_KIND_REVERSAL,
+	ledger.Deposit:        walletv1.TransferKind_TRANSFER_KIND_DEPOSIT,
+	ledger.Withdrawal:     walletv1.TransferKind_TRANSFER_KIND_WITHDRAWAL,
+	ledger.BuyInHold:      walletv1.TransferKind_TRANSFER_KIND_BUY_IN_HOLD,
+	ledger.BuyInCommit:    walletv1.TransferKind_TRANSFER_KIND_BUY_IN_COMMIT,
+	ledger.BuyInRelease:   walletv1.TransferKind_TRANSFER_KIND_BUY_IN_RELEASE,
+	ledger.CashOut:        walletv1.TransferKind_TRANSFER_KIND_CASH_OUT,
+	ledger.EventEntry:     walletv1.TransferKind_TRANSFER_KIND_ENTRY,
+	ledger.Rebuy:          walletv1.TransferKind_TRANSFER_KIND_REBUY,
+	ledger.AddOn:          walletv1.TransferKind_TRANSFER_KIND_ADD_ON,
+	ledger.Prize:          walletv1.TransferKind_TRANSFER_KIND_PRIZE,
+	ledger.VoucherIssue:   walletv1.TransferKind_TRANSFER_KIND_VOUCHER_ISSUE,
+	ledger.Reversal:       walletv1.TransferKind_TRANSFER_KIND_REVERSAL,
+	ledger.PoolSettlement: walletv1.TransferKind_TRANSFER_KIND_POOL_SETTLEMENT,
 }
 
 func transferKind(k ledger.TransferKind) walletv1.TransferKind { return transferKinds[k] }

@@ -173,6 +173,9 @@ const (
 	// come from the table's lease holder, never a caller's number (metadata
 	// "issued" is the highest issued).
 	Reason_REASON_EPOCH_NOT_ISSUED Reason = 127
+	// REASON_ENTRY_NOT_REFUNDABLE means the transfer named for an entry
+	// refund is not that player's entry to that event (TR-04).
+	Reason_REASON_ENTRY_NOT_REFUNDABLE Reason = 128
 	// REASON_TABLE_NOT_FOUND means no table has that ID (also sent by seating
 	// and the tournament for tables they do not know; a tournament table that
 	// exists but cannot be used is TABLE_EMPTY or TABLE_NOT_IN_HAND_FOR_HAND).
@@ -601,6 +604,18 @@ const (
 	// REASON_TABLE_NOT_IN_HAND_FOR_HAND means the table is not one of the
 	// tables playing the hand-for-hand round (G-26).
 	Reason_REASON_TABLE_NOT_IN_HAND_FOR_HAND Reason = 451
+	// REASON_PRIZES_NOT_PAID means the event's prizes are not all paid yet,
+	// so what its pool holds beyond them cannot be settled (TR-34).
+	Reason_REASON_PRIZES_NOT_PAID Reason = 470
+	// REASON_NOTHING_TO_SETTLE means the event's prize pool holds nothing
+	// beyond its prizes (TR-34, G-24).
+	Reason_REASON_NOTHING_TO_SETTLE Reason = 471
+	// REASON_REENTRY_NOT_ALLOWED means the event takes no re-entries from a
+	// busted player (G-23).
+	Reason_REASON_REENTRY_NOT_ALLOWED Reason = 472
+	// REASON_REENTRY_LIMIT_REACHED means the player has used every re-entry
+	// the event allows (G-23).
+	Reason_REASON_REENTRY_LIMIT_REACHED Reason = 473
 )
 
 // Enum value maps for Reason.
@@ -654,6 +669,7 @@ var (
 		125: "REASON_HOLD_PENDING",
 		126: "REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM",
 		127: "REASON_EPOCH_NOT_ISSUED",
+		128: "REASON_ENTRY_NOT_REFUNDABLE",
 		200: "REASON_TABLE_NOT_FOUND",
 		201: "REASON_ACTION_NOT_ALLOWED",
 		202: "REASON_AMOUNT_ABOVE_MAXIMUM",
@@ -803,6 +819,10 @@ var (
 		449: "REASON_WINNER_NOT_DECIDED",
 		450: "REASON_TABLE_EMPTY",
 		451: "REASON_TABLE_NOT_IN_HAND_FOR_HAND",
+		470: "REASON_PRIZES_NOT_PAID",
+		471: "REASON_NOTHING_TO_SETTLE",
+		472: "REASON_REENTRY_NOT_ALLOWED",
+		473: "REASON_REENTRY_LIMIT_REACHED",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                      0,
@@ -853,6 +873,7 @@ var (
 		"REASON_HOLD_PENDING":                     125,
 		"REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM": 126,
 		"REASON_EPOCH_NOT_ISSUED":                 127,
+		"REASON_ENTRY_NOT_REFUNDABLE":             128,
 		"REASON_TABLE_NOT_FOUND":                  200,
 		"REASON_ACTION_NOT_ALLOWED":               201,
 		"REASON_AMOUNT_ABOVE_MAXIMUM":             202,
@@ -1002,6 +1023,10 @@ var (
 		"REASON_WINNER_NOT_DECIDED":               449,
 		"REASON_TABLE_EMPTY":                      450,
 		"REASON_TABLE_NOT_IN_HAND_FOR_HAND":       451,
+		"REASON_PRIZES_NOT_PAID":                  470,
+		"REASON_NOTHING_TO_SETTLE":                471,
+		"REASON_REENTRY_NOT_ALLOWED":              472,
+		"REASON_REENTRY_LIMIT_REACHED":            473,
 	}
 )
 
@@ -1139,7 +1164,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xc50\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe71\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1189,7 +1214,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1aREASON_VOUCHER_WRONG_EVENT\x10|\x12\x17\n" +
 	"\x13REASON_HOLD_PENDING\x10}\x12+\n" +
 	"'REASON_AMOUNT_ABOVE_TRANSACTION_MAXIMUM\x10~\x12\x1b\n" +
-	"\x17REASON_EPOCH_NOT_ISSUED\x10\x7f\x12\x1b\n" +
+	"\x17REASON_EPOCH_NOT_ISSUED\x10\x7f\x12 \n" +
+	"\x1bREASON_ENTRY_NOT_REFUNDABLE\x10\x80\x01\x12\x1b\n" +
 	"\x16REASON_TABLE_NOT_FOUND\x10\xc8\x01\x12\x1e\n" +
 	"\x19REASON_ACTION_NOT_ALLOWED\x10\xc9\x01\x12 \n" +
 	"\x1bREASON_AMOUNT_ABOVE_MAXIMUM\x10\xca\x01\x12\x1e\n" +
@@ -1338,7 +1364,11 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x1dREASON_UNREGISTER_AFTER_START\x10\xc0\x03\x12\x1e\n" +
 	"\x19REASON_WINNER_NOT_DECIDED\x10\xc1\x03\x12\x17\n" +
 	"\x12REASON_TABLE_EMPTY\x10\xc2\x03\x12&\n" +
-	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"!REASON_TABLE_NOT_IN_HAND_FOR_HAND\x10\xc3\x03\x12\x1b\n" +
+	"\x16REASON_PRIZES_NOT_PAID\x10\xd6\x03\x12\x1d\n" +
+	"\x18REASON_NOTHING_TO_SETTLE\x10\xd7\x03\x12\x1f\n" +
+	"\x1aREASON_REENTRY_NOT_ALLOWED\x10\xd8\x03\x12!\n" +
+	"\x1cREASON_REENTRY_LIMIT_REACHED\x10\xd9\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once

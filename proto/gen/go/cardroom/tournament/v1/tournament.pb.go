@@ -40,10 +40,13 @@ const (
 	TournamentState_TOURNAMENT_STATE_SCHEDULED TournamentState = 1
 	// TOURNAMENT_STATE_RUNNING is in play.
 	TournamentState_TOURNAMENT_STATE_RUNNING TournamentState = 2
-	// TOURNAMENT_STATE_FINISHED has paid its prizes.
+	// TOURNAMENT_STATE_FINISHED has placed its winner and paid every prize.
 	TournamentState_TOURNAMENT_STATE_FINISHED TournamentState = 3
 	// TOURNAMENT_STATE_CANCELLED was called off.
 	TournamentState_TOURNAMENT_STATE_CANCELLED TournamentState = 4
+	// TOURNAMENT_STATE_PAYING has placed its winner; a prize is still
+	// pending or refused (PayPrizes and the service's retries finish them).
+	TournamentState_TOURNAMENT_STATE_PAYING TournamentState = 5
 )
 
 // Enum value maps for TournamentState.
@@ -54,6 +57,7 @@ var (
 		2: "TOURNAMENT_STATE_RUNNING",
 		3: "TOURNAMENT_STATE_FINISHED",
 		4: "TOURNAMENT_STATE_CANCELLED",
+		5: "TOURNAMENT_STATE_PAYING",
 	}
 	TournamentState_value = map[string]int32{
 		"TOURNAMENT_STATE_UNSPECIFIED": 0,
@@ -61,6 +65,7 @@ var (
 		"TOURNAMENT_STATE_RUNNING":     2,
 		"TOURNAMENT_STATE_FINISHED":    3,
 		"TOURNAMENT_STATE_CANCELLED":   4,
+		"TOURNAMENT_STATE_PAYING":      5,
 	}
 )
 
@@ -339,6 +344,134 @@ func (PenaltyType) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
+// SettlePrizePoolRequest names where the rest of a pool goes.
+type SettlePrizePoolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the finished tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// player_id receives the rest; empty gives it to the house.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// reason is recorded with the transfer and in the audit log.
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettlePrizePoolRequest) Reset() {
+	*x = SettlePrizePoolRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettlePrizePoolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettlePrizePoolRequest) ProtoMessage() {}
+
+func (x *SettlePrizePoolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettlePrizePoolRequest.ProtoReflect.Descriptor instead.
+func (*SettlePrizePoolRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SettlePrizePoolRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// SettlePrizePoolResponse is the settlement made.
+type SettlePrizePoolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// amount is what left the pool, minor units.
+	Amount int64 `protobuf:"varint,1,opt,name=amount,proto3" json:"amount,omitempty"`
+	// player_id received it; empty: the house.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// transfer_id is the wallet transfer.
+	TransferId    string `protobuf:"bytes,3,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettlePrizePoolResponse) Reset() {
+	*x = SettlePrizePoolResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettlePrizePoolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettlePrizePoolResponse) ProtoMessage() {}
+
+func (x *SettlePrizePoolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettlePrizePoolResponse.ProtoReflect.Descriptor instead.
+func (*SettlePrizePoolResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SettlePrizePoolResponse) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *SettlePrizePoolResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolResponse) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
 // Tournament is a poker tournament.
 type Tournament struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -382,7 +515,7 @@ type Tournament struct {
 
 func (x *Tournament) Reset() {
 	*x = Tournament{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[0]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -394,7 +527,7 @@ func (x *Tournament) String() string {
 func (*Tournament) ProtoMessage() {}
 
 func (x *Tournament) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[0]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -407,7 +540,7 @@ func (x *Tournament) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tournament.ProtoReflect.Descriptor instead.
 func (*Tournament) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{0}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Tournament) GetTournamentId() string {
@@ -558,14 +691,19 @@ type EntryPolicy struct {
 	// add_on_chips default to twice the rebuy chips (TR-17).
 	AddOnChips int64 `protobuf:"varint,12,opt,name=add_on_chips,json=addOnChips,proto3" json:"add_on_chips,omitempty"`
 	// add_on_window is how long after the rebuy period the add-on may be taken (G-23; default 15 min).
-	AddOnWindow   *durationpb.Duration `protobuf:"bytes,13,opt,name=add_on_window,json=addOnWindow,proto3" json:"add_on_window,omitempty"`
+	AddOnWindow *durationpb.Duration `protobuf:"bytes,13,opt,name=add_on_window,json=addOnWindow,proto3" json:"add_on_window,omitempty"`
+	// reentry lets a busted player enter again, paying a new entry, while
+	// registration is open (G-23).
+	Reentry bool `protobuf:"varint,14,opt,name=reentry,proto3" json:"reentry,omitempty"`
+	// max_reentries caps a player's re-entries; 0 is no cap (G-23).
+	MaxReentries  int32 `protobuf:"varint,15,opt,name=max_reentries,json=maxReentries,proto3" json:"max_reentries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntryPolicy) Reset() {
 	*x = EntryPolicy{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +715,7 @@ func (x *EntryPolicy) String() string {
 func (*EntryPolicy) ProtoMessage() {}
 
 func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[1]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +728,7 @@ func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntryPolicy.ProtoReflect.Descriptor instead.
 func (*EntryPolicy) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EntryPolicy) GetLateRegistration() *durationpb.Duration {
@@ -684,6 +822,20 @@ func (x *EntryPolicy) GetAddOnWindow() *durationpb.Duration {
 	return nil
 }
 
+func (x *EntryPolicy) GetReentry() bool {
+	if x != nil {
+		return x.Reentry
+	}
+	return false
+}
+
+func (x *EntryPolicy) GetMaxReentries() int32 {
+	if x != nil {
+		return x.MaxReentries
+	}
+	return 0
+}
+
 // Level is one row of the structure sheet (G-07): a playing level or a break.
 type Level struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -707,7 +859,7 @@ type Level struct {
 
 func (x *Level) Reset() {
 	*x = Level{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +871,7 @@ func (x *Level) String() string {
 func (*Level) ProtoMessage() {}
 
 func (x *Level) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[2]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +884,7 @@ func (x *Level) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Level.ProtoReflect.Descriptor instead.
 func (*Level) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Level) GetSmallBlind() int64 {
@@ -797,7 +949,7 @@ type PayoutTier struct {
 
 func (x *PayoutTier) Reset() {
 	*x = PayoutTier{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +961,7 @@ func (x *PayoutTier) String() string {
 func (*PayoutTier) ProtoMessage() {}
 
 func (x *PayoutTier) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +974,7 @@ func (x *PayoutTier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutTier.ProtoReflect.Descriptor instead.
 func (*PayoutTier) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PayoutTier) GetMaxEntrants() int32 {
@@ -852,7 +1004,7 @@ type PayoutStructure struct {
 
 func (x *PayoutStructure) Reset() {
 	*x = PayoutStructure{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +1016,7 @@ func (x *PayoutStructure) String() string {
 func (*PayoutStructure) ProtoMessage() {}
 
 func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +1029,7 @@ func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutStructure.ProtoReflect.Descriptor instead.
 func (*PayoutStructure) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PayoutStructure) GetTiers() []*PayoutTier {
@@ -931,7 +1083,7 @@ type CreateTournamentRequest struct {
 
 func (x *CreateTournamentRequest) Reset() {
 	*x = CreateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -943,7 +1095,7 @@ func (x *CreateTournamentRequest) String() string {
 func (*CreateTournamentRequest) ProtoMessage() {}
 
 func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -956,7 +1108,7 @@ func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CreateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateTournamentRequest) GetName() string {
@@ -1068,7 +1220,7 @@ type CreateTournamentResponse struct {
 
 func (x *CreateTournamentResponse) Reset() {
 	*x = CreateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1232,7 @@ func (x *CreateTournamentResponse) String() string {
 func (*CreateTournamentResponse) ProtoMessage() {}
 
 func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1245,7 @@ func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CreateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateTournamentResponse) GetTournament() *Tournament {
@@ -1116,7 +1268,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1280,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1293,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -1171,7 +1323,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1183,7 +1335,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1196,7 +1348,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*Tournament {
@@ -1224,7 +1376,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1388,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1401,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -1270,7 +1422,7 @@ type GetTournamentResponse struct {
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1434,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1447,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetTournamentResponse) GetTournament() *Tournament {
@@ -1327,14 +1479,24 @@ type Entry struct {
 	// seat is the seat number the seat draw gave (1-based); 0 before the draw.
 	Seat int32 `protobuf:"varint,9,opt,name=seat,proto3" json:"seat,omitempty"`
 	// left is set when the player has left the tournament (TR-35).
-	Left          bool `protobuf:"varint,10,opt,name=left,proto3" json:"left,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Left bool `protobuf:"varint,10,opt,name=left,proto3" json:"left,omitempty"`
+	// reentries is how many times the player entered again after busting (G-23).
+	Reentries int32 `protobuf:"varint,11,opt,name=reentries,proto3" json:"reentries,omitempty"`
+	// paid is what the player has paid into the event, minor units: entries,
+	// re-entries, rebuys and add-ons, prize parts and fees, less refunded
+	// entries. Like transfer_id and refund_transfer_id, a player sees it on
+	// their own entry only; staff see it on every entry.
+	Paid int64 `protobuf:"varint,12,opt,name=paid,proto3" json:"paid,omitempty"`
+	// refund_transfer_id is the wallet transfer that refunded the entry last
+	// withdrawn (TR-04); empty while the refund is pending.
+	RefundTransferId string `protobuf:"bytes,13,opt,name=refund_transfer_id,json=refundTransferId,proto3" json:"refund_transfer_id,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Entry) Reset() {
 	*x = Entry{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1508,7 @@ func (x *Entry) String() string {
 func (*Entry) ProtoMessage() {}
 
 func (x *Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1521,7 @@ func (x *Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Entry.ProtoReflect.Descriptor instead.
 func (*Entry) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Entry) GetTournamentId() string {
@@ -1432,6 +1594,27 @@ func (x *Entry) GetLeft() bool {
 	return false
 }
 
+func (x *Entry) GetReentries() int32 {
+	if x != nil {
+		return x.Reentries
+	}
+	return 0
+}
+
+func (x *Entry) GetPaid() int64 {
+	if x != nil {
+		return x.Paid
+	}
+	return 0
+}
+
+func (x *Entry) GetRefundTransferId() string {
+	if x != nil {
+		return x.RefundTransferId
+	}
+	return ""
+}
+
 // RegisterPlayerRequest registers a player.
 type RegisterPlayerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1447,7 +1630,7 @@ type RegisterPlayerRequest struct {
 
 func (x *RegisterPlayerRequest) Reset() {
 	*x = RegisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1459,7 +1642,7 @@ func (x *RegisterPlayerRequest) String() string {
 func (*RegisterPlayerRequest) ProtoMessage() {}
 
 func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1472,7 +1655,7 @@ func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RegisterPlayerRequest) GetTournamentId() string {
@@ -1507,7 +1690,7 @@ type RegisterPlayerResponse struct {
 
 func (x *RegisterPlayerResponse) Reset() {
 	*x = RegisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1519,7 +1702,7 @@ func (x *RegisterPlayerResponse) String() string {
 func (*RegisterPlayerResponse) ProtoMessage() {}
 
 func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1532,7 +1715,7 @@ func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RegisterPlayerResponse) GetEntry() *Entry {
@@ -1555,7 +1738,7 @@ type UnregisterPlayerRequest struct {
 
 func (x *UnregisterPlayerRequest) Reset() {
 	*x = UnregisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1567,7 +1750,7 @@ func (x *UnregisterPlayerRequest) String() string {
 func (*UnregisterPlayerRequest) ProtoMessage() {}
 
 func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1580,7 +1763,7 @@ func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnregisterPlayerRequest) GetTournamentId() string {
@@ -1608,7 +1791,7 @@ type UnregisterPlayerResponse struct {
 
 func (x *UnregisterPlayerResponse) Reset() {
 	*x = UnregisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1620,7 +1803,7 @@ func (x *UnregisterPlayerResponse) String() string {
 func (*UnregisterPlayerResponse) ProtoMessage() {}
 
 func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1633,7 +1816,7 @@ func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnregisterPlayerResponse) GetEntry() *Entry {
@@ -1654,7 +1837,7 @@ type ListEntriesRequest struct {
 
 func (x *ListEntriesRequest) Reset() {
 	*x = ListEntriesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +1849,7 @@ func (x *ListEntriesRequest) String() string {
 func (*ListEntriesRequest) ProtoMessage() {}
 
 func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +1862,7 @@ func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesRequest.ProtoReflect.Descriptor instead.
 func (*ListEntriesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListEntriesRequest) GetTournamentId() string {
@@ -1700,7 +1883,7 @@ type ListEntriesResponse struct {
 
 func (x *ListEntriesResponse) Reset() {
 	*x = ListEntriesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +1895,7 @@ func (x *ListEntriesResponse) String() string {
 func (*ListEntriesResponse) ProtoMessage() {}
 
 func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +1908,7 @@ func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesResponse.ProtoReflect.Descriptor instead.
 func (*ListEntriesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListEntriesResponse) GetEntries() []*Entry {
@@ -1750,7 +1933,7 @@ type SeatAssignment struct {
 
 func (x *SeatAssignment) Reset() {
 	*x = SeatAssignment{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1945,7 @@ func (x *SeatAssignment) String() string {
 func (*SeatAssignment) ProtoMessage() {}
 
 func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1958,7 @@ func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatAssignment.ProtoReflect.Descriptor instead.
 func (*SeatAssignment) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SeatAssignment) GetPlayerId() string {
@@ -1814,7 +1997,7 @@ type ButtonDraw struct {
 
 func (x *ButtonDraw) Reset() {
 	*x = ButtonDraw{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1826,7 +2009,7 @@ func (x *ButtonDraw) String() string {
 func (*ButtonDraw) ProtoMessage() {}
 
 func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1839,7 +2022,7 @@ func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonDraw.ProtoReflect.Descriptor instead.
 func (*ButtonDraw) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ButtonDraw) GetTable() int32 {
@@ -1874,7 +2057,7 @@ type StartTournamentRequest struct {
 
 func (x *StartTournamentRequest) Reset() {
 	*x = StartTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1886,7 +2069,7 @@ func (x *StartTournamentRequest) String() string {
 func (*StartTournamentRequest) ProtoMessage() {}
 
 func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1899,7 +2082,7 @@ func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
 func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *StartTournamentRequest) GetTournamentId() string {
@@ -1924,7 +2107,7 @@ type StartTournamentResponse struct {
 
 func (x *StartTournamentResponse) Reset() {
 	*x = StartTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2119,7 @@ func (x *StartTournamentResponse) String() string {
 func (*StartTournamentResponse) ProtoMessage() {}
 
 func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2132,7 @@ func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
 func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StartTournamentResponse) GetTournament() *Tournament {
@@ -1990,7 +2173,7 @@ type RebuyRequest struct {
 
 func (x *RebuyRequest) Reset() {
 	*x = RebuyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2002,7 +2185,7 @@ func (x *RebuyRequest) String() string {
 func (*RebuyRequest) ProtoMessage() {}
 
 func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2015,7 +2198,7 @@ func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
 func (*RebuyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RebuyRequest) GetTournamentId() string {
@@ -2059,7 +2242,7 @@ type RebuyResponse struct {
 
 func (x *RebuyResponse) Reset() {
 	*x = RebuyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2071,7 +2254,7 @@ func (x *RebuyResponse) String() string {
 func (*RebuyResponse) ProtoMessage() {}
 
 func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2084,7 +2267,7 @@ func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
 func (*RebuyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RebuyResponse) GetEntry() *Entry {
@@ -2120,7 +2303,7 @@ type AddOnRequest struct {
 
 func (x *AddOnRequest) Reset() {
 	*x = AddOnRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2132,7 +2315,7 @@ func (x *AddOnRequest) String() string {
 func (*AddOnRequest) ProtoMessage() {}
 
 func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2145,7 +2328,7 @@ func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
 func (*AddOnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AddOnRequest) GetTournamentId() string {
@@ -2196,7 +2379,7 @@ type AddOnResponse struct {
 
 func (x *AddOnResponse) Reset() {
 	*x = AddOnResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2391,7 @@ func (x *AddOnResponse) String() string {
 func (*AddOnResponse) ProtoMessage() {}
 
 func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2404,7 @@ func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
 func (*AddOnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AddOnResponse) GetEntry() *Entry {
@@ -2253,7 +2436,7 @@ type GetClockRequest struct {
 
 func (x *GetClockRequest) Reset() {
 	*x = GetClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2448,7 @@ func (x *GetClockRequest) String() string {
 func (*GetClockRequest) ProtoMessage() {}
 
 func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2461,7 @@ func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
 func (*GetClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetClockRequest) GetTournamentId() string {
@@ -2316,7 +2499,7 @@ type GetClockResponse struct {
 
 func (x *GetClockResponse) Reset() {
 	*x = GetClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2511,7 @@ func (x *GetClockResponse) String() string {
 func (*GetClockResponse) ProtoMessage() {}
 
 func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2524,7 @@ func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
 func (*GetClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetClockResponse) GetStarted() bool {
@@ -2397,7 +2580,7 @@ type PauseClockRequest struct {
 
 func (x *PauseClockRequest) Reset() {
 	*x = PauseClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2409,7 +2592,7 @@ func (x *PauseClockRequest) String() string {
 func (*PauseClockRequest) ProtoMessage() {}
 
 func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2422,7 +2605,7 @@ func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockRequest.ProtoReflect.Descriptor instead.
 func (*PauseClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PauseClockRequest) GetTournamentId() string {
@@ -2443,7 +2626,7 @@ type PauseClockResponse struct {
 
 func (x *PauseClockResponse) Reset() {
 	*x = PauseClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2455,7 +2638,7 @@ func (x *PauseClockResponse) String() string {
 func (*PauseClockResponse) ProtoMessage() {}
 
 func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2468,7 +2651,7 @@ func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockResponse.ProtoReflect.Descriptor instead.
 func (*PauseClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PauseClockResponse) GetClock() *GetClockResponse {
@@ -2489,7 +2672,7 @@ type ResumeClockRequest struct {
 
 func (x *ResumeClockRequest) Reset() {
 	*x = ResumeClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2501,7 +2684,7 @@ func (x *ResumeClockRequest) String() string {
 func (*ResumeClockRequest) ProtoMessage() {}
 
 func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2514,7 +2697,7 @@ func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockRequest.ProtoReflect.Descriptor instead.
 func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ResumeClockRequest) GetTournamentId() string {
@@ -2535,7 +2718,7 @@ type ResumeClockResponse struct {
 
 func (x *ResumeClockResponse) Reset() {
 	*x = ResumeClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2547,7 +2730,7 @@ func (x *ResumeClockResponse) String() string {
 func (*ResumeClockResponse) ProtoMessage() {}
 
 func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2560,7 +2743,7 @@ func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockResponse.ProtoReflect.Descriptor instead.
 func (*ResumeClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ResumeClockResponse) GetClock() *GetClockResponse {
@@ -2581,7 +2764,7 @@ type GetPayoutsRequest struct {
 
 func (x *GetPayoutsRequest) Reset() {
 	*x = GetPayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2593,7 +2776,7 @@ func (x *GetPayoutsRequest) String() string {
 func (*GetPayoutsRequest) ProtoMessage() {}
 
 func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2606,7 +2789,7 @@ func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
 func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetPayoutsRequest) GetTournamentId() string {
@@ -2635,7 +2818,7 @@ type GetPayoutsResponse struct {
 
 func (x *GetPayoutsResponse) Reset() {
 	*x = GetPayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2647,7 +2830,7 @@ func (x *GetPayoutsResponse) String() string {
 func (*GetPayoutsResponse) ProtoMessage() {}
 
 func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2660,7 +2843,7 @@ func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
 func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
@@ -2711,7 +2894,7 @@ type CancelTournamentRequest struct {
 
 func (x *CancelTournamentRequest) Reset() {
 	*x = CancelTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2906,7 @@ func (x *CancelTournamentRequest) String() string {
 func (*CancelTournamentRequest) ProtoMessage() {}
 
 func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2919,7 @@ func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CancelTournamentRequest) GetTournamentId() string {
@@ -2766,7 +2949,7 @@ type CancelTournamentResponse struct {
 
 func (x *CancelTournamentResponse) Reset() {
 	*x = CancelTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2961,7 @@ func (x *CancelTournamentResponse) String() string {
 func (*CancelTournamentResponse) ProtoMessage() {}
 
 func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2974,7 @@ func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CancelTournamentResponse) GetTournament() *Tournament {
@@ -2828,7 +3011,7 @@ type Knockout struct {
 
 func (x *Knockout) Reset() {
 	*x = Knockout{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +3023,7 @@ func (x *Knockout) String() string {
 func (*Knockout) ProtoMessage() {}
 
 func (x *Knockout) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +3036,7 @@ func (x *Knockout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
 func (*Knockout) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Knockout) GetPlayerId() string {
@@ -2908,7 +3091,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2920,7 +3103,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2933,7 +3116,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Finish) GetPlayerId() string {
@@ -2987,7 +3170,7 @@ type Prize struct {
 
 func (x *Prize) Reset() {
 	*x = Prize{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2999,7 +3182,7 @@ func (x *Prize) String() string {
 func (*Prize) ProtoMessage() {}
 
 func (x *Prize) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3012,7 +3195,7 @@ func (x *Prize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prize.ProtoReflect.Descriptor instead.
 func (*Prize) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Prize) GetPlayerId() string {
@@ -3077,7 +3260,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3089,7 +3272,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3102,7 +3285,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -3138,7 +3321,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3150,7 +3333,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3163,7 +3346,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -3205,7 +3388,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3217,7 +3400,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3230,7 +3413,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -3253,7 +3436,7 @@ type GetResultsResponse struct {
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3265,7 +3448,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3278,7 +3461,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -3306,7 +3489,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3318,7 +3501,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3331,7 +3514,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -3352,7 +3535,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3364,7 +3547,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3377,7 +3560,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -3412,7 +3595,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3424,7 +3607,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3437,7 +3620,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -3511,7 +3694,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3523,7 +3706,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3536,7 +3719,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -3575,7 +3758,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3587,7 +3770,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3600,7 +3783,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -3635,7 +3818,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3647,7 +3830,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3660,7 +3843,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -3683,7 +3866,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3695,7 +3878,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3708,7 +3891,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -3746,7 +3929,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3758,7 +3941,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3771,7 +3954,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -3831,7 +4014,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3843,7 +4026,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3856,7 +4039,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -3895,7 +4078,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3907,7 +4090,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3920,7 +4103,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -3961,7 +4144,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3973,7 +4156,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3986,7 +4169,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -4038,7 +4221,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4050,7 +4233,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4063,7 +4246,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -4127,7 +4310,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4139,7 +4322,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4152,7 +4335,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -4201,7 +4384,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4213,7 +4396,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4226,7 +4409,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -4253,7 +4436,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4265,7 +4448,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4278,7 +4461,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -4322,7 +4505,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4334,7 +4517,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4347,7 +4530,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -4377,7 +4560,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4389,7 +4572,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4402,7 +4585,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -4432,7 +4615,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4444,7 +4627,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4457,7 +4640,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -4491,7 +4674,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4503,7 +4686,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4516,7 +4699,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -4560,7 +4743,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4572,7 +4755,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4585,7 +4768,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -4613,7 +4796,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4625,7 +4808,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4638,7 +4821,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -4665,7 +4848,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4677,7 +4860,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4690,7 +4873,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -4732,7 +4915,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4744,7 +4927,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4757,7 +4940,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -4790,7 +4973,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4802,7 +4985,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4815,7 +4998,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -4880,7 +5063,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4892,7 +5075,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4905,7 +5088,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -4939,7 +5122,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4951,7 +5134,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4964,7 +5147,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -5006,7 +5189,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5018,7 +5201,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5031,7 +5214,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -5052,7 +5235,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5064,7 +5247,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5077,7 +5260,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -5100,7 +5283,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5112,7 +5295,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5125,7 +5308,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -5153,7 +5336,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5165,7 +5348,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5178,7 +5361,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -5207,7 +5390,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5219,7 +5402,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5232,7 +5415,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -5281,7 +5464,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5293,7 +5476,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5306,7 +5489,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -5335,7 +5518,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5347,7 +5530,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5360,7 +5543,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -5409,7 +5592,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5421,7 +5604,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5434,7 +5617,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -5455,7 +5638,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5467,7 +5650,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5480,7 +5663,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -5505,7 +5688,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5517,7 +5700,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5530,7 +5713,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -5569,7 +5752,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5581,7 +5764,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5594,7 +5777,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -5622,7 +5805,17 @@ var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x06\n" +
+	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
+	"\x16SettlePrizePoolRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12?\n" +
+	"\tplayer_id\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\"\n" +
+	"\x06reason\x18\x03 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"o\n" +
+	"\x17SettlePrizePoolResponse\x12\x16\n" +
+	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
+	"\vtransfer_id\x18\x03 \x01(\tR\n" +
+	"transferId\"\xb6\x06\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -5644,7 +5837,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\fentry_policy\x18\x0e \x01(\v2#.cardroom.tournament.v1.EntryPolicyR\ventryPolicy\x125\n" +
 	"\x06levels\x18\x0f \x03(\v2\x1d.cardroom.tournament.v1.LevelR\x06levels\x12A\n" +
 	"\apayouts\x18\x10 \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x12&\n" +
-	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\"\x9f\x05\n" +
+	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\"\xea\x05\n" +
 	"\vEntryPolicy\x12V\n" +
 	"\x11late_registration\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x10lateRegistration\x12.\n" +
 	"\fmax_entrants\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xa0\x8d\x06(\x00R\vmaxEntrants\x12L\n" +
@@ -5667,7 +5860,10 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\fadd_on_chips\x18\f \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
 	"addOnChips\x12L\n" +
 	"\radd_on_window\x18\r \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
-	"\xaa\x01\a\"\x03\b\xc0p2\x00R\vaddOnWindow\"\x9d\x02\n" +
+	"\xaa\x01\a\"\x03\b\xc0p2\x00R\vaddOnWindow\x12\x18\n" +
+	"\areentry\x18\x0e \x01(\bR\areentry\x12/\n" +
+	"\rmax_reentries\x18\x0f \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\xe8\a(\x00R\fmaxReentries\"\x9d\x02\n" +
 	"\x05Level\x12(\n" +
 	"\vsmall_blind\x18\x01 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
 	"smallBlind\x12$\n" +
@@ -5722,7 +5918,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x15GetTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
-	"tournament\"\xd5\x02\n" +
+	"tournament\"\xb5\x03\n" +
 	"\x05Entry\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12;\n" +
@@ -5735,7 +5931,10 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x05table\x18\b \x01(\x05R\x05table\x12\x12\n" +
 	"\x04seat\x18\t \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04left\x18\n" +
-	" \x01(\bR\x04left\"\xbf\x01\n" +
+	" \x01(\bR\x04left\x12\x1c\n" +
+	"\treentries\x18\v \x01(\x05R\treentries\x12\x12\n" +
+	"\x04paid\x18\f \x01(\x03R\x04paid\x12,\n" +
+	"\x12refund_transfer_id\x18\r \x01(\tR\x10refundTransferId\"\xbf\x01\n" +
 	"\x15RegisterPlayerRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12<\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12&\n" +
@@ -6041,13 +6240,14 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x13AttachTableResponse\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x14\n" +
 	"\x05table\x18\x02 \x01(\x05R\x05table\x12\x19\n" +
-	"\btable_id\x18\x03 \x01(\tR\atableId*\xb0\x01\n" +
+	"\btable_id\x18\x03 \x01(\tR\atableId*\xcd\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
 	"\x18TOURNAMENT_STATE_RUNNING\x10\x02\x12\x1d\n" +
 	"\x19TOURNAMENT_STATE_FINISHED\x10\x03\x12\x1e\n" +
-	"\x1aTOURNAMENT_STATE_CANCELLED\x10\x04*\x94\x01\n" +
+	"\x1aTOURNAMENT_STATE_CANCELLED\x10\x04\x12\x1b\n" +
+	"\x17TOURNAMENT_STATE_PAYING\x10\x05*\x94\x01\n" +
 	"\x10TournamentFormat\x12!\n" +
 	"\x1dTOURNAMENT_FORMAT_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bTOURNAMENT_FORMAT_FREEZEOUT\x10\x01\x12\x1b\n" +
@@ -6073,7 +6273,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xb4*\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xe8+\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -6137,7 +6337,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x10UpdateTournament\x12/.cardroom.tournament.v1.UpdateTournamentRequest\x1a0.cardroom.tournament.v1.UpdateTournamentResponse\"8\xca\xf3\x18\x03\n" +
 	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\xb0\x01\n" +
 	"\vAttachTable\x12*.cardroom.tournament.v1.AttachTableRequest\x1a+.cardroom.tournament.v1.AttachTableResponse\"H\xca\xf3\x18\x04\n" +
-	"\x02\x03\x05\x82\xd3\xe4\x93\x02::\x01*\"5/v1/tournaments/{tournament_id}/tables/{table}:attach\x12\x97\x01\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02::\x01*\"5/v1/tournaments/{tournament_id}/tables/{table}:attach\x12\xb1\x01\n" +
+	"\x0fSettlePrizePool\x12..cardroom.tournament.v1.SettlePrizePoolRequest\x1a/.cardroom.tournament.v1.SettlePrizePoolResponse\"=\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tournaments/{tournament_id}:settlePool\x12\x97\x01\n" +
 	"\tListAudit\x12(.cardroom.tournament.v1.ListAuditRequest\x1a).cardroom.tournament.v1.ListAuditResponse\"5\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/auditBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
@@ -6154,235 +6356,239 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 83)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
 	(EntryStatus)(0),                  // 2: cardroom.tournament.v1.EntryStatus
 	(PrizeState)(0),                   // 3: cardroom.tournament.v1.PrizeState
 	(PenaltyType)(0),                  // 4: cardroom.tournament.v1.PenaltyType
-	(*Tournament)(nil),                // 5: cardroom.tournament.v1.Tournament
-	(*EntryPolicy)(nil),               // 6: cardroom.tournament.v1.EntryPolicy
-	(*Level)(nil),                     // 7: cardroom.tournament.v1.Level
-	(*PayoutTier)(nil),                // 8: cardroom.tournament.v1.PayoutTier
-	(*PayoutStructure)(nil),           // 9: cardroom.tournament.v1.PayoutStructure
-	(*CreateTournamentRequest)(nil),   // 10: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil),  // 11: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),    // 12: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),   // 13: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),      // 14: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),     // 15: cardroom.tournament.v1.GetTournamentResponse
-	(*Entry)(nil),                     // 16: cardroom.tournament.v1.Entry
-	(*RegisterPlayerRequest)(nil),     // 17: cardroom.tournament.v1.RegisterPlayerRequest
-	(*RegisterPlayerResponse)(nil),    // 18: cardroom.tournament.v1.RegisterPlayerResponse
-	(*UnregisterPlayerRequest)(nil),   // 19: cardroom.tournament.v1.UnregisterPlayerRequest
-	(*UnregisterPlayerResponse)(nil),  // 20: cardroom.tournament.v1.UnregisterPlayerResponse
-	(*ListEntriesRequest)(nil),        // 21: cardroom.tournament.v1.ListEntriesRequest
-	(*ListEntriesResponse)(nil),       // 22: cardroom.tournament.v1.ListEntriesResponse
-	(*SeatAssignment)(nil),            // 23: cardroom.tournament.v1.SeatAssignment
-	(*ButtonDraw)(nil),                // 24: cardroom.tournament.v1.ButtonDraw
-	(*StartTournamentRequest)(nil),    // 25: cardroom.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil),   // 26: cardroom.tournament.v1.StartTournamentResponse
-	(*RebuyRequest)(nil),              // 27: cardroom.tournament.v1.RebuyRequest
-	(*RebuyResponse)(nil),             // 28: cardroom.tournament.v1.RebuyResponse
-	(*AddOnRequest)(nil),              // 29: cardroom.tournament.v1.AddOnRequest
-	(*AddOnResponse)(nil),             // 30: cardroom.tournament.v1.AddOnResponse
-	(*GetClockRequest)(nil),           // 31: cardroom.tournament.v1.GetClockRequest
-	(*GetClockResponse)(nil),          // 32: cardroom.tournament.v1.GetClockResponse
-	(*PauseClockRequest)(nil),         // 33: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),        // 34: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),        // 35: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),       // 36: cardroom.tournament.v1.ResumeClockResponse
-	(*GetPayoutsRequest)(nil),         // 37: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 38: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 39: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 40: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 41: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 42: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 43: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 44: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 45: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 46: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 47: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 48: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 49: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 50: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 51: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 52: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 53: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 54: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 55: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 56: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 57: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 58: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 59: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 60: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 61: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 62: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 63: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 64: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 65: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 66: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 67: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 68: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 69: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 70: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 71: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 72: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 73: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 74: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 75: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 76: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 77: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 78: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 79: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 80: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 81: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 82: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 83: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 84: cardroom.tournament.v1.AttachTableResponse
-	nil,                               // 85: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 86: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 87: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 88: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 89: google.protobuf.Duration
+	(*SettlePrizePoolRequest)(nil),    // 5: cardroom.tournament.v1.SettlePrizePoolRequest
+	(*SettlePrizePoolResponse)(nil),   // 6: cardroom.tournament.v1.SettlePrizePoolResponse
+	(*Tournament)(nil),                // 7: cardroom.tournament.v1.Tournament
+	(*EntryPolicy)(nil),               // 8: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                     // 9: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),                // 10: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),           // 11: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),   // 12: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil),  // 13: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),    // 14: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),   // 15: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),      // 16: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),     // 17: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                     // 18: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),     // 19: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),    // 20: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),   // 21: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil),  // 22: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),        // 23: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),       // 24: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),            // 25: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),                // 26: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),    // 27: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),   // 28: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),              // 29: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 30: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 31: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 32: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),           // 33: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),          // 34: cardroom.tournament.v1.GetClockResponse
+	(*PauseClockRequest)(nil),         // 35: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 36: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 37: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 38: cardroom.tournament.v1.ResumeClockResponse
+	(*GetPayoutsRequest)(nil),         // 39: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 40: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 41: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 42: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 43: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 44: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 45: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 46: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 47: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 48: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 49: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 50: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 51: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 52: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 53: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 54: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 55: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 56: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 57: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 58: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 59: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 60: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 61: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 62: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 63: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 64: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 65: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 66: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 67: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 68: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 69: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 70: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 71: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 72: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 73: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 74: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 75: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 76: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 77: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 78: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 79: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 80: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 81: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 82: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 83: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 84: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 85: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 86: cardroom.tournament.v1.AttachTableResponse
+	nil,                               // 87: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 88: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 89: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 90: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 91: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	86,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	87,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	88,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	88,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	89,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	90,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	88,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	90,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	6,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	7,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	9,   // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	89,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	89,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	89,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	89,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	8,   // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	86,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	87,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	88,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	8,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	9,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	11,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	91,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	91,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	91,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	91,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	10,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	88,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	89,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	90,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	6,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	7,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	9,   // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,   // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	5,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	5,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	9,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	11,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	88,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	16,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	85,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	5,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	23,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	24,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	16,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	16,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	88,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	7,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	89,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	32,  // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	32,  // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	9,   // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,   // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	90,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	18,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	18,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	18,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	87,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	7,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	25,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	26,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	18,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	18,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	90,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	9,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	91,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	34,  // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	34,  // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	11,  // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	3,   // 42: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	41,  // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	42,  // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43,  // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	42,  // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	43,  // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	43,  // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	43,  // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	44,  // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	45,  // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	44,  // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	45,  // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	45,  // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
 	4,   // 49: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	42,  // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	54,  // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	55,  // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	24,  // 53: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	58,  // 54: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	60,  // 55: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	62,  // 56: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	42,  // 57: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	62,  // 58: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	42,  // 59: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	9,   // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	5,   // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	16,  // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	88,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	73,  // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	16,  // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	88,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	7,   // 67: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	5,   // 68: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	88,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	80,  // 70: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	10,  // 71: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	12,  // 72: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	14,  // 73: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	17,  // 74: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	19,  // 75: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	21,  // 76: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	25,  // 77: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	27,  // 78: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	29,  // 79: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	31,  // 80: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	33,  // 81: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	35,  // 82: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	37,  // 83: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	39,  // 84: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	44,  // 85: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	46,  // 86: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	48,  // 87: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	50,  // 88: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	52,  // 89: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	56,  // 90: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	59,  // 91: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	63,  // 92: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	65,  // 93: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	67,  // 94: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	69,  // 95: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	71,  // 96: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	74,  // 97: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	76,  // 98: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	78,  // 99: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	83,  // 100: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	81,  // 101: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	11,  // 102: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	13,  // 103: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	15,  // 104: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	18,  // 105: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	20,  // 106: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	22,  // 107: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	26,  // 108: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	28,  // 109: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	30,  // 110: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	32,  // 111: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	34,  // 112: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	36,  // 113: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	38,  // 114: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	40,  // 115: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	45,  // 116: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	47,  // 117: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	49,  // 118: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	51,  // 119: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	53,  // 120: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	57,  // 121: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	61,  // 122: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	64,  // 123: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	66,  // 124: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	68,  // 125: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	70,  // 126: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	72,  // 127: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	75,  // 128: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	77,  // 129: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	79,  // 130: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	84,  // 131: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	82,  // 132: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	102, // [102:133] is the sub-list for method output_type
-	71,  // [71:102] is the sub-list for method input_type
+	44,  // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	56,  // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	57,  // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	26,  // 53: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	60,  // 54: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	62,  // 55: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	64,  // 56: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	44,  // 57: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	64,  // 58: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	44,  // 59: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	11,  // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	18,  // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	90,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	75,  // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	18,  // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	90,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	9,   // 67: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,   // 68: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	90,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	82,  // 70: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	12,  // 71: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	14,  // 72: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	16,  // 73: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	19,  // 74: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	21,  // 75: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	23,  // 76: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	27,  // 77: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	29,  // 78: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	31,  // 79: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	33,  // 80: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	35,  // 81: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	37,  // 82: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	39,  // 83: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	41,  // 84: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	46,  // 85: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	48,  // 86: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	50,  // 87: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	52,  // 88: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	54,  // 89: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	58,  // 90: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	61,  // 91: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	65,  // 92: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	67,  // 93: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	69,  // 94: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	71,  // 95: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	73,  // 96: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	76,  // 97: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	78,  // 98: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	80,  // 99: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	85,  // 100: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	5,   // 101: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	83,  // 102: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	13,  // 103: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	15,  // 104: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	17,  // 105: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	20,  // 106: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	22,  // 107: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	24,  // 108: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	28,  // 109: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	30,  // 110: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	32,  // 111: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	34,  // 112: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	36,  // 113: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	38,  // 114: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	40,  // 115: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	42,  // 116: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	47,  // 117: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	49,  // 118: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	51,  // 119: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	53,  // 120: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	55,  // 121: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	59,  // 122: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	63,  // 123: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	66,  // 124: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	68,  // 125: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	70,  // 126: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	72,  // 127: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	74,  // 128: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	77,  // 129: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	79,  // 130: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	81,  // 131: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	86,  // 132: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	6,   // 133: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	84,  // 134: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	103, // [103:135] is the sub-list for method output_type
+	71,  // [71:103] is the sub-list for method input_type
 	71,  // [71:71] is the sub-list for extension type_name
 	71,  // [71:71] is the sub-list for extension extendee
 	0,   // [0:71] is the sub-list for field type_name
@@ -6399,7 +6605,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   81,
+			NumMessages:   83,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

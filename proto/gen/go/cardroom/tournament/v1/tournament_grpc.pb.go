@@ -52,6 +52,7 @@ const (
 	TournamentService_LeaveTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/LeaveTournament"
 	TournamentService_UpdateTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/UpdateTournament"
 	TournamentService_AttachTable_FullMethodName       = "/cardroom.tournament.v1.TournamentService/AttachTable"
+	TournamentService_SettlePrizePool_FullMethodName   = "/cardroom.tournament.v1.TournamentService/SettlePrizePool"
 	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
 )
 
@@ -161,6 +162,13 @@ type TournamentServiceClient interface {
 	// ends the table's round hand (G-26). Attaching the same table again
 	// changes nothing; a table plays for one tournament table at a time.
 	AttachTable(ctx context.Context, in *AttachTableRequest, opts ...grpc.CallOption) (*AttachTableResponse, error)
+	// SettlePrizePool settles what a finished tournament's prize pool holds
+	// once every prize is paid — a prize withheld from an expelled player
+	// (TR-34), a satellite's remainder (G-24) — to the house or to a named
+	// player, through the wallet under an idempotency key of the step, and
+	// records it in the audit log. A pending settlement is finished by the
+	// same call.
+	SettlePrizePool(ctx context.Context, in *SettlePrizePoolRequest, opts ...grpc.CallOption) (*SettlePrizePoolResponse, error)
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error)
@@ -474,6 +482,16 @@ func (c *tournamentServiceClient) AttachTable(ctx context.Context, in *AttachTab
 	return out, nil
 }
 
+func (c *tournamentServiceClient) SettlePrizePool(ctx context.Context, in *SettlePrizePoolRequest, opts ...grpc.CallOption) (*SettlePrizePoolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SettlePrizePoolResponse)
+	err := c.cc.Invoke(ctx, TournamentService_SettlePrizePool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tournamentServiceClient) ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAuditResponse)
@@ -590,6 +608,13 @@ type TournamentServiceServer interface {
 	// ends the table's round hand (G-26). Attaching the same table again
 	// changes nothing; a table plays for one tournament table at a time.
 	AttachTable(context.Context, *AttachTableRequest) (*AttachTableResponse, error)
+	// SettlePrizePool settles what a finished tournament's prize pool holds
+	// once every prize is paid — a prize withheld from an expelled player
+	// (TR-34), a satellite's remainder (G-24) — to the house or to a named
+	// player, through the wallet under an idempotency key of the step, and
+	// records it in the audit log. A pending settlement is finished by the
+	// same call.
+	SettlePrizePool(context.Context, *SettlePrizePoolRequest) (*SettlePrizePoolResponse, error)
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error)
@@ -692,6 +717,9 @@ func (UnimplementedTournamentServiceServer) UpdateTournament(context.Context, *U
 }
 func (UnimplementedTournamentServiceServer) AttachTable(context.Context, *AttachTableRequest) (*AttachTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AttachTable not implemented")
+}
+func (UnimplementedTournamentServiceServer) SettlePrizePool(context.Context, *SettlePrizePoolRequest) (*SettlePrizePoolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SettlePrizePool not implemented")
 }
 func (UnimplementedTournamentServiceServer) ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAudit not implemented")
@@ -1257,6 +1285,24 @@ func _TournamentService_AttachTable_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_SettlePrizePool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SettlePrizePoolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).SettlePrizePool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_SettlePrizePool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).SettlePrizePool(ctx, req.(*SettlePrizePoolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TournamentService_ListAudit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAuditRequest)
 	if err := dec(in); err != nil {
@@ -1401,6 +1447,10 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AttachTable",
 			Handler:    _TournamentService_AttachTable_Handler,
+		},
+		{
+			MethodName: "SettlePrizePool",
+			Handler:    _TournamentService_SettlePrizePool_Handler,
 		},
 		{
 			MethodName: "ListAudit",

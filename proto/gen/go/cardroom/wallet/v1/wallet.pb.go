@@ -140,6 +140,9 @@ const (
 	TransferKind_TRANSFER_KIND_VOUCHER_ISSUE TransferKind = 11
 	// TRANSFER_KIND_REVERSAL is the exact opposite of an earlier transfer.
 	TransferKind_TRANSFER_KIND_REVERSAL TransferKind = 12
+	// TRANSFER_KIND_POOL_SETTLEMENT settles what a finished event's prize
+	// pool holds after its prizes (TR-34, G-24).
+	TransferKind_TRANSFER_KIND_POOL_SETTLEMENT TransferKind = 13
 )
 
 // Enum value maps for TransferKind.
@@ -158,21 +161,23 @@ var (
 		10: "TRANSFER_KIND_PRIZE",
 		11: "TRANSFER_KIND_VOUCHER_ISSUE",
 		12: "TRANSFER_KIND_REVERSAL",
+		13: "TRANSFER_KIND_POOL_SETTLEMENT",
 	}
 	TransferKind_value = map[string]int32{
-		"TRANSFER_KIND_UNSPECIFIED":    0,
-		"TRANSFER_KIND_DEPOSIT":        1,
-		"TRANSFER_KIND_WITHDRAWAL":     2,
-		"TRANSFER_KIND_BUY_IN_HOLD":    3,
-		"TRANSFER_KIND_BUY_IN_COMMIT":  4,
-		"TRANSFER_KIND_BUY_IN_RELEASE": 5,
-		"TRANSFER_KIND_CASH_OUT":       6,
-		"TRANSFER_KIND_ENTRY":          7,
-		"TRANSFER_KIND_REBUY":          8,
-		"TRANSFER_KIND_ADD_ON":         9,
-		"TRANSFER_KIND_PRIZE":          10,
-		"TRANSFER_KIND_VOUCHER_ISSUE":  11,
-		"TRANSFER_KIND_REVERSAL":       12,
+		"TRANSFER_KIND_UNSPECIFIED":     0,
+		"TRANSFER_KIND_DEPOSIT":         1,
+		"TRANSFER_KIND_WITHDRAWAL":      2,
+		"TRANSFER_KIND_BUY_IN_HOLD":     3,
+		"TRANSFER_KIND_BUY_IN_COMMIT":   4,
+		"TRANSFER_KIND_BUY_IN_RELEASE":  5,
+		"TRANSFER_KIND_CASH_OUT":        6,
+		"TRANSFER_KIND_ENTRY":           7,
+		"TRANSFER_KIND_REBUY":           8,
+		"TRANSFER_KIND_ADD_ON":          9,
+		"TRANSFER_KIND_PRIZE":           10,
+		"TRANSFER_KIND_VOUCHER_ISSUE":   11,
+		"TRANSFER_KIND_REVERSAL":        12,
+		"TRANSFER_KIND_POOL_SETTLEMENT": 13,
 	}
 )
 
@@ -3432,6 +3437,272 @@ func (x *RefundResponse) GetTotal() int64 {
 	return 0
 }
 
+// RefundEntryRequest refunds one withdrawn tournament entry.
+type RefundEntryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// event_id is the tournament the entry was paid for.
+	EventId string `protobuf:"bytes,2,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// player_id is the entrant.
+	PlayerId string `protobuf:"bytes,3,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// transfer_id is the entry's transfer (EnterResponse.transfer); it must be
+	// this player's entry to this event.
+	TransferId string `protobuf:"bytes,4,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// reason is recorded on the reversal.
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefundEntryRequest) Reset() {
+	*x = RefundEntryRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefundEntryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefundEntryRequest) ProtoMessage() {}
+
+func (x *RefundEntryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefundEntryRequest.ProtoReflect.Descriptor instead.
+func (*RefundEntryRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *RefundEntryRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *RefundEntryRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *RefundEntryRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *RefundEntryRequest) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *RefundEntryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RefundEntryResponse is the posted reversal.
+type RefundEntryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the reversal; amount is the prize part plus the fee.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefundEntryResponse) Reset() {
+	*x = RefundEntryResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefundEntryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefundEntryResponse) ProtoMessage() {}
+
+func (x *RefundEntryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefundEntryResponse.ProtoReflect.Descriptor instead.
+func (*RefundEntryResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *RefundEntryResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+// SettlePrizePoolRequest settles the rest of a finished event's pool.
+type SettlePrizePoolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// event_id is the finished tournament.
+	EventId string `protobuf:"bytes,2,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// currency is the event's currency.
+	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	// amount is what leaves the pool, in minor units.
+	Amount int64 `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
+	// player_id receives it; empty gives it to the house (house fees).
+	PlayerId string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// reason is recorded on the transfer.
+	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettlePrizePoolRequest) Reset() {
+	*x = SettlePrizePoolRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettlePrizePoolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettlePrizePoolRequest) ProtoMessage() {}
+
+func (x *SettlePrizePoolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettlePrizePoolRequest.ProtoReflect.Descriptor instead.
+func (*SettlePrizePoolRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *SettlePrizePoolRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *SettlePrizePoolRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// SettlePrizePoolResponse is the posted settlement.
+type SettlePrizePoolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// transfer is the settlement.
+	Transfer      *Transfer `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettlePrizePoolResponse) Reset() {
+	*x = SettlePrizePoolResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettlePrizePoolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettlePrizePoolResponse) ProtoMessage() {}
+
+func (x *SettlePrizePoolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettlePrizePoolResponse.ProtoReflect.Descriptor instead.
+func (*SettlePrizePoolResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *SettlePrizePoolResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
 // AuditRequest runs the audit.
 type AuditRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3441,7 +3712,7 @@ type AuditRequest struct {
 
 func (x *AuditRequest) Reset() {
 	*x = AuditRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3453,7 +3724,7 @@ func (x *AuditRequest) String() string {
 func (*AuditRequest) ProtoMessage() {}
 
 func (x *AuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3466,7 +3737,7 @@ func (x *AuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRequest.ProtoReflect.Descriptor instead.
 func (*AuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{47}
 }
 
 // CurrencyTotals are the audit's sums for one currency.
@@ -3495,7 +3766,7 @@ type CurrencyTotals struct {
 
 func (x *CurrencyTotals) Reset() {
 	*x = CurrencyTotals{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3507,7 +3778,7 @@ func (x *CurrencyTotals) String() string {
 func (*CurrencyTotals) ProtoMessage() {}
 
 func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3520,7 +3791,7 @@ func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
 func (*CurrencyTotals) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CurrencyTotals) GetCurrency() string {
@@ -3601,7 +3872,7 @@ type AuditResponse struct {
 
 func (x *AuditResponse) Reset() {
 	*x = AuditResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3613,7 +3884,7 @@ func (x *AuditResponse) String() string {
 func (*AuditResponse) ProtoMessage() {}
 
 func (x *AuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3626,7 +3897,7 @@ func (x *AuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditResponse.ProtoReflect.Descriptor instead.
 func (*AuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *AuditResponse) GetClean() bool {
@@ -3719,7 +3990,7 @@ type TableReconciliation struct {
 
 func (x *TableReconciliation) Reset() {
 	*x = TableReconciliation{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3731,7 +4002,7 @@ func (x *TableReconciliation) String() string {
 func (*TableReconciliation) ProtoMessage() {}
 
 func (x *TableReconciliation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3744,7 +4015,7 @@ func (x *TableReconciliation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableReconciliation.ProtoReflect.Descriptor instead.
 func (*TableReconciliation) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *TableReconciliation) GetTableId() string {
@@ -3832,7 +4103,7 @@ type StuckCashOut struct {
 
 func (x *StuckCashOut) Reset() {
 	*x = StuckCashOut{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3844,7 +4115,7 @@ func (x *StuckCashOut) String() string {
 func (*StuckCashOut) ProtoMessage() {}
 
 func (x *StuckCashOut) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3857,7 +4128,7 @@ func (x *StuckCashOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StuckCashOut.ProtoReflect.Descriptor instead.
 func (*StuckCashOut) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StuckCashOut) GetTableId() string {
@@ -3939,7 +4210,7 @@ type ListStuckCashOutsRequest struct {
 
 func (x *ListStuckCashOutsRequest) Reset() {
 	*x = ListStuckCashOutsRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3951,7 +4222,7 @@ func (x *ListStuckCashOutsRequest) String() string {
 func (*ListStuckCashOutsRequest) ProtoMessage() {}
 
 func (x *ListStuckCashOutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3964,7 +4235,7 @@ func (x *ListStuckCashOutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStuckCashOutsRequest.ProtoReflect.Descriptor instead.
 func (*ListStuckCashOutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{52}
 }
 
 // ListStuckCashOutsResponse lists them, oldest first.
@@ -3978,7 +4249,7 @@ type ListStuckCashOutsResponse struct {
 
 func (x *ListStuckCashOutsResponse) Reset() {
 	*x = ListStuckCashOutsResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3990,7 +4261,7 @@ func (x *ListStuckCashOutsResponse) String() string {
 func (*ListStuckCashOutsResponse) ProtoMessage() {}
 
 func (x *ListStuckCashOutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4003,7 +4274,7 @@ func (x *ListStuckCashOutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStuckCashOutsResponse.ProtoReflect.Descriptor instead.
 func (*ListStuckCashOutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListStuckCashOutsResponse) GetCashOuts() []*StuckCashOut {
@@ -4292,7 +4563,30 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"I\n" +
 	"\x0eRefundResponse\x12!\n" +
 	"\freversal_ids\x18\x01 \x03(\tR\vreversalIds\x12\x14\n" +
-	"\x05total\x18\x02 \x01(\x03R\x05total\"\x0e\n" +
+	"\x05total\x18\x02 \x01(\x03R\x05total\"\x93\x02\n" +
+	"\x12RefundEntryRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\bevent_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12<\n" +
+	"\tplayer_id\x18\x03 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12*\n" +
+	"\vtransfer_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\n" +
+	"transferId\x12\"\n" +
+	"\x06reason\x18\x05 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"O\n" +
+	"\x13RefundEntryResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xbe\x02\n" +
+	"\x16SettlePrizePoolRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\bevent_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\aeventId\x12-\n" +
+	"\bcurrency\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x12\x1f\n" +
+	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12?\n" +
+	"\tplayer_id\x18\x05 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\"\n" +
+	"\x06reason\x18\x06 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"S\n" +
+	"\x17SettlePrizePoolResponse\x128\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\x0e\n" +
 	"\fAuditRequest\"\xe9\x01\n" +
 	"\x0eCurrencyTotals\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x16\n" +
@@ -4349,7 +4643,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x12ACCOUNT_KIND_TABLE\x10\x04\x12\x15\n" +
 	"\x11ACCOUNT_KIND_HOLD\x10\x05\x12\x1b\n" +
 	"\x17ACCOUNT_KIND_PRIZE_POOL\x10\x06\x12\x18\n" +
-	"\x14ACCOUNT_KIND_VOUCHER\x10\a*\x86\x03\n" +
+	"\x14ACCOUNT_KIND_VOUCHER\x10\a*\xa9\x03\n" +
 	"\fTransferKind\x12\x1d\n" +
 	"\x19TRANSFER_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TRANSFER_KIND_DEPOSIT\x10\x01\x12\x1c\n" +
@@ -4364,7 +4658,8 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x13TRANSFER_KIND_PRIZE\x10\n" +
 	"\x12\x1f\n" +
 	"\x1bTRANSFER_KIND_VOUCHER_ISSUE\x10\v\x12\x1a\n" +
-	"\x16TRANSFER_KIND_REVERSAL\x10\f*\xc4\x01\n" +
+	"\x16TRANSFER_KIND_REVERSAL\x10\f\x12!\n" +
+	"\x1dTRANSFER_KIND_POOL_SETTLEMENT\x10\r*\xc4\x01\n" +
 	"\tBuyInCase\x12\x1b\n" +
 	"\x17BUY_IN_CASE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBUY_IN_CASE_NEW\x10\x01\x12\x16\n" +
@@ -4378,7 +4673,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0fHOLD_STATE_HELD\x10\x01\x12\x18\n" +
 	"\x14HOLD_STATE_COMMITTED\x10\x02\x12\x17\n" +
 	"\x13HOLD_STATE_RELEASED\x10\x03\x12\x16\n" +
-	"\x12HOLD_STATE_EXPIRED\x10\x042\xd6\x12\n" +
+	"\x12HOLD_STATE_EXPIRED\x10\x042\xb4\x14\n" +
 	"\rWalletService\x12\x7f\n" +
 	"\vOpenAccount\x12&.cardroom.wallet.v1.OpenAccountRequest\x1a'.cardroom.wallet.v1.OpenAccountResponse\"\x1f\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/accounts\x12\x8f\x01\n" +
@@ -4419,6 +4714,10 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x01\x06\x12X\n" +
 	"\x06Refund\x12!.cardroom.wallet.v1.RefundRequest\x1a\".cardroom.wallet.v1.RefundResponse\"\a\xca\xf3\x18\x03\n" +
 	"\x01\x06\x12g\n" +
+	"\vRefundEntry\x12&.cardroom.wallet.v1.RefundEntryRequest\x1a'.cardroom.wallet.v1.RefundEntryResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12s\n" +
+	"\x0fSettlePrizePool\x12*.cardroom.wallet.v1.SettlePrizePoolRequest\x1a+.cardroom.wallet.v1.SettlePrizePoolResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12g\n" +
 	"\x05Audit\x12 .cardroom.wallet.v1.AuditRequest\x1a!.cardroom.wallet.v1.AuditResponse\"\x19\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\v\x12\t/v1/audit\x12\x95\x01\n" +
 	"\x11ListStuckCashOuts\x12,.cardroom.wallet.v1.ListStuckCashOutsRequest\x1a-.cardroom.wallet.v1.ListStuckCashOutsResponse\"#\xca\xf3\x18\x04\n" +
@@ -4437,7 +4736,7 @@ func file_cardroom_wallet_v1_wallet_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_wallet_v1_wallet_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
 	(AccountKind)(0),                  // 0: cardroom.wallet.v1.AccountKind
 	(TransferKind)(0),                 // 1: cardroom.wallet.v1.TransferKind
@@ -4486,101 +4785,111 @@ var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
 	(*IssueVoucherResponse)(nil),      // 44: cardroom.wallet.v1.IssueVoucherResponse
 	(*RefundRequest)(nil),             // 45: cardroom.wallet.v1.RefundRequest
 	(*RefundResponse)(nil),            // 46: cardroom.wallet.v1.RefundResponse
-	(*AuditRequest)(nil),              // 47: cardroom.wallet.v1.AuditRequest
-	(*CurrencyTotals)(nil),            // 48: cardroom.wallet.v1.CurrencyTotals
-	(*AuditResponse)(nil),             // 49: cardroom.wallet.v1.AuditResponse
-	(*TableReconciliation)(nil),       // 50: cardroom.wallet.v1.TableReconciliation
-	(*StuckCashOut)(nil),              // 51: cardroom.wallet.v1.StuckCashOut
-	(*ListStuckCashOutsRequest)(nil),  // 52: cardroom.wallet.v1.ListStuckCashOutsRequest
-	(*ListStuckCashOutsResponse)(nil), // 53: cardroom.wallet.v1.ListStuckCashOutsResponse
-	nil,                               // 54: cardroom.wallet.v1.StatementLine.DetailsEntry
-	(*timestamppb.Timestamp)(nil),     // 55: google.protobuf.Timestamp
-	(*v1.Game)(nil),                   // 56: cardroom.game.v1.Game
+	(*RefundEntryRequest)(nil),        // 47: cardroom.wallet.v1.RefundEntryRequest
+	(*RefundEntryResponse)(nil),       // 48: cardroom.wallet.v1.RefundEntryResponse
+	(*SettlePrizePoolRequest)(nil),    // 49: cardroom.wallet.v1.SettlePrizePoolRequest
+	(*SettlePrizePoolResponse)(nil),   // 50: cardroom.wallet.v1.SettlePrizePoolResponse
+	(*AuditRequest)(nil),              // 51: cardroom.wallet.v1.AuditRequest
+	(*CurrencyTotals)(nil),            // 52: cardroom.wallet.v1.CurrencyTotals
+	(*AuditResponse)(nil),             // 53: cardroom.wallet.v1.AuditResponse
+	(*TableReconciliation)(nil),       // 54: cardroom.wallet.v1.TableReconciliation
+	(*StuckCashOut)(nil),              // 55: cardroom.wallet.v1.StuckCashOut
+	(*ListStuckCashOutsRequest)(nil),  // 56: cardroom.wallet.v1.ListStuckCashOutsRequest
+	(*ListStuckCashOutsResponse)(nil), // 57: cardroom.wallet.v1.ListStuckCashOutsResponse
+	nil,                               // 58: cardroom.wallet.v1.StatementLine.DetailsEntry
+	(*timestamppb.Timestamp)(nil),     // 59: google.protobuf.Timestamp
+	(*v1.Game)(nil),                   // 60: cardroom.game.v1.Game
 }
 var file_cardroom_wallet_v1_wallet_proto_depIdxs = []int32{
 	0,  // 0: cardroom.wallet.v1.Account.kind:type_name -> cardroom.wallet.v1.AccountKind
-	55, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
+	59, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: cardroom.wallet.v1.OpenAccountRequest.kind:type_name -> cardroom.wallet.v1.AccountKind
 	4,  // 3: cardroom.wallet.v1.OpenAccountResponse.account:type_name -> cardroom.wallet.v1.Account
 	1,  // 4: cardroom.wallet.v1.Transfer.kind:type_name -> cardroom.wallet.v1.TransferKind
-	55, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
+	59, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
 	9,  // 6: cardroom.wallet.v1.DepositResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 7: cardroom.wallet.v1.WithdrawResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	1,  // 8: cardroom.wallet.v1.StatementLine.kind:type_name -> cardroom.wallet.v1.TransferKind
-	54, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
-	55, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
+	58, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
+	59, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
 	15, // 11: cardroom.wallet.v1.GetStatementResponse.lines:type_name -> cardroom.wallet.v1.StatementLine
 	18, // 12: cardroom.wallet.v1.GetCageReportResponse.lines:type_name -> cardroom.wallet.v1.CageLine
 	9,  // 13: cardroom.wallet.v1.ReverseTransferResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	2,  // 14: cardroom.wallet.v1.BuyInRange.case:type_name -> cardroom.wallet.v1.BuyInCase
-	56, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	60, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	22, // 16: cardroom.wallet.v1.CheckBuyInResponse.range:type_name -> cardroom.wallet.v1.BuyInRange
 	22, // 17: cardroom.wallet.v1.CheckBuyInResponse.table_range:type_name -> cardroom.wallet.v1.BuyInRange
 	3,  // 18: cardroom.wallet.v1.Hold.state:type_name -> cardroom.wallet.v1.HoldState
-	55, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
+	59, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
 	22, // 20: cardroom.wallet.v1.Hold.range:type_name -> cardroom.wallet.v1.BuyInRange
-	56, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	60, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	25, // 22: cardroom.wallet.v1.HoldBuyInResponse.hold:type_name -> cardroom.wallet.v1.Hold
 	25, // 23: cardroom.wallet.v1.CommitHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
 	25, // 24: cardroom.wallet.v1.ReleaseHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
-	55, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
+	59, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
 	9,  // 26: cardroom.wallet.v1.EnterResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 27: cardroom.wallet.v1.RebuyResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 28: cardroom.wallet.v1.AddOnResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 29: cardroom.wallet.v1.PayPrizeResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	55, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
+	59, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
 	43, // 31: cardroom.wallet.v1.IssueVoucherResponse.voucher:type_name -> cardroom.wallet.v1.Voucher
-	48, // 32: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
-	50, // 33: cardroom.wallet.v1.AuditResponse.tables:type_name -> cardroom.wallet.v1.TableReconciliation
-	51, // 34: cardroom.wallet.v1.AuditResponse.stuck_cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
-	55, // 35: cardroom.wallet.v1.StuckCashOut.create_time:type_name -> google.protobuf.Timestamp
-	55, // 36: cardroom.wallet.v1.StuckCashOut.last_attempt_time:type_name -> google.protobuf.Timestamp
-	51, // 37: cardroom.wallet.v1.ListStuckCashOutsResponse.cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
-	5,  // 38: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
-	7,  // 39: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
-	14, // 40: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
-	10, // 41: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
-	12, // 42: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
-	17, // 43: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
-	20, // 44: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
-	23, // 45: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
-	26, // 46: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
-	28, // 47: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
-	30, // 48: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
-	32, // 49: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
-	34, // 50: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
-	36, // 51: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
-	38, // 52: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
-	40, // 53: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
-	42, // 54: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
-	45, // 55: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
-	47, // 56: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
-	52, // 57: cardroom.wallet.v1.WalletService.ListStuckCashOuts:input_type -> cardroom.wallet.v1.ListStuckCashOutsRequest
-	6,  // 58: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
-	8,  // 59: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
-	16, // 60: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
-	11, // 61: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
-	13, // 62: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
-	19, // 63: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
-	21, // 64: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
-	24, // 65: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
-	27, // 66: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
-	29, // 67: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
-	31, // 68: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
-	33, // 69: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
-	35, // 70: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
-	37, // 71: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
-	39, // 72: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
-	41, // 73: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
-	44, // 74: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
-	46, // 75: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
-	49, // 76: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
-	53, // 77: cardroom.wallet.v1.WalletService.ListStuckCashOuts:output_type -> cardroom.wallet.v1.ListStuckCashOutsResponse
-	58, // [58:78] is the sub-list for method output_type
-	38, // [38:58] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	9,  // 32: cardroom.wallet.v1.RefundEntryResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 33: cardroom.wallet.v1.SettlePrizePoolResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	52, // 34: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
+	54, // 35: cardroom.wallet.v1.AuditResponse.tables:type_name -> cardroom.wallet.v1.TableReconciliation
+	55, // 36: cardroom.wallet.v1.AuditResponse.stuck_cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	59, // 37: cardroom.wallet.v1.StuckCashOut.create_time:type_name -> google.protobuf.Timestamp
+	59, // 38: cardroom.wallet.v1.StuckCashOut.last_attempt_time:type_name -> google.protobuf.Timestamp
+	55, // 39: cardroom.wallet.v1.ListStuckCashOutsResponse.cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	5,  // 40: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
+	7,  // 41: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
+	14, // 42: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
+	10, // 43: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
+	12, // 44: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
+	17, // 45: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
+	20, // 46: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
+	23, // 47: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
+	26, // 48: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
+	28, // 49: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
+	30, // 50: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
+	32, // 51: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
+	34, // 52: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
+	36, // 53: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
+	38, // 54: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
+	40, // 55: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
+	42, // 56: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
+	45, // 57: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
+	47, // 58: cardroom.wallet.v1.WalletService.RefundEntry:input_type -> cardroom.wallet.v1.RefundEntryRequest
+	49, // 59: cardroom.wallet.v1.WalletService.SettlePrizePool:input_type -> cardroom.wallet.v1.SettlePrizePoolRequest
+	51, // 60: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
+	56, // 61: cardroom.wallet.v1.WalletService.ListStuckCashOuts:input_type -> cardroom.wallet.v1.ListStuckCashOutsRequest
+	6,  // 62: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
+	8,  // 63: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
+	16, // 64: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
+	11, // 65: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
+	13, // 66: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
+	19, // 67: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
+	21, // 68: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
+	24, // 69: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
+	27, // 70: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
+	29, // 71: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
+	31, // 72: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
+	33, // 73: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
+	35, // 74: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
+	37, // 75: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
+	39, // 76: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
+	41, // 77: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
+	44, // 78: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
+	46, // 79: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
+	48, // 80: cardroom.wallet.v1.WalletService.RefundEntry:output_type -> cardroom.wallet.v1.RefundEntryResponse
+	50, // 81: cardroom.wallet.v1.WalletService.SettlePrizePool:output_type -> cardroom.wallet.v1.SettlePrizePoolResponse
+	53, // 82: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
+	57, // 83: cardroom.wallet.v1.WalletService.ListStuckCashOuts:output_type -> cardroom.wallet.v1.ListStuckCashOutsResponse
+	62, // [62:84] is the sub-list for method output_type
+	40, // [40:62] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_wallet_v1_wallet_proto_init() }
@@ -4594,7 +4903,7 @@ func file_cardroom_wallet_v1_wallet_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_wallet_v1_wallet_proto_rawDesc), len(file_cardroom_wallet_v1_wallet_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   51,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -46,6 +46,8 @@ const (
 	WalletService_PayPrize_FullMethodName          = "/cardroom.wallet.v1.WalletService/PayPrize"
 	WalletService_IssueVoucher_FullMethodName      = "/cardroom.wallet.v1.WalletService/IssueVoucher"
 	WalletService_Refund_FullMethodName            = "/cardroom.wallet.v1.WalletService/Refund"
+	WalletService_RefundEntry_FullMethodName       = "/cardroom.wallet.v1.WalletService/RefundEntry"
+	WalletService_SettlePrizePool_FullMethodName   = "/cardroom.wallet.v1.WalletService/SettlePrizePool"
 	WalletService_Audit_FullMethodName             = "/cardroom.wallet.v1.WalletService/Audit"
 	WalletService_ListStuckCashOuts_FullMethodName = "/cardroom.wallet.v1.WalletService/ListStuckCashOuts"
 )
@@ -113,6 +115,17 @@ type WalletServiceClient interface {
 	// Refund reverses every entry, rebuy and add-on of a cancelled event
 	// (TR-03, G-30).
 	Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error)
+	// RefundEntry gives back one tournament entry withdrawn before the start
+	// (TR-04): the exact reversal of the entry's transfer, so the player gets
+	// the prize part and the fee back (or the voucher becomes usable again),
+	// never more than was paid, and once however often it is asked.
+	RefundEntry(ctx context.Context, in *RefundEntryRequest, opts ...grpc.CallOption) (*RefundEntryResponse, error)
+	// SettlePrizePool moves what is left in a finished event's prize pool
+	// once every prize is paid — a prize withheld from an expelled player
+	// (TR-34), a satellite's remainder (G-24) — to the house or to a player,
+	// as the floor decided through the tournament service. The pool cannot
+	// go negative.
+	SettlePrizePool(ctx context.Context, in *SettlePrizePoolRequest, opts ...grpc.CallOption) (*SettlePrizePoolResponse, error)
 	// Audit proves the ledger's invariants (per currency debits equal credits
 	// and balances sum to zero, each balance equals the sum of its entries)
 	// and reconciles each cash table's escrow with the chips the table
@@ -313,6 +326,26 @@ func (c *walletServiceClient) Refund(ctx context.Context, in *RefundRequest, opt
 	return out, nil
 }
 
+func (c *walletServiceClient) RefundEntry(ctx context.Context, in *RefundEntryRequest, opts ...grpc.CallOption) (*RefundEntryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RefundEntryResponse)
+	err := c.cc.Invoke(ctx, WalletService_RefundEntry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) SettlePrizePool(ctx context.Context, in *SettlePrizePoolRequest, opts ...grpc.CallOption) (*SettlePrizePoolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SettlePrizePoolResponse)
+	err := c.cc.Invoke(ctx, WalletService_SettlePrizePool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *walletServiceClient) Audit(ctx context.Context, in *AuditRequest, opts ...grpc.CallOption) (*AuditResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuditResponse)
@@ -396,6 +429,17 @@ type WalletServiceServer interface {
 	// Refund reverses every entry, rebuy and add-on of a cancelled event
 	// (TR-03, G-30).
 	Refund(context.Context, *RefundRequest) (*RefundResponse, error)
+	// RefundEntry gives back one tournament entry withdrawn before the start
+	// (TR-04): the exact reversal of the entry's transfer, so the player gets
+	// the prize part and the fee back (or the voucher becomes usable again),
+	// never more than was paid, and once however often it is asked.
+	RefundEntry(context.Context, *RefundEntryRequest) (*RefundEntryResponse, error)
+	// SettlePrizePool moves what is left in a finished event's prize pool
+	// once every prize is paid — a prize withheld from an expelled player
+	// (TR-34), a satellite's remainder (G-24) — to the house or to a player,
+	// as the floor decided through the tournament service. The pool cannot
+	// go negative.
+	SettlePrizePool(context.Context, *SettlePrizePoolRequest) (*SettlePrizePoolResponse, error)
 	// Audit proves the ledger's invariants (per currency debits equal credits
 	// and balances sum to zero, each balance equals the sum of its entries)
 	// and reconciles each cash table's escrow with the chips the table
@@ -469,6 +513,12 @@ func (UnimplementedWalletServiceServer) IssueVoucher(context.Context, *IssueVouc
 }
 func (UnimplementedWalletServiceServer) Refund(context.Context, *RefundRequest) (*RefundResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Refund not implemented")
+}
+func (UnimplementedWalletServiceServer) RefundEntry(context.Context, *RefundEntryRequest) (*RefundEntryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RefundEntry not implemented")
+}
+func (UnimplementedWalletServiceServer) SettlePrizePool(context.Context, *SettlePrizePoolRequest) (*SettlePrizePoolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SettlePrizePool not implemented")
 }
 func (UnimplementedWalletServiceServer) Audit(context.Context, *AuditRequest) (*AuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Audit not implemented")
@@ -821,6 +871,42 @@ func _WalletService_Refund_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WalletService_RefundEntry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RefundEntryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).RefundEntry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_RefundEntry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).RefundEntry(ctx, req.(*RefundEntryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_SettlePrizePool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SettlePrizePoolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).SettlePrizePool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_SettlePrizePool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).SettlePrizePool(ctx, req.(*SettlePrizePoolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WalletService_Audit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AuditRequest)
 	if err := dec(in); err != nil {
@@ -935,6 +1021,14 @@ var WalletService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Refund",
 			Handler:    _WalletService_Refund_Handler,
+		},
+		{
+			MethodName: "RefundEntry",
+			Handler:    _WalletService_RefundEntry_Handler,
+		},
+		{
+			MethodName: "SettlePrizePool",
+			Handler:    _WalletService_SettlePrizePool_Handler,
 		},
 		{
 			MethodName: "Audit",
