@@ -47,33 +47,7 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	for _, p := range players {
 		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
 	}
-	// Registration is done, however long it took on a loaded machine: the
-	// admin brings the start forward to just ahead, and the test waits for
-	// it — the published start time (TR-04) is real time in the child.
-	// A start that is already past when the update arrives is refused;
-	// then the admin tries again a little further ahead.
-	admin := s.token("admin-1", "admin")
-	var startAt time.Time
-	for lead := 300 * time.Millisecond; ; lead *= 2 {
-		startAt = time.Now().Add(lead).UTC()
-		code, body := r.do("POST", "/v1/tournaments/"+id+":update", admin, map[string]any{
-			"start_time": startAt.Format(time.RFC3339Nano), "reason": "field complete: start now"})
-		if code == 200 {
-			break
-		}
-		if lead > 10*time.Second {
-			t.Fatalf("moving the start forward: %d %s", code, body)
-		}
-	}
-	time.Sleep(time.Until(startAt))
-	var started struct {
-		Seats []struct {
-			PlayerID string `json:"player_id"`
-			Table    int    `json:"table"`
-			Seat     int    `json:"seat"`
-		}
-	}
-	r.must("POST", "/v1/tournaments/"+id+":start", r.floor, map[string]any{}, &started)
+	started := r.startTournament(id)
 	if len(started.Seats) != len(players) {
 		t.Fatalf("draw: %+v", started.Seats)
 	}
@@ -192,6 +166,41 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 	if n, _ := m.sum("cardroom_tournament_players_remaining", this); n > 1 {
 		t.Errorf("cardroom_tournament_players_remaining{%s} = %v after the last knock-out", this, n)
 	}
+}
+
+// drawn is a started tournament's seat draw.
+type drawn struct {
+	Seats []struct {
+		PlayerID string `json:"player_id"`
+		Table    int    `json:"table"`
+		Seat     int    `json:"seat"`
+	}
+}
+
+// startTournament starts a tournament whose registration is done, however
+// long it took on a loaded machine: the admin brings the start forward to
+// just ahead, and the test waits for it — the published start time (TR-04)
+// is real time in the child. A start that is already past when the update
+// arrives is refused; then the admin tries again a little further ahead.
+func (r *room) startTournament(id string) drawn {
+	r.t.Helper()
+	admin := r.token("admin-1", "admin")
+	var startAt time.Time
+	for lead := 300 * time.Millisecond; ; lead *= 2 {
+		startAt = time.Now().Add(lead).UTC()
+		code, body := r.do("POST", "/v1/tournaments/"+id+":update", admin, map[string]any{
+			"start_time": startAt.Format(time.RFC3339Nano), "reason": "field complete: start now"})
+		if code == 200 {
+			break
+		}
+		if lead > 10*time.Second {
+			r.t.Fatalf("moving the start forward: %d %s", code, body)
+		}
+	}
+	time.Sleep(time.Until(startAt)) // the child's clock is real time: waiting for the published start
+	var started drawn
+	r.must("POST", "/v1/tournaments/"+id+":start", r.floor, map[string]any{}, &started)
+	return started
 }
 
 // checkKnockoutTrace: a knock-out is one story in the traces. The player's

@@ -74,7 +74,11 @@ func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterP
 	if err != nil {
 		return nil, err
 	}
-	return &tournamentv1.RegisterPlayerResponse{Entry: entryToProto(en)}, nil
+	pb, err := s.entryWithMoney(ctx, id, en)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.RegisterPlayerResponse{Entry: pb}, nil
 }
 
 // pending returns the player's pending step of a kind.
@@ -242,7 +246,11 @@ func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.Unregis
 	if err != nil {
 		return nil, err
 	}
-	return &tournamentv1.UnregisterPlayerResponse{Entry: entryToProto(en)}, nil
+	pb, err := s.entryWithMoney(ctx, id, en)
+	if err != nil {
+		return nil, err
+	}
+	return &tournamentv1.UnregisterPlayerResponse{Entry: pb}, nil
 }
 
 // Rebuy decides and pays a rebuy (TR-13…TR-16, G-23).

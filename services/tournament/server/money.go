@@ -46,6 +46,35 @@ func moneyByPlayer(recs []store.PaymentRecord) map[string]money {
 	return out
 }
 
+// money returns what each player paid into the event and got back.
+func (s *Server) money(ctx context.Context, id string) (map[string]money, error) {
+	recs, err := s.store.Payments(ctx, id, int(entry.PayEntry), int(entry.PayRebuy), int(entry.PayAddOn), int(entry.RefundEntry))
+	if err != nil {
+		return nil, err
+	}
+	return moneyByPlayer(recs), nil
+}
+
+// withMoney is the entry with its money; a cancelled event's refund gave
+// everything back.
+func withMoney(en entry.Entry, paid map[string]money) *tournamentv1.Entry {
+	pb := entryToProto(en)
+	if m := paid[en.PlayerID]; en.Status != entry.Refunded {
+		pb.Paid, pb.RefundTransferId = m.paid, m.refund
+	}
+	return pb
+}
+
+// entryWithMoney answers a request about one entry — the player's own, or
+// staff acting on it — with its money.
+func (s *Server) entryWithMoney(ctx context.Context, id string, en entry.Entry) (*tournamentv1.Entry, error) {
+	paid, err := s.money(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return withMoney(en, paid), nil
+}
+
 // ListEntries lists the entries in registration order with their money:
 // what each player paid, the transfers that paid and refunded it. A
 // request acting as a player sees those fields on its own entry only.
@@ -55,18 +84,14 @@ func (s *Server) ListEntries(ctx context.Context, req *tournamentv1.ListEntriesR
 	if err != nil {
 		return nil, err
 	}
-	recs, err := s.store.Payments(ctx, id, int(entry.PayEntry), int(entry.PayRebuy), int(entry.PayAddOn), int(entry.RefundEntry))
+	paid, err := s.money(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	paid := moneyByPlayer(recs)
 	viewer, player := asPlayer(ctx)
 	resp := &tournamentv1.ListEntriesResponse{}
 	for _, en := range ens {
-		pb := entryToProto(en)
-		if m := paid[en.PlayerID]; en.Status != entry.Refunded {
-			pb.Paid, pb.RefundTransferId = m.paid, m.refund
-		}
+		pb := withMoney(en, paid)
 		if player && en.PlayerID != viewer {
 			pb.TransferId, pb.Paid, pb.RefundTransferId = "", 0, ""
 		}

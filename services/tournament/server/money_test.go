@@ -156,7 +156,7 @@ func TestReentry_G23(t *testing.T) {
 	}
 	bust(id, "d")
 	again := f.register(t, id, "d")
-	if again.GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE || again.GetReentries() != 1 || again.GetTable() == 0 {
+	if again.GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE || again.GetReentries() != 1 || again.GetTable() == 0 || again.GetPaid() != 2*6100 {
 		t.Fatalf("G-23 re-entry: %v", again)
 	}
 	if key := "trn/" + id + "/d/entry/2"; w.calls[key] != 1 || w.get("d") != 100000-2*6100 || w.pool[id] != 5*5000 {
