@@ -107,9 +107,15 @@ var allParts = []part{
 			if err != nil {
 				return nil, fmt.Errorf("seating settings: %w", err)
 			}
+			// Seating sits away players out at their tables, and stands
+			// up those whose seat the floor released (CS-13, CS-14).
+			tableConn, err := e.dial(seating.Name, table.Name)
+			if err != nil {
+				return nil, err
+			}
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
 			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay,
-				Config: cfg, Logger: e.log})
+				Tables: tablev1.NewTableServiceClient(tableConn), Config: cfg, Logger: e.log})
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+
+	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/lock"
@@ -24,11 +27,18 @@ func TestSeatingPartReadsItsTimers(t *testing.T) {
 		}
 	}
 	db := testkit.SQLite(t, seating.DBOptions())
-	e := &environment{clock: clock.Real{}, log: slog.Default(), locker: lock.NewLocal(), bus: events.NewMemory(events.MemoryOptions{})}
+	// The part dials the table service (it sits away players out there):
+	// a connection made, never used here.
+	issuer, err := auth.NewIssuer([]byte("0123456789abcdef0123456789abcdef"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &environment{clock: clock.Real{}, log: slog.Default(), locker: lock.NewLocal(), bus: events.NewMemory(events.MemoryOptions{}),
+		issuer: issuer, grpcAddr: "127.0.0.1:1", all: true, conns: map[string]*grpc.ClientConn{}}
 
 	t.Setenv("CARDROOM_SEATING_OFFER_TIMEOUT", "-3m")
 	t.Setenv("CARDROOM_SEATING_SWEEP_INTERVAL", "1h")
-	_, err := p.build(e, db)
+	_, err = p.build(e, db)
 	if err == nil || !strings.Contains(err.Error(), "CARDROOM_SEATING_OFFER_TIMEOUT") || !strings.Contains(err.Error(), "CARDROOM_SEATING_SWEEP_INTERVAL") {
 		t.Fatalf("bad timers: %v, want both variables named", err)
 	}

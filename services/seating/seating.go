@@ -12,7 +12,8 @@
 //	cfg, err := settings.Config()            // a timer out of range names its variable
 //	relay := events.NewRelay(db, bus, events.RelayOptions{Clock: clk, Logger: log})
 //	svc, err := seating.New(ctx, seating.Deps{DB: db, Clock: clk, Locker: locker,
-//		Bus: bus, Relay: relay, Config: cfg, Logger: log})
+//		Bus: bus, Relay: relay, Tables: tablev1.NewTableServiceClient(tableConn),
+//		Config: cfg, Logger: log})
 //	svc.Register(grpcServer)
 //	go relay.Run(ctx) // publishes seating's outbox; drains once more when ctx ends
 //	go svc.Run(ctx)   // offer/absence/hold timers, table-event consumers, board poll
@@ -45,8 +46,11 @@
 // epoch): seating.offer_made / offer_accepted / offer_declined /
 // offer_expired / offer_withdrawn / hold_lapsed (seatingv1.OfferEvent);
 // seating.player_away / player_back / absence_overdue / seat_released
-// (seatingv1.AbsenceEvent: the table sits an away player out, and stands a
-// released one up, then reports table.seat_opened);
+// (seatingv1.AbsenceEvent); seating itself carries them to the table
+// (Deps.Tables, consumer group "seating.table"): an away player is sat
+// out (TP-56), a returning one dealt in again under TP-15/TP-18, a
+// released one stood up and cashed out, after which the table reports
+// table.seat_opened and the seat is offered (CS-13, CS-14);
 // seating.open_table_suggested (seatingv1.OpenTableSuggested, key = list id).
 package seating
 
@@ -64,6 +68,7 @@ import (
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/seating/room"
 	"github.com/cardroom/cardroom/services/seating/server"
 	"github.com/cardroom/cardroom/services/seating/store"
@@ -103,6 +108,11 @@ type Deps struct {
 	Locker lock.Locker
 	// Bus delivers the table events seating consumes; nil consumes none.
 	Bus events.Bus
+	// Tables is the table service (a client under seating's service
+	// token): an absence recorded here sits the seat out there, a return
+	// deals it in again and the floor's release stands the player up
+	// (TableSeats). Nil leaves that to the app.
+	Tables tablev1.TableServiceClient
 	// Relay is the outbox relay of DB; the service adds its events through
 	// it so they go out at commit. The caller runs it (Relay.Run).
 	Relay *events.Relay
@@ -124,8 +134,12 @@ func New(_ context.Context, deps Deps) (*Service, error) {
 	if deps.DB == nil || deps.Locker == nil {
 		return nil, errors.New("seating: DB and Locker are required")
 	}
+	var tables room.Tables
+	if deps.Tables != nil {
+		tables = TableSeats{Client: deps.Tables}
+	}
 	r, err := room.New(room.Deps{
-		Store: store.New(deps.DB, deps.Locker), Relay: deps.Relay, Bus: deps.Bus,
+		Store: store.New(deps.DB, deps.Locker), Relay: deps.Relay, Bus: deps.Bus, Tables: tables,
 		Clock: deps.Clock, Logger: deps.Logger,
 	}, deps.Config)
 	if err != nil {

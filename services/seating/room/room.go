@@ -66,7 +66,10 @@ type Deps struct {
 	// Relay writes events to the outbox and wakes the relay on commit.
 	Relay *events.Relay
 	// Bus delivers table events; nil runs no consumers.
-	Bus    events.Bus
+	Bus events.Bus
+	// Tables carries absences to the table service; nil leaves the table
+	// to the app (tests of seating alone).
+	Tables Tables
 	Clock  clock.Clock
 	Logger *slog.Logger
 }
@@ -80,13 +83,14 @@ type Actor struct {
 
 // Room is the seating service's application layer.
 type Room struct {
-	store *store.Store
-	relay *events.Relay
-	bus   events.Bus
-	clock clock.Clock
-	log   *slog.Logger
-	cfg   Config
-	board *Board
+	store  *store.Store
+	relay  *events.Relay
+	bus    events.Bus
+	tables Tables
+	clock  clock.Clock
+	log    *slog.Logger
+	cfg    Config
+	board  *Board
 }
 
 // New returns a Room. It fails on a config whose timers are out of range.
@@ -129,7 +133,7 @@ func New(deps Deps, cfg Config) (*Room, error) {
 	if deps.Store == nil {
 		return nil, errors.New("seating: no store")
 	}
-	return &Room{store: deps.Store, relay: deps.Relay, bus: deps.Bus, clock: deps.Clock, log: deps.Logger, cfg: cfg, board: newBoard()}, nil
+	return &Room{store: deps.Store, relay: deps.Relay, bus: deps.Bus, tables: deps.Tables, clock: deps.Clock, log: deps.Logger, cfg: cfg, board: newBoard()}, nil
 }
 
 // Board returns the live board's change feed.

@@ -3,6 +3,8 @@ package room
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -369,5 +371,90 @@ func TestRunStopsWithItsContext(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not stop")
+	}
+}
+
+// fakeTables records what seating asks of the table service.
+type fakeTables struct{ calls []string }
+
+func (f *fakeTables) record(what, table string, seat int, player string) error {
+	f.calls = append(f.calls, fmt.Sprintf("%s %s/%d %s", what, table, seat, player))
+	return nil
+}
+
+func (f *fakeTables) SitOut(_ context.Context, table string, seat int, player string) error {
+	return f.record("sit-out", table, seat, player)
+}
+
+func (f *fakeTables) Return(_ context.Context, table string, seat int, player string) error {
+	return f.record("return", table, seat, player)
+}
+
+func (f *fakeTables) Release(_ context.Context, table string, seat int, player string) error {
+	return f.record("release", table, seat, player)
+}
+
+// absenceEvent is seating's own event of kind k about player's absence.
+func absenceEvent(t *testing.T, k waitlist.EventKind, table, player string) events.Event {
+	t.Helper()
+	ev, err := wire.Event(&waitlist.Game{}, waitlist.Event{Kind: k, Absence: waitlist.Absence{Table: table, Player: player}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestAbsenceTakesEffectAtTheTable_CS13_CS14_TP56(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tables := &fakeTables{}
+	f.room.tables = tables
+	ctx := t.Context()
+	f.seated(t, "t1", "ann", "bob")
+	annSeat, _ := f.game(t).DutyAt("t1", "ann")
+	bobSeat, _ := f.game(t).DutyAt("t1", "bob")
+	handle := func(k waitlist.EventKind, player string) {
+		t.Helper()
+		if err := f.room.HandleAbsence(ctx, absenceEvent(t, k, "t1", player)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	player := Actor{Subject: "ann"}
+	if _, _, err := f.room.MarkAway(ctx, "t1", "ann", waitlist.LongBreak, 0, player); err != nil {
+		t.Fatal(err)
+	}
+	handle(waitlist.PlayerAway, "ann")
+	if err := f.room.MarkBack(ctx, "t1", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	handle(waitlist.PlayerBack, "ann")
+	// A late redelivery of the away event: the record says ann is back.
+	handle(waitlist.PlayerAway, "ann")
+	floor := Actor{Subject: "floor-1", Floor: true}
+	if _, _, err := f.room.MarkAway(ctx, "t1", "bob", waitlist.ShortAbsence, 0, floor); err != nil {
+		t.Fatal(err)
+	}
+	handle(waitlist.PlayerAway, "bob")
+	f.clock.Advance(15 * time.Minute)
+	if err := f.room.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.room.DecideAbsence(ctx, "t1", "bob", true, 0, "gone", floor); err != nil {
+		t.Fatal(err)
+	}
+	// An away event overtaken by the release does not stand bob up; the
+	// release does, once however often it comes.
+	handle(waitlist.PlayerAway, "bob")
+	handle(waitlist.SeatReleased, "bob")
+	if err := f.room.HandleSeatOpened(ctx, seatOpened(t, "e-rel", "t1", bobSeat)); err != nil {
+		t.Fatal(err)
+	}
+	handle(waitlist.SeatReleased, "bob")
+	want := []string{
+		fmt.Sprintf("sit-out t1/%d ann", annSeat), fmt.Sprintf("return t1/%d ann", annSeat), fmt.Sprintf("return t1/%d ann", annSeat),
+		fmt.Sprintf("sit-out t1/%d bob", bobSeat), fmt.Sprintf("release t1/%d bob", bobSeat),
+	}
+	if !slices.Equal(tables.calls, want) {
+		t.Fatalf("calls to the table:\n got %q\nwant %q", tables.calls, want)
 	}
 }

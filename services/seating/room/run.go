@@ -32,8 +32,9 @@ const (
 // the timer sweeper (every SweepInterval on the room's clock), the board's
 // poll for changes made by other replicas (every BoardPoll), and, when the
 // room has a bus, the consumers of table.opened, table.seat_opened,
-// table.player_seated and table.closed (consumer group Config.Consumer). A
-// loop that fails is logged and retried; none of them stops the others.
+// table.player_seated and table.closed (consumer group Config.Consumer)
+// and, when it has Tables, of its own absence events (group
+// Config.Consumer + ".table", HandleAbsence). A loop that fails is logged and retried; none of them stops the others.
 func (r *Room) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	loop := func(name string, every time.Duration, round func(context.Context) error) {
@@ -52,22 +53,33 @@ func (r *Room) Run(ctx context.Context) error {
 	}
 	loop("timers", r.cfg.SweepInterval, r.Sweep)
 	loop("board", r.cfg.BoardPoll, func(ctx context.Context) error { return r.board.poll(ctx, r.store.Versions) })
+	subscribe := func(topic, group string, h events.Handler) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if err := r.bus.Subscribe(ctx, topic, group, h); err != nil && ctx.Err() == nil {
+					r.log.ErrorContext(ctx, "seating consumer", "topic", topic, "group", group, "error", err)
+					select {
+					case <-ctx.Done():
+					case <-r.clock.After(time.Second):
+					}
+				}
+			}
+		})
+	}
 	if r.bus != nil {
 		for topic, h := range map[string]events.Handler{
 			TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened, TopicPlayerSeated: r.HandlePlayerSeated,
 			TopicTableClosed: r.HandleTableClosed,
 		} {
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					if err := r.bus.Subscribe(ctx, topic, r.cfg.Consumer, h); err != nil && ctx.Err() == nil {
-						r.log.ErrorContext(ctx, "seating consumer", "topic", topic, "error", err)
-						select {
-						case <-ctx.Done():
-						case <-r.clock.After(time.Second):
-						}
-					}
-				}
-			})
+			subscribe(topic, r.cfg.Consumer, h)
+		}
+		if r.tables != nil {
+			// Seating's own absence events, read back from the outbox's
+			// bus: what a committed absence asks of the table is carried
+			// out at least once, after the commit, on any replica.
+			for _, k := range absenceTopics {
+				subscribe(k.Topic(), r.cfg.Consumer+".table", r.HandleAbsence)
+			}
 		}
 	}
 	wg.Wait()

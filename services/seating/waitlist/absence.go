@@ -115,3 +115,55 @@ func (g *Game) seatAt(table, player string) (*Seat, error) {
 	}
 	return nil, ErrNotSeated.With("table_id", table)
 }
+
+// TableDuty is what the table must do with a player's seat so that the
+// deal follows seating's record of their absence.
+type TableDuty int
+
+// Table duties.
+const (
+	// NoDuty: the player holds no seat at that table in this game any more
+	// (they left it, the table broke); the table has nothing to do.
+	NoDuty TableDuty = iota
+	// SitOutDuty: the player is away (CS-13, CS-14) and is not dealt in
+	// (TP-56); the blinds that pass them are owed (TP-15, TP-18).
+	SitOutDuty
+	// ReturnDuty: the player is back at their seat and is dealt in again
+	// under TP-15/TP-18 (they wait for the big blind unless they post).
+	ReturnDuty
+	// ReleaseDuty: the floor released the seat (CS-13): the table stands
+	// the player up and cashes them out, and reports the seat empty.
+	ReleaseDuty
+)
+
+// String names the duty.
+func (d TableDuty) String() string {
+	return [...]string{"none", "sit out", "return", "release"}[d]
+}
+
+// DutyAt returns the seat the player holds (or is being released from) at
+// table and what the table must do with it now. It reads the game as it
+// stands, not the event that asked: absence events come at least once and
+// in no guaranteed order across topics, so carrying out the current record
+// is what makes a late or repeated event harmless.
+func (g *Game) DutyAt(table, player string) (int, TableDuty) {
+	t := g.Table(table)
+	if t == nil {
+		return 0, NoDuty
+	}
+	for _, s := range t.Seats {
+		if s.Player != player {
+			continue
+		}
+		switch s.State {
+		case Vacating:
+			return s.Number, ReleaseDuty
+		case Taken:
+			if a := g.absence(player); a != nil && a.Table == table {
+				return s.Number, SitOutDuty
+			}
+			return s.Number, ReturnDuty
+		}
+	}
+	return 0, NoDuty
+}

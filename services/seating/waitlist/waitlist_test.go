@@ -797,3 +797,50 @@ func TestTableOpenedOffersTheTablesOwnSeatNumbers(t *testing.T) {
 	}
 	mustCheck(t, g)
 }
+
+func TestDutyAtFollowsTheRecord_CS13_CS14_TP56(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	clk := clock.NewFake(start)
+	seat(t, g, "t1", clk.Now(), "ann", "bob")
+	duty := func(player string) TableDuty {
+		_, d := g.DutyAt("t1", player)
+		return d
+	}
+	if d := duty("ann"); d != ReturnDuty {
+		t.Fatalf("TP-56 ann at her seat: %v", d)
+	}
+	if _, _, err := g.MarkAway("t1", "ann", LongBreak, 0, "2026-11-30", false, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if s, d := g.DutyAt("t1", "ann"); d != SitOutDuty || s != g.Table("t1").Seats[0].Number {
+		t.Fatalf("CS-14 ann on the long break: seat %d %v", s, d)
+	}
+	if _, _, err := g.MarkBack("t1", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if d := duty("ann"); d != ReturnDuty {
+		t.Fatalf("TP-15/TP-18 ann back: %v", d)
+	}
+	if _, _, err := g.MarkAway("t1", "bob", ShortAbsence, 0, "2026-11-30", false, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(g.Policy.ShortAbsence)
+	g.Tick(clk.Now())
+	if d := duty("bob"); d != SitOutDuty {
+		t.Fatalf("CS-13 bob overdue stays sat out: %v", d)
+	}
+	if _, _, err := g.DecideAbsence("t1", "bob", true, 0, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	bobSeat, d := g.DutyAt("t1", "bob")
+	if d != ReleaseDuty {
+		t.Fatalf("CS-13 bob released: %v", d)
+	}
+	g.SeatOpened("t1", bobSeat, clk.Now())
+	for _, c := range []struct{ table, player string }{{"t1", "bob"}, {"t1", "cat"}, {"t9", "ann"}} {
+		if _, d := g.DutyAt(c.table, c.player); d != NoDuty {
+			t.Fatalf("%s at %s: %v, want none", c.player, c.table, d)
+		}
+	}
+}

@@ -31,6 +31,18 @@ type SitArgs struct {
 	OfferID string
 	// Key is the saga's idempotency key (the wallet hold's).
 	Key string
+	// Verify, when set, checks the caller's right to the seat (a player's
+	// seating offer). It runs after the retry of a sit-down that went
+	// through has been answered with its seat: the offer is used up once
+	// the player sits, and the retry must still get the original answer.
+	Verify func(context.Context) error
+}
+
+func (a SitArgs) verify(ctx context.Context) error {
+	if a.Verify == nil {
+		return nil
+	}
+	return a.Verify(ctx)
 }
 
 // SitResult is the seated player.
@@ -65,6 +77,9 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			return SitResult{}, err
 		} else if ok {
 			if m.TableID != id || m.Player != a.Player || m.Amount != a.Amount || m.Kind != store.MoveBuyIn {
+				if err := a.verify(ctx); err != nil {
+					return SitResult{}, err
+				}
 				return SitResult{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
 			}
 			if s := t.dt.SeatOf(a.Player); s >= 0 {
@@ -72,6 +87,9 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			}
 			return SitResult{}, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
 		}
+	}
+	if err := a.verify(ctx); err != nil {
+		return SitResult{}, err
 	}
 	if a.Seat < 0 {
 		if a.Seat, err = t.dt.FreeSeat(); err != nil {

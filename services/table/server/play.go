@@ -104,16 +104,21 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 		if s.offers == nil {
 			return nil, ErrOffersUnavailable
 		}
-		if err := s.offers.VerifyOffer(ctx, req.GetOfferId(), player, req.GetTableId(), seat); err != nil {
-			return nil, err
-		}
 	}
 	key := req.GetIdempotencyKey()
 	if key == "" && req.GetOfferId() != "" {
 		key = "offer/" + req.GetOfferId()
 	}
-	res, err := s.runner.Sit(ctx, req.GetTableId(), runner.SitArgs{Seat: seat, Player: player, Amount: req.GetAmount(),
-		PostNow: req.GetPostNow(), OfferID: req.GetOfferId(), Key: key})
+	args := runner.SitArgs{Seat: seat, Player: player, Amount: req.GetAmount(),
+		PostNow: req.GetPostNow(), OfferID: req.GetOfferId(), Key: key}
+	if !c.Floor && c.Role != string(auth.Service) {
+		// Checked after a retry of this sit-down is answered: the offer is
+		// used up once the player sits.
+		args.Verify = func(ctx context.Context) error {
+			return s.offers.VerifyOffer(ctx, req.GetOfferId(), player, req.GetTableId(), seat)
+		}
+	}
+	res, err := s.runner.Sit(ctx, req.GetTableId(), args)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,151 @@
+package main
+
+// Seating ↔ table over REST (issue 17, items 2 and 7): an absence recorded
+// by seating takes effect at the table without a second call by the app,
+// and the floor's release stands the player up and offers the seat.
+
+import (
+	"testing"
+	"time"
+)
+
+// cashRoom is a room with one waitlist for NL Hold'em 50/100 and a table
+// of seats for that game, the first players on the list seated through
+// their offers with buyIn each. Everyone on players deposits deposit.
+func cashRoom(t *testing.T, s *suite, seats int, buyIn, deposit int64, players ...string) (*room, string, string) {
+	t.Helper()
+	r := newRoom(t, s, players...)
+	for _, p := range players {
+		r.deposit(p, deposit)
+	}
+	var wl struct {
+		Waitlist struct {
+			ID string `json:"waitlist_id"`
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	for _, p := range players {
+		r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.floor, map[string]any{"player_id": p}, nil)
+	}
+	table := r.createTable("Absences", seats)
+	for _, p := range players[:min(seats, len(players))] {
+		offer, seat := r.acceptOffer(p, table)
+		r.must("POST", "/v1/tables/"+table+"/seats", r.tokens[p],
+			map[string]any{"seat": seat, "amount": buyIn, "offer_id": offer, "post_now": true}, nil)
+	}
+	r.checkChips("after the buy-ins")
+	return r, wl.Waitlist.ID, table
+}
+
+// seatState returns the player's seat as the floor sees it, failing when they
+// are not seated.
+func (r *room) seatState(table, player string) seatState {
+	r.t.Helper()
+	st := r.state(table, r.floor)
+	i := st.seatOf(player)
+	if i < 0 {
+		r.t.Fatalf("%s is not seated at %s", player, table)
+	}
+	return st.Seats[i]
+}
+
+// TestSeatingAbsenceAtTheTable_CS14_TP56_TP15_CS13: a player's long break
+// recorded by seating alone sits their seat out at the table (TP-56: not
+// dealt in, no blinds posted), coming back through seating deals them in
+// again (TP-15/TP-18), and the floor's release of an overdue short
+// absence stands the player up at the table, cashes them out and offers
+// the seat to the next player on the list (CS-13), whose buy-in, retried
+// with the same key, answers as the first time. The books balance after
+// each step.
+func TestSeatingAbsenceAtTheTable_CS14_TP56_TP15_CS13(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSeededSuite(t, 17, "CARDROOM_SEATING_SWEEP_INTERVAL=100ms")
+	s.start()
+	r, _, t1 := cashRoom(t, s, 3, 5000, 20000, "ada", "ben", "cy", "dot")
+	r.playHand(t1, checkDown)
+
+	// CS-14: cy takes the long break with one call to seating.
+	r.must("POST", "/v1/seating/tables/"+t1+"/absences", r.tokens["cy"], map[string]any{"kind": "ABSENCE_KIND_LONG_BREAK"}, nil)
+	waitFor(t, "cy sat out at the table", 10*time.Second, func() bool { return r.seatState(t1, "cy").SittingOut })
+	r.playHand(t1, checkDown) // the hand cy may have been dealt before leaving
+	for range 3 {
+		st := r.waitHand(t1)
+		if cy := st.Seats[st.seatOf("cy")]; cy.InHand || cy.Bet > 0 {
+			t.Fatalf("TP-56: cy, on the long break, is in hand %d: %+v", st.Hand.HandNo, cy)
+		}
+		r.playHand(t1, checkDown)
+	}
+	r.checkChips("cy away")
+
+	// TP-15/TP-18: back through seating, cy is dealt in again (waiting for
+	// the big blind: within one round of the button).
+	r.must("DELETE", "/v1/seating/tables/"+t1+"/absences/cy", r.tokens["cy"], nil, nil)
+	waitFor(t, "cy back at the table", 10*time.Second, func() bool { return !r.seatState(t1, "cy").SittingOut })
+	r.playHand(t1, checkDown)
+	dealt := false
+	for range 4 {
+		st := r.waitHand(t1)
+		if st.Seats[st.seatOf("cy")].InHand {
+			dealt = true
+			break
+		}
+		r.playHand(t1, checkDown)
+	}
+	if !dealt {
+		t.Fatal("TP-15/TP-18: cy, back from the break, was not dealt in within four hands")
+	}
+	r.playHand(t1, checkDown)
+	r.checkChips("cy back")
+
+	// CS-13: ben's short absence runs out; the floor releases the seat.
+	r.must("POST", "/v1/seating/tables/"+t1+"/absences", r.floor,
+		map[string]any{"player_id": "ben", "kind": "ABSENCE_KIND_SHORT", "limit": "60s"}, nil)
+	waitFor(t, "ben sat out at the table", 10*time.Second, func() bool { return r.seatState(t1, "ben").SittingOut })
+	r.playHand(t1, checkDown) // ben is out of the deal from the next hand
+	waitFor(t, "ben's absence overdue", 90*time.Second, func() bool {
+		var out struct {
+			Absences []struct {
+				PlayerID string `json:"player_id"`
+			}
+		}
+		r.must("GET", "/v1/seating/absences?overdue_only=true", r.floor, nil, &out)
+		return len(out.Absences) == 1 && out.Absences[0].PlayerID == "ben"
+	})
+	benSeat, wallet := r.seatState(t1, "ben"), r.balance("player:ben:EUR")
+	r.must("POST", "/v1/seating/tables/"+t1+"/absences/ben:decide", r.floor,
+		map[string]any{"release": true, "reason": "away past the limit"}, nil)
+	waitFor(t, "ben stood up at the table", 10*time.Second, func() bool { return r.state(t1, r.floor).seatOf("ben") < 0 })
+	if got := r.balance("player:ben:EUR") - wallet; got != benSeat.Stack+benSeat.Pending {
+		t.Fatalf("CS-13: ben left a stack of %d and was paid %d", benSeat.Stack+benSeat.Pending, got)
+	}
+	// The seat goes to the next player on the list.
+	offer, seat := r.acceptOffer("dot", t1)
+	if seat != benSeat.Seat {
+		t.Fatalf("CS-13: dot was offered seat %d, ben's seat was %d", seat, benSeat.Seat)
+	}
+	sit := map[string]any{"seat": seat, "amount": 5000, "offer_id": offer, "idempotency_key": "dot-sits"}
+	type sat struct {
+		Seat   seatState
+		HoldID string `json:"hold_id"`
+	}
+	var first sat
+	r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens["dot"], sit, &first)
+	dotWallet := r.balance("player:dot:EUR")
+	// Issue 17 item 4: the identical retry of the player's buy-in (the
+	// offer used up by the sit-down) gets the original answer every time.
+	for i := range 2 {
+		var again sat
+		r.must("POST", "/v1/tables/"+t1+"/seats", r.tokens["dot"], sit, &again)
+		if again.HoldID != first.HoldID || again.Seat.PlayerID != "dot" || again.Seat.Seat != first.Seat.Seat || again.Seat.Stack != first.Seat.Stack {
+			t.Fatalf("retry %d of dot's buy-in answered %+v, the buy-in %+v", i+1, again, first)
+		}
+	}
+	if first.Seat.PlayerID != "dot" || r.balance("player:dot:EUR") != dotWallet || dotWallet != 20000-5000 {
+		t.Fatalf("dot's buy-in %+v and retries left %d in the wallet", first, r.balance("player:dot:EUR"))
+	}
+	r.checkChips("ben released, dot seated")
+	r.auditClean("after the absences")
+}
