@@ -363,3 +363,56 @@ func TestStoreOptionsSizeEachDialectsPool(t *testing.T) {
 		}
 	})
 }
+
+// TestEventMoneyIsServiceOnly_TR04_TR34: an entry refund and a pool
+// settlement move an event's money as the tournament decided it, so every
+// role but service is refused at the wallet — admin included — and the
+// service's calls move the money.
+func TestEventMoneyIsServiceOnly_TR04_TR34(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, wallet.StoreOptions("", ""), func(t *testing.T, db *sqlstore.DB) {
+		c := serve(t, db)
+		cashier, svc := c.as("cashier-1", auth.Cashier), c.as("cardroom-tournament", auth.Service)
+		if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "alice", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "d", PlayerId: "alice", Currency: "EUR", Amount: 20000}); err != nil {
+			t.Fatal(err)
+		}
+		var entries []string
+		for _, key := range []string{"e1", "e2"} {
+			en, err := c.Enter(svc, &walletv1.EnterRequest{IdempotencyKey: key, PlayerId: "alice", EventId: "EV" + key, Currency: "EUR", PrizePart: 5000, Fee: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append(entries, en.GetTransfer().GetTransferId())
+		}
+		refund := func(ctx context.Context, key string) error {
+			_, err := c.RefundEntry(ctx, &walletv1.RefundEntryRequest{IdempotencyKey: key, EventId: "EVe1", PlayerId: "alice", TransferId: entries[0], Reason: "unregistered"})
+			return err
+		}
+		settle := func(ctx context.Context, key string) error {
+			_, err := c.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: key, EventId: "EVe2", Currency: "EUR", Amount: 5000, Reason: "withheld"})
+			return err
+		}
+		for _, role := range []auth.Role{auth.Player, auth.Dealer, auth.Floor, auth.Cashier, auth.Admin} {
+			ctx := c.as("alice", role)
+			wantCode(t, refund(ctx, "r-"+string(role)), codes.PermissionDenied)
+			wantCode(t, settle(ctx, "s-"+string(role)), codes.PermissionDenied)
+		}
+		if err := refund(svc, "r"); err != nil {
+			t.Fatal(err)
+		}
+		if err := settle(svc, "s"); err != nil {
+			t.Fatal(err)
+		}
+		bal, err := c.GetBalance(cashier, &walletv1.GetBalanceRequest{AccountId: "player:alice:EUR"})
+		if err != nil || bal.GetBalance() != 20000-6000 {
+			t.Fatalf("alice = %v, %v; want one entry refunded", bal, err)
+		}
+		audit, err := c.Audit(cashier, &walletv1.AuditRequest{})
+		if err != nil || !audit.GetClean() {
+			t.Fatalf("audit = %v, %v", audit, err)
+		}
+	})
+}

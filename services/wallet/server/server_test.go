@@ -52,7 +52,7 @@ func TestEveryKindHasAProtoValue(t *testing.T) {
 		}
 	}
 	for _, k := range []ledger.TransferKind{ledger.Deposit, ledger.Withdrawal, ledger.BuyInHold, ledger.BuyInCommit, ledger.BuyInRelease,
-		ledger.CashOut, ledger.EventEntry, ledger.Rebuy, ledger.AddOn, ledger.Prize, ledger.VoucherIssue, ledger.Reversal} {
+		ledger.CashOut, ledger.EventEntry, ledger.Rebuy, ledger.AddOn, ledger.Prize, ledger.VoucherIssue, ledger.Reversal, ledger.PoolSettlement} {
 		if transferKind(k) == walletv1.TransferKind_TRANSFER_KIND_UNSPECIFIED {
 			t.Errorf("transfer kind %s has no proto value", k)
 		}
