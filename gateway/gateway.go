@@ -5,7 +5,7 @@
 // carrying the gRPC status's reason and rule ID, and an OpenTelemetry HTTP
 // span that is the root of each request's trace.
 //
-// Server-streaming RPCs (WatchTable, WatchBoard) answer newline-delimited
+// Server-streaming RPCs (WatchTable, WatchBoard, WatchClock) answer newline-delimited
 // JSON, one {"result": ...} object per message. A stream that fails ends
 // with one {"error": google.rpc.Status} line instead (grpc-gateway's fixed
 // shape: numeric code, message, details with the ErrorInfo); when it fails

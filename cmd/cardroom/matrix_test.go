@@ -48,7 +48,7 @@ var matrixActorRoles = []auth.Role{auth.Player, auth.Dealer, auth.Cashier, auth.
 var roomReads = []string{
 	"TableService_ListTables", "TableService_GetTable", "TableService_GetTableState", "TableService_WatchTable",
 	"TournamentService_ListTournaments", "TournamentService_GetTournament", "TournamentService_ListEntries",
-	"TournamentService_GetClock", "TournamentService_GetPayouts", "TournamentService_GetResults", "TournamentService_ListDraws",
+	"TournamentService_GetClock", "TournamentService_WatchClock", "TournamentService_GetPayouts", "TournamentService_GetResults", "TournamentService_ListDraws",
 	"SeatingService_ListWaitlists", "SeatingService_GetWaitlist", "SeatingService_WatchBoard",
 }
 

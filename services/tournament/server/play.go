@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -150,9 +151,13 @@ func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src draw.Sourc
 }
 
 func (s *Server) clockResponse(t store.Tournament) *tournamentv1.GetClockResponse {
+	return s.clockAt(t, s.now())
+}
+
+// clockAt is the clock as it reads at at.
+func (s *Server) clockAt(t store.Tournament, at time.Time) *tournamentv1.GetClockResponse {
 	started := !t.Clock.Started.IsZero()
 	c := t.Clock
-	at := s.now()
 	if !started {
 		// Before the start the clock shows level 1, full length.
 		c.Started = at
@@ -235,6 +240,11 @@ func (s *Server) GetPayouts(ctx context.Context, req *tournamentv1.GetPayoutsReq
 	if err != nil {
 		return nil, err
 	}
+	return s.payouts(ctx, t)
+}
+
+// payouts is GetPayouts of a loaded tournament.
+func (s *Server) payouts(ctx context.Context, t store.Tournament) (*tournamentv1.GetPayoutsResponse, error) {
 	pool, entrants, err := s.store.Contributions(ctx, t.Event.ID)
 	if err != nil {
 		return nil, err

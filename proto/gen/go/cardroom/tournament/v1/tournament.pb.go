@@ -2569,6 +2569,145 @@ func (x *GetClockResponse) GetOvertime() bool {
 	return false
 }
 
+// WatchClockRequest names the tournament.
+type WatchClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchClockRequest) Reset() {
+	*x = WatchClockRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchClockRequest) ProtoMessage() {}
+
+func (x *WatchClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchClockRequest.ProtoReflect.Descriptor instead.
+func (*WatchClockRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *WatchClockRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// WatchClockResponse is everything the tournament clock shows, as of when
+// it was sent: the remaining time counts down from then.
+type WatchClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament is the event with its published structure sheet and payouts.
+	Tournament *Tournament `protobuf:"bytes,1,opt,name=tournament,proto3" json:"tournament,omitempty"`
+	// clock is the level in force and the time left in it.
+	Clock *GetClockResponse `protobuf:"bytes,2,opt,name=clock,proto3" json:"clock,omitempty"`
+	// entrants is the number of paid entries.
+	Entrants int32 `protobuf:"varint,3,opt,name=entrants,proto3" json:"entrants,omitempty"`
+	// players_left is the number of entries still in play.
+	PlayersLeft int32 `protobuf:"varint,4,opt,name=players_left,json=playersLeft,proto3" json:"players_left,omitempty"`
+	// chips_in_play are the chips of every paid entry, rebuy and add-on; over
+	// players_left they make the average stack.
+	ChipsInPlay int64 `protobuf:"varint,5,opt,name=chips_in_play,json=chipsInPlay,proto3" json:"chips_in_play,omitempty"`
+	// payouts is the prize pool and the prize of each place now (TR-36, G-30).
+	Payouts       *GetPayoutsResponse `protobuf:"bytes,6,opt,name=payouts,proto3" json:"payouts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchClockResponse) Reset() {
+	*x = WatchClockResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchClockResponse) ProtoMessage() {}
+
+func (x *WatchClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchClockResponse.ProtoReflect.Descriptor instead.
+func (*WatchClockResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *WatchClockResponse) GetTournament() *Tournament {
+	if x != nil {
+		return x.Tournament
+	}
+	return nil
+}
+
+func (x *WatchClockResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+func (x *WatchClockResponse) GetEntrants() int32 {
+	if x != nil {
+		return x.Entrants
+	}
+	return 0
+}
+
+func (x *WatchClockResponse) GetPlayersLeft() int32 {
+	if x != nil {
+		return x.PlayersLeft
+	}
+	return 0
+}
+
+func (x *WatchClockResponse) GetChipsInPlay() int64 {
+	if x != nil {
+		return x.ChipsInPlay
+	}
+	return 0
+}
+
+func (x *WatchClockResponse) GetPayouts() *GetPayoutsResponse {
+	if x != nil {
+		return x.Payouts
+	}
+	return nil
+}
+
 // PauseClockRequest names the tournament.
 type PauseClockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2580,7 +2719,7 @@ type PauseClockRequest struct {
 
 func (x *PauseClockRequest) Reset() {
 	*x = PauseClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2592,7 +2731,7 @@ func (x *PauseClockRequest) String() string {
 func (*PauseClockRequest) ProtoMessage() {}
 
 func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2605,7 +2744,7 @@ func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockRequest.ProtoReflect.Descriptor instead.
 func (*PauseClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PauseClockRequest) GetTournamentId() string {
@@ -2626,7 +2765,7 @@ type PauseClockResponse struct {
 
 func (x *PauseClockResponse) Reset() {
 	*x = PauseClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +2777,7 @@ func (x *PauseClockResponse) String() string {
 func (*PauseClockResponse) ProtoMessage() {}
 
 func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +2790,7 @@ func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockResponse.ProtoReflect.Descriptor instead.
 func (*PauseClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PauseClockResponse) GetClock() *GetClockResponse {
@@ -2672,7 +2811,7 @@ type ResumeClockRequest struct {
 
 func (x *ResumeClockRequest) Reset() {
 	*x = ResumeClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2684,7 +2823,7 @@ func (x *ResumeClockRequest) String() string {
 func (*ResumeClockRequest) ProtoMessage() {}
 
 func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2697,7 +2836,7 @@ func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockRequest.ProtoReflect.Descriptor instead.
 func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResumeClockRequest) GetTournamentId() string {
@@ -2718,7 +2857,7 @@ type ResumeClockResponse struct {
 
 func (x *ResumeClockResponse) Reset() {
 	*x = ResumeClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2730,7 +2869,7 @@ func (x *ResumeClockResponse) String() string {
 func (*ResumeClockResponse) ProtoMessage() {}
 
 func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2743,7 +2882,7 @@ func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockResponse.ProtoReflect.Descriptor instead.
 func (*ResumeClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResumeClockResponse) GetClock() *GetClockResponse {
@@ -2764,7 +2903,7 @@ type GetPayoutsRequest struct {
 
 func (x *GetPayoutsRequest) Reset() {
 	*x = GetPayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2776,7 +2915,7 @@ func (x *GetPayoutsRequest) String() string {
 func (*GetPayoutsRequest) ProtoMessage() {}
 
 func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2789,7 +2928,7 @@ func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
 func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetPayoutsRequest) GetTournamentId() string {
@@ -2818,7 +2957,7 @@ type GetPayoutsResponse struct {
 
 func (x *GetPayoutsResponse) Reset() {
 	*x = GetPayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2830,7 +2969,7 @@ func (x *GetPayoutsResponse) String() string {
 func (*GetPayoutsResponse) ProtoMessage() {}
 
 func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2843,7 +2982,7 @@ func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
 func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
@@ -2894,7 +3033,7 @@ type CancelTournamentRequest struct {
 
 func (x *CancelTournamentRequest) Reset() {
 	*x = CancelTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2906,7 +3045,7 @@ func (x *CancelTournamentRequest) String() string {
 func (*CancelTournamentRequest) ProtoMessage() {}
 
 func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2919,7 +3058,7 @@ func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CancelTournamentRequest) GetTournamentId() string {
@@ -2949,7 +3088,7 @@ type CancelTournamentResponse struct {
 
 func (x *CancelTournamentResponse) Reset() {
 	*x = CancelTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2961,7 +3100,7 @@ func (x *CancelTournamentResponse) String() string {
 func (*CancelTournamentResponse) ProtoMessage() {}
 
 func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2974,7 +3113,7 @@ func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CancelTournamentResponse) GetTournament() *Tournament {
@@ -3011,7 +3150,7 @@ type Knockout struct {
 
 func (x *Knockout) Reset() {
 	*x = Knockout{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3023,7 +3162,7 @@ func (x *Knockout) String() string {
 func (*Knockout) ProtoMessage() {}
 
 func (x *Knockout) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3036,7 +3175,7 @@ func (x *Knockout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
 func (*Knockout) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Knockout) GetPlayerId() string {
@@ -3091,7 +3230,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3103,7 +3242,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3116,7 +3255,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Finish) GetPlayerId() string {
@@ -3170,7 +3309,7 @@ type Prize struct {
 
 func (x *Prize) Reset() {
 	*x = Prize{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3182,7 +3321,7 @@ func (x *Prize) String() string {
 func (*Prize) ProtoMessage() {}
 
 func (x *Prize) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3195,7 +3334,7 @@ func (x *Prize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prize.ProtoReflect.Descriptor instead.
 func (*Prize) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Prize) GetPlayerId() string {
@@ -3260,7 +3399,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3272,7 +3411,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3285,7 +3424,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -3321,7 +3460,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3333,7 +3472,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3346,7 +3485,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -3388,7 +3527,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3400,7 +3539,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3413,7 +3552,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -3436,7 +3575,7 @@ type GetResultsResponse struct {
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3448,7 +3587,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3461,7 +3600,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -3489,7 +3628,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3501,7 +3640,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3514,7 +3653,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -3535,7 +3674,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3547,7 +3686,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3560,7 +3699,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -3595,7 +3734,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3607,7 +3746,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3620,7 +3759,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -3694,7 +3833,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3706,7 +3845,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3719,7 +3858,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -3758,7 +3897,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3770,7 +3909,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3783,7 +3922,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -3818,7 +3957,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3830,7 +3969,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3843,7 +3982,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -3866,7 +4005,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3878,7 +4017,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3891,7 +4030,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -3929,7 +4068,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3941,7 +4080,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3954,7 +4093,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -4014,7 +4153,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4026,7 +4165,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4039,7 +4178,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -4078,7 +4217,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4090,7 +4229,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4103,7 +4242,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -4144,7 +4283,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4156,7 +4295,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4169,7 +4308,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -4221,7 +4360,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4233,7 +4372,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4246,7 +4385,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -4310,7 +4449,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4322,7 +4461,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4335,7 +4474,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -4384,7 +4523,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4396,7 +4535,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4409,7 +4548,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -4436,7 +4575,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4448,7 +4587,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4461,7 +4600,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -4505,7 +4644,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4517,7 +4656,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4530,7 +4669,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -4560,7 +4699,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4572,7 +4711,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4585,7 +4724,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -4615,7 +4754,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4627,7 +4766,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4640,7 +4779,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -4674,7 +4813,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4686,7 +4825,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4699,7 +4838,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -4743,7 +4882,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4755,7 +4894,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4768,7 +4907,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -4796,7 +4935,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4808,7 +4947,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4821,7 +4960,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -4848,7 +4987,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4860,7 +4999,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4873,7 +5012,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -4915,7 +5054,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4927,7 +5066,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4940,7 +5079,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -4973,7 +5112,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4985,7 +5124,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4998,7 +5137,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -5063,7 +5202,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5075,7 +5214,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5088,7 +5227,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -5122,7 +5261,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5134,7 +5273,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5147,7 +5286,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -5189,7 +5328,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5201,7 +5340,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5214,7 +5353,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -5235,7 +5374,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5247,7 +5386,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5260,7 +5399,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -5283,7 +5422,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5295,7 +5434,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5308,7 +5447,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -5336,7 +5475,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5348,7 +5487,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5361,7 +5500,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -5390,7 +5529,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5402,7 +5541,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5415,7 +5554,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -5464,7 +5603,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5476,7 +5615,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5489,7 +5628,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -5518,7 +5657,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5530,7 +5669,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5543,7 +5682,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -5592,7 +5731,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5604,7 +5743,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5617,7 +5756,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -5638,7 +5777,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5650,7 +5789,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5663,7 +5802,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -5688,7 +5827,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5700,7 +5839,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5713,7 +5852,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -5752,7 +5891,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5764,7 +5903,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5777,7 +5916,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -6002,6 +6141,17 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\tremaining\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\tremaining\x12\x16\n" +
 	"\x06paused\x18\x05 \x01(\bR\x06paused\x12\x1a\n" +
 	"\bovertime\x18\x06 \x01(\bR\bovertime\"U\n" +
+	"\x11WatchClockRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xc1\x02\n" +
+	"\x12WatchClockResponse\x12B\n" +
+	"\n" +
+	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
+	"tournament\x12>\n" +
+	"\x05clock\x18\x02 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\x12\x1a\n" +
+	"\bentrants\x18\x03 \x01(\x05R\bentrants\x12!\n" +
+	"\fplayers_left\x18\x04 \x01(\x05R\vplayersLeft\x12\"\n" +
+	"\rchips_in_play\x18\x05 \x01(\x03R\vchipsInPlay\x12D\n" +
+	"\apayouts\x18\x06 \x01(\v2*.cardroom.tournament.v1.GetPayoutsResponseR\apayouts\"U\n" +
 	"\x11PauseClockRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"T\n" +
 	"\x12PauseClockResponse\x12>\n" +
@@ -6273,7 +6423,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xe8+\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x91-\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -6294,7 +6444,10 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x05AddOn\x12$.cardroom.tournament.v1.AddOnRequest\x1a%.cardroom.tournament.v1.AddOnResponse\"N\xca\xf3\x18\x06\n" +
 	"\x04\x03\x04\x05\x06\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:addOn\x12\x98\x01\n" +
 	"\bGetClock\x12'.cardroom.tournament.v1.GetClockRequest\x1a(.cardroom.tournament.v1.GetClockResponse\"9\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/clock\x12\xa3\x01\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/clock\x12\xa6\x01\n" +
+	"\n" +
+	"WatchClock\x12).cardroom.tournament.v1.WatchClockRequest\x1a*.cardroom.tournament.v1.WatchClockResponse\"?\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02-\x12+/v1/tournaments/{tournament_id}/clock:watch0\x01\x12\xa3\x01\n" +
 	"\n" +
 	"PauseClock\x12).cardroom.tournament.v1.PauseClockRequest\x1a*.cardroom.tournament.v1.PauseClockResponse\">\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x020:\x01*\"+/v1/tournaments/{tournament_id}/clock:pause\x12\xa7\x01\n" +
@@ -6356,7 +6509,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 83)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -6393,82 +6546,84 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*AddOnResponse)(nil),             // 32: cardroom.tournament.v1.AddOnResponse
 	(*GetClockRequest)(nil),           // 33: cardroom.tournament.v1.GetClockRequest
 	(*GetClockResponse)(nil),          // 34: cardroom.tournament.v1.GetClockResponse
-	(*PauseClockRequest)(nil),         // 35: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),        // 36: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),        // 37: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),       // 38: cardroom.tournament.v1.ResumeClockResponse
-	(*GetPayoutsRequest)(nil),         // 39: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 40: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 41: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 42: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 43: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 44: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 45: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 46: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 47: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 48: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 49: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 50: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 51: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 52: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 53: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 54: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 55: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 56: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 57: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 58: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 59: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 60: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 61: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 62: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 63: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 64: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 65: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 66: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 67: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 68: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 69: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 70: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 71: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 72: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 73: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 74: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 75: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 76: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 77: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 78: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 79: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 80: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 81: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 82: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 83: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 84: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 85: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 86: cardroom.tournament.v1.AttachTableResponse
-	nil,                               // 87: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 88: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 89: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 90: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 91: google.protobuf.Duration
+	(*WatchClockRequest)(nil),         // 35: cardroom.tournament.v1.WatchClockRequest
+	(*WatchClockResponse)(nil),        // 36: cardroom.tournament.v1.WatchClockResponse
+	(*PauseClockRequest)(nil),         // 37: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 38: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 39: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 40: cardroom.tournament.v1.ResumeClockResponse
+	(*GetPayoutsRequest)(nil),         // 41: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 42: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 43: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 44: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 45: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 46: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 47: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 48: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 49: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 50: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 51: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 52: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 53: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 54: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 55: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 56: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 57: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 58: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 59: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 60: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 61: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 62: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 63: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 64: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 65: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 66: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 67: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 68: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 69: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 70: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 71: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 72: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 73: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 74: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 75: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 76: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 77: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 78: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 79: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 80: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 81: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 82: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 83: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 84: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 85: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 86: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 87: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 88: cardroom.tournament.v1.AttachTableResponse
+	nil,                               // 89: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 90: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 91: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 92: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 93: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	88,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	89,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	90,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	90,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	91,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	92,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	90,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	92,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	8,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	9,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	11,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	91,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	91,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	91,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	91,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	93,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	93,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	93,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	93,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
 	10,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	88,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	89,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	90,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	90,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	91,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	92,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	8,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	9,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
@@ -6477,121 +6632,126 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	7,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
 	7,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	90,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	92,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
 	18,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	87,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	89,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
 	7,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	25,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
 	26,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
 	18,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	90,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	92,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
 	9,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	91,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	34,  // 38: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	34,  // 39: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	11,  // 40: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 41: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 42: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	43,  // 43: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	44,  // 44: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	45,  // 45: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	44,  // 46: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	45,  // 47: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	45,  // 48: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 49: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	44,  // 50: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	56,  // 51: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	57,  // 52: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	26,  // 53: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	60,  // 54: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	62,  // 55: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	64,  // 56: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	44,  // 57: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	64,  // 58: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	44,  // 59: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	11,  // 60: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 61: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	18,  // 62: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	90,  // 63: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	75,  // 64: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	18,  // 65: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	90,  // 66: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	9,   // 67: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,   // 68: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	90,  // 69: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	82,  // 70: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	12,  // 71: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	14,  // 72: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	16,  // 73: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	19,  // 74: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	21,  // 75: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	23,  // 76: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	27,  // 77: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	29,  // 78: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	31,  // 79: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	33,  // 80: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	35,  // 81: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	37,  // 82: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	39,  // 83: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	41,  // 84: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	46,  // 85: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	48,  // 86: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	50,  // 87: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	52,  // 88: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	54,  // 89: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	58,  // 90: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	61,  // 91: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	65,  // 92: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	67,  // 93: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	69,  // 94: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	71,  // 95: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	73,  // 96: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	76,  // 97: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	78,  // 98: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	80,  // 99: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	85,  // 100: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	5,   // 101: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	83,  // 102: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	13,  // 103: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	15,  // 104: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	17,  // 105: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	20,  // 106: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	22,  // 107: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	24,  // 108: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	28,  // 109: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	30,  // 110: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	32,  // 111: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	34,  // 112: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	36,  // 113: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	38,  // 114: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	40,  // 115: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	42,  // 116: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	47,  // 117: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	49,  // 118: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	51,  // 119: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	53,  // 120: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	55,  // 121: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	59,  // 122: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	63,  // 123: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	66,  // 124: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	68,  // 125: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	70,  // 126: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	72,  // 127: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	74,  // 128: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	77,  // 129: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	79,  // 130: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	81,  // 131: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	86,  // 132: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	6,   // 133: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	84,  // 134: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	103, // [103:135] is the sub-list for method output_type
-	71,  // [71:103] is the sub-list for method input_type
-	71,  // [71:71] is the sub-list for extension type_name
-	71,  // [71:71] is the sub-list for extension extendee
-	0,   // [0:71] is the sub-list for field type_name
+	93,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	7,   // 38: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	34,  // 39: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	42,  // 40: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	34,  // 41: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	34,  // 42: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	11,  // 43: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 44: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 45: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	45,  // 46: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	46,  // 47: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	47,  // 48: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	46,  // 49: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	47,  // 50: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	47,  // 51: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 52: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	46,  // 53: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	58,  // 54: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	59,  // 55: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	26,  // 56: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	62,  // 57: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	64,  // 58: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	66,  // 59: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	46,  // 60: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	66,  // 61: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	46,  // 62: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	11,  // 63: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 64: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	18,  // 65: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	92,  // 66: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	77,  // 67: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	18,  // 68: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	92,  // 69: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	9,   // 70: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,   // 71: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	92,  // 72: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	84,  // 73: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	12,  // 74: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	14,  // 75: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	16,  // 76: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	19,  // 77: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	21,  // 78: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	23,  // 79: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	27,  // 80: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	29,  // 81: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	31,  // 82: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	33,  // 83: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	35,  // 84: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	37,  // 85: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	39,  // 86: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	41,  // 87: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	43,  // 88: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	48,  // 89: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	50,  // 90: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	52,  // 91: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	54,  // 92: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	56,  // 93: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	60,  // 94: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	63,  // 95: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	67,  // 96: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	69,  // 97: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	71,  // 98: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	73,  // 99: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	75,  // 100: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	78,  // 101: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	80,  // 102: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	82,  // 103: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	87,  // 104: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	5,   // 105: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	85,  // 106: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	13,  // 107: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	15,  // 108: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	17,  // 109: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	20,  // 110: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	22,  // 111: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	24,  // 112: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	28,  // 113: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	30,  // 114: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	32,  // 115: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	34,  // 116: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	36,  // 117: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	38,  // 118: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	40,  // 119: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	42,  // 120: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	44,  // 121: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	49,  // 122: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	51,  // 123: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	53,  // 124: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	55,  // 125: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	57,  // 126: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	61,  // 127: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	65,  // 128: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	68,  // 129: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	70,  // 130: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	72,  // 131: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	74,  // 132: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	76,  // 133: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	79,  // 134: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	81,  // 135: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	83,  // 136: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	88,  // 137: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	6,   // 138: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	86,  // 139: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	107, // [107:140] is the sub-list for method output_type
+	74,  // [74:107] is the sub-list for method input_type
+	74,  // [74:74] is the sub-list for extension type_name
+	74,  // [74:74] is the sub-list for extension extendee
+	0,   // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -6605,7 +6765,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   83,
+			NumMessages:   85,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

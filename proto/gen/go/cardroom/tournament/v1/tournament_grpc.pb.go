@@ -32,6 +32,7 @@ const (
 	TournamentService_Rebuy_FullMethodName             = "/cardroom.tournament.v1.TournamentService/Rebuy"
 	TournamentService_AddOn_FullMethodName             = "/cardroom.tournament.v1.TournamentService/AddOn"
 	TournamentService_GetClock_FullMethodName          = "/cardroom.tournament.v1.TournamentService/GetClock"
+	TournamentService_WatchClock_FullMethodName        = "/cardroom.tournament.v1.TournamentService/WatchClock"
 	TournamentService_PauseClock_FullMethodName        = "/cardroom.tournament.v1.TournamentService/PauseClock"
 	TournamentService_ResumeClock_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ResumeClock"
 	TournamentService_GetPayouts_FullMethodName        = "/cardroom.tournament.v1.TournamentService/GetPayouts"
@@ -92,6 +93,12 @@ type TournamentServiceClient interface {
 	AddOn(ctx context.Context, in *AddOnRequest, opts ...grpc.CallOption) (*AddOnResponse, error)
 	// GetClock returns the level in force now and the time left in it (G-07).
 	GetClock(ctx context.Context, in *GetClockRequest, opts ...grpc.CallOption) (*GetClockResponse, error)
+	// WatchClock streams what the tournament clock shows: first the whole
+	// picture, then the picture again whenever anything on it changes other
+	// than the time running down (a level or a break begins, the clock is
+	// paused, resumed or set, an entry, a rebuy, a knock-out, the payouts).
+	// Read-only, for every role that may read the clock.
+	WatchClock(ctx context.Context, in *WatchClockRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchClockResponse], error)
 	// PauseClock stops the level clock.
 	PauseClock(ctx context.Context, in *PauseClockRequest, opts ...grpc.CallOption) (*PauseClockResponse, error)
 	// ResumeClock restarts the level clock; the pause does not count.
@@ -281,6 +288,25 @@ func (c *tournamentServiceClient) GetClock(ctx context.Context, in *GetClockRequ
 	}
 	return out, nil
 }
+
+func (c *tournamentServiceClient) WatchClock(ctx context.Context, in *WatchClockRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchClockResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TournamentService_ServiceDesc.Streams[0], TournamentService_WatchClock_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchClockRequest, WatchClockResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TournamentService_WatchClockClient = grpc.ServerStreamingClient[WatchClockResponse]
 
 func (c *tournamentServiceClient) PauseClock(ctx context.Context, in *PauseClockRequest, opts ...grpc.CallOption) (*PauseClockResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -538,6 +564,12 @@ type TournamentServiceServer interface {
 	AddOn(context.Context, *AddOnRequest) (*AddOnResponse, error)
 	// GetClock returns the level in force now and the time left in it (G-07).
 	GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error)
+	// WatchClock streams what the tournament clock shows: first the whole
+	// picture, then the picture again whenever anything on it changes other
+	// than the time running down (a level or a break begins, the clock is
+	// paused, resumed or set, an entry, a rebuy, a knock-out, the payouts).
+	// Read-only, for every role that may read the clock.
+	WatchClock(*WatchClockRequest, grpc.ServerStreamingServer[WatchClockResponse]) error
 	// PauseClock stops the level clock.
 	PauseClock(context.Context, *PauseClockRequest) (*PauseClockResponse, error)
 	// ResumeClock restarts the level clock; the pause does not count.
@@ -657,6 +689,9 @@ func (UnimplementedTournamentServiceServer) AddOn(context.Context, *AddOnRequest
 }
 func (UnimplementedTournamentServiceServer) GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClock not implemented")
+}
+func (UnimplementedTournamentServiceServer) WatchClock(*WatchClockRequest, grpc.ServerStreamingServer[WatchClockResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchClock not implemented")
 }
 func (UnimplementedTournamentServiceServer) PauseClock(context.Context, *PauseClockRequest) (*PauseClockResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PauseClock not implemented")
@@ -924,6 +959,17 @@ func _TournamentService_GetClock_Handler(srv interface{}, ctx context.Context, d
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _TournamentService_WatchClock_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchClockRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TournamentServiceServer).WatchClock(m, &grpc.GenericServerStream[WatchClockRequest, WatchClockResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TournamentService_WatchClockServer = grpc.ServerStreamingServer[WatchClockResponse]
 
 func _TournamentService_PauseClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PauseClockRequest)
@@ -1457,6 +1503,12 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _TournamentService_ListAudit_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchClock",
+			Handler:       _TournamentService_WatchClock_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "cardroom/tournament/v1/tournament.proto",
 }
