@@ -163,7 +163,7 @@ const (
 	EntryStatus_ENTRY_STATUS_PAYING EntryStatus = 1
 	// ENTRY_STATUS_ACTIVE: paid and in the event.
 	EntryStatus_ENTRY_STATUS_ACTIVE EntryStatus = 2
-	// ENTRY_STATUS_UNREGISTERED: withdrawn before the start; the cage reverses the transfer.
+	// ENTRY_STATUS_UNREGISTERED: withdrawn before the start; the wallet refunds the entry (refund_transfer_id).
 	EntryStatus_ENTRY_STATUS_UNREGISTERED EntryStatus = 3
 	// ENTRY_STATUS_FORFEITED: presented by someone else (TR-05); no refund.
 	EntryStatus_ENTRY_STATUS_FORFEITED EntryStatus = 4
@@ -1783,7 +1783,7 @@ func (x *UnregisterPlayerRequest) GetPlayerId() string {
 // UnregisterPlayerResponse is the withdrawn entry.
 type UnregisterPlayerResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// entry is the withdrawn entry; its transfer_id is the transfer the cage reverses.
+	// entry is the withdrawn entry; refund_transfer_id names the refund once the wallet has made it.
 	Entry         *Entry `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -72,10 +72,13 @@ type TournamentServiceClient interface {
 	// RegisterPlayer pays and records an entry (TR-04, G-23 late registration).
 	// A player registers only themselves; the cage and the floor register anyone.
 	// The wallet is asked with an idempotency key per entry: repeating the call
-	// after a failure pays once.
+	// after a failure pays once. A busted player registering again during late
+	// registration re-enters (a new entry) where the event allows it (G-23).
 	RegisterPlayer(ctx context.Context, in *RegisterPlayerRequest, opts ...grpc.CallOption) (*RegisterPlayerResponse, error)
-	// UnregisterPlayer withdraws an entry before the start (TR-04). The entry's
-	// wallet transfer is returned for the cage to reverse.
+	// UnregisterPlayer withdraws an entry before the start (TR-04) and has
+	// the wallet refund it in full, fee included, once; a refund the wallet
+	// did not answer (UNAVAILABLE PAYMENT_PENDING) is finished by repeating
+	// the request or by the service's retries.
 	UnregisterPlayer(ctx context.Context, in *UnregisterPlayerRequest, opts ...grpc.CallOption) (*UnregisterPlayerResponse, error)
 	// ListEntries lists a tournament's entries in registration order, with
 	// their drawn seats once the tournament has started.
@@ -543,10 +546,13 @@ type TournamentServiceServer interface {
 	// RegisterPlayer pays and records an entry (TR-04, G-23 late registration).
 	// A player registers only themselves; the cage and the floor register anyone.
 	// The wallet is asked with an idempotency key per entry: repeating the call
-	// after a failure pays once.
+	// after a failure pays once. A busted player registering again during late
+	// registration re-enters (a new entry) where the event allows it (G-23).
 	RegisterPlayer(context.Context, *RegisterPlayerRequest) (*RegisterPlayerResponse, error)
-	// UnregisterPlayer withdraws an entry before the start (TR-04). The entry's
-	// wallet transfer is returned for the cage to reverse.
+	// UnregisterPlayer withdraws an entry before the start (TR-04) and has
+	// the wallet refund it in full, fee included, once; a refund the wallet
+	// did not answer (UNAVAILABLE PAYMENT_PENDING) is finished by repeating
+	// the request or by the service's retries.
 	UnregisterPlayer(context.Context, *UnregisterPlayerRequest) (*UnregisterPlayerResponse, error)
 	// ListEntries lists a tournament's entries in registration order, with
 	// their drawn seats once the tournament has started.
