@@ -29,6 +29,8 @@ type cluster struct {
 	others  []*suite // seating and tournament
 	// walletProxy sits between the table replicas and the wallet.
 	walletProxy *toxiproxy.Proxy
+	// toxics runs the fault-injecting proxies of the test process.
+	toxics *toxiproxy.ApiServer
 }
 
 // clusterOptions shape a cluster.
@@ -78,12 +80,8 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 	tournament := part("tournament")
 	c.others = []*suite{seating, tournament}
 
-	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	c.walletProxy = toxiproxy.NewProxy(srv, "wallet", "127.0.0.1:0", addr(c.wallet))
-	if err := c.walletProxy.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.walletProxy.Stop)
+	c.toxics = toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	c.walletProxy = c.proxy("wallet", addr(c.wallet))
 
 	// The wallet asks the table service which epochs it issued; any
 	// replica answers from the shared store.
@@ -121,6 +119,18 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 // parts lists every process of the cluster.
 func (c *cluster) parts() []*suite {
 	return append(append([]*suite{c.wallet}, append(c.tables, c.others...)...), c.gateway)
+}
+
+// proxy starts a fault-injecting proxy to upstream on a free loopback
+// port (its Listen address), stopped when the test ends.
+func (c *cluster) proxy(name, upstream string) *toxiproxy.Proxy {
+	c.t.Helper()
+	p := toxiproxy.NewProxy(c.toxics, name, "127.0.0.1:0", upstream)
+	if err := p.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(p.Stop)
+	return p
 }
 
 // walletDown makes the wallet unreachable from the table replicas:

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/Shopify/toxiproxy/v2 v2.12.0
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/cardroom/cardroom/gateway v0.0.0-00010101000000-000000000000
 	github.com/cardroom/cardroom/platform v0.0.0-00010101000000-000000000000

@@ -157,13 +157,23 @@ func (r *room) state(table, token string) tableState {
 // 4 000–10 000 under CS-03).
 func (r *room) createTable(name string, seats int) string {
 	r.t.Helper()
+	return r.createTableWith(name, seats, nil)
+}
+
+// createTableWith is createTable with further fields of the request
+// (action_seconds, ...).
+func (r *room) createTableWith(name string, seats int, extra map[string]any) string {
+	r.t.Helper()
 	var out struct {
 		Table struct {
 			TableID string `json:"table_id"`
 		}
 	}
-	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": name, "seats": seats, "kind": "TABLE_KIND_CASH",
-		"mode": "TABLE_MODE_DIGITAL", "game": nlhe50100}, &out)
+	req := map[string]any{"name": name, "seats": seats, "kind": "TABLE_KIND_CASH", "mode": "TABLE_MODE_DIGITAL", "game": nlhe50100}
+	for k, v := range extra {
+		req[k] = v
+	}
+	r.must("POST", "/v1/tables", r.floor, req, &out)
 	r.tables = append(r.tables, out.Table.TableID)
 	return out.Table.TableID
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -34,6 +36,7 @@ type fakeWallet struct {
 	epoch        map[string]int64
 	refuseCommit bool
 	commitDown   bool     // CommitHold cannot be reached
+	commitLost   bool     // CommitHold commits, but its answer is lost
 	cashOutDown  bool     // CashOut cannot be reached
 	tokens       []string // the bearer tokens the calls carried
 	cashOuts     map[string]int64
@@ -102,6 +105,9 @@ func (w *fakeWallet) CommitHold(ctx context.Context, in *walletv1.CommitHoldRequ
 	}
 	h.State = walletv1.HoldState_HOLD_STATE_COMMITTED
 	w.escrow += h.GetAmount()
+	if w.commitLost {
+		return nil, status.Error(codes.Unavailable, "connection cut after the commit")
+	}
 	return &walletv1.CommitHoldResponse{Hold: h}, nil
 }
 
@@ -112,8 +118,18 @@ func (w *fakeWallet) ReleaseHold(ctx context.Context, in *walletv1.ReleaseHoldRe
 		return nil, err
 	}
 	h := w.holds[in.GetHoldId()]
-	if h == nil || h.GetState() != walletv1.HoldState_HOLD_STATE_HELD {
-		return &walletv1.ReleaseHoldResponse{Hold: h}, nil
+	if h == nil {
+		return nil, status.Error(codes.NotFound, "no hold")
+	}
+	if h.GetState() != walletv1.HoldState_HOLD_STATE_HELD {
+		// As the wallet refuses it: HOLD_NOT_HELD naming the hold's state.
+		state := strings.ToLower(strings.TrimPrefix(h.GetState().String(), "HOLD_STATE_"))
+		st, err := status.New(codes.FailedPrecondition, "hold is "+state).WithDetails(&errdetails.ErrorInfo{Reason: "HOLD_NOT_HELD",
+			Metadata: map[string]string{"hold_id": h.GetHoldId(), "state": state}})
+		if err != nil {
+			return nil, err
+		}
+		return nil, st.Err()
 	}
 	h.State = walletv1.HoldState_HOLD_STATE_RELEASED
 	w.balance[h.GetPlayerId()] += h.GetAmount()
@@ -240,6 +256,31 @@ func TestPlay_Wallet(t *testing.T) {
 		t.Fatalf("after the unpaid seat left: wallets %d, escrow %d, bob %d", bal, escrow, w.balance["bob"])
 	}
 	conserved("after the unpaid seat left")
+
+	// The wallet commits but its answer is lost (cut off or killed after
+	// the commit), and the player leaves before the table learns it: the
+	// chips are in the escrow with the sitting open, so they are cashed out
+	// to the player (a release alone left them in escrow for good).
+	w.mu.Lock()
+	w.commitLost = true
+	bobBefore, cashedBefore := w.balance["bob"], w.cashOuts["bob"]
+	w.mu.Unlock()
+	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 5, PlayerId: "bob", Amount: 100, IdempotencyKey: "bob-lost"}); status.Code(err) != codes.Unavailable {
+		t.Fatalf("sit with the commit's answer lost: %v", err)
+	}
+	w.mu.Lock()
+	w.commitLost = false
+	w.mu.Unlock()
+	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 5}); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	bobNow, cashed := w.balance["bob"], w.cashOuts["bob"]-cashedBefore
+	w.mu.Unlock()
+	if bobNow != bobBefore || cashed != 100 {
+		t.Fatalf("bob's buy-in whose commit answer was lost: balance %d, was %d before it; cashed out %d", bobNow, bobBefore, cashed)
+	}
+	conserved("after the seat whose commit answer was lost left")
 
 	// Closing the table cashes everyone out at the end of the hand.
 	if _, err := e.c.CloseTable(e.floor(), &tablev1.CloseTableRequest{TableId: id}); err != nil {

@@ -22,6 +22,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/auth"
@@ -876,8 +878,11 @@ func (t *Table) retryMoney(req context.Context) {
 		if m.Kind == store.MoveBuyIn {
 			if s := t.dt.Seats(); m.Seat >= len(s) || s[m.Seat].Player != m.Player || !s[m.Seat].Unpaid {
 				// The seat went (the player left, the table closed) before the
-				// wallet committed: give the chips back instead.
-				t.releaseHold(ctx, m.Key, m.HoldID)
+				// wallet confirmed the commit: give the chips back instead.
+				if err := t.giveBackBuyIn(ctx, m); err != nil {
+					t.failed(ctx, m, err)
+					continue
+				}
 				if err := d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
 					d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
 				}
@@ -899,6 +904,42 @@ func (t *Table) retryMoney(req context.Context) {
 			d.Logger.ErrorContext(ctx, "undo a refused buy-in", "table", t.id, "key", m.Key, "error", uerr)
 		}
 	}
+}
+
+// giveBackBuyIn returns the buy-in of a seat that went before the wallet
+// confirmed its commit. Usually the hold is still held and is released.
+// But a commit can go through with its answer lost (the wallet cut off
+// or killed after committing): then the chips are already in the table's
+// escrow and the sitting is open, while the table never counted them, so
+// they are cashed out to the player, ending that sitting. Releasing alone
+// (as before) left them in escrow for good. The caller holds t.mu.
+func (t *Table) giveBackBuyIn(ctx context.Context, m store.MoneyMove) error {
+	sctx := serviceContext(ctx)
+	_, err := t.wallet().ReleaseHold(sctx, &walletv1.ReleaseHoldRequest{IdempotencyKey: m.Key + "/release",
+		TableId: t.id, Epoch: t.epoch(), HoldId: m.HoldID})
+	if err == nil || !definite(err) {
+		return err
+	}
+	switch walletHoldState(err) {
+	case "committed":
+		_, err = t.wallet().CashOut(sctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key + "/give-back", TableId: t.id, Epoch: t.epoch(),
+			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.HoldID, Seat: int32(m.Seat)})
+		return err
+	case "released", "expired":
+		return nil // the chips went back to the player
+	}
+	return err
+}
+
+// walletHoldState is the state the wallet names when it refuses to settle
+// a hold that is no longer held (HOLD_NOT_HELD), or "".
+func walletHoldState(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "HOLD_NOT_HELD" {
+			return info.GetMetadata()["state"]
+		}
+	}
+	return ""
 }
 
 // StuckAfter is how many failed attempts make a pending wallet step
