@@ -28,6 +28,11 @@ Tools:
                balance = the sum of its entries) and reconcile each cash
                table's escrow with its chips; list stuck cash-outs (exit 1
                when anything is wrong)
+  loadgen [FLAGS]
+               bot players and a cashier over gRPC or REST against a
+               running suite; per-operation throughput and latency
+               percentiles, errors by reason, the ledger audit
+               (cardroom loadgen --help)
 `
 
 // errUsage marks a command line that does not parse.
@@ -49,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runToken(rest, stdout)
 	case "phh":
 		return runPHH(rest, stdout)
+	case "loadgen":
+		return runLoadgen(ctx, rest, stdout, stderr)
 	}
 	cfg, err := config.Load()
 	if err != nil {

@@ -51,11 +51,7 @@ func runToken(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("signing key: %w", err)
-	}
-	issuer, err := auth.NewIssuer(key, nil)
+	issuer, err := suiteIssuer(cfg)
 	if err != nil {
 		return err
 	}
@@ -65,6 +61,17 @@ func runToken(args []string, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintln(stdout, tok)
 	return err
+}
+
+// suiteIssuer signs tokens with the suite's key: CARDROOM_JWT_KEY, else
+// the dev key in the data dir, so a suite started with the same
+// environment accepts them.
+func suiteIssuer(cfg config.Config) (*auth.Issuer, error) {
+	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	return auth.NewIssuer(key, nil)
 }
 
 func roleNames() string {
