@@ -24,6 +24,7 @@ import (
 	"github.com/cardroom/cardroom/services/seating"
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/tournament"
+	tournamenttables "github.com/cardroom/cardroom/services/tournament/tables"
 	"github.com/cardroom/cardroom/services/wallet"
 )
 
@@ -177,10 +178,16 @@ var allParts = []part{
 			if err != nil {
 				return nil, err
 			}
-			// The bus brings the attached tables' table.hand_ended: their
-			// knock-outs and hand-for-hand hands.
+			// The tournament drives its tables with its own identity, as it
+			// pays through the wallet.
+			tableConn, err := e.dial(tournament.Name, table.Name)
+			if err != nil {
+				return nil, err
+			}
+			// The bus brings its tables' table.hand_ended: knock-outs, then
+			// the director's moves.
 			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock, Wallet: walletv1.NewWalletServiceClient(walletConn),
-				Bus: e.bus, Logger: e.log})
+				Tables: tournamenttables.New(tablev1.NewTournamentTableServiceClient(tableConn)), Bus: e.bus, Logger: e.log})
 			return &built{register: func(s *grpc.Server) { svc.Register(s) }, loops: []func(context.Context) error{svc.Run}}, nil
 		},
 	},

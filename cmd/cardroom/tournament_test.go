@@ -2,21 +2,20 @@ package main
 
 import (
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 )
 
 // TestTournamentKnockoutsFromTables_TR37: a three-player freezeout is
-// created, entered and started over REST on `cardroom all`; a tournament
-// table is opened and the drawn players seated with the starting stack
-// through the table service's controls for tournaments (as the tournament
-// service would), and the floor attaches it as the draw's table 1. Everyone moves all in every hand (seeded
-// decks) until one player has every chip. The tournament hears each hand
+// created, entered and started over REST on `cardroom all`; the
+// tournament opens the draw's table and seats the drawn players with the
+// starting stack itself (no floor step). Everyone moves all in every hand
+// (seeded decks) until one player has every chip. The tournament hears each hand
 // from the table (table.hand_ended) and places the busted players by
 // itself — players out in the same hand by their starting stacks (TR-37) —
 // and finishes the event with the last player first. No knock-out is
@@ -52,30 +51,18 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 		t.Fatalf("draw: %+v", started.Seats)
 	}
 
-	// The tournament's table, opened through the table service's controls
-	// for tournaments (service role, gRPC), attached as the draw's table 1
-	// before anyone sits: the first hand is dealt at the second sit-down
-	// and must count.
-	tc, svc := tournamentTables(t, s.grpcAddr(), s.token("cardroom-tournament", "service"))
-	opened, err := tc.OpenTournamentTable(svc, &tablev1.OpenTournamentTableRequest{IdempotencyKey: "trn/" + id + "/table/1", TournamentId: id,
-		Name: "Monday Turbo T1", Game: nlhe50100Proto(), Seats: 9, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1})
-	if err != nil {
-		t.Fatal(err)
+	// The floor does nothing more: the tournament opened the draw's table
+	// and seated everyone with the starting stack (TR-06, TR-08).
+	tables := tournamentTablesOf(t, r, id)
+	if len(tables) != 1 {
+		t.Fatalf("tables opened for a three-player field: %v", tables)
 	}
-	table := opened.GetTable().GetTableId()
-	var attached struct {
-		TableID string `json:"table_id"`
-	}
-	r.must("POST", fmt.Sprintf("/v1/tournaments/%s/tables/%d:attach", id, started.Seats[0].Table), r.floor,
-		map[string]any{"table_id": table}, &attached)
-	if attached.TableID != table {
-		t.Fatalf("attach answered %+v", attached)
-	}
+	table := tables[0]
 	for _, st := range started.Seats {
 		// The draw numbers seats from 1, the table from 0.
-		if _, err := tc.SeatEntrant(svc, &tablev1.SeatEntrantRequest{TableId: table, IdempotencyKey: "trn/" + id + "/seat/" + st.PlayerID,
-			PlayerId: st.PlayerID, Seat: int32(st.Seat - 1), Stack: stack}); err != nil {
-			t.Fatalf("seat %s: %v", st.PlayerID, err)
+		seat := r.state(table, r.floor).Seats[st.Seat-1]
+		if seat.PlayerID != st.PlayerID || seat.Stack+seat.Bet > stack {
+			t.Fatalf("seat %d: %+v, drawn %s", st.Seat, seat, st.PlayerID)
 		}
 	}
 
@@ -113,18 +100,30 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 		slices.SortFunc(busted, func(a, b out) int { return cmp.Compare(a.start, b.start) })
 		outs = append(outs, busted...)
 	}
-	want := map[string]int{}
-	for i, o := range outs {
-		want[o.player] = len(players) - i
-		t.Logf("hand %d: %s out with a starting stack of %d", o.hand, o.player, o.start)
+	// Places from the last: players out in the same hand with the same
+	// starting stack share their places, Place the best of them.
+	type place struct{ place, shared int }
+	want := map[string]place{}
+	left := len(players)
+	for i := 0; i < len(outs); {
+		j := i
+		for j < len(outs) && outs[j].hand == outs[i].hand && outs[j].start == outs[i].start {
+			j++
+		}
+		for _, o := range outs[i:j] {
+			want[o.player] = place{left - (j - i) + 1, j - i}
+			t.Logf("hand %d: %s out with a starting stack of %d", o.hand, o.player, o.start)
+		}
+		left -= j - i
+		i = j
 	}
 	for _, p := range players {
 		if _, ok := want[p]; !ok {
-			want[p] = 1
+			want[p] = place{1, 1}
 		}
 	}
-	if len(outs) != 2 || outs[0].hand == outs[1].hand && outs[0].start == outs[1].start {
-		t.Fatalf("the seeded hands should knock out two players with different stacks: %+v", outs)
+	if len(outs) != 2 {
+		t.Fatalf("the seeded hands should knock out two players: %+v", outs)
 	}
 
 	var results struct {
@@ -139,7 +138,7 @@ func TestTournamentKnockoutsFromTables_TR37(t *testing.T) {
 		return len(results.Finishes) == len(players)
 	})
 	for _, f := range results.Finishes {
-		if f.Place != want[f.PlayerID] || f.Shared != 1 {
+		if w := want[f.PlayerID]; f.Place != w.place || f.Shared != w.shared {
 			t.Fatalf("results %+v, want places %v", results.Finishes, want)
 		}
 	}
@@ -210,7 +209,19 @@ func (r *room) startTournament(id string) drawn {
 // span and the tournament's SQL under it share the action's trace.
 func checkKnockoutTrace(t *testing.T, s *suite) {
 	t.Helper()
-	spans := s.readSpans()
+	// The spans of the last hand are written in batches: wait for them.
+	var found string
+	var last error
+	waitFor(t, "the knock-out's trace", 20*time.Second, func() bool {
+		found, last = knockoutTrace(s.readSpans())
+		return last == nil
+	})
+	t.Log(found)
+}
+
+// knockoutTrace finds a consumed table.hand_ended in the trace of the
+// player action that ended the hand, with the consumer's SQL under it.
+func knockoutTrace(spans []span) (string, error) {
 	byID := map[string]span{}
 	for _, sp := range spans {
 		byID[sp.SpanContext.SpanID] = sp
@@ -239,10 +250,37 @@ func checkKnockoutTrace(t *testing.T, s *suite) {
 			}
 		}
 		if sql == 0 {
-			t.Fatalf("the tournament's consumer wrote no SQL under its span in trace %s", consume.SpanContext.TraceID)
+			return "", fmt.Errorf("the tournament's consumer wrote no SQL under its span in trace %s", consume.SpanContext.TraceID)
 		}
-		t.Logf("knock-out trace %s: %s ← %s (%d SQL spans under the consumer)", consume.SpanContext.TraceID, sp.Name, strings.Join(chain, " ← "), sql)
-		return
+		return fmt.Sprintf("knock-out trace %s: %s ← %s (%d SQL spans under the consumer)", consume.SpanContext.TraceID, sp.Name,
+			strings.Join(chain, " ← "), sql), nil
 	}
-	t.Fatal("no table.hand_ended consumed in the trace of the player action that ended the hand")
+	return "", errors.New("no table.hand_ended consumed in the trace of the player action that ended the hand")
+}
+
+// tournamentTablesOf returns the tables the tournament opened for event
+// id, in its table order, as its audit records them.
+func tournamentTablesOf(t *testing.T, r *room, id string) []string {
+	t.Helper()
+	var audit struct {
+		Records []struct {
+			Action string `json:"action"`
+			Detail string `json:"detail_json"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
+	var out []string
+	for _, rec := range audit.Records {
+		if rec.Action != "open_table" {
+			continue
+		}
+		var d struct {
+			TableID string `json:"table_id"`
+		}
+		if err := json.Unmarshal([]byte(rec.Detail), &d); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d.TableID)
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -56,14 +57,21 @@ type Deps struct {
 	Bus events.Bus
 	// Logger logs the consumer's dropped events; nil is slog.Default().
 	Logger *slog.Logger
+	// Tables drives the tournament's tables at the table service
+	// (tables.New over a TournamentTableService client dialled with the
+	// service's own token): the director opens and seats them at the
+	// start, balances and breaks them after every hand. Nil leaves the
+	// tables to the floor (AttachTable).
+	Tables director.Tables
 }
 
 // Service is the tournament service.
 type Service struct {
-	server *server.Server
-	bus    events.Bus
-	clock  clock.Clock
-	log    *slog.Logger
+	server   *server.Server
+	director *director.Director
+	bus      events.Bus
+	clock    clock.Clock
+	log      *slog.Logger
 }
 
 // New wires the service over deps.
@@ -73,10 +81,20 @@ func New(deps Deps) *Service {
 		log = slog.Default()
 	}
 	opts := []server.Option{server.WithWallet(deps.Wallet), server.WithLogger(log)}
+	random := draw.Source(server.CryptoSource())
 	if deps.Random != nil {
-		opts = append(opts, server.WithRandom(deps.Random))
+		random = server.Locked(deps.Random)
+		opts = append(opts, server.WithRandom(random)) // one lock for the server and the director
 	}
-	return &Service{server: server.New(store.New(deps.DB), deps.Clock, opts...), bus: deps.Bus, clock: deps.Clock, log: log}
+	st := store.New(deps.DB)
+	svc := &Service{bus: deps.Bus, clock: deps.Clock, log: log}
+	if deps.Tables != nil {
+		svc.director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: random, Logger: log,
+			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) }})
+		opts = append(opts, server.WithDirector(svc.director))
+	}
+	svc.server = server.New(st, deps.Clock, opts...)
+	return svc
 }
 
 // Run finishes wallet payments left unanswered (a crash, the wallet down)
@@ -88,10 +106,13 @@ func New(deps Deps) *Service {
 func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.server.Run(ctx) })
+	if s.director != nil {
+		wg.Go(func() { _ = s.director.Run(ctx) })
+	}
 	if s.bus != nil {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				err := s.bus.Subscribe(ctx, server.TopicHandEnded, server.Consumer, s.server.HandleHandEnded)
+				err := s.bus.Subscribe(ctx, server.TopicHandEnded, server.Consumer, s.HandleHandEnded)
 				if err == nil || ctx.Err() != nil {
 					continue
 				}
@@ -108,8 +129,12 @@ func (s *Service) Run(ctx context.Context) error {
 }
 
 // HandleHandEnded is the table.hand_ended consumer Run subscribes, for
-// tests and processes that deliver events themselves.
+// tests and processes that deliver events themselves: the event's books
+// (knock-outs), then, with Deps.Tables, the director's moves.
 func (s *Service) HandleHandEnded(ctx context.Context, ev events.Event) error {
+	if s.director != nil {
+		return s.director.HandleHandEnded(ctx, ev)
+	}
 	return s.server.HandleHandEnded(ctx, ev)
 }
 

@@ -74,6 +74,11 @@ func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterP
 	if err != nil {
 		return nil, err
 	}
+	if en.Table > 0 {
+		// A late registration (G-23) was seated by the draw: the director
+		// seats it at the table.
+		s.drive(ctx, "late seat", id, s.directorStart)
+	}
 	pb, err := s.entryWithMoney(ctx, id, en)
 	if err != nil {
 		return nil, err

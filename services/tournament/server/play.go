@@ -112,7 +112,28 @@ func (s *Server) StartTournament(ctx context.Context, req *tournamentv1.StartTou
 	if err != nil {
 		return nil, err
 	}
+	s.drive(ctx, "start", req.GetTournamentId(), s.directorStart)
 	return resp, nil
+}
+
+func (s *Server) directorStart(ctx context.Context, id string) error {
+	return s.director.Start(ctx, id)
+}
+
+func (s *Server) directorLevels(ctx context.Context, id string) error {
+	return s.director.SyncLevels(ctx, id)
+}
+
+// drive has the director carry a committed change to the tables. What
+// the table service does not take now, the director's recovery pass
+// finishes (director.Run), so the change stands either way.
+func (s *Server) drive(ctx context.Context, what, id string, step func(context.Context, string) error) {
+	if s.director == nil {
+		return
+	}
+	if err := step(ctx, id); err != nil {
+		s.log.WarnContext(ctx, "tournament: tables not driven yet", "step", what, "tournament", id, "error", err)
+	}
 }
 
 // seatLate seats a player who registered after the start (G-23) the way
@@ -202,6 +223,7 @@ func (s *Server) PauseClock(ctx context.Context, req *tournamentv1.PauseClockReq
 	if err != nil {
 		return nil, err
 	}
+	s.drive(ctx, "pause", req.GetTournamentId(), s.directorLevels)
 	return &tournamentv1.PauseClockResponse{Clock: s.clockResponse(t)}, nil
 }
 
@@ -211,6 +233,7 @@ func (s *Server) ResumeClock(ctx context.Context, req *tournamentv1.ResumeClockR
 	if err != nil {
 		return nil, err
 	}
+	s.drive(ctx, "resume", req.GetTournamentId(), s.directorLevels)
 	return &tournamentv1.ResumeClockResponse{Clock: s.clockResponse(t)}, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -33,6 +34,8 @@ type Server struct {
 	wallet walletv1.WalletServiceClient
 	random draw.Source
 	log    *slog.Logger
+	// director drives the tables; nil leaves them to the floor.
+	director *director.Director
 }
 
 // Option configures a Server.
@@ -43,6 +46,10 @@ type Option func(*Server)
 // (rpc.Options.ServiceToken): the server drops the caller's before calling.
 // Without it the server keeps the books alone (tests without money).
 func WithWallet(w walletv1.WalletServiceClient) Option { return func(s *Server) { s.wallet = w } }
+
+// WithDirector has d drive the tournament's tables: the start seats the
+// draw at them, a pause or resume of the clock sends them the schedule.
+func WithDirector(d *director.Director) Option { return func(s *Server) { s.director = d } }
 
 // WithRandom draws seats and buttons from src instead of crypto/rand
 // (seeded tests and replays). Calls are serialized, so src need not be
@@ -60,6 +67,12 @@ func WithLogger(l *slog.Logger) Option {
 		}
 	}
 }
+
+// Locked returns src safe for concurrent use.
+func Locked(src draw.Source) draw.Source { return &lockedSource{src: src} }
+
+// CryptoSource returns the server's default source: crypto/rand.
+func CryptoSource() draw.Source { return cryptoSource{} }
 
 // lockedSource serializes a source shared by concurrent requests.
 type lockedSource struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/event"
 )
 
 // TableLink is a tournament table and the table service's table that
@@ -70,4 +71,65 @@ func (s *Store) DB() *sqlstore.DB { return s.db }
 // consumer's, which also records the event as processed).
 func (s *Store) UpdateIn(ctx context.Context, tx *sqlstore.Tx, id string, fn func(tx *Tx, t *Tournament) error) error {
 	return update(ctx, tx, id, fn)
+}
+
+// Tables returns the tournament's tables by number, as attached.
+func (s *Store) Tables(ctx context.Context, id string) ([]TableLink, error) {
+	var out []TableLink
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		var err error
+		out, err = tableLinks(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Tables is Store.Tables inside the transaction.
+func (t *Tx) Tables() ([]TableLink, error) { return tableLinks(t.ctx, t.tx, t.id) }
+
+func tableLinks(ctx context.Context, tx *sqlstore.Tx, id string) ([]TableLink, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT table_no, table_id FROM tournament_tables WHERE tournament_id = $1 ORDER BY table_no`, id)
+	if err != nil {
+		return nil, fmt.Errorf("tables of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []TableLink
+	for rows.Next() {
+		l := TableLink{TournamentID: id}
+		if err := rows.Scan(&l.Table, &l.TableID); err != nil {
+			return nil, fmt.Errorf("tables of %s: %w", id, err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// CountAudit counts the audit records of one action: the director numbers
+// its moves by them ("trn/<event>/move/<n>").
+func (t *Tx) CountAudit(action string) (int, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_audit WHERE tournament_id = $1 AND action = $2`, t.id, action).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count %s of %s: %w", action, t.id, err)
+	}
+	return n, nil
+}
+
+// Running returns the ids of the running tournaments, for the director's
+// recovery pass.
+func (s *Store) Running(ctx context.Context) ([]string, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tournaments WHERE status = $1 ORDER BY id`, int(event.Running))
+	if err != nil {
+		return nil, fmt.Errorf("running tournaments: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("running tournaments: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }

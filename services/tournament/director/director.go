@@ -1,0 +1,646 @@
+// Package director is the tournament's application layer: it drives the
+// tournament's tables at the table service (the Tables port) from the
+// stored event and the tables' reports. It opens the tables of the seat
+// draw and seats the entrants (TR-06, TR-08), places the drawn buttons
+// (TR-07, G-28), gives the tables the level schedule (TR-20, G-07), and
+// after every table.hand_ended removes the busted, balances and breaks
+// tables (TR-23, G-25) and checks that chips are conserved.
+//
+// Every decision is stored before it is carried out and every control is
+// idempotent (keys derived from the decision: trn/<event>/move/<n>), so a
+// crash at any point is finished by repeating the step: Recover finishes
+// the moves left half done.
+//
+// Tables deal in lockstep with the director: a hold "director" lets each
+// table deal only the hand after the last one the director has handled,
+// so moves happen between hands with the player the table's own report
+// names as due the big blind (TR-23).
+package director
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/telemetry"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/tournament/balance"
+	"github.com/cardroom/cardroom/services/tournament/draw"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// Hold ids the director sets at its tables.
+const (
+	// HoldLockstep lets a table deal only up to the hand after the last one
+	// the director handled.
+	HoldLockstep = "director"
+	// HoldShort halts a short table until balanced (G-25).
+	HoldShort = "balancing"
+	// HoldClock stops play while the clock is paused.
+	HoldClock = "clock"
+)
+
+// Actor is the audit's name for the director's own decisions.
+const Actor = "director"
+
+// Director drives one process's tournaments' tables.
+type Director struct {
+	store  *store.Store
+	tables Tables
+	clock  clock.Clock
+	random draw.Source
+	log    *slog.Logger
+	// record applies a hand to the event's books (knock-outs, places,
+	// hand-for-hand rounds) before the director acts on the tables.
+	record func(context.Context, events.Event) error
+
+	// mu guards mismatch.
+	mu sync.Mutex
+	// mismatch is each tournament's last chip count minus chips issued.
+	mismatch map[string]int64
+}
+
+// Deps is what a Director needs.
+type Deps struct {
+	Store  *store.Store
+	Tables Tables
+	Clock  clock.Clock
+	// Random draws seats when a table breaks (TR-06); it must be safe for
+	// concurrent use.
+	Random draw.Source
+	Logger *slog.Logger
+	// Record applies a table.hand_ended to the event's books first
+	// (server.HandleHandEnded: knock-outs placed by TR-37).
+	Record func(context.Context, events.Event) error
+}
+
+// New returns a Director.
+func New(d Deps) *Director {
+	log := d.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record,
+		mismatch: map[string]int64{}}
+}
+
+func (d *Director) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// seatKey is the idempotency key of an entrant's first seat: one per
+// entry (a re-entry after an unregistration gets its own).
+func seatKey(ev string, en entry.Entry) string {
+	return fmt.Sprintf("trn/%s/seat/%s/%d", ev, en.PlayerID, en.Withdrawals)
+}
+
+// Start opens the tables of the seat draw, seats every active entrant at
+// the drawn seat with the starting stack (TR-06, TR-08), places the drawn
+// buttons (TR-07, G-28) and sends the level schedule (TR-20); then the
+// tables deal. It is safe to repeat: a table that has dealt is left alone.
+func (d *Director) Start(ctx context.Context, id string) error {
+	t, err := d.store.Load(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.Event.Status != event.Running {
+		return nil
+	}
+	ens, err := d.store.Entries(ctx, id)
+	if err != nil {
+		return err
+	}
+	buttons, err := d.buttons(ctx, id)
+	if err != nil {
+		return err
+	}
+	byTable := map[int][]entry.Entry{}
+	for _, en := range ens {
+		if en.Status == entry.Active && en.Table > 0 {
+			byTable[en.Table] = append(byTable[en.Table], en)
+		}
+	}
+	rev, rows := Schedule(t)
+	for _, n := range slices.Sorted(maps.Keys(byTable)) {
+		tableID, err := d.table(ctx, t, n)
+		if err != nil {
+			return err
+		}
+		st, err := d.tables.Status(ctx, tableID)
+		if err != nil {
+			return err
+		}
+		// A table that has dealt only takes its late entrants (G-23);
+		// a fresh one is held while seated, then given its button and
+		// schedule and let deal hand 1.
+		fresh := st.HandNo == 0
+		if fresh {
+			if err := d.tables.Hold(ctx, tableID, HoldLockstep, HoldFloor, 0); err != nil {
+				return err
+			}
+		}
+		for _, en := range byTable[n] {
+			err := d.tables.Seat(ctx, tableID, seatKey(id, en), en.PlayerID, en.Seat, t.Event.StartingStack)
+			if r := Refusal(err); r == "ENTRANT_SEATED_ELSEWHERE" || r == "IDEMPOTENCY_KEY_REUSED" {
+				continue // seated before and moved since
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !fresh {
+			continue
+		}
+		if b, ok := buttons[n]; ok {
+			if err := d.tables.SetButton(ctx, tableID, fmt.Sprintf("trn/%s/button/%d/1", id, n), b); err != nil {
+				return err
+			}
+		}
+		if err := d.tables.SetLevels(ctx, tableID, rev, rows); err != nil {
+			return err
+		}
+		if err := d.tables.Hold(ctx, tableID, HoldLockstep, HoldFloor, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// table returns the table service's table playing tournament table n,
+// opening and attaching it the first time.
+func (d *Director) table(ctx context.Context, t store.Tournament, n int) (string, error) {
+	links, err := d.store.Tables(ctx, t.Event.ID)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range links {
+		if l.Table == n {
+			return l.TableID, nil
+		}
+	}
+	first := t.Rules.Sheet.Levels[0]
+	for _, l := range t.Rules.Sheet.Levels {
+		if !l.Break {
+			first = l
+			break
+		}
+	}
+	tableID, err := d.tables.Open(ctx, OpenTable{Key: fmt.Sprintf("trn/%s/table/%d", t.Event.ID, n), TournamentID: t.Event.ID,
+		Name: fmt.Sprintf("%s T%d", t.Event.Name, n), Game: t.Event.Game, Structure: t.Event.Structure, Seats: t.Rules.SeatsPerTable,
+		SmallBlind: first.SmallBlind, BigBlind: first.BigBlind})
+	if err != nil {
+		return "", err
+	}
+	now := d.now()
+	err = d.store.Update(ctx, t.Event.ID, func(tx *store.Tx, _ *store.Tournament) error {
+		if err := tx.AttachTable(n, tableID, now); err != nil {
+			return err
+		}
+		return tx.AddAudit(Actor, "open_table", map[string]any{"table": n, "table_id": tableID}, now)
+	})
+	return tableID, err
+}
+
+// buttons returns the drawn button seat of each table (TR-07), the last
+// draw of a table winning.
+func (d *Director) buttons(ctx context.Context, id string) (map[int]int, error) {
+	draws, err := d.store.Draws(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]int{}
+	for _, dr := range draws {
+		if dr.Kind != "button" {
+			continue
+		}
+		var b struct {
+			Table  int `json:"table"`
+			Winner int `json:"button_seat"`
+		}
+		if err := jsonUnmarshal(dr.Record, &b); err != nil {
+			return nil, fmt.Errorf("button draw %d of %s: %w", dr.Seq, id, err)
+		}
+		out[b.Table] = b.Winner
+	}
+	return out, nil
+}
+
+// SyncLevels sends every table of a running tournament the schedule as
+// the clock now stands (a pause retracts the rows to come, a resume sends
+// them again, under a new revision) and holds play while the clock is
+// paused.
+func (d *Director) SyncLevels(ctx context.Context, id string) error {
+	t, err := d.store.Load(ctx, id)
+	if err != nil {
+		return err
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	rev, rows := Schedule(t)
+	paused := !t.Clock.PausedAt.IsZero()
+	var errs []error
+	for _, l := range links {
+		err := d.tables.SetLevels(ctx, l.TableID, rev, rows)
+		if err == nil && paused {
+			err = d.tables.Hold(ctx, l.TableID, HoldClock, HoldClockPaused, 0)
+		} else if err == nil {
+			err = d.tables.Release(ctx, l.TableID, HoldClock)
+		}
+		if Refusal(err) == "TABLE_CLOSED" {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Mismatch returns the tournament's chips counted at its tables minus the
+// chips issued, as of its last hand (0: conserved or not counted yet).
+func (d *Director) Mismatch(id string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mismatch[id]
+}
+
+// HandleHandEnded is the table.hand_ended consumer: the hand goes to the
+// event's books (Deps.Record), then the director acts on the tables. A
+// table no tournament plays is ignored. An error leaves the event to be
+// delivered again; every step repeats harmlessly.
+func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
+	if d.record != nil {
+		if err := d.record(ctx, ev); err != nil {
+			return err
+		}
+	}
+	var msg tablev1.HandEnded
+	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
+		return nil // the books' consumer logged it
+	}
+	link, ok, err := d.store.TableLink(ctx, msg.GetTableId())
+	if err != nil || !ok {
+		return err
+	}
+	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo()}
+	for _, st := range msg.GetStacks() {
+		if slices.Contains(msg.GetBusted(), st.GetSeat()) {
+			h.Busted = append(h.Busted, st.GetPlayerId())
+		}
+		if msg.NextBigBlind != nil && st.GetSeat() == msg.GetNextBigBlind() {
+			h.DueBigBlind = st.GetPlayerId()
+		}
+	}
+	return d.HandEnded(ctx, link.TournamentID, h)
+}
+
+// Hand is one table's hand as the director needs it.
+type Hand struct {
+	TableID string
+	// Table is the tournament's number of the table.
+	Table int
+	No    int64
+	// Busted are the players left with no chips.
+	Busted []string
+	// DueBigBlind is the player due the big blind in the next hand as the
+	// table's planner works it out under the dead button (TR-21); "" when
+	// nobody is.
+	DueBigBlind string
+}
+
+// HandEnded acts on a tournament's tables after a hand at one of them:
+// moves finished, the busted removed, the tables balanced or one broken
+// (TR-23, G-25), short tables halted, chips counted, and the table let
+// deal its next hand.
+func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
+	t, err := d.store.Load(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.Event.Status != event.Running && t.Event.Status != event.Finished {
+		return nil
+	}
+	if err := d.recoverMoves(ctx, id); err != nil {
+		return err
+	}
+	ens, err := d.store.Entries(ctx, id)
+	if err != nil {
+		return err
+	}
+	status := map[string]entry.Status{}
+	for _, en := range ens {
+		status[en.PlayerID] = en.Status
+	}
+	for _, p := range h.Busted {
+		if status[p] == entry.Active {
+			continue // may still rebuy (TR-13)
+		}
+		err := d.tables.RemoveBusted(ctx, h.TableID, fmt.Sprintf("trn/%s/out/%s/%s/%d", id, p, h.TableID, h.No), p)
+		if r := Refusal(err); r == "NOT_SEATED" {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if t.Event.Status == event.Running {
+		if err := d.balance(ctx, t, h); err != nil {
+			return err
+		}
+	}
+	d.countChips(ctx, t)
+	if t.Event.Status != event.Running {
+		return nil
+	}
+	err = d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
+	if Refusal(err) == "TABLE_CLOSED" {
+		return nil
+	}
+	return err
+}
+
+// slip is a movement slip as the audit records it.
+type slip struct {
+	MoveID    string `json:"move_id"`
+	PlayerID  string `json:"player_id"`
+	FromTable int    `json:"from_table"`
+	FromSeat  int    `json:"from_seat"`
+	ToTable   int    `json:"to_table"`
+	ToSeat    int    `json:"to_seat"`
+	Rule      string `json:"rule_id"`
+}
+
+// balance decides the moves that the hand at h.Table makes possible —
+// the table's players when it breaks, or the player due its big blind
+// when it has too many (TR-23) — records them, carries them out, closes a
+// table left empty and halts short tables (G-25).
+func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) error {
+	id := t.Event.ID
+	now := d.now()
+	var slips []slip
+	var plan []balance.Table
+	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
+		slips = nil
+		if cur.Event.Status != event.Running {
+			return nil
+		}
+		ens, err := tx.Entries()
+		if err != nil {
+			return err
+		}
+		plan = Plan(ens, cur.Rules.SeatsPerTable)
+		moves := Decide(plan, h, d.random)
+		if len(moves) == 0 {
+			return nil
+		}
+		n, err := tx.CountAudit("move")
+		if err != nil {
+			return err
+		}
+		byPlayer := map[string]entry.Entry{}
+		for _, en := range ens {
+			byPlayer[en.PlayerID] = en
+		}
+		for _, m := range moves {
+			n++
+			from, _ := strconv.Atoi(m.FromTable)
+			to, _ := strconv.Atoi(m.ToTable)
+			s := slip{MoveID: fmt.Sprintf("trn/%s/move/%d", id, n), PlayerID: m.PlayerID, FromTable: from, FromSeat: m.FromSeat,
+				ToTable: to, ToSeat: m.ToSeat, Rule: m.Rule}
+			en := byPlayer[m.PlayerID]
+			en.Table, en.Seat = to, m.ToSeat
+			if err := tx.PutEntry(en); err != nil {
+				return err
+			}
+			if err := tx.AddAudit(Actor, "move", s, now); err != nil {
+				return err
+			}
+			slips = append(slips, s)
+		}
+		ens, err = tx.Entries()
+		if err != nil {
+			return err
+		}
+		plan = Plan(ens, cur.Rules.SeatsPerTable)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	tableIDs := map[int]string{}
+	for _, l := range links {
+		tableIDs[l.Table] = l.TableID
+	}
+	for _, s := range slips {
+		if err := d.move(ctx, s, tableIDs); err != nil {
+			return err
+		}
+	}
+	return d.halt(ctx, plan, tableIDs, h)
+}
+
+// move carries out a recorded move: out of the first table, into the
+// second. A move the first table has not let go yet (the entrant is in a
+// hand) is finished by finishMoves after that hand.
+func (d *Director) move(ctx context.Context, s slip, tableIDs map[int]string) error {
+	m := Move{ID: s.MoveID, Player: s.PlayerID, FromTableID: tableIDs[s.FromTable], ToTableID: tableIDs[s.ToTable], ToSeat: s.ToSeat}
+	st, err := d.tables.MoveOut(ctx, m)
+	if err != nil {
+		return err
+	}
+	if st != MoveInTransit {
+		return nil
+	}
+	_, err = d.tables.MoveIn(ctx, m.ToTableID, m.ID)
+	return err
+}
+
+// finishMoves seats the entrants in transit at their new tables.
+func (d *Director) finishMoves(ctx context.Context, id string) error {
+	moves, err := d.tables.Moves(ctx, id, MoveInTransit)
+	if err != nil {
+		return err
+	}
+	for _, m := range moves {
+		if _, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// halt holds the short tables until balanced (G-25), lets the others
+// deal, and closes the tables nobody is left at.
+func (d *Director) halt(ctx context.Context, plan []balance.Table, tableIDs map[int]string, h Hand) error {
+	halted := balance.Halted(plan, balance.Policy{})
+	in := map[int]bool{}
+	for _, tb := range plan {
+		n, _ := strconv.Atoi(tb.ID)
+		in[n] = true
+		var err error
+		if slices.Contains(halted, tb.ID) {
+			err = d.tables.Hold(ctx, tableIDs[n], HoldShort, HoldBalancing, 0)
+		} else {
+			err = d.tables.Release(ctx, tableIDs[n], HoldShort)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !in[h.Table] {
+		// Broken: its players have gone; close it once the moves left.
+		err := d.tables.Close(ctx, h.TableID)
+		if r := Refusal(err); r == "TABLE_NOT_EMPTY" || r == "TABLE_CLOSED" {
+			d.log.InfoContext(ctx, "director: broken table not closed yet", "table_id", h.TableID, "reason", r)
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// countChips compares the chips at the tables (and in transit) with the
+// chips issued; a difference is logged, counted and kept for the status.
+func (d *Director) countChips(ctx context.Context, t store.Tournament) {
+	counted, err := d.tables.CountChips(ctx, t.Event.ID)
+	if err != nil {
+		d.log.WarnContext(ctx, "director: chips not counted", "tournament", t.Event.ID, "error", err)
+		return
+	}
+	ens, err := d.store.Entries(ctx, t.Event.ID)
+	if err != nil {
+		return
+	}
+	diff := counted - Issued(t, ens)
+	d.mu.Lock()
+	d.mismatch[t.Event.ID] = diff
+	d.mu.Unlock()
+	if diff != 0 {
+		d.log.ErrorContext(ctx, "director: tournament chips not conserved", "tournament", t.Event.ID, "counted", counted, "difference", diff)
+		telemetry.CountChipMismatches(ctx, "tournament", 1)
+	}
+}
+
+// Issued is the chips an event has put in play: a starting stack for
+// every entry that was seated, the rebuys' and the add-ons' chips
+// (TR-08, TR-14, TR-17).
+func Issued(t store.Tournament, ens []entry.Entry) int64 {
+	var n int64
+	for _, en := range ens {
+		if en.Status != entry.Active && en.Status != entry.Busted {
+			continue
+		}
+		n += t.Event.StartingStack + int64(en.Rebuys)*t.Rules.Entry.RebuyChips
+		if en.AddOn {
+			n += t.Rules.Entry.AddOnChips
+		}
+	}
+	return n
+}
+
+// Recover finishes what a crash left half done in the running
+// tournaments: tables not opened or seated yet, moves recorded but not
+// made, entrants in transit. Run calls it when it starts.
+func (d *Director) Recover(ctx context.Context, ids []string) error {
+	var errs []error
+	for _, id := range ids {
+		if err := d.Start(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("start %s: %w", id, err))
+			continue
+		}
+		if err := d.SyncLevels(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
+		}
+		if err := d.recoverMoves(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("moves of %s: %w", id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recoverMoves makes the moves the audit records and the tables never
+// saw (a crash between the decision and MoveOut), then finishes those in
+// transit (a crash between MoveOut and MoveIn, or an entrant who finished
+// a hand first).
+func (d *Director) recoverMoves(ctx context.Context, id string) error {
+	audit, err := d.store.Audit(ctx, id)
+	if err != nil {
+		return err
+	}
+	known, err := d.tables.Moves(ctx, id)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, m := range known {
+		seen[m.ID] = true
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	tableIDs := map[int]string{}
+	for _, l := range links {
+		tableIDs[l.Table] = l.TableID
+	}
+	for _, a := range audit {
+		if a.Action != "move" {
+			continue
+		}
+		var s slip
+		if err := jsonUnmarshal(a.Detail, &s); err != nil {
+			return err
+		}
+		if seen[s.MoveID] {
+			continue
+		}
+		err := d.move(ctx, s, tableIDs)
+		if r := Refusal(err); r != "" {
+			// The entrant is no longer there to move (busted and
+			// removed): the table refuses for good.
+			d.log.WarnContext(ctx, "director: recorded move refused", "move", s.MoveID, "reason", r)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return d.finishMoves(ctx, id)
+}
+
+// RecoverInterval is how often Run repeats the recovery pass.
+const RecoverInterval = 10 * time.Second
+
+// Run recovers the running tournaments at once and then every
+// RecoverInterval (a start whose tables the table service did not take, a
+// move a crash interrupted) until ctx ends.
+func (d *Director) Run(ctx context.Context) error {
+	for {
+		ids, err := d.store.Running(ctx)
+		if err == nil {
+			err = d.Recover(ctx, ids)
+		}
+		if err != nil && ctx.Err() == nil {
+			d.log.WarnContext(ctx, "director: recovery pass", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.clock.After(RecoverInterval):
+		}
+	}
+}

@@ -1,0 +1,412 @@
+package director_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/draw"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+var now = time.Date(2026, 12, 1, 19, 0, 0, 0, time.UTC)
+
+// splitMix is a seeded source for the draws.
+type splitMix struct{ s uint64 }
+
+func (s *splitMix) Uint64() uint64 {
+	s.s += 0x9e3779b97f4a7c15
+	z := s.s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+const stack = 5000
+
+// running stores a running freezeout of n entrants seated by the draw
+// (TR-06) with a button drawn at each table, as StartTournament leaves it.
+func running(t *testing.T, db *sqlstore.DB, n int) *store.Store {
+	t.Helper()
+	s := store.New(db)
+	ctx := t.Context()
+	e := event.Event{ID: "ev1", Name: "Turbo", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,
+		BuyIn: event.BuyIn{PrizePool: 100, Fee: 10, Currency: "EUR"}, StartingStack: stack, StartsAt: now, Status: event.Scheduled, CreatedAt: now}
+	if err := s.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
+		t.Fatal(err)
+	}
+	var players []string
+	for i := range n {
+		players = append(players, fmt.Sprintf("p%02d", i+1))
+	}
+	src := &splitMix{s: 7}
+	seats, err := draw.Seats(players, 9, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, "ev1", func(tx *store.Tx, tr *store.Tournament) error {
+		byTable := map[int][]int{}
+		for _, st := range seats {
+			if err := tx.PutEntry(entry.Entry{EventID: "ev1", PlayerID: st.PlayerID, Status: entry.Active, RegisteredAt: now,
+				Table: st.Table, Seat: st.Seat}); err != nil {
+				return err
+			}
+			byTable[st.Table] = append(byTable[st.Table], st.Seat)
+		}
+		for n, ss := range byTable {
+			if err := tx.AddDraw("button", map[string]any{"table": n, "button_seat": ss[len(ss)-1]}, now); err != nil {
+				return err
+			}
+		}
+		tr.Event.Status, tr.Clock.Started = event.Running, now
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newDirector(s *store.Store, f *fakeTables, clk clock.Clock) *director.Director {
+	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: &splitMix{s: 11}})
+}
+
+// at returns where the fake has a player: table id and seat.
+func (f *fakeTables) at(player string) (string, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, seat := f.where("ev1", player)
+	if tb == nil {
+		return "", 0
+	}
+	return tb.id, seat
+}
+
+// TestStart_SeatsTheDrawButtonsAndLevels_TR06_TR07_TR08_TR20: the start
+// opens one table per drawn table, seats every entrant at the drawn seat
+// with the starting stack, places the drawn button, sends the schedule
+// with each row's start by the clock, and lets hand 1 deal; repeating it
+// changes nothing.
+func TestStart_SeatsTheDrawButtonsAndLevels_TR06_TR07_TR08_TR20(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := running(t, db, 27)
+		f := newFakeTables()
+		d := newDirector(s, f, clock.NewFake(now))
+		for range 2 {
+			if err := d.Start(t.Context(), "ev1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		links, err := s.Tables(t.Context(), "ev1")
+		if err != nil || len(links) != 3 || len(f.tables) != 3 {
+			t.Fatalf("links %v (%v), tables at the service %d", links, err, len(f.tables))
+		}
+		ens, _ := s.Entries(t.Context(), "ev1")
+		for _, en := range ens {
+			id, seat := f.at(en.PlayerID)
+			if id != links[en.Table-1].TableID || seat != en.Seat || f.tables[id].stacks[en.PlayerID] != stack {
+				t.Errorf("%s at %s seat %d with %d, drawn table %d seat %d", en.PlayerID, id, seat, f.tables[id].stacks[en.PlayerID], en.Table, en.Seat)
+			}
+		}
+		tr, _ := s.Load(t.Context(), "ev1")
+		for _, l := range links {
+			tb := f.tables[l.TableID]
+			ss := []int{}
+			for seat := range 10 {
+				if _, ok := tb.seats[seat]; ok {
+					ss = append(ss, seat)
+				}
+			}
+			if tb.button != ss[len(ss)-1] {
+				t.Errorf("table %d button %d, drawn %d", l.Table, tb.button, ss[len(ss)-1])
+			}
+			if tb.holds[director.HoldLockstep] != 1 || len(tb.rows) != len(tr.Rules.Sheet.Levels) || !tb.rows[0].Start.Equal(now) ||
+				!tb.rows[1].Start.Equal(now.Add(tr.Rules.Sheet.Levels[0].Duration)) || tb.rows[1].BigBlind != tr.Rules.Sheet.Levels[1].BigBlind {
+				t.Errorf("table %d holds %v rows %+v", l.Table, tb.holds, tb.rows[:2])
+			}
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatal("mismatch before any hand")
+		}
+	})
+}
+
+// bust takes players' chips (they lost them at their table) and knocks
+// them out in the books, as the hand's record step does.
+func bust(t *testing.T, s *store.Store, f *fakeTables, players ...string) {
+	t.Helper()
+	err := s.Update(t.Context(), "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for _, p := range players {
+			en, err := tx.Entry(p)
+			if err != nil {
+				return err
+			}
+			en.Status = entry.Busted
+			if err := tx.PutEntry(*en); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var lost int64
+	for _, p := range players {
+		tb, _ := f.where("ev1", p)
+		lost += tb.stacks[p]
+		tb.stacks[p] = 0
+	}
+	// Their chips went to the first player of the first table.
+	tb := f.tables["tbl1"]
+	for seat := range 10 {
+		if p, ok := tb.seats[seat]; ok && tb.stacks[p] > 0 {
+			tb.stacks[p] += lost
+			return
+		}
+	}
+}
+
+func mustEntries(t *testing.T, s *store.Store) []entry.Entry {
+	t.Helper()
+	ens, err := s.Entries(t.Context(), "ev1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ens
+}
+
+// tablePlayers returns the tournament's players at a table of the plan.
+func tablePlayers(t *testing.T, s *store.Store, table int) []string {
+	t.Helper()
+	ens, err := s.Entries(t.Context(), "ev1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, en := range ens {
+		if en.Status == entry.Active && en.Table == table {
+			out = append(out, en.PlayerID)
+		}
+	}
+	return out
+}
+
+// TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25: two
+// players bust at table 3 (9/9/7); when table 1's hand ends, the player
+// its own report names as due the big blind (not the one a moving button
+// would give) goes, with their chips, to the worst seat at table 3; the
+// slip is in the audit, the entry follows, the busted are removed, the
+// chips are conserved and table 1 may deal its next hand.
+func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := running(t, db, 27)
+		f := newFakeTables()
+		d := newDirector(s, f, clock.NewFake(now))
+		ctx := t.Context()
+		if err := d.Start(ctx, "ev1"); err != nil {
+			t.Fatal(err)
+		}
+		out := tablePlayers(t, s, 3)[:2]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := f.at(out[0]); id != "" {
+			t.Fatalf("busted %s still seated at %s", out[0], id)
+		}
+		// The table's planner names the seat of the first player of table
+		// 1; a moving button from the drawn one would give another.
+		plan := director.Plan(mustEntries(t, s), 9)
+		plan[0].Button = f.tables["tbl1"].button + 1
+		movingButton := plan[0].Seats[plan[0].DueBigBlind()]
+		due := tablePlayers(t, s, 1)[0]
+		if due == movingButton {
+			due = tablePlayers(t, s, 1)[1]
+		}
+		dueID, dueSeat := f.at(due)
+		chips := f.tables[dueID].stacks[due]
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due}); err != nil {
+			t.Fatal(err)
+		}
+		id, seat := f.at(due)
+		if id != "tbl3" || f.tables[id].stacks[due] != chips {
+			t.Fatalf("%s (due the big blind at tbl1 seat %d) is at %s seat %d with %d, want tbl3 with %d", due, dueSeat, id, seat, f.tables[id].stacks[due], chips)
+		}
+		ens, _ := s.Entries(ctx, "ev1")
+		for _, en := range ens {
+			if en.PlayerID == due && (en.Table != 3 || en.Seat != seat) {
+				t.Fatalf("entry %+v, seated at 3/%d", en, seat)
+			}
+		}
+		audit, _ := s.Audit(ctx, "ev1")
+		var slips []map[string]any
+		for _, a := range audit {
+			if a.Action == "move" {
+				var m map[string]any
+				_ = json.Unmarshal(a.Detail, &m)
+				slips = append(slips, m)
+			}
+		}
+		if len(slips) != 1 || slips[0]["player_id"] != due || slips[0]["move_id"] != "trn/ev1/move/1" || slips[0]["rule_id"] != "TR-23" {
+			t.Fatalf("movement slips %v", slips)
+		}
+		if f.tables["tbl1"].holds[director.HoldLockstep] != 2 {
+			t.Fatalf("table 1 holds %v: hand 2 may deal", f.tables["tbl1"].holds)
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+		}
+		// Table 2 (9 players, as many as table 1 had) gives nobody now:
+		// 9/8/8 is balanced.
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 1, DueBigBlind: tablePlayers(t, s, 2)[0]}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(tablePlayers(t, s, 2)); n != 9 {
+			t.Fatalf("table 2 has %d players after a balanced hand", n)
+		}
+	})
+}
+
+// TestHandEnded_BreaksTheLastTableAndHaltsShortOnes_G25: when the players
+// fit in two tables, table 3's hand end sends its players to drawn seats
+// at the others and closes it; a table three short of the fullest is
+// halted until balanced.
+func TestHandEnded_BreaksTheLastTableAndHaltsShortOnes_G25(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := running(t, db, 27)
+		f := newFakeTables()
+		d := newDirector(s, f, clock.NewFake(now))
+		ctx := t.Context()
+		if err := d.Start(ctx, "ev1"); err != nil {
+			t.Fatal(err)
+		}
+		// Table 2 loses four: 9/5/9, table 2 is halted (G-25: 3 short).
+		out := tablePlayers(t, s, 2)[:4]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 3, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+		if _, held := f.tables["tbl2"].holds[director.HoldShort]; !held {
+			t.Fatalf("table 2 (5 players against 9) not halted: %v", f.tables["tbl2"].holds)
+		}
+		// Five more out at table 1: 4/5/9 = 18 fit in two tables.
+		out = tablePlayers(t, s, 1)[1:6]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 4, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(tablePlayers(t, s, 3)); n != 9 {
+			t.Fatalf("table 3 lost players (%d) before its own hand ended", n)
+		}
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if n1, n2, n3 := len(tablePlayers(t, s, 1)), len(tablePlayers(t, s, 2)), len(tablePlayers(t, s, 3)); n1+n2 != 18 || n3 != 0 || n1 != 9 || n2 != 9 {
+			t.Fatalf("after the break %d/%d/%d", n1, n2, n3)
+		}
+		if !f.tables["tbl3"].closed {
+			t.Fatal("broken table not closed")
+		}
+		for _, id := range []string{"tbl1", "tbl2"} {
+			if len(f.tables[id].seats) != 9 {
+				t.Fatalf("%s seats %v", id, f.tables[id].seats)
+			}
+			if _, held := f.tables[id].holds[director.HoldShort]; held {
+				t.Fatalf("%s still halted after the break", id)
+			}
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+		}
+	})
+}
+
+// TestHandEnded_ACrashMidMoveCompletesItOnce: the table service does not
+// answer MoveIn (or MoveOut) after the move was recorded; the hand's
+// event fails and is delivered again, or the process restarts and
+// recovers: the move completes once, with the same id, and no chip is
+// made or lost.
+func TestHandEnded_ACrashMidMoveCompletesItOnce(t *testing.T) {
+	t.Parallel()
+	for _, op := range []string{"MoveIn", "MoveOut"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s := running(t, db, 27)
+			f := newFakeTables()
+			d := newDirector(s, f, clock.NewFake(now))
+			ctx := t.Context()
+			if err := d.Start(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			out := tablePlayers(t, s, 3)[:2]
+			bust(t, s, f, out...)
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
+				t.Fatal(err)
+			}
+			due := tablePlayers(t, s, 1)[0]
+			f.fail[op] = 1
+			h := director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due}
+			if err := d.HandEnded(ctx, "ev1", h); !errors.Is(err, director.ErrUnreachable) {
+				t.Fatalf("hand with the table service silent: %v", err)
+			}
+			// A new process over the same store recovers; then the event
+			// comes again.
+			d = newDirector(s, f, clock.NewFake(now))
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.HandEnded(ctx, "ev1", h); err != nil {
+				t.Fatal(err)
+			}
+			if id, _ := f.at(due); id != "tbl3" || len(f.moves) != 1 || f.moves["trn/ev1/move/1"] == nil {
+				t.Fatalf("%s at %s, moves %v", due, id, f.moves)
+			}
+			if d.Mismatch("ev1") != 0 {
+				t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+			}
+		})
+	}
+}
+
+// TestSchedule_PauseRetractsAndResumeResends_TR20: a pause sends only the
+// row in force under a higher revision; the resume sends the rows again,
+// later by the pause, under a higher one still.
+func TestSchedule_PauseRetractsAndResumeResends_TR20(t *testing.T) {
+	t.Parallel()
+	tr := store.Tournament{Rules: house.Rules{}.WithDefaults(event.Event{})}
+	tr.Clock.Sheet, tr.Clock.Started = tr.Rules.Sheet, now
+	r1, rows1 := director.Schedule(tr)
+	if err := tr.Clock.Pause(now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	r2, rows2 := director.Schedule(tr)
+	if err := tr.Clock.Resume(now.Add(6 * time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	r3, rows3 := director.Schedule(tr)
+	if r1 >= r2 || r2 >= r3 {
+		t.Fatalf("revisions %d %d %d", r1, r2, r3)
+	}
+	if len(rows1) != len(tr.Rules.Sheet.Levels) || len(rows2) != 1 || len(rows3) != len(rows1) {
+		t.Fatalf("rows %d %d %d", len(rows1), len(rows2), len(rows3))
+	}
+	if !rows3[1].Start.Equal(rows1[1].Start.Add(5*time.Minute)) || !rows3[0].Start.Equal(now.Add(5*time.Minute)) {
+		t.Fatalf("after the resume level 2 starts %v (was %v)", rows3[1].Start, rows1[1].Start)
+	}
+}

@@ -1,0 +1,288 @@
+package director_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cardroom/cardroom/services/tournament/director"
+)
+
+// fakeTables is an in-memory table service with the semantics the
+// director relies on: keyed controls, moves through transit, chips
+// counted on the tables and in transit. fail makes the next call of an
+// operation go unanswered.
+type fakeTables struct {
+	mu     sync.Mutex
+	tables map[string]*fakeTable
+	order  []string
+	moves  map[string]*director.Move
+	keys   map[string]string
+	fail   map[string]int
+}
+
+type fakeTable struct {
+	id, tournament string
+	seats          map[int]string // seat → player
+	stacks         map[string]int64
+	holds          map[string]int64
+	revision       int64
+	rows           []director.Row
+	button         int
+	handNo         int64
+	closed         bool
+}
+
+func newFakeTables() *fakeTables {
+	return &fakeTables{tables: map[string]*fakeTable{}, moves: map[string]*director.Move{}, keys: map[string]string{}, fail: map[string]int{}}
+}
+
+func (f *fakeTables) failing(op string) error {
+	if f.fail[op] > 0 {
+		f.fail[op]--
+		return fmt.Errorf("%s: %w", op, director.ErrUnreachable)
+	}
+	return nil
+}
+
+func refused(reason string) error {
+	return &director.Refused{Reason: reason, Err: errors.New(reason)}
+}
+
+// key applies a keyed control once: a repeat with the same content is a
+// duplicate, with other content a refusal.
+func (f *fakeTables) key(key, content string) (dup bool, err error) {
+	if prev, ok := f.keys[key]; ok {
+		if prev != content {
+			return true, refused("IDEMPOTENCY_KEY_REUSED")
+		}
+		return true, nil
+	}
+	f.keys[key] = content
+	return false, nil
+}
+
+func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id, ok := f.keys["open:"+t.Key]; ok {
+		return id, nil
+	}
+	id := fmt.Sprintf("tbl%d", len(f.order)+1)
+	f.keys["open:"+t.Key] = id
+	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{}}
+	f.order = append(f.order, id)
+	return id, nil
+}
+
+func (f *fakeTables) get(id string) (*fakeTable, error) {
+	tb, ok := f.tables[id]
+	switch {
+	case !ok:
+		return nil, refused("TABLE_NOT_FOUND")
+	case tb.closed:
+		return nil, refused("TABLE_CLOSED")
+	}
+	return tb, nil
+}
+
+func (f *fakeTables) Close(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if len(tb.seats) > 0 {
+		return refused("TABLE_NOT_EMPTY")
+	}
+	tb.closed = true
+	return nil
+}
+
+// where returns the table and seat of a player of a tournament.
+func (f *fakeTables) where(tournament, player string) (*fakeTable, int) {
+	for _, tb := range f.tables {
+		for s, p := range tb.seats {
+			if p == player && tb.tournament == tournament {
+				return tb, s
+			}
+		}
+	}
+	return nil, 0
+}
+
+func (f *fakeTables) Seat(_ context.Context, id, key, player string, seat int, stack int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if dup, err := f.key(key, fmt.Sprint(id, player, seat, stack)); dup {
+		return err
+	}
+	if at, _ := f.where(tb.tournament, player); at != nil {
+		return refused("ENTRANT_SEATED_ELSEWHERE")
+	}
+	tb.seats[seat], tb.stacks[player] = player, stack
+	return nil
+}
+
+func (f *fakeTables) SetButton(_ context.Context, id, key string, seat int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	tb.button = seat
+	return nil
+}
+
+func (f *fakeTables) SetLevels(_ context.Context, id string, revision int64, rows []director.Row) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if revision > tb.revision {
+		tb.revision, tb.rows = revision, rows
+	}
+	return nil
+}
+
+func (f *fakeTables) Hold(_ context.Context, id, holdID string, _ director.HoldReason, through int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	tb.holds[holdID] = through
+	return nil
+}
+
+func (f *fakeTables) Release(_ context.Context, id, holdID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	delete(tb.holds, holdID)
+	return nil
+}
+
+func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	for s, p := range tb.seats {
+		if p == player {
+			if tb.stacks[p] > 0 {
+				return refused("ENTRANT_HAS_CHIPS")
+			}
+			delete(tb.seats, s)
+			delete(tb.stacks, p)
+			return nil
+		}
+	}
+	return refused("NOT_SEATED")
+}
+
+func (f *fakeTables) MoveOut(_ context.Context, m director.Move) (director.MoveState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("MoveOut"); err != nil {
+		return 0, err
+	}
+	if prev, ok := f.moves[m.ID]; ok {
+		return prev.State, nil
+	}
+	tb, err := f.get(m.FromTableID)
+	if err != nil {
+		return 0, err
+	}
+	for s, p := range tb.seats {
+		if p == m.Player {
+			m.Chips, m.State = tb.stacks[p], director.MoveInTransit
+			delete(tb.seats, s)
+			delete(tb.stacks, p)
+			f.moves[m.ID] = &m
+			return m.State, nil
+		}
+	}
+	return 0, refused("NOT_SEATED")
+}
+
+func (f *fakeTables) MoveIn(_ context.Context, id, moveID string) (director.MoveState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failing("MoveIn"); err != nil {
+		return 0, err
+	}
+	m, ok := f.moves[moveID]
+	if !ok {
+		return 0, refused("MOVE_NOT_FOUND")
+	}
+	if m.State == director.MoveDelivered {
+		return m.State, nil
+	}
+	tb, err := f.get(id)
+	if err != nil {
+		return 0, err
+	}
+	if _, taken := tb.seats[m.ToSeat]; taken {
+		return 0, refused("SEAT_TAKEN")
+	}
+	tb.seats[m.ToSeat], tb.stacks[m.Player] = m.Player, m.Chips
+	m.State = director.MoveDelivered
+	return m.State, nil
+}
+
+func (f *fakeTables) Moves(_ context.Context, tournament string, states ...director.MoveState) ([]director.Move, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []director.Move
+	for _, m := range f.moves {
+		if len(states) == 0 || m.State == states[0] {
+			out = append(out, *m)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeTables) CountChips(_ context.Context, tournament string) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var n int64
+	for _, tb := range f.tables {
+		if tb.tournament == tournament {
+			for _, c := range tb.stacks {
+				n += c
+			}
+		}
+	}
+	for _, m := range f.moves {
+		if m.State == director.MoveInTransit {
+			n += m.Chips
+		}
+	}
+	return n, nil
+}
+
+func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, ok := f.tables[id]
+	if !ok {
+		return director.TableStatus{}, refused("TABLE_NOT_FOUND")
+	}
+	return director.TableStatus{HandNo: tb.handNo, Closed: tb.closed}, nil
+}
