@@ -99,9 +99,10 @@ func New(d Deps) *Director {
 func (d *Director) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
 
 // seatKey is the idempotency key of an entrant's first seat: one per
-// entry (a re-entry after an unregistration gets its own).
+// entry (a registration after an unregistration, and a re-entry after a
+// bust, G-23, get their own).
 func seatKey(ev string, en entry.Entry) string {
-	return fmt.Sprintf("trn/%s/seat/%s/%d", ev, en.PlayerID, en.Withdrawals)
+	return fmt.Sprintf("trn/%s/seat/%s/%d-%d", ev, en.PlayerID, en.Withdrawals, en.Reentries)
 }
 
 // Start opens the tables of the seat draw, seats every active entrant at
@@ -327,7 +328,7 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	if err != nil {
 		return err
 	}
-	if t.Event.Status != event.Running && t.Event.Status != event.Finished {
+	if t.Event.Status != event.Running && !t.Event.Status.PlayOver() {
 		return nil
 	}
 	if err := d.recoverMoves(ctx, id); err != nil {
@@ -536,15 +537,15 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 }
 
 // Issued is the chips an event has put in play: a starting stack for
-// every entry that was seated, the rebuys' and the add-ons' chips
-// (TR-08, TR-14, TR-17).
+// every entry that was seated (re-entries too, G-23), the rebuys' and the
+// add-ons' chips (TR-08, TR-14, TR-17).
 func Issued(t store.Tournament, ens []entry.Entry) int64 {
 	var n int64
 	for _, en := range ens {
 		if en.Status != entry.Active && en.Status != entry.Busted {
 			continue
 		}
-		n += t.Event.StartingStack + int64(en.Rebuys)*t.Rules.Entry.RebuyChips
+		n += int64(1+en.Reentries)*t.Event.StartingStack + int64(en.Rebuys)*t.Rules.Entry.RebuyChips
 		if en.AddOn {
 			n += t.Rules.Entry.AddOnChips
 		}
