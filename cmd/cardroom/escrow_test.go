@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,4 +153,88 @@ func reasonOf(err error) string {
 		}
 	}
 	return ""
+}
+
+// TestStuckCashOutIsSurfaced_CS08 is issue 9's "a stuck cash-out (retried
+// past a limit) is surfaced: logged, counted in a metric and listed for the
+// cage", end to end with every part in its own process: the wallet is cut
+// off from the table while ann leaves, so her cash-out is retried every
+// 5 s. Past runner.StuckAfter attempts the table replica has logged it as
+// an error and counted it (cardroom_table_wallet_steps_stuck_total on its
+// /metrics), the cage's list shows it with its table, seat, stack,
+// attempts and last error, and the audit is not clean. Once the wallet is
+// back the retry pays it: the list empties and the audit is clean again.
+func TestStuckCashOutIsSurfaced_CS08(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every part of the suite in its own process")
+	}
+	t.Parallel()
+	c := newCluster(t, clusterOptions{})
+	r := newRoom(t, c.gateway, "ann", "bob")
+	r.deposit("ann", 50000)
+	r.deposit("bob", 50000)
+	table := r.createTable("Stuck", 6)
+	for i, p := range []string{"ann", "bob"} {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i + 1, "player_id": p, "amount": 10000, "post_now": true}, nil)
+	}
+	r.waitHand(table)
+	c.walletDown()
+	var lv struct{ Left bool }
+	r.must("POST", "/v1/tables/"+table+"/seats/1:leave", r.tokens["ann"], map[string]any{}, &lv)
+	if !lv.Left {
+		r.playHand(table, checkDown)
+	}
+	st := r.state(table, r.floor)
+	stack := 20000 - st.Seats[2].Stack - st.Seats[2].Pending // what ann left with
+	if st.seatOf("ann") >= 0 || st.live() {
+		t.Fatalf("ann still seated or a hand under way: %+v", st)
+	}
+
+	type stuckCashOut struct {
+		TableID   string `json:"table_id"`
+		PlayerID  string `json:"player_id"`
+		Seat      int
+		Stack     int64 `json:"stack,string"`
+		Attempts  int
+		LastError string `json:"last_error"`
+	}
+	var listed stuckCashOut
+	waitFor(t, "ann's cash-out listed as stuck", 150*time.Second, func() bool {
+		var out struct {
+			CashOuts []stuckCashOut `json:"cash_outs"`
+		}
+		r.must("GET", "/v1/stuck-cash-outs", r.cashier, nil, &out)
+		for _, s := range out.CashOuts {
+			if s.TableID == table && s.PlayerID == "ann" {
+				listed = s
+				return true
+			}
+		}
+		return false
+	})
+	if listed.Seat != 1 || listed.Stack != stack || listed.Attempts < 12 || !strings.Contains(listed.LastError, "navailable") {
+		t.Fatalf("the cage's list: %+v, want seat 1, stack %d, at least 12 attempts, the wallet unavailable", listed, stack)
+	}
+	// Logged as an error and counted, by the replica that retried it.
+	if logs := c.tables[0].stderr.String(); !strings.Contains(logs, `"level":"ERROR","msg":"wallet step stuck`) {
+		t.Fatalf("no stuck wallet step logged:\n%s", logs)
+	}
+	if n, ok := c.tables[0].scrape().sum("cardroom_table_wallet_steps_stuck_total", `cardroom_wallet_step_kind="cash_out"`); !ok || n < 1 {
+		t.Fatalf("cardroom_table_wallet_steps_stuck_total for a cash-out: %v (found %v)", n, ok)
+	}
+	var audit struct {
+		Clean         bool
+		StuckCashOuts []stuckCashOut `json:"stuck_cash_outs"`
+	}
+	r.must("GET", "/v1/audit", r.cashier, nil, &audit)
+	if audit.Clean || len(audit.StuckCashOuts) != 1 || audit.StuckCashOuts[0].PlayerID != "ann" {
+		t.Fatalf("the audit with a stuck cash-out: %+v", audit)
+	}
+
+	// The wallet is back: the next retry pays ann, nothing is stuck.
+	c.walletUp()
+	waitFor(t, "ann's cash-out paid", 30*time.Second, func() bool { return r.balance("player:ann:EUR") == 40000+stack })
+	r.checkChips("after the stuck cash-out was paid")
+	r.auditClean("after the stuck cash-out was paid")
+	c.stop()
 }
