@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+	"time"
+
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+)
+
+// pushFold is a bot's play that ends tournaments quickly: all in or out.
+// A player moves all in two times in five; otherwise checks when they
+// may, calls an all-in one time in three, and folds.
+func pushFold(rng *rand.Rand) plan {
+	return func(st tableState, seat int) move {
+		facing := false
+		for _, s := range st.Seats {
+			if s.AllIn && s.Seat != seat {
+				facing = true
+			}
+		}
+		if rng.IntN(5) < 2 {
+			return shove(st, seat)
+		}
+		if _, ok := legalOf(st, "ACTION_KIND_CHECK"); ok {
+			return move{kind: "ACTION_KIND_CHECK"}
+		}
+		if facing && rng.IntN(3) == 0 {
+			return checkDown(st, seat)
+		}
+		return move{kind: "ACTION_KIND_FOLD"}
+	}
+}
+
+// TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25: a 27-entrant
+// freezeout on a cluster (every part its own process on PostgreSQL and
+// Redis, two table replicas) with 15-second levels and a break. The floor
+// only creates and starts it; the tournament opens its three tables, seats
+// the draw, and after every hand removes the busted, balances, breaks and
+// finally plays one table to a winner, while bots act over REST on the
+// legal actions the table offers. Checked: every hand played the level in
+// force at its start, none started in a break (TR-20, G-07); every
+// balancing move took the player the table's own report named as due the
+// big blind (TR-23); the chips at the tables and in transit equal the
+// chips issued whenever counted, and at the end; the prizes paid equal
+// the pool; the ledger audit is clean.
+func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every part of the suite in its own process")
+	}
+	t.Parallel()
+	c := newCluster(t, clusterOptions{tables: 2, bin: seededBinary, env: []string{"CARDROOM_TEST_DECK_SEED=20261201",
+		"CARDROOM_TABLE_HAND_PAUSE=0s", "CARDROOM_TABLE_ACTION_TIMEOUT=10s"}})
+	var players []string
+	for i := range 27 {
+		players = append(players, fmt.Sprintf("p%02d", i+1))
+	}
+	r := newRoom(t, c.gateway, players...)
+	for _, p := range players {
+		r.deposit(p, 10000)
+	}
+	const stack, issued = 1000, 27 * 1000
+	sheet := []map[string]any{
+		{"small_blind": 25, "big_blind": 50, "duration": "15s"},
+		{"small_blind": 50, "big_blind": 100, "duration": "15s"},
+		{"break": true, "duration": "4s"},
+		{"small_blind": 100, "big_blind": 200, "duration": "15s"},
+		{"small_blind": 200, "big_blind": 400, "duration": "15s"},
+		{"small_blind": 400, "big_blind": 800, "duration": "600s"},
+	}
+	var created struct {
+		Tournament struct {
+			ID string `json:"tournament_id"`
+		}
+	}
+	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Director Turbo", "variant": "VARIANT_HOLDEM",
+		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 1000, "fee": 100, "starting_stack": stack,
+		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano), "levels": sheet, "seats_per_table": 9,
+		"payouts": map[string]any{"unit": 100, "tiers": []any{map[string]any{"shares": []int{5000, 3000, 2000}}}}}, &created)
+	id := created.Tournament.ID
+	for _, p := range players {
+		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
+	}
+	if started := r.startTournament(id); len(started.Seats) != 27 {
+		t.Fatalf("draw %+v", started.Seats)
+	}
+	var draws struct {
+		Draws []struct {
+			Kind string    `json:"kind"`
+			At   time.Time `json:"create_time"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/draws", r.floor, nil, &draws)
+	clockStart := draws.Draws[0].At // the seat draw is logged at the start: level 1 starts then
+
+	tc, svc := tournamentTables(t, c.tables[0].grpcAddr(), c.gateway.token("cardroom-tournament", "service"))
+	count := func(when string) {
+		t.Helper()
+		n, err := tc.CountTournamentChips(svc, &tablev1.CountTournamentChipsRequest{TournamentId: id})
+		if err != nil {
+			t.Fatalf("%s: count chips: %v", when, err)
+		}
+		if n.GetTotal() != issued {
+			t.Fatalf("%s: %d chips at the tables and in transit, %d issued", when, n.GetTotal(), issued)
+		}
+	}
+	tables := tournamentTablesOf(t, r, id)
+	if len(tables) != 3 {
+		t.Fatalf("tables opened for 27 entrants: %v", tables)
+	}
+	count("after the start")
+
+	// The bots play until the event is over; the floor does nothing.
+	rng := rand.New(rand.NewPCG(1, 2))
+	bot := pushFold(rng)
+	deadline := time.Now().Add(5 * time.Minute)
+	actions := 0
+	for round := 0; ; round++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no winner after %d actions", actions)
+		}
+		if round%20 == 0 {
+			var got struct {
+				Tournament struct {
+					State string `json:"state"`
+				}
+			}
+			r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
+			if got.Tournament.State != "TOURNAMENT_STATE_RUNNING" {
+				break
+			}
+			count(fmt.Sprintf("after %d actions", actions))
+		}
+		acted := false
+		for _, tb := range tables {
+			st := r.state(tb, r.floor)
+			if st.Closed || !st.live() || st.Hand.ToAct < 0 {
+				continue
+			}
+			player := st.Seats[st.Hand.ToAct].PlayerID
+			own := r.state(tb, r.tokens[player])
+			if own.ViewerSeat != st.Hand.ToAct || own.Hand == nil || len(own.Hand.Legal) == 0 {
+				continue
+			}
+			m := bot(own, own.ViewerSeat)
+			actions++
+			code, body := r.do("POST", "/v1/tables/"+tb+"/actions", r.tokens[player], map[string]any{"kind": m.kind, "amount": m.amount,
+				"expected_sequence": own.Sequence, "action_id": fmt.Sprintf("%s-%d", player, actions)})
+			if code != http.StatusOK && code != http.StatusConflict {
+				t.Fatalf("%s's %s at %s: %d %s", player, m.kind, tb, code, body)
+			}
+			acted = true
+		}
+		if !acted {
+			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
+		}
+	}
+
+	var results struct {
+		Finishes []struct {
+			PlayerID string `json:"player_id"`
+			Place    int    `json:"place"`
+		}
+		Prizes []struct {
+			Amount int64  `json:"amount,string"`
+			State  string `json:"state"`
+		}
+	}
+	waitFor(t, "every prize paid", 30*time.Second, func() bool {
+		r.must("GET", "/v1/tournaments/"+id+"/results", r.floor, nil, &results)
+		for _, p := range results.Prizes {
+			if p.State != "PRIZE_STATE_PAID" {
+				return false
+			}
+		}
+		return len(results.Finishes) == 27 && len(results.Prizes) > 0
+	})
+	var payouts struct {
+		Pool int64 `json:"prize_pool,string"`
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/payouts", r.floor, nil, &payouts)
+	var paid int64
+	for _, p := range results.Prizes {
+		paid += p.Amount
+	}
+	if paid != payouts.Pool || payouts.Pool != 27*1000 {
+		t.Fatalf("prizes paid %d, pool %d", paid, payouts.Pool)
+	}
+	count("at the end")
+	r.auditClean("after the freezeout")
+
+	// TR-20, G-07: every hand played the row in force at its start.
+	type row struct {
+		start, end time.Time
+		level      int
+		brk        bool
+		bb         int64
+	}
+	var rows []row
+	at := clockStart
+	for i, l := range sheet {
+		d, _ := time.ParseDuration(l["duration"].(string))
+		bb, _ := l["big_blind"].(int)
+		rows = append(rows, row{start: at, end: at.Add(d), level: i + 1, brk: l["break"] == true, bb: int64(bb)})
+		at = at.Add(d)
+	}
+	hands := map[string][]*tablev1.HandEnded{}
+	for _, tb := range tables {
+		for after := int64(0); ; {
+			resp, err := tc.ListHandResults(svc, &tablev1.ListHandResultsRequest{TableId: tb, AfterHandNo: after, PageSize: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.GetHands()) == 0 {
+				break
+			}
+			for _, h := range resp.GetHands() {
+				hands[tb] = append(hands[tb], h)
+				after = h.GetHandNo()
+				start := h.GetStartTime().AsTime()
+				for _, rw := range rows {
+					if start.Before(rw.start) || !start.Before(rw.end) {
+						continue
+					}
+					if rw.brk || int(h.GetLevel()) != rw.level || h.GetStakes().GetBigBlind() != rw.bb {
+						t.Errorf("hand %d at %s started %s into the event: level %d, big blind %d; in force: row %d (break %v, big blind %d)",
+							h.GetHandNo(), tb, start.Sub(clockStart), h.GetLevel(), h.GetStakes().GetBigBlind(), rw.level, rw.brk, rw.bb)
+					}
+				}
+			}
+		}
+	}
+
+	// TR-23: each balancing move took the player the table's last hand
+	// before it named as due the big blind.
+	var audit struct {
+		Records []struct {
+			Action string `json:"action"`
+			Detail string `json:"detail_json"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
+	rules := map[string]string{}
+	for _, rec := range audit.Records {
+		if rec.Action == "move" {
+			var s struct {
+				MoveID string `json:"move_id"`
+				Rule   string `json:"rule_id"`
+			}
+			if err := json.Unmarshal([]byte(rec.Detail), &s); err != nil {
+				t.Fatal(err)
+			}
+			rules[s.MoveID] = s.Rule
+		}
+	}
+	moves, err := tc.ListMoves(svc, &tablev1.ListMovesRequest{TournamentId: id, PageSize: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	balancing, breaking := 0, 0
+	for _, m := range moves.GetMoves() {
+		if rules[m.GetMoveId()] == "" {
+			t.Errorf("move %s has no movement slip in the audit", m.GetMoveId())
+		}
+		if m.GetState() != tablev1.MoveState_MOVE_STATE_DELIVERED && m.GetState() != tablev1.MoveState_MOVE_STATE_CANCELLED {
+			t.Errorf("move %s left %s", m.GetMoveId(), m.GetState())
+		}
+		if rules[m.GetMoveId()] != "TR-23" {
+			breaking++
+			continue
+		}
+		balancing++
+		var last *tablev1.HandEnded
+		for _, h := range hands[m.GetFromTableId()] {
+			if !h.GetEndTime().AsTime().After(m.GetCreateTime().AsTime()) {
+				last = h
+			}
+		}
+		if last == nil || last.NextBigBlind == nil {
+			t.Errorf("move %s: no hand before it at %s", m.GetMoveId(), m.GetFromTableId())
+			continue
+		}
+		due := ""
+		for _, s := range last.GetStacks() {
+			if s.GetSeat() == last.GetNextBigBlind() {
+				due = s.GetPlayerId()
+			}
+		}
+		if due != m.GetPlayerId() {
+			t.Errorf("move %s took %s; hand %d at %s named %s (seat %d) due the big blind", m.GetMoveId(), m.GetPlayerId(),
+				last.GetHandNo(), m.GetFromTableId(), due, last.GetNextBigBlind())
+		}
+	}
+	n := 0
+	for _, hs := range hands {
+		n += len(hs)
+	}
+	t.Logf("%d hands, %d actions, %d balancing moves, %d moves breaking tables", n, actions, balancing, breaking)
+	if breaking == 0 {
+		t.Error("no table broke on the way to the final table")
+	}
+}
