@@ -149,3 +149,93 @@ func TestSeatingAbsenceAtTheTable_CS14_TP56_TP15_CS13(t *testing.T) {
 	r.checkChips("ben released, dot seated")
 	r.auditClean("after the absences")
 }
+
+// TestSeatOffersAcrossGames_G21: a player seated in one game is not
+// offered seats in another (they keep their place on its list), and
+// accepting one game's offer withdraws the player's pending offer in the
+// other game at once, which goes to the next player there; the withdrawn
+// offer can no longer be accepted (409, G-21).
+func TestSeatOffersAcrossGames_G21(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSeededSuite(t, 21)
+	s.start()
+	r := newRoom(t, s, "p9", "p12", "p13", "p14")
+	for p := range r.tokens {
+		r.deposit(p, 20000)
+	}
+	plo := map[string]any{"variant": "VARIANT_OMAHA", "structure": "STRUCTURE_POT_LIMIT",
+		"stakes": map[string]any{"small_blind": 50, "big_blind": 100}}
+	lists := map[string]string{}
+	for name, game := range map[string]map[string]any{"A": nlhe50100, "B": plo} {
+		var wl struct {
+			Waitlist struct {
+				ID string `json:"waitlist_id"`
+			}
+		}
+		r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": game}, &wl)
+		lists[name] = wl.Waitlist.ID
+	}
+	join := func(list string, players ...string) {
+		for _, p := range players {
+			r.must("POST", "/v1/waitlists/"+list+"/entries", r.floor, map[string]any{"player_id": p}, nil)
+		}
+	}
+	join(lists["A"], "p9", "p12")
+	join(lists["B"], "p9", "p12", "p13", "p14")
+	a1 := r.createTable("A1", 2)
+	offer, seat := r.acceptOffer("p9", a1)
+	r.must("POST", "/v1/tables/"+a1+"/seats", r.tokens["p9"], map[string]any{"seat": seat, "amount": 5000, "offer_id": offer}, nil)
+
+	var b1 struct {
+		Table struct {
+			TableID string `json:"table_id"`
+		}
+	}
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "B1", "seats": 2, "kind": "TABLE_KIND_CASH",
+		"mode": "TABLE_MODE_DIGITAL", "game": plo}, &b1)
+	r.tables = append(r.tables, b1.Table.TableID)
+	type offerView struct {
+		ID      string `json:"offer_id"`
+		TableID string `json:"table_id"`
+		State   string `json:"state"`
+	}
+	offersOf := func(player string) map[string]offerView {
+		var out struct{ Offers []offerView }
+		r.must("GET", "/v1/seat-offers", r.tokens[player], nil, &out)
+		m := map[string]offerView{}
+		for _, o := range out.Offers {
+			m[o.TableID] = o
+		}
+		return m
+	}
+	// B1's two seats go to p12 and p13; p9, first on B's list but seated
+	// in game A, is passed over.
+	waitFor(t, "B1's seats offered", 20*time.Second, func() bool {
+		return offersOf("p12")[b1.Table.TableID].State == "OFFER_STATE_PENDING" && offersOf("p13")[b1.Table.TableID].State == "OFFER_STATE_PENDING"
+	})
+	if o, ok := offersOf("p9")[b1.Table.TableID]; ok {
+		t.Fatalf("G-21: p9, seated in game A, was offered a seat at B1: %+v", o)
+	}
+	// p12 holds offers in both games and accepts A's: B's is withdrawn and
+	// goes to p14.
+	inA, inB := offersOf("p12")[a1], offersOf("p12")[b1.Table.TableID]
+	if inA.State != "OFFER_STATE_PENDING" {
+		t.Fatalf("p12's offer at A1: %+v", inA)
+	}
+	r.must("POST", "/v1/seat-offers/"+inA.ID+":accept", r.tokens["p12"], map[string]any{}, nil)
+	if o, ok := offersOf("p12")[b1.Table.TableID]; ok {
+		t.Fatalf("G-21: p12 accepted a seat in game A and still holds B's offer: %+v", o)
+	}
+	waitFor(t, "p12's B1 seat offered to p14", 20*time.Second, func() bool {
+		return offersOf("p14")[b1.Table.TableID].State == "OFFER_STATE_PENDING"
+	})
+	code, e := r.refused("POST", "/v1/seat-offers/"+inB.ID+":accept", r.tokens["p12"], map[string]any{})
+	if code != 409 || e.RuleID != "G-21" || e.Reason != "OFFER_CLOSED" {
+		t.Fatalf("G-21: p12 accepting the withdrawn B offer: %d %+v", code, e)
+	}
+	r.checkChips("after the offers")
+	r.auditClean("after the offers")
+}

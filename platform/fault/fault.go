@@ -25,8 +25,10 @@ const (
 	Precondition
 	// NotFound is an unknown entity: NotFound, HTTP 404.
 	NotFound
-	// Conflict is an idempotency-key reuse with different content, or an
-	// entity that already exists: AlreadyExists, HTTP 409.
+	// Conflict is an idempotency-key reuse with different content, an
+	// entity that already exists, or a request at odds with the entity's
+	// state (the player is not seated, the offer is no longer open):
+	// AlreadyExists, HTTP 409.
 	Conflict
 	// Aborted is a lost lock or fence: Aborted, HTTP 409. Retrying may work.
 	Aborted

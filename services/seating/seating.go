@@ -37,6 +37,17 @@
 //     nothing. Publish it in the close's transaction, and no
 //     table.seat_opened for the closed table's seats after it.
 //
+// One seat per player across games (G-21): a player holding a seat in one
+// game (seated, or with an accepted offer) is not offered seats in
+// another and keeps their place on its list; accepting an offer withdraws
+// the player's pending offers in every other game, which go to the next
+// players there, and a withdrawn offer can no longer be accepted
+// (OFFER_CLOSED). Refusals name their rule (G-21, G-20 for timers, CS-13
+// and CS-14 for absences); requests at odds with the list's state —
+// NOT_SEATED, NOT_AWAY, NO_DECISION_PENDING, OFFER_CLOSED, OFFER_EXPIRED
+// (an offer whose time ran out, before or after the sweep closed it) —
+// are conflicts, 409 over REST.
+//
 // The table checks an offer at sit-down with ListOffers(player_id) under
 // its service token: the offer must be the player's, for that table and
 // seat, and pending or accepted with hold_until in the future. offer_id is

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -159,16 +160,43 @@ type change func(tx *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error)
 // update runs c on game id under its lock and fence; d, when not nil, is
 // recorded as the floor's decision in the same transaction.
 func (r *Room) update(ctx context.Context, id string, d *store.Decision, c change) (store.Record, error) {
+	elsewhere, err := r.elsewhere(ctx, id)
+	if err != nil {
+		return store.Record{}, err
+	}
 	return r.store.Update(ctx, id, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
-		return r.apply(ctx, tx, g, epoch, d, c)
+		return r.apply(ctx, tx, g, epoch, elsewhere, d, c)
 	})
 }
 
-func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epoch int64, d *store.Decision, c change) error {
-	evs, err := c(tx, g)
+// elsewhere returns the players holding a seat in a game other than id,
+// with the table (G-21). It is read before the game's transaction: a seat
+// taken elsewhere meanwhile is caught by that game's own update (accepting
+// an offer withdraws the player's offers in every other game) and by the
+// table, which refuses a second seat.
+func (r *Room) elsewhere(ctx context.Context, id string) (map[string]string, error) {
+	recs, _, err := r.store.List(ctx, 0, "")
+	if err != nil {
+		return nil, fmt.Errorf("players seated in other games: %w", err)
+	}
+	out := map[string]string{}
+	for _, rec := range recs {
+		if rec.Game.ID != id {
+			maps.Copy(out, rec.Game.Holding())
+		}
+	}
+	return out, nil
+}
+
+func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epoch int64, elsewhere map[string]string, d *store.Decision, c change) error {
+	// G-21: offers to players seated in another game are withdrawn and
+	// none is made to them, whatever the change.
+	evs := g.Busy(elsewhere, r.clock.Now())
+	more, err := c(tx, g)
 	if err != nil {
 		return err
 	}
+	evs = append(evs, more...)
 	for _, ev := range evs {
 		e, err := wire.Event(g, ev)
 		if err != nil {
@@ -351,7 +379,31 @@ func (r *Room) Answer(ctx context.Context, offerID, player string, accept bool, 
 	if errors.Is(err, store.ErrNotFound) {
 		return Offer{}, ErrBadOfferID.With("offer_id", offerID)
 	}
+	if err == nil && accept {
+		r.withdrawElsewhere(ctx, id, out.Player)
+	}
 	return Offer{Game: rec.Game, Offer: out}, err
+}
+
+// withdrawElsewhere withdraws the pending offers player holds in games
+// other than id, now that they hold a seat in id (G-21): each of those
+// seats goes to the next player at once. A game that cannot be updated
+// now does it at its next change (every change withdraws the offers of
+// players seated elsewhere), and the offer cannot be accepted meanwhile.
+func (r *Room) withdrawElsewhere(ctx context.Context, id, player string) {
+	offers, err := r.Offers(ctx, player)
+	if err != nil {
+		r.log.WarnContext(ctx, "seating: offers in other games not withdrawn", "player", player, "error", err)
+		return
+	}
+	for _, o := range offers {
+		if o.Game.ID == id || o.Offer.State != waitlist.Pending {
+			continue
+		}
+		if _, err := r.update(ctx, o.Game.ID, nil, func(*sqlstore.Tx, *waitlist.Game) ([]waitlist.Event, error) { return nil, nil }); err != nil {
+			r.log.WarnContext(ctx, "seating: offer in another game not withdrawn", "player", player, "waitlist", o.Game.ID, "error", err)
+		}
+	}
 }
 
 // SetMustMove marks a table must-move or main.

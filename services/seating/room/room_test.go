@@ -177,7 +177,7 @@ func TestOfferExpiresToNextPlayerOnTheSweep(t *testing.T) {
 	}
 	// Accepting the expired offer: refused with the reason, nothing changes.
 	before := f.game(t)
-	if _, err := f.room.Answer(ctx, ann.ID, "ann", true, Actor{Subject: "ann"}); !errors.Is(err, waitlist.ErrOfferClosed) {
+	if _, err := f.room.Answer(ctx, ann.ID, "ann", true, Actor{Subject: "ann"}); !errors.Is(err, waitlist.ErrOfferExpired) {
 		t.Fatalf("accept expired = %v", err)
 	}
 	if after := f.game(t); after.Seq != before.Seq || len(after.PendingOffers()) != 1 {
@@ -456,5 +456,68 @@ func TestAbsenceTakesEffectAtTheTable_CS13_CS14_TP56(t *testing.T) {
 	}
 	if !slices.Equal(tables.calls, want) {
 		t.Fatalf("calls to the table:\n got %q\nwant %q", tables.calls, want)
+	}
+}
+
+// TestAcceptingWithdrawsOffersInOtherGames_G21: a player offered seats in
+// two games who accepts one has the other withdrawn at once, and that seat
+// goes to the next player of its list; the player keeps their place there.
+func TestAcceptingWithdrawsOffersInOtherGames_G21(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	plo := &gamev1.Game{Variant: gamev1.Variant_VARIANT_OMAHA, Structure: gamev1.Structure_STRUCTURE_POT_LIMIT,
+		Stakes: &gamev1.Stakes{SmallBlind: 200, BigBlind: 500}}
+	lists := map[*gamev1.Game][]string{nlhe: {"p12"}, plo: {"p12", "p13"}}
+	for _, game := range []*gamev1.Game{nlhe, plo} {
+		wl, err := f.room.CreateWaitlist(ctx, wire.Spec(game), waitlist.DefaultPolicy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range lists[game] {
+			if _, err := f.room.Join(ctx, wl.ID, p, Actor{Subject: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := f.room.HandleTableOpened(ctx, tableOpened(t, "a1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.Marshal(&tablev1.TableOpened{TableId: "b1", Name: "b1", Game: plo, Seats: 1, Kind: tablev1.TableKind_TABLE_KIND_CASH})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.room.HandleTableOpened(ctx, events.Event{ID: "opened-b1", Topic: TopicTableOpened, Key: "b1", Payload: b}); err != nil {
+		t.Fatal(err)
+	}
+	offers, err := f.room.Offers(ctx, "p12")
+	if err != nil || len(offers) != 2 {
+		t.Fatalf("p12 offered a seat in both games: %+v %v", offers, err)
+	}
+	var inA string
+	for _, o := range offers {
+		if o.Offer.Table == "a1" {
+			inA = o.Offer.ID
+		}
+	}
+	if _, err := f.room.Answer(ctx, inA, "p12", true, Actor{Subject: "p12"}); err != nil {
+		t.Fatal(err)
+	}
+	offers, err = f.room.Offers(ctx, "p12")
+	if err != nil || len(offers) != 1 || offers[0].Offer.Table != "a1" || offers[0].Offer.State != waitlist.Accepted {
+		t.Fatalf("G-21 p12's offers after accepting a1: %+v %v", offers, err)
+	}
+	if o := f.offerOf(t, "p13"); o.Table != "b1" || o.State != waitlist.Pending {
+		t.Fatalf("G-21 b1 went to %+v, want p13", o)
+	}
+	// p12 keeps their place on the PL Omaha list, not offered seats there
+	// while seated in the other game.
+	id, err := f.room.store.ByGame(ctx, wire.Spec(plo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ploList, err := f.room.Get(ctx, id)
+	if err != nil || ploList.Game.Position("p12") != 1 {
+		t.Fatalf("G-21 p12's place on the PL Omaha list: %d %v", ploList.Game.Position("p12"), err)
 	}
 }

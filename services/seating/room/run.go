@@ -198,10 +198,14 @@ func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
 // consume applies an event to game id once: under the game's lock, inside
 // the idempotent consumer's transaction, through the owner's fence.
 func (r *Room) consume(ctx context.Context, id string, ev events.Event, c change) error {
+	elsewhere, err := r.elsewhere(ctx, id)
+	if err != nil {
+		return err
+	}
 	return r.store.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
 		apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
 			_, err := r.store.Apply(ctx, tx, owner.Fence, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
-				return r.apply(ctx, tx, g, epoch, nil, c)
+				return r.apply(ctx, tx, g, epoch, elsewhere, nil, c)
 			})
 			return err
 		}

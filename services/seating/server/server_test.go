@@ -207,7 +207,7 @@ func TestBadInputIsRefusedWithAReason(t *testing.T) {
 		{"joining twice", func() error {
 			_, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id})
 			return err
-		}, codes.AlreadyExists, "ALREADY_ON_LIST", ""},
+		}, codes.AlreadyExists, "ALREADY_ON_LIST", "G-21"},
 		{"a player signing up someone else", func() error {
 			_, err := h.c.JoinWaitlist(alice, &seatingv1.JoinWaitlistRequest{WaitlistId: id, PlayerId: "bob"})
 			return err
@@ -233,12 +233,12 @@ func TestBadInputIsRefusedWithAReason(t *testing.T) {
 			_, err := h.c.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: other,
 				Policy: &seatingv1.Policy{OfferTimeout: durationpb.New(5 * time.Hour)}})
 			return err
-		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", ""},
+		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", "G-20"},
 		{"an absurd long break (CS-14)", func() error {
 			_, err := h.c.SetPolicy(floor, &seatingv1.SetPolicyRequest{WaitlistId: id,
 				Policy: &seatingv1.Policy{LongBreak: durationpb.New(20 * time.Hour)}})
 			return err
-		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", ""},
+		}, codes.InvalidArgument, "TIMER_OUT_OF_RANGE", "G-20"},
 		{"a player reordering the list", func() error {
 			_, err := h.c.MoveEntry(alice, &seatingv1.MoveEntryRequest{WaitlistId: id, PlayerId: "alice", Position: 1, Reason: "me first"})
 			return err

@@ -319,6 +319,11 @@ type Game struct {
 	// Closed are the tables broken last (keptClosed of them): a table
 	// event about one of them, delivered late, changes nothing.
 	Closed []string `json:",omitempty"`
+	// Elsewhere are the players who hold a seat in another game (seated,
+	// or holding an accepted offer), each with that table: G-21, a player
+	// may not hold seats in two games, so they are not offered one here.
+	// The caller sets it before a change (Busy); it is never stored.
+	Elsewhere map[string]string `json:"-"`
 }
 
 // keptOffers is how many answered offers a game remembers, so answering

@@ -83,6 +83,9 @@ func (g *Game) Accept(id, player string, now time.Time) (Offer, []Event, error) 
 	if err != nil || o.State == Accepted {
 		return o.orZero(), nil, err
 	}
+	if table, ok := g.Elsewhere[player]; ok {
+		return Offer{}, nil, ErrSeatedElsewhere.With("table_id", table)
+	}
 	o.State, o.HoldUntil = Accepted, now.Add(g.Policy.SitDownWindow)
 	t := g.Table(o.Table)
 	ev := g.take(t, t.seat(o.Seat), player, now)
@@ -198,6 +201,8 @@ func (g *Game) answerable(id, player string, answer OfferState, now time.Time) (
 		return nil, ErrOfferNotYours.With("offer_id", id)
 	case o.State == answer:
 		return o, nil
+	case o.State == Expired:
+		return nil, ErrOfferExpired.With("offer_id", id, "expire_time", o.Expires.UTC().Format(time.RFC3339))
 	case o.State != Pending:
 		return nil, ErrOfferClosed.Withf("the seat offer is %s", o.State).With("offer_id", id, "state", o.State.String())
 	case !now.Before(o.Expires):
@@ -543,7 +548,7 @@ func (g *Game) firstEligible(t *Table, s *Seat) *Entry {
 	}
 	for i := range g.Entries {
 		e := &g.Entries[i]
-		if busy[e.Player] || slices.Contains(s.Passed, e.Player) {
+		if _, seated := g.Elsewhere[e.Player]; seated || busy[e.Player] || slices.Contains(s.Passed, e.Player) {
 			continue
 		}
 		switch e.Kind {
@@ -594,4 +599,38 @@ func (t *Table) seat(n int) *Seat {
 		}
 	}
 	return nil
+}
+
+// Busy records the players who hold a seat in another game (player →
+// table) and withdraws their pending offers here (G-21): the seat goes to
+// the next player, and the busy player keeps their place on the list for
+// when they leave the other game.
+func (g *Game) Busy(elsewhere map[string]string, now time.Time) []Event {
+	g.Elsewhere = elsewhere
+	var ev []Event
+	for i := range g.Offers {
+		if o := &g.Offers[i]; o.State == Pending {
+			if _, seated := elsewhere[o.Player]; seated {
+				ev = append(ev, g.closeOffer(o, Withdrawn, false))
+			}
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return g.settle(now, ev)
+}
+
+// Holding returns the players who hold a seat in this game (seated, or
+// holding an accepted offer for the sit-down), each with the table.
+func (g *Game) Holding() map[string]string {
+	out := map[string]string{}
+	for _, t := range g.Tables {
+		for _, s := range t.Seats {
+			if s.State == Taken {
+				out[s.Player] = t.ID
+			}
+		}
+	}
+	return out
 }

@@ -176,7 +176,7 @@ func TestAcceptAndBadAnswers(t *testing.T) {
 	if _, _, err := g.Accept(bob.ID, "bob", bob.Expires); !errors.Is(err, ErrOfferExpired) {
 		t.Fatalf("Accept expired = %v", err)
 	}
-	if f, _ := fault.As(ErrOfferExpired); f.Reason != "OFFER_EXPIRED" || fault.KindOf(ErrOfferExpired) != fault.Precondition {
+	if f, _ := fault.As(ErrOfferExpired); f.Reason != "OFFER_EXPIRED" || fault.KindOf(ErrOfferExpired) != fault.Conflict {
 		t.Fatalf("fault %+v", f)
 	}
 	if snapshot(t, g) != before {
@@ -842,5 +842,89 @@ func TestDutyAtFollowsTheRecord_CS13_CS14_TP56(t *testing.T) {
 		if _, d := g.DutyAt(c.table, c.player); d != NoDuty {
 			t.Fatalf("%s at %s: %v, want none", c.player, c.table, d)
 		}
+	}
+}
+
+func TestPlayerSeatedInAnotherGame_G21(t *testing.T) {
+	t.Parallel()
+	g := newGame(t, DefaultPolicy())
+	join(t, g, start, "p9", "p10", "p11")
+	// p9 holds a seat in another game: not offered a seat here, and keeps
+	// their place on the list.
+	g.Busy(map[string]string{"p9": "a1"}, start)
+	ev := g.TableOpened("b1", "b1", 1, start)
+	if o := pending(t, g, "p10"); o.Table != "b1" || !slices.Equal(kinds(ev), []EventKind{OfferMade}) {
+		t.Fatalf("G-21 the first offer went to %+v (%v), want p10", o, kinds(ev))
+	}
+	if g.Position("p9") != 1 {
+		t.Fatalf("G-21 p9 lost their place: %d", g.Position("p9"))
+	}
+	// p10 sits in the other game while holding the offer: it is withdrawn
+	// and goes to the next player.
+	offer := pending(t, g, "p10")
+	ev = g.Busy(map[string]string{"p9": "a1", "p10": "a2"}, start)
+	if !slices.Equal(kinds(ev), []EventKind{OfferWithdrawn, OfferMade}) || pending(t, g, "p11").Table != "b1" {
+		t.Fatalf("G-21 p10's offer withdrawn and passed on: %v", kinds(ev))
+	}
+	if _, _, err := g.Accept(offer.ID, "p10", start); !errors.Is(err, ErrOfferClosed) {
+		t.Fatalf("G-21 accepting the withdrawn offer: %v", err)
+	}
+	mustCheck(t, g)
+	// An offer the player holds when the other seat is taken cannot be
+	// accepted: G-21 names the seat held.
+	g2 := newGame(t, DefaultPolicy())
+	join(t, g2, start, "p12")
+	g2.TableOpened("c1", "c1", 1, start)
+	o := pending(t, g2, "p12")
+	g2.Elsewhere = map[string]string{"p12": "a3"}
+	_, _, err := g2.Accept(o.ID, "p12", start)
+	if f, ok := fault.As(err); !ok || f.Rule != "G-21" || f.Reason != "SEATED_AT_ANOTHER_TABLE" || f.Meta["table_id"] != "a3" {
+		t.Fatalf("G-21 accept while seated elsewhere: %v", err)
+	}
+}
+
+// TestRefusalsNameTheirRule_G21_CS13: every seating refusal carries its
+// rule, and a request at odds with the list's state is a conflict (409
+// over REST), not a malformed one.
+func TestRefusalsNameTheirRule_G21_CS13(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  *fault.Error
+		kind fault.Kind
+		rule string
+	}{
+		{ErrAlreadyOnList, fault.Conflict, "G-21"},
+		{ErrAlreadySeated, fault.Conflict, "G-21"},
+		{ErrNotSeated, fault.Conflict, "G-21"},
+		{ErrSeatedElsewhere, fault.Conflict, "G-21"},
+		{ErrOfferClosed, fault.Conflict, "G-21"},
+		{ErrOfferExpired, fault.Conflict, "G-21"},
+		{ErrOfferNotYours, fault.Forbidden, "G-21"},
+		{ErrFloorSignUpOnly, fault.Precondition, "G-21"},
+		{ErrReasonRequired, fault.Invalid, "G-21"},
+		{ErrTimerOutOfRange, fault.Invalid, "G-20"},
+		{ErrAlreadyAway, fault.Conflict, "CS-13"},
+		{ErrNotAway, fault.Conflict, "CS-13"},
+		{ErrNoDecisionPending, fault.Conflict, "CS-13"},
+		{ErrExtendRequired, fault.Invalid, "CS-13"},
+		{ErrLongBreakUsed, fault.Precondition, "CS-14"},
+	}
+	for _, tt := range tests {
+		if tt.err.Kind != tt.kind || tt.err.Rule != tt.rule {
+			t.Errorf("%s: %v %q, want %v %q", tt.err.Reason, tt.err.Kind, tt.err.Rule, tt.kind, tt.rule)
+		}
+	}
+	// An offer whose time ran out says so, also after the sweep closed it.
+	g := newGame(t, DefaultPolicy())
+	join(t, g, start, "ann")
+	g.TableOpened("t1", "t1", 1, start)
+	o := pending(t, g, "ann")
+	late := start.Add(g.Policy.OfferTimeout)
+	if _, _, err := g.Accept(o.ID, "ann", late); !errors.Is(err, ErrOfferExpired) {
+		t.Fatalf("accepting at expiry: %v", err)
+	}
+	g.Tick(late)
+	if _, _, err := g.Accept(o.ID, "ann", late); !errors.Is(err, ErrOfferExpired) {
+		t.Fatalf("accepting an expired offer after the sweep: %v", err)
 	}
 }
