@@ -186,6 +186,17 @@ func TestReentry_G23(t *testing.T) {
 	_, err = f.c.RegisterPlayer(f.g.As(t, "c", auth.Player), &tournamentv1.RegisterPlayerRequest{TournamentId: id, PlayerId: "c"})
 	wantRule(t, err, codes.FailedPrecondition, "REGISTRATION_CLOSED", "TR-04")
 
+	// A re-entry is an entry under the cap: four players and one re-entry fill five places.
+	capped := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		late(true, 0)(r)
+		r.EntryPolicy.MaxEntrants = 5
+	})
+	bust(capped, "d")
+	f.register(t, capped, "d")
+	bust(capped, "d")
+	_, err = f.c.RegisterPlayer(f.g.As(t, "d", auth.Player), &tournamentv1.RegisterPlayerRequest{TournamentId: capped, PlayerId: "d"})
+	wantRule(t, err, codes.FailedPrecondition, "EVENT_FULL", "")
+
 	// An event without re-entry refuses it with the rule.
 	other := f.running(t, players, late(false, 0))
 	bust(other, "d")

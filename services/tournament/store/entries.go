@@ -242,10 +242,11 @@ func entries(ctx context.Context, tx *sqlstore.Tx, id string) ([]entry.Entry, er
 }
 
 // Entrants counts the entries that hold a place in the field: paying,
-// active, busted or forfeited.
+// active, busted or forfeited, each re-entry (G-23) an entry of its own, as
+// the payouts count them.
 func (t *Tx) Entrants() (int, error) {
 	var n int
-	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_entries WHERE tournament_id = $1 AND status IN ($2, $3, $4, $5)`,
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(SUM(1 + reentries), 0) FROM tournament_entries WHERE tournament_id = $1 AND status IN ($2, $3, $4, $5)`,
 		t.id, int(entry.Paying), int(entry.Active), int(entry.Busted), int(entry.Forfeited)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count entrants of %s: %w", t.id, err)
