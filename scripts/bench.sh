@@ -1,15 +1,38 @@
 #!/usr/bin/env bash
-# make bench: the benchmarks that carry the issues' speed targets, each in
-# one go test run so the numbers side by side come from the same moment.
-# Needs Redis and PostgreSQL like make test (scripts/testenv.sh).
+# make bench: the benchmarks that carry the issues' speed targets. The ones
+# that write to PostgreSQL run twice, on two throwaway servers started here
+# (scripts/testenv.sh): one with fsync and synchronous_commit off (fast, as
+# the tests run) and one with them on (durable: what a casino runs, every
+# commit waits for its WAL flush). A table at the end puts both side by
+# side, headed by the settings each server reports. Redis is the one
+# testenv.sh gives (REDIS_URL, or a throwaway server).
 #
-# CARDROOM_BENCHTIME (default 3s) is each benchmark's -benchtime.
+# CARDROOM_BENCHTIME (default 3s) is each benchmark's -benchtime, apart from
+# the table benchmarks, which count actions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${CARDROOM_BENCHTIME:-3s}
 
+# Both servers are our own, so their settings are known: never a
+# DATABASE_URL from the environment, whose settings are someone else's.
+unset DATABASE_URL
+export TESTENV_NO_CHROMIUM=1
 # shellcheck source=scripts/testenv.sh
 source scripts/testenv.sh
+declare -A storage_url
+storage_url[off]=$DATABASE_URL
+testenv_start_postgres durable
+storage_url[on]=$DATABASE_URL
+
+failed=()
+out=$(mktemp -d -t cardroom-bench.XXXXXX)
+_testenv_dirs+=("$out")
+
+# pg_settings prints the settings that decide what a commit costs.
+pg_settings() {
+	psql "$1" -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings
+		WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method')"
+}
 
 bench() { # dir pattern [extra go test flags]
 	local dir=$1 pattern=$2
@@ -18,6 +41,35 @@ bench() { # dir pattern [extra go test flags]
 	(cd "$dir" && go test -run '^$' -bench "$pattern" -benchmem -benchtime "$benchtime" "$@" .)
 }
 
+# wal_counts prints the server's WAL fsyncs and commits so far. Backends
+# report their counts when they exit at the latest, so read between runs.
+wal_counts() {
+	psql "$1" -Atc "SELECT wal_sync, (SELECT sum(xact_commit) FROM pg_stat_database) FROM pg_stat_wal" | tr '|' ' '
+}
+
+# dbbench runs a benchmark on both servers, fast first, and keeps each
+# output under its label for the side-by-side table. On the durable one it
+# also counts the WAL fsyncs and the commits of the whole run (setup
+# included): commits per fsync is how many transactions share one flush.
+dbbench() { # label dir pattern [extra go test flags]
+	local label=$1 sync s0 c0 s1 c1
+	shift
+	for sync in off on; do
+		echo "-- PostgreSQL fsync/synchronous_commit $sync: $label"
+		read -r s0 c0 < <(wal_counts "${storage_url[$sync]}")
+		# A benchmark that fails (a lease lost on an overloaded machine)
+		# is reported at the end; the others still run.
+		DATABASE_URL=${storage_url[$sync]} bench "$@" | tee "$out/$sync.$label" || failed+=("$label (fsync $sync)")
+		read -r s1 c1 < <(wal_counts "${storage_url[$sync]}")
+		echo "   WAL fsyncs $((s1 - s0)), commits $((c1 - c0)) (fsync $sync)"
+	done
+}
+
+echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
+for sync in off on; do
+	echo "== PostgreSQL $sync: $(pg_settings "${storage_url[$sync]}")"
+done
+
 # Hand evaluation: ours against the fastest Go evaluators the module proxy
 # serves, in a module of its own so they never become production
 # dependencies (target: at least 2x the fastest peer, 0 allocs).
@@ -25,12 +77,59 @@ bench() { # dir pattern [extra go test flags]
 # Complete random 6-max NL Hold'em hands on one core (target: 100,000/s).
 GOMAXPROCS=1 bench services/table/engine 'BenchmarkRandomHand6MaxNL$'
 bench services/table/engine/eval .
-# Wallet buy-in transfers/s with p50/p99 on PostgreSQL and SQLite (target:
-# 2,000/s on PostgreSQL).
-bench services/wallet/bank BenchmarkBuyInTransfers
-# Table actions with 200 concurrent tables over gRPC and over REST on
-# Redis + PostgreSQL: flat out (the most actions/s), then at a player's
-# pace of one action per table per second (the latency one action sees at
-# a busy room's load; target p99 under 10 ms).
-TABLE_BENCH_TABLES=200 bench services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 3000x
-TABLE_BENCH_TABLES=200 TABLE_BENCH_PACE=1s bench services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 3000x
+# Tournaments (issue 10): the seat draw and the table plan for 10,000
+# entrants, and the balancing decision after a bust at 1,100 tables
+# (target < 1 ms).
+bench services/tournament/draw .
+bench services/tournament/balance .
+# Wallet buy-in transfers/s with p50/p99 (target: 5,000/s durable): SQLite
+# once, PostgreSQL on both servers.
+bench services/wallet/bank 'BenchmarkBuyInTransfers/sqlite'
+dbbench wallet services/wallet/bank 'BenchmarkBuyInTransfers/postgres'
+# Table actions over gRPC and over REST on Redis + PostgreSQL: flat out at
+# 200 tables (the most actions/s; target 5,000/s durable), then 1,000
+# tables at a player's pace of one action per table per second (the
+# latency one action sees in a busy room; target p99 < 10 ms over gRPC,
+# < 15 ms over REST).
+TABLE_BENCH_TABLES=200 dbbench flat-200 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 3000x
+TABLE_BENCH_TABLES=1000 TABLE_BENCH_PACE=1s dbbench paced-1000 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 5000x
+# Memory per open table nobody plays at (target < 64 KiB) and per open
+# watch feed, at a thousand of each; PostgreSQL's settings do not matter.
+DATABASE_URL=${storage_url[off]} bench services/table 'Benchmark(IdleTable|WatchStream)Memory$' -benchtime 1000x
+
+# Side by side: every metric of every benchmark run on both servers.
+echo
+echo "== PostgreSQL fsync/synchronous_commit off vs on ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for sync in off on; do
+	echo "   $sync: $(pg_settings "${storage_url[$sync]}")"
+done
+awk '
+	FNR == 1 { n = split(FILENAME, p, "/"); split(p[n], q, "."); sync = q[1]; label = q[2] }
+	# A log line the service writes while a benchmark runs can split its
+	# result line: the name, the log, then the iterations and metrics.
+	function metrics(name, from,    i, key) {
+		sub(/-[0-9]+$/, "", name)
+		name = label " " name
+		if (!(name in seen)) { seen[name] = 1; order[++names] = name }
+		for (i = from; i < NF; i += 2) {
+			if ($(i + 1) ~ /^(ns\/op|B\/op|allocs\/op)$/) continue
+			key = name SUBSEP $(i + 1)
+			if (!(key in known)) { known[key] = 1; units[name] = units[name] " " $(i + 1) }
+			v[key, sync] = $i
+		}
+	}
+	/^Benchmark/ { if ($2 ~ /^[0-9]+$/) metrics($1, 3); else pending = $1; next }
+	pending != "" && $1 ~ /^[0-9]+$/ && $3 == "ns/op" { metrics(pending, 2); pending = "" }
+	END {
+		printf "%-48s %-12s %12s %12s\n", "benchmark", "metric", "fsync off", "fsync on"
+		for (k = 1; k <= names; k++) {
+			name = order[k]
+			m = split(units[name], u, " ")
+			for (j = 1; j <= m; j++)
+				printf "%-48s %-12s %12s %12s\n", name, u[j], v[name, u[j], "off"], v[name, u[j], "on"]
+		}
+	}' "$out"/off.* "$out"/on.*
+if ((${#failed[@]})); then
+	echo "FAILED: ${failed[*]}"
+	exit 1
+fi

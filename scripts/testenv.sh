@@ -11,25 +11,33 @@
 # (EXIT trap). Missing packages are installed with apt-get when running as
 # root. Chromium is found on the PATH or installed (Debian's chromium
 # package) the same way; when neither works the browser tests skip, saying
-# why. Works under `set -euo pipefail`.
+# why; TESTENV_NO_CHROMIUM=1 skips looking for it (make bench needs none).
+# Works under `set -euo pipefail`.
+#
+# After sourcing, `testenv_start_postgres durable` starts one more
+# throwaway PostgreSQL, this one with fsync, synchronous_commit and
+# full_page_writes on (a production server's settings), and points
+# DATABASE_URL at it; `testenv_start_postgres` alone starts another fast
+# one. Both are stopped at exit like the first.
 #
 # Usage: source scripts/testenv.sh
 
 _testenv_dirs=()
 _testenv_redis_pidfile=""
-_testenv_pg_data=""
+_testenv_pg_datas=()
 _testenv_pg_ctl=""
 
 _testenv_log() { echo "testenv: $*" >&2; }
 
 _testenv_cleanup() {
-	if [[ -n "$_testenv_pg_data" && -n "$_testenv_pg_ctl" ]]; then
+	local data
+	for data in "${_testenv_pg_datas[@]+"${_testenv_pg_datas[@]}"}"; do
 		if [[ $(id -u) -eq 0 ]]; then
-			runuser -u postgres -- "$_testenv_pg_ctl" -D "$_testenv_pg_data" -m immediate -w stop >/dev/null 2>&1 || true
+			runuser -u postgres -- "$_testenv_pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 		else
-			"$_testenv_pg_ctl" -D "$_testenv_pg_data" -m immediate -w stop >/dev/null 2>&1 || true
+			"$_testenv_pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 		fi
-	fi
+	done
 	if [[ -n "$_testenv_redis_pidfile" && -s "$_testenv_redis_pidfile" ]]; then
 		local pid i
 		pid=$(cat "$_testenv_redis_pidfile")
@@ -119,8 +127,14 @@ _testenv_pg_bin() {
 	return 1
 }
 
-_testenv_start_postgres() {
-	local bin dir port as_pg=()
+# testenv_start_postgres [durable] starts a throwaway PostgreSQL and
+# exports DATABASE_URL: with fsync and synchronous_commit off (fast, for
+# tests), or with durable, on (what a casino runs, for make bench).
+testenv_start_postgres() {
+	local bin dir port as_pg=() settings="fsync=off synchronous_commit=off full_page_writes=off" opts=""
+	if [[ ${1:-} == durable ]]; then
+		settings="fsync=on synchronous_commit=on full_page_writes=on"
+	fi
 	if ! bin=$(_testenv_pg_bin); then
 		_testenv_install postgresql DATABASE_URL || return 1
 		bin=$(_testenv_pg_bin) || { _testenv_log "initdb not found after installing postgresql"; return 1; }
@@ -139,17 +153,21 @@ _testenv_start_postgres() {
 		cat "$dir/initdb.log" >&2
 		return 1
 	fi
-	_testenv_pg_data="$dir/data"
+	_testenv_pg_datas+=("$dir/data")
 	_testenv_pg_ctl="$bin/pg_ctl"
+	local kv
+	for kv in $settings; do
+		opts+=" -c $kv"
+	done
 	if ! "${as_pg[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+		-o "-p $port -k $dir -c listen_addresses=127.0.0.1$opts -c max_connections=300" \
 		start >/dev/null; then
 		_testenv_log "PostgreSQL did not start; log:"
 		cat "$dir/postgres.log" >&2 || true
 		return 1
 	fi
 	export DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-	_testenv_log "started PostgreSQL at $DATABASE_URL"
+	_testenv_log "started PostgreSQL ($settings) at $DATABASE_URL"
 }
 
 # _testenv_find_chromium prints the path of an installed Chromium.
@@ -184,11 +202,13 @@ else
 	_testenv_log "using REDIS_URL=$REDIS_URL"
 fi
 if [[ -z "${DATABASE_URL:-}" ]]; then
-	_testenv_start_postgres || return 1
+	testenv_start_postgres || return 1
 else
 	_testenv_log "using DATABASE_URL=$DATABASE_URL"
 fi
-if [[ -z "${CARDROOM_CHROMIUM:-}" ]]; then
+if [[ ${TESTENV_NO_CHROMIUM:-} == 1 ]]; then
+	:
+elif [[ -z "${CARDROOM_CHROMIUM:-}" ]]; then
 	_testenv_chromium
 else
 	_testenv_log "using CARDROOM_CHROMIUM=$CARDROOM_CHROMIUM"

@@ -55,22 +55,7 @@ func benchActions(b *testing.B, rest bool) {
 	}
 	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
 	async := os.Getenv("TABLE_BENCH_ASYNC_COMMIT") == "1"
-	db := testkit.Postgres(b, table.DBOptions())
-	client, prefix := testkit.Redis(b)
-	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
-	relay := events.NewRelay(db, bus, events.RelayOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	relayDone := make(chan struct{})
-	go func() { _ = relay.Run(ctx); close(relayDone) }()
-	b.Cleanup(func() { cancel(); <-relayDone })
-	svc, err := table.New(table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}),
-		Relay: relay, SealKey: sealKey, AsyncActionCommit: async})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(svc.Close)
-	g := testkit.StartGRPC(b, svc.Register)
-	c := tablev1.NewTableServiceClient(g.Conn)
+	g, c := benchService(b, async)
 	floor := g.As(b, "floor", auth.Floor)
 
 	type benchTable struct {
@@ -175,6 +160,28 @@ func benchActions(b *testing.B, rest bool) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
+}
+
+// benchService starts the table service the way a table replica runs: on
+// PostgreSQL (DATABASE_URL) with Redis locks and Redis Streams events, the
+// outbox relayed, behind a gRPC server.
+func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableServiceClient) {
+	db := testkit.Postgres(b, table.DBOptions())
+	client, prefix := testkit.Redis(b)
+	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
+	relay := events.NewRelay(db, bus, events.RelayOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	relayDone := make(chan struct{})
+	go func() { _ = relay.Run(ctx); close(relayDone) }()
+	b.Cleanup(func() { cancel(); <-relayDone })
+	svc, err := table.New(table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}),
+		Relay: relay, SealKey: sealKey, AsyncActionCommit: asyncCommit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(svc.Close)
+	g := testkit.StartGRPC(b, svc.Register)
+	return g, tablev1.NewTableServiceClient(g.Conn)
 }
 
 // restActor serves the table service's REST mapping on a local HTTP server
