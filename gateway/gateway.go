@@ -1,6 +1,6 @@
 // Package gateway is cardroom's REST/JSON front door: a grpc-gateway mux
 // that forwards to the table, tournament, wallet and seating gRPC services,
-// plus GET /healthz, GET /openapi.json, the room's screens under /room/
+// plus GET /healthz, GET /openapi.json (Swagger 2.0), GET /openapi3.json (OpenAPI 3.1), the room's screens under /room/
 // (package screens), CORS for browser apps, JSON errors
 // carrying the gRPC status's reason and rule ID, and an OpenTelemetry HTTP
 // span that is the root of each request's trace.
@@ -186,6 +186,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	// nameSpan gave the route.
 	healthz := getOnly(health, fail)
 	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI), fail)
+	openapi31Doc := getOnly(http.HandlerFunc(serveOpenAPI31), fail)
 	room, err := screens.New()
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -196,6 +197,8 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 			healthz.ServeHTTP(w, r)
 		case r.URL.Path == "/openapi.json":
 			openapiDoc.ServeHTTP(w, r)
+		case r.URL.Path == "/openapi3.json":
+			openapi31Doc.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path+"/", screens.Prefix):
 			// One span name for every file: the screens are static.
 			trace.SpanFromContext(r.Context()).SetName(r.Method + " " + screens.Prefix)
@@ -327,4 +330,12 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	trace.SpanFromContext(r.Context()).SetName("GET /openapi.json")
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openapi.JSON())
+}
+
+// serveOpenAPI31 serves the same API as OpenAPI 3.1, for client generators
+// that want 3.x (openapi.JSON31).
+func serveOpenAPI31(w http.ResponseWriter, r *http.Request) {
+	trace.SpanFromContext(r.Context()).SetName("GET /openapi3.json")
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(openapi.JSON31())
 }

@@ -3,7 +3,8 @@
 # tools/buf/go.mod and tools/protoc/go.mod (offline: no registry, no remote
 # plugins):
 #   proto/gen/go/...                      Go messages, gRPC stubs, grpc-gateway handlers
-#   proto/openapi/cardroom.swagger.json   one merged OpenAPI document
+#   proto/openapi/cardroom.swagger.json   one merged OpenAPI (Swagger 2.0) document
+#   proto/openapi/cardroom.openapi.json   the same as OpenAPI 3.1 (proto/openapi/cmd/openapi31)
 #   gateway/internal/streamtest/gen/      the gateway tests' streaming service
 #
 # make proto-check (--check): generates into a temporary directory and fails
@@ -31,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Each buf root and what it generates (a directory it owns wholly, or a file).
 declare -A outputs=(
-	[proto]="gen openapi/cardroom.swagger.json"
+	[proto]="gen openapi/cardroom.swagger.json openapi/cardroom.openapi.json"
 	[gateway/internal/streamtest]="gen"
 )
 
@@ -65,6 +66,11 @@ for dir in "${!outputs[@]}"; do
 	# buf runs the local plugins from the root's directory, so the relative
 	# -modfile paths in its buf.gen.yaml hold with any output directory.
 	(cd "$dir" && buf generate --output "$tmp/$dir")
+	if [[ $dir == proto ]]; then
+		# The OpenAPI 3.1 document is the Swagger 2.0 one converted
+		# (proto/openapi/openapi31.go): same protos, same annotations.
+		(cd proto && go run ./openapi/cmd/openapi31 <"$tmp/proto/openapi/cardroom.swagger.json" >"$tmp/proto/openapi/cardroom.openapi.json")
+	fi
 	for out in ${outputs[$dir]}; do
 		if ((check)); then
 			diff -r "$dir/$out" "$tmp/$dir/$out" || status=1

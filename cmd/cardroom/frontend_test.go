@@ -5,7 +5,10 @@ package main
 // PostgreSQL, the books reconciled afterwards.
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -124,4 +127,114 @@ func TestRefusalsNameTheirRules_TP31_TP46(t *testing.T) {
 	r.playHand(table, checkDown)
 	r.checkChips("after the hand at 5/10")
 	r.auditClean("after the hand at 5/10")
+}
+
+// TestFrontEndAPI_TP10_TP44_G05 walks the API the way an app written from
+// the OpenAPI document does: creating a waitlist a game already has answers
+// 409 WAITLIST_EXISTS with the list's id in metadata (waitlist_id); the
+// table state names the player in turn (to_act_player_id) and whether the
+// button is dead (G-05); a hand's JSON history lists each pot's eligible
+// seats beside its winners (TP-44) and names each forced bet (post, dead;
+// TP-10); GET /v1/tables leaves a closed table out unless include_closed
+// asks for it.
+func TestFrontEndAPI_TP10_TP44_G05(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	r := newFrontendRoom(t, "ann", "bob", "cat")
+
+	var wl struct {
+		Waitlist struct {
+			ID string `json:"waitlist_id"`
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	code, e := r.refused("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100})
+	if code != http.StatusConflict || e.Reason != "WAITLIST_EXISTS" || wl.Waitlist.ID == "" || e.Metadata["waitlist_id"] != wl.Waitlist.ID {
+		t.Fatalf("second list for the game: %d %+v, want 409 WAITLIST_EXISTS with waitlist_id %q", code, e, wl.Waitlist.ID)
+	}
+
+	table := r.openTable("Fives", 5, 10, nil)["table_id"].(string)
+	for i, p := range []string{"ann", "bob", "cat"} {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	st := r.waitHand(table)
+	var raw struct {
+		State struct {
+			Hand struct {
+				ToActPlayerID string `json:"to_act_player_id"`
+				ButtonDead    bool   `json:"button_dead"`
+			}
+		}
+	}
+	r.must("GET", "/v1/tables/"+table+"/state", r.floor, nil, &raw)
+	if want := st.Seats[st.Hand.ToAct].PlayerID; raw.State.Hand.ToActPlayerID != want || raw.State.Hand.ButtonDead {
+		t.Fatalf("state: to_act_player_id %q (want %q), button_dead %v (all three seats are dealt in)",
+			raw.State.Hand.ToActPlayerID, want, raw.State.Hand.ButtonDead)
+	}
+	no := r.playHand(table, checkDown)
+	var doc struct{ Content string }
+	r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.floor, nil, &doc)
+	var h struct {
+		ButtonDead bool `json:"button_dead"`
+		Pots       []struct {
+			EligibleSeats []int `json:"eligible_seats"`
+			Winners       []struct{ Seat int }
+		}
+		Events []struct {
+			Kind, Post, Rule string
+			Dead             bool
+		}
+	}
+	if err := json.Unmarshal([]byte(doc.Content), &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Pots) == 0 || h.ButtonDead {
+		t.Fatalf("history: %d pots, button_dead %v", len(h.Pots), h.ButtonDead)
+	}
+	for _, p := range h.Pots {
+		for _, w := range p.Winners {
+			if !slices.Contains(p.EligibleSeats, w.Seat) {
+				t.Fatalf("TP-44: pot won by seat %d, eligible %v", w.Seat, p.EligibleSeats)
+			}
+		}
+	}
+	var posts []string
+	for _, e := range h.Events {
+		if e.Kind == "post" {
+			if e.Rule == "" || e.Dead {
+				t.Fatalf("TP-10: post %+v without its rule, or dead", e)
+			}
+			posts = append(posts, e.Post)
+		}
+	}
+	if !slices.Equal(posts, []string{"small_blind", "big_blind"}) {
+		t.Fatalf("TP-10: posts %v, want the small and the big blind named", posts)
+	}
+
+	closed := r.openTable("Closed", 5, 10, nil)["table_id"].(string)
+	r.must("POST", "/v1/tables/"+closed+":close", r.floor, map[string]any{}, nil)
+	listed := func(query string) map[string]bool {
+		var out struct {
+			Tables []struct {
+				TableID string `json:"table_id"`
+				Closed  bool
+			}
+		}
+		r.must("GET", "/v1/tables?page_size=100"+query, r.floor, nil, &out)
+		m := map[string]bool{}
+		for _, tb := range out.Tables {
+			m[tb.TableID] = tb.Closed
+		}
+		return m
+	}
+	if _, ok := listed("")[closed]; ok {
+		t.Fatal("a closed table is listed by default")
+	}
+	if c, ok := listed("&include_closed=true")[closed]; !ok || !c {
+		t.Fatalf("include_closed: closed table listed %v, closed %v", ok, c)
+	}
+	r.checkChips("after the front-end walk")
+	r.auditClean("after the front-end walk")
 }

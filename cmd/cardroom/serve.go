@@ -288,7 +288,7 @@ func addrOf(l net.Listener) string {
 func printBanner(w io.Writer, cfg config.Config, name string, grpcLis, httpLis, metricsLis net.Listener, issuer *auth.Issuer) {
 	fmt.Fprintf(w, "%s is ready\n", name)
 	if httpLis != nil {
-		fmt.Fprintf(w, "  REST:  http://%s  (OpenAPI: /openapi.json, health: /healthz)\n", httpLis.Addr())
+		fmt.Fprintf(w, "  REST:  http://%s  (OpenAPI: /openapi.json, 3.1: /openapi3.json, health: /healthz)\n", httpLis.Addr())
 	}
 	if grpcLis != nil {
 		fmt.Fprintf(w, "  gRPC:  %s\n", grpcLis.Addr())

@@ -1,7 +1,9 @@
-// Package openapi holds the merged OpenAPI v2 document of cardroom's REST
-// API. `make proto` generates cardroom.swagger.json next to this file from
-// the google.api.http and openapiv2 annotations of proto/cardroom; the
-// gateway serves it at GET /openapi.json.
+// Package openapi holds the merged OpenAPI documents of cardroom's REST
+// API. `make proto` generates cardroom.swagger.json (OpenAPI v2) next to
+// this file from the google.api.http and openapiv2 annotations of
+// proto/cardroom, and cardroom.openapi.json (OpenAPI 3.1) from it with
+// cmd/openapi31; the gateway serves them at GET /openapi.json and
+// GET /openapi3.json.
 package openapi
 
 import _ "embed"

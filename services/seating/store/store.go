@@ -77,7 +77,8 @@ func New(db *sqlstore.DB, locker lock.Locker) *Store { return &Store{db: db, loc
 // (the idempotent event consumer).
 func (s *Store) DB() *sqlstore.DB { return s.db }
 
-// Create stores a new game; a game that already has a list is ErrExists.
+// Create stores a new game; a game that already has a list is ErrExists,
+// with that list's id in its metadata (waitlist_id).
 func (s *Store) Create(ctx context.Context, g *waitlist.Game) error {
 	state, err := json.Marshal(g)
 	if err != nil {
@@ -90,7 +91,13 @@ func (s *Store) Create(ctx context.Context, g *waitlist.Game) error {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(ErrExists.With("game", g.Spec.Name()), err)
+			// The caller learns the existing list's id, so an app that
+			// creates a list it finds already there carries on with it.
+			var existing string
+			if err == nil {
+				err = tx.QueryRowContext(ctx, `SELECT id FROM waitlists WHERE game_key = $1`, g.Spec.Key()).Scan(&existing)
+			}
+			return errors.Join(ErrExists.With("game", g.Spec.Name(), "waitlist_id", existing), err)
 		}
 		return s.indexTables(ctx, tx, g, nil)
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -34,8 +35,9 @@ func TestStore(t *testing.T) {
 		}
 		// One list per game.
 		dup, _ := waitlist.New("w9", spec(200), waitlist.DefaultPolicy(), now)
-		if err := s.Create(ctx, dup); !errors.Is(err, ErrExists) {
-			t.Fatalf("duplicate game = %v", err)
+		err := s.Create(ctx, dup)
+		if f, ok := fault.As(err); !errors.Is(err, ErrExists) || !ok || f.Meta["waitlist_id"] != "w0" {
+			t.Fatalf("duplicate game = %v, want WAITLIST_EXISTS naming w0", err)
 		}
 		if id, err := s.ByGame(ctx, spec(400)); err != nil || id != "w1" {
 			t.Fatalf("ByGame = %q, %v", id, err)

@@ -681,7 +681,7 @@ func (t *Table) planNext() (button.Plan, engine.Setup, error) {
 		setup.Players = append(setup.Players, engine.Player{Seat: p.Seat, ID: p.ID, Stack: p.Stack, Absent: p.Absent})
 	}
 	for _, q := range plan.Posts {
-		setup.Posts = append(setup.Posts, engine.Post{Seat: q.Seat, Kind: engine.PostKind(q.Kind), Amount: q.Amount})
+		setup.Posts = append(setup.Posts, engine.Post{Seat: q.Seat, Kind: engine.PostKind(q.Kind), Amount: q.Amount, Rule: q.Rule})
 	}
 	// The engine wants players in seat order; the plan lists them in deal
 	// order.

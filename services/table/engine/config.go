@@ -293,6 +293,10 @@ type Post struct {
 	Seat   int      `json:"seat"`
 	Kind   PostKind `json:"kind"`
 	Amount int64    `json:"amount"`
+	// Rule is the rule that demands the post (a returning player's dead
+	// small blind is TP-15 or TP-18, not the ordinary blinds' TP-10); the
+	// post's event cites it. Empty means TP-10.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Setup is everything that varies per hand: who plays, the button, the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -295,5 +296,29 @@ func TestEventJSON(t *testing.T) {
 	b, _ := json.Marshal(h.Events()[2])
 	if string(b) != `{"kind":1,"seat":0,"cards":"AsAh"}` {
 		t.Fatalf("%s", b)
+	}
+}
+
+// TestDeadSmallBlindCitesItsRule_TP18: a returning player's dead small
+// blind is flagged as such in the hand's events, dead and citing the rule
+// that demanded it (TP-18 here, as the button planner says), not the
+// ordinary blinds' TP-10 (both posts used to say TP-10).
+func TestDeadSmallBlindCitesItsRule_TP18(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Game: Holdem, Structure: NoLimit, Stakes: Stakes{SmallBlind: 5, BigBlind: 10}}
+	d := cards.NewDeck()
+	d.Shuffle(cards.NewSeeded(1))
+	h := mustHand(t, cfg, Setup{Button: 0, Players: players(500, 500, 500, 500), Deck: d, Posts: []Post{
+		{Seat: 1, Kind: PostSmallBlind, Amount: 5}, {Seat: 2, Kind: PostBigBlind, Amount: 10},
+		{Seat: 3, Kind: PostDeadSmallBlind, Amount: 5, Rule: "TP-18"}}})
+	var got []string
+	for _, e := range h.Events() {
+		if e.Kind == EvPost {
+			got = append(got, fmt.Sprintf("%s/%s/%v", e.Post, e.Rule, e.Dead))
+		}
+	}
+	want := []string{"small_blind/TP-10/false", "big_blind/TP-10/false", "dead_small_blind/TP-18/true"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("posts %v, want %v", got, want)
 	}
 }

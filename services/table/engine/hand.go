@@ -492,7 +492,7 @@ func (h *Hand) post(posts []Post) {
 	}
 	for _, p := range posts {
 		i := h.indexOf(p.Seat)
-		h.postOne(i, p.Kind, p.Amount)
+		h.postOneFor(i, p.Kind, p.Amount, p.Rule)
 		switch p.Kind {
 		case PostStraddle:
 			st.RefIndex = i
@@ -504,13 +504,19 @@ func (h *Hand) post(posts []Post) {
 	}
 }
 
-func (h *Hand) postOne(i int, kind PostKind, amount int64) {
+func (h *Hand) postOne(i int, kind PostKind, amount int64) { h.postOneFor(i, kind, amount, "") }
+
+// postOneFor posts for seat index i under rule (TP-10 when empty).
+func (h *Hand) postOneFor(i int, kind PostKind, amount int64, rule string) {
 	p := &h.s.Seats[i]
 	got := h.put(p, amount, kind.Live())
 	if kind == PostDeadSmallBlind || kind == PostBigBlindAnte {
 		p.Dead += got
 	}
-	h.emit(Event{Kind: EvPost, Seat: p.Seat, Amount: got, Post: kind, Dead: !kind.Live(), AllIn: p.AllIn, Rule: "TP-10"})
+	if rule == "" {
+		rule = "TP-10"
+	}
+	h.emit(Event{Kind: EvPost, Seat: p.Seat, Amount: got, Post: kind, Dead: !kind.Live(), AllIn: p.AllIn, Rule: rule})
 }
 
 func (h *Hand) draw() cards.Card {

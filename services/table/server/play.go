@@ -292,16 +292,19 @@ func (s *Server) GetHandHistory(ctx context.Context, req *tablev1.GetHandHistory
 // otherwise) and the events with the cards the reader may see. Cards are
 // written "As", "Td"; "??" is a card the reader may not see.
 type historyDoc struct {
-	TableID string         `json:"table_id"`
-	HandNo  int64          `json:"hand_no"`
-	Start   string         `json:"start"`
-	End     string         `json:"end"`
-	Game    string         `json:"game"`
-	Button  int            `json:"button"`
-	Board   []string       `json:"board"`
-	Seats   []historySeat  `json:"seats"`
-	Pots    []historyPot   `json:"pots"`
-	Events  []historyEvent `json:"events"`
+	TableID string `json:"table_id"`
+	HandNo  int64  `json:"hand_no"`
+	Start   string `json:"start"`
+	End     string `json:"end"`
+	Game    string `json:"game"`
+	Button  int    `json:"button"`
+	// ButtonDead is a dead button (G-05): the button seat was empty or
+	// not dealt in, so the same seat may hold it two hands running.
+	ButtonDead bool           `json:"button_dead,omitempty"`
+	Board      []string       `json:"board"`
+	Seats      []historySeat  `json:"seats"`
+	Pots       []historyPot   `json:"pots"`
+	Events     []historyEvent `json:"events"`
 }
 
 type historySeat struct {
@@ -322,8 +325,10 @@ type historySeat struct {
 }
 
 type historyPot struct {
-	Amount  int64          `json:"amount"`
-	Winners []engine.Award `json:"winners"`
+	Amount int64 `json:"amount"`
+	// EligibleSeats are the seats that could win the pot (TP-44).
+	EligibleSeats []int          `json:"eligible_seats"`
+	Winners       []engine.Award `json:"winners"`
 }
 
 type historyEvent struct {
@@ -334,6 +339,11 @@ type historyEvent struct {
 	Rule   string   `json:"rule,omitempty"`
 	AllIn  bool     `json:"all_in,omitempty"`
 	Pot    int      `json:"pot,omitempty"`
+	// Post names a forced bet ("small_blind", "dead_small_blind",
+	// "missed_big_blind", ...) and Dead marks one that does not count
+	// toward the poster's bet (TP-10, TP-15, TP-18).
+	Post string `json:"post,omitempty"`
+	Dead bool   `json:"dead,omitempty"`
 }
 
 func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
@@ -357,8 +367,14 @@ func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
 		}
 		doc.Seats = append(doc.Seats, hs)
 	}
+	doc.ButtonDead = !h.Config.Game.IsStud() // stud has no button to speak of
+	for _, p := range h.Setup.Players {
+		if p.Seat == h.Setup.Button {
+			doc.ButtonDead = false
+		}
+	}
 	for _, p := range res.Pots {
-		doc.Pots = append(doc.Pots, historyPot{Amount: p.Amount, Winners: p.Winners})
+		doc.Pots = append(doc.Pots, historyPot{Amount: p.Amount, EligibleSeats: p.EligibleSeats(), Winners: p.Winners})
 	}
 	for i := range evs {
 		e := &evs[i]
@@ -366,8 +382,12 @@ func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
 		if !ok {
 			name = e.Kind.String()
 		}
-		doc.Events = append(doc.Events, historyEvent{Kind: name, Seat: e.Seat, Amount: e.Amount, Cards: cardStrings(e.CardList()),
-			Rule: e.Rule, AllIn: e.AllIn, Pot: e.Pot})
+		he := historyEvent{Kind: name, Seat: e.Seat, Amount: e.Amount, Cards: cardStrings(e.CardList()),
+			Rule: e.Rule, AllIn: e.AllIn, Pot: e.Pot}
+		if e.Kind == engine.EvPost {
+			he.Post, he.Dead = e.Post.String(), e.Dead
+		}
+		doc.Events = append(doc.Events, he)
 	}
 	return json.Marshal(doc)
 }

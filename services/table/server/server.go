@@ -129,7 +129,7 @@ func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest)
 	if size == 0 {
 		size = DefaultPageSize
 	}
-	ls, next, err := s.store.ListListed(ctx, size, req.GetPageToken())
+	ls, next, err := s.store.ListListed(ctx, size, req.GetPageToken(), req.GetIncludeClosed())
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,10 @@ func seatToProto(s runner.SeatView) *tablev1.SeatState {
 		p.InHand = true
 		p.Stack, p.Bet, p.Cards = h.Stack, h.Bet, cardStrings(h.Cards)
 		p.Folded, p.AllIn, p.Shown, p.Mucked, p.Won = h.Folded || h.Killed, h.AllIn, h.Shown || h.Exposed, h.Mucked, h.Won
+		p.CardsUp = make([]bool, len(h.Cards))
+		for k := range p.CardsUp {
+			p.CardsUp[k] = h.Up&(1<<k) != 0
+		}
 	}
 	return p
 }
@@ -56,6 +60,15 @@ func stateToProto(v runner.View) *tablev1.TableState {
 			Board: cardStrings(h.Board), Pot: h.Pot, ClockCalled: v.ClockCalled, Done: h.Phase == engine.PhaseDone}
 		if !v.Deadline.IsZero() {
 			hs.Deadline = timestamppb.New(v.Deadline)
+		}
+		hs.ButtonDead = !h.Game.IsStud() // stud has no button to speak of
+		for _, s := range v.Seats {
+			if s.No == h.ToAct && h.ToAct >= 0 {
+				hs.ToActPlayerId = s.Player
+			}
+			if s.No == h.Button && s.InHand != nil {
+				hs.ButtonDead = false
+			}
 		}
 		for _, l := range h.Legal {
 			if k, ok := actionToProto[l.Kind]; ok {

@@ -100,7 +100,7 @@ func (s *Store) GetListed(ctx context.Context, id string) (Listed, error) {
 // this is creation order) after the id in token ("" for the first page),
 // and the token of the next page ("" on the last).
 func (s *Store) List(ctx context.Context, size int, token string) ([]tables.Definition, string, error) {
-	ls, next, err := s.ListListed(ctx, size, token)
+	ls, next, err := s.ListListed(ctx, size, token, false)
 	if err != nil {
 		return nil, "", err
 	}
@@ -111,13 +111,14 @@ func (s *Store) List(ctx context.Context, size int, token string) ([]tables.Defi
 	return out, next, nil
 }
 
-// ListListed is List with each table's public play state.
-func (s *Store) ListListed(ctx context.Context, size int, token string) ([]Listed, string, error) {
+// ListListed is List with each table's public play state; with
+// includeClosed it lists closed tables too.
+func (s *Store) ListListed(ctx context.Context, size int, token string, includeClosed bool) ([]Listed, string, error) {
 	if len(token) > 128 {
 		return nil, "", ErrBadPageToken
 	}
 	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+columns+`, state FROM tables
-		WHERE NOT closed AND id > $1 ORDER BY id LIMIT $2`, token, size+1)
+		WHERE (NOT closed OR $3) AND id > $1 ORDER BY id LIMIT $2`, token, size+1, includeClosed)
 	if err != nil {
 		return nil, "", fmt.Errorf("list tables: %w", err)
 	}

@@ -37,7 +37,7 @@
 //
 // Using a plan: engine.Setup{Button: plan.Positions.Button, Players: one
 // engine.Player{Seat, ID, Stack, Absent} per plan.Players entry, Posts: one
-// engine.Post{Seat, Kind: engine.PostKind(q.Kind), Amount} per plan.Posts
+// engine.Post{Seat, Kind: engine.PostKind(q.Kind), Amount, Rule} per plan.Posts
 // entry, Deck: ...}. Stacks are before the posts; the posts are already
 // capped at the stacks. After the hand, feed plan.Positions back as
 // Table.Previous and plan.Next(seats) (with the hand's stacks) as Table.Seats.

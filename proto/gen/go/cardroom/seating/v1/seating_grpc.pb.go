@@ -51,7 +51,9 @@ const (
 // is offered which seat, who is away from their seat and what the floor
 // decided about it.
 type SeatingServiceClient interface {
-	// CreateWaitlist opens the waitlist of a game (one per game).
+	// CreateWaitlist opens the waitlist of a game (one per game). A game that
+	// already has one is refused 409 WAITLIST_EXISTS with the existing list's
+	// id in the error's metadata (waitlist_id), so an app carries on with it.
 	CreateWaitlist(ctx context.Context, in *CreateWaitlistRequest, opts ...grpc.CallOption) (*CreateWaitlistResponse, error)
 	// ListWaitlists lists waitlists, oldest first.
 	ListWaitlists(ctx context.Context, in *ListWaitlistsRequest, opts ...grpc.CallOption) (*ListWaitlistsResponse, error)
@@ -325,7 +327,9 @@ type SeatingService_WatchBoardClient = grpc.ServerStreamingClient[WatchBoardResp
 // is offered which seat, who is away from their seat and what the floor
 // decided about it.
 type SeatingServiceServer interface {
-	// CreateWaitlist opens the waitlist of a game (one per game).
+	// CreateWaitlist opens the waitlist of a game (one per game). A game that
+	// already has one is refused 409 WAITLIST_EXISTS with the existing list's
+	// id in the error's metadata (waitlist_id), so an app carries on with it.
 	CreateWaitlist(context.Context, *CreateWaitlistRequest) (*CreateWaitlistResponse, error)
 	// ListWaitlists lists waitlists, oldest first.
 	ListWaitlists(context.Context, *ListWaitlistsRequest) (*ListWaitlistsResponse, error)

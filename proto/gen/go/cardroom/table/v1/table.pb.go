@@ -966,7 +966,10 @@ type ListTablesRequest struct {
 	// page_size is the most tables to return; 0 means the server default.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// page_token continues from a previous response's next_page_token.
-	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// include_closed lists the tables the floor has closed too (their
+	// `closed` is true); by default only open tables are listed.
+	IncludeClosed bool `protobuf:"varint,3,opt,name=include_closed,json=includeClosed,proto3" json:"include_closed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1013,6 +1016,13 @@ func (x *ListTablesRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ListTablesRequest) GetIncludeClosed() bool {
+	if x != nil {
+		return x.IncludeClosed
+	}
+	return false
 }
 
 // ListTablesResponse is one page of tables.
@@ -1277,7 +1287,8 @@ type SeatState struct {
 	PendingChips int64 `protobuf:"varint,8,opt,name=pending_chips,json=pendingChips,proto3" json:"pending_chips,omitempty"`
 	// bet is the seat's wager on the current betting round.
 	Bet int64 `protobuf:"varint,9,opt,name=bet,proto3" json:"bet,omitempty"`
-	// cards are the seat's cards as the viewer may see them ("??" face down).
+	// cards are the seat's cards as the viewer may see them ("??" face down),
+	// in the order they were dealt.
 	Cards []string `protobuf:"bytes,10,rep,name=cards,proto3" json:"cards,omitempty"`
 	// folded, all_in, shown, mucked describe the seat in the hand.
 	Folded bool `protobuf:"varint,11,opt,name=folded,proto3" json:"folded,omitempty"`
@@ -1315,7 +1326,11 @@ type SeatState struct {
 	// arriving is a live tournament seat held for a moved player the dealer
 	// has not confirmed yet (ConfirmArrival): not dealt in, the chips still
 	// in transit.
-	Arriving      bool `protobuf:"varint,24,opt,name=arriving,proto3" json:"arriving,omitempty"`
+	Arriving bool `protobuf:"varint,24,opt,name=arriving,proto3" json:"arriving,omitempty"`
+	// cards_up says, card by card (same order as cards), which of the
+	// seat's cards were dealt face up: a stud player's up cards, which every
+	// player and spectator sees. All false in flop games.
+	CardsUp       []bool `protobuf:"varint,25,rep,packed,name=cards_up,json=cardsUp,proto3" json:"cards_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1518,6 +1533,13 @@ func (x *SeatState) GetArriving() bool {
 	return false
 }
 
+func (x *SeatState) GetCardsUp() []bool {
+	if x != nil {
+		return x.CardsUp
+	}
+	return nil
+}
+
 // BlindOption is one choice a new or returning player has (choose it with
 // post_now on Sit or Return).
 type BlindOption struct {
@@ -1616,10 +1638,16 @@ type LegalAction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind is the action.
 	Kind ActionKind `protobuf:"varint,1,opt,name=kind,proto3,enum=cardroom.table.v1.ActionKind" json:"kind,omitempty"`
-	// min and max bound the amount (the round total, TP-32); 0 when the
-	// action has no amount.
+	// min is the smallest amount the action may take and max the largest,
+	// both as round totals, not increments (TP-32): a call's min and max are
+	// the total the seat will have in front of it this round once it calls
+	// (its bet so far included), a raise's are the totals it may raise to
+	// (RAISE 300 means "raise to 300"). Fixed-limit bets and calls have
+	// min = max. Both are 0 when the action takes no amount (fold, check,
+	// show, muck). Send the amount you choose as ActRequest.amount.
 	Min int64 `protobuf:"varint,2,opt,name=min,proto3" json:"min,omitempty"`
-	// max: see min.
+	// max is the largest round total the action may take (see min); for a
+	// bet or raise in no-limit it is the seat's all-in total.
 	Max int64 `protobuf:"varint,3,opt,name=max,proto3" json:"max,omitempty"`
 	// seat is the seat the action is for.
 	Seat          int32 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
@@ -1690,11 +1718,14 @@ type HandState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// hand_no numbers the table's hands from 1.
 	HandNo int64 `protobuf:"varint,1,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
-	// button is the button seat.
+	// button is the button seat (see button_dead).
 	Button int32 `protobuf:"varint,2,opt,name=button,proto3" json:"button,omitempty"`
-	// street is the betting round ("preflop", "flop", ...).
+	// street is the betting round: "preflop", "flop", "turn" or "river" in
+	// flop games; "third", "fourth", "fifth", "sixth" or "seventh" (street)
+	// in stud games.
 	Street string `protobuf:"bytes,3,opt,name=street,proto3" json:"street,omitempty"`
-	// to_act is the seat whose decision is awaited, -1 for none.
+	// to_act is the seat whose decision is awaited, -1 for none; the player
+	// sitting there is to_act_player_id.
 	ToAct int32 `protobuf:"varint,4,opt,name=to_act,json=toAct,proto3" json:"to_act,omitempty"`
 	// board is the community cards.
 	Board []string `protobuf:"bytes,5,rep,name=board,proto3" json:"board,omitempty"`
@@ -1729,7 +1760,16 @@ type HandState struct {
 	Proposal *Proposal `protobuf:"bytes,15,opt,name=proposal,proto3" json:"proposal,omitempty"`
 	// pots_to_award are the pots awaiting the floor-confirmed winner entry
 	// at a live table that allows it (index, amount, eligible seats).
-	PotsToAward   []*PotToAward `protobuf:"bytes,16,rep,name=pots_to_award,json=potsToAward,proto3" json:"pots_to_award,omitempty"`
+	PotsToAward []*PotToAward `protobuf:"bytes,16,rep,name=pots_to_award,json=potsToAward,proto3" json:"pots_to_award,omitempty"`
+	// to_act_player_id is the player whose decision is awaited (the one at
+	// to_act), empty when nobody's is. What that player may do is in legal,
+	// on that player's own state.
+	ToActPlayerId string `protobuf:"bytes,17,opt,name=to_act_player_id,json=toActPlayerId,proto3" json:"to_act_player_id,omitempty"`
+	// button_dead is true when the button sits on a seat not dealt in (an
+	// empty seat or one sitting out: a dead button, G-05), so button can
+	// show the same seat two hands running. Stud has no button: there it is
+	// false and button means nothing.
+	ButtonDead    bool `protobuf:"varint,18,opt,name=button_dead,json=buttonDead,proto3" json:"button_dead,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1874,6 +1914,20 @@ func (x *HandState) GetPotsToAward() []*PotToAward {
 		return x.PotsToAward
 	}
 	return nil
+}
+
+func (x *HandState) GetToActPlayerId() string {
+	if x != nil {
+		return x.ToActPlayerId
+	}
+	return ""
+}
+
+func (x *HandState) GetButtonDead() bool {
+	if x != nil {
+		return x.ButtonDead
+	}
+	return false
 }
 
 // AwaitedCards are the physical cards a live table waits for.
@@ -4873,11 +4927,12 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"live_cards\x18\b \x01(\v2\x1c.cardroom.table.v1.LiveCardsR\tliveCards\x12+\n" +
 	"\rmin_chip_unit\x18\t \x01(\x03B\a\xbaH\x04\"\x02(\x00R\vminChipUnit\"E\n" +
 	"\x13CreateTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"d\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\x8b\x01\n" +
 	"\x11ListTablesRequest\x12&\n" +
 	"\tpage_size\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x00R\bpageSize\x12'\n" +
 	"\n" +
-	"page_token\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\tpageToken\"n\n" +
+	"page_token\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\tpageToken\x12%\n" +
+	"\x0einclude_closed\x18\x03 \x01(\bR\rincludeClosed\"n\n" +
 	"\x12ListTablesResponse\x120\n" +
 	"\x06tables\x18\x01 \x03(\v2\x18.cardroom.table.v1.TableR\x06tables\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"I\n" +
@@ -4888,7 +4943,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
 	"\x12CloseTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xce\x05\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xe9\x05\n" +
 	"\tSeatState\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
@@ -4916,7 +4971,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\fmissed_hands\x18\x15 \x01(\x05R\vmissedHands\x12'\n" +
 	"\x0fleft_tournament\x18\x16 \x01(\bR\x0eleftTournament\x12\x17\n" +
 	"\amove_id\x18\x17 \x01(\tR\x06moveId\x12\x1a\n" +
-	"\barriving\x18\x18 \x01(\bR\barriving\"\xb5\x01\n" +
+	"\barriving\x18\x18 \x01(\bR\barriving\x12\x19\n" +
+	"\bcards_up\x18\x19 \x03(\bR\acardsUp\"\xb5\x01\n" +
 	"\vBlindOption\x12\x19\n" +
 	"\bpost_now\x18\x01 \x01(\bR\apostNow\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x12\n" +
@@ -4928,7 +4984,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
 	"\x03max\x18\x03 \x01(\x03R\x03max\x12\x12\n" +
-	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\xb7\x05\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\x81\x06\n" +
 	"\tHandState\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
 	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
@@ -4946,7 +5002,10 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\bawaiting\x18\r \x01(\v2\x1f.cardroom.table.v1.AwaitedCardsR\bawaiting\x12)\n" +
 	"\x10exposure_pending\x18\x0e \x03(\x05R\x0fexposurePending\x127\n" +
 	"\bproposal\x18\x0f \x01(\v2\x1b.cardroom.table.v1.ProposalR\bproposal\x12A\n" +
-	"\rpots_to_award\x18\x10 \x03(\v2\x1d.cardroom.table.v1.PotToAwardR\vpotsToAward\"W\n" +
+	"\rpots_to_award\x18\x10 \x03(\v2\x1d.cardroom.table.v1.PotToAwardR\vpotsToAward\x12'\n" +
+	"\x10to_act_player_id\x18\x11 \x01(\tR\rtoActPlayerId\x12\x1f\n" +
+	"\vbutton_dead\x18\x12 \x01(\bR\n" +
+	"buttonDead\"W\n" +
 	"\fAwaitedCards\x12\x16\n" +
 	"\x06street\x18\x01 \x01(\tR\x06street\x12\x14\n" +
 	"\x05board\x18\x02 \x01(\x05R\x05board\x12\x19\n" +
