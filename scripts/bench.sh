@@ -82,6 +82,9 @@ bench services/table/engine/eval .
 # (target < 1 ms).
 bench services/tournament/draw .
 bench services/tournament/balance .
+# ICM for a nine-handed final table, exact over every finishing order
+# (TR-38 deal calculator; target: well under a millisecond).
+bench services/tournament/deal BenchmarkICM9
 # Wallet buy-in transfers/s with p50/p99 (target: 5,000/s durable): SQLite
 # once, PostgreSQL on both servers.
 bench services/wallet/bank 'BenchmarkBuyInTransfers/sqlite'
