@@ -15,14 +15,16 @@ import (
 // Plan is the seating as the event's entries record it: each table with
 // an active entrant, in table order.
 func Plan(ens []entry.Entry, seatsPerTable int) []balance.Table {
-	byTable := map[int]balance.Table{}
+	// Sized up front: growing a thousand maps entry by entry made this the
+	// bulk of the decision after a bust (BenchmarkDecideAfterBust1100Tables).
+	byTable := make(map[int]balance.Table, len(ens)/max(seatsPerTable, 1)+1)
 	for _, en := range ens {
 		if en.Status != entry.Active || en.Table == 0 {
 			continue
 		}
 		tb, ok := byTable[en.Table]
 		if !ok {
-			tb = balance.Table{ID: strconv.Itoa(en.Table), MaxSeats: seatsPerTable, Seats: map[int]string{}}
+			tb = balance.Table{ID: strconv.Itoa(en.Table), MaxSeats: seatsPerTable, Seats: make(map[int]string, seatsPerTable)}
 		}
 		tb.Seats[en.Seat] = en.PlayerID
 		byTable[en.Table] = tb
