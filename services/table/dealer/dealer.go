@@ -332,6 +332,24 @@ func (t *Table) SeatOf(player string) int {
 }
 
 // dealtIn reports whether seat is dealt into the hand in progress.
+// StackNow returns the chips the player in seat has in front of them now:
+// during a hand they are dealt in, the stack behind their bets as the hand
+// stands (what a top-up is capped by, G-19), not the stack they started it
+// with. A seat all in while the hand is still being played has not run out
+// of chips yet (CS-07: its chips are in the pot it may win): it counts
+// with the stack it started the hand with. Chips queued for the next hand
+// (Pending) are not included.
+func (t *Table) StackNow(seat int) int64 {
+	s := t.seats[seat]
+	if !t.dealtIn(seat) {
+		return s.Stack
+	}
+	if live := t.hand.Stack(seat); live > 0 || t.hand.Done() {
+		return live
+	}
+	return s.Stack
+}
+
 func (t *Table) dealtIn(seat int) bool {
 	return t.hand != nil && t.hand.Stack(seat) >= 0
 }

@@ -832,3 +832,38 @@ func TestStartHand_ShortDeckIsInternal(t *testing.T) {
 		t.Fatal("a refused deal started a hand")
 	}
 }
+
+// TestStackNowDuringHand_G19_CS07: what a top-up during a hand is capped
+// by is the stack as the hand stands, not the one it started with; a seat
+// all in while the hand is played still has its chips (CS-07).
+func TestStackNowDuringHand_G19_CS07(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 5, t0)
+	if got := tb.StackNow(0); got > 100 {
+		t.Fatalf("seat 0 at the start: %d", got)
+	}
+	h := tb.Hand()
+	first := h.ToAct()
+	act(t, tb, first, engine.Call, 0) // calls the big blind of 2
+	if got := tb.StackNow(first); got != 98 {
+		t.Fatalf("G-19: seat %d after calling 2 of 100 has %d now, want 98", first, got)
+	}
+	next := tb.Hand().ToAct()
+	l, ok := legal(tb.Hand(), engine.Raise)
+	if !ok {
+		t.Fatal("no raise")
+	}
+	act(t, tb, next, engine.Raise, l.Max) // all in
+	if got := tb.StackNow(next); got != 100 {
+		t.Fatalf("CS-07: seat %d all in during the hand counts %d, want the 100 it started with", next, got)
+	}
+	for tb.InHand() {
+		act(t, tb, tb.Hand().ToAct(), engine.Fold, 0)
+	}
+	for seat := range 3 {
+		if got := tb.StackNow(seat); got != tb.seats[seat].Stack {
+			t.Fatalf("between hands seat %d: %d, stack %d", seat, got, tb.seats[seat].Stack)
+		}
+	}
+}

@@ -240,7 +240,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	if t.wallet() != nil {
 		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
 			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
-			Stack: s.Stack + s.Pending, Amount: amount, SittingId: sittingOf(s)})
+			Stack: t.dt.StackNow(seat) + s.Pending, Amount: amount, SittingId: sittingOf(s)})
 		if err != nil {
 			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}

@@ -219,7 +219,9 @@ func (p Profile) Decide(g Game, s Situation) (Decision, error) {
 		d.Case, d.Rule, d.Range = TopUp, "CS-07", Range{Min: 1, Max: NoMaximum}
 		if p.TopUpCappedAtMaximum && table.HasMax() {
 			d.Rule = "G-19"
-			d.Range.Max = table.Max - s.Stack
+			// A stack already at or above the maximum (won there) may
+			// add nothing: the range's top is 0, never negative.
+			d.Range.Max = max(0, table.Max-s.Stack)
 			d.above = refusal{"G-19", "TOP_UP_ABOVE_MAXIMUM", "a top-up may not take the stack above the maximum buy-in"}
 		}
 		return d, nil

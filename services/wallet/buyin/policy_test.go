@@ -133,7 +133,7 @@ func TestBuyIn_SeatedPlayer_CS07(t *testing.T) {
 		{"CS-07 top-up of any amount while chips remain", 10000, 1, want{ok: true, min: 1, max: 40000, rule: "G-19"}},
 		{"CS-07 top-up up to the maximum (G-19)", 10000, 40000, want{ok: true, min: 1, max: 40000, rule: "G-19"}},
 		{"G-19 top-up above the maximum refused", 10000, 40001, want{min: 1, max: 40000, rule: "G-19", reason: "TOP_UP_ABOVE_MAXIMUM"}},
-		{"G-19 no top-up at or above the maximum", 60000, 1, want{min: 1, max: -10000, rule: "G-19", reason: "TOP_UP_ABOVE_MAXIMUM"}},
+		{"G-19 no top-up at or above the maximum; the range never goes negative", 60000, 1, want{min: 1, max: 0, rule: "G-19", reason: "TOP_UP_ABOVE_MAXIMUM"}},
 		{"CS-07 rebuy after going broke at least the minimum", 0, 20000, want{ok: true, min: 20000, max: 50000, rule: "CS-07"}},
 		{"CS-07 rebuy after going broke below the minimum refused", 0, 5000, want{min: 20000, max: 50000, rule: "CS-07", reason: "BUY_IN_BELOW_MINIMUM"}},
 	}
