@@ -363,11 +363,67 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	if t.Event.Status != event.Running {
 		return nil
 	}
+	if t.HandForHand.Active {
+		if slices.Contains(t.HandForHand.Done, strconv.Itoa(h.Table)) {
+			return nil // G-26: it waits for the other tables' hands
+		}
+		// The round is over (this table's hand ended it): the next hands
+		// start together.
+		return d.DealTogether(ctx, id)
+	}
 	err = d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
 	if Refusal(err) == "TABLE_CLOSED" {
 		return nil
 	}
 	return err
+}
+
+// DealTogether lets every table that waits between hands deal its next
+// one: a hand-for-hand round is over, or hand-for-hand stopped (G-26).
+func (d *Director) DealTogether(ctx context.Context, id string) error {
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, l := range links {
+		st, err := d.tables.Status(ctx, l.TableID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if st.Closed || st.InHand {
+			continue
+		}
+		if err := d.tables.Hold(ctx, l.TableID, HoldLockstep, HoldFloor, st.HandNo+1); err != nil && Refusal(err) != "TABLE_CLOSED" {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Absent tells the player's table what the books say of their absence:
+// the hands a penalty makes them miss (TR-33) or that they left the
+// tournament (TR-35). key names the decision ("trn/<event>/penalty/<player>/<n>").
+func (d *Director) Absent(ctx context.Context, id, player, key string) error {
+	ens, err := d.store.Entries(ctx, id)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ens, func(en entry.Entry) bool { return en.PlayerID == player })
+	if i < 0 || ens[i].Status != entry.Active || ens[i].Table == 0 {
+		return nil
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if l.Table == ens[i].Table {
+			return d.tables.SetAbsence(ctx, l.TableID, key, player, ens[i].HandsToMiss, ens[i].Left)
+		}
+	}
+	return nil
 }
 
 // slip is a movement slip as the audit records it.

@@ -410,3 +410,98 @@ func TestSchedule_PauseRetractsAndResumeResends_TR20(t *testing.T) {
 		t.Fatalf("after the resume level 2 starts %v (was %v)", rows3[1].Start, rows1[1].Start)
 	}
 }
+
+// TestHandForHand_TablesDealTheirNextHandsTogether_G26: during
+// hand-for-hand a table whose round hand is over waits (its lockstep hold
+// stays at that hand); the hand that ends the round lets every table deal
+// its next hand at once.
+func TestHandForHand_TablesDealTheirNextHandsTogether_G26(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := running(t, db, 27)
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	ctx := t.Context()
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"tbl1", "tbl2", "tbl3"} {
+		f.tables[id].handNo = int64(10 + i)
+	}
+	// The books (the record step) counted table 1's hand: it waits.
+	round := func(done ...string) {
+		t.Helper()
+		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+			if !tr.HandForHand.Active {
+				tr.HandForHand.Start([]string{"1", "2", "3"})
+			}
+			tr.HandForHand.Done = done
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	round("1")
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.tables["tbl1"].holds[director.HoldLockstep]; got != 1 {
+		t.Fatalf("table 1 may deal through hand %d while the others play theirs", got)
+	}
+	// Table 3's hand ends the round: every table deals its next hand.
+	round()
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 12}); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"tbl1", "tbl2", "tbl3"} {
+		if got := f.tables[id].holds[director.HoldLockstep]; got != int64(11+i) {
+			t.Fatalf("%s may deal through hand %d, want %d", id, got, 11+i)
+		}
+	}
+}
+
+// TestAbsent_PenaltyAndLeaverAtTheirTable_TR33_TR35: the books' hands to
+// miss and the left mark reach the player's own table, once per decision.
+func TestAbsent_PenaltyAndLeaverAtTheirTable_TR33_TR35(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := running(t, db, 27)
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	ctx := t.Context()
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	penalised, leaver := tablePlayers(t, s, 2)[0], tablePlayers(t, s, 3)[0]
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for p, set := range map[string]func(*entry.Entry){penalised: func(en *entry.Entry) { en.HandsToMiss = 18 }, leaver: func(en *entry.Entry) { en.Left = true }} {
+			en, err := tx.Entry(p)
+			if err != nil {
+				return err
+			}
+			set(en)
+			if err := tx.PutEntry(*en); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := d.Absent(ctx, "ev1", penalised, "trn/ev1/penalty/"+penalised+"/1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Absent(ctx, "ev1", leaver, "trn/ev1/left/"+leaver); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.tables["tbl2"].absent[penalised]; got.hands != 18 || got.left {
+		t.Fatalf("penalised %s at table 2: %+v", penalised, got)
+	}
+	if got := f.tables["tbl3"].absent[leaver]; !got.left {
+		t.Fatalf("leaver %s at table 3: %+v", leaver, got)
+	}
+}

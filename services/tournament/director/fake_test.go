@@ -24,6 +24,7 @@ type fakeTables struct {
 
 type fakeTable struct {
 	id, tournament string
+	absent         map[string]absence
 	seats          map[int]string // seat → player
 	stacks         map[string]int64
 	holds          map[string]int64
@@ -32,6 +33,11 @@ type fakeTable struct {
 	button         int
 	handNo         int64
 	closed         bool
+}
+
+type absence struct {
+	hands int
+	left  bool
 }
 
 func newFakeTables() *fakeTables {
@@ -71,7 +77,8 @@ func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, erro
 	}
 	id := fmt.Sprintf("tbl%d", len(f.order)+1)
 	f.keys["open:"+t.Key] = id
-	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{}}
+	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
+		absent: map[string]absence{}}
 	f.order = append(f.order, id)
 	return id, nil
 }
@@ -173,6 +180,20 @@ func (f *fakeTables) Release(_ context.Context, id, holdID string) error {
 		return err
 	}
 	delete(tb.holds, holdID)
+	return nil
+}
+
+func (f *fakeTables) SetAbsence(_ context.Context, id, key, player string, hands int, left bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if dup, err := f.key(key, fmt.Sprint(id, player, hands, left)); dup {
+		return err
+	}
+	tb.absent[player] = absence{hands: hands, left: left}
 	return nil
 }
 

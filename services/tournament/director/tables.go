@@ -31,6 +31,9 @@ type Tables interface {
 	Hold(ctx context.Context, tableID, holdID string, reason HoldReason, dealThrough int64) error
 	// Release lifts a hold.
 	Release(ctx context.Context, tableID, holdID string) error
+	// SetAbsence deals an entrant dead for hands hands (TR-33) or, left,
+	// until the chips are gone (TR-35).
+	SetAbsence(ctx context.Context, tableID, key, player string, hands int, left bool) error
 	// RemoveBusted takes an entrant with no chips off the table.
 	RemoveBusted(ctx context.Context, tableID, key, player string) error
 	// MoveOut is a move's first step, at the table the entrant leaves.

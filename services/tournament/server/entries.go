@@ -354,6 +354,10 @@ func (s *Server) LeaveTournament(ctx context.Context, req *tournamentv1.LeaveTou
 	if err != nil {
 		return nil, err
 	}
+	// TR-35: the table deals the player dead until the chips are gone.
+	s.drive(ctx, "leave", id, func(ctx context.Context, id string) error {
+		return s.director.Absent(ctx, id, player, "trn/"+id+"/left/"+player)
+	})
 	return &tournamentv1.LeaveTournamentResponse{Entry: entryToProto(en)}, nil
 }
 

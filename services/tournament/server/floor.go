@@ -74,6 +74,10 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 		return nil, err
 	}
 	s.payAll(ctx, id, pays)
+	if !req.GetOn() {
+		// The tables waiting for the round deal again (G-26).
+		s.drive(ctx, "hand-for-hand off", id, s.directorDealTogether)
+	}
 	return resp, nil
 }
 

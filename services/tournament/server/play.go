@@ -120,6 +120,10 @@ func (s *Server) directorStart(ctx context.Context, id string) error {
 	return s.director.Start(ctx, id)
 }
 
+func (s *Server) directorDealTogether(ctx context.Context, id string) error {
+	return s.director.DealTogether(ctx, id)
+}
+
 func (s *Server) directorLevels(ctx context.Context, id string) error {
 	return s.director.SyncLevels(ctx, id)
 }

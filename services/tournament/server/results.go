@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -458,6 +459,11 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 	}
 	if finished {
 		s.payAll(ctx, id, pays)
+	}
+	if resp.GetHandsToMiss() > 0 {
+		// TR-33: the table deals the player dead for the hands to miss.
+		key := fmt.Sprintf("trn/%s/penalty/%s/%d", id, player, resp.GetHistory())
+		s.drive(ctx, "penalty", id, func(ctx context.Context, id string) error { return s.director.Absent(ctx, id, player, key) })
 	}
 	return resp, nil
 }

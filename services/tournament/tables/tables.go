@@ -129,6 +129,13 @@ func (c *Client) Release(ctx context.Context, tableID, holdID string) error {
 	return classify("release "+tableID+" "+holdID, err)
 }
 
+// SetAbsence makes an entrant absent.
+func (c *Client) SetAbsence(ctx context.Context, tableID, key, player string, hands int, left bool) error {
+	_, err := c.c.SetAbsence(serviceContext(ctx), &tablev1.SetAbsenceRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
+		MissedHands: int32(hands), Left: left})
+	return classify("absence "+key, err)
+}
+
 // RemoveBusted removes a busted entrant.
 func (c *Client) RemoveBusted(ctx context.Context, tableID, key, player string) error {
 	_, err := c.c.RemoveEntrant(serviceContext(ctx), &tablev1.RemoveEntrantRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
