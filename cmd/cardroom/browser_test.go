@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -28,11 +29,13 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // chromiumEnv names the browser the screen tests drive. scripts/testenv.sh
@@ -286,20 +289,30 @@ func (tb *tab) text(sel string) string {
 	return evaluate[string](tb, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ''`, sel))
 }
 
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// poll waits until the JavaScript expression is true in the page: the
+// browser checks it at once and again after every change of the DOM, so
+// the wait ends with the change it waits for. On a timeout the test fails
+// with what the element matching show holds then.
+func (tb *tab) poll(what, expr string, within time.Duration, show string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, within+5*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(within))); err != nil {
+		tb.t.Fatalf("%s: %s: not within %s (%v); %s shows %q", tb.name, what, within, err, show, tb.text(show))
+	}
+}
+
 // waitText waits until the element matching sel holds want in its text.
 func (tb *tab) waitText(sel, want string, within time.Duration) {
 	tb.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		got := tb.text(sel)
-		if strings.Contains(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.t.Fatalf("%s: %s never showed %q within %s; it shows %q", tb.name, sel, want, within, got)
-		}
-		time.Sleep(50 * time.Millisecond) // polling the page the browser renders asynchronously
-	}
+	tb.poll(fmt.Sprintf("%s shows %q", sel, want),
+		fmt.Sprintf(`((document.querySelector(%s) || {}).textContent || '').includes(%s)`, jsString(sel), jsString(want)), within, sel)
 }
 
 // open loads one of the screens and signs in with token through the
@@ -311,6 +324,22 @@ func (tb *tab) open(path, token string) {
 		chromedp.SetValue(chromedp.ID("token-input"), token),
 		chromedp.Click(chromedp.CSS(`form.signin button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.ID("screen")))
+}
+
+// openByKeyboard loads one of the screens and signs in with the keyboard
+// alone: the form has the focus when the page opens, the token is pasted
+// into it (as the user does: the sign-in asks for a paste) and Enter
+// sends it.
+func (tb *tab) openByKeyboard(path, token string) {
+	tb.t.Helper()
+	tb.do("open "+path, chromedp.Navigate(tb.base+path), chromedp.WaitVisible(chromedp.ID("token-input")))
+	tb.poll("the token field has the focus", `document.activeElement && document.activeElement.id === 'token-input'`, 5*time.Second, "#signin")
+	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: token}); err != nil {
+		tb.t.Fatalf("%s: paste the token: %v", tb.name, err)
+	}
+	tb.do("sign in by keyboard", chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.ID("screen")))
 }
 
 // screens returns every state of the screen the page ever showed.

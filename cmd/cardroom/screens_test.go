@@ -24,6 +24,8 @@ func TestScreens(t *testing.T) {
 	b := newBrowser(t)
 	t.Run("table", func(t *testing.T) { screenTable(t, s, b) })
 	t.Run("floor", func(t *testing.T) { screenFloor(t, s, b) })
+	t.Run("clock", func(t *testing.T) { screenClock(t, s, b) })
+	t.Run("board", func(t *testing.T) { screenBoard(t, s, b) })
 }
 
 // screenTable: two players play a hand to its showdown, each from their
@@ -57,20 +59,19 @@ func screenTable(t *testing.T, s *suite, b *browser) {
 	}
 
 	// Each decision is made on the page of the player in turn, with a
-	// button the page offers for the state the floor sees now.
+	// button the page offers for the state the floor sees now; then the
+	// test waits for ann's page to show a later state of the table.
 	var screenshotTaken bool
-	deadline := time.Now().Add(40 * time.Second)
+	seen := int64(-1)
 	for {
+		tabs["ann"].poll("a later state of the table", fmt.Sprintf(`Number(document.getElementById('screen').dataset.sequence || -1) > %d`, seen), 40*time.Second, "#screen")
 		st := r.state(table, r.floor)
 		if st.Hand != nil && (st.Hand.HandNo > 1 || st.Hand.Done) {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hand 1 not over within 40s: %+v", st.Hand)
-		}
+		seen = st.Sequence
 		if !st.live() || st.Hand.ToAct < 0 {
-			time.Sleep(30 * time.Millisecond) // the hand is dealt asynchronously
-			continue
+			continue // the hand is dealt asynchronously: the page shows the deal
 		}
 		player := st.Seats[st.Hand.ToAct].PlayerID
 		tb := tabs[player]
@@ -91,7 +92,6 @@ func screenTable(t *testing.T, s *suite, b *browser) {
 			t.Fatalf("%s's page offers %v", player, offered)
 		}
 		tb.do("act", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#actions button[data-action="%s"]`, choice))))
-		waitFor(t, "the action applied", 10*time.Second, func() bool { return r.state(table, r.floor).Sequence > st.Sequence })
 	}
 	for _, tb := range tabs {
 		tb.waitText("#result", "won", 10*time.Second)
@@ -317,4 +317,199 @@ func screenFloor(t *testing.T, s *suite, b *browser) {
 		t.Fatalf("the table opened is not the one entered: %v", found)
 	}
 	tb.checkClean()
+}
+
+// showWithin is how soon a change of the tournament's clock (a pause, a
+// new level, a break) must be on its screens (issue 11).
+const showWithin = time.Second
+
+// screenClock: the tournament clock, on a TV and on a phone, counts down
+// to the start, follows the floor's start from the console, a pause and a
+// resume, and the break that follows level 1 as time runs; each within a
+// second. Level 1 lasts seconds so that the test sees it end.
+func screenClock(t *testing.T, s *suite, b *browser) {
+	r := newRoom(t, s, "dee", "eli")
+	admin := s.token("admin-1", "admin")
+	var created struct {
+		Tournament struct {
+			ID string `json:"tournament_id"`
+		}
+	}
+	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Friday Turbo", "variant": "VARIANT_HOLDEM",
+		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 5000, "fee": 500, "starting_stack": 10000,
+		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano),
+		"levels": []map[string]any{
+			{"small_blind": 50, "big_blind": 100, "duration": "15s"},
+			{"break": true, "duration": "300s", "color_up": 25},
+			{"small_blind": 100, "big_blind": 200, "ante": 200, "big_blind_ante": true, "duration": "900s"},
+		}}, &created)
+	id := created.Tournament.ID
+	for _, p := range []string{"dee", "eli"} {
+		r.deposit(p, 100000)
+		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
+	}
+
+	wall := s.token("wall-2", "player")
+	tv := b.newTab(t, "clock-tv", s.base, 1920, 1080)
+	phone := b.newTab(t, "clock-phone", s.base, 412, 915)
+	tv.openByKeyboard("/room/clock.html?tournament="+id, wall)
+	phone.open("/room/clock.html?tournament="+id, wall)
+	for _, tb := range []*tab{tv, phone} {
+		tb.waitText("#face", "Friday Turbo", 10*time.Second)
+		tb.waitText(`[data-stat="players"]`, "2 of 2", 10*time.Second)
+	}
+	for sel, want := range map[string]string{"#banner": "Starts at", "#level": "Level 1", "#blinds": "50/100",
+		"#next": "Next level: 100/200 · BB ante 200", `[data-stat="average"]`: "10,000", `[data-stat="pool"]`: "100 EUR", "#payouts": "1st"} {
+		if got := tv.text(sel); !strings.Contains(got, want) {
+			t.Errorf("before the start, %s shows %q, want %q", sel, got, want)
+		}
+	}
+
+	// The admin brings the start forward to just ahead (TR-04: the start
+	// is real time in the suite); the clock counts down to it.
+	for lead := 500 * time.Millisecond; ; lead *= 2 {
+		code, body := r.do("POST", "/v1/tournaments/"+id+":update", admin, map[string]any{
+			"start_time": time.Now().Add(lead).UTC().Format(time.RFC3339Nano), "reason": "field complete: start now"})
+		if code == 200 {
+			break
+		}
+		if lead > 10*time.Second {
+			t.Fatalf("moving the start forward: %d %s", code, body)
+		}
+	}
+	tv.poll("the clock says the start is due", `document.getElementById('face').dataset.due === 'true'`, 30*time.Second, "#starts")
+
+	floor := b.newTab(t, "floor-clock", s.base, 1280, 900)
+	floor.open("/room/floor.html", r.floor)
+	floor.do("start the tournament", chromedp.Click(chromedp.CSS(`button[aria-label="Start Friday Turbo"]`)))
+	floor.waitText("#status", "Friday Turbo has started", 10*time.Second)
+	for _, tb := range []*tab{tv, phone} {
+		tb.poll("level 1 running", `document.getElementById('face').dataset.state === 'running'`, showWithin, "#face")
+		tb.waitText("#to-break", "Break in", showWithin)
+	}
+	tv.screenshot("clock")
+	phone.screenshot("clock-phone")
+
+	type clockView struct {
+		Clock struct {
+			Paused    bool
+			Remaining string
+		}
+	}
+	seconds := func(d string) time.Duration {
+		v, err := time.ParseDuration(d)
+		if err != nil {
+			t.Fatalf("duration %q: %v", d, err)
+		}
+		return v
+	}
+	var paused clockView
+	r.must("POST", "/v1/tournaments/"+id+"/clock:pause", r.floor, map[string]any{}, &paused)
+	since := time.Now()
+	tv.poll("the pause", `document.getElementById('face').dataset.paused === 'true'`, showWithin, "#face")
+	t.Logf("the pause was on the TV %s after the floor's call returned", time.Since(since).Round(time.Millisecond))
+	left := seconds(paused.Clock.Remaining)
+	want := fmt.Sprintf("0:%02d", int((left+time.Second-1)/time.Second))
+	if got := tv.text("#time"); got != want || !strings.Contains(tv.text("#banner"), "Paused") {
+		t.Errorf("paused with %s left, the clock shows %q and %q, want %q", left, got, tv.text("#banner"), want)
+	}
+
+	before := time.Now()
+	var resumed clockView
+	r.must("POST", "/v1/tournaments/"+id+"/clock:resume", r.floor, map[string]any{}, &resumed)
+	since = time.Now()
+	tv.poll("the resume", `document.getElementById('face').dataset.paused === 'false'`, showWithin, "#face")
+	t.Logf("the resume was on the TV %s after the floor's call returned", time.Since(since).Round(time.Millisecond))
+	// The server read the time left between before and now: level 1
+	// ends no earlier than before + that time.
+	end := before.Add(seconds(resumed.Clock.Remaining))
+	for _, tb := range []*tab{tv, phone} {
+		tb.poll("the break", `document.getElementById('face').dataset.break === 'true'`, time.Until(end)+showWithin, "#level")
+		if late := time.Since(end); late > showWithin {
+			t.Errorf("%s: the break was on the screen %s after level 1 ended", tb.name, late.Round(time.Millisecond))
+		} else {
+			t.Logf("%s: the break was on the screen at most %s after level 1 ended", tb.name, late.Round(time.Millisecond))
+		}
+		tb.waitText("#level", "Break", showWithin)
+		tb.waitText("#to-break", "On a break", showWithin)
+		tb.checkClean()
+	}
+	floor.checkClean()
+}
+
+// screenBoard: the waitlist board on the wall shows a player joining the
+// list from the lobby on their phone and then, once the floor opens a
+// table and the player takes the seat offered, sitting at it — by their
+// initials, never by their account id, in anything the wall's page
+// showed or received.
+func screenBoard(t *testing.T, s *suite, b *browser) {
+	const player = "cat-lee"
+	r := newRoom(t, s, player)
+	r.deposit(player, 100000)
+	game := map[string]any{"variant": "VARIANT_HOLDEM", "structure": "STRUCTURE_NO_LIMIT",
+		"stakes": map[string]any{"small_blind": 200, "big_blind": 500}}
+	var list struct {
+		Waitlist struct {
+			ID string `json:"waitlist_id"`
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": game}, &list)
+	card := fmt.Sprintf(`[data-waitlist=%s]`, jsString(list.Waitlist.ID))
+
+	wall := b.newTab(t, "board", s.base, 1920, 1080)
+	wall.open("/room/board.html", s.token("wall-1", "player"))
+	wall.waitText(card, "Nobody is waiting", 10*time.Second)
+
+	lobby := b.newTab(t, "lobby", s.base, 412, 915)
+	lobby.open("/room/lobby.html", r.tokens[player])
+	join := `#waitlists button[aria-label="Join the list for NL Hold'em 2/5"]`
+	lobby.do("join the list", chromedp.WaitVisible(chromedp.CSS(join)), chromedp.Click(chromedp.CSS(join)))
+	lobby.waitText("#status", "You are on the list", 10*time.Second)
+	wall.waitText(card+" ol.waiting", "C.L.", 10*time.Second)
+	wall.waitText(card, "Waiting: 1", time.Second)
+
+	var opened struct {
+		Table struct {
+			ID string `json:"table_id"`
+		}
+	}
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "Main 2", "seats": 6, "kind": "TABLE_KIND_CASH",
+		"mode": "TABLE_MODE_DIGITAL", "game": game}, &opened)
+	r.tables = append(r.tables, opened.Table.ID)
+	wall.waitText(card, "offered to C.L.", 20*time.Second)
+	lobby.screenshot("lobby-phone")
+	accept := `#offers button:not(.quiet)`
+	lobby.do("accept the seat", chromedp.WaitVisible(chromedp.CSS(accept)), chromedp.Click(chromedp.CSS(accept)))
+	lobby.poll("the buy-in range", `!!document.querySelector('#offers form input[type=number]') && document.querySelector('#offers form input[type=number]').value !== ''`, 10*time.Second, "#offers")
+	// Seated, the lobby moves on to the table's screen; the board shows it.
+	lobby.do("sit down", chromedp.Click(chromedp.CSS(`#offers form button[type="submit"]`)))
+
+	row := card + fmt.Sprintf(` li[data-table=%s]`, jsString(opened.Table.ID))
+	wall.waitText(row, "1/6 — C.L.", 10*time.Second)
+	wall.waitText(card, "Nobody is waiting", 10*time.Second)
+	wall.screenshot("board")
+
+	for i, screen := range wall.screens() {
+		if strings.Contains(screen, player) {
+			t.Fatalf("the board showed the account id %q (screen state %d):\n%s", player, i, screen)
+		}
+	}
+	var messages int
+	for url, bodies := range wall.received() {
+		for _, body := range bodies {
+			messages++
+			if strings.Contains(body, player) {
+				t.Fatalf("the board received the account id %q from %s: %s", player, url, body)
+			}
+		}
+	}
+	if messages == 0 {
+		t.Fatal("the board received nothing from the API")
+	}
+	wall.checkClean()
+	lobby.checkClean()
+	// The buy-in's hold is committed to the table's escrow after the
+	// seat is taken: the books settle shortly after.
+	waitFor(t, "the books to settle after the sit-down", 20*time.Second, func() bool { _, err := r.chipsConserved(); return err == nil })
+	r.checkChips("after the player sat from the board")
 }

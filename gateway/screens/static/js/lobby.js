@@ -22,6 +22,9 @@ start((claims) => {
     if (msg.snapshot) boards.clear();
     for (const b of msg.boards || []) boards.set(b.waitlist.waitlist_id, b);
     draw();
+    // A change of a list may be a seat offered to this player: ask at
+    // once rather than at the next poll.
+    if (!msg.snapshot) refresh();
   }, (state, err) => {
     if (state === 'failed') failed(err);
   });
