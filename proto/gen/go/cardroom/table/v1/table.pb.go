@@ -1633,7 +1633,11 @@ func (x *BlindOption) GetExplanation() string {
 	return ""
 }
 
-// LegalAction is one action the seat in turn may take.
+// LegalAction is one action the seat in turn may take. A kind appears
+// twice when the rules offer two fixed amounts: in stud on 4th street with
+// an open pair (TP-28) a BET (or, after a small bet, a RAISE) is offered
+// once for the small unit and once for the big one; each entry's min = max
+// is its amount.
 type LegalAction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind is the action.
