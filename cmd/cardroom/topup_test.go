@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestTopUpDuringHandCappedByStackNow_G19_CS07: a player who folded
@@ -57,4 +59,59 @@ func TestTopUpDuringHandCappedByStackNow_G19_CS07(t *testing.T) {
 	r.playHand(t1, checkDown)
 	r.checkChips("after the top-up")
 	r.auditClean("after the top-up")
+}
+
+// TestLeaveWhileAllInKeepsTheHand_TP44_TP64_TP67: a player who shoves and
+// asks to leave during the hand is not folded or mucked: the hand is
+// played to the end, their hand is tabled at the showdown (TP-67 in the
+// history), and they are cashed out with what the hand left them.
+func TestLeaveWhileAllInKeepsTheHand_TP44_TP64_TP67(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSeededSuite(t, 44)
+	s.start()
+	r, _, t1 := cashRoom(t, s, 2, 5000, 20000, "ann", "bob")
+	r.playHand(t1, checkDown)
+	st := r.waitHand(t1)
+	no, seat := st.Hand.HandNo, st.Hand.ToAct
+	player := st.Seats[seat].PlayerID
+	r.act(t1, shove)
+	var lv struct {
+		Left bool
+	}
+	r.must("POST", fmt.Sprintf("/v1/tables/%s/seats/%d:leave", t1, seat), r.tokens[player], map[string]any{}, &lv)
+	if lv.Left {
+		t.Fatalf("%s left in the middle of hand %d", player, no)
+	}
+	wallet := r.balance("player:" + player + ":EUR")
+	for st := r.state(t1, r.floor); st.live() && st.Hand.HandNo == no; st = r.state(t1, r.floor) {
+		r.act(t1, checkDown)
+	}
+	h := r.history(t1, no)
+	shown := false
+	for _, e := range h.Events {
+		if e.Seat == seat && (e.Kind == "muck" || e.Kind == "kill") {
+			t.Fatalf("TP-64: %s's live hand was given away: %+v", player, e)
+		}
+		if e.Seat == seat && e.Kind == "show" && e.Rule == "TP-67" {
+			shown = true
+		}
+	}
+	var final int64
+	for _, hs := range h.Seats {
+		if hs.Seat == seat {
+			final = hs.Final
+		}
+	}
+	if !shown {
+		t.Fatalf("TP-67: %s's all-in hand was not tabled: %+v", player, h.Events)
+	}
+	waitFor(t, player+" cashed out", 10*time.Second, func() bool { return r.state(t1, r.floor).seatOf(player) < 0 })
+	if got := r.balance("player:"+player+":EUR") - wallet; got != final {
+		t.Fatalf("TP-44: %s was paid %d, the hand left them %d", player, got, final)
+	}
+	r.checkChips("after the all-in leave")
+	r.auditClean("after the all-in leave")
 }

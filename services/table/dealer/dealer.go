@@ -916,12 +916,19 @@ func (t *Table) settle(out *Output, now time.Time) error {
 			break
 		}
 		var a engine.Action
+		showdown := t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital
 		switch {
+		case t.seats[seat].Leaving && showdown && t.canShow():
+			// A leave never gives a live hand away (TP-44: an all-in
+			// player is dealt to the showdown): the house tables the
+			// away seat's hand, which wins what it wins (TP-67), then
+			// the seat leaves with it.
+			a = engine.Action{Seat: seat, Kind: engine.Show}
 		case t.seats[seat].Leaving:
 			a = engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
-		case t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital && !t.settings.ManualShowdown:
+		case showdown && !t.settings.ManualShowdown:
 			a = engine.Action{Seat: seat, Kind: engine.Show}
-			if !slices.ContainsFunc(t.hand.LegalActions(), func(l engine.Legal) bool { return l.Kind == engine.Show }) {
+			if !t.canShow() {
 				a.Kind = engine.Timeout
 			}
 		default:
@@ -942,6 +949,11 @@ func (t *Table) settle(out *Output, now time.Time) error {
 	}
 	t.dropStaleOOT()
 	return nil
+}
+
+// canShow reports whether the seat in turn may table its hand now.
+func (t *Table) canShow() bool {
+	return slices.ContainsFunc(t.hand.LegalActions(), func(l engine.Legal) bool { return l.Kind == engine.Show })
 }
 
 // finish wraps up a finished hand: stacks from the result, debts from the

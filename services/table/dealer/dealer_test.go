@@ -867,3 +867,51 @@ func TestStackNowDuringHand_G19_CS07(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67: a player all in who asks
+// to leave during the hand is dealt to the showdown and their hand is
+// tabled there (never mucked for them), wins what it wins, and only then
+// is the seat cashed out with the result.
+func TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 6; seed++ {
+		tb := newTable(t, Settings{}, 100, 100)
+		mustStart(t, tb, seed, t0)
+		shover := tb.Hand().ToAct()
+		l, ok := legal(tb.Hand(), engine.Raise)
+		if !ok {
+			t.Fatal("no raise")
+		}
+		act(t, tb, shover, engine.Raise, l.Max)
+		if out, err := tb.Leave(shover, t0); err != nil || len(out.CashOuts) != 0 {
+			t.Fatalf("seed %d: leave while all in: %v %+v", seed, err, out)
+		}
+		var end Output
+		var evs []engine.Event
+		for tb.InHand() {
+			end = act(t, tb, tb.Hand().ToAct(), engine.Call, 0)
+			evs = append(evs, end.Events...)
+		}
+		shown := false
+		for _, ev := range evs {
+			if ev.Seat == shover && (ev.Kind == engine.EvMuck || ev.Kind == engine.EvKill) {
+				t.Fatalf("seed %d: TP-64 the leaving all-in hand was given away: %+v", seed, ev)
+			}
+			if ev.Seat == shover && ev.Kind == engine.EvShow && ev.Rule == "TP-67" {
+				shown = true
+			}
+		}
+		if !shown {
+			t.Fatalf("seed %d: TP-67 the leaving all-in hand was not tabled: %+v", seed, evs)
+		}
+		var won int64
+		for _, s := range end.Ended.Stacks {
+			if s.Seat == shover {
+				won = s.Stack
+			}
+		}
+		if len(end.CashOuts) != 1 || end.CashOuts[0].Seat != shover || end.CashOuts[0].Stack != won || tb.seats[shover].Occupied() {
+			t.Fatalf("seed %d: TP-44 the leaver was cashed out %+v, the hand left them %d", seed, end.CashOuts, won)
+		}
+	}
+}
