@@ -161,7 +161,7 @@ func (b *bot) atTable(runCtx context.Context, table string, seat int32) {
 			})
 			continue
 		}
-		if !leaving && !toppedUp && mine.GetStack() < buyIn/2 && mine.GetStack() > 0 {
+		if !leaving && !toppedUp && mine.GetStack() < buyIn && mine.GetStack() > 0 {
 			toppedUp = true
 			if room := maxBuyIn - mine.GetStack() - mine.GetPendingChips() - mine.GetBet(); room > 0 {
 				_ = call(b.stats, "top-up", func() error {
