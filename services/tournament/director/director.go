@@ -406,24 +406,45 @@ func (d *Director) DealTogether(ctx context.Context, id string) error {
 // the hands a penalty makes them miss (TR-33) or that they left the
 // tournament (TR-35). key names the decision ("trn/<event>/penalty/<player>/<n>").
 func (d *Director) Absent(ctx context.Context, id, player, key string) error {
+	en, tableID, err := d.seatOf(ctx, id, player)
+	if err != nil || tableID == "" {
+		return err
+	}
+	return d.tables.SetAbsence(ctx, tableID, key, player, en.HandsToMiss, en.Left)
+}
+
+// AddChips puts a paid rebuy's (TR-14) or add-on's (TR-17) chips on the
+// player's stack at their table; key is the payment's key, so the chips
+// are added once.
+func (d *Director) AddChips(ctx context.Context, id, player, key string, chips int64, addOn bool) error {
+	_, tableID, err := d.seatOf(ctx, id, player)
+	if err != nil || tableID == "" || chips <= 0 {
+		return err
+	}
+	return d.tables.AddChips(ctx, tableID, key, player, chips, addOn)
+}
+
+// seatOf returns an active player's entry and the table the plan puts
+// them at; tableID is "" when they have none.
+func (d *Director) seatOf(ctx context.Context, id, player string) (entry.Entry, string, error) {
 	ens, err := d.store.Entries(ctx, id)
 	if err != nil {
-		return err
+		return entry.Entry{}, "", err
 	}
 	i := slices.IndexFunc(ens, func(en entry.Entry) bool { return en.PlayerID == player })
 	if i < 0 || ens[i].Status != entry.Active || ens[i].Table == 0 {
-		return nil
+		return entry.Entry{}, "", nil
 	}
 	links, err := d.store.Tables(ctx, id)
 	if err != nil {
-		return err
+		return entry.Entry{}, "", err
 	}
 	for _, l := range links {
 		if l.Table == ens[i].Table {
-			return d.tables.SetAbsence(ctx, l.TableID, key, player, ens[i].HandsToMiss, ens[i].Left)
+			return ens[i], l.TableID, nil
 		}
 	}
-	return nil
+	return ens[i], "", nil
 }
 
 // slip is a movement slip as the audit records it.

@@ -505,3 +505,27 @@ func TestAbsent_PenaltyAndLeaverAtTheirTable_TR33_TR35(t *testing.T) {
 		t.Fatalf("leaver %s at table 3: %+v", leaver, got)
 	}
 }
+
+// TestAddChips_RebuyOnceAtThePlayersTable_TR14: a paid rebuy's chips are
+// added at the player's table under the payment's key: a repeat adds
+// nothing, and the chips counted match the chips issued.
+func TestAddChips_RebuyOnceAtThePlayersTable_TR14(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := running(t, db, 27)
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	ctx := t.Context()
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	p := tablePlayers(t, s, 2)[0]
+	for range 2 {
+		if err := d.AddChips(ctx, "ev1", p, "trn/ev1/"+p+"/rebuy/1", stack, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.tables["tbl2"].stacks[p]; got != 2*stack {
+		t.Fatalf("%s's stack after one rebuy (sent twice): %d", p, got)
+	}
+}

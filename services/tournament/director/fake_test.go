@@ -197,6 +197,20 @@ func (f *fakeTables) SetAbsence(_ context.Context, id, key, player string, hands
 	return nil
 }
 
+func (f *fakeTables) AddChips(_ context.Context, id, key, player string, chips int64, addOn bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if dup, err := f.key(key, fmt.Sprint(id, player, chips, addOn)); dup {
+		return err
+	}
+	tb.stacks[player] += chips
+	return nil
+}
+
 func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

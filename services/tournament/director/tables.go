@@ -34,6 +34,9 @@ type Tables interface {
 	// SetAbsence deals an entrant dead for hands hands (TR-33) or, left,
 	// until the chips are gone (TR-35).
 	SetAbsence(ctx context.Context, tableID, key, player string, hands int, left bool) error
+	// AddChips adds a rebuy's (TR-14) or an add-on's (TR-17) chips to an
+	// entrant's stack, idempotent by key.
+	AddChips(ctx context.Context, tableID, key, player string, chips int64, addOn bool) error
 	// RemoveBusted takes an entrant with no chips off the table.
 	RemoveBusted(ctx context.Context, tableID, key, player string) error
 	// MoveOut is a move's first step, at the table the entrant leaves.

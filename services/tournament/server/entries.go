@@ -286,6 +286,7 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 	if err != nil {
 		return nil, err
 	}
+	s.driveChips(ctx, id, player, pays)
 	return &tournamentv1.RebuyResponse{Entry: entryToProto(en), Chips: chips}, nil
 }
 
@@ -327,7 +328,29 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 	if err != nil {
 		return nil, err
 	}
+	s.driveChips(ctx, id, player, pays)
 	return &tournamentv1.AddOnResponse{Entry: entryToProto(en), Chips: chips}, nil
+}
+
+// driveChips has the director put paid rebuy and add-on chips on the
+// player's stack at the table (TR-14, TR-17), keyed by each payment.
+func (s *Server) driveChips(ctx context.Context, id, player string, pays []entry.Payment) {
+	if s.director == nil {
+		return
+	}
+	t, err := s.store.Load(ctx, id)
+	if err != nil {
+		return
+	}
+	for _, p := range pays {
+		chips, addOn := t.Rules.Entry.RebuyChips, p.Kind == entry.PayAddOn
+		if addOn {
+			chips = t.Rules.Entry.AddOnChips
+		}
+		s.drive(ctx, "chips", id, func(ctx context.Context, id string) error {
+			return s.director.AddChips(ctx, id, player, p.Key, chips, addOn)
+		})
+	}
 }
 
 // LeaveTournament marks the player as gone (TR-35).

@@ -136,6 +136,17 @@ func (c *Client) SetAbsence(ctx context.Context, tableID, key, player string, ha
 	return classify("absence "+key, err)
 }
 
+// AddChips adds rebuy or add-on chips.
+func (c *Client) AddChips(ctx context.Context, tableID, key, player string, chips int64, addOn bool) error {
+	change := tablev1.StackChange_STACK_CHANGE_REBUY
+	if addOn {
+		change = tablev1.StackChange_STACK_CHANGE_ADD_ON
+	}
+	_, err := c.c.AdjustStack(serviceContext(ctx), &tablev1.AdjustStackRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
+		Amount: chips, Change: change})
+	return classify("chips "+key, err)
+}
+
 // RemoveBusted removes a busted entrant.
 func (c *Client) RemoveBusted(ctx context.Context, tableID, key, player string) error {
 	_, err := c.c.RemoveEntrant(serviceContext(ctx), &tablev1.RemoveEntrantRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
