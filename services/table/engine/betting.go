@@ -631,6 +631,7 @@ func (h *Hand) execBetting(i int, kind ActionKind, to int64, rule string) {
 		h.put(p, to-p.Bet, true)
 		st.CurBet = max(st.CurBet, to)
 		st.BringIn = false
+		st.BringInBy = p.Seat + 1
 		h.emit(Event{Kind: EvBringIn, Seat: p.Seat, Amount: to, AllIn: p.AllIn, Rule: rule})
 	case Withdraw:
 		d := p.Bet - p.OOTFrom

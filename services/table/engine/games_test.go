@@ -322,3 +322,19 @@ func TestDeadSmallBlindCitesItsRule_TP18(t *testing.T) {
 		t.Fatalf("posts %v, want %v", got, want)
 	}
 }
+
+// TestStudBettingContextInEveryView_G18: every viewer, a spectator too,
+// sees who must bring in, then who brought in, and the round's betting
+// unit (TP-27): the context an app needs to explain a stud hand.
+func TestStudBettingContextInEveryView_G18(t *testing.T) {
+	t.Parallel()
+	deck := stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")
+	h := mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+	if v := h.View(-1); v.BringInDue != 1 || v.BringIn != -1 || v.Unit != 10 {
+		t.Fatalf("before the bring-in: due %d, by %d, unit %d; want 1, -1, 10", v.BringInDue, v.BringIn, v.Unit)
+	}
+	act(t, h, Action{Seat: 1, Kind: BringIn})
+	if v := h.View(-1); v.BringInDue != -1 || v.BringIn != 1 || v.Unit != 10 {
+		t.Fatalf("after the bring-in: due %d, by %d, unit %d; want -1, 1, 10", v.BringInDue, v.BringIn, v.Unit)
+	}
+}

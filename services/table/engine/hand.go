@@ -130,6 +130,8 @@ type state struct {
 	Unit      int64         `json:"unit"` // FL unit this round
 	OpenPair  bool          `json:"open_pair,omitempty"`
 	BringIn   bool          `json:"bring_in,omitempty"` // bring-in pending
+	// BringInBy is the seat that brought in, plus one (0: nobody yet).
+	BringInBy int `json:"bring_in_by,omitempty"`
 	RoundActs int           `json:"round_acts"`         // actions on this street (TP-78/79 window)
 	LastAggr  int           `json:"last_aggr"`          // this round, -1 none
 	FinalAggr int           `json:"final_aggr"`         // aggressor of the last betting round that closed

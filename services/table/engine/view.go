@@ -46,6 +46,14 @@ type View struct {
 	ExposurePending []int `json:"exposure_pending,omitempty"`
 	// ToAward are the pots the floor has still to award (WinnerEntry).
 	ToAward []PendingPot `json:"to_award,omitempty"`
+	// Unit is the fixed-limit betting unit of the round (TP-27; the big
+	// unit after an open-pair big bet, TP-28), 0 in no-limit and
+	// pot-limit: betting context every viewer may see.
+	Unit int64 `json:"unit,omitempty"`
+	// BringIn is the stud seat that brought in (G-18), -1 none yet or not
+	// stud; BringInDue the one that must bring in now, -1 none.
+	BringIn    int `json:"bring_in"`
+	BringInDue int `json:"bring_in_due"`
 }
 
 // View returns what the player in seat sees: their own cards, up cards,
@@ -64,7 +72,13 @@ func (h *Hand) FullView() View { return h.view(-1, true, false) }
 func (h *Hand) view(viewer int, full, history bool) View {
 	st := &h.s
 	v := View{Viewer: viewer, Game: h.cfg.Game, Button: st.Button, Street: st.Street, Phase: st.Phase, ToAct: h.ToAct(),
-		Board: append([]cards.Card(nil), st.Board[:st.NBoard]...)}
+		Board: append([]cards.Card(nil), st.Board[:st.NBoard]...), BringIn: st.BringInBy - 1, BringInDue: -1}
+	if h.isFL() {
+		v.Unit = st.Unit
+	}
+	if st.BringIn && st.ToAct >= 0 {
+		v.BringInDue = st.Seats[st.ToAct].Seat
+	}
 	for i := range st.Seats {
 		p := &st.Seats[i]
 		v.Pot += p.Total

@@ -62,6 +62,7 @@ func stateToProto(v runner.View) *tablev1.TableState {
 			hs.Deadline = timestamppb.New(v.Deadline)
 		}
 		hs.ButtonDead = !h.Game.IsStud() // stud has no button to speak of
+		hs.BetUnit, hs.BringInSeat, hs.BringInDueSeat = h.Unit, int32(h.BringIn), int32(h.BringInDue)
 		for _, s := range v.Seats {
 			if s.No == h.ToAct && h.ToAct >= 0 {
 				hs.ToActPlayerId = s.Player

@@ -1773,9 +1773,19 @@ type HandState struct {
 	// empty seat or one sitting out: a dead button, G-05), so button can
 	// show the same seat two hands running. Stud has no button: there it is
 	// false and button means nothing.
-	ButtonDead    bool `protobuf:"varint,18,opt,name=button_dead,json=buttonDead,proto3" json:"button_dead,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ButtonDead bool `protobuf:"varint,18,opt,name=button_dead,json=buttonDead,proto3" json:"button_dead,omitempty"`
+	// bet_unit is the fixed-limit betting unit of the round (TP-27; the big
+	// unit once an open-pair big bet is made, TP-28); 0 in no-limit and
+	// pot-limit. Everyone sees it, spectators included.
+	BetUnit int64 `protobuf:"varint,19,opt,name=bet_unit,json=betUnit,proto3" json:"bet_unit,omitempty"`
+	// bring_in_seat is the stud seat that brought in (G-18), -1 when nobody
+	// has (yet) or in flop games; bring_in_due_seat is the seat that must
+	// bring in now, -1 when none.
+	BringInSeat int32 `protobuf:"varint,20,opt,name=bring_in_seat,json=bringInSeat,proto3" json:"bring_in_seat,omitempty"`
+	// bring_in_due_seat: see bring_in_seat.
+	BringInDueSeat int32 `protobuf:"varint,21,opt,name=bring_in_due_seat,json=bringInDueSeat,proto3" json:"bring_in_due_seat,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *HandState) Reset() {
@@ -1932,6 +1942,27 @@ func (x *HandState) GetButtonDead() bool {
 		return x.ButtonDead
 	}
 	return false
+}
+
+func (x *HandState) GetBetUnit() int64 {
+	if x != nil {
+		return x.BetUnit
+	}
+	return 0
+}
+
+func (x *HandState) GetBringInSeat() int32 {
+	if x != nil {
+		return x.BringInSeat
+	}
+	return 0
+}
+
+func (x *HandState) GetBringInDueSeat() int32 {
+	if x != nil {
+		return x.BringInDueSeat
+	}
+	return 0
 }
 
 // AwaitedCards are the physical cards a live table waits for.
@@ -4988,7 +5019,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
 	"\x03max\x18\x03 \x01(\x03R\x03max\x12\x12\n" +
-	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\x81\x06\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\xeb\x06\n" +
 	"\tHandState\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
 	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
@@ -5009,7 +5040,10 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\rpots_to_award\x18\x10 \x03(\v2\x1d.cardroom.table.v1.PotToAwardR\vpotsToAward\x12'\n" +
 	"\x10to_act_player_id\x18\x11 \x01(\tR\rtoActPlayerId\x12\x1f\n" +
 	"\vbutton_dead\x18\x12 \x01(\bR\n" +
-	"buttonDead\"W\n" +
+	"buttonDead\x12\x19\n" +
+	"\bbet_unit\x18\x13 \x01(\x03R\abetUnit\x12\"\n" +
+	"\rbring_in_seat\x18\x14 \x01(\x05R\vbringInSeat\x12)\n" +
+	"\x11bring_in_due_seat\x18\x15 \x01(\x05R\x0ebringInDueSeat\"W\n" +
 	"\fAwaitedCards\x12\x16\n" +
 	"\x06street\x18\x01 \x01(\tR\x06street\x12\x14\n" +
 	"\x05board\x18\x02 \x01(\x05R\x05board\x12\x19\n" +
