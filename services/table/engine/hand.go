@@ -131,18 +131,18 @@ type state struct {
 	OpenPair  bool          `json:"open_pair,omitempty"`
 	BringIn   bool          `json:"bring_in,omitempty"` // bring-in pending
 	// BringInBy is the seat that brought in, plus one (0: nobody yet).
-	BringInBy int `json:"bring_in_by,omitempty"`
-	RoundActs int           `json:"round_acts"`         // actions on this street (TP-78/79 window)
-	LastAggr  int           `json:"last_aggr"`          // this round, -1 none
-	FinalAggr int           `json:"final_aggr"`         // aggressor of the last betting round that closed
-	HandAggr  int           `json:"hand_aggr"`          // last aggressor in the hand
-	RefIndex  int           `json:"ref_index"`          // pre-flop: acts after this seat (BB or straddle)
-	Order     []int         `json:"order,omitempty"`    // showdown order
-	ShowPos   int           `json:"show_pos"`
-	MuckSeq   int           `json:"muck_seq"`
-	Uncontest bool          `json:"uncontested,omitempty"`
-	Pots      []PotResult   `json:"pots,omitempty"`
-	Undo      undoFold      `json:"undo"`
+	BringInBy int         `json:"bring_in_by,omitempty"`
+	RoundActs int         `json:"round_acts"`      // actions on this street (TP-78/79 window)
+	LastAggr  int         `json:"last_aggr"`       // this round, -1 none
+	FinalAggr int         `json:"final_aggr"`      // aggressor of the last betting round that closed
+	HandAggr  int         `json:"hand_aggr"`       // last aggressor in the hand
+	RefIndex  int         `json:"ref_index"`       // pre-flop: acts after this seat (BB or straddle)
+	Order     []int       `json:"order,omitempty"` // showdown order
+	ShowPos   int         `json:"show_pos"`
+	MuckSeq   int         `json:"muck_seq"`
+	Uncontest bool        `json:"uncontested,omitempty"`
+	Pots      []PotResult `json:"pots,omitempty"`
+	Undo      undoFold    `json:"undo"`
 	// Physical cards (Config.Physical): what the hand waits for before it
 	// goes on, the cards set aside by a premature deal (G-10), how many
 	// cards have left the deck (stud's 7th street needs it).
