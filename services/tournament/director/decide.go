@@ -103,19 +103,21 @@ func Decide(plan []balance.Table, h Hand, src draw.Source) []balance.Move {
 
 // Schedule is the level schedule the tables get (TR-20, G-07): every row
 // of the sheet with its start by the clock, under a revision that grows
-// with every pause and resume (and the same rows for the same revision,
-// whenever it is sent). While the clock is paused the rows after the one
-// in force are retracted.
+// with every pause and resume and every change the floor makes to the
+// clock (and the same rows for the same revision, whenever it is sent).
+// While the clock is paused the rows after the one in force are retracted.
 func Schedule(t store.Tournament) (revision int64, rows []Row) {
 	c := t.Clock
 	paused := !c.PausedAt.IsZero()
-	revision = 2*c.Paused.Milliseconds() + 1
+	// A floor's change may move the clock back, so it counts above any
+	// pause total (2^40 ms is 34 years of pauses).
+	revision = c.Changes<<41 + 2*c.Paused.Milliseconds() + 1
 	last := len(c.Sheet.Levels) - 1
 	if paused {
 		revision++
 		last = c.At(c.PausedAt).Index
 	}
-	start := c.Started.Add(c.Paused)
+	start := c.Started.Add(c.Paused - c.Shift)
 	for i, l := range c.Sheet.Levels {
 		if i <= last && len(rows) < 100 {
 			rows = append(rows, Row{Level: i + 1, Start: start, Break: l.Break, SmallBlind: l.SmallBlind, BigBlind: l.BigBlind,

@@ -15,6 +15,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/levels"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -527,5 +528,55 @@ func TestAddChips_RebuyOnceAtThePlayersTable_TR14(t *testing.T) {
 	}
 	if got := f.tables["tbl2"].stacks[p]; got != 2*stack {
 		t.Fatalf("%s's stack after one rebuy (sent twice): %d", p, got)
+	}
+}
+
+// TestSchedule_ClockControlResends_TR20: each floor change to the clock
+// (issue 13) is a new revision above every earlier one, even one that
+// moves the clock back, and the rows start where the clock now says.
+func TestSchedule_ClockControlResends_TR20(t *testing.T) {
+	t.Parallel()
+	tr := store.Tournament{Rules: house.Rules{}.WithDefaults(event.Event{})}
+	tr.Clock.Sheet, tr.Clock.Started = tr.Rules.Sheet, now
+	at := now.Add(10 * time.Minute)
+	if err := tr.Clock.Pause(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Clock.Resume(at.Add(time.Hour)); err != nil { // a long pause: a large revision
+		t.Fatal(err)
+	}
+	at = at.Add(time.Hour)
+	last, _ := director.Schedule(tr)
+	steps := []struct {
+		name   string
+		change func(c *levels.Clock) error
+		index  int // the row starting at `at`, or -1
+	}{
+		{"go to level 3", func(c *levels.Clock) error { return c.GoTo(at, 2) }, 2},
+		{"back to level 1", func(c *levels.Clock) error { return c.GoTo(at, 0) }, 0},
+		{"add 5 minutes", func(c *levels.Clock) error { return c.AddTime(at, 5*time.Minute) }, -1},
+		{"break now", func(c *levels.Clock) error { return c.BreakNow(at, 10*time.Minute) }, -1},
+	}
+	for _, s := range steps {
+		if err := s.change(&tr.Clock); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		rev, rows := director.Schedule(tr)
+		if rev <= last {
+			t.Fatalf("%s: revision %d after %d", s.name, rev, last)
+		}
+		last = rev
+		if s.index >= 0 && !rows[s.index].Start.Equal(at) {
+			t.Fatalf("%s: row %d starts %v, want %v", s.name, s.index, rows[s.index].Start, at)
+		}
+		p := tr.Clock.At(at)
+		if !rows[p.Index].Start.Add(tr.Clock.Sheet.Levels[p.Index].Duration - p.Remaining).Equal(at) {
+			t.Fatalf("%s: the row in force (%d) does not match the clock", s.name, p.Index)
+		}
+	}
+	_, rows := director.Schedule(tr)
+	p := tr.Clock.At(at)
+	if !rows[p.Index].Break || !rows[p.Index].Start.Equal(at) {
+		t.Fatalf("break now: row %d %+v, want a break starting %v", p.Index, rows[p.Index], at)
 	}
 }

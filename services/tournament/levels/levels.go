@@ -6,6 +6,7 @@
 package levels
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -105,6 +106,12 @@ type Clock struct {
 	PausedAt time.Time
 	// Paused is the total of finished pauses.
 	Paused time.Duration
+	// Shift is the clock time the floor moved the clock on by (negative:
+	// back), going to another row (GoTo).
+	Shift time.Duration
+	// Changes counts the floor's changes to the clock, for the revision of
+	// the schedule the tables get.
+	Changes int64
 }
 
 // Position is where the clock stands at an instant.
@@ -123,7 +130,7 @@ func (c Clock) elapsed(t time.Time) time.Duration {
 	if !c.PausedAt.IsZero() && t.After(c.PausedAt) {
 		t = c.PausedAt
 	}
-	d := t.Sub(c.Started) - c.Paused
+	d := t.Sub(c.Started) - c.Paused + c.Shift
 	return max(d, 0)
 }
 
@@ -206,4 +213,88 @@ func (c Clock) NextChange(t time.Time) (at time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return t.Add(p.Remaining), true
+}
+
+// Clock control: the floor adds or removes time, goes to any row, or
+// starts a break now (issue 13). Each edits the sheet or moves the clock
+// by Shift, and counts in Changes so the schedule the tables get has a
+// new revision (TR-20: the next hand at every table plays the level then
+// in force).
+
+// Clock control failures.
+var (
+	ErrOvertime   = fault.New(fault.Precondition, "CLOCK_OVERTIME", "the clock is past the last row of the sheet")
+	ErrOnBreak    = fault.New(fault.Precondition, "CLOCK_ON_BREAK", "a break is in force already")
+	ErrNoSuchRow  = fault.New(fault.Invalid, "CLOCK_NO_SUCH_LEVEL", "no such row of the structure sheet")
+	ErrTimeTooBig = fault.New(fault.Invalid, "CLOCK_TIME_OUT_OF_RANGE", "the time would leave the row in force with no time or more than its length allows")
+)
+
+// AddTime lengthens the row in force at t by d (shortens it for a
+// negative d): the sheet's row changes, so later rows move with it. The
+// row keeps at least a second left, so removing time never skips a level
+// (going to the next one is GoTo's), and no row runs over 4h.
+func (c *Clock) AddTime(t time.Time, d time.Duration) error {
+	p := c.At(t)
+	if p.Overtime {
+		return ErrOvertime
+	}
+	left := p.Remaining + d
+	if d == 0 || left < time.Second || p.Level.Duration+d > 4*time.Hour {
+		return ErrTimeTooBig.Withf("%s left in the row, %s asked", p.Remaining, d)
+	}
+	rows := slices.Clone(c.Sheet.Levels)
+	rows[p.Index].Duration += d
+	c.Sheet = Sheet{Levels: rows}
+	c.Changes++
+	return nil
+}
+
+// GoTo makes row index (0-based, breaks included) start at t, full
+// length, going forward or back.
+func (c *Clock) GoTo(t time.Time, index int) error {
+	if index < 0 || index >= len(c.Sheet.Levels) {
+		return ErrNoSuchRow.Withf("row %d of %d", index, len(c.Sheet.Levels))
+	}
+	var offset time.Duration
+	for _, l := range c.Sheet.Levels[:index] {
+		offset += l.Duration
+	}
+	c.Shift += offset - c.elapsed(t)
+	c.Changes++
+	return nil
+}
+
+// BreakNow starts a break of length d at t. The level in force is cut
+// where it stands and resumes after the break with the time it had left,
+// so the break takes no playing time from anyone; a level not begun yet
+// simply follows the break. The sheet grows by the break (and the rest of
+// the cut level), so later rows move down the sheet.
+func (c *Clock) BreakNow(t time.Time, d time.Duration) error {
+	p := c.At(t)
+	switch {
+	case p.Overtime:
+		return ErrOvertime
+	case p.Level.Break:
+		return ErrOnBreak
+	case d <= 0 || d > 4*time.Hour:
+		return ErrTimeTooBig.Withf("a break of %s", d)
+	}
+	rows := slices.Clone(c.Sheet.Levels[:p.Index])
+	played := p.Level.Duration - p.Remaining
+	if played > 0 {
+		head := p.Level
+		head.Duration = played
+		rows = append(rows, head)
+	}
+	rest := p.Level
+	rest.Duration = p.Remaining
+	rows = append(rows, Level{Break: true, Duration: d}, rest)
+	rows = append(rows, c.Sheet.Levels[p.Index+1:]...)
+	sheet := Sheet{Levels: rows}
+	if err := sheet.Validate(); err != nil {
+		return err
+	}
+	c.Sheet = sheet
+	c.Changes++
+	return nil
 }

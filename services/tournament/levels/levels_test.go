@@ -145,3 +145,107 @@ func TestClockPause(t *testing.T) {
 		t.Fatalf("after the pause, level 2 starts at +30m: %+v", p)
 	}
 }
+
+// TestClockControl covers the floor's clock control (issue 13): add or
+// remove time, go to any row forward or back, a break now; each counts as
+// a change, and what is refused leaves the clock as it was.
+func TestClockControl(t *testing.T) {
+	t.Parallel()
+	at := start.Add(5 * time.Minute) // level 1, 15 minutes left
+	type want struct {
+		index     int
+		remaining time.Duration
+		brk       bool
+		rows      int
+	}
+	tests := []struct {
+		name   string
+		paused bool
+		do     func(c *Clock) error
+		want   want
+		reason string
+	}{
+		{"add time", false, func(c *Clock) error { return c.AddTime(at, 3*time.Minute) }, want{0, 18 * time.Minute, false, 4}, ""},
+		{"remove time", false, func(c *Clock) error { return c.AddTime(at, -10*time.Minute) }, want{0, 5 * time.Minute, false, 4}, ""},
+		{"removing all the time left is skipping", false, func(c *Clock) error { return c.AddTime(at, -15*time.Minute) }, want{}, "CLOCK_TIME_OUT_OF_RANGE"},
+		{"add time while paused", true, func(c *Clock) error { return c.AddTime(at, time.Minute) }, want{0, 16 * time.Minute, false, 4}, ""},
+		{"go to the level after the break", false, func(c *Clock) error { return c.GoTo(at, 3) }, want{3, 20 * time.Minute, false, 4}, ""},
+		{"go to the break", false, func(c *Clock) error { return c.GoTo(at, 2) }, want{2, 10 * time.Minute, true, 4}, ""},
+		{"go back to the start of level 1", false, func(c *Clock) error { return c.GoTo(at, 0) }, want{0, 20 * time.Minute, false, 4}, ""},
+		{"no such row", false, func(c *Clock) error { return c.GoTo(at, 4) }, want{}, "CLOCK_NO_SUCH_LEVEL"},
+		{"break now cuts the level, which resumes after it", false, func(c *Clock) error { return c.BreakNow(at, 15*time.Minute) },
+			want{1, 15 * time.Minute, true, 6}, ""},
+		{"no break during a break", false, func(c *Clock) error {
+			if err := c.GoTo(at, 2); err != nil {
+				return err
+			}
+			return c.BreakNow(at, time.Minute)
+		}, want{}, "CLOCK_ON_BREAK"},
+		{"no control in overtime", false, func(c *Clock) error { return c.AddTime(start.Add(3*time.Hour), time.Minute) }, want{}, "CLOCK_OVERTIME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Clock{Sheet: sheet(), Started: start}
+			if tt.paused {
+				if err := c.Pause(at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := c
+			err := tt.do(&c)
+			if tt.reason != "" {
+				f, ok := fault.As(err)
+				if !ok || f.Reason != tt.reason {
+					t.Fatalf("err = %v, want %s", err, tt.reason)
+				}
+				if tt.name != "no break during a break" && (c.Shift != before.Shift || c.Changes != before.Changes || len(c.Sheet.Levels) != 4) {
+					t.Fatalf("a refused change moved the clock: %+v", c)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := c.At(at)
+			if p.Index != tt.want.index || p.Remaining != tt.want.remaining || p.Level.Break != tt.want.brk || len(c.Sheet.Levels) != tt.want.rows {
+				t.Fatalf("after: %+v with %d rows, want %+v", p, len(c.Sheet.Levels), tt.want)
+			}
+			if c.Changes != before.Changes+1 {
+				t.Fatalf("Changes = %d, want %d", c.Changes, before.Changes+1)
+			}
+		})
+	}
+}
+
+// TestBreakNowKeepsTheLevelsTime_TR20: after a break called 5 minutes
+// into level 1, level 1 plays its 15 minutes left, then level 2 as
+// sheeted; a hand dealt in the break plays level 1 (the level before it).
+func TestBreakNowKeepsTheLevelsTime_TR20(t *testing.T) {
+	t.Parallel()
+	c := Clock{Sheet: sheet(), Started: start}
+	if err := c.BreakNow(start.Add(5*time.Minute), 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		at    time.Duration
+		big   int64
+		brk   bool
+		index int
+	}{
+		{4 * time.Minute, 50, false, 0},
+		{6 * time.Minute, 0, true, 1},
+		{15 * time.Minute, 50, false, 2},
+		{29 * time.Minute, 50, false, 2},
+		{30 * time.Minute, 100, false, 3},
+	}
+	for _, ch := range checks {
+		p := c.At(start.Add(ch.at))
+		if p.Index != ch.index || p.Level.BigBlind != ch.big || p.Level.Break != ch.brk {
+			t.Fatalf("At(+%s) = %+v", ch.at, p)
+		}
+	}
+	if _, l := c.ForHand(start.Add(7 * time.Minute)); l.BigBlind != 50 {
+		t.Fatalf("a hand dealt in the break plays %+v", l)
+	}
+}

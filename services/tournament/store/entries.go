@@ -81,14 +81,14 @@ func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
 
 func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms,
-		hand_for_hand, rebuy_hands FROM tournaments WHERE id = $1`, id)
+		hand_for_hand, rebuy_hands, clock_shift_ms, clock_changes FROM tournaments WHERE id = $1`, id)
 	var t Tournament
 	var format, status int
-	var startsAt, createdAt, started, pausedAt, paused int64
+	var startsAt, createdAt, started, pausedAt, paused, shift int64
 	var rules, h4h, rebuyHands string
 	e := &t.Event
 	err := row.Scan(&e.ID, &e.Name, &e.Game, &e.Structure, &format, &e.BuyIn.Currency, &e.BuyIn.PrizePool, &e.BuyIn.Fee,
-		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h, &rebuyHands)
+		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h, &rebuyHands, &shift, &t.Clock.Changes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Tournament{}, ErrNotFound.Withf("no tournament %q", id)
 	}
@@ -121,6 +121,7 @@ func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	t.Clock.Started = millis(started)
 	t.Clock.PausedAt = millis(pausedAt)
 	t.Clock.Paused = time.Duration(paused) * time.Millisecond
+	t.Clock.Shift = time.Duration(shift) * time.Millisecond
 	return t, nil
 }
 
@@ -186,9 +187,10 @@ func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t 
 		rebuyHands = string(raw)
 	}
 	_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
-		clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10 WHERE id = $1`,
+		clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10,
+		clock_shift_ms = $11, clock_changes = $12 WHERE id = $1`,
 		id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
-		string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands)
+		string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands, t.Clock.Shift.Milliseconds(), t.Clock.Changes)
 	if err != nil {
 		return fmt.Errorf("update tournament %s: %w", id, err)
 	}

@@ -616,6 +616,16 @@ const (
 	// REASON_REENTRY_LIMIT_REACHED means the player has used every re-entry
 	// the event allows (G-23).
 	Reason_REASON_REENTRY_LIMIT_REACHED Reason = 473
+	// REASON_CLOCK_OVERTIME means the clock is past the last row of the
+	// structure sheet, where the floor's clock control does not apply.
+	Reason_REASON_CLOCK_OVERTIME Reason = 490
+	// REASON_CLOCK_ON_BREAK means a break is in force already.
+	Reason_REASON_CLOCK_ON_BREAK Reason = 491
+	// REASON_CLOCK_NO_SUCH_LEVEL means the structure sheet has no such row.
+	Reason_REASON_CLOCK_NO_SUCH_LEVEL Reason = 492
+	// REASON_CLOCK_TIME_OUT_OF_RANGE means the time would leave the row in
+	// force with under a second or over 4 hours (a break: 0 or over 4 hours).
+	Reason_REASON_CLOCK_TIME_OUT_OF_RANGE Reason = 493
 )
 
 // Enum value maps for Reason.
@@ -823,6 +833,10 @@ var (
 		471: "REASON_NOTHING_TO_SETTLE",
 		472: "REASON_REENTRY_NOT_ALLOWED",
 		473: "REASON_REENTRY_LIMIT_REACHED",
+		490: "REASON_CLOCK_OVERTIME",
+		491: "REASON_CLOCK_ON_BREAK",
+		492: "REASON_CLOCK_NO_SUCH_LEVEL",
+		493: "REASON_CLOCK_TIME_OUT_OF_RANGE",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                      0,
@@ -1027,6 +1041,10 @@ var (
 		"REASON_NOTHING_TO_SETTLE":                471,
 		"REASON_REENTRY_NOT_ALLOWED":              472,
 		"REASON_REENTRY_LIMIT_REACHED":            473,
+		"REASON_CLOCK_OVERTIME":                   490,
+		"REASON_CLOCK_ON_BREAK":                   491,
+		"REASON_CLOCK_NO_SUCH_LEVEL":              492,
+		"REASON_CLOCK_TIME_OUT_OF_RANGE":          493,
 	}
 )
 
@@ -1164,7 +1182,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe71\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe52\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1368,7 +1386,11 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x16REASON_PRIZES_NOT_PAID\x10\xd6\x03\x12\x1d\n" +
 	"\x18REASON_NOTHING_TO_SETTLE\x10\xd7\x03\x12\x1f\n" +
 	"\x1aREASON_REENTRY_NOT_ALLOWED\x10\xd8\x03\x12!\n" +
-	"\x1cREASON_REENTRY_LIMIT_REACHED\x10\xd9\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x1cREASON_REENTRY_LIMIT_REACHED\x10\xd9\x03\x12\x1a\n" +
+	"\x15REASON_CLOCK_OVERTIME\x10\xea\x03\x12\x1a\n" +
+	"\x15REASON_CLOCK_ON_BREAK\x10\xeb\x03\x12\x1f\n" +
+	"\x1aREASON_CLOCK_NO_SUCH_LEVEL\x10\xec\x03\x12#\n" +
+	"\x1eREASON_CLOCK_TIME_OUT_OF_RANGE\x10\xed\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once

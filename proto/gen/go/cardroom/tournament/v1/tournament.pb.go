@@ -2892,6 +2892,377 @@ func (x *ResumeClockResponse) GetClock() *GetClockResponse {
 	return nil
 }
 
+// AddClockTimeRequest adds (or removes) time.
+type AddClockTimeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is why, for the audit log.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// delta is the time to add; negative removes.
+	Delta         *durationpb.Duration `protobuf:"bytes,3,opt,name=delta,proto3" json:"delta,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddClockTimeRequest) Reset() {
+	*x = AddClockTimeRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddClockTimeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddClockTimeRequest) ProtoMessage() {}
+
+func (x *AddClockTimeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddClockTimeRequest.ProtoReflect.Descriptor instead.
+func (*AddClockTimeRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *AddClockTimeRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *AddClockTimeRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *AddClockTimeRequest) GetDelta() *durationpb.Duration {
+	if x != nil {
+		return x.Delta
+	}
+	return nil
+}
+
+// AddClockTimeResponse is the clock after the change.
+type AddClockTimeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is the clock now.
+	Clock         *GetClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddClockTimeResponse) Reset() {
+	*x = AddClockTimeResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddClockTimeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddClockTimeResponse) ProtoMessage() {}
+
+func (x *AddClockTimeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddClockTimeResponse.ProtoReflect.Descriptor instead.
+func (*AddClockTimeResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *AddClockTimeResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+// SetClockLevelRequest names the row to start now.
+type SetClockLevelRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is why, for the audit log.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// target is the row: an index of the sheet, or a step from the row in force.
+	//
+	// Types that are valid to be assigned to Target:
+	//
+	//	*SetClockLevelRequest_LevelIndex
+	//	*SetClockLevelRequest_Skip
+	Target        isSetClockLevelRequest_Target `protobuf_oneof:"target"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClockLevelRequest) Reset() {
+	*x = SetClockLevelRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClockLevelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClockLevelRequest) ProtoMessage() {}
+
+func (x *SetClockLevelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClockLevelRequest.ProtoReflect.Descriptor instead.
+func (*SetClockLevelRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *SetClockLevelRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *SetClockLevelRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SetClockLevelRequest) GetTarget() isSetClockLevelRequest_Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *SetClockLevelRequest) GetLevelIndex() int32 {
+	if x != nil {
+		if x, ok := x.Target.(*SetClockLevelRequest_LevelIndex); ok {
+			return x.LevelIndex
+		}
+	}
+	return 0
+}
+
+func (x *SetClockLevelRequest) GetSkip() int32 {
+	if x != nil {
+		if x, ok := x.Target.(*SetClockLevelRequest_Skip); ok {
+			return x.Skip
+		}
+	}
+	return 0
+}
+
+type isSetClockLevelRequest_Target interface {
+	isSetClockLevelRequest_Target()
+}
+
+type SetClockLevelRequest_LevelIndex struct {
+	// level_index is the row of the sheet, 0-based, breaks included.
+	LevelIndex int32 `protobuf:"varint,3,opt,name=level_index,json=levelIndex,proto3,oneof"`
+}
+
+type SetClockLevelRequest_Skip struct {
+	// skip is rows forward (positive) or back (negative) from the row in force.
+	Skip int32 `protobuf:"varint,4,opt,name=skip,proto3,oneof"`
+}
+
+func (*SetClockLevelRequest_LevelIndex) isSetClockLevelRequest_Target() {}
+
+func (*SetClockLevelRequest_Skip) isSetClockLevelRequest_Target() {}
+
+// SetClockLevelResponse is the clock after the change.
+type SetClockLevelResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is the clock now.
+	Clock         *GetClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClockLevelResponse) Reset() {
+	*x = SetClockLevelResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClockLevelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClockLevelResponse) ProtoMessage() {}
+
+func (x *SetClockLevelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClockLevelResponse.ProtoReflect.Descriptor instead.
+func (*SetClockLevelResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SetClockLevelResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+// StartBreakRequest starts a break now.
+type StartBreakRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is why, for the audit log.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// duration is the break's length.
+	Duration      *durationpb.Duration `protobuf:"bytes,3,opt,name=duration,proto3" json:"duration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBreakRequest) Reset() {
+	*x = StartBreakRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBreakRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBreakRequest) ProtoMessage() {}
+
+func (x *StartBreakRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBreakRequest.ProtoReflect.Descriptor instead.
+func (*StartBreakRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *StartBreakRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *StartBreakRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *StartBreakRequest) GetDuration() *durationpb.Duration {
+	if x != nil {
+		return x.Duration
+	}
+	return nil
+}
+
+// StartBreakResponse is the clock after the change.
+type StartBreakResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is the clock now.
+	Clock         *GetClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBreakResponse) Reset() {
+	*x = StartBreakResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBreakResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBreakResponse) ProtoMessage() {}
+
+func (x *StartBreakResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBreakResponse.ProtoReflect.Descriptor instead.
+func (*StartBreakResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *StartBreakResponse) GetClock() *GetClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
 // GetPayoutsRequest names the tournament.
 type GetPayoutsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2903,7 +3274,7 @@ type GetPayoutsRequest struct {
 
 func (x *GetPayoutsRequest) Reset() {
 	*x = GetPayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2915,7 +3286,7 @@ func (x *GetPayoutsRequest) String() string {
 func (*GetPayoutsRequest) ProtoMessage() {}
 
 func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2928,7 +3299,7 @@ func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
 func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetPayoutsRequest) GetTournamentId() string {
@@ -2957,7 +3328,7 @@ type GetPayoutsResponse struct {
 
 func (x *GetPayoutsResponse) Reset() {
 	*x = GetPayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2969,7 +3340,7 @@ func (x *GetPayoutsResponse) String() string {
 func (*GetPayoutsResponse) ProtoMessage() {}
 
 func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2982,7 +3353,7 @@ func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
 func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
@@ -3033,7 +3404,7 @@ type CancelTournamentRequest struct {
 
 func (x *CancelTournamentRequest) Reset() {
 	*x = CancelTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3416,7 @@ func (x *CancelTournamentRequest) String() string {
 func (*CancelTournamentRequest) ProtoMessage() {}
 
 func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3429,7 @@ func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CancelTournamentRequest) GetTournamentId() string {
@@ -3088,7 +3459,7 @@ type CancelTournamentResponse struct {
 
 func (x *CancelTournamentResponse) Reset() {
 	*x = CancelTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3100,7 +3471,7 @@ func (x *CancelTournamentResponse) String() string {
 func (*CancelTournamentResponse) ProtoMessage() {}
 
 func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3113,7 +3484,7 @@ func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CancelTournamentResponse) GetTournament() *Tournament {
@@ -3150,7 +3521,7 @@ type Knockout struct {
 
 func (x *Knockout) Reset() {
 	*x = Knockout{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3162,7 +3533,7 @@ func (x *Knockout) String() string {
 func (*Knockout) ProtoMessage() {}
 
 func (x *Knockout) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3175,7 +3546,7 @@ func (x *Knockout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
 func (*Knockout) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Knockout) GetPlayerId() string {
@@ -3230,7 +3601,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3242,7 +3613,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3255,7 +3626,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Finish) GetPlayerId() string {
@@ -3309,7 +3680,7 @@ type Prize struct {
 
 func (x *Prize) Reset() {
 	*x = Prize{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3321,7 +3692,7 @@ func (x *Prize) String() string {
 func (*Prize) ProtoMessage() {}
 
 func (x *Prize) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3334,7 +3705,7 @@ func (x *Prize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prize.ProtoReflect.Descriptor instead.
 func (*Prize) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Prize) GetPlayerId() string {
@@ -3399,7 +3770,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3411,7 +3782,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3424,7 +3795,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -3460,7 +3831,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3472,7 +3843,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3485,7 +3856,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -3527,7 +3898,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3539,7 +3910,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3552,7 +3923,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -3575,7 +3946,7 @@ type GetResultsResponse struct {
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3587,7 +3958,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3600,7 +3971,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -3628,7 +3999,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3640,7 +4011,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3653,7 +4024,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -3674,7 +4045,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3686,7 +4057,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3699,7 +4070,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -3734,7 +4105,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3746,7 +4117,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3759,7 +4130,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -3833,7 +4204,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3845,7 +4216,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3858,7 +4229,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -3897,7 +4268,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3909,7 +4280,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3922,7 +4293,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -3957,7 +4328,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3969,7 +4340,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3982,7 +4353,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -4005,7 +4376,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4017,7 +4388,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4030,7 +4401,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -4068,7 +4439,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4080,7 +4451,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4093,7 +4464,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -4153,7 +4524,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4165,7 +4536,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4178,7 +4549,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -4217,7 +4588,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4229,7 +4600,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4242,7 +4613,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -4283,7 +4654,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4295,7 +4666,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4308,7 +4679,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -4360,7 +4731,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4372,7 +4743,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4385,7 +4756,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -4449,7 +4820,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4461,7 +4832,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4474,7 +4845,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -4523,7 +4894,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4535,7 +4906,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4548,7 +4919,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -4575,7 +4946,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4587,7 +4958,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4600,7 +4971,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -4644,7 +5015,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4656,7 +5027,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4669,7 +5040,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -4699,7 +5070,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4711,7 +5082,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4724,7 +5095,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -4754,7 +5125,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4766,7 +5137,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4779,7 +5150,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -4813,7 +5184,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4825,7 +5196,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4838,7 +5209,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -4882,7 +5253,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4894,7 +5265,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4907,7 +5278,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -4935,7 +5306,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4947,7 +5318,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4960,7 +5331,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -4987,7 +5358,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4999,7 +5370,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5012,7 +5383,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -5054,7 +5425,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5066,7 +5437,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5079,7 +5450,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -5112,7 +5483,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5124,7 +5495,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5137,7 +5508,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -5202,7 +5573,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5214,7 +5585,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5227,7 +5598,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -5261,7 +5632,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5273,7 +5644,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5286,7 +5657,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -5328,7 +5699,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5340,7 +5711,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5353,7 +5724,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -5374,7 +5745,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5386,7 +5757,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5399,7 +5770,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -5422,7 +5793,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5434,7 +5805,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5447,7 +5818,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -5475,7 +5846,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5487,7 +5858,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5500,7 +5871,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -5529,7 +5900,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5541,7 +5912,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5554,7 +5925,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -5603,7 +5974,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5615,7 +5986,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5628,7 +5999,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -5657,7 +6028,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5669,7 +6040,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5682,7 +6053,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -5731,7 +6102,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5743,7 +6114,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5756,7 +6127,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -5777,7 +6148,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5789,7 +6160,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5802,7 +6173,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -5827,7 +6198,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5839,7 +6210,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5852,7 +6223,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -5891,7 +6262,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5903,7 +6274,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5916,7 +6287,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -6159,6 +6530,30 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x12ResumeClockRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"U\n" +
 	"\x13ResumeClockResponse\x12>\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"\xb4\x01\n" +
+	"\x13AddClockTimeRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\"\n" +
+	"\x06reason\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x127\n" +
+	"\x05delta\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\x06\xbaH\x03\xc8\x01\x01R\x05delta\"V\n" +
+	"\x14AddClockTimeResponse\x12>\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"\xcf\x01\n" +
+	"\x14SetClockLevelRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\"\n" +
+	"\x06reason\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x12*\n" +
+	"\vlevel_index\x18\x03 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00H\x00R\n" +
+	"levelIndex\x12\x14\n" +
+	"\x04skip\x18\x04 \x01(\x05H\x00R\x04skipB\x0f\n" +
+	"\x06target\x12\x05\xbaH\x02\b\x01\"W\n" +
+	"\x15SetClockLevelResponse\x12>\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"\xb8\x01\n" +
+	"\x11StartBreakRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12\"\n" +
+	"\x06reason\x18\x02 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x12=\n" +
+	"\bduration\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\x06\xbaH\x03\xc8\x01\x01R\bduration\"T\n" +
+	"\x12StartBreakResponse\x12>\n" +
 	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"U\n" +
 	"\x11GetPayoutsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xc6\x01\n" +
@@ -6423,7 +6818,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x91-\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x9c1\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -6452,7 +6847,14 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"PauseClock\x12).cardroom.tournament.v1.PauseClockRequest\x1a*.cardroom.tournament.v1.PauseClockResponse\">\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x020:\x01*\"+/v1/tournaments/{tournament_id}/clock:pause\x12\xa7\x01\n" +
 	"\vResumeClock\x12*.cardroom.tournament.v1.ResumeClockRequest\x1a+.cardroom.tournament.v1.ResumeClockResponse\"?\xca\xf3\x18\x04\n" +
-	"\x02\x03\x05\x82\xd3\xe4\x93\x021:\x01*\",/v1/tournaments/{tournament_id}/clock:resume\x12\xa0\x01\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x021:\x01*\",/v1/tournaments/{tournament_id}/clock:resume\x12\xab\x01\n" +
+	"\fAddClockTime\x12+.cardroom.tournament.v1.AddClockTimeRequest\x1a,.cardroom.tournament.v1.AddClockTimeResponse\"@\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x022:\x01*\"-/v1/tournaments/{tournament_id}/clock:addTime\x12\xaf\x01\n" +
+	"\rSetClockLevel\x12,.cardroom.tournament.v1.SetClockLevelRequest\x1a-.cardroom.tournament.v1.SetClockLevelResponse\"A\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x023:\x01*\"./v1/tournaments/{tournament_id}/clock:setLevel\x12\xa8\x01\n" +
+	"\n" +
+	"StartBreak\x12).cardroom.tournament.v1.StartBreakRequest\x1a*.cardroom.tournament.v1.StartBreakResponse\"C\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x025:\x01*\"0/v1/tournaments/{tournament_id}/clock:startBreak\x12\xa0\x01\n" +
 	"\n" +
 	"GetPayouts\x12).cardroom.tournament.v1.GetPayoutsRequest\x1a*.cardroom.tournament.v1.GetPayoutsResponse\";\xca\xf3\x18\b\n" +
 	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02)\x12'/v1/tournaments/{tournament_id}/payouts\x12\xaf\x01\n" +
@@ -6509,7 +6911,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -6552,78 +6954,84 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*PauseClockResponse)(nil),        // 38: cardroom.tournament.v1.PauseClockResponse
 	(*ResumeClockRequest)(nil),        // 39: cardroom.tournament.v1.ResumeClockRequest
 	(*ResumeClockResponse)(nil),       // 40: cardroom.tournament.v1.ResumeClockResponse
-	(*GetPayoutsRequest)(nil),         // 41: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 42: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 43: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 44: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 45: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 46: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 47: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 48: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 49: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 50: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 51: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 52: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 53: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 54: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 55: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 56: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 57: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 58: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 59: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 60: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 61: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 62: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 63: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 64: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 65: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 66: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 67: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 68: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 69: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 70: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 71: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 72: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 73: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 74: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 75: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 76: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 77: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 78: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 79: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 80: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 81: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 82: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 83: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 84: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 85: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 86: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 87: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 88: cardroom.tournament.v1.AttachTableResponse
-	nil,                               // 89: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 90: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 91: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 92: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 93: google.protobuf.Duration
+	(*AddClockTimeRequest)(nil),       // 41: cardroom.tournament.v1.AddClockTimeRequest
+	(*AddClockTimeResponse)(nil),      // 42: cardroom.tournament.v1.AddClockTimeResponse
+	(*SetClockLevelRequest)(nil),      // 43: cardroom.tournament.v1.SetClockLevelRequest
+	(*SetClockLevelResponse)(nil),     // 44: cardroom.tournament.v1.SetClockLevelResponse
+	(*StartBreakRequest)(nil),         // 45: cardroom.tournament.v1.StartBreakRequest
+	(*StartBreakResponse)(nil),        // 46: cardroom.tournament.v1.StartBreakResponse
+	(*GetPayoutsRequest)(nil),         // 47: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 48: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 49: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 50: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 51: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 52: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 53: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 54: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 55: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 56: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 57: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 58: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 59: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 60: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 61: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 62: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 63: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 64: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 65: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 66: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 67: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 68: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 69: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 70: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 71: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 72: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 73: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 74: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 75: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 76: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 77: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 78: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 79: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 80: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 81: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 82: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 83: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 84: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 85: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 86: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 87: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 88: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 89: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 90: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 91: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 92: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 93: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 94: cardroom.tournament.v1.AttachTableResponse
+	nil,                               // 95: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 96: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 97: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 98: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 99: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	90,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	91,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	92,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	96,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	97,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	98,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	92,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	98,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	8,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	9,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	11,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	93,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	93,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	93,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	93,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	99,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	99,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	99,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	99,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
 	10,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	90,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	91,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	92,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	96,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	97,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	98,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	8,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	9,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
@@ -6632,126 +7040,137 @@ var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
 	7,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
 	7,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	92,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	98,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
 	18,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	89,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	95,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
 	7,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	25,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
 	26,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
 	18,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
 	18,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	92,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	98,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
 	9,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	93,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	99,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
 	7,   // 38: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	34,  // 39: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	42,  // 40: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	48,  // 40: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
 	34,  // 41: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
 	34,  // 42: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	11,  // 43: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 44: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 45: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	45,  // 46: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	46,  // 47: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	47,  // 48: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	46,  // 49: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	47,  // 50: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	47,  // 51: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 52: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	46,  // 53: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	58,  // 54: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	59,  // 55: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	26,  // 56: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	62,  // 57: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	64,  // 58: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	66,  // 59: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	46,  // 60: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	66,  // 61: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	46,  // 62: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	11,  // 63: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 64: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	18,  // 65: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	92,  // 66: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	77,  // 67: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	18,  // 68: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	92,  // 69: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	9,   // 70: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,   // 71: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	92,  // 72: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	84,  // 73: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	12,  // 74: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	14,  // 75: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	16,  // 76: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	19,  // 77: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	21,  // 78: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	23,  // 79: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	27,  // 80: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	29,  // 81: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	31,  // 82: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	33,  // 83: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	35,  // 84: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	37,  // 85: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	39,  // 86: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	41,  // 87: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	43,  // 88: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	48,  // 89: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	50,  // 90: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	52,  // 91: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	54,  // 92: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	56,  // 93: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	60,  // 94: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	63,  // 95: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	67,  // 96: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	69,  // 97: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	71,  // 98: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	73,  // 99: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	75,  // 100: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	78,  // 101: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	80,  // 102: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	82,  // 103: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	87,  // 104: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	5,   // 105: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	85,  // 106: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	13,  // 107: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	15,  // 108: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	17,  // 109: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	20,  // 110: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	22,  // 111: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	24,  // 112: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	28,  // 113: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	30,  // 114: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	32,  // 115: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	34,  // 116: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	36,  // 117: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	38,  // 118: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	40,  // 119: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	42,  // 120: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	44,  // 121: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	49,  // 122: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	51,  // 123: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	53,  // 124: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	55,  // 125: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	57,  // 126: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	61,  // 127: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	65,  // 128: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	68,  // 129: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	70,  // 130: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	72,  // 131: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	74,  // 132: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	76,  // 133: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	79,  // 134: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	81,  // 135: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	83,  // 136: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	88,  // 137: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	6,   // 138: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	86,  // 139: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	107, // [107:140] is the sub-list for method output_type
-	74,  // [74:107] is the sub-list for method input_type
-	74,  // [74:74] is the sub-list for extension type_name
-	74,  // [74:74] is the sub-list for extension extendee
-	0,   // [0:74] is the sub-list for field type_name
+	99,  // 43: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	34,  // 44: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	34,  // 45: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	99,  // 46: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	34,  // 47: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	11,  // 48: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 49: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 50: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	51,  // 51: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	52,  // 52: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	53,  // 53: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	52,  // 54: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	53,  // 55: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	53,  // 56: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 57: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	52,  // 58: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	64,  // 59: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	65,  // 60: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	26,  // 61: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	68,  // 62: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	70,  // 63: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	72,  // 64: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	52,  // 65: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	72,  // 66: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	52,  // 67: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	11,  // 68: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 69: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	18,  // 70: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	98,  // 71: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	83,  // 72: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	18,  // 73: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	98,  // 74: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	9,   // 75: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,   // 76: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	98,  // 77: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	90,  // 78: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	12,  // 79: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	14,  // 80: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	16,  // 81: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	19,  // 82: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	21,  // 83: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	23,  // 84: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	27,  // 85: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	29,  // 86: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	31,  // 87: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	33,  // 88: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	35,  // 89: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	37,  // 90: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	39,  // 91: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	41,  // 92: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	43,  // 93: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	45,  // 94: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	47,  // 95: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	49,  // 96: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	54,  // 97: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	56,  // 98: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	58,  // 99: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	60,  // 100: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	62,  // 101: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	66,  // 102: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	69,  // 103: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	73,  // 104: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	75,  // 105: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	77,  // 106: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	79,  // 107: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	81,  // 108: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	84,  // 109: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	86,  // 110: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	88,  // 111: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	93,  // 112: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	5,   // 113: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	91,  // 114: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	13,  // 115: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	15,  // 116: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	17,  // 117: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	20,  // 118: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	22,  // 119: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	24,  // 120: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	28,  // 121: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	30,  // 122: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	32,  // 123: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	34,  // 124: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	36,  // 125: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	38,  // 126: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	40,  // 127: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	42,  // 128: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	44,  // 129: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	46,  // 130: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	48,  // 131: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	50,  // 132: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	55,  // 133: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	57,  // 134: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	59,  // 135: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	61,  // 136: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	63,  // 137: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	67,  // 138: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	71,  // 139: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	74,  // 140: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	76,  // 141: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	78,  // 142: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	80,  // 143: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	82,  // 144: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	85,  // 145: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	87,  // 146: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	89,  // 147: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	94,  // 148: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	6,   // 149: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	92,  // 150: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	115, // [115:151] is the sub-list for method output_type
+	79,  // [79:115] is the sub-list for method input_type
+	79,  // [79:79] is the sub-list for extension type_name
+	79,  // [79:79] is the sub-list for extension extendee
+	0,   // [0:79] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -6759,13 +7178,17 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 	if File_cardroom_tournament_v1_tournament_proto != nil {
 		return
 	}
+	file_cardroom_tournament_v1_tournament_proto_msgTypes[38].OneofWrappers = []any{
+		(*SetClockLevelRequest_LevelIndex)(nil),
+		(*SetClockLevelRequest_Skip)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   85,
+			NumMessages:   91,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

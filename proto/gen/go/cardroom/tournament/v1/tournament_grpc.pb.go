@@ -35,6 +35,9 @@ const (
 	TournamentService_WatchClock_FullMethodName        = "/cardroom.tournament.v1.TournamentService/WatchClock"
 	TournamentService_PauseClock_FullMethodName        = "/cardroom.tournament.v1.TournamentService/PauseClock"
 	TournamentService_ResumeClock_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ResumeClock"
+	TournamentService_AddClockTime_FullMethodName      = "/cardroom.tournament.v1.TournamentService/AddClockTime"
+	TournamentService_SetClockLevel_FullMethodName     = "/cardroom.tournament.v1.TournamentService/SetClockLevel"
+	TournamentService_StartBreak_FullMethodName        = "/cardroom.tournament.v1.TournamentService/StartBreak"
 	TournamentService_GetPayouts_FullMethodName        = "/cardroom.tournament.v1.TournamentService/GetPayouts"
 	TournamentService_CancelTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/CancelTournament"
 	TournamentService_RecordKnockouts_FullMethodName   = "/cardroom.tournament.v1.TournamentService/RecordKnockouts"
@@ -106,6 +109,18 @@ type TournamentServiceClient interface {
 	PauseClock(ctx context.Context, in *PauseClockRequest, opts ...grpc.CallOption) (*PauseClockResponse, error)
 	// ResumeClock restarts the level clock; the pause does not count.
 	ResumeClock(ctx context.Context, in *ResumeClockRequest, opts ...grpc.CallOption) (*ResumeClockResponse, error)
+	// AddClockTime adds time to the row in force (removes it for a negative
+	// duration; the row keeps at least a second). Audited with who and why;
+	// the tables get the new schedule (TR-20: from their next hand).
+	AddClockTime(ctx context.Context, in *AddClockTimeRequest, opts ...grpc.CallOption) (*AddClockTimeResponse, error)
+	// SetClockLevel starts a row of the sheet now, full length: any row, or
+	// one forward or back. Audited with who and why; the tables get the new
+	// schedule (TR-20: from their next hand).
+	SetClockLevel(ctx context.Context, in *SetClockLevelRequest, opts ...grpc.CallOption) (*SetClockLevelResponse, error)
+	// StartBreak starts a break now; the level in force resumes after it with
+	// the time it had left. Audited with who and why; the tables get the new
+	// schedule (TR-20: no hand starts in the break).
+	StartBreak(ctx context.Context, in *StartBreakRequest, opts ...grpc.CallOption) (*StartBreakResponse, error)
 	// GetPayouts returns the published payout structure, the prize pool so far
 	// and the prizes it makes now (TR-36, G-30).
 	GetPayouts(ctx context.Context, in *GetPayoutsRequest, opts ...grpc.CallOption) (*GetPayoutsResponse, error)
@@ -325,6 +340,36 @@ func (c *tournamentServiceClient) ResumeClock(ctx context.Context, in *ResumeClo
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ResumeClockResponse)
 	err := c.cc.Invoke(ctx, TournamentService_ResumeClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) AddClockTime(ctx context.Context, in *AddClockTimeRequest, opts ...grpc.CallOption) (*AddClockTimeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddClockTimeResponse)
+	err := c.cc.Invoke(ctx, TournamentService_AddClockTime_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) SetClockLevel(ctx context.Context, in *SetClockLevelRequest, opts ...grpc.CallOption) (*SetClockLevelResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetClockLevelResponse)
+	err := c.cc.Invoke(ctx, TournamentService_SetClockLevel_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) StartBreak(ctx context.Context, in *StartBreakRequest, opts ...grpc.CallOption) (*StartBreakResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartBreakResponse)
+	err := c.cc.Invoke(ctx, TournamentService_StartBreak_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -580,6 +625,18 @@ type TournamentServiceServer interface {
 	PauseClock(context.Context, *PauseClockRequest) (*PauseClockResponse, error)
 	// ResumeClock restarts the level clock; the pause does not count.
 	ResumeClock(context.Context, *ResumeClockRequest) (*ResumeClockResponse, error)
+	// AddClockTime adds time to the row in force (removes it for a negative
+	// duration; the row keeps at least a second). Audited with who and why;
+	// the tables get the new schedule (TR-20: from their next hand).
+	AddClockTime(context.Context, *AddClockTimeRequest) (*AddClockTimeResponse, error)
+	// SetClockLevel starts a row of the sheet now, full length: any row, or
+	// one forward or back. Audited with who and why; the tables get the new
+	// schedule (TR-20: from their next hand).
+	SetClockLevel(context.Context, *SetClockLevelRequest) (*SetClockLevelResponse, error)
+	// StartBreak starts a break now; the level in force resumes after it with
+	// the time it had left. Audited with who and why; the tables get the new
+	// schedule (TR-20: no hand starts in the break).
+	StartBreak(context.Context, *StartBreakRequest) (*StartBreakResponse, error)
 	// GetPayouts returns the published payout structure, the prize pool so far
 	// and the prizes it makes now (TR-36, G-30).
 	GetPayouts(context.Context, *GetPayoutsRequest) (*GetPayoutsResponse, error)
@@ -704,6 +761,15 @@ func (UnimplementedTournamentServiceServer) PauseClock(context.Context, *PauseCl
 }
 func (UnimplementedTournamentServiceServer) ResumeClock(context.Context, *ResumeClockRequest) (*ResumeClockResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResumeClock not implemented")
+}
+func (UnimplementedTournamentServiceServer) AddClockTime(context.Context, *AddClockTimeRequest) (*AddClockTimeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddClockTime not implemented")
+}
+func (UnimplementedTournamentServiceServer) SetClockLevel(context.Context, *SetClockLevelRequest) (*SetClockLevelResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetClockLevel not implemented")
+}
+func (UnimplementedTournamentServiceServer) StartBreak(context.Context, *StartBreakRequest) (*StartBreakResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartBreak not implemented")
 }
 func (UnimplementedTournamentServiceServer) GetPayouts(context.Context, *GetPayoutsRequest) (*GetPayoutsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPayouts not implemented")
@@ -1009,6 +1075,60 @@ func _TournamentService_ResumeClock_Handler(srv interface{}, ctx context.Context
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TournamentServiceServer).ResumeClock(ctx, req.(*ResumeClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_AddClockTime_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddClockTimeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).AddClockTime(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_AddClockTime_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).AddClockTime(ctx, req.(*AddClockTimeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_SetClockLevel_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetClockLevelRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).SetClockLevel(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_SetClockLevel_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).SetClockLevel(ctx, req.(*SetClockLevelRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_StartBreak_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartBreakRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).StartBreak(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_StartBreak_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).StartBreak(ctx, req.(*StartBreakRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1427,6 +1547,18 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResumeClock",
 			Handler:    _TournamentService_ResumeClock_Handler,
+		},
+		{
+			MethodName: "AddClockTime",
+			Handler:    _TournamentService_AddClockTime_Handler,
+		},
+		{
+			MethodName: "SetClockLevel",
+			Handler:    _TournamentService_SetClockLevel_Handler,
+		},
+		{
+			MethodName: "StartBreak",
+			Handler:    _TournamentService_StartBreak_Handler,
 		},
 		{
 			MethodName: "GetPayouts",
