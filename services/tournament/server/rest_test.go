@@ -133,6 +133,33 @@ func TestREST(t *testing.T) {
 	if code := call(t, "GET", srv.URL+"/v1/tournaments/"+id+"/payouts", f.bearer(t, "bob", auth.Player), "", &pay); code != 200 || pay.PrizePool != "10000" || !pay.Locked || len(pay.Prizes) != 1 {
 		t.Fatalf("payouts = %d %+v", code, pay)
 	}
+	// The floor's clock control (issue 13) over REST: each route moves the
+	// clock the players read; a bad level is a 400 with its reason.
+	moves := []struct{ route, body, bb string }{
+		{"clock:addTime", `{"reason":"dealer change","delta":"120s"}`, "50"},
+		{"clock:setLevel", `{"reason":"announced","skip":1}`, "100"},
+		{"clock:setLevel", `{"reason":"back","level_index":0}`, "50"},
+		{"clock:startBreak", `{"reason":"fire drill","duration":"600s"}`, ""},
+	}
+	for _, m := range moves {
+		var got struct {
+			Clock struct {
+				Level struct {
+					BigBlind string `json:"big_blind"`
+				} `json:"level"`
+			} `json:"clock"`
+		}
+		if code := call(t, "POST", srv.URL+"/v1/tournaments/"+id+"/"+m.route, floor, m.body, &got); code != 200 || got.Clock.Level.BigBlind != m.bb {
+			t.Fatalf("%s %s = %d %+v", m.route, m.body, code, got)
+		}
+	}
+	if code := call(t, "POST", srv.URL+"/v1/tournaments/"+id+"/clock:setLevel", floor, `{"reason":"x","level_index":99}`, &refusal); code != 400 ||
+		len(refusal.Details) == 0 || refusal.Details[0].Reason != "CLOCK_NO_SUCH_LEVEL" {
+		t.Fatalf("no such level = %d %+v", code, refusal)
+	}
+	if code := call(t, "POST", srv.URL+"/v1/tournaments/"+id+"/clock:addTime", f.bearer(t, "ann", auth.Player), `{"reason":"x","delta":"60s"}`, nil); code != 403 {
+		t.Fatalf("a player adding time over REST = %d, want 403", code)
+	}
 	if code := call(t, "POST", srv.URL+"/v1/tournaments/"+id+":cancel", floor, `{"reason":"x"}`, nil); code != 403 {
 		t.Fatalf("TR-03 floor cancel over REST = %d, want 403", code)
 	}
