@@ -331,7 +331,6 @@ func (t *Table) SeatOf(player string) int {
 	return -1
 }
 
-// dealtIn reports whether seat is dealt into the hand in progress.
 // StackNow returns the chips the player in seat has in front of them now:
 // during a hand they are dealt in, the stack behind their bets as the hand
 // stands (what a top-up is capped by, G-19), not the stack they started it
@@ -350,6 +349,7 @@ func (t *Table) StackNow(seat int) int64 {
 	return s.Stack
 }
 
+// dealtIn reports whether seat is dealt into the hand in progress.
 func (t *Table) dealtIn(seat int) bool {
 	return t.hand != nil && t.hand.Stack(seat) >= 0
 }

@@ -30,7 +30,7 @@ func startResumable(t *testing.T, w *fakeWallet) (*fixture, *server.Server) {
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, srv
 }
 
-func (f *fixture) entries(t *testing.T, ctx context.Context, id string) map[string]*tournamentv1.Entry {
+func (f *fixture) entries(ctx context.Context, t *testing.T, id string) map[string]*tournamentv1.Entry {
 	t.Helper()
 	list, err := f.c.ListEntries(ctx, &tournamentv1.ListEntriesRequest{TournamentId: id})
 	if err != nil {
@@ -67,7 +67,7 @@ func TestUnregisterRefund_WalletDown_TR04(t *testing.T) {
 	w.down = 1
 	_, err := f.c.UnregisterPlayer(a, &tournamentv1.UnregisterPlayerRequest{TournamentId: id, PlayerId: "a"})
 	wantRule(t, err, codes.Unavailable, "PAYMENT_PENDING", "")
-	en := f.entries(t, f.floor, id)["a"]
+	en := f.entries(f.floor, t, id)["a"]
 	if en.GetStatus() != tournamentv1.EntryStatus_ENTRY_STATUS_UNREGISTERED || en.GetRefundTransferId() != "" || en.GetPaid() != 6100 || w.get("a") != 100000-6100 {
 		t.Fatalf("TR-04 refund pending: %v, balance %d", en, w.get("a"))
 	}
@@ -79,7 +79,7 @@ func TestUnregisterRefund_WalletDown_TR04(t *testing.T) {
 	if err := srv.ResumePayments(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	en = f.entries(t, f.floor, id)["a"]
+	en = f.entries(f.floor, t, id)["a"]
 	if en.GetRefundTransferId() == "" || en.GetPaid() != 0 || w.get("a") != 100000 {
 		t.Fatalf("TR-04 refund after resume: %v, balance %d", en, w.get("a"))
 	}
@@ -120,7 +120,7 @@ func TestListEntriesMoney(t *testing.T) {
 		{"dealer", f.g.As(t, "d", auth.Dealer), ""},
 		{"cashier", f.g.As(t, "c", auth.Cashier), ""},
 	} {
-		for player, en := range f.entries(t, c.ctx, id) {
+		for player, en := range f.entries(c.ctx, t, id) {
 			mine := c.viewer == "" || c.viewer == player
 			if shown := en.GetTransferId() != "" && en.GetPaid() == 6100; shown != mine {
 				t.Errorf("%s sees %s's money = %v (transfer %q, paid %d), want %v", c.name, player, shown, en.GetTransferId(), en.GetPaid(), mine)
@@ -141,9 +141,9 @@ func TestReentry_G23(t *testing.T) {
 	players := []string{"a", "b", "c", "d"}
 	w := newFakeWallet(balances(players...))
 	f := startWithWallet(t, w)
-	late := func(reentry bool, max int32) func(*tournamentv1.CreateTournamentRequest) {
+	late := func(reentry bool, limit int32) func(*tournamentv1.CreateTournamentRequest) {
 		return func(r *tournamentv1.CreateTournamentRequest) {
-			r.EntryPolicy = &tournamentv1.EntryPolicy{LateRegistration: durationpb.New(time.Hour), Reentry: reentry, MaxReentries: max}
+			r.EntryPolicy = &tournamentv1.EntryPolicy{LateRegistration: durationpb.New(time.Hour), Reentry: reentry, MaxReentries: limit}
 		}
 	}
 	id := f.running(t, players, late(true, 1))
@@ -162,7 +162,7 @@ func TestReentry_G23(t *testing.T) {
 	if key := "trn/" + id + "/d/entry/2"; w.calls[key] != 1 || w.get("d") != 100000-2*6100 || w.pool[id] != 5*5000 {
 		t.Fatalf("G-23 re-entry paid: calls %v, balance %d, pool %d", w.calls, w.get("d"), w.pool[id])
 	}
-	if en := f.entries(t, f.floor, id)["d"]; en.GetPaid() != 2*6100 {
+	if en := f.entries(f.floor, t, id)["d"]; en.GetPaid() != 2*6100 {
 		t.Fatalf("d paid %d, want two entries", en.GetPaid())
 	}
 	// Back in the field: d's earlier place is taken back and given again.
