@@ -11,7 +11,6 @@ import (
 
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/genproto/googleapis/rpc/code"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -29,8 +28,8 @@ import (
 // google.api.http option: the generated gRPC clients then drive the REST
 // API unchanged, and the bots are the same code over both. The bearer
 // token is the one auth.WithToken put in the call's context. A refusal
-// comes back as the gRPC status the gateway's error body describes (code,
-// reason and rule ID in a google.rpc.ErrorInfo), as a gRPC client sees it.
+// comes back as the gRPC status the gateway's error body describes, with
+// its reason (ReasonOf), as a gRPC client sees it.
 type REST struct {
 	// Base is the gateway's URL, "http://127.0.0.1:8080".
 	Base   string
@@ -193,7 +192,7 @@ func scalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
 }
 
 // restError turns the gateway's error body back into the gRPC status it
-// was made from.
+// was made from, with the reason beside it (ReasonOf reads it).
 func restError(httpStatus int, body []byte) error {
 	var e faultv1.Error
 	if err := protojson.Unmarshal(body, &e); err != nil || e.GetCode() == "" {
@@ -207,18 +206,22 @@ func restError(httpStatus int, body []byte) error {
 	if e.GetReason() == "" {
 		return st.Err()
 	}
-	meta := map[string]string{}
-	for k, v := range e.GetMetadata() {
-		meta[k] = v
-	}
-	if e.GetRuleId() != "" {
-		meta["rule_id"] = e.GetRuleId()
-	}
-	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: e.GetReason(), Metadata: meta}); err == nil {
-		st = withInfo
-	}
-	return st.Err()
+	return &refusal{st: st, reason: e.GetReason()}
 }
+
+// refusal is a REST error body as a client reads it: the status and the
+// reason the service sent. Rebuilding a google.rpc.ErrorInfo here would
+// make the load generator look like a sender of reasons, which only the
+// services are.
+type refusal struct {
+	st     *status.Status
+	reason string
+}
+
+func (r *refusal) Error() string { return r.reason + ": " + r.st.Message() }
+
+// GRPCStatus lets status.FromError and status.Code see the refusal's code.
+func (r *refusal) GRPCStatus() *status.Status { return r.st }
 
 func truncate(b []byte) string {
 	if len(b) > 200 {

@@ -96,15 +96,15 @@ func (s *stats) record(op string, d time.Duration, err error) {
 	}
 }
 
-// ReasonOf is an error's google.rpc.ErrorInfo reason, else its gRPC code.
+// ReasonOf is an error's reason (google.rpc.ErrorInfo's over gRPC, the
+// error body's over REST), else its gRPC code.
 func ReasonOf(err error) string {
+	if r, ok := errors.AsType[*refusal](err); ok {
+		return r.reason
+	}
 	st, ok := status.FromError(err)
 	if !ok {
-		var se interface{ GRPCStatus() *status.Status }
-		if !errors.As(err, &se) {
-			return "UNKNOWN"
-		}
-		st = se.GRPCStatus()
+		return "UNKNOWN"
 	}
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() != "" {

@@ -339,7 +339,9 @@ const (
 	// fix (a call, a bring-in, a fixed-limit unit); metadata gives it.
 	Reason_REASON_WRONG_AMOUNT Reason = 261
 	// REASON_SEATED_AT_ANOTHER_TABLE means the player holds a seat at another
-	// table; leave it first (G-21: no seats in two games at once).
+	// table; leave it first (G-21: no seats in two games at once). Sent by
+	// the table and seating; numbered in the table block before seating sent
+	// it too.
 	Reason_REASON_SEATED_AT_ANOTHER_TABLE Reason = 262
 	// REASON_NOT_A_TOURNAMENT_TABLE means a tournament's control was sent to
 	// a cash table.
