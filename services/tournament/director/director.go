@@ -131,7 +131,6 @@ func (d *Director) Start(ctx context.Context, id string) error {
 			byTable[en.Table] = append(byTable[en.Table], en)
 		}
 	}
-	rev, rows := Schedule(t)
 	for _, n := range slices.Sorted(maps.Keys(byTable)) {
 		tableID, err := d.table(ctx, t, n)
 		if err != nil {
@@ -162,19 +161,26 @@ func (d *Director) Start(ctx context.Context, id string) error {
 		if !fresh {
 			continue
 		}
-		if b, ok := buttons[n]; ok {
-			if err := d.tables.SetButton(ctx, tableID, fmt.Sprintf("trn/%s/button/%d/1", id, n), b); err != nil {
-				return err
-			}
-		}
-		if err := d.tables.SetLevels(ctx, tableID, rev, rows); err != nil {
-			return err
-		}
-		if err := d.tables.Hold(ctx, tableID, HoldLockstep, HoldFloor, 1); err != nil {
+		if err := d.ready(ctx, t, n, tableID, buttons); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ready gives a fresh table, its players seated, the drawn button (TR-07,
+// G-28) and the schedule (TR-20), then lets it deal hand 1.
+func (d *Director) ready(ctx context.Context, t store.Tournament, n int, tableID string, buttons map[int]int) error {
+	if b, ok := buttons[n]; ok {
+		if err := d.tables.SetButton(ctx, tableID, fmt.Sprintf("trn/%s/button/%d/1", t.Event.ID, n), b); err != nil {
+			return err
+		}
+	}
+	rev, rows := Schedule(t)
+	if err := d.tables.SetLevels(ctx, tableID, rev, rows); err != nil {
+		return err
+	}
+	return d.tables.Hold(ctx, tableID, HoldLockstep, HoldFloor, 1)
 }
 
 // table returns the table service's table playing tournament table n,
@@ -464,10 +470,17 @@ type slip struct {
 // table left empty and halts short tables (G-25).
 func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) error {
 	id := t.Event.ID
+	ens, err := d.store.Entries(ctx, id)
+	if err != nil {
+		return err
+	}
+	if plan := Plan(ens, t.Rules.SeatsPerTable); FinalDue(plan, t.Rules.SeatsPerTable) {
+		return d.redrawFinal(ctx, t, plan, h)
+	}
 	now := d.now()
 	var slips []slip
 	var plan []balance.Table
-	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
+	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		slips = nil
 		if cur.Event.Status != event.Running {
 			return nil
@@ -636,15 +649,18 @@ func Issued(t store.Tournament, ens []entry.Entry) int64 {
 func (d *Director) Recover(ctx context.Context, ids []string) error {
 	var errs []error
 	for _, id := range ids {
+		// Moves first: a final table (TR-07) is let deal by Start only
+		// once its players have arrived.
+		if err := d.recoverMoves(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("moves of %s: %w", id, err))
+			continue
+		}
 		if err := d.Start(ctx, id); err != nil {
 			errs = append(errs, fmt.Errorf("start %s: %w", id, err))
 			continue
 		}
 		if err := d.SyncLevels(ctx, id); err != nil {
 			errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
-		}
-		if err := d.recoverMoves(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("moves of %s: %w", id, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -580,3 +580,95 @@ func TestSchedule_ClockControlResends_TR20(t *testing.T) {
 		t.Fatalf("break now: row %d %+v, want a break starting %v", p.Index, rows[p.Index], at)
 	}
 }
+
+// TestHandEnded_RedrawsTheFinalTable_TR07_G28: when the last players fit
+// at one table, the table whose hand ended waits (held) while the other
+// is in a hand; when that hand ends every player draws a new seat at a
+// new final table with their chips, the button there is the recorded
+// draw's, every move is a TR-07 slip, the old tables close, the final
+// table gets the schedule and deals hand 1, and no chip is made or lost.
+func TestHandEnded_RedrawsTheFinalTable_TR07_G28(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := running(t, db, 18)
+		f := newFakeTables()
+		d := newDirector(s, f, clock.NewFake(now))
+		ctx := t.Context()
+		if err := d.Start(ctx, "ev1"); err != nil {
+			t.Fatal(err)
+		}
+		// 9 left: 4 at table 1, 5 at table 2, which is in a hand.
+		out1, out2 := tablePlayers(t, s, 1)[4:], tablePlayers(t, s, 2)[5:]
+		bust(t, s, f, append(out1, out2...)...)
+		f.tables["tbl2"].inHand = true
+		before := map[string]int64{}
+		seatBefore := map[string]int{}
+		for _, en := range mustEntries(t, s) {
+			if en.Status == entry.Active {
+				id, seat := f.at(en.PlayerID)
+				before[en.PlayerID], seatBefore[en.PlayerID] = f.tables[id].stacks[en.PlayerID], seat
+			}
+		}
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 5, Busted: out1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, held := f.tables["tbl1"].holds[director.HoldFinal]; !held || len(f.tables) != 2 {
+			t.Fatalf("table 1 not held for the final table while table 2 plays: holds %v, %d tables", f.tables["tbl1"].holds, len(f.tables))
+		}
+		f.tables["tbl2"].inHand = false
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5, Busted: out2}); err != nil {
+			t.Fatal(err)
+		}
+		final, ok := f.tables["tbl3"]
+		if !ok || len(final.seats) != 9 || !f.tables["tbl1"].closed || !f.tables["tbl2"].closed {
+			t.Fatalf("final table %+v, old tables closed %v %v", final, f.tables["tbl1"].closed, f.tables["tbl2"].closed)
+		}
+		moved := 0
+		for _, en := range mustEntries(t, s) {
+			if en.Status != entry.Active {
+				continue
+			}
+			id, seat := f.at(en.PlayerID)
+			if id != "tbl3" || en.Table != 3 || en.Seat != seat || final.stacks[en.PlayerID] != before[en.PlayerID] {
+				t.Errorf("%s at %s seat %d with %d; entry %d/%d, had %d", en.PlayerID, id, seat, final.stacks[en.PlayerID], en.Table, en.Seat, before[en.PlayerID])
+			}
+			if seat != seatBefore[en.PlayerID] {
+				moved++
+			}
+		}
+		if moved == 0 {
+			t.Error("every player kept their seat number: no redraw")
+		}
+		buttons := map[int]int{}
+		draws, _ := s.Draws(ctx, "ev1")
+		for _, dr := range draws {
+			var b struct {
+				Table int `json:"table"`
+				Seat  int `json:"button_seat"`
+			}
+			if dr.Kind == "button" && json.Unmarshal(dr.Record, &b) == nil {
+				buttons[b.Table] = b.Seat
+			}
+		}
+		if _, seated := final.seats[buttons[3]]; !seated || final.button != buttons[3] {
+			t.Fatalf("final table button %d, drawn %d (draws %v)", final.button, buttons[3], buttons)
+		}
+		audit, _ := s.Audit(ctx, "ev1")
+		tr07 := 0
+		for _, a := range audit {
+			var m map[string]any
+			if a.Action == "move" && json.Unmarshal(a.Detail, &m) == nil && m["rule_id"] == "TR-07" {
+				tr07++
+			}
+		}
+		if tr07 != 9 {
+			t.Fatalf("%d TR-07 movement slips, want 9", tr07)
+		}
+		if final.holds[director.HoldLockstep] != 1 || len(final.rows) == 0 {
+			t.Fatalf("final table holds %v, %d rows", final.holds, len(final.rows))
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+		}
+	})
+}

@@ -32,6 +32,7 @@ type fakeTable struct {
 	rows           []director.Row
 	button         int
 	handNo         int64
+	inHand         bool
 	closed         bool
 }
 
@@ -319,5 +320,5 @@ func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus,
 	if !ok {
 		return director.TableStatus{}, refused("TABLE_NOT_FOUND")
 	}
-	return director.TableStatus{HandNo: tb.handNo, Closed: tb.closed}, nil
+	return director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed}, nil
 }
