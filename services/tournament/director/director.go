@@ -203,7 +203,7 @@ func (d *Director) table(ctx context.Context, t store.Tournament, n int) (string
 		}
 	}
 	tableID, err := d.tables.Open(ctx, OpenTable{Key: fmt.Sprintf("trn/%s/table/%d", t.Event.ID, n), TournamentID: t.Event.ID,
-		Name: fmt.Sprintf("%s T%d", t.Event.Name, n), Game: t.Event.Game, Structure: t.Event.Structure, Seats: t.Rules.SeatsPerTable,
+		Name: fmt.Sprintf("%s T%d", t.Event.Name, n), Game: t.Event.Game, Structure: t.Event.Structure, Seats: t.Rules.SeatsPerTable, Live: t.Rules.Live,
 		SmallBlind: first.SmallBlind, BigBlind: first.BigBlind})
 	if err != nil {
 		return "", err

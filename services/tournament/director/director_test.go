@@ -38,11 +38,17 @@ const stack = 5000
 // (TR-06) with a button drawn at each table, as StartTournament leaves it.
 func running(t *testing.T, db *sqlstore.DB, n int) *store.Store {
 	t.Helper()
+	return runningWith(t, db, n, house.Rules{})
+}
+
+// runningWith is running with the house's rules (defaults filled in).
+func runningWith(t *testing.T, db *sqlstore.DB, n int, rules house.Rules) *store.Store {
+	t.Helper()
 	s := store.New(db)
 	ctx := t.Context()
 	e := event.Event{ID: "ev1", Name: "Turbo", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,
 		BuyIn: event.BuyIn{PrizePool: 100, Fee: 10, Currency: "EUR"}, StartingStack: stack, StartsAt: now, Status: event.Scheduled, CreatedAt: now}
-	if err := s.Create(ctx, e, house.Rules{}.WithDefaults(e)); err != nil {
+	if err := s.Create(ctx, e, rules.WithDefaults(e)); err != nil {
 		t.Fatal(err)
 	}
 	var players []string
@@ -203,6 +209,32 @@ func tablePlayers(t *testing.T, s *store.Store, table int) []string {
 		}
 	}
 	return out
+}
+
+// TestStart_LiveEventOpensLiveTables_TP68: an event the house deals live
+// opens live tables (physical cards, the dealer console), and a digital
+// one digital tables.
+func TestStart_LiveEventOpensLiveTables_TP68(t *testing.T) {
+	t.Parallel()
+	for _, live := range []bool{true, false} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			t.Parallel()
+			testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+				f := newFakeTables()
+				if err := newDirector(runningWith(t, db, 12, house.Rules{Live: live}), f, clock.NewFake(now)).Start(t.Context(), "ev1"); err != nil {
+					t.Fatal(err)
+				}
+				if len(f.tables) != 2 {
+					t.Fatalf("%d tables opened, want 2", len(f.tables))
+				}
+				for id, tb := range f.tables {
+					if tb.live != live {
+						t.Errorf("table %s opened live=%v", id, tb.live)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25: two

@@ -24,6 +24,7 @@ type fakeTables struct {
 
 type fakeTable struct {
 	id, tournament string
+	live           bool
 	absent         map[string]absence
 	seats          map[int]string // seat → player
 	stacks         map[string]int64
@@ -78,7 +79,7 @@ func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, erro
 	}
 	id := fmt.Sprintf("tbl%d", len(f.order)+1)
 	f.keys["open:"+t.Key] = id
-	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
+	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, live: t.Live, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
 		absent: map[string]absence{}}
 	f.order = append(f.order, id)
 	return id, nil

@@ -72,6 +72,8 @@ type OpenTable struct {
 	// SmallBlind and BigBlind are the stakes until the schedule's first
 	// row starts.
 	SmallBlind, BigBlind int64
+	// Live opens a live table (physical cards, a dealer console).
+	Live bool
 }
 
 // Row is one row of the schedule as the tables play it: a playing level

@@ -18,6 +18,9 @@ type Rules struct {
 	Sheet         levels.Sheet        `json:"sheet"`
 	Payouts       standings.Structure `json:"payouts"`
 	SeatsPerTable int                 `json:"seats_per_table"`
+	// Live opens the event's tables as live tables: a dealer deals
+	// physical cards and enters them on the console (TP-68).
+	Live bool `json:"live,omitempty"`
 }
 
 // DefaultSeatsPerTable is a full ring game table.

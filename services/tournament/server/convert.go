@@ -64,6 +64,7 @@ func rulesFromProto(req *tournamentv1.CreateTournamentRequest) house.Rules {
 		}
 	}
 	r.SeatsPerTable = int(req.GetSeatsPerTable())
+	r.Live = req.GetLiveTables()
 	return r
 }
 
@@ -115,6 +116,7 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	}
 	pb.Payouts = payoutsToProto(t.Rules.Payouts)
 	pb.SeatsPerTable = int32(t.Rules.SeatsPerTable)
+	pb.LiveTables = t.Rules.Live
 	return pb
 }
 

@@ -509,6 +509,9 @@ type Tournament struct {
 	Payouts *PayoutStructure `protobuf:"bytes,16,opt,name=payouts,proto3" json:"payouts,omitempty"`
 	// seats_per_table is the table size the seat draw fills.
 	SeatsPerTable int32 `protobuf:"varint,17,opt,name=seats_per_table,json=seatsPerTable,proto3" json:"seats_per_table,omitempty"`
+	// live_tables says the event's tables are live tables (TABLE_MODE_LIVE),
+	// dealt with physical cards from a dealer console.
+	LiveTables    bool `protobuf:"varint,25,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -660,6 +663,13 @@ func (x *Tournament) GetSeatsPerTable() int32 {
 		return x.SeatsPerTable
 	}
 	return 0
+}
+
+func (x *Tournament) GetLiveTables() bool {
+	if x != nil {
+		return x.LiveTables
+	}
+	return false
 }
 
 // EntryPolicy is the house's entry policy (TR-13…TR-18, G-23). Zero fields
@@ -1077,6 +1087,10 @@ type CreateTournamentRequest struct {
 	Payouts *PayoutStructure `protobuf:"bytes,13,opt,name=payouts,proto3" json:"payouts,omitempty"`
 	// seats_per_table is the table size; 0 is nine-handed.
 	SeatsPerTable int32 `protobuf:"varint,14,opt,name=seats_per_table,json=seatsPerTable,proto3" json:"seats_per_table,omitempty"`
+	// live_tables opens the event's tables as live tables (TABLE_MODE_LIVE):
+	// dealers deal physical cards and enter what happens on the dealer
+	// console (TP-68); off, the tables are digital.
+	LiveTables    bool `protobuf:"varint,15,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1207,6 +1221,13 @@ func (x *CreateTournamentRequest) GetSeatsPerTable() int32 {
 		return x.SeatsPerTable
 	}
 	return 0
+}
+
+func (x *CreateTournamentRequest) GetLiveTables() bool {
+	if x != nil {
+		return x.LiveTables
+	}
+	return false
 }
 
 // CreateTournamentResponse returns the new tournament.
@@ -6325,7 +6346,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\xb6\x06\n" +
+	"transferId\"\xd7\x06\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -6347,7 +6368,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\fentry_policy\x18\x0e \x01(\v2#.cardroom.tournament.v1.EntryPolicyR\ventryPolicy\x125\n" +
 	"\x06levels\x18\x0f \x03(\v2\x1d.cardroom.tournament.v1.LevelR\x06levels\x12A\n" +
 	"\apayouts\x18\x10 \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x12&\n" +
-	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\"\xea\x05\n" +
+	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\x12\x1f\n" +
+	"\vlive_tables\x18\x19 \x01(\bR\n" +
+	"liveTables\"\xea\x05\n" +
 	"\vEntryPolicy\x12V\n" +
 	"\x11late_registration\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x10lateRegistration\x12.\n" +
 	"\fmax_entrants\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xa0\x8d\x06(\x00R\vmaxEntrants\x12L\n" +
@@ -6389,7 +6412,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
 	"\x0fPayoutStructure\x12B\n" +
 	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
-	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xb7\x06\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xd8\x06\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -6411,7 +6434,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06levels\x18\f \x03(\v2\x1d.cardroom.tournament.v1.LevelB\t\xbaH\x06\x92\x01\x03\x10\xc8\x01R\x06levels\x12A\n" +
 	"\apayouts\x18\r \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x121\n" +
 	"\x0fseats_per_table\x18\x0e \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
-	"(\x00R\rseatsPerTable\"^\n" +
+	"(\x00R\rseatsPerTable\x12\x1f\n" +
+	"\vlive_tables\x18\x0f \x01(\bR\n" +
+	"liveTables\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
