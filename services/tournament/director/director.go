@@ -365,6 +365,9 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 			return err
 		}
 	}
+	if err := d.raceAll(ctx, t); err != nil {
+		return err
+	}
 	d.countChips(ctx, t)
 	if t.Event.Status != event.Running {
 		return nil
@@ -605,7 +608,7 @@ func (d *Director) halt(ctx context.Context, plan []balance.Table, tableIDs map[
 }
 
 // countChips compares the chips at the tables (and in transit) with the
-// chips issued; a difference is logged, counted and kept for the status.
+// chips issued and the chip races' adjustments; a difference is logged, counted and kept for the status.
 func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	counted, err := d.tables.CountChips(ctx, t.Event.ID)
 	if err != nil {
@@ -616,7 +619,16 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	if err != nil {
 		return
 	}
+	races, err := d.races(ctx, t.Event.ID)
+	if err != nil {
+		return
+	}
+	// A chip race's rounding (G-08) and the chip it gives a player left
+	// with none (TR-22) change the chips in play: they count as issued.
 	diff := counted - Issued(t, ens)
+	for _, r := range races {
+		diff -= r.Delta
+	}
 	d.mu.Lock()
 	d.mismatch[t.Event.ID] = diff
 	d.mu.Unlock()
@@ -661,6 +673,11 @@ func (d *Director) Recover(ctx context.Context, ids []string) error {
 		}
 		if err := d.SyncLevels(ctx, id); err != nil {
 			errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
+		}
+		// A table that went idle before a colour-up break has no hand end
+		// in it: its race is run here (TR-22).
+		if err := d.Race(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("chip race of %s: %w", id, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -701,6 +703,88 @@ func TestHandEnded_RedrawsTheFinalTable_TR07_G28(t *testing.T) {
 		}
 		if d.Mismatch("ev1") != 0 {
 			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+		}
+	})
+}
+
+// TestRace_ColourUpAtTheBreak_TR22_G08: when the colour-up break (the
+// 25s into 100s) is in force, each table between hands races once: the
+// odd chips are pooled per table, half a chip's worth rounds up to one
+// (G-08: 50 into 100 at each table), nobody wins more than one chip, every
+// stack is a multiple of the new chip, the race is recorded, a repeat
+// changes nothing, and the chips the rounding made count as issued.
+func TestRace_ColourUpAtTheBreak_TR22_G08(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := running(t, db, 18)
+		f := newFakeTables()
+		clk := clock.NewFake(now)
+		d := newDirector(s, f, clk)
+		ctx := t.Context()
+		if err := d.Start(ctx, "ev1"); err != nil {
+			t.Fatal(err)
+		}
+		tr, _ := s.Load(ctx, "ev1")
+		brk := slices.IndexFunc(tr.Clock.Sheet.Levels, func(l levels.Level) bool { return l.ColorUp != 0 })
+		if brk < 0 || tr.Clock.Sheet.Levels[brk].ColorUp != 25 || director.Into(tr.Clock.Sheet, brk) != 100 {
+			t.Fatalf("colour-up at %d into %d", brk, director.Into(tr.Clock.Sheet, brk))
+		}
+		// 50 moves from a player at table 2 to one at table 1.
+		p1, p2 := tablePlayers(t, s, 1)[0], tablePlayers(t, s, 2)[0]
+		f.mu.Lock()
+		f.tables["tbl1"].stacks[p1] += 50
+		f.tables["tbl2"].stacks[p2] -= 50
+		f.mu.Unlock()
+		// Before the break nothing is raced.
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if f.tables["tbl1"].stacks[p1] != stack+50 {
+			t.Fatalf("raced before the break: %d", f.tables["tbl1"].stacks[p1])
+		}
+		var elapsed time.Duration
+		for _, l := range tr.Clock.Sheet.Levels[:brk] {
+			elapsed += l.Duration
+		}
+		clk.Advance(elapsed + time.Minute)
+		before := map[string]int64{p1: stack + 50, p2: stack - 50}
+		for range 2 {
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 2}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var total int64
+		for _, id := range []string{"tbl1", "tbl2"} {
+			for _, p := range f.tables[id].seats {
+				st, was := f.tables[id].stacks[p], before[p]
+				if was == 0 {
+					was = stack
+				}
+				total += st
+				if st%100 != 0 || st-(was-was%100) > 100 || st < was-was%100 {
+					t.Errorf("%s at %s: %d after the race, %d before", p, id, st, was)
+				}
+			}
+		}
+		if total != 18*stack+100 {
+			t.Fatalf("%d chips after the race, want %d (two odd 50s each rounded up to 100)", total, 18*stack+100)
+		}
+		audit, _ := s.Audit(ctx, "ev1")
+		races := 0
+		for _, a := range audit {
+			var m map[string]any
+			if strings.HasPrefix(a.Action, "chip_race/") && json.Unmarshal(a.Detail, &m) == nil && m["rule_id"] == "TR-22" {
+				races++
+			}
+		}
+		if races != 2 {
+			t.Fatalf("%d races recorded, want one per table", races)
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatalf("chips mismatch %d: the race's rounding is not counted as issued", d.Mismatch("ev1"))
 		}
 	})
 }

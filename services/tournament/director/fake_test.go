@@ -213,6 +213,23 @@ func (f *fakeTables) AddChips(_ context.Context, id, key, player string, chips i
 	return nil
 }
 
+func (f *fakeTables) RaceChips(_ context.Context, id, key, player string, amount, before int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	if dup, err := f.key(key, fmt.Sprint(id, player, amount, before)); dup {
+		return err
+	}
+	if tb.stacks[player] != before {
+		return refused("STACK_MISMATCH")
+	}
+	tb.stacks[player] += amount
+	return nil
+}
+
 func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -321,5 +338,9 @@ func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus,
 	if !ok {
 		return director.TableStatus{}, refused("TABLE_NOT_FOUND")
 	}
-	return director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed}, nil
+	st := director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed}
+	for seat, p := range tb.seats {
+		st.Seats = append(st.Seats, director.SeatStatus{Seat: seat, Player: p, Stack: tb.stacks[p]})
+	}
+	return st, nil
 }

@@ -37,6 +37,9 @@ type Tables interface {
 	// AddChips adds a rebuy's (TR-14) or an add-on's (TR-17) chips to an
 	// entrant's stack, idempotent by key.
 	AddChips(ctx context.Context, tableID, key, player string, chips int64, addOn bool) error
+	// RaceChips applies a chip race's result (TR-22, G-08) to an entrant's
+	// stack, which must still be before; idempotent by key.
+	RaceChips(ctx context.Context, tableID, key, player string, amount, before int64) error
 	// RemoveBusted takes an entrant with no chips off the table.
 	RemoveBusted(ctx context.Context, tableID, key, player string) error
 	// MoveOut is a move's first step, at the table the entrant leaves.
@@ -59,6 +62,16 @@ type TableStatus struct {
 	HandNo int64
 	InHand bool
 	Closed bool
+	// Seats are the occupied seats.
+	Seats []SeatStatus
+}
+
+// SeatStatus is an occupied seat: the tournament's seat number (from 1),
+// the entrant and the chips behind.
+type SeatStatus struct {
+	Seat   int
+	Player string
+	Stack  int64
 }
 
 // OpenTable is a tournament table to open.

@@ -147,6 +147,14 @@ func (c *Client) AddChips(ctx context.Context, tableID, key, player string, chip
 	return classify("chips "+key, err)
 }
 
+// RaceChips applies a chip race's result, checked against the stack it
+// was computed from.
+func (c *Client) RaceChips(ctx context.Context, tableID, key, player string, amount, before int64) error {
+	_, err := c.c.AdjustStack(serviceContext(ctx), &tablev1.AdjustStackRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
+		Amount: amount, ExpectedStack: &before, Change: tablev1.StackChange_STACK_CHANGE_CHIP_RACE})
+	return classify("chip race "+key, err)
+}
+
 // RemoveBusted removes a busted entrant.
 func (c *Client) RemoveBusted(ctx context.Context, tableID, key, player string) error {
 	_, err := c.c.RemoveEntrant(serviceContext(ctx), &tablev1.RemoveEntrantRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
@@ -228,5 +236,11 @@ func (c *Client) Status(ctx context.Context, tableID string) (director.TableStat
 		return director.TableStatus{}, classify("table "+tableID, err)
 	}
 	st := resp.GetStatus()
-	return director.TableStatus{HandNo: st.GetHandNo(), InHand: st.GetInHand(), Closed: st.GetClosed()}, nil
+	out := director.TableStatus{HandNo: st.GetHandNo(), InHand: st.GetInHand(), Closed: st.GetClosed()}
+	for _, s := range st.GetSeats() {
+		if s.GetPlayerId() != "" {
+			out.Seats = append(out.Seats, director.SeatStatus{Seat: int(s.GetSeat()) + 1, Player: s.GetPlayerId(), Stack: s.GetStack()})
+		}
+	}
+	return out, nil
 }
