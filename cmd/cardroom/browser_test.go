@@ -97,6 +97,7 @@ type tab struct {
 	buffered map[network.RequestID][]byte   // what arrived before streaming was switched on
 	streamed map[network.RequestID][][]byte // what arrived after, in order
 	jobs     chan func()
+	closed   bool // jobs is closed: the tab's test has ended
 }
 
 // domRecorder runs in every document a tab loads, before the page's own
@@ -133,7 +134,15 @@ func (b *browser) newTab(t *testing.T, name, base string, w, h int64) *tab {
 			job()
 		}
 	}()
-	t.Cleanup(func() { close(tb.jobs) })
+	// The tab's message loop may still deliver events after the test ends
+	// (the context is cancelled after this cleanup): closing under the lock
+	// that listen holds keeps it from sending on a closed queue.
+	t.Cleanup(func() {
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		tb.closed = true
+		close(tb.jobs)
+	})
 	for _, step := range []func() error{
 		func() error { _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); return err },
 		func() error { _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); return err },
@@ -154,6 +163,9 @@ func (b *browser) newTab(t *testing.T, name, base string, w, h int64) *tab {
 func (tb *tab) listen(ev any) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
+	if tb.closed {
+		return
+	}
 	switch ev := ev.(type) {
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails

@@ -137,7 +137,12 @@ func (d *apiDoc) resolve(s *apiSchema) *apiSchema {
 // durationFields are the fields the document types as plain strings that
 // hold a google.protobuf.Duration.
 var durationFields = []string{"offer_timeout", "short_absence", "long_break", "sit_down_window", "limit", "extend",
-	"duration", "late_registration", "rebuy_period", "add_on_window"}
+	"duration", "late_registration", "rebuy_period", "add_on_window", "delta"}
+
+// oneofOthers are fields the OpenAPI document lists beside another member
+// of their oneof; a body with both is malformed, so only the other is sent
+// (SetClockLevelRequest.target: level_index, not skip).
+var oneofOthers = []string{"skip"}
 
 // value returns a well-formed value of schema s for the field named name,
 // naming the victims' ids where the field holds one (ids, by field name).
@@ -154,6 +159,8 @@ func (d *apiDoc) value(s *apiSchema, name string, ids map[string]string, depth i
 		return v
 	}
 	switch {
+	case slices.Contains(oneofOthers, name):
+		return nil
 	case len(s.Enum) > 0:
 		for _, e := range s.Enum {
 			if !strings.HasSuffix(e, "_UNSPECIFIED") {

@@ -542,6 +542,18 @@ func badInput(t *testing.T, r *room, table string) {
 		t.Fatalf("bad input: %s in turn has no raise (%v) or nobody else is in the hand", actor, own.Hand.Legal)
 	}
 	actions := "/v1/tables/" + table + "/actions"
+	// A raise one smallest chip (TP-31) short of the minimum: an amount off
+	// the chip unit would be refused for that first.
+	var got struct {
+		Table struct {
+			MinChipUnit int64 `json:"min_chip_unit,string"`
+		} `json:"table"`
+	}
+	r.must("GET", "/v1/tables/"+table, r.floor, nil, &got)
+	unit := got.Table.MinChipUnit
+	if unit <= 0 {
+		t.Fatalf("table %s has no smallest chip (min_chip_unit %d, TP-31)", table, unit)
+	}
 	for _, c := range []struct {
 		name, token, path string
 		body              map[string]any
@@ -550,7 +562,7 @@ func badInput(t *testing.T, r *room, table string) {
 	}{
 		{"TP-46 out of turn", r.tokens[other], actions, map[string]any{"kind": "ACTION_KIND_CALL"}, 400, "OUT_OF_TURN", "TP-46"},
 		{"stale sequence", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_CALL", "expected_sequence": st.Sequence - 1}, 400, "STALE_SEQUENCE", "TP-46"},
-		{"raise below the minimum", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_RAISE", "amount": raise.Min - 1}, 400, "RAISE_BELOW_MINIMUM", "*"},
+		{"raise below the minimum", r.tokens[actor], actions, map[string]any{"kind": "ACTION_KIND_RAISE", "amount": raise.Min - unit}, 400, "RAISE_BELOW_MINIMUM", "*"},
 		{"another player's seat", r.tokens[other], fmt.Sprintf("/v1/tables/%s/seats/%d:leave", table, st.Hand.ToAct), map[string]any{}, 403, "NOT_YOUR_SEAT", ""},
 		{"a taken seat", r.floor, "/v1/tables/" + table + "/seats", map[string]any{"seat": st.Hand.ToAct, "player_id": "eve", "amount": tableMin}, 400, "SEAT_TAKEN", ""},
 	} {
