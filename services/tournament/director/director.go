@@ -326,7 +326,7 @@ type Hand struct {
 }
 
 // HandEnded acts on a tournament's tables after a hand at one of them:
-// moves finished, the busted removed, the tables balanced or one broken
+// the busted removed, moves finished, the tables balanced or one broken
 // (TR-23, G-25), short tables halted, chips counted, and the table let
 // deal its next hand.
 func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
@@ -336,9 +336,6 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	}
 	if t.Event.Status != event.Running && !t.Event.Status.PlayOver() {
 		return nil
-	}
-	if err := d.recoverMoves(ctx, id); err != nil {
-		return err
 	}
 	ens, err := d.store.Entries(ctx, id)
 	if err != nil {
@@ -359,6 +356,12 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 		if err != nil {
 			return err
 		}
+	}
+	// The busted leave first: a move recorded into one of their seats
+	// (the books free a seat when its player busts) is refused until the
+	// table has let them go.
+	if err := d.recoverMoves(ctx, id); err != nil {
+		return err
 	}
 	if t.Event.Status == event.Running {
 		if err := d.balance(ctx, t, h); err != nil {
@@ -570,7 +573,16 @@ func (d *Director) finishMoves(ctx context.Context, id string) error {
 		return err
 	}
 	for _, m := range moves {
-		if _, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID); err != nil {
+		_, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID)
+		if r := Refusal(err); r != "" {
+			// The chips stay in transit (counted as such) and the move is
+			// tried again on the next pass; a refusal here (the seat still
+			// held by a player its table has not removed yet) must not hold
+			// up the hand's other work, which is what frees the seat.
+			d.log.WarnContext(ctx, "director: move in refused; left in transit", "move", m.ID, "reason", r)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
