@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -127,14 +129,17 @@ func fuzzWriteRoutes(t *testing.T, h *hostileRoom) {
 			}
 		}
 		if len(refusals) < len(bads) {
-			before = h.fingerprint()
+			// What an accepted request did reaches the other parts by event
+			// (a table opened shows on seating's board a moment later):
+			// the room is compared once it has stopped changing.
+			before = h.settled(t)
 			again := refusals
 			refusals = nil
 			for _, bad := range again {
 				if send(bad) {
 					refusals = append(refusals, bad)
 				} else {
-					before = h.fingerprint() // accepted on the changed room
+					before = h.settled(t) // accepted on the changed room
 				}
 			}
 		}
@@ -282,6 +287,24 @@ func (h *hostileRoom) sendRaw(r apiRoute, target string, who identity, body []by
 		h.t.Fatalf("%s %s: %v", r, target, err)
 	}
 	return resp.StatusCode, raw
+}
+
+// settled is the room's fingerprint once it has not changed for half a
+// second: the effects of accepted requests that travel by event have
+// arrived.
+func (h *hostileRoom) settled(t *testing.T) string {
+	t.Helper()
+	fp, changed := h.fingerprint(), time.Now()
+	testkit.Eventually(t, 30*time.Second, func() error {
+		if now := h.fingerprint(); now != fp {
+			fp, changed = now, time.Now()
+		}
+		if time.Since(changed) < 500*time.Millisecond {
+			return errors.New("the room is still changing")
+		}
+		return nil
+	})
+	return fp
 }
 
 // fingerprint is everything the API shows about the room, read as staff,
