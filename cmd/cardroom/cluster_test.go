@@ -92,7 +92,7 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 		c.tables = append(c.tables, s)
 		tableAddrs = append(tableAddrs, addr(s))
 	}
-	c.wallet.env = append(c.wallet.env, "CARDROOM_TABLE_ADDR="+tableAddrs[0])
+	c.wallet.env = append(c.wallet.env, "CARDROOM_TABLE_ADDR="+tableAddrs[0], "CARDROOM_TOURNAMENT_ADDR="+addr(tournament))
 	tournament.env = append(tournament.env, "CARDROOM_WALLET_ADDR="+addr(c.wallet), "CARDROOM_TABLE_ADDR="+tableAddrs[0])
 	seating.env = append(seating.env, "CARDROOM_TABLE_ADDR="+tableAddrs[0])
 

@@ -26,6 +26,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament"
 	tournamenttables "github.com/cardroom/cardroom/services/tournament/tables"
 	"github.com/cardroom/cardroom/services/wallet"
+	"github.com/cardroom/cardroom/services/wallet/bank"
 )
 
 // part is one service of the suite as this binary builds it.
@@ -86,7 +87,14 @@ var allParts = []part{
 			if err != nil {
 				return nil, err
 			}
-			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log, Tables: tablev1.NewCashTableLedgerServiceClient(tableConn)})
+			// The audit reports a running tournament whose chips the
+			// director found not conserved.
+			tournamentConn, err := e.dial("wallet", tournament.Name)
+			if err != nil {
+				return nil, err
+			}
+			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log, Tables: tablev1.NewCashTableLedgerServiceClient(tableConn),
+				Checks: []bank.Check{tournamentChips(chipsOverRPC(tournamentv1.NewTournamentServiceClient(tournamentConn)))}})
 			if err != nil {
 				return nil, err
 			}

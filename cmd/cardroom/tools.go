@@ -15,6 +15,7 @@ import (
 	"github.com/cardroom/cardroom/services/table"
 	"github.com/cardroom/cardroom/services/table/phh"
 	"github.com/cardroom/cardroom/services/table/runner"
+	"github.com/cardroom/cardroom/services/tournament"
 	"github.com/cardroom/cardroom/services/wallet"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/reconcile"
@@ -148,7 +149,7 @@ var errAuditFailed = errors.New("wallet audit found problems")
 func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 	dbs := map[string]*sqlstore.DB{}
 	for _, q := range allParts {
-		if q.name == "wallet" || q.name == table.Name {
+		if q.name == "wallet" || q.name == table.Name || q.name == tournament.Name {
 			db, err := openDB(ctx, cfg, q)
 			if err != nil {
 				return err
@@ -157,7 +158,7 @@ func runWalletAudit(ctx context.Context, cfg config.Config, stdout io.Writer) er
 			dbs[q.name] = db
 		}
 	}
-	r, err := wallet.Audit(ctx, dbs["wallet"], tableCounter{dbs[table.Name]})
+	r, err := wallet.Audit(ctx, dbs["wallet"], tableCounter{dbs[table.Name]}, tournamentChips(chipsFromDB(dbs[tournament.Name])))
 	if err != nil {
 		return fmt.Errorf("wallet audit: %w", err)
 	}

@@ -119,7 +119,7 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	bot := pushFold(rng)
 	deadline := time.Now().Add(5 * time.Minute)
-	actions := 0
+	actions, chipChecks := 0, 0
 	tournament, killed := c.others[1], false
 	for round := 0; ; round++ {
 		if time.Now().After(deadline) {
@@ -128,7 +128,13 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 		if round%20 == 0 {
 			var got struct {
 				Tournament struct {
-					State string `json:"state"`
+					State     string `json:"state"`
+					ChipCheck *struct {
+						Issued   int64     `json:"chips_issued,string"`
+						Counted  int64     `json:"chips_counted,string"`
+						Mismatch int64     `json:"mismatch,string"`
+						At       time.Time `json:"counted_at"`
+					} `json:"chip_check"`
 				}
 			}
 			r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
@@ -136,6 +142,16 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 				break
 			}
 			count(fmt.Sprintf("after %d actions", actions))
+			// The status shows the director's last count (issues 9, 10):
+			// once a hand has ended, chips counted = chips issued.
+			if cc := got.Tournament.ChipCheck; cc != nil {
+				if cc.Issued != issued || cc.Counted != issued || cc.Mismatch != 0 || cc.At.IsZero() {
+					t.Fatalf("after %d actions: status chip check %+v, %d issued", actions, *cc, issued)
+				}
+				chipChecks++
+			}
+			// The wallet's audit, with its check of the running event's chips.
+			r.auditClean(fmt.Sprintf("during the freezeout, after %d actions", actions))
 		}
 		if actions >= 40 && !killed {
 			// kill -9 of the tournament process in the middle of play (a
@@ -202,6 +218,9 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 		t.Fatalf("prizes paid %d, pool %d", paid, payouts.Pool)
 	}
 	count("at the end")
+	if chipChecks == 0 {
+		t.Fatal("the status never showed the director's chip count while the event ran")
+	}
 	r.auditClean("after the freezeout")
 
 	// TR-20, G-07: every hand played the row in force at its start.

@@ -620,7 +620,8 @@ func (d *Director) halt(ctx context.Context, plan []balance.Table, tableIDs map[
 }
 
 // countChips compares the chips at the tables (and in transit) with the
-// chips issued and the chip races' adjustments; a difference is logged, counted and kept for the status.
+// chips issued and the chip races' adjustments; a difference is logged and
+// counted, and the count is saved for the status and the wallet's audit.
 func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	counted, err := d.tables.CountChips(ctx, t.Event.ID)
 	if err != nil {
@@ -637,13 +638,20 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	}
 	// A chip race's rounding (G-08) and the chip it gives a player left
 	// with none (TR-22) change the chips in play: they count as issued.
-	diff := counted - Issued(t, ens)
+	issued := Issued(t, ens)
 	for _, r := range races {
-		diff -= r.Delta
+		issued += r.Delta
 	}
+	check := store.ChipCheck{Issued: issued, Counted: counted, CountedAt: d.now()}
+	diff := check.Mismatch()
 	d.mu.Lock()
 	d.mismatch[t.Event.ID] = diff
 	d.mu.Unlock()
+	// The status shows the count and the wallet's audit reports a
+	// difference: both read it from the store.
+	if err := d.store.SaveChipCheck(ctx, t.Event.ID, check); err != nil {
+		d.log.WarnContext(ctx, "director: chip count not saved", "tournament", t.Event.ID, "error", err)
+	}
 	if diff != 0 {
 		d.log.ErrorContext(ctx, "director: tournament chips not conserved", "tournament", t.Event.ID, "counted", counted, "difference", diff)
 		telemetry.CountChipMismatches(ctx, "tournament", 1)

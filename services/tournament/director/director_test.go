@@ -305,6 +305,9 @@ func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testin
 		if d.Mismatch("ev1") != 0 {
 			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
 		}
+		if c, ok, err := s.ChipCheck(ctx, "ev1"); err != nil || !ok || c.Issued == 0 || c.Mismatch() != 0 {
+			t.Fatalf("saved chip check %+v ok %v err %v", c, ok, err)
+		}
 		// Table 2 (9 players, as many as table 1 had) gives nobody now:
 		// 9/8/8 is balanced.
 		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 1, DueBigBlind: tablePlayers(t, s, 2)[0]}); err != nil {

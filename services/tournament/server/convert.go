@@ -120,6 +120,11 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	return pb
 }
 
+func chipCheckToProto(c store.ChipCheck) *tournamentv1.ChipCheck {
+	return &tournamentv1.ChipCheck{ChipsIssued: c.Issued, ChipsCounted: c.Counted,
+		CountedAt: timestamppb.New(c.CountedAt), Mismatch: c.Mismatch()}
+}
+
 var entryStatusToProto = map[entry.Status]tournamentv1.EntryStatus{
 	entry.Paying:       tournamentv1.EntryStatus_ENTRY_STATUS_PAYING,
 	entry.Active:       tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE,

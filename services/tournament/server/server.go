@@ -166,7 +166,15 @@ func (s *Server) GetTournament(ctx context.Context, req *tournamentv1.GetTournam
 	if err != nil {
 		return nil, err
 	}
-	return &tournamentv1.GetTournamentResponse{Tournament: tournamentToProto(t)}, nil
+	pb := tournamentToProto(t)
+	check, ok, err := s.store.ChipCheck(ctx, t.Event.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		pb.ChipCheck = chipCheckToProto(check)
+	}
+	return &tournamentv1.GetTournamentResponse{Tournament: pb}, nil
 }
 
 func toProto(e event.Event) *tournamentv1.Tournament {

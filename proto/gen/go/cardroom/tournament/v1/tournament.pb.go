@@ -511,7 +511,10 @@ type Tournament struct {
 	SeatsPerTable int32 `protobuf:"varint,17,opt,name=seats_per_table,json=seatsPerTable,proto3" json:"seats_per_table,omitempty"`
 	// live_tables says the event's tables are live tables (TABLE_MODE_LIVE),
 	// dealt with physical cards from a dealer console.
-	LiveTables    bool `protobuf:"varint,25,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
+	LiveTables bool `protobuf:"varint,25,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
+	// chip_check is the director's last chip count; unset before the first
+	// hand ended.
+	ChipCheck     *ChipCheck `protobuf:"bytes,28,opt,name=chip_check,json=chipCheck,proto3" json:"chip_check,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -672,6 +675,88 @@ func (x *Tournament) GetLiveTables() bool {
 	return false
 }
 
+func (x *Tournament) GetChipCheck() *ChipCheck {
+	if x != nil {
+		return x.ChipCheck
+	}
+	return nil
+}
+
+// ChipCheck is the director's chip conservation check after a hand: the
+// chips at the tournament's tables and in transit against the chips issued
+// (starting stacks, rebuys, add-ons).
+type ChipCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// chips_issued is the chips the tournament put in play.
+	ChipsIssued int64 `protobuf:"varint,1,opt,name=chips_issued,json=chipsIssued,proto3" json:"chips_issued,omitempty"`
+	// chips_counted is the chips at its tables and in transit.
+	ChipsCounted int64 `protobuf:"varint,2,opt,name=chips_counted,json=chipsCounted,proto3" json:"chips_counted,omitempty"`
+	// counted_at is when the tables were counted.
+	CountedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=counted_at,json=countedAt,proto3" json:"counted_at,omitempty"`
+	// mismatch is chips_counted minus chips_issued: 0 when conserved.
+	Mismatch      int64 `protobuf:"varint,4,opt,name=mismatch,proto3" json:"mismatch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChipCheck) Reset() {
+	*x = ChipCheck{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChipCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChipCheck) ProtoMessage() {}
+
+func (x *ChipCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChipCheck.ProtoReflect.Descriptor instead.
+func (*ChipCheck) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ChipCheck) GetChipsIssued() int64 {
+	if x != nil {
+		return x.ChipsIssued
+	}
+	return 0
+}
+
+func (x *ChipCheck) GetChipsCounted() int64 {
+	if x != nil {
+		return x.ChipsCounted
+	}
+	return 0
+}
+
+func (x *ChipCheck) GetCountedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CountedAt
+	}
+	return nil
+}
+
+func (x *ChipCheck) GetMismatch() int64 {
+	if x != nil {
+		return x.Mismatch
+	}
+	return 0
+}
+
 // EntryPolicy is the house's entry policy (TR-13…TR-18, G-23). Zero fields
 // take the rules' defaults; a freezeout has no rebuy or add-on fields.
 type EntryPolicy struct {
@@ -713,7 +798,7 @@ type EntryPolicy struct {
 
 func (x *EntryPolicy) Reset() {
 	*x = EntryPolicy{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -725,7 +810,7 @@ func (x *EntryPolicy) String() string {
 func (*EntryPolicy) ProtoMessage() {}
 
 func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -738,7 +823,7 @@ func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntryPolicy.ProtoReflect.Descriptor instead.
 func (*EntryPolicy) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *EntryPolicy) GetLateRegistration() *durationpb.Duration {
@@ -869,7 +954,7 @@ type Level struct {
 
 func (x *Level) Reset() {
 	*x = Level{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -881,7 +966,7 @@ func (x *Level) String() string {
 func (*Level) ProtoMessage() {}
 
 func (x *Level) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -894,7 +979,7 @@ func (x *Level) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Level.ProtoReflect.Descriptor instead.
 func (*Level) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Level) GetSmallBlind() int64 {
@@ -959,7 +1044,7 @@ type PayoutTier struct {
 
 func (x *PayoutTier) Reset() {
 	*x = PayoutTier{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1056,7 @@ func (x *PayoutTier) String() string {
 func (*PayoutTier) ProtoMessage() {}
 
 func (x *PayoutTier) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1069,7 @@ func (x *PayoutTier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutTier.ProtoReflect.Descriptor instead.
 func (*PayoutTier) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PayoutTier) GetMaxEntrants() int32 {
@@ -1014,7 +1099,7 @@ type PayoutStructure struct {
 
 func (x *PayoutStructure) Reset() {
 	*x = PayoutStructure{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1026,7 +1111,7 @@ func (x *PayoutStructure) String() string {
 func (*PayoutStructure) ProtoMessage() {}
 
 func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1039,7 +1124,7 @@ func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutStructure.ProtoReflect.Descriptor instead.
 func (*PayoutStructure) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PayoutStructure) GetTiers() []*PayoutTier {
@@ -1097,7 +1182,7 @@ type CreateTournamentRequest struct {
 
 func (x *CreateTournamentRequest) Reset() {
 	*x = CreateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1194,7 @@ func (x *CreateTournamentRequest) String() string {
 func (*CreateTournamentRequest) ProtoMessage() {}
 
 func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1207,7 @@ func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CreateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateTournamentRequest) GetName() string {
@@ -1241,7 +1326,7 @@ type CreateTournamentResponse struct {
 
 func (x *CreateTournamentResponse) Reset() {
 	*x = CreateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1338,7 @@ func (x *CreateTournamentResponse) String() string {
 func (*CreateTournamentResponse) ProtoMessage() {}
 
 func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1351,7 @@ func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CreateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateTournamentResponse) GetTournament() *Tournament {
@@ -1289,7 +1374,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1386,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1399,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -1344,7 +1429,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1356,7 +1441,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1369,7 +1454,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*Tournament {
@@ -1397,7 +1482,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1409,7 +1494,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1422,7 +1507,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -1443,7 +1528,7 @@ type GetTournamentResponse struct {
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1455,7 +1540,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1468,7 +1553,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetTournamentResponse) GetTournament() *Tournament {
@@ -1517,7 +1602,7 @@ type Entry struct {
 
 func (x *Entry) Reset() {
 	*x = Entry{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1529,7 +1614,7 @@ func (x *Entry) String() string {
 func (*Entry) ProtoMessage() {}
 
 func (x *Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1542,7 +1627,7 @@ func (x *Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Entry.ProtoReflect.Descriptor instead.
 func (*Entry) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Entry) GetTournamentId() string {
@@ -1651,7 +1736,7 @@ type RegisterPlayerRequest struct {
 
 func (x *RegisterPlayerRequest) Reset() {
 	*x = RegisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1748,7 @@ func (x *RegisterPlayerRequest) String() string {
 func (*RegisterPlayerRequest) ProtoMessage() {}
 
 func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1676,7 +1761,7 @@ func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RegisterPlayerRequest) GetTournamentId() string {
@@ -1711,7 +1796,7 @@ type RegisterPlayerResponse struct {
 
 func (x *RegisterPlayerResponse) Reset() {
 	*x = RegisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1723,7 +1808,7 @@ func (x *RegisterPlayerResponse) String() string {
 func (*RegisterPlayerResponse) ProtoMessage() {}
 
 func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1736,7 +1821,7 @@ func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RegisterPlayerResponse) GetEntry() *Entry {
@@ -1759,7 +1844,7 @@ type UnregisterPlayerRequest struct {
 
 func (x *UnregisterPlayerRequest) Reset() {
 	*x = UnregisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1771,7 +1856,7 @@ func (x *UnregisterPlayerRequest) String() string {
 func (*UnregisterPlayerRequest) ProtoMessage() {}
 
 func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1784,7 +1869,7 @@ func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnregisterPlayerRequest) GetTournamentId() string {
@@ -1812,7 +1897,7 @@ type UnregisterPlayerResponse struct {
 
 func (x *UnregisterPlayerResponse) Reset() {
 	*x = UnregisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +1909,7 @@ func (x *UnregisterPlayerResponse) String() string {
 func (*UnregisterPlayerResponse) ProtoMessage() {}
 
 func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +1922,7 @@ func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnregisterPlayerResponse) GetEntry() *Entry {
@@ -1858,7 +1943,7 @@ type ListEntriesRequest struct {
 
 func (x *ListEntriesRequest) Reset() {
 	*x = ListEntriesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1870,7 +1955,7 @@ func (x *ListEntriesRequest) String() string {
 func (*ListEntriesRequest) ProtoMessage() {}
 
 func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1883,7 +1968,7 @@ func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesRequest.ProtoReflect.Descriptor instead.
 func (*ListEntriesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListEntriesRequest) GetTournamentId() string {
@@ -1904,7 +1989,7 @@ type ListEntriesResponse struct {
 
 func (x *ListEntriesResponse) Reset() {
 	*x = ListEntriesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +2001,7 @@ func (x *ListEntriesResponse) String() string {
 func (*ListEntriesResponse) ProtoMessage() {}
 
 func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +2014,7 @@ func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesResponse.ProtoReflect.Descriptor instead.
 func (*ListEntriesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListEntriesResponse) GetEntries() []*Entry {
@@ -1954,7 +2039,7 @@ type SeatAssignment struct {
 
 func (x *SeatAssignment) Reset() {
 	*x = SeatAssignment{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1966,7 +2051,7 @@ func (x *SeatAssignment) String() string {
 func (*SeatAssignment) ProtoMessage() {}
 
 func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1979,7 +2064,7 @@ func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatAssignment.ProtoReflect.Descriptor instead.
 func (*SeatAssignment) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SeatAssignment) GetPlayerId() string {
@@ -2018,7 +2103,7 @@ type ButtonDraw struct {
 
 func (x *ButtonDraw) Reset() {
 	*x = ButtonDraw{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2030,7 +2115,7 @@ func (x *ButtonDraw) String() string {
 func (*ButtonDraw) ProtoMessage() {}
 
 func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2043,7 +2128,7 @@ func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonDraw.ProtoReflect.Descriptor instead.
 func (*ButtonDraw) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ButtonDraw) GetTable() int32 {
@@ -2078,7 +2163,7 @@ type StartTournamentRequest struct {
 
 func (x *StartTournamentRequest) Reset() {
 	*x = StartTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2175,7 @@ func (x *StartTournamentRequest) String() string {
 func (*StartTournamentRequest) ProtoMessage() {}
 
 func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2188,7 @@ func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
 func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StartTournamentRequest) GetTournamentId() string {
@@ -2128,7 +2213,7 @@ type StartTournamentResponse struct {
 
 func (x *StartTournamentResponse) Reset() {
 	*x = StartTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2225,7 @@ func (x *StartTournamentResponse) String() string {
 func (*StartTournamentResponse) ProtoMessage() {}
 
 func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2238,7 @@ func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
 func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartTournamentResponse) GetTournament() *Tournament {
@@ -2194,7 +2279,7 @@ type RebuyRequest struct {
 
 func (x *RebuyRequest) Reset() {
 	*x = RebuyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2291,7 @@ func (x *RebuyRequest) String() string {
 func (*RebuyRequest) ProtoMessage() {}
 
 func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2304,7 @@ func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
 func (*RebuyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RebuyRequest) GetTournamentId() string {
@@ -2263,7 +2348,7 @@ type RebuyResponse struct {
 
 func (x *RebuyResponse) Reset() {
 	*x = RebuyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2360,7 @@ func (x *RebuyResponse) String() string {
 func (*RebuyResponse) ProtoMessage() {}
 
 func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2373,7 @@ func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
 func (*RebuyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RebuyResponse) GetEntry() *Entry {
@@ -2324,7 +2409,7 @@ type AddOnRequest struct {
 
 func (x *AddOnRequest) Reset() {
 	*x = AddOnRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2336,7 +2421,7 @@ func (x *AddOnRequest) String() string {
 func (*AddOnRequest) ProtoMessage() {}
 
 func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2349,7 +2434,7 @@ func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
 func (*AddOnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AddOnRequest) GetTournamentId() string {
@@ -2400,7 +2485,7 @@ type AddOnResponse struct {
 
 func (x *AddOnResponse) Reset() {
 	*x = AddOnResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2497,7 @@ func (x *AddOnResponse) String() string {
 func (*AddOnResponse) ProtoMessage() {}
 
 func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2510,7 @@ func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
 func (*AddOnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AddOnResponse) GetEntry() *Entry {
@@ -2457,7 +2542,7 @@ type GetClockRequest struct {
 
 func (x *GetClockRequest) Reset() {
 	*x = GetClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2469,7 +2554,7 @@ func (x *GetClockRequest) String() string {
 func (*GetClockRequest) ProtoMessage() {}
 
 func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2482,7 +2567,7 @@ func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
 func (*GetClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetClockRequest) GetTournamentId() string {
@@ -2520,7 +2605,7 @@ type GetClockResponse struct {
 
 func (x *GetClockResponse) Reset() {
 	*x = GetClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2532,7 +2617,7 @@ func (x *GetClockResponse) String() string {
 func (*GetClockResponse) ProtoMessage() {}
 
 func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2545,7 +2630,7 @@ func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
 func (*GetClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetClockResponse) GetStarted() bool {
@@ -2601,7 +2686,7 @@ type WatchClockRequest struct {
 
 func (x *WatchClockRequest) Reset() {
 	*x = WatchClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2613,7 +2698,7 @@ func (x *WatchClockRequest) String() string {
 func (*WatchClockRequest) ProtoMessage() {}
 
 func (x *WatchClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2626,7 +2711,7 @@ func (x *WatchClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchClockRequest.ProtoReflect.Descriptor instead.
 func (*WatchClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *WatchClockRequest) GetTournamentId() string {
@@ -2659,7 +2744,7 @@ type WatchClockResponse struct {
 
 func (x *WatchClockResponse) Reset() {
 	*x = WatchClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2671,7 +2756,7 @@ func (x *WatchClockResponse) String() string {
 func (*WatchClockResponse) ProtoMessage() {}
 
 func (x *WatchClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2684,7 +2769,7 @@ func (x *WatchClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchClockResponse.ProtoReflect.Descriptor instead.
 func (*WatchClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WatchClockResponse) GetTournament() *Tournament {
@@ -2740,7 +2825,7 @@ type PauseClockRequest struct {
 
 func (x *PauseClockRequest) Reset() {
 	*x = PauseClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2752,7 +2837,7 @@ func (x *PauseClockRequest) String() string {
 func (*PauseClockRequest) ProtoMessage() {}
 
 func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2765,7 +2850,7 @@ func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockRequest.ProtoReflect.Descriptor instead.
 func (*PauseClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PauseClockRequest) GetTournamentId() string {
@@ -2786,7 +2871,7 @@ type PauseClockResponse struct {
 
 func (x *PauseClockResponse) Reset() {
 	*x = PauseClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2798,7 +2883,7 @@ func (x *PauseClockResponse) String() string {
 func (*PauseClockResponse) ProtoMessage() {}
 
 func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2811,7 +2896,7 @@ func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockResponse.ProtoReflect.Descriptor instead.
 func (*PauseClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PauseClockResponse) GetClock() *GetClockResponse {
@@ -2832,7 +2917,7 @@ type ResumeClockRequest struct {
 
 func (x *ResumeClockRequest) Reset() {
 	*x = ResumeClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2844,7 +2929,7 @@ func (x *ResumeClockRequest) String() string {
 func (*ResumeClockRequest) ProtoMessage() {}
 
 func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2857,7 +2942,7 @@ func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockRequest.ProtoReflect.Descriptor instead.
 func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResumeClockRequest) GetTournamentId() string {
@@ -2878,7 +2963,7 @@ type ResumeClockResponse struct {
 
 func (x *ResumeClockResponse) Reset() {
 	*x = ResumeClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2890,7 +2975,7 @@ func (x *ResumeClockResponse) String() string {
 func (*ResumeClockResponse) ProtoMessage() {}
 
 func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2903,7 +2988,7 @@ func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockResponse.ProtoReflect.Descriptor instead.
 func (*ResumeClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ResumeClockResponse) GetClock() *GetClockResponse {
@@ -2928,7 +3013,7 @@ type AddClockTimeRequest struct {
 
 func (x *AddClockTimeRequest) Reset() {
 	*x = AddClockTimeRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2940,7 +3025,7 @@ func (x *AddClockTimeRequest) String() string {
 func (*AddClockTimeRequest) ProtoMessage() {}
 
 func (x *AddClockTimeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2953,7 +3038,7 @@ func (x *AddClockTimeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddClockTimeRequest.ProtoReflect.Descriptor instead.
 func (*AddClockTimeRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddClockTimeRequest) GetTournamentId() string {
@@ -2988,7 +3073,7 @@ type AddClockTimeResponse struct {
 
 func (x *AddClockTimeResponse) Reset() {
 	*x = AddClockTimeResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3085,7 @@ func (x *AddClockTimeResponse) String() string {
 func (*AddClockTimeResponse) ProtoMessage() {}
 
 func (x *AddClockTimeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3098,7 @@ func (x *AddClockTimeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddClockTimeResponse.ProtoReflect.Descriptor instead.
 func (*AddClockTimeResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AddClockTimeResponse) GetClock() *GetClockResponse {
@@ -3043,7 +3128,7 @@ type SetClockLevelRequest struct {
 
 func (x *SetClockLevelRequest) Reset() {
 	*x = SetClockLevelRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3055,7 +3140,7 @@ func (x *SetClockLevelRequest) String() string {
 func (*SetClockLevelRequest) ProtoMessage() {}
 
 func (x *SetClockLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3068,7 +3153,7 @@ func (x *SetClockLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetClockLevelRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetClockLevelRequest) GetTournamentId() string {
@@ -3139,7 +3224,7 @@ type SetClockLevelResponse struct {
 
 func (x *SetClockLevelResponse) Reset() {
 	*x = SetClockLevelResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3151,7 +3236,7 @@ func (x *SetClockLevelResponse) String() string {
 func (*SetClockLevelResponse) ProtoMessage() {}
 
 func (x *SetClockLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3164,7 +3249,7 @@ func (x *SetClockLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetClockLevelResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SetClockLevelResponse) GetClock() *GetClockResponse {
@@ -3189,7 +3274,7 @@ type StartBreakRequest struct {
 
 func (x *StartBreakRequest) Reset() {
 	*x = StartBreakRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3201,7 +3286,7 @@ func (x *StartBreakRequest) String() string {
 func (*StartBreakRequest) ProtoMessage() {}
 
 func (x *StartBreakRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3214,7 +3299,7 @@ func (x *StartBreakRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBreakRequest.ProtoReflect.Descriptor instead.
 func (*StartBreakRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *StartBreakRequest) GetTournamentId() string {
@@ -3249,7 +3334,7 @@ type StartBreakResponse struct {
 
 func (x *StartBreakResponse) Reset() {
 	*x = StartBreakResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3261,7 +3346,7 @@ func (x *StartBreakResponse) String() string {
 func (*StartBreakResponse) ProtoMessage() {}
 
 func (x *StartBreakResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3274,7 +3359,7 @@ func (x *StartBreakResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBreakResponse.ProtoReflect.Descriptor instead.
 func (*StartBreakResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *StartBreakResponse) GetClock() *GetClockResponse {
@@ -3295,7 +3380,7 @@ type GetPayoutsRequest struct {
 
 func (x *GetPayoutsRequest) Reset() {
 	*x = GetPayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3307,7 +3392,7 @@ func (x *GetPayoutsRequest) String() string {
 func (*GetPayoutsRequest) ProtoMessage() {}
 
 func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3320,7 +3405,7 @@ func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
 func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetPayoutsRequest) GetTournamentId() string {
@@ -3349,7 +3434,7 @@ type GetPayoutsResponse struct {
 
 func (x *GetPayoutsResponse) Reset() {
 	*x = GetPayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3361,7 +3446,7 @@ func (x *GetPayoutsResponse) String() string {
 func (*GetPayoutsResponse) ProtoMessage() {}
 
 func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3374,7 +3459,7 @@ func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
 func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
@@ -3425,7 +3510,7 @@ type CancelTournamentRequest struct {
 
 func (x *CancelTournamentRequest) Reset() {
 	*x = CancelTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3437,7 +3522,7 @@ func (x *CancelTournamentRequest) String() string {
 func (*CancelTournamentRequest) ProtoMessage() {}
 
 func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3450,7 +3535,7 @@ func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CancelTournamentRequest) GetTournamentId() string {
@@ -3480,7 +3565,7 @@ type CancelTournamentResponse struct {
 
 func (x *CancelTournamentResponse) Reset() {
 	*x = CancelTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3492,7 +3577,7 @@ func (x *CancelTournamentResponse) String() string {
 func (*CancelTournamentResponse) ProtoMessage() {}
 
 func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3505,7 +3590,7 @@ func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CancelTournamentResponse) GetTournament() *Tournament {
@@ -3542,7 +3627,7 @@ type Knockout struct {
 
 func (x *Knockout) Reset() {
 	*x = Knockout{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3554,7 +3639,7 @@ func (x *Knockout) String() string {
 func (*Knockout) ProtoMessage() {}
 
 func (x *Knockout) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3567,7 +3652,7 @@ func (x *Knockout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
 func (*Knockout) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Knockout) GetPlayerId() string {
@@ -3622,7 +3707,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3634,7 +3719,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3647,7 +3732,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Finish) GetPlayerId() string {
@@ -3701,7 +3786,7 @@ type Prize struct {
 
 func (x *Prize) Reset() {
 	*x = Prize{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3713,7 +3798,7 @@ func (x *Prize) String() string {
 func (*Prize) ProtoMessage() {}
 
 func (x *Prize) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3726,7 +3811,7 @@ func (x *Prize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prize.ProtoReflect.Descriptor instead.
 func (*Prize) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Prize) GetPlayerId() string {
@@ -3791,7 +3876,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3803,7 +3888,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3816,7 +3901,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -3852,7 +3937,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3864,7 +3949,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3877,7 +3962,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -3919,7 +4004,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3931,7 +4016,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3944,7 +4029,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -3967,7 +4052,7 @@ type GetResultsResponse struct {
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3979,7 +4064,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3992,7 +4077,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -4020,7 +4105,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4032,7 +4117,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4045,7 +4130,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -4066,7 +4151,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4078,7 +4163,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4091,7 +4176,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -4126,7 +4211,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4138,7 +4223,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4151,7 +4236,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -4225,7 +4310,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4237,7 +4322,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4250,7 +4335,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -4289,7 +4374,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4301,7 +4386,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4314,7 +4399,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -4349,7 +4434,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4361,7 +4446,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4374,7 +4459,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -4397,7 +4482,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4409,7 +4494,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4422,7 +4507,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -4460,7 +4545,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4472,7 +4557,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4485,7 +4570,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -4545,7 +4630,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4557,7 +4642,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4570,7 +4655,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -4609,7 +4694,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4621,7 +4706,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4634,7 +4719,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -4675,7 +4760,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4687,7 +4772,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4700,7 +4785,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -4752,7 +4837,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4764,7 +4849,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4777,7 +4862,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -4841,7 +4926,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4853,7 +4938,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4866,7 +4951,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -4915,7 +5000,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4927,7 +5012,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4940,7 +5025,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -4967,7 +5052,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4979,7 +5064,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4992,7 +5077,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -5036,7 +5121,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5048,7 +5133,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5061,7 +5146,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -5091,7 +5176,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5103,7 +5188,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5116,7 +5201,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -5146,7 +5231,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5158,7 +5243,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5171,7 +5256,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -5205,7 +5290,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5217,7 +5302,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5230,7 +5315,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -5274,7 +5359,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5286,7 +5371,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5299,7 +5384,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -5327,7 +5412,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5339,7 +5424,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5352,7 +5437,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -5379,7 +5464,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5391,7 +5476,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5404,7 +5489,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -5446,7 +5531,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5458,7 +5543,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5471,7 +5556,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -5504,7 +5589,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5516,7 +5601,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5529,7 +5614,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -5594,7 +5679,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5606,7 +5691,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5619,7 +5704,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -5653,7 +5738,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5665,7 +5750,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5678,7 +5763,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -5720,7 +5805,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5732,7 +5817,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5745,7 +5830,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -5766,7 +5851,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5778,7 +5863,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5791,7 +5876,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -5814,7 +5899,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5826,7 +5911,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5839,7 +5924,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -5867,7 +5952,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5879,7 +5964,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5892,7 +5977,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -5921,7 +6006,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5933,7 +6018,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5946,7 +6031,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -5995,7 +6080,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6007,7 +6092,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6020,7 +6105,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -6049,7 +6134,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6061,7 +6146,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6074,7 +6159,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -6123,7 +6208,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6135,7 +6220,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6148,7 +6233,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -6169,7 +6254,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6181,7 +6266,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6194,7 +6279,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -6219,7 +6304,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6231,7 +6316,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6244,7 +6329,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -6283,7 +6368,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6295,7 +6380,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6308,7 +6393,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -6346,7 +6431,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\xd7\x06\n" +
+	"transferId\"\x99\a\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -6370,7 +6455,15 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\apayouts\x18\x10 \x01(\v2'.cardroom.tournament.v1.PayoutStructureR\apayouts\x12&\n" +
 	"\x0fseats_per_table\x18\x11 \x01(\x05R\rseatsPerTable\x12\x1f\n" +
 	"\vlive_tables\x18\x19 \x01(\bR\n" +
-	"liveTables\"\xea\x05\n" +
+	"liveTables\x12@\n" +
+	"\n" +
+	"chip_check\x18\x1c \x01(\v2!.cardroom.tournament.v1.ChipCheckR\tchipCheck\"\xaa\x01\n" +
+	"\tChipCheck\x12!\n" +
+	"\fchips_issued\x18\x01 \x01(\x03R\vchipsIssued\x12#\n" +
+	"\rchips_counted\x18\x02 \x01(\x03R\fchipsCounted\x129\n" +
+	"\n" +
+	"counted_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcountedAt\x12\x1a\n" +
+	"\bmismatch\x18\x04 \x01(\x03R\bmismatch\"\xea\x05\n" +
 	"\vEntryPolicy\x12V\n" +
 	"\x11late_registration\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\x0e\xbaH\v\xaa\x01\b\"\x04\b\x80\xa3\x052\x00R\x10lateRegistration\x12.\n" +
 	"\fmax_entrants\x18\x02 \x01(\x05B\v\xbaH\b\x1a\x06\x18\xa0\x8d\x06(\x00R\vmaxEntrants\x12L\n" +
@@ -6936,7 +7029,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 92)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -6946,256 +7039,259 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*SettlePrizePoolRequest)(nil),    // 5: cardroom.tournament.v1.SettlePrizePoolRequest
 	(*SettlePrizePoolResponse)(nil),   // 6: cardroom.tournament.v1.SettlePrizePoolResponse
 	(*Tournament)(nil),                // 7: cardroom.tournament.v1.Tournament
-	(*EntryPolicy)(nil),               // 8: cardroom.tournament.v1.EntryPolicy
-	(*Level)(nil),                     // 9: cardroom.tournament.v1.Level
-	(*PayoutTier)(nil),                // 10: cardroom.tournament.v1.PayoutTier
-	(*PayoutStructure)(nil),           // 11: cardroom.tournament.v1.PayoutStructure
-	(*CreateTournamentRequest)(nil),   // 12: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil),  // 13: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),    // 14: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),   // 15: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),      // 16: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),     // 17: cardroom.tournament.v1.GetTournamentResponse
-	(*Entry)(nil),                     // 18: cardroom.tournament.v1.Entry
-	(*RegisterPlayerRequest)(nil),     // 19: cardroom.tournament.v1.RegisterPlayerRequest
-	(*RegisterPlayerResponse)(nil),    // 20: cardroom.tournament.v1.RegisterPlayerResponse
-	(*UnregisterPlayerRequest)(nil),   // 21: cardroom.tournament.v1.UnregisterPlayerRequest
-	(*UnregisterPlayerResponse)(nil),  // 22: cardroom.tournament.v1.UnregisterPlayerResponse
-	(*ListEntriesRequest)(nil),        // 23: cardroom.tournament.v1.ListEntriesRequest
-	(*ListEntriesResponse)(nil),       // 24: cardroom.tournament.v1.ListEntriesResponse
-	(*SeatAssignment)(nil),            // 25: cardroom.tournament.v1.SeatAssignment
-	(*ButtonDraw)(nil),                // 26: cardroom.tournament.v1.ButtonDraw
-	(*StartTournamentRequest)(nil),    // 27: cardroom.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil),   // 28: cardroom.tournament.v1.StartTournamentResponse
-	(*RebuyRequest)(nil),              // 29: cardroom.tournament.v1.RebuyRequest
-	(*RebuyResponse)(nil),             // 30: cardroom.tournament.v1.RebuyResponse
-	(*AddOnRequest)(nil),              // 31: cardroom.tournament.v1.AddOnRequest
-	(*AddOnResponse)(nil),             // 32: cardroom.tournament.v1.AddOnResponse
-	(*GetClockRequest)(nil),           // 33: cardroom.tournament.v1.GetClockRequest
-	(*GetClockResponse)(nil),          // 34: cardroom.tournament.v1.GetClockResponse
-	(*WatchClockRequest)(nil),         // 35: cardroom.tournament.v1.WatchClockRequest
-	(*WatchClockResponse)(nil),        // 36: cardroom.tournament.v1.WatchClockResponse
-	(*PauseClockRequest)(nil),         // 37: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),        // 38: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),        // 39: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),       // 40: cardroom.tournament.v1.ResumeClockResponse
-	(*AddClockTimeRequest)(nil),       // 41: cardroom.tournament.v1.AddClockTimeRequest
-	(*AddClockTimeResponse)(nil),      // 42: cardroom.tournament.v1.AddClockTimeResponse
-	(*SetClockLevelRequest)(nil),      // 43: cardroom.tournament.v1.SetClockLevelRequest
-	(*SetClockLevelResponse)(nil),     // 44: cardroom.tournament.v1.SetClockLevelResponse
-	(*StartBreakRequest)(nil),         // 45: cardroom.tournament.v1.StartBreakRequest
-	(*StartBreakResponse)(nil),        // 46: cardroom.tournament.v1.StartBreakResponse
-	(*GetPayoutsRequest)(nil),         // 47: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 48: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 49: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 50: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 51: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 52: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 53: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 54: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 55: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 56: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 57: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 58: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 59: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 60: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 61: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 62: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 63: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 64: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 65: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 66: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 67: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 68: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 69: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 70: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 71: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 72: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 73: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 74: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 75: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 76: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 77: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 78: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 79: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 80: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 81: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 82: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 83: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 84: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 85: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 86: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 87: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 88: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 89: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 90: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 91: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 92: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 93: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 94: cardroom.tournament.v1.AttachTableResponse
-	nil,                               // 95: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 96: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 97: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 98: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 99: google.protobuf.Duration
+	(*ChipCheck)(nil),                 // 8: cardroom.tournament.v1.ChipCheck
+	(*EntryPolicy)(nil),               // 9: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                     // 10: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),                // 11: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),           // 12: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),   // 13: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil),  // 14: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),    // 15: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),   // 16: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),      // 17: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),     // 18: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                     // 19: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),     // 20: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),    // 21: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),   // 22: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil),  // 23: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),        // 24: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),       // 25: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),            // 26: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),                // 27: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),    // 28: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),   // 29: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),              // 30: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 31: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 32: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 33: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),           // 34: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),          // 35: cardroom.tournament.v1.GetClockResponse
+	(*WatchClockRequest)(nil),         // 36: cardroom.tournament.v1.WatchClockRequest
+	(*WatchClockResponse)(nil),        // 37: cardroom.tournament.v1.WatchClockResponse
+	(*PauseClockRequest)(nil),         // 38: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 39: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 40: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 41: cardroom.tournament.v1.ResumeClockResponse
+	(*AddClockTimeRequest)(nil),       // 42: cardroom.tournament.v1.AddClockTimeRequest
+	(*AddClockTimeResponse)(nil),      // 43: cardroom.tournament.v1.AddClockTimeResponse
+	(*SetClockLevelRequest)(nil),      // 44: cardroom.tournament.v1.SetClockLevelRequest
+	(*SetClockLevelResponse)(nil),     // 45: cardroom.tournament.v1.SetClockLevelResponse
+	(*StartBreakRequest)(nil),         // 46: cardroom.tournament.v1.StartBreakRequest
+	(*StartBreakResponse)(nil),        // 47: cardroom.tournament.v1.StartBreakResponse
+	(*GetPayoutsRequest)(nil),         // 48: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 49: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 50: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 51: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 52: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 53: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 54: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 55: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 56: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 57: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 58: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 59: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 60: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 61: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 62: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 63: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 64: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 65: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 66: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 67: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 68: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 69: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 70: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 71: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 72: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 73: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 74: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 75: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 76: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 77: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 78: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 79: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 80: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 81: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 82: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 83: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 84: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 85: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 86: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 87: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 88: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 89: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 90: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 91: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 92: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 93: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 94: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 95: cardroom.tournament.v1.AttachTableResponse
+	nil,                               // 96: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 97: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 98: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 99: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),       // 100: google.protobuf.Duration
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	96,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	97,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	98,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	97,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	98,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	99,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	98,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	99,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	8,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	9,   // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	11,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	99,  // 9: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	99,  // 10: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	99,  // 11: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	99,  // 12: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	10,  // 13: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	96,  // 14: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	97,  // 15: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	98,  // 16: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,   // 17: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	8,   // 18: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	9,   // 19: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	11,  // 20: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 21: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 22: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 23: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,   // 24: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	98,  // 25: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	18,  // 26: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	18,  // 27: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	18,  // 28: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	95,  // 29: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	7,   // 30: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	25,  // 31: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	26,  // 32: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	18,  // 33: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	18,  // 34: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	98,  // 35: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	9,   // 36: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	99,  // 37: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	7,   // 38: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	34,  // 39: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	48,  // 40: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
-	34,  // 41: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	34,  // 42: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	99,  // 43: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
-	34,  // 44: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	34,  // 45: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	99,  // 46: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
-	34,  // 47: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	11,  // 48: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 49: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 50: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	51,  // 51: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	52,  // 52: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	53,  // 53: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	52,  // 54: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	53,  // 55: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	53,  // 56: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 57: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	52,  // 58: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	64,  // 59: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	65,  // 60: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	26,  // 61: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	68,  // 62: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	70,  // 63: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	72,  // 64: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	52,  // 65: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	72,  // 66: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	52,  // 67: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	11,  // 68: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 69: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	18,  // 70: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	98,  // 71: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	83,  // 72: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	18,  // 73: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	98,  // 74: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	9,   // 75: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,   // 76: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	98,  // 77: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	90,  // 78: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	12,  // 79: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	14,  // 80: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	16,  // 81: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	19,  // 82: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	21,  // 83: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	23,  // 84: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	27,  // 85: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	29,  // 86: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	31,  // 87: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	33,  // 88: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	35,  // 89: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	37,  // 90: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	39,  // 91: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	41,  // 92: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
-	43,  // 93: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
-	45,  // 94: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
-	47,  // 95: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	49,  // 96: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	54,  // 97: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	56,  // 98: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	58,  // 99: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	60,  // 100: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	62,  // 101: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	66,  // 102: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	69,  // 103: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	73,  // 104: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	75,  // 105: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	77,  // 106: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	79,  // 107: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	81,  // 108: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	84,  // 109: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	86,  // 110: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	88,  // 111: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	93,  // 112: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	5,   // 113: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	91,  // 114: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	13,  // 115: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	15,  // 116: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	17,  // 117: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	20,  // 118: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	22,  // 119: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	24,  // 120: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	28,  // 121: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	30,  // 122: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	32,  // 123: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	34,  // 124: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	36,  // 125: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	38,  // 126: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	40,  // 127: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	42,  // 128: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
-	44,  // 129: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
-	46,  // 130: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
-	48,  // 131: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	50,  // 132: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	55,  // 133: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	57,  // 134: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	59,  // 135: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	61,  // 136: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	63,  // 137: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	67,  // 138: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	71,  // 139: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	74,  // 140: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	76,  // 141: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	78,  // 142: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	80,  // 143: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	82,  // 144: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	85,  // 145: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	87,  // 146: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	89,  // 147: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	94,  // 148: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	6,   // 149: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	92,  // 150: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	115, // [115:151] is the sub-list for method output_type
-	79,  // [79:115] is the sub-list for method input_type
-	79,  // [79:79] is the sub-list for extension type_name
-	79,  // [79:79] is the sub-list for extension extendee
-	0,   // [0:79] is the sub-list for field type_name
+	9,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	10,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	12,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
+	99,  // 10: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
+	100, // 11: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	100, // 12: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	100, // 13: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	100, // 14: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	11,  // 15: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	97,  // 16: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	98,  // 17: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	99,  // 18: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,   // 19: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	9,   // 20: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	10,  // 21: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	12,  // 22: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 23: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 24: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 25: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,   // 26: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	99,  // 27: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	19,  // 28: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 29: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 30: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	96,  // 31: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	7,   // 32: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	26,  // 33: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	27,  // 34: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	19,  // 35: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 36: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	99,  // 37: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	10,  // 38: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	100, // 39: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	7,   // 40: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	35,  // 41: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	49,  // 42: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	35,  // 43: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	35,  // 44: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	100, // 45: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	35,  // 46: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	35,  // 47: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	100, // 48: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	35,  // 49: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	12,  // 50: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 51: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 52: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	52,  // 53: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	53,  // 54: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	54,  // 55: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	53,  // 56: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	54,  // 57: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	54,  // 58: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 59: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	53,  // 60: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	65,  // 61: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	66,  // 62: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	27,  // 63: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	69,  // 64: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	71,  // 65: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	73,  // 66: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	53,  // 67: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	73,  // 68: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	53,  // 69: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	12,  // 70: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 71: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	19,  // 72: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	99,  // 73: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	84,  // 74: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	19,  // 75: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	99,  // 76: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	10,  // 77: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,   // 78: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	99,  // 79: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	91,  // 80: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	13,  // 81: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	15,  // 82: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	17,  // 83: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	20,  // 84: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	22,  // 85: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	24,  // 86: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	28,  // 87: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	30,  // 88: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	32,  // 89: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	34,  // 90: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	36,  // 91: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	38,  // 92: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	40,  // 93: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	42,  // 94: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	44,  // 95: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	46,  // 96: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	48,  // 97: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	50,  // 98: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	55,  // 99: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	57,  // 100: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	59,  // 101: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	61,  // 102: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	63,  // 103: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	67,  // 104: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	70,  // 105: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	74,  // 106: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	76,  // 107: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	78,  // 108: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	80,  // 109: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	82,  // 110: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	85,  // 111: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	87,  // 112: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	89,  // 113: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	94,  // 114: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	5,   // 115: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	92,  // 116: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	14,  // 117: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	16,  // 118: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	18,  // 119: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	21,  // 120: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	23,  // 121: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	25,  // 122: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	29,  // 123: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	31,  // 124: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	33,  // 125: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	35,  // 126: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	37,  // 127: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	39,  // 128: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	41,  // 129: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	43,  // 130: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	45,  // 131: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	47,  // 132: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	49,  // 133: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	51,  // 134: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	56,  // 135: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	58,  // 136: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	60,  // 137: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	62,  // 138: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	64,  // 139: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	68,  // 140: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	72,  // 141: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	75,  // 142: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	77,  // 143: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	79,  // 144: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	81,  // 145: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	83,  // 146: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	86,  // 147: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	88,  // 148: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	90,  // 149: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	95,  // 150: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	6,   // 151: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	93,  // 152: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	117, // [117:153] is the sub-list for method output_type
+	81,  // [81:117] is the sub-list for method input_type
+	81,  // [81:81] is the sub-list for extension type_name
+	81,  // [81:81] is the sub-list for extension extendee
+	0,   // [0:81] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -7203,7 +7299,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 	if File_cardroom_tournament_v1_tournament_proto != nil {
 		return
 	}
-	file_cardroom_tournament_v1_tournament_proto_msgTypes[38].OneofWrappers = []any{
+	file_cardroom_tournament_v1_tournament_proto_msgTypes[39].OneofWrappers = []any{
 		(*SetClockLevelRequest_LevelIndex)(nil),
 		(*SetClockLevelRequest_Skip)(nil),
 	}
@@ -7213,7 +7309,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   91,
+			NumMessages:   92,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
