@@ -480,7 +480,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 	if err != nil {
 		return err
 	}
-	if plan := Plan(ens, t.Rules.SeatsPerTable); FinalDue(plan, t.Rules.SeatsPerTable) {
+	if plan := Plan(ens, t.Rules.SeatsPerTable); t.Rules.RedrawFinal && FinalDue(plan, t.Rules.SeatsPerTable) {
 		return d.redrawFinal(ctx, t, plan, h)
 	}
 	now := d.now()

@@ -21,6 +21,11 @@ type Rules struct {
 	// Live opens the event's tables as live tables: a dealer deals
 	// physical cards and enters them on the console (TP-68).
 	Live bool `json:"live,omitempty"`
+	// RedrawFinal redraws seats and the button for the final table (TR-07)
+	// instead of breaking tables down to the last one. Off until the
+	// redraw is proved end to end: run over REST on a cluster it left a
+	// player at an old table (TABLE_NOT_EMPTY) and the event stalled.
+	RedrawFinal bool `json:"redraw_final,omitempty"`
 }
 
 // DefaultSeatsPerTable is a full ring game table.
