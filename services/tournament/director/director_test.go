@@ -85,6 +85,19 @@ func runningWith(t *testing.T, db *sqlstore.DB, n int, rules house.Rules) *store
 	return s
 }
 
+// started is a running event of n entrants whose tables the director has
+// opened and seated (Start) on a fake table service.
+func started(t *testing.T, db *sqlstore.DB, n int) (*store.Store, *fakeTables, *director.Director) {
+	t.Helper()
+	s := running(t, db, n)
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	if err := d.Start(t.Context(), "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	return s, f, d
+}
+
 func newDirector(s *store.Store, f *fakeTables, clk clock.Clock) *director.Director {
 	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: &splitMix{s: 11}})
 }
@@ -248,13 +261,8 @@ func TestStart_LiveEventOpensLiveTables_TP68(t *testing.T) {
 func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
-		s := running(t, db, 27)
-		f := newFakeTables()
-		d := newDirector(s, f, clock.NewFake(now))
+		s, f, d := started(t, db, 27)
 		ctx := t.Context()
-		if err := d.Start(ctx, "ev1"); err != nil {
-			t.Fatal(err)
-		}
 		out := tablePlayers(t, s, 3)[:2]
 		bust(t, s, f, out...)
 		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
@@ -326,13 +334,8 @@ func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testin
 func TestHandEnded_BreaksTheLastTableAndHaltsShortOnes_G25(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
-		s := running(t, db, 27)
-		f := newFakeTables()
-		d := newDirector(s, f, clock.NewFake(now))
+		s, f, d := started(t, db, 27)
 		ctx := t.Context()
-		if err := d.Start(ctx, "ev1"); err != nil {
-			t.Fatal(err)
-		}
 		// Table 2 loses four: 9/5/9, table 2 is halted (G-25: 3 short).
 		out := tablePlayers(t, s, 2)[:4]
 		bust(t, s, f, out...)
@@ -385,13 +388,8 @@ func TestHandEnded_ACrashMidMoveCompletesItOnce(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			t.Parallel()
 			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
-			s := running(t, db, 27)
-			f := newFakeTables()
-			d := newDirector(s, f, clock.NewFake(now))
+			s, f, d := started(t, db, 27)
 			ctx := t.Context()
-			if err := d.Start(ctx, "ev1"); err != nil {
-				t.Fatal(err)
-			}
 			out := tablePlayers(t, s, 3)[:2]
 			bust(t, s, f, out...)
 			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
@@ -456,13 +454,8 @@ func TestSchedule_PauseRetractsAndResumeResends_TR20(t *testing.T) {
 func TestHandForHand_TablesDealTheirNextHandsTogether_G26(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
-	s := running(t, db, 27)
-	f := newFakeTables()
-	d := newDirector(s, f, clock.NewFake(now))
+	s, f, d := started(t, db, 27)
 	ctx := t.Context()
-	if err := d.Start(ctx, "ev1"); err != nil {
-		t.Fatal(err)
-	}
 	for i, id := range []string{"tbl1", "tbl2", "tbl3"} {
 		f.tables[id].handNo = int64(10 + i)
 	}
@@ -504,13 +497,8 @@ func TestHandForHand_TablesDealTheirNextHandsTogether_G26(t *testing.T) {
 func TestAbsent_PenaltyAndLeaverAtTheirTable_TR33_TR35(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
-	s := running(t, db, 27)
-	f := newFakeTables()
-	d := newDirector(s, f, clock.NewFake(now))
+	s, f, d := started(t, db, 27)
 	ctx := t.Context()
-	if err := d.Start(ctx, "ev1"); err != nil {
-		t.Fatal(err)
-	}
 	penalised, leaver := tablePlayers(t, s, 2)[0], tablePlayers(t, s, 3)[0]
 	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
 		for p, set := range map[string]func(*entry.Entry){penalised: func(en *entry.Entry) { en.HandsToMiss = 18 }, leaver: func(en *entry.Entry) { en.Left = true }} {
@@ -550,13 +538,8 @@ func TestAbsent_PenaltyAndLeaverAtTheirTable_TR33_TR35(t *testing.T) {
 func TestAddChips_RebuyOnceAtThePlayersTable_TR14(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
-	s := running(t, db, 27)
-	f := newFakeTables()
-	d := newDirector(s, f, clock.NewFake(now))
+	s, f, d := started(t, db, 27)
 	ctx := t.Context()
-	if err := d.Start(ctx, "ev1"); err != nil {
-		t.Fatal(err)
-	}
 	p := tablePlayers(t, s, 2)[0]
 	for range 2 {
 		if err := d.AddChips(ctx, "ev1", p, "trn/ev1/"+p+"/rebuy/1", stack, false); err != nil {
