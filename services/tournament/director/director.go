@@ -66,10 +66,12 @@ type Director struct {
 	// hand-for-hand rounds) before the director acts on the tables.
 	record func(context.Context, events.Event) error
 
-	// mu guards mismatch.
+	// mu guards mismatch and seatings.
 	mu sync.Mutex
 	// mismatch is each tournament's last chip count minus chips issued.
 	mismatch map[string]int64
+	// seatings is each tournament's seating kept between hands.
+	seatings map[string]*kept
 }
 
 // Deps is what a Director needs.
@@ -93,7 +95,7 @@ func New(d Deps) *Director {
 		log = slog.Default()
 	}
 	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record,
-		mismatch: map[string]int64{}}
+		mismatch: map[string]int64{}, seatings: map[string]*kept{}}
 }
 
 func (d *Director) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
@@ -337,19 +339,16 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	if t.Event.Status != event.Running && !t.Event.Status.PlayOver() {
 		return nil
 	}
-	ens, err := d.store.Entries(ctx, id)
-	if err != nil {
-		return err
-	}
-	status := map[string]entry.Status{}
-	for _, en := range ens {
-		status[en.PlayerID] = en.Status
-	}
 	for _, p := range h.Busted {
-		if status[p] == entry.Active {
+		// One read per busted player, not the whole field (issue 10).
+		en, _, err := d.store.Entry(ctx, id, p)
+		if err != nil {
+			return err
+		}
+		if en.Status == entry.Active {
 			continue // may still rebuy (TR-13)
 		}
-		err := d.tables.RemoveBusted(ctx, h.TableID, fmt.Sprintf("trn/%s/out/%s/%s/%d", id, p, h.TableID, h.No), p)
+		err = d.tables.RemoveBusted(ctx, h.TableID, fmt.Sprintf("trn/%s/out/%s/%s/%d", id, p, h.TableID, h.No), p)
 		if r := Refusal(err); r == "NOT_SEATED" {
 			continue
 		}
@@ -476,37 +475,47 @@ type slip struct {
 // table left empty and halts short tables (G-25).
 func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) error {
 	id := t.Event.ID
-	ens, err := d.store.Entries(ctx, id)
+	// The seating is kept between hands and brought up to date by the
+	// entries changed since (the bust, the last moves), not rebuilt from
+	// every entry (issue 10: O(tables) per hand, not O(entries)).
+	k := d.kept(id)
+	k.mu.Lock()
+	err := k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
+	final := err == nil && t.Rules.RedrawFinal && FinalDue(k.s.Plan(), t.Rules.SeatsPerTable)
+	var plan []balance.Table
+	if final {
+		plan = slices.Clone(k.s.Plan()) // redrawFinal reads the tables' ids only
+	}
+	k.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if plan := Plan(ens, t.Rules.SeatsPerTable); t.Rules.RedrawFinal && FinalDue(plan, t.Rules.SeatsPerTable) {
+	if final {
 		return d.redrawFinal(ctx, t, plan, h)
 	}
 	now := d.now()
 	var slips []slip
-	var plan []balance.Table
 	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		slips = nil
 		if cur.Event.Status != event.Running {
 			return nil
 		}
-		ens, err := tx.Entries()
-		if err != nil {
-			return err
+		// Taken before this transaction writes and let go before it ends
+		// (kept.mu), so no other transaction can wait on it while holding
+		// what this one needs.
+		k.mu.Lock()
+		err := k.sync(fromTx(tx), cur.Rules.SeatsPerTable)
+		var moves []balance.Move
+		if err == nil {
+			moves = Decide(k.s.Plan(), h, d.random)
 		}
-		plan = Plan(ens, cur.Rules.SeatsPerTable)
-		moves := Decide(plan, h, d.random)
-		if len(moves) == 0 {
-			return nil
+		k.mu.Unlock()
+		if err != nil || len(moves) == 0 {
+			return err
 		}
 		n, err := tx.CountAudit("move")
 		if err != nil {
 			return err
-		}
-		byPlayer := map[string]entry.Entry{}
-		for _, en := range ens {
-			byPlayer[en.PlayerID] = en
 		}
 		for _, m := range moves {
 			n++
@@ -514,7 +523,14 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 			to, _ := strconv.Atoi(m.ToTable)
 			s := slip{MoveID: fmt.Sprintf("trn/%s/move/%d", id, n), PlayerID: m.PlayerID, FromTable: from, FromSeat: m.FromSeat,
 				ToTable: to, ToSeat: m.ToSeat, Rule: m.Rule}
-			en := byPlayer[m.PlayerID]
+			cur, err := tx.Entry(m.PlayerID)
+			if err != nil {
+				return err
+			}
+			if cur == nil {
+				return fmt.Errorf("move %s: no entry of %s", s.MoveID, m.PlayerID)
+			}
+			en := *cur
 			en.Table, en.Seat = to, m.ToSeat
 			if err := tx.PutEntry(en); err != nil {
 				return err
@@ -524,13 +540,23 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 			}
 			slips = append(slips, s)
 		}
-		ens, err = tx.Entries()
-		if err != nil {
-			return err
-		}
-		plan = Plan(ens, cur.Rules.SeatsPerTable)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	// The seating after the moves (and whatever else changed since),
+	// for the halts.
+	k.mu.Lock()
+	err = k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
+	var halted []string
+	var nums []int
+	if err == nil {
+		plan := k.s.Plan()
+		halted = balance.Halted(plan, balance.Policy{})
+		nums = slices.Clone(k.s.nums)
+	}
+	k.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -547,7 +573,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 			return err
 		}
 	}
-	return d.halt(ctx, plan, tableIDs, h)
+	return d.halt(ctx, nums, halted, tableIDs, h)
 }
 
 // move carries out a recorded move: out of the first table, into the
@@ -589,16 +615,15 @@ func (d *Director) finishMoves(ctx context.Context, id string) error {
 	return nil
 }
 
-// halt holds the short tables until balanced (G-25), lets the others
-// deal, and closes the tables nobody is left at.
-func (d *Director) halt(ctx context.Context, plan []balance.Table, tableIDs map[int]string, h Hand) error {
-	halted := balance.Halted(plan, balance.Policy{})
+// halt holds the short tables (halted, by balance.Halted) until balanced
+// (G-25), lets the others of the seating's tables (nums, in order) deal,
+// and closes the tables nobody is left at.
+func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableIDs map[int]string, h Hand) error {
 	in := map[int]bool{}
-	for _, tb := range plan {
-		n, _ := strconv.Atoi(tb.ID)
+	for _, n := range nums {
 		in[n] = true
 		var err error
-		if slices.Contains(halted, tb.ID) {
+		if slices.Contains(halted, strconv.Itoa(n)) {
 			err = d.tables.Hold(ctx, tableIDs[n], HoldShort, HoldBalancing, 0)
 		} else {
 			err = d.tables.Release(ctx, tableIDs[n], HoldShort)
@@ -628,7 +653,14 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 		d.log.WarnContext(ctx, "director: chips not counted", "tournament", t.Event.ID, "error", err)
 		return
 	}
-	ens, err := d.store.Entries(ctx, t.Event.ID)
+	k := d.kept(t.Event.ID)
+	k.mu.Lock()
+	err = k.sync(d.fromStore(ctx, t.Event.ID), t.Rules.SeatsPerTable)
+	var issued int64
+	if err == nil {
+		issued = k.s.Issued(t.Event.StartingStack, t.Rules.Entry.RebuyChips, t.Rules.Entry.AddOnChips)
+	}
+	k.mu.Unlock()
 	if err != nil {
 		return
 	}
@@ -638,7 +670,6 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	}
 	// A chip race's rounding (G-08) and the chip it gives a player left
 	// with none (TR-22) change the chips in play: they count as issued.
-	issued := Issued(t, ens)
 	for _, r := range races {
 		issued += r.Delta
 	}

@@ -145,6 +145,9 @@ type Tx struct {
 	ctx context.Context
 	tx  *sqlstore.Tx
 	id  string
+	// rev is the entries revision this transaction writes under; 0 until
+	// its first entry write takes one.
+	rev int64
 }
 
 // Update runs fn on the tournament in one serializable transaction and
@@ -256,16 +259,25 @@ func (t *Tx) Entrants() (int, error) {
 	return n, nil
 }
 
-// PutEntry inserts or replaces the player's entry.
+// PutEntry inserts or replaces the player's entry, stamped with the
+// transaction's entries revision (EntriesSince).
 func (t *Tx) PutEntry(en entry.Entry) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_entries (`+entryColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+	if t.rev == 0 {
+		// One revision per transaction: its entries commit together, and
+		// the tournament's row is written by Update anyway.
+		err := t.tx.QueryRowContext(t.ctx, `UPDATE tournaments SET entries_rev = entries_rev + 1 WHERE id = $1 RETURNING entries_rev`, t.id).Scan(&t.rev)
+		if err != nil {
+			return fmt.Errorf("put entry %s/%s: next revision: %w", t.id, en.PlayerID, err)
+		}
+	}
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_entries (`+entryColumns+`, rev)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status, rebuys = excluded.rebuys, reentries = excluded.reentries,
 			add_on = excluded.add_on, withdrawals = excluded.withdrawals, registered_at_ms = excluded.registered_at_ms,
 			transfer_id = excluded.transfer_id, table_no = excluded.table_no, seat_no = excluded.seat_no,
-			hands_to_miss = excluded.hands_to_miss, left_play = excluded.left_play`,
+			hands_to_miss = excluded.hands_to_miss, left_play = excluded.left_play, rev = excluded.rev`,
 		t.id, en.PlayerID, int(en.Status), en.Rebuys, en.AddOn, en.Withdrawals, en.RegisteredAt.UnixMilli(), en.TransferID, en.Table, en.Seat,
-		en.HandsToMiss, en.Left, en.Reentries)
+		en.HandsToMiss, en.Left, en.Reentries, t.rev)
 	if err != nil {
 		return fmt.Errorf("put entry %s/%s: %w", t.id, en.PlayerID, err)
 	}
@@ -421,6 +433,65 @@ func (s *Store) Entries(ctx context.Context, id string) ([]entry.Entry, error) {
 		return err
 	})
 	return out, err
+}
+
+// EntriesSince returns the entries written after entries revision rev
+// (PutEntry), in registration order, and the revision the tournament's
+// entries are at now, read together: applying them to what was read at
+// rev gives the entries as of now. An entry DeleteEntry removed is not
+// among them (it was never paid, so never seated nor counted).
+func (s *Store) EntriesSince(ctx context.Context, id string, rev int64) (changed []entry.Entry, now int64, err error) {
+	err = s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		changed, now, err = entriesSince(ctx, tx, id, rev)
+		return err
+	})
+	return changed, now, err
+}
+
+// EntriesSince is Store.EntriesSince inside the transaction.
+func (t *Tx) EntriesSince(rev int64) (changed []entry.Entry, now int64, err error) {
+	return entriesSince(t.ctx, t.tx, t.id, rev)
+}
+
+func entriesSince(ctx context.Context, tx *sqlstore.Tx, id string, rev int64) ([]entry.Entry, int64, error) {
+	var now int64
+	err := tx.QueryRowContext(ctx, `SELECT entries_rev FROM tournaments WHERE id = $1`, id).Scan(&now)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, ErrNotFound.Withf("no tournament %q", id)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("entries revision of %s: %w", id, err)
+	}
+	if now <= rev {
+		return nil, now, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE tournament_id = $1 AND rev > $2
+		ORDER BY registered_at_ms, player_id`, id, rev)
+	if err != nil {
+		return nil, 0, fmt.Errorf("entries of %s since %d: %w", id, rev, err)
+	}
+	defer rows.Close()
+	var out []entry.Entry
+	for rows.Next() {
+		en, err := scanEntry(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("entries of %s since %d: %w", id, rev, err)
+		}
+		out = append(out, en)
+	}
+	return out, now, rows.Err()
+}
+
+// Entry returns the player's entry, ok false when there is none.
+func (s *Store) Entry(ctx context.Context, id, player string) (en entry.Entry, ok bool, err error) {
+	err = s.db.ReadTx(ctx, func(sqt *sqlstore.Tx) error {
+		e, err := (&Tx{ctx: ctx, tx: sqt, id: id}).Entry(player)
+		if e != nil {
+			en, ok = *e, true
+		}
+		return err
+	})
+	return en, ok, err
 }
 
 // Draws returns a tournament's draw log in order.
