@@ -46,6 +46,15 @@ func Breaking(plan []balance.Table) (string, bool) {
 	return plan[len(plan)-1].ID, true
 }
 
+// Idle reports whether table id of plan cannot deal its next hand: one
+// player left, or halted short (G-25). A table due to break that is idle
+// has no hand end of its own to break at, so the director breaks it at
+// another table's.
+func Idle(plan []balance.Table, id string) bool {
+	i := slices.IndexFunc(plan, func(tb balance.Table) bool { return tb.ID == id })
+	return i >= 0 && (len(plan[i].Seats) < 2 || slices.Contains(balance.Halted(plan, balance.Policy{}), id))
+}
+
 // Decide returns the moves the end of hand h lets the director make at
 // h's table (between hands, nobody there is in a hand):
 //   - when the players fit in one table fewer and h's table is the one

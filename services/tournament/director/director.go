@@ -495,8 +495,11 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 	}
 	now := d.now()
 	var slips []slip
+	// idle is a table due to break that cannot deal (Idle), broken at
+	// this hand's end instead of its own (0: none).
+	idle := 0
 	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
-		slips = nil
+		slips, idle = nil, 0
 		if cur.Event.Status != event.Running {
 			return nil
 		}
@@ -507,7 +510,16 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 		err := k.sync(fromTx(tx), cur.Rules.SeatsPerTable)
 		var moves []balance.Move
 		if err == nil {
-			moves = Decide(k.s.Plan(), h, d.random)
+			plan := k.s.Plan()
+			moves = Decide(plan, h, d.random)
+			if b, ok := Breaking(plan); ok && len(moves) == 0 && b != strconv.Itoa(h.Table) && Idle(plan, b) {
+				// Without this the event stalls: every other table waits
+				// for that break (no balancing while a table is due to
+				// break) and plays down to one player (seen in
+				// BenchmarkFreezeout10000).
+				idle, _ = strconv.Atoi(b)
+				moves = Decide(plan, Hand{Table: idle}, d.random)
+			}
 		}
 		k.mu.Unlock()
 		if err != nil || len(moves) == 0 {
@@ -570,6 +582,14 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 	}
 	for _, s := range slips {
 		if err := d.move(ctx, s, tableIDs); err != nil {
+			return err
+		}
+	}
+	if idle != 0 {
+		err := d.tables.Close(ctx, tableIDs[idle])
+		if r := Refusal(err); r == "TABLE_NOT_EMPTY" || r == "TABLE_CLOSED" {
+			d.log.InfoContext(ctx, "director: broken idle table not closed yet", "table_id", tableIDs[idle], "reason", r)
+		} else if err != nil {
 			return err
 		}
 	}
