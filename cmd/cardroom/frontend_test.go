@@ -21,11 +21,18 @@ const frontendSeed = 17
 // with the given players, each with 5 000 in the cage.
 func newFrontendRoom(t *testing.T, players ...string) *room {
 	t.Helper()
-	s := newSeededSuite(t, frontendSeed,
-		"REDIS_URL="+testkit.RedisURL(t),
-		"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
-		"DATABASE_URL="+postgresDatabase(t),
-	)
+	return newFrontendRoomEnv(t, nil, players...)
+}
+
+// newFrontendRoomEnv is newFrontendRoom with further settings of the suite
+// (NAME=value, later ones win).
+func newFrontendRoomEnv(t *testing.T, env []string, players ...string) *room {
+	t.Helper()
+	s := newSeededSuite(t, frontendSeed, append([]string{
+		"REDIS_URL=" + testkit.RedisURL(t),
+		"CARDROOM_REDIS_PREFIX=" + testkit.UniqueName(t) + ":",
+		"DATABASE_URL=" + postgresDatabase(t),
+	}, env...)...)
 	s.start()
 	r := newRoom(t, s, players...)
 	for _, p := range players {
@@ -116,7 +123,7 @@ func TestRefusalsNameTheirRules_TP31_TP46(t *testing.T) {
 		reason, rule string
 	}{
 		{"TP-31 a raise to an amount that is not a multiple of 5", map[string]any{"kind": "ACTION_KIND_RAISE", "amount": raise.Min + 3}, "NOT_CHIP_UNIT_MULTIPLE", "TP-31"},
-		{"TP-46 a check facing a bet", map[string]any{"kind": "ACTION_KIND_CHECK"}, "CANNOT_CHECK_FACING_BET", "TP-46"},
+		{"G-33 a check facing a bet", map[string]any{"kind": "ACTION_KIND_CHECK"}, "CANNOT_CHECK_FACING_BET", "G-33"},
 		{"TP-46 a stale sequence number", map[string]any{"kind": "ACTION_KIND_CALL", "expected_sequence": own.Sequence - 1}, "STALE_SEQUENCE", "TP-46"},
 	} {
 		code, e := r.refused("POST", actions, actor, c.body)

@@ -266,7 +266,49 @@ type Table struct {
 	// proposal is the console's last proposal (console.go); it stands
 	// while the table's sequence number is its own.
 	proposal *Proposal
+
+	// last is the most recent finished hand as every viewer may see it;
+	// nil before the first hand ends.
+	last *LastHand
 }
+
+// LastHand is a finished hand as every viewer may see it — the board, the
+// hands shown or exposed, face-up stud cards, the pots with their eligible
+// seats and winners — kept in the table's public state until the next
+// hand ends, so an app reads the result from the state and not only from
+// the stream. No card nobody was shown is in it: it is stored in clear.
+type LastHand struct {
+	HandNo int64              `json:"hand_no"`
+	Board  []cards.Card       `json:"board,omitempty"`
+	Pots   []engine.PotResult `json:"pots,omitempty"`
+	Seats  []LastSeat         `json:"seats"`
+	End    time.Time          `json:"end"`
+}
+
+// LastSeat is one seat of a LastHand: what a spectator saw of it at the
+// end (engine.View), its player and its net result.
+type LastSeat struct {
+	engine.SeatView
+	Net int64 `json:"net"`
+}
+
+// lastHand records the finished hand h as a spectator sees it.
+func lastHand(no int64, h *engine.Hand, res engine.Result, end time.Time) *LastHand {
+	v := h.View(-1)
+	l := &LastHand{HandNo: no, Board: v.Board, Pots: v.Pots, End: end}
+	net := make(map[int]int64, len(res.Seats))
+	for _, r := range res.Seats {
+		net[r.Seat] = r.Net
+	}
+	for _, s := range v.Seats {
+		l.Seats = append(l.Seats, LastSeat{SeatView: s, Net: net[s.Seat]})
+	}
+	return l
+}
+
+// LastHand returns the most recent finished hand as every viewer may see
+// it, or nil before the first hand ends. Callers must not mutate it.
+func (t *Table) LastHand() *LastHand { return t.last }
 
 // New returns an empty table with seats seats. A live table deals physical
 // cards, which the dealer enters (engine.Config.Physical).
@@ -980,6 +1022,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 		t.previous = t.plan.Positions
 	}
 	ended := &HandEnded{HandNo: t.handNo, Result: res}
+	t.last = lastHand(t.handNo, t.hand, res, now)
 	for _, r := range res.Seats {
 		s := &t.seats[r.Seat]
 		s.Stack = r.Stack
@@ -1101,6 +1144,7 @@ type snapshot struct {
 	Closing  bool             `json:"closing,omitempty"`
 	Tour     *Tour            `json:"tour,omitempty"`
 	Proposal *Proposal        `json:"proposal,omitempty"`
+	LastHand *LastHand        `json:"last_hand,omitempty"`
 }
 
 type secret struct {
@@ -1125,7 +1169,7 @@ type secret struct {
 func (t *Table) Marshal() (public, private []byte, err error) {
 	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
 		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
-		Tour: t.tour, Proposal: t.Proposal()})
+		Tour: t.tour, Proposal: t.Proposal(), LastHand: t.last})
 	if err != nil {
 		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
 	}
@@ -1147,7 +1191,7 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	}
 	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
 		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
-		proposal: s.Proposal}
+		proposal: s.Proposal, last: s.LastHand}
 	if !s.InHand {
 		return t, nil
 	}

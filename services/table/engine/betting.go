@@ -529,7 +529,7 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 			if o.bringIn {
 				return 0, 0, ruleErr("", ReasonActionNotAllowed, "the bring-in must bring it in or complete")
 			}
-			return 0, 0, ruleErr("TP-46", ReasonCannotCheck, "facing a bet, acting in turn is a call, a raise or a fold")
+			return 0, 0, ruleErr("G-33", ReasonCannotCheck, "facing a bet, the choices are call, raise or fold")
 		}
 		return Check, 0, nil
 	case Call:

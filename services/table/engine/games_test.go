@@ -234,7 +234,7 @@ func TestBadInput(t *testing.T) {
 	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: -300}, "", ReasonNegativeAmount)
 	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 5000}, "CS-05", ReasonAboveStack)
 	refuse(t, h, Action{Seat: 2, Kind: Call, Amount: 70}, "TP-32", ReasonWrongAmount)
-	refuse(t, h, Action{Seat: 2, Kind: Check}, "TP-46", ReasonCannotCheck)
+	refuse(t, h, Action{Seat: 2, Kind: Check}, "G-33", ReasonCannotCheck)
 	if !errors.Is(refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-46", ReasonOutOfTurn), ErrOutOfTurn) {
 		t.Fatal("errors.Is sentinel")
 	}

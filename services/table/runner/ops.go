@@ -365,7 +365,7 @@ func (r *Runner) Act(ctx context.Context, id string, c Caller, a ActArgs) (View,
 	if err != nil {
 		return View{}, false, err
 	}
-	return t.view(Viewer{Player: c.Player}), out.Duplicate, nil
+	return t.changeView(Viewer{Player: c.Player}), out.Duplicate, nil
 }
 
 // CloseTable closes a table: no new hand; everyone is cashed out now or when

@@ -37,6 +37,7 @@ import (
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/seal"
 	"github.com/cardroom/cardroom/services/table/store"
@@ -331,6 +332,11 @@ type Table struct {
 	// ordering is the tournament move being ordered by the change being
 	// applied, if any (tournament.go).
 	ordering *store.Move
+	// ended is the hand the change at sequence endedSeq finished: the
+	// answer to that change and its feed message show it done, with its
+	// pots (changeView).
+	ended    *engine.Hand
+	endedSeq int64
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -462,6 +468,10 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	}
 	if out.Ended != nil {
 		t.checkChips(ctx, out.Ended)
+	}
+	t.ended = nil
+	if out.History != nil {
+		t.ended, t.endedSeq = out.History.Hand, t.dt.Seq()
 	}
 	if out.Started != 0 {
 		t.countHand(ctx)
@@ -794,7 +804,7 @@ func cardBytes(d cards.Deck) []byte {
 // state). The caller holds t.mu.
 func (t *Table) announce(out dealer.Output) {
 	for w := range t.watchers {
-		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.view(w.viewer)}
+		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.changeView(w.viewer)}
 		select {
 		case w.ch <- c:
 		default:

@@ -30,6 +30,9 @@ type View struct {
 	Provisionals []dealer.Provisional
 	// Proposal is the console's standing proposal, for staff only.
 	Proposal *dealer.Proposal
+	// Last is the most recent finished hand as every viewer may see it
+	// (nil before the first hand ends).
+	Last *dealer.LastHand
 }
 
 // SeatView is one seat in a View.
@@ -70,6 +73,7 @@ func (t *Table) view(v Viewer) View {
 	if seat == Spectator {
 		out.ViewerSeat = -1
 	}
+	out.Last = t.dt.LastHand()
 	var hv *engine.View
 	if h := t.dt.Hand(); h != nil {
 		ev := h.View(seat)
@@ -102,6 +106,20 @@ func (t *Table) view(v Viewer) View {
 			}
 		}
 		out.Seats = append(out.Seats, sv)
+	}
+	return out
+}
+
+// changeView is view for the answer to a change and its feed message: a
+// change that ended a hand (and dealt no next one) shows that hand done,
+// with its pots, where a read of the state between hands shows none. The
+// caller holds t.mu.
+func (t *Table) changeView(v Viewer) View {
+	out := t.view(v)
+	if h := t.ended; out.Hand == nil && h != nil && t.endedSeq == out.Seq {
+		ev := h.View(out.ViewerSeat)
+		ev.Legal = nil
+		out.Hand = &ev
 	}
 	return out
 }

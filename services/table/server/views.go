@@ -4,6 +4,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
@@ -83,6 +84,7 @@ func stateToProto(v runner.View) *tablev1.TableState {
 		for _, pr := range h.ToAward {
 			hs.PotsToAward = append(hs.PotsToAward, &tablev1.PotToAward{Pot: int32(pr.Pot), Amount: pr.Amount, EligibleSeats: seats32(pr.EligibleSeats())})
 		}
+		hs.Pots = potsToProto(h.Pots, h.Seats)
 		hs.Proposal = proposalToProto(v.Proposal)
 		for i := range v.Provisionals {
 			hs.ProvisionalWagers = append(hs.ProvisionalWagers, provisionalToProto(&v.Provisionals[i]))
@@ -92,7 +94,47 @@ func stateToProto(v runner.View) *tablev1.TableState {
 		}
 		st.Hand = hs
 	}
+	st.LastHand = lastHandToProto(v.Last)
 	return st
+}
+
+// potsToProto is a finished hand's pots with their eligible seats and
+// winners, each winner named by the player dealt in at the seat.
+func potsToProto(pots []engine.PotResult, seats []engine.SeatView) []*tablev1.PotResult {
+	players := make(map[int]string, len(seats))
+	for _, s := range seats {
+		players[s.Seat] = s.ID
+	}
+	var out []*tablev1.PotResult
+	for i, p := range pots {
+		pr := &tablev1.PotResult{Pot: int32(i), Amount: p.Amount, EligibleSeats: seats32(p.EligibleSeats())}
+		for _, w := range p.Winners {
+			pr.Winners = append(pr.Winners, &tablev1.PotShare{Seat: int32(w.Seat), PlayerId: players[w.Seat], Amount: w.Amount, Low: w.Low})
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// lastHandToProto is the last finished hand as every viewer sees it.
+func lastHandToProto(l *dealer.LastHand) *tablev1.HandResult {
+	if l == nil {
+		return nil
+	}
+	r := &tablev1.HandResult{HandNo: l.HandNo, Board: cardStrings(l.Board), EndTime: timestamppb.New(l.End)}
+	seats := make([]engine.SeatView, 0, len(l.Seats))
+	for _, s := range l.Seats {
+		seats = append(seats, s.SeatView)
+		rs := &tablev1.HandResultSeat{Seat: int32(s.Seat), PlayerId: s.ID, Cards: cardStrings(s.Cards), Folded: s.Folded || s.Killed,
+			Shown: (s.Shown || s.Exposed) && !s.Mucked, Mucked: s.Mucked, Won: s.Won, Net: s.Net, Stack: s.Stack}
+		rs.CardsUp = make([]bool, len(s.Cards))
+		for k := range rs.CardsUp {
+			rs.CardsUp[k] = s.Up&(1<<k) != 0
+		}
+		r.Seats = append(r.Seats, rs)
+	}
+	r.Pots = potsToProto(l.Pots, seats)
+	return r
 }
 
 func seats32(in []int) []int32 {

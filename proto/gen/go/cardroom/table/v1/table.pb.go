@@ -1784,8 +1784,11 @@ type HandState struct {
 	BringInSeat int32 `protobuf:"varint,20,opt,name=bring_in_seat,json=bringInSeat,proto3" json:"bring_in_seat,omitempty"`
 	// bring_in_due_seat: see bring_in_seat.
 	BringInDueSeat int32 `protobuf:"varint,21,opt,name=bring_in_due_seat,json=bringInDueSeat,proto3" json:"bring_in_due_seat,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// pots are the hand's pots with their eligible seats and winners once
+	// done is true (TP-44, TP-72, TP-73); empty while the hand is played.
+	Pots          []*PotResult `protobuf:"bytes,22,rep,name=pots,proto3" json:"pots,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HandState) Reset() {
@@ -1965,6 +1968,375 @@ func (x *HandState) GetBringInDueSeat() int32 {
 	return 0
 }
 
+func (x *HandState) GetPots() []*PotResult {
+	if x != nil {
+		return x.Pots
+	}
+	return nil
+}
+
+// PotResult is one pot of a finished hand: what it held, who could win
+// it and who did.
+type PotResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pot is its index (0 the main pot, then the side pots in order).
+	Pot int32 `protobuf:"varint,1,opt,name=pot,proto3" json:"pot,omitempty"`
+	// amount is what it held.
+	Amount int64 `protobuf:"varint,2,opt,name=amount,proto3" json:"amount,omitempty"`
+	// eligible_seats are the seats that could win it: every seat that put
+	// the pot's level in and did not fold (TP-44).
+	EligibleSeats []int32 `protobuf:"varint,3,rep,packed,name=eligible_seats,json=eligibleSeats,proto3" json:"eligible_seats,omitempty"`
+	// winners are the shares it was divided into, odd chips included
+	// (TP-72, TP-73: in the table's min_chip_unit).
+	Winners       []*PotShare `protobuf:"bytes,4,rep,name=winners,proto3" json:"winners,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PotResult) Reset() {
+	*x = PotResult{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PotResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PotResult) ProtoMessage() {}
+
+func (x *PotResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PotResult.ProtoReflect.Descriptor instead.
+func (*PotResult) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PotResult) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *PotResult) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *PotResult) GetEligibleSeats() []int32 {
+	if x != nil {
+		return x.EligibleSeats
+	}
+	return nil
+}
+
+func (x *PotResult) GetWinners() []*PotShare {
+	if x != nil {
+		return x.Winners
+	}
+	return nil
+}
+
+// PotShare is one winner's share of a pot.
+type PotShare struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the winning seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player who sat there.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// amount is the share won.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// low is true for the low half of a hi/lo pot.
+	Low           bool `protobuf:"varint,4,opt,name=low,proto3" json:"low,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PotShare) Reset() {
+	*x = PotShare{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PotShare) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PotShare) ProtoMessage() {}
+
+func (x *PotShare) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PotShare.ProtoReflect.Descriptor instead.
+func (*PotShare) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PotShare) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *PotShare) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PotShare) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *PotShare) GetLow() bool {
+	if x != nil {
+		return x.Low
+	}
+	return false
+}
+
+// HandResult is a finished hand as every viewer may see it, kept in the
+// table state until the next hand ends: the board, the hands shown, the
+// pots with their eligible seats and winners, and each seat's net.
+type HandResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hand_no is the hand's number at the table.
+	HandNo int64 `protobuf:"varint,1,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// board is the community cards dealt (empty in stud).
+	Board []string `protobuf:"bytes,2,rep,name=board,proto3" json:"board,omitempty"`
+	// pots are the pots in order, each with its winners.
+	Pots []*PotResult `protobuf:"bytes,3,rep,name=pots,proto3" json:"pots,omitempty"`
+	// seats are the seats dealt in, in seat order.
+	Seats []*HandResultSeat `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	// end_time is when the hand ended.
+	EndTime       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandResult) Reset() {
+	*x = HandResult{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandResult) ProtoMessage() {}
+
+func (x *HandResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandResult.ProtoReflect.Descriptor instead.
+func (*HandResult) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *HandResult) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *HandResult) GetBoard() []string {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+func (x *HandResult) GetPots() []*PotResult {
+	if x != nil {
+		return x.Pots
+	}
+	return nil
+}
+
+func (x *HandResult) GetSeats() []*HandResultSeat {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *HandResult) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+// HandResultSeat is one seat of a finished hand as every viewer may see
+// it: hole cards only where they were shown or exposed (TP-64…TP-67),
+// face-up stud cards always.
+type HandResultSeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player who sat there.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// cards are the seat's cards, "??" for a card nobody may see.
+	Cards []string `protobuf:"bytes,3,rep,name=cards,proto3" json:"cards,omitempty"`
+	// cards_up marks the cards dealt face up (stud), index by index.
+	CardsUp []bool `protobuf:"varint,4,rep,packed,name=cards_up,json=cardsUp,proto3" json:"cards_up,omitempty"`
+	// folded: the seat folded (or its hand was killed).
+	Folded bool `protobuf:"varint,5,opt,name=folded,proto3" json:"folded,omitempty"`
+	// shown: the hand was tabled at the showdown (or exposed).
+	Shown bool `protobuf:"varint,6,opt,name=shown,proto3" json:"shown,omitempty"`
+	// mucked: the hand was given up unshown at the showdown (TP-64).
+	Mucked bool `protobuf:"varint,7,opt,name=mucked,proto3" json:"mucked,omitempty"`
+	// won is what the seat won from the pots.
+	Won int64 `protobuf:"varint,8,opt,name=won,proto3" json:"won,omitempty"`
+	// net is the seat's stack at the end less its stack at the start.
+	Net int64 `protobuf:"varint,9,opt,name=net,proto3" json:"net,omitempty"`
+	// stack is the seat's stack at the end of the hand.
+	Stack         int64 `protobuf:"varint,10,opt,name=stack,proto3" json:"stack,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandResultSeat) Reset() {
+	*x = HandResultSeat{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandResultSeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandResultSeat) ProtoMessage() {}
+
+func (x *HandResultSeat) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandResultSeat.ProtoReflect.Descriptor instead.
+func (*HandResultSeat) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *HandResultSeat) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *HandResultSeat) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *HandResultSeat) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *HandResultSeat) GetCardsUp() []bool {
+	if x != nil {
+		return x.CardsUp
+	}
+	return nil
+}
+
+func (x *HandResultSeat) GetFolded() bool {
+	if x != nil {
+		return x.Folded
+	}
+	return false
+}
+
+func (x *HandResultSeat) GetShown() bool {
+	if x != nil {
+		return x.Shown
+	}
+	return false
+}
+
+func (x *HandResultSeat) GetMucked() bool {
+	if x != nil {
+		return x.Mucked
+	}
+	return false
+}
+
+func (x *HandResultSeat) GetWon() int64 {
+	if x != nil {
+		return x.Won
+	}
+	return 0
+}
+
+func (x *HandResultSeat) GetNet() int64 {
+	if x != nil {
+		return x.Net
+	}
+	return 0
+}
+
+func (x *HandResultSeat) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
 // AwaitedCards are the physical cards a live table waits for.
 type AwaitedCards struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1981,7 +2353,7 @@ type AwaitedCards struct {
 
 func (x *AwaitedCards) Reset() {
 	*x = AwaitedCards{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2365,7 @@ func (x *AwaitedCards) String() string {
 func (*AwaitedCards) ProtoMessage() {}
 
 func (x *AwaitedCards) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[14]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2378,7 @@ func (x *AwaitedCards) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitedCards.ProtoReflect.Descriptor instead.
 func (*AwaitedCards) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AwaitedCards) GetStreet() string {
@@ -2045,7 +2417,7 @@ type PotToAward struct {
 
 func (x *PotToAward) Reset() {
 	*x = PotToAward{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2429,7 @@ func (x *PotToAward) String() string {
 func (*PotToAward) ProtoMessage() {}
 
 func (x *PotToAward) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[15]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2442,7 @@ func (x *PotToAward) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PotToAward.ProtoReflect.Descriptor instead.
 func (*PotToAward) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PotToAward) GetPot() int32 {
@@ -2133,7 +2505,7 @@ type Proposal struct {
 
 func (x *Proposal) Reset() {
 	*x = Proposal{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2145,7 +2517,7 @@ func (x *Proposal) String() string {
 func (*Proposal) ProtoMessage() {}
 
 func (x *Proposal) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[16]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2158,7 +2530,7 @@ func (x *Proposal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proposal.ProtoReflect.Descriptor instead.
 func (*Proposal) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Proposal) GetProposalId() string {
@@ -2255,19 +2627,28 @@ type TableState struct {
 	Sequence int64 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	// seats are all seats.
 	Seats []*SeatState `protobuf:"bytes,3,rep,name=seats,proto3" json:"seats,omitempty"`
-	// hand is the hand in progress; unset between hands.
+	// hand is the hand in progress; unset in a state read between hands.
+	// In the answer to the action that ended a hand and in the feed's
+	// message of that change, hand is the finished hand with done true, its
+	// board, pots and the cards shown, unless the next hand was dealt in the
+	// same change; last_hand keeps the result in every state after it.
 	Hand *HandState `protobuf:"bytes,4,opt,name=hand,proto3" json:"hand,omitempty"`
 	// viewer_seat is the caller's seat, -1 when not seated.
 	ViewerSeat int32 `protobuf:"varint,5,opt,name=viewer_seat,json=viewerSeat,proto3" json:"viewer_seat,omitempty"`
 	// closed is true once the table is closed.
-	Closed        bool `protobuf:"varint,6,opt,name=closed,proto3" json:"closed,omitempty"`
+	Closed bool `protobuf:"varint,6,opt,name=closed,proto3" json:"closed,omitempty"`
+	// last_hand is the result of the most recent finished hand (board,
+	// hands shown, pots with eligible seats and winners), kept from its end
+	// until the next hand ends, so an app reads the result from the state,
+	// not only from the stream's events; unset before the first hand ends.
+	LastHand      *HandResult `protobuf:"bytes,7,opt,name=last_hand,json=lastHand,proto3" json:"last_hand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TableState) Reset() {
 	*x = TableState{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2279,7 +2660,7 @@ func (x *TableState) String() string {
 func (*TableState) ProtoMessage() {}
 
 func (x *TableState) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[17]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2292,7 +2673,7 @@ func (x *TableState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableState.ProtoReflect.Descriptor instead.
 func (*TableState) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TableState) GetTableId() string {
@@ -2337,6 +2718,13 @@ func (x *TableState) GetClosed() bool {
 	return false
 }
 
+func (x *TableState) GetLastHand() *HandResult {
+	if x != nil {
+		return x.LastHand
+	}
+	return nil
+}
+
 // SitRequest asks to seat a player and buy them in.
 type SitRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2362,7 +2750,7 @@ type SitRequest struct {
 
 func (x *SitRequest) Reset() {
 	*x = SitRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2374,7 +2762,7 @@ func (x *SitRequest) String() string {
 func (*SitRequest) ProtoMessage() {}
 
 func (x *SitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[18]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2387,7 +2775,7 @@ func (x *SitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitRequest.ProtoReflect.Descriptor instead.
 func (*SitRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SitRequest) GetTableId() string {
@@ -2452,7 +2840,7 @@ type SitResponse struct {
 
 func (x *SitResponse) Reset() {
 	*x = SitResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2464,7 +2852,7 @@ func (x *SitResponse) String() string {
 func (*SitResponse) ProtoMessage() {}
 
 func (x *SitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[19]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2477,7 +2865,7 @@ func (x *SitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitResponse.ProtoReflect.Descriptor instead.
 func (*SitResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SitResponse) GetSeat() *SeatState {
@@ -2511,7 +2899,7 @@ type TopUpRequest struct {
 
 func (x *TopUpRequest) Reset() {
 	*x = TopUpRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2523,7 +2911,7 @@ func (x *TopUpRequest) String() string {
 func (*TopUpRequest) ProtoMessage() {}
 
 func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[20]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2924,7 @@ func (x *TopUpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpRequest.ProtoReflect.Descriptor instead.
 func (*TopUpRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TopUpRequest) GetTableId() string {
@@ -2578,7 +2966,7 @@ type TopUpResponse struct {
 
 func (x *TopUpResponse) Reset() {
 	*x = TopUpResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2590,7 +2978,7 @@ func (x *TopUpResponse) String() string {
 func (*TopUpResponse) ProtoMessage() {}
 
 func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[21]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2603,7 +2991,7 @@ func (x *TopUpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopUpResponse.ProtoReflect.Descriptor instead.
 func (*TopUpResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TopUpResponse) GetSeat() *SeatState {
@@ -2626,7 +3014,7 @@ type SitOutRequest struct {
 
 func (x *SitOutRequest) Reset() {
 	*x = SitOutRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +3026,7 @@ func (x *SitOutRequest) String() string {
 func (*SitOutRequest) ProtoMessage() {}
 
 func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[22]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +3039,7 @@ func (x *SitOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutRequest.ProtoReflect.Descriptor instead.
 func (*SitOutRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SitOutRequest) GetTableId() string {
@@ -2679,7 +3067,7 @@ type SitOutResponse struct {
 
 func (x *SitOutResponse) Reset() {
 	*x = SitOutResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2691,7 +3079,7 @@ func (x *SitOutResponse) String() string {
 func (*SitOutResponse) ProtoMessage() {}
 
 func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[23]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2704,7 +3092,7 @@ func (x *SitOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SitOutResponse.ProtoReflect.Descriptor instead.
 func (*SitOutResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SitOutResponse) GetSeat() *SeatState {
@@ -2730,7 +3118,7 @@ type ReturnRequest struct {
 
 func (x *ReturnRequest) Reset() {
 	*x = ReturnRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2742,7 +3130,7 @@ func (x *ReturnRequest) String() string {
 func (*ReturnRequest) ProtoMessage() {}
 
 func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[24]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2755,7 +3143,7 @@ func (x *ReturnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnRequest.ProtoReflect.Descriptor instead.
 func (*ReturnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReturnRequest) GetTableId() string {
@@ -2790,7 +3178,7 @@ type ReturnResponse struct {
 
 func (x *ReturnResponse) Reset() {
 	*x = ReturnResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2802,7 +3190,7 @@ func (x *ReturnResponse) String() string {
 func (*ReturnResponse) ProtoMessage() {}
 
 func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[25]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2815,7 +3203,7 @@ func (x *ReturnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnResponse.ProtoReflect.Descriptor instead.
 func (*ReturnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReturnResponse) GetSeat() *SeatState {
@@ -2841,7 +3229,7 @@ type StraddleRequest struct {
 
 func (x *StraddleRequest) Reset() {
 	*x = StraddleRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2853,7 +3241,7 @@ func (x *StraddleRequest) String() string {
 func (*StraddleRequest) ProtoMessage() {}
 
 func (x *StraddleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[26]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2866,7 +3254,7 @@ func (x *StraddleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StraddleRequest.ProtoReflect.Descriptor instead.
 func (*StraddleRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StraddleRequest) GetTableId() string {
@@ -2901,7 +3289,7 @@ type StraddleResponse struct {
 
 func (x *StraddleResponse) Reset() {
 	*x = StraddleResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +3301,7 @@ func (x *StraddleResponse) String() string {
 func (*StraddleResponse) ProtoMessage() {}
 
 func (x *StraddleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[27]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +3314,7 @@ func (x *StraddleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StraddleResponse.ProtoReflect.Descriptor instead.
 func (*StraddleResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StraddleResponse) GetSeat() *SeatState {
@@ -2949,7 +3337,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2961,7 +3349,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[28]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2974,7 +3362,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *LeaveRequest) GetTableId() string {
@@ -3004,7 +3392,7 @@ type LeaveResponse struct {
 
 func (x *LeaveResponse) Reset() {
 	*x = LeaveResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3016,7 +3404,7 @@ func (x *LeaveResponse) String() string {
 func (*LeaveResponse) ProtoMessage() {}
 
 func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[29]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3029,7 +3417,7 @@ func (x *LeaveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveResponse.ProtoReflect.Descriptor instead.
 func (*LeaveResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LeaveResponse) GetLeft() bool {
@@ -3066,7 +3454,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3078,7 +3466,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[30]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3091,7 +3479,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -3142,7 +3530,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3154,7 +3542,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[31]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3167,7 +3555,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ActResponse) GetState() *TableState {
@@ -3235,7 +3623,7 @@ type DealerActionRequest struct {
 
 func (x *DealerActionRequest) Reset() {
 	*x = DealerActionRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3247,7 +3635,7 @@ func (x *DealerActionRequest) String() string {
 func (*DealerActionRequest) ProtoMessage() {}
 
 func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[32]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3260,7 +3648,7 @@ func (x *DealerActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionRequest.ProtoReflect.Descriptor instead.
 func (*DealerActionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DealerActionRequest) GetTableId() string {
@@ -3394,7 +3782,7 @@ type DealerActionResponse struct {
 
 func (x *DealerActionResponse) Reset() {
 	*x = DealerActionResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3406,7 +3794,7 @@ func (x *DealerActionResponse) String() string {
 func (*DealerActionResponse) ProtoMessage() {}
 
 func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[33]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3419,7 +3807,7 @@ func (x *DealerActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealerActionResponse.ProtoReflect.Descriptor instead.
 func (*DealerActionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DealerActionResponse) GetState() *TableState {
@@ -3481,7 +3869,7 @@ type OutOfTurnRuling struct {
 
 func (x *OutOfTurnRuling) Reset() {
 	*x = OutOfTurnRuling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3493,7 +3881,7 @@ func (x *OutOfTurnRuling) String() string {
 func (*OutOfTurnRuling) ProtoMessage() {}
 
 func (x *OutOfTurnRuling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[34]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3506,7 +3894,7 @@ func (x *OutOfTurnRuling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutOfTurnRuling.ProtoReflect.Descriptor instead.
 func (*OutOfTurnRuling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *OutOfTurnRuling) GetSeat() int32 {
@@ -3585,7 +3973,7 @@ type ProvisionalWager struct {
 
 func (x *ProvisionalWager) Reset() {
 	*x = ProvisionalWager{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3597,7 +3985,7 @@ func (x *ProvisionalWager) String() string {
 func (*ProvisionalWager) ProtoMessage() {}
 
 func (x *ProvisionalWager) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[35]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3610,7 +3998,7 @@ func (x *ProvisionalWager) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionalWager.ProtoReflect.Descriptor instead.
 func (*ProvisionalWager) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ProvisionalWager) GetSeat() int32 {
@@ -3659,7 +4047,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3671,7 +4059,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[36]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3684,7 +4072,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetTableStateRequest) GetTableId() string {
@@ -3705,7 +4093,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3717,7 +4105,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[37]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3730,7 +4118,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetTableStateResponse) GetState() *TableState {
@@ -3751,7 +4139,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3763,7 +4151,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[38]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3776,7 +4164,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -3824,7 +4212,7 @@ type TableEvent struct {
 
 func (x *TableEvent) Reset() {
 	*x = TableEvent{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +4224,7 @@ func (x *TableEvent) String() string {
 func (*TableEvent) ProtoMessage() {}
 
 func (x *TableEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[39]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +4237,7 @@ func (x *TableEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableEvent.ProtoReflect.Descriptor instead.
 func (*TableEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *TableEvent) GetKind() string {
@@ -3928,7 +4316,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3940,7 +4328,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[40]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3953,7 +4341,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WatchTableResponse) GetEvents() []*TableEvent {
@@ -3985,7 +4373,7 @@ type GetHandHistoryRequest struct {
 
 func (x *GetHandHistoryRequest) Reset() {
 	*x = GetHandHistoryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3997,7 +4385,7 @@ func (x *GetHandHistoryRequest) String() string {
 func (*GetHandHistoryRequest) ProtoMessage() {}
 
 func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[41]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4010,7 +4398,7 @@ func (x *GetHandHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetHandHistoryRequest) GetTableId() string {
@@ -4047,7 +4435,7 @@ type GetHandHistoryResponse struct {
 
 func (x *GetHandHistoryResponse) Reset() {
 	*x = GetHandHistoryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4059,7 +4447,7 @@ func (x *GetHandHistoryResponse) String() string {
 func (*GetHandHistoryResponse) ProtoMessage() {}
 
 func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[42]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4072,7 +4460,7 @@ func (x *GetHandHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHandHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetHandHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetHandHistoryResponse) GetContent() string {
@@ -4102,7 +4490,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4114,7 +4502,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[43]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4127,7 +4515,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -4163,7 +4551,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4175,7 +4563,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[44]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4188,7 +4576,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -4237,7 +4625,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4249,7 +4637,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[45]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4262,7 +4650,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -4303,7 +4691,7 @@ type InterpretEntryRequest struct {
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4315,7 +4703,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[46]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4328,7 +4716,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -4414,7 +4802,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4426,7 +4814,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4439,7 +4827,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -4494,7 +4882,7 @@ type InterpretEntryResponse struct {
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4506,7 +4894,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4519,7 +4907,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -4624,7 +5012,7 @@ type ConfirmArrivalRequest struct {
 
 func (x *ConfirmArrivalRequest) Reset() {
 	*x = ConfirmArrivalRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4636,7 +5024,7 @@ func (x *ConfirmArrivalRequest) String() string {
 func (*ConfirmArrivalRequest) ProtoMessage() {}
 
 func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4649,7 +5037,7 @@ func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ConfirmArrivalRequest) GetTableId() string {
@@ -4684,7 +5072,7 @@ type ConfirmArrivalResponse struct {
 
 func (x *ConfirmArrivalResponse) Reset() {
 	*x = ConfirmArrivalResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4696,7 +5084,7 @@ func (x *ConfirmArrivalResponse) String() string {
 func (*ConfirmArrivalResponse) ProtoMessage() {}
 
 func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4709,7 +5097,7 @@ func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ConfirmArrivalResponse) GetState() *TableState {
@@ -4730,7 +5118,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4742,7 +5130,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4755,7 +5143,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -4791,7 +5179,7 @@ type Ruling struct {
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4803,7 +5191,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4816,7 +5204,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -4886,7 +5274,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4898,7 +5286,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4911,7 +5299,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -5019,7 +5407,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.cardroom.table.v1.ActionKindR\x04kind\x12\x10\n" +
 	"\x03min\x18\x02 \x01(\x03R\x03min\x12\x10\n" +
 	"\x03max\x18\x03 \x01(\x03R\x03max\x12\x12\n" +
-	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\xeb\x06\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\"\x9d\a\n" +
 	"\tHandState\x12\x17\n" +
 	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x16\n" +
 	"\x06button\x18\x02 \x01(\x05R\x06button\x12\x16\n" +
@@ -5043,7 +5431,37 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"buttonDead\x12\x19\n" +
 	"\bbet_unit\x18\x13 \x01(\x03R\abetUnit\x12\"\n" +
 	"\rbring_in_seat\x18\x14 \x01(\x05R\vbringInSeat\x12)\n" +
-	"\x11bring_in_due_seat\x18\x15 \x01(\x05R\x0ebringInDueSeat\"W\n" +
+	"\x11bring_in_due_seat\x18\x15 \x01(\x05R\x0ebringInDueSeat\x120\n" +
+	"\x04pots\x18\x16 \x03(\v2\x1c.cardroom.table.v1.PotResultR\x04pots\"\x93\x01\n" +
+	"\tPotResult\x12\x10\n" +
+	"\x03pot\x18\x01 \x01(\x05R\x03pot\x12\x16\n" +
+	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12%\n" +
+	"\x0eeligible_seats\x18\x03 \x03(\x05R\religibleSeats\x125\n" +
+	"\awinners\x18\x04 \x03(\v2\x1b.cardroom.table.v1.PotShareR\awinners\"e\n" +
+	"\bPotShare\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x10\n" +
+	"\x03low\x18\x04 \x01(\bR\x03low\"\xdd\x01\n" +
+	"\n" +
+	"HandResult\x12\x17\n" +
+	"\ahand_no\x18\x01 \x01(\x03R\x06handNo\x12\x14\n" +
+	"\x05board\x18\x02 \x03(\tR\x05board\x120\n" +
+	"\x04pots\x18\x03 \x03(\v2\x1c.cardroom.table.v1.PotResultR\x04pots\x127\n" +
+	"\x05seats\x18\x04 \x03(\v2!.cardroom.table.v1.HandResultSeatR\x05seats\x125\n" +
+	"\bend_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\"\xf2\x01\n" +
+	"\x0eHandResultSeat\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05cards\x18\x03 \x03(\tR\x05cards\x12\x19\n" +
+	"\bcards_up\x18\x04 \x03(\bR\acardsUp\x12\x16\n" +
+	"\x06folded\x18\x05 \x01(\bR\x06folded\x12\x14\n" +
+	"\x05shown\x18\x06 \x01(\bR\x05shown\x12\x16\n" +
+	"\x06mucked\x18\a \x01(\bR\x06mucked\x12\x10\n" +
+	"\x03won\x18\b \x01(\x03R\x03won\x12\x10\n" +
+	"\x03net\x18\t \x01(\x03R\x03net\x12\x14\n" +
+	"\x05stack\x18\n" +
+	" \x01(\x03R\x05stack\"W\n" +
 	"\fAwaitedCards\x12\x16\n" +
 	"\x06street\x18\x01 \x01(\tR\x06street\x12\x14\n" +
 	"\x05board\x18\x02 \x01(\x05R\x05board\x12\x19\n" +
@@ -5069,7 +5487,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	" \x01(\x05R\x03pot\x12\x18\n" +
 	"\awinners\x18\v \x03(\x05R\awinners\x12\x1f\n" +
 	"\vlow_winners\x18\f \x03(\x05R\n" +
-	"lowWinners\"\xe2\x01\n" +
+	"lowWinners\"\x9e\x02\n" +
 	"\n" +
 	"TableState\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1a\n" +
@@ -5078,7 +5496,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x04hand\x18\x04 \x01(\v2\x1c.cardroom.table.v1.HandStateR\x04hand\x12\x1f\n" +
 	"\vviewer_seat\x18\x05 \x01(\x05R\n" +
 	"viewerSeat\x12\x16\n" +
-	"\x06closed\x18\x06 \x01(\bR\x06closed\"\xc1\x02\n" +
+	"\x06closed\x18\x06 \x01(\bR\x06closed\x12:\n" +
+	"\tlast_hand\x18\a \x01(\v2\x1d.cardroom.table.v1.HandResultR\blastHand\"\xc1\x02\n" +
 	"\n" +
 	"SitRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12&\n" +
@@ -5392,7 +5811,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -5415,57 +5834,61 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*BlindOption)(nil),             // 18: cardroom.table.v1.BlindOption
 	(*LegalAction)(nil),             // 19: cardroom.table.v1.LegalAction
 	(*HandState)(nil),               // 20: cardroom.table.v1.HandState
-	(*AwaitedCards)(nil),            // 21: cardroom.table.v1.AwaitedCards
-	(*PotToAward)(nil),              // 22: cardroom.table.v1.PotToAward
-	(*Proposal)(nil),                // 23: cardroom.table.v1.Proposal
-	(*TableState)(nil),              // 24: cardroom.table.v1.TableState
-	(*SitRequest)(nil),              // 25: cardroom.table.v1.SitRequest
-	(*SitResponse)(nil),             // 26: cardroom.table.v1.SitResponse
-	(*TopUpRequest)(nil),            // 27: cardroom.table.v1.TopUpRequest
-	(*TopUpResponse)(nil),           // 28: cardroom.table.v1.TopUpResponse
-	(*SitOutRequest)(nil),           // 29: cardroom.table.v1.SitOutRequest
-	(*SitOutResponse)(nil),          // 30: cardroom.table.v1.SitOutResponse
-	(*ReturnRequest)(nil),           // 31: cardroom.table.v1.ReturnRequest
-	(*ReturnResponse)(nil),          // 32: cardroom.table.v1.ReturnResponse
-	(*StraddleRequest)(nil),         // 33: cardroom.table.v1.StraddleRequest
-	(*StraddleResponse)(nil),        // 34: cardroom.table.v1.StraddleResponse
-	(*LeaveRequest)(nil),            // 35: cardroom.table.v1.LeaveRequest
-	(*LeaveResponse)(nil),           // 36: cardroom.table.v1.LeaveResponse
-	(*ActRequest)(nil),              // 37: cardroom.table.v1.ActRequest
-	(*ActResponse)(nil),             // 38: cardroom.table.v1.ActResponse
-	(*DealerActionRequest)(nil),     // 39: cardroom.table.v1.DealerActionRequest
-	(*DealerActionResponse)(nil),    // 40: cardroom.table.v1.DealerActionResponse
-	(*OutOfTurnRuling)(nil),         // 41: cardroom.table.v1.OutOfTurnRuling
-	(*ProvisionalWager)(nil),        // 42: cardroom.table.v1.ProvisionalWager
-	(*GetTableStateRequest)(nil),    // 43: cardroom.table.v1.GetTableStateRequest
-	(*GetTableStateResponse)(nil),   // 44: cardroom.table.v1.GetTableStateResponse
-	(*WatchTableRequest)(nil),       // 45: cardroom.table.v1.WatchTableRequest
-	(*TableEvent)(nil),              // 46: cardroom.table.v1.TableEvent
-	(*WatchTableResponse)(nil),      // 47: cardroom.table.v1.WatchTableResponse
-	(*GetHandHistoryRequest)(nil),   // 48: cardroom.table.v1.GetHandHistoryRequest
-	(*GetHandHistoryResponse)(nil),  // 49: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 50: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 51: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 52: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 53: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 54: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 55: cardroom.table.v1.InterpretEntryResponse
-	(*ConfirmArrivalRequest)(nil),   // 56: cardroom.table.v1.ConfirmArrivalRequest
-	(*ConfirmArrivalResponse)(nil),  // 57: cardroom.table.v1.ConfirmArrivalResponse
-	(*ListRulingsRequest)(nil),      // 58: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 59: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 60: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 61: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 62: google.protobuf.Timestamp
+	(*PotResult)(nil),               // 21: cardroom.table.v1.PotResult
+	(*PotShare)(nil),                // 22: cardroom.table.v1.PotShare
+	(*HandResult)(nil),              // 23: cardroom.table.v1.HandResult
+	(*HandResultSeat)(nil),          // 24: cardroom.table.v1.HandResultSeat
+	(*AwaitedCards)(nil),            // 25: cardroom.table.v1.AwaitedCards
+	(*PotToAward)(nil),              // 26: cardroom.table.v1.PotToAward
+	(*Proposal)(nil),                // 27: cardroom.table.v1.Proposal
+	(*TableState)(nil),              // 28: cardroom.table.v1.TableState
+	(*SitRequest)(nil),              // 29: cardroom.table.v1.SitRequest
+	(*SitResponse)(nil),             // 30: cardroom.table.v1.SitResponse
+	(*TopUpRequest)(nil),            // 31: cardroom.table.v1.TopUpRequest
+	(*TopUpResponse)(nil),           // 32: cardroom.table.v1.TopUpResponse
+	(*SitOutRequest)(nil),           // 33: cardroom.table.v1.SitOutRequest
+	(*SitOutResponse)(nil),          // 34: cardroom.table.v1.SitOutResponse
+	(*ReturnRequest)(nil),           // 35: cardroom.table.v1.ReturnRequest
+	(*ReturnResponse)(nil),          // 36: cardroom.table.v1.ReturnResponse
+	(*StraddleRequest)(nil),         // 37: cardroom.table.v1.StraddleRequest
+	(*StraddleResponse)(nil),        // 38: cardroom.table.v1.StraddleResponse
+	(*LeaveRequest)(nil),            // 39: cardroom.table.v1.LeaveRequest
+	(*LeaveResponse)(nil),           // 40: cardroom.table.v1.LeaveResponse
+	(*ActRequest)(nil),              // 41: cardroom.table.v1.ActRequest
+	(*ActResponse)(nil),             // 42: cardroom.table.v1.ActResponse
+	(*DealerActionRequest)(nil),     // 43: cardroom.table.v1.DealerActionRequest
+	(*DealerActionResponse)(nil),    // 44: cardroom.table.v1.DealerActionResponse
+	(*OutOfTurnRuling)(nil),         // 45: cardroom.table.v1.OutOfTurnRuling
+	(*ProvisionalWager)(nil),        // 46: cardroom.table.v1.ProvisionalWager
+	(*GetTableStateRequest)(nil),    // 47: cardroom.table.v1.GetTableStateRequest
+	(*GetTableStateResponse)(nil),   // 48: cardroom.table.v1.GetTableStateResponse
+	(*WatchTableRequest)(nil),       // 49: cardroom.table.v1.WatchTableRequest
+	(*TableEvent)(nil),              // 50: cardroom.table.v1.TableEvent
+	(*WatchTableResponse)(nil),      // 51: cardroom.table.v1.WatchTableResponse
+	(*GetHandHistoryRequest)(nil),   // 52: cardroom.table.v1.GetHandHistoryRequest
+	(*GetHandHistoryResponse)(nil),  // 53: cardroom.table.v1.GetHandHistoryResponse
+	(*ListPlayerHandsRequest)(nil),  // 54: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 55: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 56: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 57: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 58: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 59: cardroom.table.v1.InterpretEntryResponse
+	(*ConfirmArrivalRequest)(nil),   // 60: cardroom.table.v1.ConfirmArrivalRequest
+	(*ConfirmArrivalResponse)(nil),  // 61: cardroom.table.v1.ConfirmArrivalResponse
+	(*ListRulingsRequest)(nil),      // 62: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 63: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 64: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 65: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 66: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	61, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	65, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	62, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	66, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	17, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
 	8,  // 5: cardroom.table.v1.Table.live_cards:type_name -> cardroom.table.v1.LiveCards
-	61, // 6: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	65, // 6: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 7: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 8: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	8,  // 9: cardroom.table.v1.CreateTableRequest.live_cards:type_name -> cardroom.table.v1.LiveCards
@@ -5476,88 +5899,94 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	18, // 14: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 15: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	19, // 16: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	62, // 17: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
-	42, // 18: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
-	42, // 19: cardroom.table.v1.HandState.provisional_wagers:type_name -> cardroom.table.v1.ProvisionalWager
-	21, // 20: cardroom.table.v1.HandState.awaiting:type_name -> cardroom.table.v1.AwaitedCards
-	23, // 21: cardroom.table.v1.HandState.proposal:type_name -> cardroom.table.v1.Proposal
-	22, // 22: cardroom.table.v1.HandState.pots_to_award:type_name -> cardroom.table.v1.PotToAward
-	2,  // 23: cardroom.table.v1.Proposal.action:type_name -> cardroom.table.v1.ActionKind
-	54, // 24: cardroom.table.v1.Proposal.rules:type_name -> cardroom.table.v1.RuleCitation
-	17, // 25: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
-	20, // 26: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
-	17, // 27: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
-	17, // 28: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
-	17, // 29: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
-	17, // 30: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
-	17, // 31: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
-	2,  // 32: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
-	24, // 33: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
-	3,  // 34: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
-	2,  // 35: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
-	4,  // 36: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
-	24, // 37: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
-	41, // 38: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
-	23, // 39: cardroom.table.v1.DealerActionResponse.proposal:type_name -> cardroom.table.v1.Proposal
-	2,  // 40: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
-	54, // 41: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
-	2,  // 42: cardroom.table.v1.OutOfTurnRuling.decided:type_name -> cardroom.table.v1.ActionKind
-	2,  // 43: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
-	24, // 44: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
-	46, // 45: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
-	24, // 46: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
-	5,  // 47: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	62, // 48: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	51, // 49: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 50: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 51: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	54, // 52: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	24, // 53: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
-	62, // 54: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	59, // 55: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	9,  // 56: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	11, // 57: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	13, // 58: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	15, // 59: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	25, // 60: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	27, // 61: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	29, // 62: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	31, // 63: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	33, // 64: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
-	35, // 65: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	37, // 66: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	39, // 67: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	53, // 68: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	56, // 69: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
-	58, // 70: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	43, // 71: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	45, // 72: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	48, // 73: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	50, // 74: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	10, // 75: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	12, // 76: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	14, // 77: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	16, // 78: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	26, // 79: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	28, // 80: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	30, // 81: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	32, // 82: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	34, // 83: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
-	36, // 84: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	38, // 85: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	40, // 86: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	55, // 87: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	57, // 88: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
-	60, // 89: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	44, // 90: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	47, // 91: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	49, // 92: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	52, // 93: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	75, // [75:94] is the sub-list for method output_type
-	56, // [56:75] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	66, // 17: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	46, // 18: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
+	46, // 19: cardroom.table.v1.HandState.provisional_wagers:type_name -> cardroom.table.v1.ProvisionalWager
+	25, // 20: cardroom.table.v1.HandState.awaiting:type_name -> cardroom.table.v1.AwaitedCards
+	27, // 21: cardroom.table.v1.HandState.proposal:type_name -> cardroom.table.v1.Proposal
+	26, // 22: cardroom.table.v1.HandState.pots_to_award:type_name -> cardroom.table.v1.PotToAward
+	21, // 23: cardroom.table.v1.HandState.pots:type_name -> cardroom.table.v1.PotResult
+	22, // 24: cardroom.table.v1.PotResult.winners:type_name -> cardroom.table.v1.PotShare
+	21, // 25: cardroom.table.v1.HandResult.pots:type_name -> cardroom.table.v1.PotResult
+	24, // 26: cardroom.table.v1.HandResult.seats:type_name -> cardroom.table.v1.HandResultSeat
+	66, // 27: cardroom.table.v1.HandResult.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 28: cardroom.table.v1.Proposal.action:type_name -> cardroom.table.v1.ActionKind
+	58, // 29: cardroom.table.v1.Proposal.rules:type_name -> cardroom.table.v1.RuleCitation
+	17, // 30: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
+	20, // 31: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
+	23, // 32: cardroom.table.v1.TableState.last_hand:type_name -> cardroom.table.v1.HandResult
+	17, // 33: cardroom.table.v1.SitResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 34: cardroom.table.v1.TopUpResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 35: cardroom.table.v1.SitOutResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 36: cardroom.table.v1.ReturnResponse.seat:type_name -> cardroom.table.v1.SeatState
+	17, // 37: cardroom.table.v1.StraddleResponse.seat:type_name -> cardroom.table.v1.SeatState
+	2,  // 38: cardroom.table.v1.ActRequest.kind:type_name -> cardroom.table.v1.ActionKind
+	28, // 39: cardroom.table.v1.ActResponse.state:type_name -> cardroom.table.v1.TableState
+	3,  // 40: cardroom.table.v1.DealerActionRequest.kind:type_name -> cardroom.table.v1.DealerActionKind
+	2,  // 41: cardroom.table.v1.DealerActionRequest.action:type_name -> cardroom.table.v1.ActionKind
+	4,  // 42: cardroom.table.v1.DealerActionRequest.kill_reason:type_name -> cardroom.table.v1.KillReason
+	28, // 43: cardroom.table.v1.DealerActionResponse.state:type_name -> cardroom.table.v1.TableState
+	45, // 44: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
+	27, // 45: cardroom.table.v1.DealerActionResponse.proposal:type_name -> cardroom.table.v1.Proposal
+	2,  // 46: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
+	58, // 47: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
+	2,  // 48: cardroom.table.v1.OutOfTurnRuling.decided:type_name -> cardroom.table.v1.ActionKind
+	2,  // 49: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
+	28, // 50: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
+	50, // 51: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
+	28, // 52: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
+	5,  // 53: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
+	66, // 54: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	55, // 55: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 56: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 57: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	58, // 58: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	28, // 59: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
+	66, // 60: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	63, // 61: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	9,  // 62: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	11, // 63: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	13, // 64: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	15, // 65: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	29, // 66: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	31, // 67: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	33, // 68: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	35, // 69: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	37, // 70: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	39, // 71: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	41, // 72: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	43, // 73: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	57, // 74: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	60, // 75: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
+	62, // 76: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	47, // 77: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	49, // 78: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	52, // 79: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	54, // 80: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	10, // 81: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	12, // 82: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	14, // 83: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	16, // 84: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	30, // 85: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	32, // 86: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	34, // 87: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	36, // 88: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	38, // 89: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	40, // 90: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	42, // 91: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	44, // 92: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	59, // 93: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	61, // 94: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
+	64, // 95: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	48, // 96: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	51, // 97: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	53, // 98: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	56, // 99: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	81, // [81:100] is the sub-list for method output_type
+	62, // [62:81] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -5565,16 +5994,16 @@ func file_cardroom_table_v1_table_proto_init() {
 	if File_cardroom_table_v1_table_proto != nil {
 		return
 	}
-	file_cardroom_table_v1_table_proto_msgTypes[30].OneofWrappers = []any{}
-	file_cardroom_table_v1_table_proto_msgTypes[32].OneofWrappers = []any{}
-	file_cardroom_table_v1_table_proto_msgTypes[46].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[34].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[36].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[50].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   54,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
