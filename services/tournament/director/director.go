@@ -170,6 +170,58 @@ func (d *Director) Start(ctx context.Context, id string) error {
 	return nil
 }
 
+// SeatLate seats a late entrant (G-23) — a late registration or a
+// re-entry — at the seat the books drew, opening the table if it is new
+// (TR-06, TR-08). What still holds the player or a drawn seat at the
+// tables from before goes first: a re-entering player's own empty seat,
+// and the empty seats of players the books have out that the books gave
+// to others; the hand's handling removes both, but an entry may be paid
+// before it has.
+func (d *Director) SeatLate(ctx context.Context, id, player string) error {
+	ens, err := d.store.Entries(ctx, id)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ens, func(en entry.Entry) bool { return en.PlayerID == player })
+	if i < 0 || ens[i].Status != entry.Active || ens[i].Table == 0 {
+		return nil
+	}
+	en := ens[i]
+	out := map[string]bool{}
+	drawn := map[[2]int]bool{} // the seats the books give active entrants
+	for _, o := range ens {
+		out[o.PlayerID] = o.Status != entry.Active
+		if o.Status == entry.Active {
+			drawn[[2]int{o.Table, o.Seat}] = true
+		}
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		st, err := d.tables.Status(ctx, l.TableID)
+		if err != nil {
+			return err
+		}
+		if st.Closed {
+			continue
+		}
+		for _, s := range st.Seats {
+			mine := s.Player == player && en.Reentries > 0
+			inTheWay := drawn[[2]int{l.Table, s.Seat}] && out[s.Player]
+			if s.Stack > 0 || (!mine && !inTheWay) {
+				continue
+			}
+			key := fmt.Sprintf("trn/%s/out/%s/%s/entry-%d", id, s.Player, l.TableID, en.Number())
+			if err := d.tables.RemoveBusted(ctx, l.TableID, key, s.Player); err != nil && Refusal(err) != "NOT_SEATED" {
+				return err
+			}
+		}
+	}
+	return d.Start(ctx, id)
+}
+
 // ready gives a fresh table, its players seated, the drawn button (TR-07,
 // G-28) and the schedule (TR-20), then lets it deal hand 1.
 func (d *Director) ready(ctx context.Context, t store.Tournament, n int, tableID string, buttons map[int]int) error {
@@ -303,7 +355,9 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	}
 	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo()}
 	for _, st := range msg.GetStacks() {
-		if slices.Contains(msg.GetBusted(), st.GetSeat()) {
+		// Out of chips in this hand, or held since while they might rebuy
+		// (TR-13): the books have just said which of them are out.
+		if st.GetStack() == 0 || slices.Contains(msg.GetBusted(), st.GetSeat()) {
 			h.Busted = append(h.Busted, st.GetPlayerId())
 		}
 		if msg.NextBigBlind != nil && st.GetSeat() == msg.GetNextBigBlind() {
@@ -319,7 +373,9 @@ type Hand struct {
 	// Table is the tournament's number of the table.
 	Table int
 	No    int64
-	// Busted are the players left with no chips.
+	// Busted are the players left with no chips: out in this hand, or
+	// held at the table since while they might rebuy (TR-13). Those the
+	// books still have in play stay seated; the others are removed.
 	Busted []string
 	// DueBigBlind is the player due the big blind in the next hand as the
 	// table's planner works it out under the dead button (TR-21); "" when

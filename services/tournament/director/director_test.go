@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -773,4 +777,141 @@ func TestRace_ColourUpAtTheBreak_TR22_G08(t *testing.T) {
 			t.Fatalf("chips mismatch %d: the race's rounding is not counted as issued", d.Mismatch("ev1"))
 		}
 	})
+}
+
+// edit changes players' entries in the books.
+func edit(t *testing.T, s *store.Store, change func(en *entry.Entry), players ...string) {
+	t.Helper()
+	err := s.Update(t.Context(), "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for _, p := range players {
+			en, err := tx.Entry(p)
+			if err != nil {
+				return err
+			}
+			change(en)
+			if err := tx.PutEntry(*en); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// handEndedEvent is table.hand_ended as the table service publishes it.
+func handEndedEvent(t *testing.T, msg *tablev1.HandEnded) events.Event {
+	t.Helper()
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Event{ID: fmt.Sprintf("%s-%d", msg.GetTableId(), msg.GetHandNo()), Topic: "table.hand_ended", Key: msg.GetTableId(), Payload: b}
+}
+
+// TestHandEnded_HeldWhileTheyMayRebuyThenRemoved_TR13_TR16: a player out
+// of chips whom the books still have in play (they may rebuy) keeps the
+// seat — neither removed nor, with no chips, dealt in — and once the books
+// knock them out (the window closed at a later hand, which the table does
+// not report as a bust: the chips went hands ago) the next hand's handling
+// removes them, so the seat is free for a move or a late entrant.
+func TestHandEnded_HeldWhileTheyMayRebuyThenRemoved_TR13_TR16(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	held := tablePlayers(t, s, 1)[0]
+	f.mu.Lock()
+	tb, seat := f.where("ev1", held)
+	tb.stacks[held] = 0
+	f.mu.Unlock()
+	stacks := func() []*tablev1.SeatStack {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var out []*tablev1.SeatStack
+		for st, p := range tb.seats {
+			out = append(out, &tablev1.SeatStack{Seat: int32(st), PlayerId: p, Stack: tb.stacks[p]})
+		}
+		return out
+	}
+	// Hand 1: out of chips, may rebuy (the books keep the entry active).
+	if err := d.HandleHandEnded(ctx, handEndedEvent(t, &tablev1.HandEnded{TableId: tb.id, HandNo: 1, Stacks: stacks(), Busted: []int32{int32(seat)}})); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := f.at(held); id != tb.id {
+		t.Fatalf("TR-13 %s, who may still rebuy, removed from the table", held)
+	}
+	// Hand 3: the window closed; the books knock the player out. The
+	// table reports nobody busted in this hand.
+	edit(t, s, func(en *entry.Entry) { en.Status = entry.Busted }, held)
+	if err := d.HandleHandEnded(ctx, handEndedEvent(t, &tablev1.HandEnded{TableId: tb.id, HandNo: 3, Stacks: stacks()})); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := f.at(held); id != "" {
+		t.Fatalf("TR-16 %s, out when the window closed, still seated at %s", held, id)
+	}
+}
+
+// TestSeatLate_ReentryAndLateEntrantFreeWhatTheBustedHold_G23: a player
+// re-enters (G-23) before their busted seat was removed — the entry is
+// paid between the books' knock-out and the hand's handling — and a late
+// entrant is drawn into the seat of a busted player still there: both
+// are seated at their drawn seats with the starting stack, and the chips
+// counted match the chips issued.
+func TestSeatLate_ReentryAndLateEntrantFreeWhatTheBustedHold_G23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	back, gone := tablePlayers(t, s, 1)[0], tablePlayers(t, s, 2)[0]
+	f.mu.Lock()
+	_, goneSeat := f.where("ev1", gone)
+	for _, p := range []string{back, gone} {
+		tb, _ := f.where("ev1", p)
+		f.tables["tbl3"].stacks[tablePlayersLocked(f, "tbl3")] += tb.stacks[p]
+		tb.stacks[p] = 0
+	}
+	f.mu.Unlock()
+	edit(t, s, func(en *entry.Entry) { en.Status = entry.Busted }, gone)
+	// back re-enters at table 3's free seat; late takes gone's seat.
+	free := 0
+	for seat := 1; seat <= 9 && free == 0; seat++ {
+		if !slices.ContainsFunc(mustEntries(t, s), func(en entry.Entry) bool { return en.Table == 3 && en.Seat == seat }) {
+			free = seat
+		}
+	}
+	edit(t, s, func(en *entry.Entry) { en.Reentries, en.Table, en.Seat = 1, 3, free }, back)
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		return tx.PutEntry(entry.Entry{EventID: "ev1", PlayerID: "late", Status: entry.Active, RegisteredAt: now, Table: 2, Seat: goneSeat})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{back, "late"} {
+		if err := d.SeatLate(ctx, "ev1", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, want := range map[string]string{back: "tbl3", "late": "tbl2"} {
+		id, _ := f.at(p)
+		if id != want || f.tables[id].stacks[p] != stack {
+			t.Errorf("G-23 %s at %q with %d, want %s with %d", p, id, f.tables[id].stacks[p], want, stack)
+		}
+	}
+	tr, _ := s.Load(ctx, "ev1")
+	n, _ := f.CountChips(ctx, "ev1")
+	if issued := director.Issued(tr, mustEntries(t, s)); n != issued {
+		t.Fatalf("chips counted %d, issued %d", n, issued)
+	}
+}
+
+// tablePlayersLocked returns a player with chips at a fake table.
+func tablePlayersLocked(f *fakeTables, id string) string {
+	for seat := range 10 {
+		if p, ok := f.tables[id].seats[seat]; ok {
+			return p
+		}
+	}
+	return ""
 }

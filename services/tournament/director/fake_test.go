@@ -135,6 +135,9 @@ func (f *fakeTables) Seat(_ context.Context, id, key, player string, seat int, s
 	if at, _ := f.where(tb.tournament, player); at != nil {
 		return refused("ENTRANT_SEATED_ELSEWHERE")
 	}
+	if _, taken := tb.seats[seat]; taken {
+		return refused("SEAT_TAKEN")
+	}
 	tb.seats[seat], tb.stacks[player] = player, stack
 	return nil
 }

@@ -550,14 +550,28 @@ func Leave(e event.Event, en *Entry) error {
 var ErrMayStillRebuy = fault.Rule(fault.Precondition, "TR-13", "REBUY_STILL_OPEN", "the player may still rebuy at this table; confirm that they declined")
 
 // KnockOut checks that a player out of chips is out of the tournament: in
-// a rebuy event, while rebuys are open at their table (TR-13, TR-16), only
-// when they declined to rebuy.
+// a rebuy event, while rebuys are open at their table (TR-13, TR-16) — or
+// the add-on, which a player with no chips takes with a rebuy (TR-17) —
+// only when they declined to rebuy.
 func KnockOut(e event.Event, p Policy, en Entry, t Table, declined bool) error {
 	if en.Status != Active {
 		return ErrEntryNotActive.Withf("the entry is %s", en.Status)
 	}
-	if p.Rebuys() && !declined && rebuyOpen(e, p, t) && (p.MaxRebuys == 0 || en.Rebuys < p.MaxRebuys) {
+	if !p.Rebuys() || declined || (p.MaxRebuys > 0 && en.Rebuys >= p.MaxRebuys) {
+		return nil
+	}
+	if rebuyOpen(e, p, t) || addOnWithRebuyOpen(e, p, en, t) {
 		return ErrMayStillRebuy
 	}
 	return nil
+}
+
+// addOnWithRebuyOpen reports whether a player with no chips may still take
+// the add-on with a rebuy (TR-17): the add-on window is open and they have
+// not taken it.
+func addOnWithRebuyOpen(e event.Event, p Policy, en Entry, t Table) bool {
+	if !p.AddOn || en.AddOn || e.Status != event.Running {
+		return false
+	}
+	return t.Now.Before(e.StartsAt.Add(p.RebuyPeriod).Add(p.AddOnWindow))
 }

@@ -366,12 +366,17 @@ func TestKnockOut_TR13_TR16(t *testing.T) {
 		{"TR-16 in the last rebuy hands", event.Rebuy, 0, Table{Now: start.Add(2 * time.Hour), HandsSincePeriodEnd: 1}, false, "REBUY_STILL_OPEN"},
 		{"TR-16 after the last rebuy hand", event.Rebuy, 0, Table{Now: start.Add(2 * time.Hour), HandsSincePeriodEnd: 3}, false, ""},
 		{"G-23 no rebuys left", event.Rebuy, 2, Table{Now: start.Add(time.Minute)}, false, ""},
+		{"TR-17 add-on window: may still take a rebuy with the add-on", event.Rebuy, 1, Table{Now: start.Add(65 * time.Minute), HandsSincePeriodEnd: 3}, false, "REBUY_STILL_OPEN"},
+		{"TR-17 add-on window over", event.Rebuy, 1, Table{Now: start.Add(75 * time.Minute), HandsSincePeriodEnd: 3}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := ev(tt.format, event.Running)
 			p := rebuy
+			if strings.HasPrefix(tt.name, "TR-17") {
+				p = Policy{MaxRebuys: 2, AddOn: true}.WithDefaults(e)
+			}
 			if tt.format == event.Freezeout {
 				p = Policy{}.WithDefaults(e)
 			}

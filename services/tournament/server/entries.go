@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/auth"
@@ -10,6 +11,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/standings"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -77,7 +79,7 @@ func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterP
 	if en.Table > 0 {
 		// A late registration (G-23) was seated by the draw: the director
 		// seats it at the table.
-		s.drive(ctx, "late seat", id, s.directorStart)
+		s.drive(ctx, "late seat", id, func(ctx context.Context, id string) error { return s.director.SeatLate(ctx, id, player) })
 	}
 	pb, err := s.entryWithMoney(ctx, id, en)
 	if err != nil {
@@ -183,15 +185,11 @@ func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Pa
 			}
 			return true, nil
 		}
-		if en.Reentries > 0 {
-			// G-23: the player is back in the field; the place the last
-			// entry took is given again when this one goes out.
-			if err := tx.DeleteFinish(en.PlayerID); err != nil {
-				return false, err
-			}
-		}
 		en.Paid(transferID)
 		if t.Event.Status == event.Running {
+			if err := intoField(tx, t, *en); err != nil {
+				return false, err
+			}
 			// A late registration (G-23) takes a seat at once.
 			return true, seatLate(tx, t, en, src)
 		}
@@ -201,6 +199,29 @@ func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Pa
 		}
 	}
 	return true, nil
+}
+
+// intoField renumbers the places given when a late entry (G-23) joins a
+// running field: a new entrant moves every place given one down; a
+// re-entry takes the player's last place back and moves the better ones
+// down, or, out in a hand-for-hand round not yet placed (TR-37), leaves
+// the round's knock-outs. Either way the next knock-out takes a place
+// nobody holds.
+func intoField(tx *store.Tx, t *store.Tournament, en entry.Entry) error {
+	if en.Reentries > 0 {
+		if i := slices.IndexFunc(t.PendingKnockouts, func(k standings.Knockout) bool { return k.PlayerID == en.PlayerID }); i >= 0 {
+			t.PendingKnockouts = slices.Delete(t.PendingKnockouts, i, i+1)
+			return nil
+		}
+	}
+	fs, err := tx.Finishes()
+	if err != nil || len(fs) == 0 {
+		return err
+	}
+	if en.Reentries > 0 {
+		return tx.RenumberFinishes(standings.Reenter(fs, en.PlayerID))
+	}
+	return tx.RenumberFinishes(standings.Grow(fs))
 }
 
 // UnregisterPlayer withdraws an entry before the start (TR-04): the entry

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -285,5 +286,62 @@ func TestSettlePrizePool_TR34(t *testing.T) {
 	log, err := f.c.ListAudit(f.floor, &tournamentv1.ListAuditRequest{TournamentId: id})
 	if err != nil || len(log.GetRecords()) != 1 || log.GetRecords()[0].GetAction() != "settle_pool" || log.GetRecords()[0].GetActor() != "floor-1" {
 		t.Fatalf("audit = %v, %v", log, err)
+	}
+}
+
+// TestLateEntriesKeepPlacesApart_G23_TR37: places given while late
+// registration is open move as the field grows — a new entrant, a
+// re-entry taking its place back — so no two players hold one place and
+// the event ends with places 1..players (the "places collide after
+// re-entry in late registration" defect: the next knock-out was given a
+// place already taken). A player out in a hand-for-hand round who
+// re-enters before the round ends leaves the round's knock-outs instead
+// of being placed while in play.
+func TestLateEntriesKeepPlacesApart_G23_TR37(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d", "e", "f"}
+	w := newFakeWallet(balances(append(slices.Clone(players), "late")...))
+	f := startWithWallet(t, w)
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.EntryPolicy = &tournamentv1.EntryPolicy{LateRegistration: durationpb.New(time.Hour), Reentry: true}
+		r.SeatsPerTable = 3
+	})
+	svc := f.g.As(t, "svc", auth.Service)
+	bust := func(player string) *tournamentv1.RecordKnockoutsResponse {
+		t.Helper()
+		en := f.entries(f.floor, t, id)[player]
+		r, err := f.c.RecordKnockouts(svc, &tournamentv1.RecordKnockoutsRequest{TournamentId: id,
+			Knockouts: []*tournamentv1.Knockout{{PlayerId: player, Table: en.GetTable(), Hand: 1}}})
+		if err != nil {
+			t.Fatalf("knock out %s: %v", player, err)
+		}
+		return r
+	}
+	bust("a")                 // 6th of 6
+	f.register(t, id, "late") // 7 entrants: a is 7th now
+	bust("b")                 // 6th
+	f.register(t, id, "a")    // a re-enters: b moves to 7th
+	bust("c")                 // 6th
+	// G-26: hand-for-hand; d goes out in the round and re-enters before it ends.
+	if _, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r := bust("d"); !r.GetDeferred() {
+		t.Fatalf("d's knock-out in hand-for-hand not held for the round: %v", r)
+	}
+	f.register(t, id, "d")
+	if _, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"e", "a", "late", "f"} {
+		bust(p)
+	}
+	res, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := places(res.GetFinishes())
+	if want := []string{"d:1/1", "f:2/1", "late:3/1", "a:4/1", "e:5/1", "c:6/1", "b:7/1"}; !slices.Equal(got, want) {
+		t.Fatalf("places %v, want %v", got, want)
 	}
 }

@@ -142,14 +142,22 @@ func (s *Server) drive(ctx context.Context, what, id string, step func(context.C
 
 // seatLate seats a player who registered after the start (G-23) the way
 // a table break does: at the shortest table, in a drawn empty seat; a new
-// table opens when every table is full.
+// table opens when every table is full, under a number no table of the
+// event had (a broken table's is closed at the table service).
 func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src draw.Source) error {
 	ens, err := tx.Entries()
 	if err != nil {
 		return err
 	}
+	links, err := tx.Tables()
+	if err != nil {
+		return err
+	}
 	byTable := map[int]balance.Table{}
 	highest := 0
+	for _, l := range links {
+		highest = max(highest, l.Table)
+	}
 	for _, o := range ens {
 		if o.Status != entry.Active || o.Table == 0 || o.PlayerID == en.PlayerID {
 			continue

@@ -641,7 +641,12 @@ func TestLastRebuyHands_TR16(t *testing.T) {
 	if _, err := f.c.AddOn(f.floor, &tournamentv1.AddOnRequest{TournamentId: id, PlayerId: "b", Stack: 5000}); err != nil {
 		t.Fatalf("TR-17 add-on after the last rebuy hand: %v", err)
 	}
-	// After the last rebuy hand a bust is final.
+	// After the last rebuy hand a player with no chips may still take the
+	// add-on with a rebuy (TR-17); once its window has closed a bust is final.
+	ko := &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1}}}
+	_, err = f.c.RecordKnockouts(f.floor, ko)
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_STILL_OPEN", "TR-13")
+	f.clk.Advance(15 * time.Minute)
 	if _, err := f.c.RecordKnockouts(f.floor, &tournamentv1.RecordKnockoutsRequest{TournamentId: id, Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1}}}); err != nil {
 		t.Fatalf("TR-16 knock-out after the rebuys: %v", err)
 	}

@@ -162,6 +162,7 @@ func knockOut(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlayer ma
 		en := byPlayer[k.PlayerID]
 		en.Status = entry.Busted
 		byPlayer[en.PlayerID] = en
+		delete(t.HeldBusts, en.PlayerID)
 		if err := tx.PutEntry(en); err != nil {
 			return knockedOut{}, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -64,8 +65,11 @@ func (s *Server) AttachTable(ctx context.Context, req *tournamentv1.AttachTableR
 // running tournament (AttachTable); other tables' hands are ignored. The
 // players the table reports busted are knocked out in that hand as
 // RecordKnockouts knocks them out, placed by their stacks at the start of
-// the hand (TR-37); a player who may still rebuy (TR-13, TR-16) is left
-// to the floor, who records the knock-out once they decline. During
+// the hand (TR-37). A player out of chips who may still rebuy (TR-13,
+// TR-16, or take the add-on with a rebuy, TR-17) is held at the table —
+// the floor records the knock-out if they decline — and knocked out by
+// their table's first hand to end after the window closed there, unless
+// a rebuy was paid since they went out. During
 // hand-for-hand the hand is also the table's hand of the round (G-26), as
 // ReportHandEnded reports it. Each event is applied once, in the
 // transaction that records it as processed (events.Idempotent), so a
@@ -103,6 +107,20 @@ func (s *Server) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	return nil
 }
 
+// countRebuyHand counts a hand of tournament table n towards the last
+// rebuy hands (TR-16) when it started once the rebuy period had run out:
+// the tables' own reports count the hands, so the window closes by
+// itself after the last one.
+func countRebuyHand(t *store.Tournament, n int, started time.Time) {
+	if !t.Rules.Entry.Rebuys() || started.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
+		return
+	}
+	if t.RebuyHands == nil {
+		t.RebuyHands = map[int]int{}
+	}
+	t.RebuyHands[n]++
+}
+
 // tableHandEnded applies one hand of an attached table to its tournament
 // and returns the prize payments to make when the tournament finished.
 // What no redelivery can change — a tournament no longer running, the
@@ -121,25 +139,45 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 	if err != nil {
 		return nil, err
 	}
-	bySeat := map[int32]*tablev1.SeatStack{}
-	for _, st := range msg.GetStacks() {
-		bySeat[st.GetSeat()] = st
+	countRebuyHand(t, link.Table, msg.GetStartTime().AsTime())
+	busted := map[int32]bool{}
+	for _, seat := range msg.GetBusted() {
+		busted[seat] = true
 	}
 	var kos []standings.Knockout
-	for _, seat := range msg.GetBusted() {
-		st := bySeat[seat]
+	for _, st := range msg.GetStacks() {
 		en, ok := byPlayer[st.GetPlayerId()]
 		if !ok || en.Status != entry.Active {
 			// Not in this event, or the floor recorded it already.
 			continue
 		}
+		if st.GetStack() > 0 {
+			delete(t.HeldBusts, en.PlayerID) // rebought, or never out
+			continue
+		}
+		// Out of chips: in this hand, or held since (TR-13). The rebuys
+		// they had when they went out tell a rebuy paid since, whose chips
+		// are on their way to the table, from none.
+		at, held := t.HeldBusts[en.PlayerID]
+		if busted[st.GetSeat()] || !held {
+			at, held = en.Rebuys, false
+		}
 		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)}, false)
-		if errors.Is(err, entry.ErrMayStillRebuy) {
+		if errors.Is(err, entry.ErrMayStillRebuy) || (err == nil && en.Rebuys > at) {
+			// TR-13, TR-16: held at the table, not dealt in, until they
+			// rebuy or the window closes at their table.
+			if t.HeldBusts == nil {
+				t.HeldBusts = map[string]int{}
+			}
+			if !held {
+				t.HeldBusts[en.PlayerID] = at
+			}
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		delete(t.HeldBusts, en.PlayerID)
 		kos = append(kos, standings.Knockout{PlayerID: en.PlayerID, TableID: strconv.Itoa(link.Table), Hand: msg.GetHandNo(),
 			StartStack: st.GetStartStack()})
 	}

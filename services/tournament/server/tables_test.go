@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
@@ -189,5 +192,96 @@ func TestHandEnded_TR37_G26(t *testing.T) {
 		if busted != slices.Contains([]string{big, small, out}, en.GetPlayerId()) {
 			t.Errorf("%s: status %v", en.GetPlayerId(), en.GetStatus())
 		}
+	}
+}
+
+// TestHandEnded_RebuyWindowClosesByItself_TR13_TR16: in a rebuy event the
+// tables' own hands count the last rebuy hands (TR-16) — the caller's
+// count is not needed — and a player out of chips is held at the table
+// while they may rebuy (TR-13), then knocked out by the first hand to end
+// after the window closed at their table; a player whose rebuy was paid
+// but whose chips have not reached the table yet stays in.
+func TestHandEnded_RebuyWindowClosesByItself_TR13_TR16(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 2}
+	})
+	if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: 1, TableId: "tbl-one"}); err != nil {
+		t.Fatal(err)
+	}
+	seat := map[string]int32{}
+	for _, en := range f.entries(f.floor, t, id) {
+		seat[en.GetPlayerId()] = en.GetSeat()
+	}
+	hand := func(no int64, started time.Time, stacks map[string]int64, busted ...string) {
+		t.Helper()
+		msg := &tablev1.HandEnded{TableId: "tbl-one", HandNo: no, StartTime: timestamppb.New(started)}
+		for _, p := range players {
+			msg.Stacks = append(msg.Stacks, &tablev1.SeatStack{Seat: seat[p], PlayerId: p, Stack: stacks[p], StartStack: stacks[p]})
+		}
+		for _, p := range busted {
+			msg.Busted = append(msg.Busted, seat[p])
+		}
+		b, err := proto.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: server.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(p string) tournamentv1.EntryStatus {
+		t.Helper()
+		return f.entries(f.floor, t, id)[p].GetStatus()
+	}
+	waitStatus := func(p string, want tournamentv1.EntryStatus) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); status(p) != want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %v, want %v", p, status(p), want)
+			}
+		}
+	}
+	start := f.clk.Now()
+	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
+	// Hand 1 in the rebuy period: a goes out and is held (TR-13).
+	hand(1, start.Add(time.Minute), map[string]int64{"b": 3000, "c": 3000, "d": 2000}, "a")
+	f.clk.Advance(31 * time.Minute)
+	// Hand 2 is the first of the last two rebuy hands: b goes out.
+	hand(2, start.Add(31*time.Minute), map[string]int64{"b": 0, "c": 4000, "d": 4000}, "b")
+	// The cage sells b a rebuy; its chips are not at the table yet.
+	cage := f.g.As(t, "cage", auth.Cashier)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "b"})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("TR-16 rebuy in the last rebuy hands: %v", err)
+		}
+	}
+	if status("a") != active {
+		t.Fatalf("TR-13 a, out in the rebuy period, knocked out while rebuys are open: %v", status("a"))
+	}
+	// Hand 3, the last rebuy hand, ends: the window is closed at the table.
+	hand(3, start.Add(32*time.Minute), map[string]int64{"c": 4000, "d": 4000})
+	waitStatus("a", busted)
+	if status("b") != active {
+		t.Fatalf("b, whose rebuy was paid, knocked out before the chips arrived: %v", status("b"))
+	}
+	_, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "c"})
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_PERIOD_OVER", "TR-16")
+	// b's chips arrived; b is out again later and stays out.
+	hand(4, start.Add(33*time.Minute), map[string]int64{"b": 5000, "c": 3000, "d": 0}, "d")
+	waitStatus("d", busted)
+	if status("b") != active {
+		t.Fatalf("b after the rebuy's chips arrived: %v", status("b"))
+	}
+	res, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+	if got := places(res.GetFinishes()); err != nil || !slices.Equal(got, []string{"d:3/1", "a:4/1"}) {
+		t.Fatalf("places %v, %v", got, err)
 	}
 }

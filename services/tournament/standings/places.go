@@ -134,3 +134,44 @@ func (b *Board) Win(player string) (Finish, error) {
 func (b *Board) placed(player string) bool {
 	return slices.ContainsFunc(b.Finishes, func(f Finish) bool { return f.PlayerID == player })
 }
+
+// Grow renumbers the places given when the field grows by one while
+// players are already out: a late registration (G-23) takes a place in
+// the field, so every place given moves one down and the places stay
+// 1..entrants with no two finishes on one place.
+func Grow(fs []Finish) []Finish {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].Place++
+	}
+	return out
+}
+
+// Reenter renumbers the places given when player, out, enters again
+// (G-23): their place is taken back, the places given after it (better
+// ones) move one down into the gap, and a place they shared is shared by
+// one player fewer, the worst of the shared places going with them. The
+// places stay 1..entrants with no two finishes on one place.
+func Reenter(fs []Finish, player string) []Finish {
+	i := slices.IndexFunc(fs, func(f Finish) bool { return f.PlayerID == player })
+	if i < 0 {
+		return slices.Clone(fs)
+	}
+	gone := fs[i]
+	out := make([]Finish, 0, len(fs)-1)
+	for _, f := range fs {
+		switch {
+		case f.PlayerID == player:
+			continue
+		case f.Place < gone.Place:
+			f.Place++
+		case f.Place == gone.Place && gone.Shared > 1:
+			// The group kept its best place; one fewer share it, so it
+			// starts one lower.
+			f.Place++
+			f.Shared--
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -250,3 +250,63 @@ func TestPenalties_TR32_TR33_G27(t *testing.T) {
 		t.Fatalf("TR-33 sat out %d hands, %d left", out, r.Missing)
 	}
 }
+
+// TestGrowAndReenter_G23_TR37: during late registration the field grows
+// after players are out, and a busted player may enter again; the places
+// given move so that the next knock-out never lands on a place already
+// taken, and the places end up 1..entrants.
+func TestGrowAndReenter_G23_TR37(t *testing.T) {
+	t.Parallel()
+	out := func(b *Board, ps ...string) {
+		t.Helper()
+		var kos []Knockout
+		for _, p := range ps {
+			kos = append(kos, Knockout{PlayerID: p, TableID: "t1", Hand: int64(len(b.Finishes) + 1), StartStack: 100})
+		}
+		if _, err := b.KnockOut(kos); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		play func(b *Board)
+		want []Finish
+	}{
+		{"G-23 a late registration after a knock-out", func(b *Board) {
+			out(b, "a") // 5 in play: a 5th
+			b.Finishes, b.Remaining = Grow(b.Finishes), b.Remaining+1
+			out(b, "b")
+		}, []Finish{{PlayerID: "a", Place: 6, Shared: 1}, {PlayerID: "b", Place: 5, Shared: 1}}},
+		{"G-23 a re-entry takes the place back, later ones move down", func(b *Board) {
+			out(b, "a")
+			out(b, "b")
+			b.Finishes, b.Remaining = Reenter(b.Finishes, "a"), b.Remaining+1
+			out(b, "c")
+			out(b, "a")
+		}, []Finish{{PlayerID: "b", Place: 5, Shared: 1}, {PlayerID: "c", Place: 4, Shared: 1}, {PlayerID: "a", Place: 3, Shared: 1}}},
+		{"G-23 a re-entry out of a shared place", func(b *Board) {
+			out(b, "a", "b") // same hand, same stack: 4th and 5th shared
+			out(b, "c")
+			b.Finishes, b.Remaining = Reenter(b.Finishes, "a"), b.Remaining+1
+		}, []Finish{{PlayerID: "b", Place: 5, Shared: 1}, {PlayerID: "c", Place: 4, Shared: 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := NewBoard(5)
+			tt.play(b)
+			if !slices.Equal(b.Finishes, tt.want) {
+				t.Fatalf("places %+v\nwant %+v", b.Finishes, tt.want)
+			}
+			seen := map[int]string{}
+			for _, f := range b.Finishes {
+				for p := f.Place; p < f.Place+f.Shared; p++ {
+					if other, dup := seen[p]; dup && f.Shared == 1 {
+						t.Fatalf("place %d given to %s and %s", p, other, f.PlayerID)
+					}
+					seen[p] = f.PlayerID
+				}
+			}
+		})
+	}
+}

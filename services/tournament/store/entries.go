@@ -32,6 +32,10 @@ type Tournament struct {
 	// RebuyHands counts, per table number, the hands started there since
 	// the rebuy period ran out (TR-16).
 	RebuyHands map[int]int
+	// HeldBusts are the players out of chips whom their table holds while
+	// they may still rebuy (TR-13, TR-16), each with the rebuys they had
+	// when they went out.
+	HeldBusts map[string]int
 }
 
 // handForHandState is the stored hand-for-hand column.
@@ -81,14 +85,14 @@ func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
 
 func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	row := tx.QueryRowContext(ctx, `SELECT `+columns+`, rules, clock_started_ms, clock_paused_at_ms, clock_paused_ms,
-		hand_for_hand, rebuy_hands, clock_shift_ms, clock_changes FROM tournaments WHERE id = $1`, id)
+		hand_for_hand, rebuy_hands, clock_shift_ms, clock_changes, held_busts FROM tournaments WHERE id = $1`, id)
 	var t Tournament
 	var format, status int
 	var startsAt, createdAt, started, pausedAt, paused, shift int64
-	var rules, h4h, rebuyHands string
+	var rules, h4h, rebuyHands, held string
 	e := &t.Event
 	err := row.Scan(&e.ID, &e.Name, &e.Game, &e.Structure, &format, &e.BuyIn.Currency, &e.BuyIn.PrizePool, &e.BuyIn.Fee,
-		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h, &rebuyHands, &shift, &t.Clock.Changes)
+		&e.StartingStack, &startsAt, &e.TargetEventID, &status, &createdAt, &rules, &started, &pausedAt, &paused, &h4h, &rebuyHands, &shift, &t.Clock.Changes, &held)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Tournament{}, ErrNotFound.Withf("no tournament %q", id)
 	}
@@ -115,6 +119,11 @@ func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
 	if rebuyHands != "" {
 		if err := json.Unmarshal([]byte(rebuyHands), &t.RebuyHands); err != nil {
 			return Tournament{}, fmt.Errorf("load tournament %s rebuy hands: %w", id, err)
+		}
+	}
+	if held != "" {
+		if err := json.Unmarshal([]byte(held), &t.HeldBusts); err != nil {
+			return Tournament{}, fmt.Errorf("load tournament %s held busts: %w", id, err)
 		}
 	}
 	t.Clock.Sheet = t.Rules.Sheet
@@ -189,11 +198,19 @@ func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t 
 		}
 		rebuyHands = string(raw)
 	}
+	held := ""
+	if len(t.HeldBusts) > 0 {
+		raw, err := json.Marshal(t.HeldBusts)
+		if err != nil {
+			return fmt.Errorf("update tournament %s: %w", id, err)
+		}
+		held = string(raw)
+	}
 	_, err = sqt.ExecContext(ctx, `UPDATE tournaments SET status = $2, clock_started_ms = $3, clock_paused_at_ms = $4,
 		clock_paused_ms = $5, hand_for_hand = $6, rules = $7, name = $8, starts_at_ms = $9, rebuy_hands = $10,
-		clock_shift_ms = $11, clock_changes = $12 WHERE id = $1`,
+		clock_shift_ms = $11, clock_changes = $12, held_busts = $13 WHERE id = $1`,
 		id, int(t.Event.Status), toMillis(t.Clock.Started), toMillis(t.Clock.PausedAt), t.Clock.Paused.Milliseconds(), h4h,
-		string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands, t.Clock.Shift.Milliseconds(), t.Clock.Changes)
+		string(rules), t.Event.Name, t.Event.StartsAt.UnixMilli(), rebuyHands, t.Clock.Shift.Milliseconds(), t.Clock.Changes, held)
 	if err != nil {
 		return fmt.Errorf("update tournament %s: %w", id, err)
 	}

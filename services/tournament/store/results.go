@@ -71,6 +71,39 @@ func (t *Tx) PaidOut() (out int64, settlements int, err error) {
 	return out, settlements, nil
 }
 
+// RenumberFinishes stores the places given as renumbered after the field
+// changed (standings.Grow, standings.Reenter): each finish's place and
+// share are updated in place (its order kept) and a finish no longer in
+// fs is taken back.
+func (t *Tx) RenumberFinishes(fs []standings.Finish) error {
+	cur, err := t.Finishes()
+	if err != nil {
+		return err
+	}
+	keep := map[string]standings.Finish{}
+	for _, f := range fs {
+		keep[f.PlayerID] = f
+	}
+	for _, c := range cur {
+		f, ok := keep[c.PlayerID]
+		if !ok {
+			if err := t.DeleteFinish(c.PlayerID); err != nil {
+				return err
+			}
+			continue
+		}
+		if f == c {
+			continue
+		}
+		_, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_finishes SET place = $3, shared = $4 WHERE tournament_id = $1 AND player_id = $2`,
+			t.id, f.PlayerID, f.Place, f.Shared)
+		if err != nil {
+			return fmt.Errorf("renumber finish %s/%s: %w", t.id, f.PlayerID, err)
+		}
+	}
+	return nil
+}
+
 // DeleteFinish takes back a player's place: a busted player who re-entered
 // (G-23) is in the field again and is placed when this entry goes out.
 func (t *Tx) DeleteFinish(player string) error {
