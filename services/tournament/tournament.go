@@ -18,6 +18,7 @@ import (
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
+	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -90,7 +91,10 @@ func New(deps Deps) *Service {
 	svc := &Service{bus: deps.Bus, clock: deps.Clock, log: log}
 	if deps.Tables != nil {
 		svc.director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: random, Logger: log,
-			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) }})
+			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) },
+			Bagged: func(ctx context.Context, id string, pay entry.Payment) error {
+				return svc.server.FlightBagged(ctx, id, pay)
+			}})
 		opts = append(opts, server.WithDirector(svc.director))
 	}
 	svc.server = server.New(st, deps.Clock, opts...)

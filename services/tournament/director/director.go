@@ -65,6 +65,9 @@ type Director struct {
 	// record applies a hand to the event's books (knock-outs, places,
 	// hand-for-hand rounds) before the director acts on the tables.
 	record func(context.Context, events.Event) error
+	// bagged moves a bagged flight's prize pool to its Day 2 (the step
+	// is recorded; the server has the wallet make it).
+	bagged func(context.Context, string, entry.Payment) error
 
 	// mu guards mismatch and seatings.
 	mu sync.Mutex
@@ -86,6 +89,9 @@ type Deps struct {
 	// Record applies a table.hand_ended to the event's books first
 	// (server.HandleHandEnded: knock-outs placed by TR-37).
 	Record func(context.Context, events.Event) error
+	// Bagged makes the recorded wallet step that moves a bagged flight's
+	// prize pool to its Day 2 (issue 13); nil leaves it pending.
+	Bagged func(ctx context.Context, flightID string, pay entry.Payment) error
 }
 
 // New returns a Director.
@@ -94,7 +100,7 @@ func New(d Deps) *Director {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record,
+	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
 		mismatch: map[string]int64{}, seatings: map[string]*kept{}}
 }
 
@@ -127,6 +133,10 @@ func (d *Director) Start(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	stacks, err := d.stacks(ctx, t)
+	if err != nil {
+		return err
+	}
 	byTable := map[int][]entry.Entry{}
 	for _, en := range ens {
 		if en.Status == entry.Active && en.Table > 0 {
@@ -152,7 +162,11 @@ func (d *Director) Start(ctx context.Context, id string) error {
 			}
 		}
 		for _, en := range byTable[n] {
-			err := d.tables.Seat(ctx, tableID, seatKey(id, en), en.PlayerID, en.Seat, t.Event.StartingStack)
+			stack := t.Event.StartingStack
+			if stacks != nil {
+				stack = stacks[en.PlayerID] // a Day 2 seats the bag carried (issue 13)
+			}
+			err := d.tables.Seat(ctx, tableID, seatKey(id, en), en.PlayerID, en.Seat, stack)
 			if r := Refusal(err); r == "ENTRANT_SEATED_ELSEWHERE" || r == "IDEMPOTENCY_KEY_REUSED" {
 				continue // seated before and moved since
 			}
@@ -429,6 +443,17 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	d.countChips(ctx, t)
 	if t.Event.Status != event.Running {
 		return nil
+	}
+	if t.Rules.Flight != nil {
+		// A flight's day ends at its stop: the table deals no more hands
+		// and the survivors' stacks are bagged once every table is idle.
+		over, err := d.dayOver(ctx, t)
+		if err != nil {
+			return err
+		}
+		if over {
+			return d.Bag(ctx, id)
+		}
 	}
 	if t.HandForHand.Active {
 		if slices.Contains(t.HandForHand.Done, strconv.Itoa(h.Table)) {
@@ -746,6 +771,21 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	}
 	// A chip race's rounding (G-08) and the chip it gives a player left
 	// with none (TR-22) change the chips in play: they count as issued.
+	if stacks, err := d.stacks(ctx, t); err != nil {
+		return
+	} else if stacks != nil {
+		// A Day 2 put the carried bags in play, not starting stacks.
+		ens, err := d.store.Entries(ctx, t.Event.ID)
+		if err != nil {
+			return
+		}
+		issued = 0
+		for _, en := range ens {
+			if en.Status == entry.Active || en.Status == entry.Busted {
+				issued += stacks[en.PlayerID]
+			}
+		}
+	}
 	for _, r := range races {
 		issued += r.Delta
 	}
@@ -796,6 +836,11 @@ func (d *Director) Recover(ctx context.Context, ids []string) error {
 		}
 		if err := d.Start(ctx, id); err != nil {
 			errs = append(errs, fmt.Errorf("start %s: %w", id, err))
+			continue
+		}
+		// A flight whose day ended is bagged once its tables are idle.
+		if err := d.Bag(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("bag %s: %w", id, err))
 			continue
 		}
 		if err := d.SyncLevels(ctx, id); err != nil {

@@ -253,6 +253,25 @@ func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) err
 	return refused("NOT_SEATED")
 }
 
+// RemoveBagged takes a flight's survivor off with their chips (they
+// leave play, bagged by the director).
+func (f *fakeTables) RemoveBagged(_ context.Context, id, key, player string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return err
+	}
+	for s, p := range tb.seats {
+		if p == player {
+			delete(tb.seats, s)
+			delete(tb.stacks, p)
+			return nil
+		}
+	}
+	return refused("NOT_SEATED")
+}
+
 func (f *fakeTables) MoveOut(_ context.Context, m director.Move) (director.MoveState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -42,6 +42,9 @@ type Tables interface {
 	RaceChips(ctx context.Context, tableID, key, player string, amount, before int64) error
 	// RemoveBusted takes an entrant with no chips off the table.
 	RemoveBusted(ctx context.Context, tableID, key, player string) error
+	// RemoveBagged takes a flight's survivor off the table at the end of
+	// the day, their chips bagged for Day 2 (issue 13).
+	RemoveBagged(ctx context.Context, tableID, key, player string) error
 	// MoveOut is a move's first step, at the table the entrant leaves.
 	MoveOut(ctx context.Context, m Move) (MoveState, error)
 	// MoveIn is its second, at the table the entrant joins.

@@ -8,6 +8,7 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/flight"
 	"github.com/cardroom/cardroom/services/tournament/levels"
 	"github.com/cardroom/cardroom/services/tournament/standings"
 )
@@ -26,6 +27,11 @@ type Rules struct {
 	// redraw is proved end to end: run over REST on a cluster it left a
 	// player at an old table (TABLE_NOT_EMPTY) and the event stalled.
 	RedrawFinal bool `json:"redraw_final,omitempty"`
+	// Flight makes the event a Day 1 flight feeding a Day 2 (issue 13).
+	Flight *flight.Flight `json:"flight,omitempty"`
+	// Day2 makes the event the Day 2 of a multi-day event: its field is
+	// its flights' survivors with their bagged stacks (issue 13).
+	Day2 *flight.Day2 `json:"day2,omitempty"`
 }
 
 // DefaultSeatsPerTable is a full ring game table.
@@ -61,6 +67,12 @@ func (r Rules) Validate(e event.Event) error {
 		if err := r.Payouts.Validate(); err != nil {
 			return err
 		}
+	}
+	if r.Flight != nil && r.Day2 != nil {
+		return fault.Invalidf("flight", "an event is a flight or a Day 2, not both")
+	}
+	if r.Day2 != nil && !r.Day2.Survivors.Valid() {
+		return fault.Invalidf("day2.survivors", "unknown policy %q", r.Day2.Survivors)
 	}
 	if r.SeatsPerTable != 0 && (r.SeatsPerTable < 2 || r.SeatsPerTable > 10) {
 		return fault.Invalidf("seats_per_table", "must be between 2 and 10, got %d", r.SeatsPerTable)

@@ -298,3 +298,39 @@ func (c *Clock) BreakNow(t time.Time, d time.Duration) error {
 	c.Changes++
 	return nil
 }
+
+// ErrNotFuture refuses an in-play structure change that touches the row
+// in force or one already played: management may change an event in play
+// (TR-03), but only the levels to come, so no hand changes its blinds
+// under the players and the clock stands where it stood.
+var ErrNotFuture = fault.Rule(fault.Precondition, "TR-03", "STRUCTURE_CHANGE_NOT_FUTURE",
+	"in play only the levels after the one in force may change")
+
+// ChangeFuture replaces the rows after the one in force at t with next's
+// (TR-03): next must repeat every row up to and including the one in
+// force unchanged. It returns the first row that changed. The change
+// counts in Changes, so the tables get the new schedule.
+func (c *Clock) ChangeFuture(t time.Time, next Sheet) (int, error) {
+	if err := next.Validate(); err != nil {
+		return 0, err
+	}
+	p := c.At(t)
+	if p.Overtime {
+		return 0, ErrOvertime
+	}
+	if len(next.Levels) <= p.Index {
+		return 0, ErrNotFuture.Withf("the new sheet has %d rows; row %d is in force", len(next.Levels), p.Index)
+	}
+	for i := 0; i <= p.Index; i++ {
+		if next.Levels[i] != c.Sheet.Levels[i] {
+			return 0, ErrNotFuture.Withf("row %d changes; row %d is in force", i, p.Index)
+		}
+	}
+	first := p.Index + 1
+	for first < len(next.Levels) && first < len(c.Sheet.Levels) && next.Levels[first] == c.Sheet.Levels[first] {
+		first++
+	}
+	c.Sheet = Sheet{Levels: slices.Clone(next.Levels)}
+	c.Changes++
+	return first, nil
+}

@@ -1,6 +1,8 @@
 package levels
 
 import (
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -247,5 +249,62 @@ func TestBreakNowKeepsTheLevelsTime_TR20(t *testing.T) {
 	}
 	if _, l := c.ForHand(start.Add(7 * time.Minute)); l.BigBlind != 50 {
 		t.Fatalf("a hand dealt in the break plays %+v", l)
+	}
+}
+
+// TestChangeFuture_TR03: in play the levels after the one in force may
+// change (the clock stays where it stood, the change counts for the
+// tables' schedule); the level in force, one already played or a sheet
+// cut short before it is refused with TR-03, leaving the clock as it was.
+func TestChangeFuture_TR03(t *testing.T) {
+	t.Parallel()
+	at := start.Add(25 * time.Minute) // row 1 (level 2), 15 minutes left
+	edit := func(f func(rows []Level) []Level) Sheet {
+		return Sheet{Levels: f(slices.Clone(sheet().Levels))}
+	}
+	tests := []struct {
+		name   string
+		next   Sheet
+		first  int
+		reason string
+		rule   string
+	}{
+		{"a later level's blinds", edit(func(r []Level) []Level { r[3].SmallBlind, r[3].BigBlind = 150, 300; return r }), 3, "", ""},
+		{"a longer break to come", edit(func(r []Level) []Level { r[2].Duration = 30 * time.Minute; return r }), 2, "", ""},
+		{"a level added at the end", edit(func(r []Level) []Level { return append(r, Level{SmallBlind: 100, BigBlind: 200, Duration: time.Hour}) }), 4, "", ""},
+		{"the level in force", edit(func(r []Level) []Level { r[1].Duration = time.Hour; return r }), 0, "STRUCTURE_CHANGE_NOT_FUTURE", "TR-03"},
+		{"a level played", edit(func(r []Level) []Level { r[0].Ante = 5; return r }), 0, "STRUCTURE_CHANGE_NOT_FUTURE", "TR-03"},
+		{"the sheet cut before the level in force", edit(func(r []Level) []Level { return r[:1] }), 0, "STRUCTURE_CHANGE_NOT_FUTURE", "TR-03"},
+		{"blinds going down", edit(func(r []Level) []Level { r[3].SmallBlind, r[3].BigBlind = 10, 20; return r }), 0, "STRUCTURE_BLINDS_DECREASE", "G-07"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Clock{Sheet: sheet(), Started: start}
+			before := c.At(at)
+			first, err := c.ChangeFuture(at, tt.next)
+			if tt.reason != "" {
+				f, ok := fault.As(err)
+				if !ok || f.Reason != tt.reason || f.Rule != tt.rule {
+					t.Fatalf("err = %v, want %s (%s)", err, tt.reason, tt.rule)
+				}
+				if c.Changes != 0 || !slices.Equal(c.Sheet.Levels, sheet().Levels) {
+					t.Fatalf("a refused change moved the clock: %+v", c)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first != tt.first || c.Changes != 1 || !slices.Equal(c.Sheet.Levels, tt.next.Levels) {
+				t.Fatalf("first = %d (want %d), changes %d, sheet %+v", first, tt.first, c.Changes, c.Sheet)
+			}
+			if after := c.At(at); after != before {
+				t.Fatalf("the clock moved: %+v, was %+v", after, before)
+			}
+		})
+	}
+	if _, err := (&Clock{Sheet: sheet(), Started: start}).ChangeFuture(start.Add(3*time.Hour), sheet()); !errors.Is(err, ErrOvertime) {
+		t.Fatalf("overtime: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/levels"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -19,7 +20,9 @@ func actor(ctx context.Context) string {
 }
 
 // UpdateTournament renames, reschedules or replaces the structure sheet
-// of a scheduled tournament (TR-03, G-07) and audits the change.
+// of a scheduled tournament (TR-03, G-07), or changes the levels to come
+// of a running one (TR-03, refused for the level in force or one played),
+// and audits the change with who and why.
 func (s *Server) UpdateTournament(ctx context.Context, req *tournamentv1.UpdateTournamentRequest) (*tournamentv1.UpdateTournamentResponse, error) {
 	now := s.now()
 	var sheet levels.Sheet
@@ -30,7 +33,22 @@ func (s *Server) UpdateTournament(ctx context.Context, req *tournamentv1.UpdateT
 		}
 	}
 	resp := &tournamentv1.UpdateTournamentResponse{}
+	inPlay := false
 	err := s.store.Update(ctx, req.GetTournamentId(), func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status == event.Running && req.GetName() == "" && req.GetStartTime() == nil && len(sheet.Levels) > 0 {
+			// TR-03 in play: the levels to come only, so no hand changes
+			// its blinds under the players and the clock stays put.
+			index := t.Clock.At(now).Index
+			first, err := t.Clock.ChangeFuture(now, sheet)
+			if err != nil {
+				return err
+			}
+			t.Rules.Sheet = t.Clock.Sheet
+			inPlay = true
+			resp.Tournament = tournamentToProto(*t)
+			return tx.AddAudit(actor(ctx), "update_structure", map[string]any{"reason": req.GetReason(),
+				"level_index": index, "first_changed": first, "levels": len(sheet.Levels)}, now)
+		}
 		before := t.Event
 		startsAt := before.StartsAt
 		if req.GetStartTime() != nil {
@@ -55,6 +73,10 @@ func (s *Server) UpdateTournament(ctx context.Context, req *tournamentv1.UpdateT
 	})
 	if err != nil {
 		return nil, err
+	}
+	if inPlay {
+		// The tables' next hands play the new schedule (TR-20).
+		s.drive(ctx, "update_structure", req.GetTournamentId(), s.directorLevels)
 	}
 	return resp, nil
 }

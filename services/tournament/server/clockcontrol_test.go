@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/cardroom/cardroom/platform/auth"
@@ -121,5 +123,90 @@ func TestClockControl_TR20(t *testing.T) {
 	}
 	if d := log.GetRecords()[3].GetDetailJson(); d != `{"from_index":1,"level_index":0,"reason":"skipped by mistake","to_index":0}` {
 		t.Fatalf("audit detail %s", d)
+	}
+}
+
+// TestInPlayStructureChange_TR03: a running event's levels to come change
+// (admin, audited with who and why, the clock stays put and shows the new
+// level when it comes); the level in force or one played is refused with
+// TR-03, as is a rename in play; pausing and resuming the clock is
+// audited too (issue 13).
+func TestInPlayStructureChange_TR03(t *testing.T) {
+	t.Parallel()
+	f := startWithWallet(t, nil)
+	id := f.create(t, nil)
+	f.register(t, id, "a")
+	f.register(t, id, "b")
+	f.clk.Advance(6 * time.Hour)
+	if _, err := f.c.StartTournament(f.floor, &tournamentv1.StartTournamentRequest{TournamentId: id}); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(25 * time.Minute) // row 1 in force
+	got, err := f.c.GetTournament(f.floor, &tournamentv1.GetTournamentRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := got.GetTournament().GetLevels()
+	before, _ := f.c.GetClock(f.floor, &tournamentv1.GetClockRequest{TournamentId: id})
+	if before.GetLevelIndex() != 1 || len(rows) < 3 {
+		t.Fatalf("clock %v over %d rows", before, len(rows))
+	}
+	change := func(i int, f func(l *tournamentv1.Level)) []*tournamentv1.Level {
+		out := make([]*tournamentv1.Level, len(rows))
+		for j, l := range rows {
+			out[j] = proto.Clone(l).(*tournamentv1.Level)
+		}
+		f(out[i])
+		return out
+	}
+	longer := change(2, func(l *tournamentv1.Level) {
+		l.Duration = durationpb.New(l.GetDuration().AsDuration() + 10*time.Minute)
+	})
+	if _, err := f.c.UpdateTournament(f.floor, &tournamentv1.UpdateTournamentRequest{TournamentId: id, Levels: longer, Reason: "x"}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("TR-03 the floor changing the structure = %v", err)
+	}
+	up, err := f.c.UpdateTournament(f.admin, &tournamentv1.UpdateTournamentRequest{TournamentId: id, Levels: longer, Reason: "field is deep"})
+	if err != nil || !proto.Equal(up.GetTournament().GetLevels()[2], longer[2]) {
+		t.Fatalf("TR-03 future level change = %v, %v", up, err)
+	}
+	after, _ := f.c.GetClock(f.floor, &tournamentv1.GetClockRequest{TournamentId: id})
+	if after.GetLevelIndex() != 1 || after.GetRemaining().AsDuration() != before.GetRemaining().AsDuration() {
+		t.Fatalf("TR-03 the clock moved: %v, was %v", after, before)
+	}
+	rows = up.GetTournament().GetLevels()
+	for _, bad := range [][]*tournamentv1.Level{
+		change(1, func(l *tournamentv1.Level) { l.Duration = durationpb.New(time.Hour) }),
+		change(0, func(l *tournamentv1.Level) { l.Ante = 5 }),
+	} {
+		_, err = f.c.UpdateTournament(f.admin, &tournamentv1.UpdateTournamentRequest{TournamentId: id, Levels: bad, Reason: "oops"})
+		wantRule(t, err, codes.FailedPrecondition, "STRUCTURE_CHANGE_NOT_FUTURE", "TR-03")
+	}
+	_, err = f.c.UpdateTournament(f.admin, &tournamentv1.UpdateTournamentRequest{TournamentId: id, Name: "x", Levels: longer, Reason: "y"})
+	wantRule(t, err, codes.FailedPrecondition, "EVENT_NOT_CHANGEABLE", "TR-03")
+
+	if _, err := f.c.PauseClock(f.floor, &tournamentv1.PauseClockRequest{TournamentId: id, Reason: "medical"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.ResumeClock(f.admin, &tournamentv1.ResumeClockRequest{TournamentId: id, Reason: "all clear"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.ResumeClock(f.admin, &tournamentv1.ResumeClockRequest{TournamentId: id, Reason: "twice"}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("resume twice = %v", err)
+	}
+	log, err := f.c.ListAudit(f.floor, &tournamentv1.ListAuditRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acts []string
+	for _, r := range log.GetRecords() {
+		acts = append(acts, r.GetActor()+":"+r.GetAction()+":"+r.GetDetailJson())
+	}
+	want := []string{
+		`admin-1:update_structure:{"first_changed":2,"level_index":1,"levels":` + strconv.Itoa(len(rows)) + `,"reason":"field is deep"}`,
+		`floor-1:clock_pause:{"level_index":1,"reason":"medical"}`,
+		`admin-1:clock_resume:{"level_index":1,"reason":"all clear"}`,
+	}
+	if !slices.Equal(acts, want) {
+		t.Fatalf("audit\n%v\nwant\n%v", acts, want)
 	}
 }

@@ -117,6 +117,7 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	pb.Payouts = payoutsToProto(t.Rules.Payouts)
 	pb.SeatsPerTable = int32(t.Rules.SeatsPerTable)
 	pb.LiveTables = t.Rules.Live
+	multiDayToProto(pb, t)
 	return pb
 }
 

@@ -50,6 +50,9 @@ func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterP
 		if err != nil {
 			return err
 		}
+		if t.Rules.Day2 != nil {
+			return ErrEnterAFlight // issue 13: its field is its flights' survivors
+		}
 		if existing != nil && existing.Status == entry.Paying {
 			p, err := pending(tx, player, entry.PayEntry)
 			pay = p

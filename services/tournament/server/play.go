@@ -53,6 +53,11 @@ func (s *Server) StartTournament(ctx context.Context, req *tournamentv1.StartTou
 		if now.Before(t.Event.StartsAt) {
 			return ErrNotDue.With("start_time", t.Event.StartsAt.Format("2006-01-02T15:04:05Z07:00"))
 		}
+		if t.Rules.Day2 != nil {
+			if err := seatDay2(tx, t); err != nil {
+				return err
+			}
+		}
 		ens, err := tx.Entries()
 		if err != nil {
 			return err
@@ -231,7 +236,7 @@ func (s *Server) GetClock(ctx context.Context, req *tournamentv1.GetClockRequest
 
 // PauseClock stops the level clock of a running tournament.
 func (s *Server) PauseClock(ctx context.Context, req *tournamentv1.PauseClockRequest) (*tournamentv1.PauseClockResponse, error) {
-	t, err := s.updateClock(ctx, req.GetTournamentId(), true)
+	t, err := s.updateClock(ctx, req.GetTournamentId(), true, req.GetReason())
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +246,7 @@ func (s *Server) PauseClock(ctx context.Context, req *tournamentv1.PauseClockReq
 
 // ResumeClock restarts it.
 func (s *Server) ResumeClock(ctx context.Context, req *tournamentv1.ResumeClockRequest) (*tournamentv1.ResumeClockResponse, error) {
-	t, err := s.updateClock(ctx, req.GetTournamentId(), false)
+	t, err := s.updateClock(ctx, req.GetTournamentId(), false, req.GetReason())
 	if err != nil {
 		return nil, err
 	}
@@ -249,21 +254,27 @@ func (s *Server) ResumeClock(ctx context.Context, req *tournamentv1.ResumeClockR
 	return &tournamentv1.ResumeClockResponse{Clock: s.clockResponse(t)}, nil
 }
 
-func (s *Server) updateClock(ctx context.Context, id string, pause bool) (store.Tournament, error) {
+// updateClock pauses or resumes the clock and audits it with who and why
+// in the same transaction (issue 13), as the floor's other clock controls.
+func (s *Server) updateClock(ctx context.Context, id string, pause bool, reason string) (store.Tournament, error) {
 	now := s.now()
 	var out store.Tournament
-	err := s.store.Update(ctx, id, func(_ *store.Tx, t *store.Tournament) error {
+	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
+		action := "clock_resume"
 		var err error
 		if pause {
-			err = t.Clock.Pause(now)
+			action, err = "clock_pause", t.Clock.Pause(now)
 		} else {
 			err = t.Clock.Resume(now)
 		}
+		if err != nil {
+			return err
+		}
 		out = *t
-		return err
+		return tx.AddAudit(actor(ctx), action, map[string]any{"reason": reason, "level_index": t.Clock.At(now).Index}, now)
 	})
 	return out, err
 }

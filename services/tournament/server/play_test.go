@@ -137,6 +137,13 @@ func (w *fakeWallet) SettlePrizePool(ctx context.Context, in *walletv1.SettlePri
 		to = "house"
 	}
 	tr, err := w.payOut(in.GetIdempotencyKey(), to, in.GetEventId(), in.GetAmount())
+	if err == nil && in.GetToEventId() != "" {
+		// A flight's pool moved into its Day 2's pool (issue 13).
+		w.mu.Lock()
+		w.balance[to] -= in.GetAmount()
+		w.pool[in.GetToEventId()] += in.GetAmount()
+		w.mu.Unlock()
+	}
 	return &walletv1.SettlePrizePoolResponse{Transfer: tr}, err
 }
 

@@ -52,7 +52,9 @@ func board(tx *store.Tx, t *store.Tournament) (*standings.Board, map[string]entr
 // finishIfLast places the last player first, finishes the tournament and
 // records its prize payments. seatPrice is a satellite target's entry.
 func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlayer map[string]entry.Entry, seatPrice int64, now time.Time) ([]standings.Finish, []entry.Payment, error) {
-	if b.Remaining != 1 {
+	if b.Remaining != 1 || t.Rules.Flight != nil {
+		// A flight plays no winner: its last survivors are bagged for
+		// Day 2, which pays the prizes (issue 13).
 		return nil, nil, nil
 	}
 	var winner string

@@ -133,8 +133,14 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 		}
 	}
 	rules := rulesFromProto(req)
+	rules.Flight, rules.Day2 = multiDayFromProto(req)
 	if err := rules.Validate(e); err != nil {
 		return nil, err
+	}
+	if rules.Flight != nil {
+		if err := s.checkFlight(ctx, e, rules.Flight, len(rules.WithDefaults(e).Sheet.Levels)); err != nil {
+			return nil, err
+		}
 	}
 	t := store.Tournament{Event: e, Rules: rules.WithDefaults(e)}
 	if err := s.store.Create(ctx, e, t.Rules); err != nil {

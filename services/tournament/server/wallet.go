@@ -90,7 +90,7 @@ func (s *Server) pay(ctx context.Context, p entry.Payment) outcome {
 	case entry.SettlePool:
 		var r *walletv1.SettlePrizePoolResponse
 		r, err = s.wallet.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: p.Key, EventId: p.EventID, Currency: p.Currency,
-			Amount: p.Amount, PlayerId: p.PlayerID, Reason: p.Note})
+			Amount: p.Amount, PlayerId: p.PlayerID, Reason: p.Note, ToEventId: p.TargetEventID})
 		transfer = r.GetTransfer()
 	case entry.RefundEvent:
 		var r *walletv1.RefundResponse

@@ -534,7 +534,8 @@ func (s *Store) Draws(ctx context.Context, id string) ([]Draw, error) {
 }
 
 // Contributions sums the paid prize-pool parts of a tournament's entries,
-// rebuys and add-ons (the prize pool, TR-36) and counts its paid entries.
+// rebuys and add-ons (the prize pool, TR-36) and counts its paid entries;
+// a Day 2 adds the pools its flights moved to it and their entries.
 func (s *Store) Contributions(ctx context.Context, id string) (pool int64, entries int, err error) {
 	return contributions(ctx, s.db.SQL(), id)
 }
@@ -555,7 +556,20 @@ func contributions(ctx context.Context, q rowQuerier, id string) (pool int64, en
 	if err != nil {
 		return 0, 0, fmt.Errorf("prize pool of %s: %w", id, err)
 	}
-	return pool, entries, nil
+	// A Day 2 plays for its flights' pools, moved into its own (issue
+	// 13), and its payouts count the flights' entries.
+	var moved int64
+	var flightEntries int
+	err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(amount), 0) FROM tournament_payments
+		WHERE target_event_id = $1 AND kind = $2 AND state = $3`, id, int(entry.SettlePool), int(PaymentDone)).Scan(&moved)
+	if err == nil {
+		err = q.QueryRowContext(ctx, `SELECT COUNT(*) FROM tournament_payments p JOIN tournaments t ON t.id = p.tournament_id
+			WHERE t.day2_id = $1 AND p.kind = $2 AND p.state = $3`, id, int(entry.PayEntry), int(PaymentDone)).Scan(&flightEntries)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("flights' prize pool of %s: %w", id, err)
+	}
+	return pool + moved, entries + flightEntries, nil
 }
 
 // DeleteEntry removes an entry that was never paid.

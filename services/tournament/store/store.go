@@ -58,7 +58,10 @@ func (s *Store) Create(ctx context.Context, e event.Event, r house.Rules) error 
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			e.ID, e.Name, e.Game, e.Structure, int(e.Format), e.BuyIn.Currency, e.BuyIn.PrizePool, e.BuyIn.Fee,
 			e.StartingStack, e.StartsAt.UnixMilli(), e.TargetEventID, int(e.Status), e.CreatedAt.UnixMilli(), string(rules))
-		return err
+		if err != nil || r.Flight == nil {
+			return err
+		}
+		return linkFlight(ctx, tx, e.ID, r.Flight.Day2)
 	})
 	if err != nil {
 		return fmt.Errorf("create tournament %s: %w", e.ID, err)

@@ -162,6 +162,15 @@ func (c *Client) RemoveBusted(ctx context.Context, tableID, key, player string) 
 	return classify("remove "+key, err)
 }
 
+// RemoveBagged takes a flight's survivor off the table at the end of the
+// day: for the table the event is over (its chips leave play with the
+// player; the director has bagged them for Day 2).
+func (c *Client) RemoveBagged(ctx context.Context, tableID, key, player string) error {
+	_, err := c.c.RemoveEntrant(serviceContext(ctx), &tablev1.RemoveEntrantRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
+		Reason: tablev1.RemovalReason_REMOVAL_REASON_FINISHED})
+	return classify("remove "+key, err)
+}
+
 var moveStates = map[tablev1.MoveState]director.MoveState{
 	tablev1.MoveState_MOVE_STATE_PENDING:    director.MovePending,
 	tablev1.MoveState_MOVE_STATE_IN_TRANSIT: director.MoveInTransit,

@@ -391,8 +391,11 @@ type PoolSettlementRequest struct {
 	Amount   int64
 	// Player receives the amount; empty gives it to the house.
 	Player string
-	Reason string
-	Actor  string `json:"-"`
+	// ToEvent receives it in its prize pool instead: a Day 1 flight's
+	// pool moved to its Day 2 (issue 13).
+	ToEvent string
+	Reason  string
+	Actor   string `json:"-"`
 }
 
 // SettlePrizePool moves Amount from the event's prize pool to the player
@@ -401,6 +404,14 @@ type PoolSettlementRequest struct {
 func (b *Bank) SettlePrizePool(ctx context.Context, r PoolSettlementRequest) (TransferResult, error) {
 	if r.Player != "" {
 		if err := validPlayer(r.Player); err != nil {
+			return TransferResult{}, err
+		}
+	}
+	if r.ToEvent != "" {
+		if r.Player != "" || r.ToEvent == r.Event {
+			return TransferResult{}, fault.Invalidf("to_event_id", "moves the pool to another event's pool, not to a player")
+		}
+		if err := ledger.ValidOwner("to_event_id", r.ToEvent); err != nil {
 			return TransferResult{}, err
 		}
 	}
@@ -426,7 +437,12 @@ func (b *Bank) SettlePrizePool(ctx context.Context, r PoolSettlementRequest) (Tr
 			return TransferResult{}, err
 		}
 		to, player := ledger.HouseFeesAccount(cur), ledger.AccountID("")
-		if r.Player != "" {
+		if r.ToEvent != "" {
+			to = ledger.PrizePoolAccount(r.ToEvent, cur)
+			if err := tx.EnsureAccount(ctx, to); err != nil {
+				return TransferResult{}, err
+			}
+		} else if r.Player != "" {
 			to, player = ledger.PlayerAccount(r.Player, cur), ledger.PlayerAccount(r.Player, cur)
 			if _, err := tx.Account(ctx, to); err != nil {
 				return TransferResult{}, err
@@ -435,6 +451,9 @@ func (b *Bank) SettlePrizePool(ctx context.Context, r PoolSettlementRequest) (Tr
 			return TransferResult{}, err
 		}
 		meta := map[string]string{"event": r.Event, "reason": r.Reason}
+		if r.ToEvent != "" {
+			meta["to_event"] = r.ToEvent
+		}
 		if r.Player != "" {
 			meta["player"] = r.Player
 		}

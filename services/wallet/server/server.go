@@ -393,7 +393,7 @@ func (s *Server) SettlePrizePool(ctx context.Context, r *walletv1.SettlePrizePoo
 		return nil, err
 	}
 	res, err := s.bank.SettlePrizePool(ctx, bank.PoolSettlementRequest{Key: key(p, r.GetIdempotencyKey()), Event: r.GetEventId(),
-		Currency: r.GetCurrency(), Amount: r.GetAmount(), Player: r.GetPlayerId(), Reason: r.GetReason(), Actor: p.Subject})
+		Currency: r.GetCurrency(), Amount: r.GetAmount(), Player: r.GetPlayerId(), ToEvent: r.GetToEventId(), Reason: r.GetReason(), Actor: p.Subject})
 	if err != nil {
 		return nil, err
 	}

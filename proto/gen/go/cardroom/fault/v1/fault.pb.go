@@ -628,6 +628,19 @@ const (
 	// REASON_CLOCK_TIME_OUT_OF_RANGE means the time would leave the row in
 	// force with under a second or over 4 hours (a break: 0 or over 4 hours).
 	Reason_REASON_CLOCK_TIME_OUT_OF_RANGE Reason = 493
+	// REASON_STRUCTURE_CHANGE_NOT_FUTURE means an in-play structure change
+	// touched the level in force or one already played; only the levels to
+	// come may change (TR-03).
+	Reason_REASON_STRUCTURE_CHANGE_NOT_FUTURE Reason = 494
+	// REASON_FLIGHTS_NOT_BAGGED means a Day 2 starts once every one of its
+	// flights has bagged its survivors (issue 13).
+	Reason_REASON_FLIGHTS_NOT_BAGGED Reason = 495
+	// REASON_ENTER_A_FLIGHT means a Day 2 is entered through its flights, not
+	// by registering for it (issue 13).
+	Reason_REASON_ENTER_A_FLIGHT Reason = 496
+	// REASON_NOT_A_DAY2 means the event a flight names is not a scheduled
+	// Day 2 in the flight's currency (issue 13).
+	Reason_REASON_NOT_A_DAY2 Reason = 497
 )
 
 // Enum value maps for Reason.
@@ -839,6 +852,10 @@ var (
 		491: "REASON_CLOCK_ON_BREAK",
 		492: "REASON_CLOCK_NO_SUCH_LEVEL",
 		493: "REASON_CLOCK_TIME_OUT_OF_RANGE",
+		494: "REASON_STRUCTURE_CHANGE_NOT_FUTURE",
+		495: "REASON_FLIGHTS_NOT_BAGGED",
+		496: "REASON_ENTER_A_FLIGHT",
+		497: "REASON_NOT_A_DAY2",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                      0,
@@ -1047,6 +1064,10 @@ var (
 		"REASON_CLOCK_ON_BREAK":                   491,
 		"REASON_CLOCK_NO_SUCH_LEVEL":              492,
 		"REASON_CLOCK_TIME_OUT_OF_RANGE":          493,
+		"REASON_STRUCTURE_CHANGE_NOT_FUTURE":      494,
+		"REASON_FLIGHTS_NOT_BAGGED":               495,
+		"REASON_ENTER_A_FLIGHT":                   496,
+		"REASON_NOT_A_DAY2":                       497,
 	}
 )
 
@@ -1184,7 +1205,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe52\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe23\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1392,7 +1413,11 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x15REASON_CLOCK_OVERTIME\x10\xea\x03\x12\x1a\n" +
 	"\x15REASON_CLOCK_ON_BREAK\x10\xeb\x03\x12\x1f\n" +
 	"\x1aREASON_CLOCK_NO_SUCH_LEVEL\x10\xec\x03\x12#\n" +
-	"\x1eREASON_CLOCK_TIME_OUT_OF_RANGE\x10\xed\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x1eREASON_CLOCK_TIME_OUT_OF_RANGE\x10\xed\x03\x12'\n" +
+	"\"REASON_STRUCTURE_CHANGE_NOT_FUTURE\x10\xee\x03\x12\x1e\n" +
+	"\x19REASON_FLIGHTS_NOT_BAGGED\x10\xef\x03\x12\x1a\n" +
+	"\x15REASON_ENTER_A_FLIGHT\x10\xf0\x03\x12\x16\n" +
+	"\x11REASON_NOT_A_DAY2\x10\xf1\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once

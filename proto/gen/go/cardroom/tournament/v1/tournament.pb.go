@@ -514,7 +514,11 @@ type Tournament struct {
 	LiveTables bool `protobuf:"varint,25,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
 	// chip_check is the director's last chip count; unset before the first
 	// hand ended.
-	ChipCheck     *ChipCheck `protobuf:"bytes,28,opt,name=chip_check,json=chipCheck,proto3" json:"chip_check,omitempty"`
+	ChipCheck *ChipCheck `protobuf:"bytes,28,opt,name=chip_check,json=chipCheck,proto3" json:"chip_check,omitempty"`
+	// flight is set on a Day 1 flight (issue 13).
+	Flight *Flight `protobuf:"bytes,40,opt,name=flight,proto3" json:"flight,omitempty"`
+	// day2 is set on a Day 2 (issue 13).
+	Day2          *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -678,6 +682,20 @@ func (x *Tournament) GetLiveTables() bool {
 func (x *Tournament) GetChipCheck() *ChipCheck {
 	if x != nil {
 		return x.ChipCheck
+	}
+	return nil
+}
+
+func (x *Tournament) GetFlight() *Flight {
+	if x != nil {
+		return x.Flight
+	}
+	return nil
+}
+
+func (x *Tournament) GetDay2() *Day2 {
+	if x != nil {
+		return x.Day2
 	}
 	return nil
 }
@@ -1175,7 +1193,12 @@ type CreateTournamentRequest struct {
 	// live_tables opens the event's tables as live tables (TABLE_MODE_LIVE):
 	// dealers deal physical cards and enter what happens on the dealer
 	// console (TP-68); off, the tables are digital.
-	LiveTables    bool `protobuf:"varint,15,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
+	LiveTables bool `protobuf:"varint,15,opt,name=live_tables,json=liveTables,proto3" json:"live_tables,omitempty"`
+	// flight makes the event a Day 1 flight of the Day 2 it names (issue 13).
+	Flight *Flight `protobuf:"bytes,40,opt,name=flight,proto3" json:"flight,omitempty"`
+	// day2 makes the event a Day 2: its field is its flights' survivors
+	// (issue 13). Nobody registers for it directly.
+	Day2          *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1313,6 +1336,20 @@ func (x *CreateTournamentRequest) GetLiveTables() bool {
 		return x.LiveTables
 	}
 	return false
+}
+
+func (x *CreateTournamentRequest) GetFlight() *Flight {
+	if x != nil {
+		return x.Flight
+	}
+	return nil
+}
+
+func (x *CreateTournamentRequest) GetDay2() *Day2 {
+	if x != nil {
+		return x.Day2
+	}
+	return nil
 }
 
 // CreateTournamentResponse returns the new tournament.
@@ -2818,7 +2855,9 @@ func (x *WatchClockResponse) GetPayouts() *GetPayoutsResponse {
 type PauseClockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// tournament_id is the tournament.
-	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is recorded in the audit log with the caller (issue 13).
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2856,6 +2895,13 @@ func (*PauseClockRequest) Descriptor() ([]byte, []int) {
 func (x *PauseClockRequest) GetTournamentId() string {
 	if x != nil {
 		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *PauseClockRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
 	}
 	return ""
 }
@@ -2910,7 +2956,9 @@ func (x *PauseClockResponse) GetClock() *GetClockResponse {
 type ResumeClockRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// tournament_id is the tournament.
-	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// reason is recorded in the audit log with the caller (issue 13).
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2948,6 +2996,13 @@ func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
 func (x *ResumeClockRequest) GetTournamentId() string {
 	if x != nil {
 		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *ResumeClockRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
 	}
 	return ""
 }
@@ -5987,7 +6042,8 @@ func (x *LeaveTournamentResponse) GetEntry() *Entry {
 	return nil
 }
 
-// UpdateTournamentRequest changes a scheduled tournament; empty fields stay.
+// UpdateTournamentRequest changes a scheduled tournament, or a running
+// one's levels to come (TR-03); empty fields stay.
 type UpdateTournamentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// tournament_id is the tournament.
@@ -6417,11 +6473,304 @@ func (x *AttachTableResponse) GetTableId() string {
 	return ""
 }
 
+// GetPlayerHistoryRequest names the player.
+type GetPlayerHistoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player.
+	PlayerId      string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPlayerHistoryRequest) Reset() {
+	*x = GetPlayerHistoryRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPlayerHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPlayerHistoryRequest) ProtoMessage() {}
+
+func (x *GetPlayerHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPlayerHistoryRequest.ProtoReflect.Descriptor instead.
+func (*GetPlayerHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{91}
+}
+
+func (x *GetPlayerHistoryRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// PlayerPenalty is one penalty a player was given.
+type PlayerPenalty struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// type is the penalty.
+	Type PenaltyType `protobuf:"varint,1,opt,name=type,proto3,enum=cardroom.tournament.v1.PenaltyType" json:"type,omitempty"`
+	// reason is what the player did.
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// issued_by is who gave it.
+	IssuedBy string `protobuf:"bytes,3,opt,name=issued_by,json=issuedBy,proto3" json:"issued_by,omitempty"`
+	// hands_to_miss is what it made the player sit out (TR-33).
+	HandsToMiss int32 `protobuf:"varint,4,opt,name=hands_to_miss,json=handsToMiss,proto3" json:"hands_to_miss,omitempty"`
+	// issue_time is when it was given.
+	IssueTime     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=issue_time,json=issueTime,proto3" json:"issue_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerPenalty) Reset() {
+	*x = PlayerPenalty{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerPenalty) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerPenalty) ProtoMessage() {}
+
+func (x *PlayerPenalty) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerPenalty.ProtoReflect.Descriptor instead.
+func (*PlayerPenalty) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{92}
+}
+
+func (x *PlayerPenalty) GetType() PenaltyType {
+	if x != nil {
+		return x.Type
+	}
+	return PenaltyType_PENALTY_TYPE_UNSPECIFIED
+}
+
+func (x *PlayerPenalty) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PlayerPenalty) GetIssuedBy() string {
+	if x != nil {
+		return x.IssuedBy
+	}
+	return ""
+}
+
+func (x *PlayerPenalty) GetHandsToMiss() int32 {
+	if x != nil {
+		return x.HandsToMiss
+	}
+	return 0
+}
+
+func (x *PlayerPenalty) GetIssueTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.IssueTime
+	}
+	return nil
+}
+
+// PlayerEvent is a player's part in one event.
+type PlayerEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the event.
+	TournamentId string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	// name is the event's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// start_time is when the event started or starts.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// state is where the event stands.
+	State TournamentState `protobuf:"varint,4,opt,name=state,proto3,enum=cardroom.tournament.v1.TournamentState" json:"state,omitempty"`
+	// entry is the player's entry: its state, re-entries (G-23), rebuys
+	// (TR-13), add-on (TR-17) and what was paid.
+	Entry *Entry `protobuf:"bytes,5,opt,name=entry,proto3" json:"entry,omitempty"`
+	// place is the finishing place; 0 while playing or never placed.
+	Place int32 `protobuf:"varint,6,opt,name=place,proto3" json:"place,omitempty"`
+	// prize is what the player was awarded for it, minor units.
+	Prize int64 `protobuf:"varint,7,opt,name=prize,proto3" json:"prize,omitempty"`
+	// penalties are the penalties given in the event, in order.
+	Penalties []*PlayerPenalty `protobuf:"bytes,8,rep,name=penalties,proto3" json:"penalties,omitempty"`
+	// bagged is the stack the player bagged in this flight; 0 when none.
+	Bagged        int64 `protobuf:"varint,9,opt,name=bagged,proto3" json:"bagged,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerEvent) Reset() {
+	*x = PlayerEvent{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerEvent) ProtoMessage() {}
+
+func (x *PlayerEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerEvent.ProtoReflect.Descriptor instead.
+func (*PlayerEvent) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{93}
+}
+
+func (x *PlayerEvent) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+func (x *PlayerEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PlayerEvent) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *PlayerEvent) GetState() TournamentState {
+	if x != nil {
+		return x.State
+	}
+	return TournamentState_TOURNAMENT_STATE_UNSPECIFIED
+}
+
+func (x *PlayerEvent) GetEntry() *Entry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+func (x *PlayerEvent) GetPlace() int32 {
+	if x != nil {
+		return x.Place
+	}
+	return 0
+}
+
+func (x *PlayerEvent) GetPrize() int64 {
+	if x != nil {
+		return x.Prize
+	}
+	return 0
+}
+
+func (x *PlayerEvent) GetPenalties() []*PlayerPenalty {
+	if x != nil {
+		return x.Penalties
+	}
+	return nil
+}
+
+func (x *PlayerEvent) GetBagged() int64 {
+	if x != nil {
+		return x.Bagged
+	}
+	return 0
+}
+
+// GetPlayerHistoryResponse is the player's events, latest first.
+type GetPlayerHistoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// events are the events the player entered.
+	Events        []*PlayerEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPlayerHistoryResponse) Reset() {
+	*x = GetPlayerHistoryResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPlayerHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPlayerHistoryResponse) ProtoMessage() {}
+
+func (x *GetPlayerHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPlayerHistoryResponse.ProtoReflect.Descriptor instead.
+func (*GetPlayerHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{94}
+}
+
+func (x *GetPlayerHistoryResponse) GetEvents() []*PlayerEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
+	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a%cardroom/tournament/v1/multiday.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
 	"\x16SettlePrizePoolRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12?\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\"\n" +
@@ -6431,7 +6780,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\x99\a\n" +
+	"transferId\"\x83\b\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -6457,7 +6806,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\vlive_tables\x18\x19 \x01(\bR\n" +
 	"liveTables\x12@\n" +
 	"\n" +
-	"chip_check\x18\x1c \x01(\v2!.cardroom.tournament.v1.ChipCheckR\tchipCheck\"\xaa\x01\n" +
+	"chip_check\x18\x1c \x01(\v2!.cardroom.tournament.v1.ChipCheckR\tchipCheck\x126\n" +
+	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
+	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\"\xaa\x01\n" +
 	"\tChipCheck\x12!\n" +
 	"\fchips_issued\x18\x01 \x01(\x03R\vchipsIssued\x12#\n" +
 	"\rchips_counted\x18\x02 \x01(\x03R\fchipsCounted\x129\n" +
@@ -6505,7 +6856,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
 	"\x0fPayoutStructure\x12B\n" +
 	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
-	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xd8\x06\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xc2\a\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -6529,7 +6880,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0fseats_per_table\x18\x0e \x01(\x05B\t\xbaH\x06\x1a\x04\x18\n" +
 	"(\x00R\rseatsPerTable\x12\x1f\n" +
 	"\vlive_tables\x18\x0f \x01(\bR\n" +
-	"liveTables\"^\n" +
+	"liveTables\x126\n" +
+	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
+	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
@@ -6640,13 +6993,15 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\bentrants\x18\x03 \x01(\x05R\bentrants\x12!\n" +
 	"\fplayers_left\x18\x04 \x01(\x05R\vplayersLeft\x12\"\n" +
 	"\rchips_in_play\x18\x05 \x01(\x03R\vchipsInPlay\x12D\n" +
-	"\apayouts\x18\x06 \x01(\v2*.cardroom.tournament.v1.GetPayoutsResponseR\apayouts\"U\n" +
+	"\apayouts\x18\x06 \x01(\v2*.cardroom.tournament.v1.GetPayoutsResponseR\apayouts\"w\n" +
 	"\x11PauseClockRequest\x12@\n" +
-	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"T\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"T\n" +
 	"\x12PauseClockResponse\x12>\n" +
-	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"V\n" +
+	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"x\n" +
 	"\x12ResumeClockRequest\x12@\n" +
-	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"U\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12 \n" +
+	"\x06reason\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"U\n" +
 	"\x13ResumeClockResponse\x12>\n" +
 	"\x05clock\x18\x01 \x01(\v2(.cardroom.tournament.v1.GetClockResponseR\x05clock\"\xb4\x01\n" +
 	"\x13AddClockTimeRequest\x12@\n" +
@@ -6903,7 +7258,29 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x13AttachTableResponse\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x14\n" +
 	"\x05table\x18\x02 \x01(\x05R\x05table\x12\x19\n" +
-	"\btable_id\x18\x03 \x01(\tR\atableId*\xcd\x01\n" +
+	"\btable_id\x18\x03 \x01(\tR\atableId\"W\n" +
+	"\x17GetPlayerHistoryRequest\x12<\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\"\xdc\x01\n" +
+	"\rPlayerPenalty\x127\n" +
+	"\x04type\x18\x01 \x01(\x0e2#.cardroom.tournament.v1.PenaltyTypeR\x04type\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1b\n" +
+	"\tissued_by\x18\x03 \x01(\tR\bissuedBy\x12\"\n" +
+	"\rhands_to_miss\x18\x04 \x01(\x05R\vhandsToMiss\x129\n" +
+	"\n" +
+	"issue_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tissueTime\"\xfe\x02\n" +
+	"\vPlayerEvent\x12#\n" +
+	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
+	"\n" +
+	"start_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12=\n" +
+	"\x05state\x18\x04 \x01(\x0e2'.cardroom.tournament.v1.TournamentStateR\x05state\x123\n" +
+	"\x05entry\x18\x05 \x01(\v2\x1d.cardroom.tournament.v1.EntryR\x05entry\x12\x14\n" +
+	"\x05place\x18\x06 \x01(\x05R\x05place\x12\x14\n" +
+	"\x05prize\x18\a \x01(\x03R\x05prize\x12C\n" +
+	"\tpenalties\x18\b \x03(\v2%.cardroom.tournament.v1.PlayerPenaltyR\tpenalties\x12\x16\n" +
+	"\x06bagged\x18\t \x01(\x03R\x06bagged\"W\n" +
+	"\x18GetPlayerHistoryResponse\x12;\n" +
+	"\x06events\x18\x01 \x03(\v2#.cardroom.tournament.v1.PlayerEventR\x06events*\xcd\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -6936,7 +7313,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\x9c1\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xeb3\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -7008,7 +7385,11 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0fLeaveTournament\x12..cardroom.tournament.v1.LeaveTournamentRequest\x1a/.cardroom.tournament.v1.LeaveTournamentResponse\"M\xca\xf3\x18\x05\n" +
 	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02>:\x01*\"9/v1/tournaments/{tournament_id}/entries/{player_id}:leave\x12\xaf\x01\n" +
 	"\x10UpdateTournament\x12/.cardroom.tournament.v1.UpdateTournamentRequest\x1a0.cardroom.tournament.v1.UpdateTournamentResponse\"8\xca\xf3\x18\x03\n" +
-	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\xb0\x01\n" +
+	"\x01\x05\x82\xd3\xe4\x93\x02+:\x01*\"&/v1/tournaments/{tournament_id}:update\x12\x97\x01\n" +
+	"\bListBags\x12'.cardroom.tournament.v1.ListBagsRequest\x1a(.cardroom.tournament.v1.ListBagsResponse\"8\xca\xf3\x18\b\n" +
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02&\x12$/v1/tournaments/{tournament_id}/bags\x12\xb2\x01\n" +
+	"\x10GetPlayerHistory\x12/.cardroom.tournament.v1.GetPlayerHistoryRequest\x1a0.cardroom.tournament.v1.GetPlayerHistoryResponse\";\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02,\x12*/v1/players/{player_id}/tournament-history\x12\xb0\x01\n" +
 	"\vAttachTable\x12*.cardroom.tournament.v1.AttachTableRequest\x1a+.cardroom.tournament.v1.AttachTableResponse\"H\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02::\x01*\"5/v1/tournaments/{tournament_id}/tables/{table}:attach\x12\xb1\x01\n" +
 	"\x0fSettlePrizePool\x12..cardroom.tournament.v1.SettlePrizePoolRequest\x1a/.cardroom.tournament.v1.SettlePrizePoolResponse\"=\xca\xf3\x18\x04\n" +
@@ -7029,7 +7410,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 92)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 96)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -7127,171 +7508,194 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*ListAuditResponse)(nil),         // 93: cardroom.tournament.v1.ListAuditResponse
 	(*AttachTableRequest)(nil),        // 94: cardroom.tournament.v1.AttachTableRequest
 	(*AttachTableResponse)(nil),       // 95: cardroom.tournament.v1.AttachTableResponse
-	nil,                               // 96: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 97: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 98: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 99: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),       // 100: google.protobuf.Duration
+	(*GetPlayerHistoryRequest)(nil),   // 96: cardroom.tournament.v1.GetPlayerHistoryRequest
+	(*PlayerPenalty)(nil),             // 97: cardroom.tournament.v1.PlayerPenalty
+	(*PlayerEvent)(nil),               // 98: cardroom.tournament.v1.PlayerEvent
+	(*GetPlayerHistoryResponse)(nil),  // 99: cardroom.tournament.v1.GetPlayerHistoryResponse
+	nil,                               // 100: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 101: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 102: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 103: google.protobuf.Timestamp
+	(*Flight)(nil),                    // 104: cardroom.tournament.v1.Flight
+	(*Day2)(nil),                      // 105: cardroom.tournament.v1.Day2
+	(*durationpb.Duration)(nil),       // 106: google.protobuf.Duration
+	(*ListBagsRequest)(nil),           // 107: cardroom.tournament.v1.ListBagsRequest
+	(*ListBagsResponse)(nil),          // 108: cardroom.tournament.v1.ListBagsResponse
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	97,  // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	98,  // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	99,  // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	101, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	102, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	103, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	99,  // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	103, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	9,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	10,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	12,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
 	8,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
-	99,  // 10: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
-	100, // 11: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	100, // 12: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	100, // 13: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	100, // 14: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	11,  // 15: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	97,  // 16: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	98,  // 17: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	99,  // 18: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,   // 19: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	9,   // 20: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	10,  // 21: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	12,  // 22: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 23: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 24: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 25: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,   // 26: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	99,  // 27: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	19,  // 28: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 29: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 30: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	96,  // 31: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	7,   // 32: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	26,  // 33: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	27,  // 34: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	19,  // 35: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 36: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	99,  // 37: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	10,  // 38: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	100, // 39: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	7,   // 40: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	35,  // 41: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	49,  // 42: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
-	35,  // 43: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	35,  // 44: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	100, // 45: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
-	35,  // 46: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	35,  // 47: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	100, // 48: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
-	35,  // 49: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	12,  // 50: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 51: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 52: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	52,  // 53: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	53,  // 54: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	54,  // 55: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	53,  // 56: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	54,  // 57: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	54,  // 58: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 59: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	53,  // 60: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	65,  // 61: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	66,  // 62: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	27,  // 63: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	69,  // 64: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	71,  // 65: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	73,  // 66: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	53,  // 67: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	73,  // 68: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	53,  // 69: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	12,  // 70: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 71: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	19,  // 72: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	99,  // 73: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	84,  // 74: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	19,  // 75: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	99,  // 76: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	10,  // 77: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,   // 78: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	99,  // 79: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	91,  // 80: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	13,  // 81: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	15,  // 82: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	17,  // 83: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	20,  // 84: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	22,  // 85: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	24,  // 86: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	28,  // 87: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	30,  // 88: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	32,  // 89: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	34,  // 90: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	36,  // 91: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	38,  // 92: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	40,  // 93: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	42,  // 94: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
-	44,  // 95: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
-	46,  // 96: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
-	48,  // 97: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	50,  // 98: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	55,  // 99: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	57,  // 100: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	59,  // 101: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	61,  // 102: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	63,  // 103: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	67,  // 104: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	70,  // 105: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	74,  // 106: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	76,  // 107: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	78,  // 108: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	80,  // 109: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	82,  // 110: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	85,  // 111: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	87,  // 112: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	89,  // 113: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	94,  // 114: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	5,   // 115: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	92,  // 116: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	14,  // 117: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	16,  // 118: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	18,  // 119: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	21,  // 120: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	23,  // 121: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	25,  // 122: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	29,  // 123: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	31,  // 124: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	33,  // 125: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	35,  // 126: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	37,  // 127: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	39,  // 128: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	41,  // 129: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	43,  // 130: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
-	45,  // 131: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
-	47,  // 132: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
-	49,  // 133: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	51,  // 134: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	56,  // 135: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	58,  // 136: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	60,  // 137: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	62,  // 138: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	64,  // 139: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	68,  // 140: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	72,  // 141: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	75,  // 142: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	77,  // 143: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	79,  // 144: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	81,  // 145: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	83,  // 146: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	86,  // 147: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	88,  // 148: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	90,  // 149: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	95,  // 150: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	6,   // 151: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	93,  // 152: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	117, // [117:153] is the sub-list for method output_type
-	81,  // [81:117] is the sub-list for method input_type
-	81,  // [81:81] is the sub-list for extension type_name
-	81,  // [81:81] is the sub-list for extension extendee
-	0,   // [0:81] is the sub-list for field type_name
+	104, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
+	105, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
+	103, // 12: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
+	106, // 13: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	106, // 14: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	106, // 15: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	106, // 16: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	11,  // 17: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	101, // 18: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	102, // 19: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	103, // 20: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,   // 21: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	9,   // 22: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	10,  // 23: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	12,  // 24: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	104, // 25: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
+	105, // 26: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
+	7,   // 27: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 28: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	7,   // 29: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,   // 30: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	103, // 31: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	19,  // 32: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 33: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 34: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	100, // 35: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	7,   // 36: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	26,  // 37: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	27,  // 38: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	19,  // 39: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	19,  // 40: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	103, // 41: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	10,  // 42: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	106, // 43: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	7,   // 44: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	35,  // 45: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	49,  // 46: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	35,  // 47: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	35,  // 48: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	106, // 49: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	35,  // 50: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	35,  // 51: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	106, // 52: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	35,  // 53: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	12,  // 54: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 55: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 56: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	52,  // 57: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	53,  // 58: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	54,  // 59: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	53,  // 60: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	54,  // 61: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	54,  // 62: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 63: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	53,  // 64: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	65,  // 65: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	66,  // 66: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	27,  // 67: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	69,  // 68: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	71,  // 69: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	73,  // 70: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	53,  // 71: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	73,  // 72: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	53,  // 73: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	12,  // 74: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	7,   // 75: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	19,  // 76: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	103, // 77: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	84,  // 78: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	19,  // 79: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	103, // 80: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	10,  // 81: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	7,   // 82: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	103, // 83: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	91,  // 84: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	4,   // 85: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
+	103, // 86: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
+	103, // 87: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
+	0,   // 88: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
+	19,  // 89: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
+	97,  // 90: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
+	98,  // 91: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
+	13,  // 92: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	15,  // 93: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	17,  // 94: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	20,  // 95: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	22,  // 96: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	24,  // 97: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	28,  // 98: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	30,  // 99: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	32,  // 100: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	34,  // 101: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	36,  // 102: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	38,  // 103: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	40,  // 104: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	42,  // 105: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	44,  // 106: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	46,  // 107: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	48,  // 108: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	50,  // 109: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	55,  // 110: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	57,  // 111: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	59,  // 112: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	61,  // 113: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	63,  // 114: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	67,  // 115: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	70,  // 116: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	74,  // 117: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	76,  // 118: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	78,  // 119: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	80,  // 120: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	82,  // 121: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	85,  // 122: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	87,  // 123: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	89,  // 124: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	107, // 125: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
+	96,  // 126: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
+	94,  // 127: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	5,   // 128: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	92,  // 129: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	14,  // 130: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	16,  // 131: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	18,  // 132: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	21,  // 133: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	23,  // 134: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	25,  // 135: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	29,  // 136: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	31,  // 137: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	33,  // 138: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	35,  // 139: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	37,  // 140: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	39,  // 141: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	41,  // 142: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	43,  // 143: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	45,  // 144: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	47,  // 145: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	49,  // 146: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	51,  // 147: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	56,  // 148: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	58,  // 149: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	60,  // 150: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	62,  // 151: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	64,  // 152: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	68,  // 153: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	72,  // 154: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	75,  // 155: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	77,  // 156: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	79,  // 157: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	81,  // 158: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	83,  // 159: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	86,  // 160: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	88,  // 161: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	90,  // 162: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	108, // 163: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
+	99,  // 164: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
+	95,  // 165: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	6,   // 166: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	93,  // 167: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	130, // [130:168] is the sub-list for method output_type
+	92,  // [92:130] is the sub-list for method input_type
+	92,  // [92:92] is the sub-list for extension type_name
+	92,  // [92:92] is the sub-list for extension extendee
+	0,   // [0:92] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -7299,6 +7703,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 	if File_cardroom_tournament_v1_tournament_proto != nil {
 		return
 	}
+	file_cardroom_tournament_v1_multiday_proto_init()
 	file_cardroom_tournament_v1_tournament_proto_msgTypes[39].OneofWrappers = []any{
 		(*SetClockLevelRequest_LevelIndex)(nil),
 		(*SetClockLevelRequest_Skip)(nil),
@@ -7309,7 +7714,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   92,
+			NumMessages:   96,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -55,6 +55,8 @@ const (
 	TournamentService_ListDraws_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListDraws"
 	TournamentService_LeaveTournament_FullMethodName   = "/cardroom.tournament.v1.TournamentService/LeaveTournament"
 	TournamentService_UpdateTournament_FullMethodName  = "/cardroom.tournament.v1.TournamentService/UpdateTournament"
+	TournamentService_ListBags_FullMethodName          = "/cardroom.tournament.v1.TournamentService/ListBags"
+	TournamentService_GetPlayerHistory_FullMethodName  = "/cardroom.tournament.v1.TournamentService/GetPlayerHistory"
 	TournamentService_AttachTable_FullMethodName       = "/cardroom.tournament.v1.TournamentService/AttachTable"
 	TournamentService_SettlePrizePool_FullMethodName   = "/cardroom.tournament.v1.TournamentService/SettlePrizePool"
 	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
@@ -178,8 +180,18 @@ type TournamentServiceClient interface {
 	LeaveTournament(ctx context.Context, in *LeaveTournamentRequest, opts ...grpc.CallOption) (*LeaveTournamentResponse, error)
 	// UpdateTournament changes a scheduled tournament's name, start time or
 	// structure sheet (TR-03: management may change events), with an audit
-	// record.
+	// record. In play only the structure sheet may change, and only the
+	// levels after the one in force (STRUCTURE_CHANGE_NOT_FUTURE, TR-03); the
+	// tables get the new schedule.
 	UpdateTournament(ctx context.Context, in *UpdateTournamentRequest, opts ...grpc.CallOption) (*UpdateTournamentResponse, error)
+	// ListBags lists the stacks a flight bagged at the end of its day, or
+	// every flight's bags for a Day 2 with the ones the survivor policy
+	// carries (G-34; issue 13).
+	ListBags(ctx context.Context, in *ListBagsRequest, opts ...grpc.CallOption) (*ListBagsResponse, error)
+	// GetPlayerHistory returns a player's events: entries, re-entries,
+	// rebuys, places, prizes and penalties, latest first (issue 13). A
+	// player reads their own; the floor and admins read anyone's.
+	GetPlayerHistory(ctx context.Context, in *GetPlayerHistoryRequest, opts ...grpc.CallOption) (*GetPlayerHistoryResponse, error)
 	// AttachTable tells the tournament which table of the table service plays
 	// one of its tournament tables (by number, as the draw names it). From
 	// then on the table's hands report themselves: the players it reports
@@ -546,6 +558,26 @@ func (c *tournamentServiceClient) UpdateTournament(ctx context.Context, in *Upda
 	return out, nil
 }
 
+func (c *tournamentServiceClient) ListBags(ctx context.Context, in *ListBagsRequest, opts ...grpc.CallOption) (*ListBagsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBagsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ListBags_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) GetPlayerHistory(ctx context.Context, in *GetPlayerHistoryRequest, opts ...grpc.CallOption) (*GetPlayerHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPlayerHistoryResponse)
+	err := c.cc.Invoke(ctx, TournamentService_GetPlayerHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *tournamentServiceClient) AttachTable(ctx context.Context, in *AttachTableRequest, opts ...grpc.CallOption) (*AttachTableResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AttachTableResponse)
@@ -694,8 +726,18 @@ type TournamentServiceServer interface {
 	LeaveTournament(context.Context, *LeaveTournamentRequest) (*LeaveTournamentResponse, error)
 	// UpdateTournament changes a scheduled tournament's name, start time or
 	// structure sheet (TR-03: management may change events), with an audit
-	// record.
+	// record. In play only the structure sheet may change, and only the
+	// levels after the one in force (STRUCTURE_CHANGE_NOT_FUTURE, TR-03); the
+	// tables get the new schedule.
 	UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error)
+	// ListBags lists the stacks a flight bagged at the end of its day, or
+	// every flight's bags for a Day 2 with the ones the survivor policy
+	// carries (G-34; issue 13).
+	ListBags(context.Context, *ListBagsRequest) (*ListBagsResponse, error)
+	// GetPlayerHistory returns a player's events: entries, re-entries,
+	// rebuys, places, prizes and penalties, latest first (issue 13). A
+	// player reads their own; the floor and admins read anyone's.
+	GetPlayerHistory(context.Context, *GetPlayerHistoryRequest) (*GetPlayerHistoryResponse, error)
 	// AttachTable tells the tournament which table of the table service plays
 	// one of its tournament tables (by number, as the draw names it). From
 	// then on the table's hands report themselves: the players it reports
@@ -821,6 +863,12 @@ func (UnimplementedTournamentServiceServer) LeaveTournament(context.Context, *Le
 }
 func (UnimplementedTournamentServiceServer) UpdateTournament(context.Context, *UpdateTournamentRequest) (*UpdateTournamentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateTournament not implemented")
+}
+func (UnimplementedTournamentServiceServer) ListBags(context.Context, *ListBagsRequest) (*ListBagsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBags not implemented")
+}
+func (UnimplementedTournamentServiceServer) GetPlayerHistory(context.Context, *GetPlayerHistoryRequest) (*GetPlayerHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPlayerHistory not implemented")
 }
 func (UnimplementedTournamentServiceServer) AttachTable(context.Context, *AttachTableRequest) (*AttachTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AttachTable not implemented")
@@ -1439,6 +1487,42 @@ func _TournamentService_UpdateTournament_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_ListBags_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBagsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ListBags(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ListBags_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ListBags(ctx, req.(*ListBagsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_GetPlayerHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPlayerHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).GetPlayerHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_GetPlayerHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).GetPlayerHistory(ctx, req.(*GetPlayerHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TournamentService_AttachTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AttachTableRequest)
 	if err := dec(in); err != nil {
@@ -1627,6 +1711,14 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateTournament",
 			Handler:    _TournamentService_UpdateTournament_Handler,
+		},
+		{
+			MethodName: "ListBags",
+			Handler:    _TournamentService_ListBags_Handler,
+		},
+		{
+			MethodName: "GetPlayerHistory",
+			Handler:    _TournamentService_GetPlayerHistory_Handler,
 		},
 		{
 			MethodName: "AttachTable",

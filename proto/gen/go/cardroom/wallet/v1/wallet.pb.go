@@ -3580,7 +3580,10 @@ type SettlePrizePoolRequest struct {
 	// player_id receives it; empty gives it to the house (house fees).
 	PlayerId string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	// reason is recorded on the transfer.
-	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// to_event_id moves the amount into that event's prize pool instead (a
+	// Day 1 flight's pool to its Day 2, issue 13); player_id must be empty.
+	ToEventId     string `protobuf:"bytes,7,opt,name=to_event_id,json=toEventId,proto3" json:"to_event_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3653,6 +3656,13 @@ func (x *SettlePrizePoolRequest) GetPlayerId() string {
 func (x *SettlePrizePoolRequest) GetReason() string {
 	if x != nil {
 		return x.Reason
+	}
+	return ""
+}
+
+func (x *SettlePrizePoolRequest) GetToEventId() string {
+	if x != nil {
+		return x.ToEventId
 	}
 	return ""
 }
@@ -4574,7 +4584,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"O\n" +
 	"\x13RefundEntryResponse\x128\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\xbe\x02\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\x82\x03\n" +
 	"\x16SettlePrizePoolRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
@@ -4584,7 +4594,8 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12?\n" +
 	"\tplayer_id\x18\x05 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\"\n" +
 	"\x06reason\x18\x06 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\"S\n" +
+	"\xbaH\ar\x05\x10\x01\x18\xf4\x03R\x06reason\x12B\n" +
+	"\vto_event_id\x18\a \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\ttoEventId\"S\n" +
 	"\x17SettlePrizePoolResponse\x128\n" +
 	"\btransfer\x18\x01 \x01(\v2\x1c.cardroom.wallet.v1.TransferR\btransfer\"\x0e\n" +
 	"\fAuditRequest\"\xe9\x01\n" +

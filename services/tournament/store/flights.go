@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/flight"
+)
+
+// linkFlight records the Day 2 a new flight feeds, so the Day 2 finds its
+// flights (issue 13).
+func linkFlight(ctx context.Context, tx *sqlstore.Tx, id, day2 string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE tournaments SET day2_id = $1 WHERE id = $2`, day2, id); err != nil {
+		return fmt.Errorf("link flight %s to %s: %w", id, day2, err)
+	}
+	return nil
+}
+
+// FlightState is one flight of a Day 2 and where it stands.
+type FlightState struct {
+	ID     string
+	Status event.Status
+}
+
+// Flights returns the flights that feed this Day 2, by id.
+func (t *Tx) Flights() ([]FlightState, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT id, status FROM tournaments WHERE day2_id = $1 ORDER BY id`, t.id)
+	if err != nil {
+		return nil, fmt.Errorf("flights of %s: %w", t.id, err)
+	}
+	defer rows.Close()
+	var out []FlightState
+	for rows.Next() {
+		var f FlightState
+		var st int
+		if err := rows.Scan(&f.ID, &st); err != nil {
+			return nil, fmt.Errorf("flights of %s: %w", t.id, err)
+		}
+		f.Status = event.Status(st)
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// PutBags records this flight's bagged stacks for its Day 2; a bag
+// recorded before stays as it was (the first count wins, so a repeat
+// after a crash changes nothing).
+func (t *Tx) PutBags(day2 string, bags []flight.Bag) error {
+	for _, b := range bags {
+		_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_bags (flight_id, player_id, day2_id, chips, table_no, seat_no, bagged_at_ms)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (flight_id, player_id) DO NOTHING`,
+			t.id, b.Player, day2, b.Chips, b.Table, b.Seat, b.BaggedAt.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("bag %s/%s: %w", t.id, b.Player, err)
+		}
+	}
+	return nil
+}
+
+// Bags returns the bags of a flight, or every bag carried into a Day 2,
+// in the order they were made.
+func (s *Store) Bags(ctx context.Context, id string) ([]flight.Bag, error) {
+	var out []flight.Bag
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		var err error
+		out, err = bags(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Bags is Store.Bags inside the transaction.
+func (t *Tx) Bags() ([]flight.Bag, error) { return bags(t.ctx, t.tx, t.id) }
+
+func bags(ctx context.Context, tx *sqlstore.Tx, id string) ([]flight.Bag, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT flight_id, player_id, chips, table_no, seat_no, bagged_at_ms FROM tournament_bags
+		WHERE flight_id = $1 OR day2_id = $1 ORDER BY bagged_at_ms, flight_id, player_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("bags of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []flight.Bag
+	for rows.Next() {
+		var b flight.Bag
+		var at int64
+		if err := rows.Scan(&b.Flight, &b.Player, &b.Chips, &b.Table, &b.Seat, &at); err != nil {
+			return nil, fmt.Errorf("bags of %s: %w", id, err)
+		}
+		b.BaggedAt = time.UnixMilli(at).UTC()
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+)
+
+// PlayerEvent is one player's part in one event, for their history.
+type PlayerEvent struct {
+	Event event.Event
+	Entry entry.Entry
+	// Place is the finishing place; 0 when not placed.
+	Place int
+	// Prize is what the player was awarded (pending or paid).
+	Prize     int64
+	Penalties []standings.Penalty
+	// Bagged is the stack bagged in this flight; 0 when none.
+	Bagged int64
+}
+
+// PlayerHistory returns every event the player entered, latest start
+// first, with their entry, place, prize, penalties and bag (issue 13), in
+// one snapshot.
+func (s *Store) PlayerHistory(ctx context.Context, player string) ([]PlayerEvent, error) {
+	var out []PlayerEvent
+	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+		out = nil
+		rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE player_id = $1`, player)
+		if err != nil {
+			return fmt.Errorf("history of %s: %w", player, err)
+		}
+		var ens []entry.Entry
+		for rows.Next() {
+			en, err := scanEntry(rows)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("history of %s: %w", player, err)
+			}
+			ens = append(ens, en)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("history of %s: %w", player, err)
+		}
+		for _, en := range ens {
+			t, err := load(ctx, tx, en.EventID)
+			if err != nil {
+				return err
+			}
+			pe := PlayerEvent{Event: t.Event, Entry: en}
+			err = tx.QueryRowContext(ctx, `SELECT place FROM tournament_finishes WHERE tournament_id = $1 AND player_id = $2`,
+				en.EventID, player).Scan(&pe.Place)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("history of %s: place in %s: %w", player, en.EventID, err)
+			}
+			err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(amount), 0) FROM tournament_payments
+				WHERE tournament_id = $1 AND player_id = $2 AND kind IN ($3, $4) AND state IN ($5, $6)`,
+				en.EventID, player, int(entry.PayPrize), int(entry.PayVoucher), int(PaymentPending), int(PaymentDone)).Scan(&pe.Prize)
+			if err != nil {
+				return fmt.Errorf("history of %s: prize in %s: %w", player, en.EventID, err)
+			}
+			err = tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(chips), 0) FROM tournament_bags WHERE flight_id = $1 AND player_id = $2`,
+				en.EventID, player).Scan(&pe.Bagged)
+			if err != nil {
+				return fmt.Errorf("history of %s: bag in %s: %w", player, en.EventID, err)
+			}
+			if pe.Penalties, err = (&Tx{ctx: ctx, tx: tx, id: en.EventID}).Penalties(player); err != nil {
+				return err
+			}
+			out = append(out, pe)
+		}
+		return nil
+	})
+	slices.SortStableFunc(out, func(a, b PlayerEvent) int {
+		if c := b.Event.StartsAt.Compare(a.Event.StartsAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Event.ID, b.Event.ID)
+	})
+	return out, err
+}
