@@ -49,6 +49,7 @@ var roomReads = []string{
 	"TableService_ListTables", "TableService_GetTable", "TableService_GetTableState", "TableService_WatchTable",
 	"TournamentService_ListTournaments", "TournamentService_GetTournament", "TournamentService_ListEntries",
 	"TournamentService_GetClock", "TournamentService_WatchClock", "TournamentService_GetPayouts", "TournamentService_GetResults", "TournamentService_ListDraws",
+	"TournamentService_ListBags",
 	"SeatingService_ListWaitlists", "SeatingService_GetWaitlist", "SeatingService_WatchBoard",
 }
 
@@ -65,6 +66,7 @@ var refusedAsNotYours = []string{
 	"SeatingService_ListOffers", "SeatingService_AcceptOffer", "SeatingService_DeclineOffer",
 	"SeatingService_MarkAway", "SeatingService_MarkBack",
 	"TournamentService_RegisterPlayer", "TournamentService_UnregisterPlayer", "TournamentService_LeaveTournament",
+	"TournamentService_GetPlayerHistory",
 	"WalletService_GetBalance", "WalletService_GetStatement", "WalletService_CheckBuyIn",
 }
 
