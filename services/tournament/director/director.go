@@ -69,12 +69,32 @@ type Director struct {
 	// is recorded; the server has the wallet make it).
 	bagged func(context.Context, string, entry.Payment) error
 
-	// mu guards mismatch and seatings.
+	// mu guards mismatch, seatings and issuing.
 	mu sync.Mutex
 	// mismatch is each tournament's last chip count minus chips issued.
 	mismatch map[string]int64
 	// seatings is each tournament's seating kept between hands.
 	seatings map[string]*kept
+	// issuing orders, per tournament, the chip count after a hand and
+	// the steps that issue chips (Issue).
+	issuing map[string]*sync.Mutex
+}
+
+// Issue is held while chips are issued in the books and put on the
+// tables — a rebuy or add-on paid and its chips added (TR-14, TR-17), a
+// late entry paid and seated (G-23) — and by the chip count after each
+// hand, so the count never falls between the two steps and reports
+// chips in flight as missing. It returns the release.
+func (d *Director) Issue(id string) (release func()) {
+	d.mu.Lock()
+	m, ok := d.issuing[id]
+	if !ok {
+		m = &sync.Mutex{}
+		d.issuing[id] = m
+	}
+	d.mu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // Deps is what a Director needs.
@@ -101,7 +121,7 @@ func New(d Deps) *Director {
 		log = slog.Default()
 	}
 	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
-		mismatch: map[string]int64{}, seatings: map[string]*kept{}}
+		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{}}
 }
 
 func (d *Director) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
@@ -221,10 +241,12 @@ func (d *Director) SeatLate(ctx context.Context, id, player string) error {
 		if st.Closed {
 			continue
 		}
+		taken := map[int]bool{}
 		for _, s := range st.Seats {
 			mine := s.Player == player && en.Reentries > 0
 			inTheWay := drawn[[2]int{l.Table, s.Seat}] && out[s.Player]
 			if s.Stack > 0 || (!mine && !inTheWay) {
+				taken[s.Seat] = s.Player != player
 				continue
 			}
 			key := fmt.Sprintf("trn/%s/out/%s/%s/entry-%d", id, s.Player, l.TableID, en.Number())
@@ -232,8 +254,40 @@ func (d *Director) SeatLate(ctx context.Context, id, player string) error {
 				return err
 			}
 		}
+		if l.Table == en.Table && taken[en.Seat] {
+			// The books freed the seat for a player moved away whom the
+			// table still seats (in a hand, the move made after it): the
+			// late entrant takes another seat free at both.
+			if err := d.reseatLate(ctx, id, en, drawn, taken); err != nil {
+				return err
+			}
+		}
 	}
 	return d.Start(ctx, id)
+}
+
+// reseatLate gives a late entrant whose drawn seat the table still holds
+// another seat at the same table, free in the books and at the table,
+// and records it as the entrant's late seat (G-23).
+func (d *Director) reseatLate(ctx context.Context, id string, en entry.Entry, drawn map[[2]int]bool, taken map[int]bool) error {
+	now := d.now()
+	return d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		cur, err := tx.Entry(en.PlayerID)
+		if err != nil || cur == nil || cur.Status != entry.Active || cur.Table != en.Table || cur.Seat != en.Seat {
+			return err
+		}
+		for seat := 1; seat <= t.Rules.SeatsPerTable; seat++ {
+			if drawn[[2]int{en.Table, seat}] || taken[seat] {
+				continue
+			}
+			cur.Seat = seat
+			if err := tx.PutEntry(*cur); err != nil {
+				return err
+			}
+			return tx.AddDraw("late_seat", draw.Seat{PlayerID: cur.PlayerID, Table: cur.Table, Seat: seat}, now)
+		}
+		return nil // full at the table: the recovery pass seats the entrant once the seat frees
+	})
 }
 
 // ready gives a fresh table, its players seated, the drawn button (TR-07,
@@ -419,7 +473,9 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 			continue // may still rebuy (TR-13)
 		}
 		err = d.tables.RemoveBusted(ctx, h.TableID, fmt.Sprintf("trn/%s/out/%s/%s/%d", id, p, h.TableID, h.No), p)
-		if r := Refusal(err); r == "NOT_SEATED" {
+		if r := Refusal(err); r == "NOT_SEATED" || r == "ENTRANT_HAS_CHIPS" {
+			// Gone already, or back with chips: re-entered (G-23) and seated
+			// again since the hand ended.
 			continue
 		}
 		if err != nil {
@@ -507,13 +563,35 @@ func (d *Director) Absent(ctx context.Context, id, player, key string) error {
 
 // AddChips puts a paid rebuy's (TR-14) or add-on's (TR-17) chips on the
 // player's stack at their table; key is the payment's key, so the chips
-// are added once.
+// are added once. A player the books have moved may not have reached the
+// new table yet (the move recorded or in transit): the moves are finished
+// and the chips go to the table the player sits at, and travel with them.
 func (d *Director) AddChips(ctx context.Context, id, player, key string, chips int64, addOn bool) error {
 	_, tableID, err := d.seatOf(ctx, id, player)
 	if err != nil || tableID == "" || chips <= 0 {
 		return err
 	}
-	return d.tables.AddChips(ctx, tableID, key, player, chips, addOn)
+	err = d.tables.AddChips(ctx, tableID, key, player, chips, addOn)
+	if Refusal(err) != "NOT_SEATED" {
+		return err
+	}
+	if err := d.recoverMoves(ctx, id); err != nil {
+		return err
+	}
+	links, lerr := d.store.Tables(ctx, id)
+	if lerr != nil {
+		return lerr
+	}
+	for _, l := range links {
+		st, serr := d.tables.Status(ctx, l.TableID)
+		if serr != nil {
+			return serr
+		}
+		if !st.Closed && slices.ContainsFunc(st.Seats, func(s SeatStatus) bool { return s.Player == player }) {
+			return d.tables.AddChips(ctx, l.TableID, key, player, chips, addOn)
+		}
+	}
+	return err
 }
 
 // seatOf returns an active player's entry and the table the plan puts
@@ -749,8 +827,10 @@ func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableI
 // chips issued and the chip races' adjustments; a difference is logged and
 // counted, and the count is saved for the status and the wallet's audit.
 func (d *Director) countChips(ctx context.Context, t store.Tournament) {
+	release := d.Issue(t.Event.ID)
 	counted, err := d.tables.CountChips(ctx, t.Event.ID)
 	if err != nil {
+		release()
 		d.log.WarnContext(ctx, "director: chips not counted", "tournament", t.Event.ID, "error", err)
 		return
 	}
@@ -762,6 +842,7 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 		issued = k.s.Issued(t.Event.StartingStack, t.Rules.Entry.RebuyChips, t.Rules.Entry.AddOnChips)
 	}
 	k.mu.Unlock()
+	release()
 	if err != nil {
 		return
 	}

@@ -915,3 +915,71 @@ func tablePlayersLocked(f *fakeTables, id string) string {
 	}
 	return ""
 }
+
+// TestAddChips_PlayerNotAtTheBooksTableYet_TR14: the books have moved a
+// player whom the tables still seat at the old table (the move not made
+// yet): the rebuy's chips go where the player sits, once, and the chips
+// counted match the chips issued (on a cluster the chips were refused,
+// NOT_SEATED, and lost).
+func TestAddChips_PlayerNotAtTheBooksTableYet_TR14(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	p := tablePlayers(t, s, 1)[0]
+	edit(t, s, func(en *entry.Entry) { en.Table, en.Seat, en.Rebuys = 2, 9, 1 }, p)
+	for range 2 {
+		if err := d.AddChips(ctx, "ev1", p, "trn/ev1/"+p+"/rebuy/1", stack, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if id, _ := f.at(p); f.tables[id].stacks[p] != 2*stack {
+		t.Fatalf("TR-14 %s at %s with %d after one rebuy", p, id, f.tables[id].stacks[p])
+	}
+	// The freezeout fixture gives no rebuy chips in its rules: the count
+	// is the entries' stacks and the one rebuy.
+	if n, _ := f.CountChips(ctx, "ev1"); n != 28*stack {
+		t.Fatalf("chips counted %d, issued %d", n, 28*stack)
+	}
+}
+
+// TestSeatLate_DrawnSeatStillHeldByAMovingPlayer_G23: the books drew a
+// late entrant into the seat of a player they moved away whom the table
+// still seats (in a hand; the move is made after it): the entrant takes
+// another seat free at both, recorded in the books, and the chips counted
+// match the chips issued (on a cluster the seat was refused, SEAT_TAKEN,
+// and the entry's chips were missing from the count).
+func TestSeatLate_DrawnSeatStillHeldByAMovingPlayer_G23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 26)
+	ctx := t.Context()
+	// A table with a seat free, and the player moving from it to another.
+	short, other := 1, 2
+	for n := 1; n <= 3; n++ {
+		if len(tablePlayers(t, s, n)) < 9 {
+			short, other = n, n%3+1
+		}
+	}
+	moving := tablePlayers(t, s, short)[0]
+	_, seat := f.at(moving)
+	edit(t, s, func(en *entry.Entry) { en.Table, en.Seat = other, 10 }, moving)
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		return tx.PutEntry(entry.Entry{EventID: "ev1", PlayerID: "late", Status: entry.Active, RegisteredAt: now, Table: short, Seat: seat})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SeatLate(ctx, "ev1", "late"); err != nil {
+		t.Fatal(err)
+	}
+	id, at := f.at("late")
+	books := mustEntries(t, s)
+	i := slices.IndexFunc(books, func(en entry.Entry) bool { return en.PlayerID == "late" })
+	if id != fmt.Sprintf("tbl%d", short) || at == seat || books[i].Seat != at || f.tables[id].stacks["late"] != stack {
+		t.Fatalf("G-23 late at %q seat %d (books seat %d) with %d; %s still holds seat %d", id, at, books[i].Seat, f.tables[id].stacks["late"], moving, seat)
+	}
+	if n, _ := f.CountChips(ctx, "ev1"); n != 27*stack {
+		t.Fatalf("chips counted %d, issued %d", n, 27*stack)
+	}
+}

@@ -209,6 +209,9 @@ func (f *fakeTables) AddChips(_ context.Context, id, key, player string, chips i
 	if err != nil {
 		return err
 	}
+	if at, _ := f.where(tb.tournament, player); at != tb {
+		return refused("NOT_SEATED")
+	}
 	if dup, err := f.key(key, fmt.Sprint(id, player, chips, addOn)); dup {
 		return err
 	}

@@ -75,6 +75,8 @@ func (s *Server) RegisterPlayer(ctx context.Context, req *tournamentv1.RegisterP
 	if err != nil {
 		return nil, err
 	}
+	release := s.issuing(id)
+	defer release()
 	en, _, err := s.settle(ctx, id, []entry.Payment{pay})
 	if err != nil {
 		return nil, err
@@ -306,6 +308,8 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 	if err != nil {
 		return nil, err
 	}
+	release := s.issuing(id)
+	defer release()
 	en, chips, err := s.settle(ctx, id, pays)
 	if err != nil {
 		return nil, err
@@ -348,12 +352,23 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 	if err != nil {
 		return nil, err
 	}
+	release := s.issuing(id)
+	defer release()
 	en, chips, err := s.settle(ctx, id, pays)
 	if err != nil {
 		return nil, err
 	}
 	s.driveChips(ctx, id, player, pays)
 	return &tournamentv1.AddOnResponse{Entry: entryToProto(en), Chips: chips}, nil
+}
+
+// issuing holds the director's chip count of the tournament while a
+// payment's chips are issued and put on the tables (director.Issue).
+func (s *Server) issuing(id string) (release func()) {
+	if s.director == nil {
+		return func() {}
+	}
+	return s.director.Issue(id)
 }
 
 // driveChips has the director put paid rebuy and add-on chips on the

@@ -486,8 +486,15 @@ func (s *Server) ReportHandStarted(ctx context.Context, req *tournamentv1.Report
 		if err := t.HandForHand.MayDeal(strconv.Itoa(int(req.GetTable()))); err != nil {
 			return err
 		}
-		// TR-16: after the rebuy period each table counts its last rebuy hands.
-		if t.Rules.Entry.Rebuys() && !now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
+		// TR-16: after the rebuy period each table counts its last rebuy
+		// hands; a table the director runs has them counted from its
+		// table.hand_ended (countRebuyHand), not twice.
+		links, err := tx.Tables()
+		if err != nil {
+			return err
+		}
+		run := slices.ContainsFunc(links, func(l store.TableLink) bool { return l.Table == int(req.GetTable()) })
+		if !run && t.Rules.Entry.Rebuys() && !now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
 			if t.RebuyHands == nil {
 				t.RebuyHands = map[int]int{}
 			}
