@@ -162,6 +162,9 @@ func newSuiteOf(t *testing.T, bin *builtBinary, extra ...string) *suite {
 		"CARDROOM_SHUTDOWN_TIMEOUT=5s",
 		"CARDROOM_TABLE_HAND_PAUSE=0s", // hands follow each other at once: the tests wait for them
 		"CARDROOM_LOCK_TTL=3s",         // a killed process's tables are taken over sooner
+		// Players put themselves on lists from the app in these tests; the
+		// house default (G-21, floor only) is TestRemoteSignUpOffByDefault_G21's.
+		"CARDROOM_SEATING_REMOTE_SIGN_UP=true",
 	)
 	s.env = append(s.env, extra...)
 	return s

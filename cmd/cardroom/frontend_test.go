@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -244,4 +245,41 @@ func TestFrontEndAPI_TP10_TP44_G05(t *testing.T) {
 	}
 	r.checkChips("after the front-end walk")
 	r.auditClean("after the front-end walk")
+}
+
+// TestRemoteSignUpOffByDefault_G21 runs the suite as installed, without
+// CARDROOM_SEATING_REMOTE_SIGN_UP: G-21's house default asks a player to
+// be present to go on a list, so a list the floor opens without a policy
+// takes players only through the floor — a player signing up from the app
+// is refused FLOOR_SIGN_UP_ONLY citing G-21 (remote sign-up used to be on
+// by default) — until the floor opens the list to remote sign-up.
+func TestRemoteSignUpOffByDefault_G21(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSuite(t)
+	s.env = slices.DeleteFunc(s.env, func(kv string) bool { return strings.HasPrefix(kv, "CARDROOM_SEATING_REMOTE_SIGN_UP=") })
+	s.start()
+	r := newRoom(t, s, "ann", "bob")
+	var wl struct {
+		Waitlist struct {
+			ID     string `json:"waitlist_id"`
+			Policy map[string]any
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	if wl.Waitlist.Policy["floor_sign_up_only"] != true {
+		t.Fatalf("a list opened without a policy: %v, want floor_sign_up_only (G-21)", wl.Waitlist.Policy)
+	}
+	entries := "/v1/waitlists/" + wl.Waitlist.ID + "/entries"
+	code, e := r.refused("POST", entries, r.tokens["ann"], map[string]any{})
+	if e.Reason != "FLOOR_SIGN_UP_ONLY" || e.RuleID != "G-21" {
+		t.Fatalf("ann signs up from the app: %d %+v, want FLOOR_SIGN_UP_ONLY G-21", code, e)
+	}
+	r.must("POST", entries, r.floor, map[string]any{"player_id": "ann"}, nil)
+	policy := wl.Waitlist.Policy
+	policy["floor_sign_up_only"] = false
+	r.must("PUT", "/v1/waitlists/"+wl.Waitlist.ID+"/policy", r.floor, policy, nil)
+	r.must("POST", entries, r.tokens["bob"], map[string]any{}, nil)
 }

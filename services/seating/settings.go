@@ -24,6 +24,11 @@ type Settings struct {
 	ShortAbsence time.Duration `env:"CARDROOM_SEATING_SHORT_ABSENCE" envDefault:"15m" doc:"House default seat hold of a short absence before the floor decides (CS-13; 1m to 2h)."`
 	// LongBreak is the length of the once-a-gaming-day long break (CS-14).
 	LongBreak time.Duration `env:"CARDROOM_SEATING_LONG_BREAK" envDefault:"30m" doc:"House default length of the once-a-gaming-day long break (CS-14; 5m to 3h)."`
+	// RemoteSignUp opens the lists seating opens without a policy to
+	// players signing up from the app. Off by default: G-21's house
+	// default asks a player to be present to go on a list, so players join
+	// through the floor unless the house opens remote sign-up.
+	RemoteSignUp bool `env:"CARDROOM_SEATING_REMOTE_SIGN_UP" envDefault:"false" doc:"true lets players put themselves on a list from the app on lists opened without a policy; false (the G-21 default: a player must be present to go on a list) takes players only through the floor. The floor sets a list's own with floor_sign_up_only."`
 	// SweepInterval is how often the offer, absence and hold timers are
 	// checked.
 	SweepInterval time.Duration `env:"CARDROOM_SEATING_SWEEP_INTERVAL" envDefault:"1s" doc:"How often seating runs the timers that came due: offer expiry, absences, lapsed seat holds (10ms to 10s)."`
@@ -63,5 +68,6 @@ func (s Settings) Config() (Config, error) {
 	}
 	p := waitlist.DefaultPolicy()
 	p.OfferTimeout, p.SitDownWindow, p.ShortAbsence, p.LongBreak = s.OfferTimeout, s.SitDownWindow, s.ShortAbsence, s.LongBreak
+	p.FloorSignUpOnly = !s.RemoteSignUp // G-21
 	return Config{Defaults: p, GamingDay: day, SweepInterval: s.SweepInterval, BoardPoll: s.BoardPoll}, nil
 }

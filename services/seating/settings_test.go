@@ -25,18 +25,26 @@ func settingsFrom(vars map[string]string) (seating.Config, error) {
 }
 
 // TestSettings_DefaultsAreTheHouseDefaults: with nothing set, the
-// variables' defaults make the house default policy and the loops' 1 s.
+// variables' defaults make the house default policy and the loops' 1 s;
+// remote sign-up is closed (G-21) until CARDROOM_SEATING_REMOTE_SIGN_UP
+// opens it.
 func TestSettings_DefaultsAreTheHouseDefaults(t *testing.T) {
 	t.Parallel()
 	cfg, err := settingsFrom(map[string]string{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Defaults != waitlist.DefaultPolicy() || cfg.SweepInterval != time.Second || cfg.BoardPoll != time.Second {
+	house := waitlist.DefaultPolicy()
+	house.FloorSignUpOnly = true // G-21: a player must be present to go on a list
+	if cfg.Defaults != house || cfg.SweepInterval != time.Second || cfg.BoardPoll != time.Second {
 		t.Fatalf("defaults %+v", cfg)
 	}
 	if d := cfg.GamingDay; d.Location.String() != "Europe/Helsinki" || d.Cutoff != 6*time.Hour {
 		t.Fatalf("G-20 default gaming day %v, want 06:00 Europe/Helsinki", d)
+	}
+	open, err := settingsFrom(map[string]string{"CARDROOM_SEATING_REMOTE_SIGN_UP": "true"})
+	if err != nil || open.Defaults.FloorSignUpOnly {
+		t.Fatalf("CARDROOM_SEATING_REMOTE_SIGN_UP=true: %+v, %v", open.Defaults, err)
 	}
 }
 
@@ -59,6 +67,7 @@ func TestSettings_SetTimers(t *testing.T) {
 	}
 	want := waitlist.DefaultPolicy()
 	want.OfferTimeout, want.SitDownWindow, want.ShortAbsence, want.LongBreak = 90*time.Second, 2*time.Minute, 10*time.Minute, 45*time.Minute
+	want.FloorSignUpOnly = true // G-21, CARDROOM_SEATING_REMOTE_SIGN_UP unset
 	if cfg.Defaults != want || cfg.SweepInterval != 250*time.Millisecond || cfg.BoardPoll != 5*time.Second {
 		t.Fatalf("config %+v", cfg)
 	}
@@ -139,7 +148,8 @@ func TestSettings_DocsMatchTheRanges(t *testing.T) {
 	var vars []config.Variable
 	for _, v := range config.VariablesOf[seating.Settings]() {
 		// The gaming day's are the room's (platform/gamingday's tests).
-		if strings.HasPrefix(v.Name, "CARDROOM_SEATING_") {
+		// Remote sign-up is a switch, not a timer (TestSettings_DefaultsAreTheHouseDefaults).
+		if strings.HasPrefix(v.Name, "CARDROOM_SEATING_") && v.Name != "CARDROOM_SEATING_REMOTE_SIGN_UP" {
 			vars = append(vars, v)
 		}
 	}

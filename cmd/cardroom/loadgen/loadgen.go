@@ -129,9 +129,10 @@ var game = &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev
 // run's tables.
 func (l *room) open(ctx context.Context) error {
 	floor := withCtx(l.floor, ctx)
+	var policy *seatingv1.Policy
 	wl, err := l.seating.CreateWaitlist(floor, &seatingv1.CreateWaitlistRequest{Game: game})
 	if err == nil {
-		l.waitlist = wl.GetWaitlist().GetWaitlistId()
+		l.waitlist, policy = wl.GetWaitlist().GetWaitlistId(), wl.GetWaitlist().GetPolicy()
 	} else {
 		lists, lerr := l.seating.ListWaitlists(floor, &seatingv1.ListWaitlistsRequest{})
 		if lerr != nil {
@@ -139,11 +140,19 @@ func (l *room) open(ctx context.Context) error {
 		}
 		for _, w := range lists.GetWaitlists() {
 			if sameGame(w.GetGame(), game) {
-				l.waitlist = w.GetWaitlistId()
+				l.waitlist, policy = w.GetWaitlistId(), w.GetPolicy()
 			}
 		}
 		if l.waitlist == "" {
 			return fmt.Errorf("open the waitlist: %w", err)
+		}
+	}
+	// The bots sign up from the app: the floor opens the list to remote
+	// sign-up, which the house default (G-21) keeps closed.
+	if policy.GetFloorSignUpOnly() {
+		policy.FloorSignUpOnly = false
+		if _, err := l.seating.SetPolicy(floor, &seatingv1.SetPolicyRequest{WaitlistId: l.waitlist, Policy: policy}); err != nil {
+			return fmt.Errorf("open the waitlist to remote sign-up: %w", err)
 		}
 	}
 	for i := range l.cfg.Tables {

@@ -361,6 +361,9 @@ type Policy struct {
 	SitDownWindow *durationpb.Duration `protobuf:"bytes,9,opt,name=sit_down_window,json=sitDownWindow,proto3" json:"sit_down_window,omitempty"`
 	// floor_sign_up_only closes remote sign-up: players join in the room,
 	// through the floor (G-21: "a player must be present to go on a list").
+	// A list opened without a policy takes the house default, which follows
+	// G-21 (true) unless the house opens remote sign-up
+	// (CARDROOM_SEATING_REMOTE_SIGN_UP).
 	FloorSignUpOnly bool `protobuf:"varint,10,opt,name=floor_sign_up_only,json=floorSignUpOnly,proto3" json:"floor_sign_up_only,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
