@@ -1,0 +1,125 @@
+package main
+
+// Issue 17: the stud open-pair rule (TP-28) over REST, the way an app
+// meets it: the choice of unit in the legal actions, a raise by the big
+// unit after a small bet, and the round in the big unit after it (G-18).
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+)
+
+// legalAll returns every legal action of kind (TP-28 offers a kind twice).
+func legalAll(st tableState, kind string) []legalAction {
+	var out []legalAction
+	for _, l := range st.Hand.Legal {
+		if l.Kind == kind {
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b legalAction) int { return cmp.Compare(a.Min, b.Min) })
+	return out
+}
+
+// studMove brings in, calls or checks; on fourth street without an open
+// pair the first player bets and the others fold, so hands are short.
+func studMove(st tableState, _ int) move {
+	if _, ok := legalOf(st, "ACTION_KIND_BRING_IN"); ok {
+		return move{kind: "ACTION_KIND_BRING_IN"}
+	}
+	if st.Hand.Street == "fourth" {
+		if b, ok := legalOf(st, "ACTION_KIND_BET"); ok {
+			return move{kind: "ACTION_KIND_BET", amount: b.Min}
+		}
+		if _, ok := legalOf(st, "ACTION_KIND_FOLD"); ok {
+			return move{kind: "ACTION_KIND_FOLD"}
+		}
+	}
+	return checkDown(st, 0)
+}
+
+// TestStudOpenPairRaiseByBigUnit_TP28 plays seven-card stud at 20/40
+// (ante 5, bring-in 10) over REST until a fourth street with an open pair.
+// There the first player is offered the bet in either unit; after a small
+// bet of 20 the next player is offered a raise by the small unit (to 40)
+// and by the big unit (to 60) — once only the first was offered, and
+// RAISE 60 was refused WRONG_AMOUNT citing TP-28. A raise to another
+// amount is refused WRONG_AMOUNT citing TP-28; the raise to 60 is
+// accepted, and the round is then in the big unit (bet_unit 40, the next
+// raise to 100; G-18).
+func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	players := []string{"ann", "bob", "cat", "dan", "eve", "fay", "gus"}
+	r := newFrontendRoom(t, players...)
+	var out struct{ Table map[string]any }
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "Stud 20/40", "seats": 8, "kind": "TABLE_KIND_CASH",
+		"mode": "TABLE_MODE_DIGITAL", "game": map[string]any{"variant": "VARIANT_STUD", "structure": "STRUCTURE_FIXED_LIMIT",
+			"stakes": map[string]any{"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}}}, &out)
+	table := out.Table["table_id"].(string)
+	r.tables = append(r.tables, table)
+	for i, p := range players {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	actions := "/v1/tables/" + table + "/actions"
+	// own is the table as the player in turn sees it.
+	own := func() (tableState, string) {
+		st := r.waitHand(table)
+		p := st.Seats[st.Hand.ToAct].PlayerID
+		return r.state(table, r.tokens[p]), p
+	}
+	post := func(p string, st tableState, m move) {
+		t.Helper()
+		r.actions++
+		r.must("POST", actions, r.tokens[p], map[string]any{"kind": m.kind, "amount": m.amount,
+			"expected_sequence": st.Sequence, "action_id": fmt.Sprintf("%s-%d", p, r.actions)}, nil)
+	}
+	for range 400 {
+		st, p := own()
+		bets := legalAll(st, "ACTION_KIND_BET")
+		if st.Hand.Street != "fourth" || len(bets) != 2 {
+			post(p, st, studMove(st, st.ViewerSeat))
+			continue
+		}
+		// An open pair on fourth street: the bet in either unit (TP-28).
+		if bets[0].Min != 20 || bets[1].Min != 40 {
+			t.Fatalf("TP-28: open pair, bets offered %+v, want 20 and 40", bets)
+		}
+		post(p, st, move{kind: "ACTION_KIND_BET", amount: 20})
+		next, q := own()
+		raises := legalAll(next, "ACTION_KIND_RAISE")
+		if len(raises) != 2 || raises[0].Min != 40 || raises[1].Min != 60 {
+			t.Fatalf("TP-28: after a small bet %s is offered raises %+v, want to 40 and to 60", q, next.Hand.Legal)
+		}
+		code, e := r.refused("POST", actions, r.tokens[q], map[string]any{"kind": "ACTION_KIND_RAISE", "amount": 50,
+			"expected_sequence": next.Sequence})
+		if code != http.StatusBadRequest || e.Reason != "WRONG_AMOUNT" || e.RuleID != "TP-28" {
+			t.Fatalf("TP-28: a raise to 50: %d %+v, want 400 WRONG_AMOUNT TP-28", code, e)
+		}
+		post(q, next, move{kind: "ACTION_KIND_RAISE", amount: 60})
+		after, u := own()
+		var unit struct {
+			State struct {
+				Hand struct {
+					BetUnit int64 `json:"bet_unit,string"`
+				}
+			}
+		}
+		r.must("GET", "/v1/tables/"+table+"/state", r.tokens["ann"], nil, &unit)
+		raises = legalAll(after, "ACTION_KIND_RAISE")
+		if unit.State.Hand.BetUnit != 40 || len(raises) != 1 || raises[0].Min != 100 {
+			t.Fatalf("G-18: after the big raise bet_unit %d and %s is offered %+v, want 40 and a raise to 100",
+				unit.State.Hand.BetUnit, u, after.Hand.Legal)
+		}
+		r.playHand(table, checkDown)
+		r.checkChips("after the open-pair hand")
+		r.auditClean("after the open-pair hand")
+		return
+	}
+	t.Fatal("no fourth street with an open pair in 400 actions")
+}
