@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -189,4 +190,59 @@ func TestHandResultInState_TP44_TP64_TP73(t *testing.T) {
 	}
 	r.checkChips("after the hands")
 	r.auditClean("after the hands")
+}
+
+// TestSplitPotInChipUnits_TP31_TP73 plays pot-limit Omaha Hi/Lo at 5/10
+// over REST, the small blind folding so that each pot holds an odd number
+// of fives (25), until pots have been split between a high and a low hand.
+// Every share in last_hand is a multiple of the table's smallest chip, 5
+// (TP-31): the odd five goes whole to one winner (TP-73), never 12.5 or
+// 13/12 — a split used to be divided to the single chip.
+func TestSplitPotInChipUnits_TP31_TP73(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	r := newFrontendRoom(t, "ann", "bob", "cat")
+	var out struct{ Table map[string]any }
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "PLO8 5/10", "seats": 6, "kind": "TABLE_KIND_CASH",
+		"mode": "TABLE_MODE_DIGITAL", "game": map[string]any{"variant": "VARIANT_OMAHA_HI_LO", "structure": "STRUCTURE_POT_LIMIT",
+			"stakes": map[string]any{"small_blind": 5, "big_blind": 10}}}, &out)
+	table := out.Table["table_id"].(string)
+	r.tables = append(r.tables, table)
+	if out.Table["min_chip_unit"] != "5" {
+		t.Fatalf("min_chip_unit %v, want \"5\" (TP-31)", out.Table["min_chip_unit"])
+	}
+	for i, p := range []string{"ann", "bob", "cat"} {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	// The small blind folds pre-flop; the others check it down.
+	plan := func(st tableState, seat int) move {
+		if _, ok := legalOf(st, "ACTION_KIND_CALL"); ok && st.Hand.Street == "preflop" && st.Seats[seat].Bet == 5 {
+			return move{kind: "ACTION_KIND_FOLD"}
+		}
+		return checkDown(st, seat)
+	}
+	splits := 0
+	for range 40 {
+		no := r.playHand(table, plan)
+		var st struct{ State resultState }
+		r.must("GET", "/v1/tables/"+table+"/state", r.tokens["ann"], nil, &st)
+		l := st.State.LastHand
+		if l == nil || l.HandNo != no {
+			t.Fatalf("after hand %d: last_hand %+v", no, l)
+		}
+		checkPots(t, fmt.Sprintf("hand %d", no), l.Pots, 5)
+		for _, p := range l.Pots {
+			if len(p.Winners) > 1 && (p.Amount/5)%2 == 1 {
+				splits++
+			}
+		}
+		if splits >= 2 {
+			r.checkChips("after the split pots")
+			r.auditClean("after the split pots")
+			return
+		}
+	}
+	t.Fatalf("%d pots of an odd number of fives split in 40 hands, want 2", splits)
 }
