@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,21 +20,95 @@ type Tx struct {
 	tx          *sql.Tx
 	db          *DB
 	afterCommit []func()
+	// savepoints counts the savepoints set so far, to name the next.
+	savepoints *int
+	// detached runs statements without their context's cancellation (a
+	// Savepoint's work: see there).
+	detached bool
+}
+
+// ctx is the context a statement runs with.
+func (t *Tx) ctx(ctx context.Context) context.Context {
+	if t.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // ExecContext runs a statement inside the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, query, args...)
+	return t.tx.ExecContext(t.ctx(ctx), query, args...)
 }
 
 // QueryContext runs a query inside the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, query, args...)
+	return t.tx.QueryContext(t.ctx(ctx), query, args...)
 }
 
 // QueryRowContext runs a single-row query inside the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, query, args...)
+	return t.tx.QueryRowContext(t.ctx(ctx), query, args...)
+}
+
+// Within runs fn as part of the transaction the way Savepoint does —
+// statements detached from their context's cancellation, AfterCommit
+// functions kept only if fn succeeds — but sets no savepoint, saving its
+// round trip: when fn fails, what it wrote stays in the transaction (and
+// on PostgreSQL a failed statement aborts it), so the caller must then
+// roll the whole transaction back.
+func (t *Tx) Within(fn func(tx *Tx) error) error {
+	sub := &Tx{tx: t.tx, db: t.db, savepoints: t.savepoints, detached: true}
+	if err := fn(sub); err != nil {
+		return err
+	}
+	t.afterCommit = append(t.afterCommit, sub.afterCommit...)
+	return nil
+}
+
+// SavepointError is a savepoint that could not be set or rolled back to:
+// the transaction is then unusable and must be rolled back as a whole.
+type SavepointError struct{ Err error }
+
+func (e *SavepointError) Error() string { return "savepoint: " + e.Err.Error() }
+
+func (e *SavepointError) Unwrap() error { return e.Err }
+
+// Savepoint runs fn inside a savepoint of the transaction: when fn fails,
+// everything it wrote is rolled back (ROLLBACK TO SAVEPOINT, which also
+// clears PostgreSQL's aborted state after a failed statement), the
+// functions it registered with AfterCommit are dropped, the transaction
+// goes on and fn's error is returned; when fn succeeds, its writes and
+// AfterCommit functions join the transaction's. This is what lets one
+// transaction carry several independent requests (the wallet's group
+// commit): one refused request does not fail the others.
+//
+// The savepoint is never released: releasing costs a round trip and frees
+// nothing that matters, since a subtransaction that wrote keeps its ID
+// until the top transaction ends either way.
+//
+// fn's statements ignore their context's cancellation: the transaction
+// belongs to several callers, and on PostgreSQL a statement cancelled by
+// its context breaks the connection and with it everyone's work. A
+// *SavepointError means the transaction itself failed.
+func (t *Tx) Savepoint(ctx context.Context, fn func(tx *Tx) error) error {
+	if t.savepoints == nil {
+		t.savepoints = new(int)
+	}
+	*t.savepoints++
+	name := "sp" + strconv.Itoa(*t.savepoints)
+	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return &SavepointError{Err: fmt.Errorf("set %s: %w", name, err)}
+	}
+	sub := &Tx{tx: t.tx, db: t.db, savepoints: t.savepoints, detached: true}
+	err := fn(sub)
+	if err == nil {
+		t.afterCommit = append(t.afterCommit, sub.afterCommit...)
+		return nil
+	}
+	if _, rerr := t.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rerr != nil {
+		return &SavepointError{Err: fmt.Errorf("roll back to %s after %w: %w", name, err, rerr)}
+	}
+	return err
 }
 
 // Dialect reports the engine the transaction runs on, for the rare query

@@ -2,6 +2,7 @@ package wallet_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -415,4 +416,40 @@ func TestEventMoneyIsServiceOnly_TR04_TR34(t *testing.T) {
 			t.Fatalf("audit = %v, %v", audit, err)
 		}
 	})
+}
+
+// TestConfigGroupCommitMaxGroupsUpTo64AndOneMeansAlone checks the group
+// commit setting: the default and 1-64 are taken (1 commits every request
+// in a transaction of its own, the others batch them), anything else is
+// refused.
+func TestConfigGroupCommitMaxGroupsUpTo64AndOneMeansAlone(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, wallet.StoreOptions("", ""))
+	tests := []struct {
+		max     int
+		ok      bool
+		grouped bool
+	}{
+		{0, true, true}, // the default, 64
+		{1, true, false},
+		{2, true, true},
+		{64, true, true},
+		{65, false, false},
+		{-1, false, false},
+	}
+	for i, tc := range tests {
+		w, err := wallet.New(wallet.Config{GroupCommitMax: tc.max}, wallet.Deps{DB: db})
+		if (err == nil) != tc.ok {
+			t.Errorf("group commit max %d: err = %v, want ok=%v", tc.max, err, tc.ok)
+		}
+		if err != nil {
+			continue
+		}
+		if _, err := w.Bank().OpenAccount(t.Context(), fmt.Sprintf("open-%d", i), fmt.Sprintf("gc%d", i), "EUR"); err != nil {
+			t.Fatal(err)
+		}
+		if grouped := w.Bank().Store().GroupStats().Requests == 1; grouped != tc.grouped {
+			t.Errorf("group commit max %d: grouped = %v, want %v", tc.max, grouped, tc.grouped)
+		}
+	}
 }

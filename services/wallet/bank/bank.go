@@ -132,7 +132,11 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 	if err != nil {
 		return res, fmt.Errorf("%s: encode request: %w", op, err)
 	}
-	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
+	var lane string
+	if l, ok := any(req).(laned); ok {
+		lane = l.lane()
+	}
+	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body, Lane: lane}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
 		r, err := fn(tx)
 		if err != nil {
 			return nil, err
@@ -150,6 +154,12 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 	}
 	return res, nil
 }
+
+// laned is a request that names the rows it mostly touches (a table's,
+// the cage's, an event's): the store batches requests of one lane
+// together (store.GroupCommit), so they share a commit instead of waiting
+// for each other's.
+type laned interface{ lane() string }
 
 // TransferResult is the outcome of an operation that posted one transfer.
 type TransferResult struct {
@@ -236,6 +246,9 @@ type CashierRequest struct {
 	// Cashier is the cashier's subject, recorded for the cage report.
 	Cashier string
 }
+
+// lane is the cage's: every deposit and withdrawal moves its balance.
+func (r CashierRequest) lane() string { return "cage:" + r.Currency }
 
 func (r CashierRequest) validate() (ledger.Currency, error) {
 	if err := validPlayer(r.Player); err != nil {

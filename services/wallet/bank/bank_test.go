@@ -30,12 +30,13 @@ type env struct {
 }
 
 // eachStore runs test on SQLite and on PostgreSQL, each with a fresh
-// database, and checks after the test that the audit is clean.
+// database and the wallet's group commit (store.NewGrouped), and checks
+// after the test that the audit is clean.
 func eachStore(t *testing.T, test func(t *testing.T, e env)) {
 	t.Helper()
 	testkit.EachStore(t, sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(), MaxOpenConns: 16}, func(t *testing.T, db *sqlstore.DB) {
 		clk := clock.NewFake(start)
-		st := store.New(db)
+		st := store.NewGrouped(db, store.GroupCommit{})
 		e := env{bank: bank.New(st, clk, bank.Config{HoldTTL: 2 * time.Minute}), store: st, db: db, clock: clk}
 		t.Cleanup(func() { auditClean(t, db) })
 		test(t, e)

@@ -21,21 +21,32 @@ import (
 // BenchmarkBuyInTransfers measures buy-in holds — each one idempotency key,
 // a fencing-epoch check, the CS rules and one balanced transfer from a
 // player to a table — from many goroutines at once, spread over 64 tables
-// and 256 players, on SQLite and on PostgreSQL. It reports transfers/s and
-// the p50/p99 latency of one buy-in.
+// and 256 players, on SQLite and on PostgreSQL, both ways the store
+// commits: grouped (the wallet's default: concurrent buy-ins share a
+// transaction and its flush, store.GroupCommit) and each (one transaction
+// per buy-in). It reports transfers/s, the p50/p99 latency of one buy-in
+// and, grouped, the buy-ins per commit.
 func BenchmarkBuyInTransfers(b *testing.B) {
 	// The pool sizes are the wallet's own (wallet.SQLiteConns,
 	// wallet.PostgresConns) unless WALLET_BENCH_CONNS says otherwise.
 	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(),
 		MaxOpenConns: benchConns(wallet.PostgresConns), SQLiteMaxOpenConns: benchConns(wallet.SQLiteConns)}
-	b.Run("sqlite", func(b *testing.B) { benchBuyIns(b, testkit.SQLite(b, opts)) })
-	b.Run("postgres", func(b *testing.B) { benchBuyIns(b, testkit.Postgres(b, opts)) })
+	grouped := func(db *sqlstore.DB) *store.Store { return store.NewGrouped(db, wallet.GroupCommit()) }
+	for _, dialect := range []struct {
+		name string
+		open func(testing.TB, sqlstore.Options) *sqlstore.DB
+	}{{"sqlite", testkit.SQLite}, {"postgres", testkit.Postgres}} {
+		b.Run(dialect.name, func(b *testing.B) {
+			b.Run("grouped", func(b *testing.B) { benchBuyIns(b, grouped(dialect.open(b, opts))) })
+			b.Run("each", func(b *testing.B) { benchBuyIns(b, store.New(dialect.open(b, opts))) })
+		})
+	}
 }
 
-func benchBuyIns(b *testing.B, db *sqlstore.DB) {
+func benchBuyIns(b *testing.B, st *store.Store) {
 	const players, tables = 256, 64
 	ctx := b.Context()
-	bk := bank.New(store.New(db), clock.NewFake(start), bank.Config{})
+	bk := bank.New(st, clock.NewFake(start), bank.Config{})
 	for i := range players {
 		p := fmt.Sprintf("p%d", i)
 		if _, err := bk.OpenAccount(ctx, "open-"+p, p, "EUR"); err != nil {
@@ -48,6 +59,7 @@ func benchBuyIns(b *testing.B, db *sqlstore.DB) {
 	}
 	var seq atomic.Int64
 	var mu sync.Mutex
+	before := st.GroupStats()
 	var latencies []time.Duration
 	b.SetParallelism(benchParallelism()) // × GOMAXPROCS goroutines
 	b.ResetTimer()
@@ -89,6 +101,9 @@ func benchBuyIns(b *testing.B, db *sqlstore.DB) {
 	b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "transfers/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+	if after := st.GroupStats(); after.Batches > before.Batches {
+		b.ReportMetric(float64(after.Requests-before.Requests)/float64(after.Batches-before.Batches), "buy-ins/commit")
+	}
 }
 
 // benchParallelism is WALLET_BENCH_PARALLELISM (goroutines per GOMAXPROCS), default 12.

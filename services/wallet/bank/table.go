@@ -44,6 +44,9 @@ type TableRequest struct {
 	Epoch int64
 }
 
+// lane is the table's: its hold and escrow accounts and its epoch.
+func (r TableRequest) lane() string { return "table:" + r.Table }
+
 func (r TableRequest) validate() error {
 	if err := ledger.ValidOwner("table_id", r.Table); err != nil {
 		return err

@@ -40,6 +40,9 @@ type ContributionRequest struct {
 	Actor     string `json:"-"`
 }
 
+// lane is the event's: its prize pool.
+func (r ContributionRequest) lane() string { return "event:" + r.Event }
+
 func (r ContributionRequest) validate() (ledger.Currency, error) {
 	if err := validPlayer(r.Player); err != nil {
 		return "", err
@@ -156,6 +159,9 @@ type PrizeRequest struct {
 	Actor    string `json:"-"`
 }
 
+// lane is the event's: its prize pool.
+func (r PrizeRequest) lane() string { return "event:" + r.Event }
+
 // PayPrize pays a prize from the event's prize pool; the pool cannot go
 // negative, so an event never pays out more than came in.
 func (b *Bank) PayPrize(ctx context.Context, r PrizeRequest) (TransferResult, error) {
@@ -199,6 +205,9 @@ type VoucherRequest struct {
 	Amount      int64
 	Actor       string `json:"-"`
 }
+
+// lane is the event's: its prize pool.
+func (r VoucherRequest) lane() string { return "event:" + r.SourceEvent }
 
 // VoucherResult is an issued voucher.
 type VoucherResult struct {
@@ -269,6 +278,9 @@ type RefundRequest struct {
 	Actor  string `json:"-"`
 }
 
+// lane is the event's: its prize pool.
+func (r RefundRequest) lane() string { return "event:" + r.Event }
+
 // RefundResult lists the reversals a refund posted.
 type RefundResult struct {
 	Event     string
@@ -332,6 +344,9 @@ type EntryRefundRequest struct {
 	Reason     string
 	Actor      string `json:"-"`
 }
+
+// lane is the event's: its prize pool.
+func (r EntryRefundRequest) lane() string { return "event:" + r.Event }
 
 // RefundEntry posts the exact reversal of one entry (TR-04): the prize
 // part back out of the pool and the fee out of the house's account, to
@@ -397,6 +412,9 @@ type PoolSettlementRequest struct {
 	Reason  string
 	Actor   string `json:"-"`
 }
+
+// lane is the event's: its prize pool.
+func (r PoolSettlementRequest) lane() string { return "event:" + r.Event }
 
 // SettlePrizePool moves Amount from the event's prize pool to the player
 // or the house. The pool cannot go negative, so no settlement takes more

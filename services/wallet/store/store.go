@@ -46,9 +46,13 @@ type Store struct {
 	// opened caches the IDs of accounts known to exist (accounts are never
 	// deleted), so EnsureAccount skips its INSERT on the hot path.
 	opened sync.Map
+	// group batches idempotent requests into shared transactions (nil:
+	// each runs in its own; see NewGrouped).
+	group *group
 }
 
-// New returns a store over an opened and migrated database.
+// New returns a store over an opened and migrated database that runs each
+// request in a transaction of its own.
 func New(db *sqlstore.DB) *Store { return &Store{db: db} }
 
 // DB returns the underlying database.
@@ -81,6 +85,10 @@ type Request struct {
 	Key       string
 	Operation string
 	Body      []byte
+	// Lane groups requests that touch the same rows (a table's, the
+	// cage's, an event's): on a grouped store they are batched together
+	// (GroupCommit). Any string; empty is a lane too.
+	Lane string
 }
 
 func (r Request) hash() string {
@@ -92,7 +100,8 @@ func (r Request) hash() string {
 }
 
 // Idempotent runs fn once per idempotency key, in one transaction that
-// also records the key with fn's response. A later call with the same key
+// also records the key with fn's response (on a grouped store, in a
+// savepoint of a batch's transaction: see GroupCommit). A later call with the same key
 // and the same request returns the stored response (replayed is true); the
 // same key with another request is ErrKeyReused. When fn fails, nothing is
 // kept, not even the key.
@@ -109,7 +118,7 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 		return nil, false, fault.Invalidf("idempotency_key", "must be 1-300 characters")
 	}
 	hash := req.hash()
-	err = s.update(ctx, now, func(tx *Tx) error {
+	err = s.write(ctx, req.Lane, now, func(tx *Tx) error {
 		tx.key = &txKey{req: req, hash: hash}
 		out, err := fn(tx)
 		if err != nil {

@@ -21,9 +21,25 @@ import (
 var now = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 
 // TestContract runs the store's one contract suite on SQLite and on real
-// PostgreSQL.
+// PostgreSQL, with each request in a transaction of its own and with
+// requests group-committed (the wallet's default).
 func TestContract(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []struct {
+		name string
+		open func(db *sqlstore.DB) *store.Store
+	}{
+		{"each", store.New},
+		{"grouped", func(db *sqlstore.DB) *store.Store { return store.NewGrouped(db, store.GroupCommit{}) }},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			contract(t, mode.open)
+		})
+	}
+}
+
+func contract(t *testing.T, open func(db *sqlstore.DB) *store.Store) {
 	testkit.EachStore(t, sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
 		tests := []struct {
 			name string
@@ -45,7 +61,7 @@ func TestContract(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				// Subtests share one database, so they run one after another
 				// and each uses its own account names.
-				tc.run(t, store.New(db))
+				tc.run(t, open(db))
 			})
 		}
 	})

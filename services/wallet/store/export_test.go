@@ -1,0 +1,6 @@
+package store
+
+// OnQueued makes a grouped store call f each time a request is queued,
+// with the number then waiting for its committer (tests that need
+// requests in one batch wait for them with it).
+func OnQueued(s *Store, f func(waiting int)) { s.group.queued = f }

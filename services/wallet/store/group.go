@@ -1,0 +1,334 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
+
+// GroupCommit sets how the store batches concurrent requests (Idempotent)
+// into shared transactions: group commit. On a durable PostgreSQL every
+// commit waits for its WAL flush, so one request per transaction caps the
+// wallet at about one request per flush (fewer where requests share a
+// row, like the cage's account, whose lock each holds through its flush);
+// a batch of requests in one transaction pays one flush for all of them
+// and holds its rows' locks once. Each request still runs alone in a
+// savepoint of its own, with its own idempotency key, checks, result and
+// error: a refused request is rolled back to its savepoint and the others
+// go on. Every caller is answered only once the batch has committed, so no
+// answer rests on writes that might still be lost.
+//
+// Requests name a lane (Request.Lane: a table, the cage, an event); each
+// lane is served by one of Committers committers, which runs one batch at
+// a time on its own connection, so requests that touch the same rows
+// batch together instead of waiting for each other's commit, and the
+// committers run side by side on the others. No request waits for a batch
+// to fill: a committer takes whatever its lanes have queued when it starts
+// (at most MaxBatch), so a quiet wallet runs each request alone and a busy
+// one batches more the busier it is.
+type GroupCommit struct {
+	// MaxBatch is the most requests one transaction carries; 0 means
+	// DefaultMaxBatch.
+	MaxBatch int
+	// Committers is how many batches may run at once, each on its own
+	// connection; 0 means DefaultCommitters. SQLite has one.
+	Committers int
+}
+
+// Group commit defaults.
+const (
+	// DefaultMaxBatch keeps a batch within the 64 subtransaction IDs
+	// PostgreSQL caches per transaction: each request is a savepoint that
+	// writes, and past 64 every other session's snapshot has to look
+	// subtransactions up on disk (pg_subtrans).
+	DefaultMaxBatch = 64
+	// DefaultCommitters is half the wallet's PostgreSQL pool (16), so
+	// that reads and the unbatched writes (the sweeper, epoch repairs)
+	// always find a connection.
+	DefaultCommitters = 8
+)
+
+// groupAttempts bounds how often a request refused by a transient
+// conflict (a deadlock with another committer's or process's transaction)
+// is run again in a later batch.
+const groupAttempts = 10
+
+// groupTimeout bounds one batch, so that it ends even if the database
+// stops answering (each caller stops waiting at its own deadline).
+const groupTimeout = time.Minute
+
+// group is the store's group committer: callers queue their requests on
+// their lane's committer, which runs them in batches (a goroutine started
+// when requests wait, ending when none do).
+type group struct {
+	store      *Store
+	maxBatch   int
+	committers []*committer
+	// queued, when set (tests), is told each time a request is queued,
+	// with the number of requests then waiting for its committer.
+	queued func(waiting int)
+
+	batches, requests atomic.Int64
+}
+
+// committer runs the batches of the lanes hashed to it, one at a time.
+type committer struct {
+	mu      sync.Mutex
+	queue   []*groupCall
+	running bool
+}
+
+// groupCall is one request waiting for, or running in, a batch.
+type groupCall struct {
+	ctx      context.Context
+	now      time.Time
+	fn       func(tx *Tx) error
+	attempts int
+	// state is queued, taken (by a batch) or abandoned (the caller left
+	// before a batch took it); guarded by its committer's mu.
+	state callState
+	err   error
+	done  chan struct{}
+}
+
+type callState int
+
+const (
+	queued callState = iota
+	taken
+	abandoned
+)
+
+// NewGrouped returns a store over an opened and migrated database whose
+// idempotent requests are group-committed (see GroupCommit).
+func NewGrouped(db *sqlstore.DB, cfg GroupCommit) *Store {
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.Committers <= 0 {
+		cfg.Committers = DefaultCommitters
+	}
+	if db.Dialect() == sqlstore.SQLite {
+		// SQLite runs one writer at a time: a second committer would
+		// only wait for the first one's lock.
+		cfg.Committers = 1
+	}
+	s := New(db)
+	g := &group{store: s, maxBatch: cfg.MaxBatch, committers: make([]*committer, cfg.Committers)}
+	for i := range g.committers {
+		g.committers[i] = &committer{}
+	}
+	s.group = g
+	return s
+}
+
+// GroupStats are what the group committer did so far.
+type GroupStats struct {
+	// Batches is the number of batch transactions committed.
+	Batches int64
+	// Requests is the number of requests those batches carried (refused
+	// ones included).
+	Requests int64
+}
+
+// GroupStats reports the group committer's counts (zero when the store
+// does not group).
+func (s *Store) GroupStats() GroupStats {
+	if s.group == nil {
+		return GroupStats{}
+	}
+	return GroupStats{Batches: s.group.batches.Load(), Requests: s.group.requests.Load()}
+}
+
+// write runs fn in a read-write transaction: a batch's savepoint when the
+// store groups, else one of its own.
+func (s *Store) write(ctx context.Context, lane string, now time.Time, fn func(tx *Tx) error) error {
+	if s.group == nil {
+		return s.update(ctx, now, fn)
+	}
+	return s.group.do(ctx, lane, now, fn)
+}
+
+// do queues fn on its lane's committer and waits for its batch to commit.
+// A caller whose context ends first returns at once: before a batch took
+// its request, the request never runs; after, it may still commit with
+// its batch (as a request whose caller timed out during COMMIT may).
+func (g *group) do(ctx context.Context, lane string, now time.Time, fn func(tx *Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(lane))
+	cm := g.committers[h.Sum32()%uint32(len(g.committers))]
+	c := &groupCall{ctx: ctx, now: now, fn: fn, done: make(chan struct{})}
+	g.enqueue(cm, c)
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+	}
+	cm.mu.Lock()
+	state := c.state
+	if state == queued {
+		c.state = abandoned
+	}
+	cm.mu.Unlock()
+	if state == queued {
+		return context.Cause(ctx)
+	}
+	return fmt.Errorf("%w (the request was in a batch being committed: it may have committed)", context.Cause(ctx))
+}
+
+// enqueue queues c and starts the committer's goroutine unless it runs.
+func (g *group) enqueue(cm *committer, c *groupCall) {
+	cm.mu.Lock()
+	cm.queue = append(cm.queue, c)
+	waiting := len(cm.queue)
+	if !cm.running {
+		cm.running = true
+		go g.lead(cm)
+	}
+	hook := g.queued
+	cm.mu.Unlock()
+	if hook != nil {
+		hook(waiting)
+	}
+}
+
+// lead runs the committer's batches until no request waits.
+func (g *group) lead(cm *committer) {
+	for {
+		batch := g.take(cm)
+		if batch == nil {
+			return
+		}
+		if again := g.run(batch); len(again) > 0 {
+			cm.mu.Lock()
+			for _, c := range again {
+				c.state = queued
+			}
+			// Ahead of the requests that came later, as they were before.
+			cm.queue = append(again, cm.queue...)
+			cm.mu.Unlock()
+		}
+	}
+}
+
+// take removes up to MaxBatch waiting requests from the committer's
+// queue, or, when none waits, stops the committer and returns nil.
+func (g *group) take(cm *committer) []*groupCall {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	var batch []*groupCall
+	n := 0
+	for ; n < len(cm.queue) && len(batch) < g.maxBatch; n++ {
+		c := cm.queue[n]
+		cm.queue[n] = nil
+		if c.state == abandoned {
+			continue
+		}
+		c.state = taken
+		batch = append(batch, c)
+	}
+	cm.queue = cm.queue[n:]
+	if len(cm.queue) == 0 {
+		cm.queue = nil // let the backing array go
+	}
+	if len(batch) == 0 {
+		cm.running = false
+	}
+	return batch
+}
+
+// run runs a batch in one transaction and answers every request once
+// the outcome is known, except those refused by a transient conflict (a
+// deadlock), which it returns to be queued again for a later batch.
+//
+// It first runs the requests one after another without savepoints, which
+// cost a round trip each: when all succeed, as they mostly do, that is
+// the batch. When one fails, the transaction is rolled back and the batch
+// runs again with each request in its own savepoint, so the failure is
+// that request's alone. A batch of one needs no savepoint at all: its
+// transaction is its own.
+func (g *group) run(batch []*groupCall) (again []*groupCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
+	defer cancel()
+	opts := sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}
+	if len(batch) == 1 {
+		c := batch[0]
+		c.err = context.Cause(c.ctx) // nil unless its caller has gone
+		if c.err == nil {
+			// TxWith runs it again after a conflict, as a transaction of
+			// its own would be.
+			c.err = g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
+				return tx.Within(func(sub *sqlstore.Tx) error { return c.fn(&Tx{tx: sub, now: c.now, store: g.store}) })
+			})
+			if c.err == nil {
+				g.batches.Add(1)
+				g.requests.Add(1)
+			}
+		}
+		close(c.done)
+		return nil
+	}
+	errs := make([]error, len(batch))
+	// runAll runs the requests in tx, each by within, and stops at the
+	// first error within returns.
+	runAll := func(tx *sqlstore.Tx, within func(c *groupCall, i int) error) error {
+		clear(errs)
+		for i, c := range batch {
+			if err := c.ctx.Err(); err != nil {
+				errs[i] = context.Cause(c.ctx) // its caller has gone
+				continue
+			}
+			if err := within(c, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fn := func(c *groupCall) func(*sqlstore.Tx) error {
+		return func(sub *sqlstore.Tx) error { return c.fn(&Tx{tx: sub, now: c.now, store: g.store}) }
+	}
+	err := g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
+		return runAll(tx, func(c *groupCall, i int) error { return tx.Within(fn(c)) })
+	})
+	if err != nil {
+		// One request failed (or the commit did): again, each request
+		// in a savepoint, every failure its own request's.
+		err = g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
+			return runAll(tx, func(c *groupCall, i int) error {
+				errs[i] = tx.Savepoint(ctx, fn(c))
+				if spErr, ok := errors.AsType[*sqlstore.SavepointError](errs[i]); ok {
+					return spErr // the transaction itself failed
+				}
+				return nil
+			})
+		})
+	}
+	if err == nil {
+		g.batches.Add(1)
+		g.requests.Add(int64(len(batch)))
+	}
+	for i, c := range batch {
+		switch {
+		case err != nil:
+			c.err = fmt.Errorf("group commit of %d requests: %w", len(batch), err)
+		case sqlstore.Retryable(errs[i]) && c.attempts+1 < groupAttempts:
+			c.attempts++
+			again = append(again, c)
+			continue
+		default:
+			c.err = errs[i]
+		}
+		close(c.done)
+	}
+	return again
+}
