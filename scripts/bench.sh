@@ -101,7 +101,9 @@ TOURNAMENT_BENCH_ENTRANTS=${TOURNAMENT_BENCH_ENTRANTS:-1000} bench cmd/cardroom/
 # (TR-38 deal calculator; target: well under a millisecond).
 bench services/tournament/deal BenchmarkICM9
 # Wallet buy-in transfers/s with p50/p99 (target: 5,000/s durable): SQLite
-# once, PostgreSQL on both servers.
+# once, PostgreSQL on both servers; each both ways the wallet can commit,
+# grouped (the default: concurrent buy-ins share a transaction, with
+# buy-ins/commit reported) and each (one transaction per buy-in).
 bench services/wallet/bank 'BenchmarkBuyInTransfers/sqlite'
 dbbench wallet services/wallet/bank 'BenchmarkBuyInTransfers/postgres'
 # Table actions over gRPC and over REST on Redis + PostgreSQL: flat out at
