@@ -153,3 +153,49 @@ func TestSettlePrizePool_TR34(t *testing.T) {
 		}
 	})
 }
+
+// TestSettlePrizePool_FlightsIntoDay2_G34 moves each Day 1 flight's pool into
+// its Day 2's pool: the sum of the flights' pools, never more than a flight
+// holds, once per key, and never to a player and another event at once.
+func TestSettlePrizePool_FlightsIntoDay2_G34(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		ctx := t.Context()
+		for i, p := range []string{"p1", "p2", "p3"} {
+			e.open(t, p, 20000)
+			flight := []string{"D1A", "D1B", "D1B"}[i]
+			if _, err := e.bank.Enter(ctx, bank.ContributionRequest{Key: "e-" + p, Player: p, Event: flight, Currency: "EUR", PrizePart: 5000, Fee: 1000}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		move := func(key, from, to, player string, amount int64) (bank.TransferResult, error) {
+			return e.bank.SettlePrizePool(ctx, bank.PoolSettlementRequest{Key: key, Event: from, ToEvent: to, Player: player, Currency: "EUR", Amount: amount, Reason: "flight bagged"})
+		}
+		_, err := move("self", "D1A", "D1A", "", 5000)
+		wantFault(t, err, fault.Invalid, "INVALID_ARGUMENT")
+		_, err = move("both", "D1A", "D2", "p1", 5000)
+		wantFault(t, err, fault.Invalid, "INVALID_ARGUMENT")
+		_, err = move("too-much", "D1A", "D2", "", 5001)
+		wantFault(t, err, fault.Precondition, "INSUFFICIENT_FUNDS")
+
+		a, err := move("a-to-d2", "D1A", "D2", "", 5000)
+		if err != nil || a.Kind != ledger.PoolSettlement || a.Amount != 5000 {
+			t.Fatalf("move D1A = %+v, %v", a, err)
+		}
+		if again, err := move("a-to-d2", "D1A", "D2", "", 5000); err != nil || again.TransferID != a.TransferID {
+			t.Fatalf("replay = %+v, %v; want the first transfer %s", again, err, a.TransferID)
+		}
+		if _, err := move("b-to-d2", "D1B", "D2", "", 10000); err != nil {
+			t.Fatal(err)
+		}
+		for account, want := range map[ledger.AccountID]int64{
+			ledger.PrizePoolAccount("D1A", "EUR"): 0,
+			ledger.PrizePoolAccount("D1B", "EUR"): 0,
+			ledger.PrizePoolAccount("D2", "EUR"):  15000,
+		} {
+			if got := e.balance(t, account); got != want {
+				t.Errorf("%s = %d, want %d", account, got, want)
+			}
+		}
+	})
+}
