@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -162,27 +163,7 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 			tournament.start()
 			count("after the tournament process was killed and restarted")
 		}
-		acted := false
-		for _, tb := range tables {
-			st := r.state(tb, r.floor)
-			if st.Closed || !st.live() || st.Hand.ToAct < 0 {
-				continue
-			}
-			player := st.Seats[st.Hand.ToAct].PlayerID
-			own := r.state(tb, r.tokens[player])
-			if own.ViewerSeat != st.Hand.ToAct || own.Hand == nil || len(own.Hand.Legal) == 0 {
-				continue
-			}
-			m := bot(own, own.ViewerSeat)
-			actions++
-			code, body := r.do("POST", "/v1/tables/"+tb+"/actions", r.tokens[player], map[string]any{"kind": m.kind, "amount": m.amount,
-				"expected_sequence": own.Sequence, "action_id": fmt.Sprintf("%s-%d", player, actions)})
-			if code != http.StatusOK && code != http.StatusConflict {
-				t.Fatalf("%s's %s at %s: %d %s", player, m.kind, tb, code, body)
-			}
-			acted = true
-		}
-		if !acted {
+		if !r.actAt(tables, bot, &actions) {
 			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
 		}
 	}
@@ -224,6 +205,77 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 	r.auditClean("after the freezeout")
 
 	// TR-20, G-07: every hand played the row in force at its start.
+	hands := handsOf(svc, t, tc, tables)
+	checkLevels(t, hands, clockStart, sheet)
+
+	// TR-23: each balancing move took the player the table's last hand
+	// before it named as due the big blind.
+	balancing, breaking := checkMoves(svc, t, r, id, tc, hands)
+	n := 0
+	for _, hs := range hands {
+		n += len(hs)
+	}
+	t.Logf("%d hands, %d actions, %d balancing moves, %d moves breaking tables", n, actions, balancing, breaking)
+	if breaking == 0 {
+		t.Error("no table broke on the way to the final table")
+	}
+}
+
+// actAt has each table's player to act make the bot's move over REST, on
+// the legal actions their own view of the table offers; it reports
+// whether anyone acted. actions counts the moves made.
+func (r *room) actAt(tables []string, bot plan, actions *int) bool {
+	r.t.Helper()
+	acted := false
+	for _, tb := range tables {
+		st := r.state(tb, r.floor)
+		if st.Closed || !st.live() || st.Hand.ToAct < 0 {
+			continue
+		}
+		player := st.Seats[st.Hand.ToAct].PlayerID
+		own := r.state(tb, r.tokens[player])
+		if own.ViewerSeat != st.Hand.ToAct || own.Hand == nil || len(own.Hand.Legal) == 0 {
+			continue
+		}
+		m := bot(own, own.ViewerSeat)
+		*actions++
+		code, body := r.do("POST", "/v1/tables/"+tb+"/actions", r.tokens[player], map[string]any{"kind": m.kind, "amount": m.amount,
+			"expected_sequence": own.Sequence, "action_id": fmt.Sprintf("%s-%d", player, *actions)})
+		if code != http.StatusOK && code != http.StatusConflict {
+			r.t.Fatalf("%s's %s at %s: %d %s", player, m.kind, tb, code, body)
+		}
+		acted = true
+	}
+	return acted
+}
+
+// handsOf reads every hand the tables played, by table.
+func handsOf(svc context.Context, t *testing.T, tc tablev1.TournamentTableServiceClient, tables []string) map[string][]*tablev1.HandEnded {
+	t.Helper()
+	hands := map[string][]*tablev1.HandEnded{}
+	for _, tb := range tables {
+		for after := int64(0); ; {
+			resp, err := tc.ListHandResults(svc, &tablev1.ListHandResultsRequest{TableId: tb, AfterHandNo: after, PageSize: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.GetHands()) == 0 {
+				break
+			}
+			for _, h := range resp.GetHands() {
+				hands[tb] = append(hands[tb], h)
+				after = h.GetHandNo()
+			}
+		}
+	}
+	return hands
+}
+
+// checkLevels checks that every hand played the row of the level sheet in
+// force at its start, and that none started in a break (TR-20, G-07);
+// level 1 started at clockStart.
+func checkLevels(t *testing.T, hands map[string][]*tablev1.HandEnded, clockStart time.Time, sheet []map[string]any) {
+	t.Helper()
 	type row struct {
 		start, end time.Time
 		level      int
@@ -238,35 +290,30 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 		rows = append(rows, row{start: at, end: at.Add(d), level: i + 1, brk: l["break"] == true, bb: int64(bb)})
 		at = at.Add(d)
 	}
-	hands := map[string][]*tablev1.HandEnded{}
-	for _, tb := range tables {
-		for after := int64(0); ; {
-			resp, err := tc.ListHandResults(svc, &tablev1.ListHandResultsRequest{TableId: tb, AfterHandNo: after, PageSize: 500})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(resp.GetHands()) == 0 {
-				break
-			}
-			for _, h := range resp.GetHands() {
-				hands[tb] = append(hands[tb], h)
-				after = h.GetHandNo()
-				start := h.GetStartTime().AsTime()
-				for _, rw := range rows {
-					if start.Before(rw.start) || !start.Before(rw.end) {
-						continue
-					}
-					if rw.brk || int(h.GetLevel()) != rw.level || h.GetStakes().GetBigBlind() != rw.bb {
-						t.Errorf("hand %d at %s started %s into the event: level %d, big blind %d; in force: row %d (break %v, big blind %d)",
-							h.GetHandNo(), tb, start.Sub(clockStart), h.GetLevel(), h.GetStakes().GetBigBlind(), rw.level, rw.brk, rw.bb)
-					}
+	for tb, hs := range hands {
+		for _, h := range hs {
+			start := h.GetStartTime().AsTime()
+			for _, rw := range rows {
+				if start.Before(rw.start) || !start.Before(rw.end) {
+					continue
+				}
+				if rw.brk || int(h.GetLevel()) != rw.level || h.GetStakes().GetBigBlind() != rw.bb {
+					t.Errorf("hand %d at %s started %s into the event: level %d, big blind %d; in force: row %d (break %v, big blind %d)",
+						h.GetHandNo(), tb, start.Sub(clockStart), h.GetLevel(), h.GetStakes().GetBigBlind(), rw.level, rw.brk, rw.bb)
 				}
 			}
 		}
 	}
+}
 
-	// TR-23: each balancing move took the player the table's last hand
-	// before it named as due the big blind.
+// checkMoves checks every move the tournament made: each has its slip in
+// the audit and was delivered (or cancelled), and each balancing move
+// took the player the table's last hand before it named as due the big
+// blind (TR-23). It returns the balancing moves and the others (a table
+// breaking).
+func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev1.TournamentTableServiceClient,
+	hands map[string][]*tablev1.HandEnded) (balancing, breaking int) {
+	t.Helper()
 	var audit struct {
 		Records []struct {
 			Action string `json:"action"`
@@ -291,7 +338,6 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	balancing, breaking := 0, 0
 	for _, m := range moves.GetMoves() {
 		if rules[m.GetMoveId()] == "" {
 			t.Errorf("move %s has no movement slip in the audit", m.GetMoveId())
@@ -325,12 +371,5 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 				last.GetHandNo(), m.GetFromTableId(), due, last.GetNextBigBlind())
 		}
 	}
-	n := 0
-	for _, hs := range hands {
-		n += len(hs)
-	}
-	t.Logf("%d hands, %d actions, %d balancing moves, %d moves breaking tables", n, actions, balancing, breaking)
-	if breaking == 0 {
-		t.Error("no table broke on the way to the final table")
-	}
+	return balancing, breaking
 }
