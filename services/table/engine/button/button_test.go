@@ -520,6 +520,40 @@ func TestTournament(t *testing.T) {
 			t.Errorf("tournament debt %+v", p.Debts[2])
 		}
 	})
+	t.Run("G-35 TR-23 tournament: players moved in between the button and the small blind are dealt in when the wait would stop the table", func(t *testing.T) {
+		t.Parallel()
+		// The stall the 300-entrant benchmark found: one player left
+		// (seat 5), two moved in at seats 2 and 3, both between the
+		// button and the small blind the positions move to (G-06). Waiting
+		// would leave one player, so no hand, so the button never passes.
+		seats := make([]Seat, 6)
+		seats[2] = Seat{Player: "M1", Stack: 1000, New: true}
+		seats[3] = Seat{Player: "M2", Stack: 1000, New: true}
+		seats[5] = Seat{Player: "O", Stack: 1000}
+		p := mustPlan(t, tourney(seats, Positions{Button: 0, SmallBlind: 1, BigBlind: 4}))
+		if p.Positions.BigBlind != 5 {
+			t.Fatalf("positions %+v, want the big blind on to seat 5", p.Positions)
+		}
+		for _, s := range []int{2, 3, 5} {
+			if !p.DealtIn(s) {
+				t.Errorf("seat %d not dealt in: skipped %+v", s, p.Skipped)
+			}
+		}
+		if len(p.Skipped) != 0 {
+			t.Errorf("skipped %+v, want none", p.Skipped)
+		}
+	})
+	t.Run("G-06 tournament: with two others to play, a moved player between the button and the small blind still waits", func(t *testing.T) {
+		t.Parallel()
+		seats := make([]Seat, 6)
+		seats[2] = Seat{Player: "M1", Stack: 1000, New: true}
+		seats[5] = Seat{Player: "O", Stack: 1000}
+		seats[0] = Seat{Player: "P", Stack: 1000}
+		p := mustPlan(t, tourney(seats, Positions{Button: 0, SmallBlind: 1, BigBlind: 4}))
+		if sk, ok := skipOf(p, 2); !ok || sk.Rule != "G-06" {
+			t.Errorf("seat 2 skip = %+v %v, want G-06", sk, ok)
+		}
+	})
 	t.Run("TR-21 tournament: a player moved in on the big blind posts it", func(t *testing.T) {
 		t.Parallel()
 		seats := with(six(), 3, func(s *Seat) { *s = Seat{Player: "N", Stack: 1000, New: true} })

@@ -53,6 +53,11 @@ type planner struct {
 	headsUp                  bool
 	dealt                    []bool
 	posts                    []Post
+
+	// dealWaiting deals in the tournament seats G-06 would keep waiting
+	// between the button and the small blind: set when the wait would
+	// leave fewer than two players dealt in (G-35).
+	dealWaiting bool
 }
 
 func (p *planner) next(i int) int { return (i + 1) % p.n }
@@ -138,22 +143,15 @@ func (p *planner) plan() (Plan, error) {
 		p.sbPoster = p.sbPos
 	}
 
-	p.dealt = make([]bool, p.n)
-	var skipped []Skip
-	for i := range p.n {
-		if first {
-			if p.canPlay(i) {
-				p.dealt[i] = true
-			} else if s := p.t.Seats[i]; s.Occupied() {
-				skipped = append(skipped, p.notPlaying(i))
-			}
-			continue
-		}
-		if sk, ok := p.classify(i); ok {
-			skipped = append(skipped, sk)
-		}
+	skipped, order := p.deal(first)
+	if len(order) < 2 && p.t.Tournament && !first {
+		// G-35: the seats waiting for the button to pass (G-06) would stop
+		// the table for good — no hand, so the button never passes them.
+		// A tournament table with two players who can play deals: they
+		// are dealt in now.
+		p.dealWaiting = true
+		skipped, order = p.deal(first)
 	}
-	order := p.dealOrder()
 	if len(order) < 2 {
 		return Plan{}, ruleErr("TP-10", ReasonTooFewPlayers, fmt.Sprintf("%d player(s) would be dealt in; a hand needs two", len(order)))
 	}
@@ -187,6 +185,27 @@ func (p *planner) plan() (Plan, error) {
 		plan.PreflopFirst = p.nextDealt(p.bb) // TP-11
 	}
 	return plan, nil
+}
+
+// deal decides who is dealt in, recording the skipped seats, and returns
+// them with the deal order.
+func (p *planner) deal(first bool) ([]Skip, []int) {
+	p.dealt = make([]bool, p.n)
+	var skipped []Skip
+	for i := range p.n {
+		if first {
+			if p.canPlay(i) {
+				p.dealt[i] = true
+			} else if s := p.t.Seats[i]; s.Occupied() {
+				skipped = append(skipped, p.notPlaying(i))
+			}
+			continue
+		}
+		if sk, ok := p.classify(i); ok {
+			skipped = append(skipped, sk)
+		}
+	}
+	return skipped, p.dealOrder()
 }
 
 // placeFirst places the first hand's button where it was drawn (moved on to
@@ -261,7 +280,7 @@ func (p *planner) classify(i int) (Skip, bool) {
 	}
 	// A new player, or one who owes blinds, comes in only outside the
 	// stretch from the button to the big blind.
-	if p.between(i, p.btn, p.bb) {
+	if p.between(i, p.btn, p.bb) && !p.dealWaiting {
 		prev := p.t.Previous
 		switch {
 		case !p.t.Tournament && s.New && (p.between(i, prev.SmallBlind, prev.BigBlind) || p.between(i, p.sbPos, p.bb)):
