@@ -421,16 +421,29 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	if err != nil || !ok {
 		return err
 	}
-	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo()}
+	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo(), Stacks: map[string]int64{}}
+	var counts []store.Stack
 	for _, st := range msg.GetStacks() {
+		if !st.GetArriving() {
+			// A seat held for a live arrival has no chips here yet: they
+			// are in transit until the dealer confirms (TR-23).
+			h.Stacks[st.GetPlayerId()] = st.GetStack() + st.GetPendingChips()
+			counts = append(counts, store.Stack{PlayerID: st.GetPlayerId(), TableID: h.TableID, HandNo: h.No,
+				Chips: st.GetStack() + st.GetPendingChips(), EndedAt: msg.GetEndTime().AsTime()})
+		}
 		// Out of chips in this hand, or held since while they might rebuy
 		// (TR-13): the books have just said which of them are out.
-		if st.GetStack() == 0 || slices.Contains(msg.GetBusted(), st.GetSeat()) {
+		if (st.GetStack() == 0 && !st.GetArriving()) || slices.Contains(msg.GetBusted(), st.GetSeat()) {
 			h.Busted = append(h.Busted, st.GetPlayerId())
 		}
 		if msg.NextBigBlind != nil && st.GetSeat() == msg.GetNextBigBlind() {
 			h.DueBigBlind = st.GetPlayerId()
 		}
+	}
+	// The lobby's chip counts (issue 13): refreshed from every hand's
+	// report before the moves it leads to, which carry these stacks.
+	if err := d.store.SaveStacks(ctx, link.TournamentID, counts); err != nil {
+		return err
 	}
 	return d.HandEnded(ctx, link.TournamentID, h)
 }
@@ -449,6 +462,9 @@ type Hand struct {
 	// table's planner works it out under the dead button (TR-21); "" when
 	// nobody is.
 	DueBigBlind string
+	// Stacks are the players' chips after the hand, by player: what a
+	// player moved after it carries (the movement slip's stack).
+	Stacks map[string]int64
 }
 
 // HandEnded acts on a tournament's tables after a hand at one of them:
@@ -617,7 +633,8 @@ func (d *Director) seatOf(ctx context.Context, id, player string) (entry.Entry, 
 	return ens[i], "", nil
 }
 
-// slip is a movement slip as the audit records it.
+// slip is a movement slip as the audit records it (issue 10 item 4): the
+// audit record adds who decided it (the actor) and when.
 type slip struct {
 	MoveID    string `json:"move_id"`
 	PlayerID  string `json:"player_id"`
@@ -626,6 +643,31 @@ type slip struct {
 	ToTable   int    `json:"to_table"`
 	ToSeat    int    `json:"to_seat"`
 	Rule      string `json:"rule_id"`
+	// Reason says why in words: balance, table break, final table.
+	Reason string `json:"reason,omitempty"`
+	// Stack is the chips the player carries: their stack after the hand
+	// the move was decided on (the table is held between hands).
+	Stack int64 `json:"stack,omitempty"`
+	// HandNo is that hand at FromTable (0: decided between hands).
+	HandNo int64 `json:"hand_no,omitempty"`
+}
+
+// Slip reasons.
+const (
+	ReasonBalance    = "balance"
+	ReasonTableBreak = "table break"
+	ReasonFinalTable = "final table"
+)
+
+// stackOf is the stack a slip records for player and the hand it is
+// counted after: the hand's report when the player sat at its table, else
+// the last count their table reported.
+func stackOf(tx *store.Tx, h Hand, player string) (int64, int64, error) {
+	if n, ok := h.Stacks[player]; ok {
+		return n, h.No, nil
+	}
+	c, _, err := tx.Stack(player)
+	return c.Chips, c.HandNo, err
 }
 
 // balance decides the moves that the hand at h.Table makes possible —
@@ -693,7 +735,13 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 			from, _ := strconv.Atoi(m.FromTable)
 			to, _ := strconv.Atoi(m.ToTable)
 			s := slip{MoveID: fmt.Sprintf("trn/%s/move/%d", id, n), PlayerID: m.PlayerID, FromTable: from, FromSeat: m.FromSeat,
-				ToTable: to, ToSeat: m.ToSeat, Rule: m.Rule}
+				ToTable: to, ToSeat: m.ToSeat, Rule: m.Rule, Reason: ReasonTableBreak}
+			if m.Rule == "TR-23" {
+				s.Reason = ReasonBalance
+			}
+			if s.Stack, s.HandNo, err = stackOf(tx, h, m.PlayerID); err != nil {
+				return err
+			}
 			cur, err := tx.Entry(m.PlayerID)
 			if err != nil {
 				return err

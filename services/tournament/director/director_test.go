@@ -286,7 +286,7 @@ func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testin
 		}
 		dueID, dueSeat := f.at(due)
 		chips := f.tables[dueID].stacks[due]
-		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due}); err != nil {
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due, Stacks: map[string]int64{due: chips}}); err != nil {
 			t.Fatal(err)
 		}
 		id, seat := f.at(due)
@@ -308,8 +308,28 @@ func TestHandEnded_MovesThePlayerTheTableSaysIsDueTheBigBlind_TR23_G25(t *testin
 				slips = append(slips, m)
 			}
 		}
-		if len(slips) != 1 || slips[0]["player_id"] != due || slips[0]["move_id"] != "trn/ev1/move/1" || slips[0]["rule_id"] != "TR-23" {
+		if len(slips) != 1 || slips[0]["player_id"] != due || slips[0]["move_id"] != "trn/ev1/move/1" || slips[0]["rule_id"] != "TR-23" ||
+			slips[0]["stack"] != float64(chips) || slips[0]["hand_no"] != float64(1) || slips[0]["reason"] != director.ReasonBalance {
 			t.Fatalf("movement slips %v", slips)
+		}
+		// The slip as the list shows it (issue 10 item 4): who, from and
+		// to, the stack carried, why, after which hand, by whom, and the
+		// move delivered at the tables.
+		listed, err := d.RecordedSlips(ctx, "ev1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Track(ctx, "ev1", listed); err != nil {
+			t.Fatal(err)
+		}
+		want := director.Slip{MoveID: "trn/ev1/move/1", PlayerID: due, FromTable: 1, FromSeat: dueSeat, ToTable: 3, ToSeat: seat,
+			Stack: chips, Rule: "TR-23", Reason: director.ReasonBalance, HandNo: 1, Actor: director.Actor, State: director.SlipDelivered}
+		if len(listed) != 1 || listed[0].At.IsZero() {
+			t.Fatalf("listed slips %+v", listed)
+		}
+		listed[0].At = time.Time{}
+		if listed[0] != want {
+			t.Fatalf("listed slip %+v, want %+v", listed[0], want)
 		}
 		if f.tables["tbl1"].holds[director.HoldLockstep] != 2 {
 			t.Fatalf("table 1 holds %v: hand 2 may deal", f.tables["tbl1"].holds)

@@ -114,7 +114,10 @@ func (d *Director) redrawFinal(ctx context.Context, t store.Tournament, plan []b
 			n++
 			en := byPlayer[s.PlayerID]
 			sl := slip{MoveID: fmt.Sprintf("trn/%s/move/%d", id, n), PlayerID: s.PlayerID, FromTable: en.Table, FromSeat: en.Seat,
-				ToTable: final, ToSeat: s.Seat, Rule: "TR-07"}
+				ToTable: final, ToSeat: s.Seat, Rule: "TR-07", Reason: ReasonFinalTable}
+			if sl.Stack, sl.HandNo, err = stackOf(tx, h, s.PlayerID); err != nil {
+				return err
+			}
 			en.Table, en.Seat = final, s.Seat
 			if err := tx.PutEntry(en); err != nil {
 				return err

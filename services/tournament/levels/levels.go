@@ -334,3 +334,40 @@ func (c *Clock) ChangeFuture(t time.Time, next Sheet) (int, error) {
 	c.Changes++
 	return first, nil
 }
+
+// Ahead is what a lobby shows of the sheet past the row in force.
+type Ahead struct {
+	// Next is the next playing level after the row in force; HasNext is
+	// false in the last one (and in overtime).
+	Next    Level
+	HasNext bool
+	// ToBreak is the clock time until the next break starts (zero during
+	// a break); HasBreak is false when no break is ahead.
+	ToBreak  time.Duration
+	HasBreak bool
+}
+
+// Ahead returns the next playing level and the time to the next break as
+// the clock stands at t (G-07). The times are clock time: while the clock
+// is paused they do not run down.
+func (c Clock) Ahead(t time.Time) Ahead {
+	p := c.At(t)
+	var a Ahead
+	if p.Overtime {
+		return a
+	}
+	if p.Level.Break {
+		a.HasBreak = true
+	}
+	until := p.Remaining
+	for _, l := range c.Sheet.Levels[p.Index+1:] {
+		if l.Break && !a.HasBreak {
+			a.ToBreak, a.HasBreak = until, true
+		}
+		if !l.Break && !a.HasNext {
+			a.Next, a.HasNext = l, true
+		}
+		until += l.Duration
+	}
+	return a
+}

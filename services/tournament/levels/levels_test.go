@@ -308,3 +308,41 @@ func TestChangeFuture_TR03(t *testing.T) {
 		t.Fatalf("overtime: %v", err)
 	}
 }
+
+// TestClockAhead_G07: the lobby's next level and time to the next break
+// from the published sheet, through a break, a pause and the last level.
+func TestClockAhead_G07(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC)
+	sheet := Sheet{Levels: []Level{
+		{SmallBlind: 25, BigBlind: 50, Duration: 20 * time.Minute},
+		{SmallBlind: 50, BigBlind: 100, Duration: 20 * time.Minute},
+		{Break: true, Duration: 10 * time.Minute},
+		{SmallBlind: 100, BigBlind: 200, Duration: 20 * time.Minute},
+	}}
+	paused := Clock{Sheet: sheet, Started: start, PausedAt: start.Add(5 * time.Minute)}
+	for _, tc := range []struct {
+		name  string
+		clock Clock
+		at    time.Duration
+		want  Ahead
+	}{
+		{"level 1: level 2 next, the break after both", Clock{Sheet: sheet, Started: start}, 5 * time.Minute,
+			Ahead{Next: sheet.Levels[1], HasNext: true, ToBreak: 35 * time.Minute, HasBreak: true}},
+		{"level 2: the break skipped for the next level", Clock{Sheet: sheet, Started: start}, 30 * time.Minute,
+			Ahead{Next: sheet.Levels[3], HasNext: true, ToBreak: 10 * time.Minute, HasBreak: true}},
+		{"on the break: zero to the break", Clock{Sheet: sheet, Started: start}, 45 * time.Minute,
+			Ahead{Next: sheet.Levels[3], HasNext: true, HasBreak: true}},
+		{"the last level: nothing ahead", Clock{Sheet: sheet, Started: start}, 55 * time.Minute, Ahead{}},
+		{"overtime: nothing ahead", Clock{Sheet: sheet, Started: start}, 90 * time.Minute, Ahead{}},
+		{"paused: the time to the break stands still", paused, time.Hour,
+			Ahead{Next: sheet.Levels[1], HasNext: true, ToBreak: 35 * time.Minute, HasBreak: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.clock.Ahead(start.Add(tc.at)); got != tc.want {
+				t.Fatalf("Ahead = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -151,6 +151,12 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 			// Not in this event, or the floor recorded it already.
 			continue
 		}
+		if st.GetArriving() {
+			// A seat held for a player moved to a live table: their chips
+			// are in transit until the dealer confirms them (TR-23), not
+			// gone.
+			continue
+		}
 		if st.GetStack() > 0 {
 			delete(t.HeldBusts, en.PlayerID) // rebought, or never out
 			continue

@@ -9,6 +9,7 @@ import (
 
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
 // watchPoll is how often a clock watch reads the tournament again. The
@@ -22,23 +23,35 @@ const watchPoll = 250 * time.Millisecond
 // first, then again whenever something on it changes other than the time
 // running down, until the caller goes away or the server stops.
 func (s *Server) WatchClock(req *tournamentv1.WatchClockRequest, stream grpc.ServerStreamingServer[tournamentv1.WatchClockResponse]) error {
-	ctx := stream.Context()
+	return poll(stream.Context(), func(ctx context.Context) (picture, error) {
+		t, ens, err := s.loadWithEntries(ctx, req.GetTournamentId())
+		if err != nil {
+			return picture{}, err
+		}
+		return s.pictureOf(ctx, t, ens)
+	}, picture.same, func(p picture) error { return stream.Send(p.msg) })
+}
+
+// poll reads a feed's view every watchPoll and sends it first and again
+// whenever same says it changed, until ctx ends (the caller went away or
+// the server stops: no error) or a read fails.
+func poll[V any](ctx context.Context, read func(context.Context) (V, error), same func(V, V) bool, send func(V) error) error {
 	tick := time.NewTicker(watchPoll)
 	defer tick.Stop()
-	var sent picture
+	var sent V
 	for first := true; ; first = false {
-		p, err := s.picture(ctx, req.GetTournamentId())
+		v, err := read(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		if first || !p.same(sent) {
-			if err := stream.Send(p.msg); err != nil {
+		if first || !same(v, sent) {
+			if err := send(v); err != nil {
 				return err
 			}
-			sent = p
+			sent = v
 		}
 		select {
 		case <-ctx.Done():
@@ -54,17 +67,22 @@ type picture struct {
 	at  time.Time
 }
 
-// picture reads the tournament, its entries and its payouts as the clock
-// shows them.
-func (s *Server) picture(ctx context.Context, id string) (picture, error) {
+// loadWithEntries reads the tournament and its entries.
+func (s *Server) loadWithEntries(ctx context.Context, id string) (store.Tournament, []entry.Entry, error) {
 	t, err := s.store.Load(ctx, id)
 	if err != nil {
-		return picture{}, err
+		return store.Tournament{}, nil, err
 	}
 	ens, err := s.store.Entries(ctx, id)
 	if err != nil {
-		return picture{}, err
+		return store.Tournament{}, nil, err
 	}
+	return t, ens, nil
+}
+
+// pictureOf reads the payouts and puts together what the clock shows of
+// the tournament and its entries.
+func (s *Server) pictureOf(ctx context.Context, t store.Tournament, ens []entry.Entry) (picture, error) {
 	pay, err := s.payouts(ctx, t)
 	if err != nil {
 		return picture{}, err
@@ -98,8 +116,21 @@ func (p picture) same(o picture) bool {
 	if !proto.Equal(a, b) {
 		return false
 	}
-	if ca.GetStarted() && !ca.GetPaused() && !ca.GetOvertime() {
-		return p.at.Add(ra).Equal(o.at.Add(rb))
+	return p.running() == o.running() && sameDeadline(p.running(), p.at, ra, o.at, rb)
+}
+
+// running reports whether the clock's times run down between readings.
+func (p picture) running() bool {
+	c := p.msg.GetClock()
+	return c.GetStarted() && !c.GetPaused() && !c.GetOvertime()
+}
+
+// sameDeadline reports whether a time left a read at at and b read at bt
+// name the same moment: for a running clock, the same end; otherwise the
+// same time left.
+func sameDeadline(running bool, at time.Time, a time.Duration, bt time.Time, b time.Duration) bool {
+	if running {
+		return at.Add(a).Equal(bt.Add(b))
 	}
-	return ra == rb
+	return a == b
 }

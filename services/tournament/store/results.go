@@ -235,8 +235,14 @@ func (t *Tx) AddAudit(actor, action string, detail any, now time.Time) error {
 
 // Audit returns the event's audit log in order.
 func (s *Store) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
+	return s.AuditOf(ctx, id, "")
+}
+
+// AuditOf returns the event's audit records of one action in order (all
+// of them when action is "").
+func (s *Store) AuditOf(ctx context.Context, id, action string) ([]AuditRecord, error) {
 	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
-		WHERE tournament_id = $1 ORDER BY seq`, id)
+		WHERE tournament_id = $1 AND ($2 = '' OR action = $2) ORDER BY seq`, id, action)
 	if err != nil {
 		return nil, fmt.Errorf("audit of %s: %w", id, err)
 	}

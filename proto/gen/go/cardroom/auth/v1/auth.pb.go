@@ -189,8 +189,8 @@ const file_cardroom_auth_v1_auth_proto_rawDesc = "" +
 	"\n" +
 	"ROLE_ADMIN\x10\x05\x12\x10\n" +
 	"\fROLE_SERVICE\x10\x06:R\n" +
-	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xb9\x8e\x03 \x01(\v2\x18.cardroom.auth.v1.AccessR\x06accessB\xbf\x04\x92A\xf8\x03\x12\xee\x01\n" +
-	"\bcardroom\x12\xdd\x01REST/JSON API of the cardroom poker room (table, tournament, wallet and seating services). Amounts are int64 minor units, sent as JSON strings. Every request except GET /healthz and GET /openapi.json needs a bearer token.2\x02v1R\x84\x01\n" +
+	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xb9\x8e\x03 \x01(\v2\x18.cardroom.auth.v1.AccessR\x06accessB\xa0\x05\x92A\xd9\x04\x12\xcf\x02\n" +
+	"\bcardroom\x12\xbe\x02REST/JSON API of the cardroom poker room (table, tournament, wallet and seating services). Amounts are int64 minor units, sent as JSON strings. Every request except GET /healthz, GET /openapi.json and the public tournament lobby routes (GET /v1/tournaments/{tournament_id}/lobby:watch and /moves) needs a bearer token.2\x02v1R\x84\x01\n" +
 	"\adefault\x12y\n" +
 	"YAn error (cardroom.fault.v1.Error): gRPC code, HTTP status, reason, rule ID and metadata.\x12\x1c\n" +
 	"\x1a\x1a\x18.cardroom.fault.v1.ErrorZp\n" +

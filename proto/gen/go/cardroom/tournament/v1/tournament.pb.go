@@ -344,6 +344,75 @@ func (PenaltyType) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
+// MovementSlipState is where a recorded move stands at the tables.
+type MovementSlipState int32
+
+const (
+	// MOVEMENT_SLIP_STATE_UNSPECIFIED is never sent.
+	MovementSlipState_MOVEMENT_SLIP_STATE_UNSPECIFIED MovementSlipState = 0
+	// MOVEMENT_SLIP_STATE_RECORDED: decided and recorded; the player has not left the first table yet.
+	MovementSlipState_MOVEMENT_SLIP_STATE_RECORDED MovementSlipState = 1
+	// MOVEMENT_SLIP_STATE_ORDERED: the first table lets the player go when its hand in progress ends.
+	MovementSlipState_MOVEMENT_SLIP_STATE_ORDERED MovementSlipState = 2
+	// MOVEMENT_SLIP_STATE_IN_TRANSIT: the player left with their chips, which are counted in transit.
+	MovementSlipState_MOVEMENT_SLIP_STATE_IN_TRANSIT MovementSlipState = 3
+	// MOVEMENT_SLIP_STATE_ARRIVING: a live table holds the seat until its dealer confirms the player sat down with the chips.
+	MovementSlipState_MOVEMENT_SLIP_STATE_ARRIVING MovementSlipState = 4
+	// MOVEMENT_SLIP_STATE_DELIVERED: the player sits at the new table with the chips.
+	MovementSlipState_MOVEMENT_SLIP_STATE_DELIVERED MovementSlipState = 5
+	// MOVEMENT_SLIP_STATE_CANCELLED: the player had no chips left to move (busted in the hand before).
+	MovementSlipState_MOVEMENT_SLIP_STATE_CANCELLED MovementSlipState = 6
+)
+
+// Enum value maps for MovementSlipState.
+var (
+	MovementSlipState_name = map[int32]string{
+		0: "MOVEMENT_SLIP_STATE_UNSPECIFIED",
+		1: "MOVEMENT_SLIP_STATE_RECORDED",
+		2: "MOVEMENT_SLIP_STATE_ORDERED",
+		3: "MOVEMENT_SLIP_STATE_IN_TRANSIT",
+		4: "MOVEMENT_SLIP_STATE_ARRIVING",
+		5: "MOVEMENT_SLIP_STATE_DELIVERED",
+		6: "MOVEMENT_SLIP_STATE_CANCELLED",
+	}
+	MovementSlipState_value = map[string]int32{
+		"MOVEMENT_SLIP_STATE_UNSPECIFIED": 0,
+		"MOVEMENT_SLIP_STATE_RECORDED":    1,
+		"MOVEMENT_SLIP_STATE_ORDERED":     2,
+		"MOVEMENT_SLIP_STATE_IN_TRANSIT":  3,
+		"MOVEMENT_SLIP_STATE_ARRIVING":    4,
+		"MOVEMENT_SLIP_STATE_DELIVERED":   5,
+		"MOVEMENT_SLIP_STATE_CANCELLED":   6,
+	}
+)
+
+func (x MovementSlipState) Enum() *MovementSlipState {
+	p := new(MovementSlipState)
+	*p = x
+	return p
+}
+
+func (x MovementSlipState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MovementSlipState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_tournament_v1_tournament_proto_enumTypes[5].Descriptor()
+}
+
+func (MovementSlipState) Type() protoreflect.EnumType {
+	return &file_cardroom_tournament_v1_tournament_proto_enumTypes[5]
+}
+
+func (x MovementSlipState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MovementSlipState.Descriptor instead.
+func (MovementSlipState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+}
+
 // SettlePrizePoolRequest names where the rest of a pool goes.
 type SettlePrizePoolRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6766,6 +6835,500 @@ func (x *GetPlayerHistoryResponse) GetEvents() []*PlayerEvent {
 	return nil
 }
 
+// ListMovementSlipsRequest names the tournament.
+type ListMovementSlipsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMovementSlipsRequest) Reset() {
+	*x = ListMovementSlipsRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementSlipsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementSlipsRequest) ProtoMessage() {}
+
+func (x *ListMovementSlipsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementSlipsRequest.ProtoReflect.Descriptor instead.
+func (*ListMovementSlipsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{95}
+}
+
+func (x *ListMovementSlipsRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// ListMovementSlipsResponse is every movement slip of the tournament.
+type ListMovementSlipsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// slips are the movement slips, first decided first.
+	Slips         []*MovementSlip `protobuf:"bytes,1,rep,name=slips,proto3" json:"slips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMovementSlipsResponse) Reset() {
+	*x = ListMovementSlipsResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMovementSlipsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMovementSlipsResponse) ProtoMessage() {}
+
+func (x *ListMovementSlipsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMovementSlipsResponse.ProtoReflect.Descriptor instead.
+func (*ListMovementSlipsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{96}
+}
+
+func (x *ListMovementSlipsResponse) GetSlips() []*MovementSlip {
+	if x != nil {
+		return x.Slips
+	}
+	return nil
+}
+
+// MovementSlip is one move of a player between the tournament's tables as
+// the director decided it (the slip a room hands the player).
+type MovementSlip struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// move_id names the move at the tables ("trn/<event>/move/<n>").
+	MoveId string `protobuf:"bytes,1,opt,name=move_id,json=moveId,proto3" json:"move_id,omitempty"`
+	// player_id is the player moved.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// from_table is the tournament's number of the table left.
+	FromTable int32 `protobuf:"varint,3,opt,name=from_table,json=fromTable,proto3" json:"from_table,omitempty"`
+	// from_seat is the seat left there, from 1.
+	FromSeat int32 `protobuf:"varint,4,opt,name=from_seat,json=fromSeat,proto3" json:"from_seat,omitempty"`
+	// to_table is the tournament's number of the table joined.
+	ToTable int32 `protobuf:"varint,5,opt,name=to_table,json=toTable,proto3" json:"to_table,omitempty"`
+	// to_seat is the seat there, from 1.
+	ToSeat int32 `protobuf:"varint,6,opt,name=to_seat,json=toSeat,proto3" json:"to_seat,omitempty"`
+	// stack is the chips carried: the table's count when the player left it, or, before that, the stack after the hand the move was decided on.
+	Stack int64 `protobuf:"varint,7,opt,name=stack,proto3" json:"stack,omitempty"`
+	// rule_id is the rule the move follows: TR-23 balancing, TR-06 a breaking table's draw, TR-07 the final-table redraw.
+	RuleId string `protobuf:"bytes,8,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
+	// reason says why in words: "balance", "table break" or "final table".
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// hand_no is the hand at from_table after which the move was decided (0 when it was decided between hands, as the final-table redraw is).
+	HandNo int64 `protobuf:"varint,10,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// create_time is when the move was decided and recorded.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// actor is who decided it: "director" for the tournament's own decisions.
+	Actor string `protobuf:"bytes,12,opt,name=actor,proto3" json:"actor,omitempty"`
+	// state is where the move stands at the tables.
+	State         MovementSlipState `protobuf:"varint,13,opt,name=state,proto3,enum=cardroom.tournament.v1.MovementSlipState" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MovementSlip) Reset() {
+	*x = MovementSlip{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MovementSlip) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MovementSlip) ProtoMessage() {}
+
+func (x *MovementSlip) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MovementSlip.ProtoReflect.Descriptor instead.
+func (*MovementSlip) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{97}
+}
+
+func (x *MovementSlip) GetMoveId() string {
+	if x != nil {
+		return x.MoveId
+	}
+	return ""
+}
+
+func (x *MovementSlip) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *MovementSlip) GetFromTable() int32 {
+	if x != nil {
+		return x.FromTable
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetFromSeat() int32 {
+	if x != nil {
+		return x.FromSeat
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetToTable() int32 {
+	if x != nil {
+		return x.ToTable
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetToSeat() int32 {
+	if x != nil {
+		return x.ToSeat
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *MovementSlip) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MovementSlip) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *MovementSlip) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *MovementSlip) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *MovementSlip) GetState() MovementSlipState {
+	if x != nil {
+		return x.State
+	}
+	return MovementSlipState_MOVEMENT_SLIP_STATE_UNSPECIFIED
+}
+
+// WatchLobbyRequest names the tournament.
+type WatchLobbyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// tournament_id is the tournament.
+	TournamentId  string `protobuf:"bytes,1,opt,name=tournament_id,json=tournamentId,proto3" json:"tournament_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchLobbyRequest) Reset() {
+	*x = WatchLobbyRequest{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchLobbyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchLobbyRequest) ProtoMessage() {}
+
+func (x *WatchLobbyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchLobbyRequest.ProtoReflect.Descriptor instead.
+func (*WatchLobbyRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{98}
+}
+
+func (x *WatchLobbyRequest) GetTournamentId() string {
+	if x != nil {
+		return x.TournamentId
+	}
+	return ""
+}
+
+// WatchLobbyResponse is the tournament's lobby as of when it was sent: the
+// remaining times count down from then.
+type WatchLobbyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// clock is what the tournament clock shows (WatchClock): the event, the level in force with its blinds and ante and the time left, entrants, players left, chips in play, prize pool and payouts.
+	Clock *WatchClockResponse `protobuf:"bytes,1,opt,name=clock,proto3" json:"clock,omitempty"`
+	// next_level is the next playing level after the row in force; absent in the last one.
+	NextLevel *Level `protobuf:"bytes,2,opt,name=next_level,json=nextLevel,proto3" json:"next_level,omitempty"`
+	// time_to_break is the clock time until the next break starts; zero during a break, absent when no break is ahead.
+	TimeToBreak *durationpb.Duration `protobuf:"bytes,3,opt,name=time_to_break,json=timeToBreak,proto3" json:"time_to_break,omitempty"`
+	// average_stack is the chips in play over the players left (0 when nobody is left).
+	AverageStack int64 `protobuf:"varint,4,opt,name=average_stack,json=averageStack,proto3" json:"average_stack,omitempty"`
+	// largest_stack is the largest stack in chip_counts.
+	LargestStack int64 `protobuf:"varint,5,opt,name=largest_stack,json=largestStack,proto3" json:"largest_stack,omitempty"`
+	// chip_counts are the players left by stack, largest first: the leaderboard.
+	ChipCounts []*LeaderboardEntry `protobuf:"bytes,6,rep,name=chip_counts,json=chipCounts,proto3" json:"chip_counts,omitempty"`
+	// movement_slips are the latest movement slips (at most 20), first decided first.
+	MovementSlips []*MovementSlip `protobuf:"bytes,7,rep,name=movement_slips,json=movementSlips,proto3" json:"movement_slips,omitempty"`
+	// hand_for_hand is the hand-for-hand state (G-26).
+	HandForHand   *HandForHand `protobuf:"bytes,8,opt,name=hand_for_hand,json=handForHand,proto3" json:"hand_for_hand,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchLobbyResponse) Reset() {
+	*x = WatchLobbyResponse{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchLobbyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchLobbyResponse) ProtoMessage() {}
+
+func (x *WatchLobbyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchLobbyResponse.ProtoReflect.Descriptor instead.
+func (*WatchLobbyResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{99}
+}
+
+func (x *WatchLobbyResponse) GetClock() *WatchClockResponse {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+func (x *WatchLobbyResponse) GetNextLevel() *Level {
+	if x != nil {
+		return x.NextLevel
+	}
+	return nil
+}
+
+func (x *WatchLobbyResponse) GetTimeToBreak() *durationpb.Duration {
+	if x != nil {
+		return x.TimeToBreak
+	}
+	return nil
+}
+
+func (x *WatchLobbyResponse) GetAverageStack() int64 {
+	if x != nil {
+		return x.AverageStack
+	}
+	return 0
+}
+
+func (x *WatchLobbyResponse) GetLargestStack() int64 {
+	if x != nil {
+		return x.LargestStack
+	}
+	return 0
+}
+
+func (x *WatchLobbyResponse) GetChipCounts() []*LeaderboardEntry {
+	if x != nil {
+		return x.ChipCounts
+	}
+	return nil
+}
+
+func (x *WatchLobbyResponse) GetMovementSlips() []*MovementSlip {
+	if x != nil {
+		return x.MovementSlips
+	}
+	return nil
+}
+
+func (x *WatchLobbyResponse) GetHandForHand() *HandForHand {
+	if x != nil {
+		return x.HandForHand
+	}
+	return nil
+}
+
+// LeaderboardEntry is one player's place on the lobby's leaderboard.
+type LeaderboardEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rank is the place by stack, from 1; equal stacks share a rank.
+	Rank int32 `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	// player_id is the player.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// table is the tournament's number of the player's table (where a recorded move takes them).
+	Table int32 `protobuf:"varint,3,opt,name=table,proto3" json:"table,omitempty"`
+	// seat is the seat there, from 1.
+	Seat int32 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
+	// stack is the player's chips after their table's last hand (the starting stack before it has dealt).
+	Stack int64 `protobuf:"varint,5,opt,name=stack,proto3" json:"stack,omitempty"`
+	// hand_no is the hand at the player's table that stack is counted after (0: not dealt yet).
+	HandNo        int64 `protobuf:"varint,6,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderboardEntry) Reset() {
+	*x = LeaderboardEntry{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderboardEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderboardEntry) ProtoMessage() {}
+
+func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
+func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{100}
+}
+
+func (x *LeaderboardEntry) GetRank() int32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *LeaderboardEntry) GetTable() int32 {
+	if x != nil {
+		return x.Table
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetStack() int64 {
+	if x != nil {
+		return x.Stack
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
 var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
@@ -7280,7 +7843,48 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\tpenalties\x18\b \x03(\v2%.cardroom.tournament.v1.PlayerPenaltyR\tpenalties\x12\x16\n" +
 	"\x06bagged\x18\t \x01(\x03R\x06bagged\"W\n" +
 	"\x18GetPlayerHistoryResponse\x12;\n" +
-	"\x06events\x18\x01 \x03(\v2#.cardroom.tournament.v1.PlayerEventR\x06events*\xcd\x01\n" +
+	"\x06events\x18\x01 \x03(\v2#.cardroom.tournament.v1.PlayerEventR\x06events\"\\\n" +
+	"\x18ListMovementSlipsRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"W\n" +
+	"\x19ListMovementSlipsResponse\x12:\n" +
+	"\x05slips\x18\x01 \x03(\v2$.cardroom.tournament.v1.MovementSlipR\x05slips\"\xa8\x03\n" +
+	"\fMovementSlip\x12\x17\n" +
+	"\amove_id\x18\x01 \x01(\tR\x06moveId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1d\n" +
+	"\n" +
+	"from_table\x18\x03 \x01(\x05R\tfromTable\x12\x1b\n" +
+	"\tfrom_seat\x18\x04 \x01(\x05R\bfromSeat\x12\x19\n" +
+	"\bto_table\x18\x05 \x01(\x05R\atoTable\x12\x17\n" +
+	"\ato_seat\x18\x06 \x01(\x05R\x06toSeat\x12\x14\n" +
+	"\x05stack\x18\a \x01(\x03R\x05stack\x12\x17\n" +
+	"\arule_id\x18\b \x01(\tR\x06ruleId\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12\x17\n" +
+	"\ahand_no\x18\n" +
+	" \x01(\x03R\x06handNo\x12;\n" +
+	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x14\n" +
+	"\x05actor\x18\f \x01(\tR\x05actor\x12?\n" +
+	"\x05state\x18\r \x01(\x0e2).cardroom.tournament.v1.MovementSlipStateR\x05state\"U\n" +
+	"\x11WatchLobbyRequest\x12@\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xfe\x03\n" +
+	"\x12WatchLobbyResponse\x12@\n" +
+	"\x05clock\x18\x01 \x01(\v2*.cardroom.tournament.v1.WatchClockResponseR\x05clock\x12<\n" +
+	"\n" +
+	"next_level\x18\x02 \x01(\v2\x1d.cardroom.tournament.v1.LevelR\tnextLevel\x12=\n" +
+	"\rtime_to_break\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vtimeToBreak\x12#\n" +
+	"\raverage_stack\x18\x04 \x01(\x03R\faverageStack\x12#\n" +
+	"\rlargest_stack\x18\x05 \x01(\x03R\flargestStack\x12I\n" +
+	"\vchip_counts\x18\x06 \x03(\v2(.cardroom.tournament.v1.LeaderboardEntryR\n" +
+	"chipCounts\x12K\n" +
+	"\x0emovement_slips\x18\a \x03(\v2$.cardroom.tournament.v1.MovementSlipR\rmovementSlips\x12G\n" +
+	"\rhand_for_hand\x18\b \x01(\v2#.cardroom.tournament.v1.HandForHandR\vhandForHand\"\x9c\x01\n" +
+	"\x10LeaderboardEntry\x12\x12\n" +
+	"\x04rank\x18\x01 \x01(\x05R\x04rank\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
+	"\x05table\x18\x03 \x01(\x05R\x05table\x12\x12\n" +
+	"\x04seat\x18\x04 \x01(\x05R\x04seat\x12\x14\n" +
+	"\x05stack\x18\x05 \x01(\x03R\x05stack\x12\x17\n" +
+	"\ahand_no\x18\x06 \x01(\x03R\x06handNo*\xcd\x01\n" +
 	"\x0fTournamentState\x12 \n" +
 	"\x1cTOURNAMENT_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aTOURNAMENT_STATE_SCHEDULED\x10\x01\x12\x1c\n" +
@@ -7313,7 +7917,15 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x19PENALTY_TYPE_MISSED_HANDS\x10\x02\x12\x1a\n" +
 	"\x16PENALTY_TYPE_DEAD_HAND\x10\x03\x12!\n" +
 	"\x1dPENALTY_TYPE_DISQUALIFICATION\x10\x04\x12\x1a\n" +
-	"\x16PENALTY_TYPE_EXPULSION\x10\x052\xeb3\n" +
+	"\x16PENALTY_TYPE_EXPULSION\x10\x05*\x87\x02\n" +
+	"\x11MovementSlipState\x12#\n" +
+	"\x1fMOVEMENT_SLIP_STATE_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cMOVEMENT_SLIP_STATE_RECORDED\x10\x01\x12\x1f\n" +
+	"\x1bMOVEMENT_SLIP_STATE_ORDERED\x10\x02\x12\"\n" +
+	"\x1eMOVEMENT_SLIP_STATE_IN_TRANSIT\x10\x03\x12 \n" +
+	"\x1cMOVEMENT_SLIP_STATE_ARRIVING\x10\x04\x12!\n" +
+	"\x1dMOVEMENT_SLIP_STATE_DELIVERED\x10\x05\x12!\n" +
+	"\x1dMOVEMENT_SLIP_STATE_CANCELLED\x10\x062\xbe6\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -7395,7 +8007,10 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x0fSettlePrizePool\x12..cardroom.tournament.v1.SettlePrizePoolRequest\x1a/.cardroom.tournament.v1.SettlePrizePoolResponse\"=\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tournaments/{tournament_id}:settlePool\x12\x97\x01\n" +
 	"\tListAudit\x12(.cardroom.tournament.v1.ListAuditRequest\x1a).cardroom.tournament.v1.ListAuditResponse\"5\xca\xf3\x18\x04\n" +
-	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/auditBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/audit\x12\xad\x01\n" +
+	"\x11ListMovementSlips\x120.cardroom.tournament.v1.ListMovementSlipsRequest\x1a1.cardroom.tournament.v1.ListMovementSlipsResponse\"3\xca\xf3\x18\x02\x10\x01\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/moves\x12\xa0\x01\n" +
+	"\n" +
+	"WatchLobby\x12).cardroom.tournament.v1.WatchLobbyRequest\x1a*.cardroom.tournament.v1.WatchLobbyResponse\"9\xca\xf3\x18\x02\x10\x01\x82\xd3\xe4\x93\x02-\x12+/v1/tournaments/{tournament_id}/lobby:watch0\x01BOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -7409,293 +8024,313 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 	return file_cardroom_tournament_v1_tournament_proto_rawDescData
 }
 
-var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 96)
+var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 102)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
 	(EntryStatus)(0),                  // 2: cardroom.tournament.v1.EntryStatus
 	(PrizeState)(0),                   // 3: cardroom.tournament.v1.PrizeState
 	(PenaltyType)(0),                  // 4: cardroom.tournament.v1.PenaltyType
-	(*SettlePrizePoolRequest)(nil),    // 5: cardroom.tournament.v1.SettlePrizePoolRequest
-	(*SettlePrizePoolResponse)(nil),   // 6: cardroom.tournament.v1.SettlePrizePoolResponse
-	(*Tournament)(nil),                // 7: cardroom.tournament.v1.Tournament
-	(*ChipCheck)(nil),                 // 8: cardroom.tournament.v1.ChipCheck
-	(*EntryPolicy)(nil),               // 9: cardroom.tournament.v1.EntryPolicy
-	(*Level)(nil),                     // 10: cardroom.tournament.v1.Level
-	(*PayoutTier)(nil),                // 11: cardroom.tournament.v1.PayoutTier
-	(*PayoutStructure)(nil),           // 12: cardroom.tournament.v1.PayoutStructure
-	(*CreateTournamentRequest)(nil),   // 13: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil),  // 14: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),    // 15: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),   // 16: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),      // 17: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),     // 18: cardroom.tournament.v1.GetTournamentResponse
-	(*Entry)(nil),                     // 19: cardroom.tournament.v1.Entry
-	(*RegisterPlayerRequest)(nil),     // 20: cardroom.tournament.v1.RegisterPlayerRequest
-	(*RegisterPlayerResponse)(nil),    // 21: cardroom.tournament.v1.RegisterPlayerResponse
-	(*UnregisterPlayerRequest)(nil),   // 22: cardroom.tournament.v1.UnregisterPlayerRequest
-	(*UnregisterPlayerResponse)(nil),  // 23: cardroom.tournament.v1.UnregisterPlayerResponse
-	(*ListEntriesRequest)(nil),        // 24: cardroom.tournament.v1.ListEntriesRequest
-	(*ListEntriesResponse)(nil),       // 25: cardroom.tournament.v1.ListEntriesResponse
-	(*SeatAssignment)(nil),            // 26: cardroom.tournament.v1.SeatAssignment
-	(*ButtonDraw)(nil),                // 27: cardroom.tournament.v1.ButtonDraw
-	(*StartTournamentRequest)(nil),    // 28: cardroom.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil),   // 29: cardroom.tournament.v1.StartTournamentResponse
-	(*RebuyRequest)(nil),              // 30: cardroom.tournament.v1.RebuyRequest
-	(*RebuyResponse)(nil),             // 31: cardroom.tournament.v1.RebuyResponse
-	(*AddOnRequest)(nil),              // 32: cardroom.tournament.v1.AddOnRequest
-	(*AddOnResponse)(nil),             // 33: cardroom.tournament.v1.AddOnResponse
-	(*GetClockRequest)(nil),           // 34: cardroom.tournament.v1.GetClockRequest
-	(*GetClockResponse)(nil),          // 35: cardroom.tournament.v1.GetClockResponse
-	(*WatchClockRequest)(nil),         // 36: cardroom.tournament.v1.WatchClockRequest
-	(*WatchClockResponse)(nil),        // 37: cardroom.tournament.v1.WatchClockResponse
-	(*PauseClockRequest)(nil),         // 38: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),        // 39: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),        // 40: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),       // 41: cardroom.tournament.v1.ResumeClockResponse
-	(*AddClockTimeRequest)(nil),       // 42: cardroom.tournament.v1.AddClockTimeRequest
-	(*AddClockTimeResponse)(nil),      // 43: cardroom.tournament.v1.AddClockTimeResponse
-	(*SetClockLevelRequest)(nil),      // 44: cardroom.tournament.v1.SetClockLevelRequest
-	(*SetClockLevelResponse)(nil),     // 45: cardroom.tournament.v1.SetClockLevelResponse
-	(*StartBreakRequest)(nil),         // 46: cardroom.tournament.v1.StartBreakRequest
-	(*StartBreakResponse)(nil),        // 47: cardroom.tournament.v1.StartBreakResponse
-	(*GetPayoutsRequest)(nil),         // 48: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 49: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 50: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 51: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 52: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 53: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 54: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 55: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 56: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 57: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 58: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 59: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 60: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 61: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 62: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 63: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 64: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 65: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 66: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 67: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 68: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 69: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 70: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 71: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 72: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 73: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 74: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 75: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 76: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 77: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 78: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 79: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 80: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 81: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 82: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 83: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 84: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 85: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 86: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 87: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 88: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 89: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 90: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 91: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 92: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 93: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 94: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 95: cardroom.tournament.v1.AttachTableResponse
-	(*GetPlayerHistoryRequest)(nil),   // 96: cardroom.tournament.v1.GetPlayerHistoryRequest
-	(*PlayerPenalty)(nil),             // 97: cardroom.tournament.v1.PlayerPenalty
-	(*PlayerEvent)(nil),               // 98: cardroom.tournament.v1.PlayerEvent
-	(*GetPlayerHistoryResponse)(nil),  // 99: cardroom.tournament.v1.GetPlayerHistoryResponse
-	nil,                               // 100: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 101: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 102: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 103: google.protobuf.Timestamp
-	(*Flight)(nil),                    // 104: cardroom.tournament.v1.Flight
-	(*Day2)(nil),                      // 105: cardroom.tournament.v1.Day2
-	(*durationpb.Duration)(nil),       // 106: google.protobuf.Duration
-	(*ListBagsRequest)(nil),           // 107: cardroom.tournament.v1.ListBagsRequest
-	(*ListBagsResponse)(nil),          // 108: cardroom.tournament.v1.ListBagsResponse
+	(MovementSlipState)(0),            // 5: cardroom.tournament.v1.MovementSlipState
+	(*SettlePrizePoolRequest)(nil),    // 6: cardroom.tournament.v1.SettlePrizePoolRequest
+	(*SettlePrizePoolResponse)(nil),   // 7: cardroom.tournament.v1.SettlePrizePoolResponse
+	(*Tournament)(nil),                // 8: cardroom.tournament.v1.Tournament
+	(*ChipCheck)(nil),                 // 9: cardroom.tournament.v1.ChipCheck
+	(*EntryPolicy)(nil),               // 10: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                     // 11: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),                // 12: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),           // 13: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),   // 14: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil),  // 15: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),    // 16: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),   // 17: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),      // 18: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),     // 19: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                     // 20: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),     // 21: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),    // 22: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),   // 23: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil),  // 24: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),        // 25: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),       // 26: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),            // 27: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),                // 28: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),    // 29: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),   // 30: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),              // 31: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 32: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 33: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 34: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),           // 35: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),          // 36: cardroom.tournament.v1.GetClockResponse
+	(*WatchClockRequest)(nil),         // 37: cardroom.tournament.v1.WatchClockRequest
+	(*WatchClockResponse)(nil),        // 38: cardroom.tournament.v1.WatchClockResponse
+	(*PauseClockRequest)(nil),         // 39: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 40: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 41: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 42: cardroom.tournament.v1.ResumeClockResponse
+	(*AddClockTimeRequest)(nil),       // 43: cardroom.tournament.v1.AddClockTimeRequest
+	(*AddClockTimeResponse)(nil),      // 44: cardroom.tournament.v1.AddClockTimeResponse
+	(*SetClockLevelRequest)(nil),      // 45: cardroom.tournament.v1.SetClockLevelRequest
+	(*SetClockLevelResponse)(nil),     // 46: cardroom.tournament.v1.SetClockLevelResponse
+	(*StartBreakRequest)(nil),         // 47: cardroom.tournament.v1.StartBreakRequest
+	(*StartBreakResponse)(nil),        // 48: cardroom.tournament.v1.StartBreakResponse
+	(*GetPayoutsRequest)(nil),         // 49: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 50: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 51: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 52: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 53: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 54: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 55: cardroom.tournament.v1.Prize
+	(*RecordKnockoutsRequest)(nil),    // 56: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 57: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 58: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 59: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 60: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 61: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 62: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 63: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 64: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 65: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 66: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 67: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 68: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 69: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 70: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 71: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 72: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 73: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 74: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 75: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 76: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 77: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 78: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 79: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 80: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 81: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 82: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 83: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 84: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 85: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 86: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 87: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 88: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 89: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 90: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 91: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 92: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 93: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 94: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 95: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 96: cardroom.tournament.v1.AttachTableResponse
+	(*GetPlayerHistoryRequest)(nil),   // 97: cardroom.tournament.v1.GetPlayerHistoryRequest
+	(*PlayerPenalty)(nil),             // 98: cardroom.tournament.v1.PlayerPenalty
+	(*PlayerEvent)(nil),               // 99: cardroom.tournament.v1.PlayerEvent
+	(*GetPlayerHistoryResponse)(nil),  // 100: cardroom.tournament.v1.GetPlayerHistoryResponse
+	(*ListMovementSlipsRequest)(nil),  // 101: cardroom.tournament.v1.ListMovementSlipsRequest
+	(*ListMovementSlipsResponse)(nil), // 102: cardroom.tournament.v1.ListMovementSlipsResponse
+	(*MovementSlip)(nil),              // 103: cardroom.tournament.v1.MovementSlip
+	(*WatchLobbyRequest)(nil),         // 104: cardroom.tournament.v1.WatchLobbyRequest
+	(*WatchLobbyResponse)(nil),        // 105: cardroom.tournament.v1.WatchLobbyResponse
+	(*LeaderboardEntry)(nil),          // 106: cardroom.tournament.v1.LeaderboardEntry
+	nil,                               // 107: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 108: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 109: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 110: google.protobuf.Timestamp
+	(*Flight)(nil),                    // 111: cardroom.tournament.v1.Flight
+	(*Day2)(nil),                      // 112: cardroom.tournament.v1.Day2
+	(*durationpb.Duration)(nil),       // 113: google.protobuf.Duration
+	(*ListBagsRequest)(nil),           // 114: cardroom.tournament.v1.ListBagsRequest
+	(*ListBagsResponse)(nil),          // 115: cardroom.tournament.v1.ListBagsResponse
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	101, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	102, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	103, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	108, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	109, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	110, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	103, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	110, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	9,   // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	10,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	12,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	8,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
-	104, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
-	105, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
-	103, // 12: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
-	106, // 13: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	106, // 14: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	106, // 15: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	106, // 16: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	11,  // 17: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	101, // 18: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	102, // 19: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	103, // 20: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	10,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	11,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	13,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	9,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
+	111, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
+	112, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
+	110, // 12: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
+	113, // 13: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	113, // 14: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	113, // 15: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	113, // 16: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	12,  // 17: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	108, // 18: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	109, // 19: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	110, // 20: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
 	1,   // 21: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	9,   // 22: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	10,  // 23: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	12,  // 24: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	104, // 25: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
-	105, // 26: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
-	7,   // 27: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 28: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	7,   // 29: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	10,  // 22: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	11,  // 23: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	13,  // 24: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	111, // 25: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
+	112, // 26: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
+	8,   // 27: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 28: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 29: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	2,   // 30: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	103, // 31: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	19,  // 32: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 33: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 34: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	100, // 35: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	7,   // 36: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	26,  // 37: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	27,  // 38: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	19,  // 39: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	19,  // 40: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	103, // 41: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	10,  // 42: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	106, // 43: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	7,   // 44: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	35,  // 45: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	49,  // 46: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
-	35,  // 47: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	35,  // 48: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	106, // 49: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
-	35,  // 50: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	35,  // 51: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	106, // 52: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
-	35,  // 53: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	12,  // 54: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 55: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	110, // 31: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	20,  // 32: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 33: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 34: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	107, // 35: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	8,   // 36: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	27,  // 37: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	28,  // 38: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	20,  // 39: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 40: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	110, // 41: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	11,  // 42: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	113, // 43: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	8,   // 44: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	36,  // 45: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	50,  // 46: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	36,  // 47: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	36,  // 48: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	113, // 49: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	36,  // 50: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	36,  // 51: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	113, // 52: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	36,  // 53: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	13,  // 54: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 55: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
 	3,   // 56: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	52,  // 57: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	53,  // 58: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	54,  // 59: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	53,  // 60: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	54,  // 61: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	54,  // 62: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	53,  // 57: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	54,  // 58: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	55,  // 59: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	54,  // 60: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	55,  // 61: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	55,  // 62: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
 	4,   // 63: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	53,  // 64: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	65,  // 65: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	66,  // 66: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	27,  // 67: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	69,  // 68: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	71,  // 69: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	73,  // 70: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	53,  // 71: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	73,  // 72: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	53,  // 73: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	12,  // 74: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	7,   // 75: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	19,  // 76: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	103, // 77: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	84,  // 78: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	19,  // 79: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	103, // 80: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	10,  // 81: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	7,   // 82: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	103, // 83: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	91,  // 84: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	54,  // 64: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	66,  // 65: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	67,  // 66: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	28,  // 67: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	70,  // 68: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	72,  // 69: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	74,  // 70: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	54,  // 71: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	74,  // 72: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	54,  // 73: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	13,  // 74: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 75: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	20,  // 76: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	110, // 77: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	85,  // 78: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	20,  // 79: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	110, // 80: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	11,  // 81: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	8,   // 82: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	110, // 83: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	92,  // 84: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
 	4,   // 85: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
-	103, // 86: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
-	103, // 87: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
+	110, // 86: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
+	110, // 87: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 88: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
-	19,  // 89: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
-	97,  // 90: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
-	98,  // 91: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
-	13,  // 92: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	15,  // 93: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	17,  // 94: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	20,  // 95: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	22,  // 96: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	24,  // 97: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	28,  // 98: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	30,  // 99: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	32,  // 100: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	34,  // 101: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	36,  // 102: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	38,  // 103: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	40,  // 104: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	42,  // 105: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
-	44,  // 106: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
-	46,  // 107: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
-	48,  // 108: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	50,  // 109: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	55,  // 110: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	57,  // 111: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	59,  // 112: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	61,  // 113: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	63,  // 114: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	67,  // 115: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	70,  // 116: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	74,  // 117: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	76,  // 118: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	78,  // 119: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	80,  // 120: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	82,  // 121: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	85,  // 122: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	87,  // 123: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	89,  // 124: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	107, // 125: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
-	96,  // 126: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
-	94,  // 127: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	5,   // 128: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	92,  // 129: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	14,  // 130: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	16,  // 131: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	18,  // 132: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	21,  // 133: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	23,  // 134: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	25,  // 135: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	29,  // 136: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	31,  // 137: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	33,  // 138: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	35,  // 139: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	37,  // 140: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	39,  // 141: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	41,  // 142: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	43,  // 143: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
-	45,  // 144: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
-	47,  // 145: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
-	49,  // 146: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	51,  // 147: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	56,  // 148: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	58,  // 149: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	60,  // 150: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	62,  // 151: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	64,  // 152: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	68,  // 153: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	72,  // 154: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	75,  // 155: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	77,  // 156: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	79,  // 157: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	81,  // 158: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	83,  // 159: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	86,  // 160: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	88,  // 161: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	90,  // 162: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	108, // 163: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
-	99,  // 164: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
-	95,  // 165: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	6,   // 166: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	93,  // 167: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	130, // [130:168] is the sub-list for method output_type
-	92,  // [92:130] is the sub-list for method input_type
-	92,  // [92:92] is the sub-list for extension type_name
-	92,  // [92:92] is the sub-list for extension extendee
-	0,   // [0:92] is the sub-list for field type_name
+	20,  // 89: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
+	98,  // 90: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
+	99,  // 91: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
+	103, // 92: cardroom.tournament.v1.ListMovementSlipsResponse.slips:type_name -> cardroom.tournament.v1.MovementSlip
+	110, // 93: cardroom.tournament.v1.MovementSlip.create_time:type_name -> google.protobuf.Timestamp
+	5,   // 94: cardroom.tournament.v1.MovementSlip.state:type_name -> cardroom.tournament.v1.MovementSlipState
+	38,  // 95: cardroom.tournament.v1.WatchLobbyResponse.clock:type_name -> cardroom.tournament.v1.WatchClockResponse
+	11,  // 96: cardroom.tournament.v1.WatchLobbyResponse.next_level:type_name -> cardroom.tournament.v1.Level
+	113, // 97: cardroom.tournament.v1.WatchLobbyResponse.time_to_break:type_name -> google.protobuf.Duration
+	106, // 98: cardroom.tournament.v1.WatchLobbyResponse.chip_counts:type_name -> cardroom.tournament.v1.LeaderboardEntry
+	103, // 99: cardroom.tournament.v1.WatchLobbyResponse.movement_slips:type_name -> cardroom.tournament.v1.MovementSlip
+	74,  // 100: cardroom.tournament.v1.WatchLobbyResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	14,  // 101: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	16,  // 102: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	18,  // 103: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	21,  // 104: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	23,  // 105: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	25,  // 106: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	29,  // 107: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	31,  // 108: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	33,  // 109: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	35,  // 110: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	37,  // 111: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	39,  // 112: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	41,  // 113: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	43,  // 114: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	45,  // 115: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	47,  // 116: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	49,  // 117: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	51,  // 118: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	56,  // 119: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	58,  // 120: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	60,  // 121: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	62,  // 122: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	64,  // 123: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	68,  // 124: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	71,  // 125: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	75,  // 126: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	77,  // 127: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	79,  // 128: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	81,  // 129: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	83,  // 130: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	86,  // 131: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	88,  // 132: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	90,  // 133: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	114, // 134: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
+	97,  // 135: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
+	95,  // 136: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	6,   // 137: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	93,  // 138: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	101, // 139: cardroom.tournament.v1.TournamentService.ListMovementSlips:input_type -> cardroom.tournament.v1.ListMovementSlipsRequest
+	104, // 140: cardroom.tournament.v1.TournamentService.WatchLobby:input_type -> cardroom.tournament.v1.WatchLobbyRequest
+	15,  // 141: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	17,  // 142: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	19,  // 143: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	22,  // 144: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	24,  // 145: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	26,  // 146: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	30,  // 147: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	32,  // 148: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	34,  // 149: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	36,  // 150: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	38,  // 151: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	40,  // 152: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	42,  // 153: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	44,  // 154: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	46,  // 155: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	48,  // 156: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	50,  // 157: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	52,  // 158: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	57,  // 159: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	59,  // 160: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	61,  // 161: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	63,  // 162: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	65,  // 163: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	69,  // 164: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	73,  // 165: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	76,  // 166: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	78,  // 167: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	80,  // 168: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	82,  // 169: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	84,  // 170: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	87,  // 171: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	89,  // 172: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	91,  // 173: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	115, // 174: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
+	100, // 175: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
+	96,  // 176: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	7,   // 177: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	94,  // 178: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	102, // 179: cardroom.tournament.v1.TournamentService.ListMovementSlips:output_type -> cardroom.tournament.v1.ListMovementSlipsResponse
+	105, // 180: cardroom.tournament.v1.TournamentService.WatchLobby:output_type -> cardroom.tournament.v1.WatchLobbyResponse
+	141, // [141:181] is the sub-list for method output_type
+	101, // [101:141] is the sub-list for method input_type
+	101, // [101:101] is the sub-list for extension type_name
+	101, // [101:101] is the sub-list for extension extendee
+	0,   // [0:101] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -7713,8 +8348,8 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   96,
+			NumEnums:      6,
+			NumMessages:   102,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -60,6 +60,8 @@ const (
 	TournamentService_AttachTable_FullMethodName       = "/cardroom.tournament.v1.TournamentService/AttachTable"
 	TournamentService_SettlePrizePool_FullMethodName   = "/cardroom.tournament.v1.TournamentService/SettlePrizePool"
 	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
+	TournamentService_ListMovementSlips_FullMethodName = "/cardroom.tournament.v1.TournamentService/ListMovementSlips"
+	TournamentService_WatchLobby_FullMethodName        = "/cardroom.tournament.v1.TournamentService/WatchLobby"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -209,6 +211,23 @@ type TournamentServiceClient interface {
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(ctx context.Context, in *ListAuditRequest, opts ...grpc.CallOption) (*ListAuditResponse, error)
+	// ListMovementSlips returns the tournament's movement slips in the order
+	// they were decided (TR-23 balancing, TR-06/G-25 table breaks, TR-07 the
+	// final-table redraw): who moved, from which table and seat to which,
+	// the stack carried, the rule, the hand after which it was decided and
+	// where the move stands at the tables. Public, as the slips a room posts
+	// are: no wallet fields.
+	ListMovementSlips(ctx context.Context, in *ListMovementSlipsRequest, opts ...grpc.CallOption) (*ListMovementSlipsResponse, error)
+	// WatchLobby streams the tournament's lobby for a casino's app or
+	// website: the clock's picture (WatchClock: level, blinds and ante, time
+	// left, entrants, players left, prize pool and payouts) with the next
+	// level, the time to the next break, the average and largest stack, the
+	// chip counts by player (from the tables' stacks, refreshed after every
+	// hand), the latest movement slips and the hand-for-hand state. The
+	// whole lobby first, then again whenever anything on it changes other
+	// than the time running down. Public: no token needed, and it carries no
+	// wallet fields and no cards.
+	WatchLobby(ctx context.Context, in *WatchLobbyRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLobbyResponse], error)
 }
 
 type tournamentServiceClient struct {
@@ -608,6 +627,35 @@ func (c *tournamentServiceClient) ListAudit(ctx context.Context, in *ListAuditRe
 	return out, nil
 }
 
+func (c *tournamentServiceClient) ListMovementSlips(ctx context.Context, in *ListMovementSlipsRequest, opts ...grpc.CallOption) (*ListMovementSlipsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMovementSlipsResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ListMovementSlips_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) WatchLobby(ctx context.Context, in *WatchLobbyRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLobbyResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TournamentService_ServiceDesc.Streams[1], TournamentService_WatchLobby_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchLobbyRequest, WatchLobbyResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TournamentService_WatchLobbyClient = grpc.ServerStreamingClient[WatchLobbyResponse]
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -755,6 +803,23 @@ type TournamentServiceServer interface {
 	// ListAudit returns the tournament's audit log: cancellations and changes
 	// by management (TR-03), payout changes (TR-36).
 	ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error)
+	// ListMovementSlips returns the tournament's movement slips in the order
+	// they were decided (TR-23 balancing, TR-06/G-25 table breaks, TR-07 the
+	// final-table redraw): who moved, from which table and seat to which,
+	// the stack carried, the rule, the hand after which it was decided and
+	// where the move stands at the tables. Public, as the slips a room posts
+	// are: no wallet fields.
+	ListMovementSlips(context.Context, *ListMovementSlipsRequest) (*ListMovementSlipsResponse, error)
+	// WatchLobby streams the tournament's lobby for a casino's app or
+	// website: the clock's picture (WatchClock: level, blinds and ante, time
+	// left, entrants, players left, prize pool and payouts) with the next
+	// level, the time to the next break, the average and largest stack, the
+	// chip counts by player (from the tables' stacks, refreshed after every
+	// hand), the latest movement slips and the hand-for-hand state. The
+	// whole lobby first, then again whenever anything on it changes other
+	// than the time running down. Public: no token needed, and it carries no
+	// wallet fields and no cards.
+	WatchLobby(*WatchLobbyRequest, grpc.ServerStreamingServer[WatchLobbyResponse]) error
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -878,6 +943,12 @@ func (UnimplementedTournamentServiceServer) SettlePrizePool(context.Context, *Se
 }
 func (UnimplementedTournamentServiceServer) ListAudit(context.Context, *ListAuditRequest) (*ListAuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAudit not implemented")
+}
+func (UnimplementedTournamentServiceServer) ListMovementSlips(context.Context, *ListMovementSlipsRequest) (*ListMovementSlipsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMovementSlips not implemented")
+}
+func (UnimplementedTournamentServiceServer) WatchLobby(*WatchLobbyRequest, grpc.ServerStreamingServer[WatchLobbyResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchLobby not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -1577,6 +1648,35 @@ func _TournamentService_ListAudit_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TournamentService_ListMovementSlips_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMovementSlipsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ListMovementSlips(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ListMovementSlips_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ListMovementSlips(ctx, req.(*ListMovementSlipsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_WatchLobby_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchLobbyRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TournamentServiceServer).WatchLobby(m, &grpc.GenericServerStream[WatchLobbyRequest, WatchLobbyResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TournamentService_WatchLobbyServer = grpc.ServerStreamingServer[WatchLobbyResponse]
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1732,11 +1832,20 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ListAudit",
 			Handler:    _TournamentService_ListAudit_Handler,
 		},
+		{
+			MethodName: "ListMovementSlips",
+			Handler:    _TournamentService_ListMovementSlips_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "WatchClock",
 			Handler:       _TournamentService_WatchClock_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchLobby",
+			Handler:       _TournamentService_WatchLobby_Handler,
 			ServerStreams: true,
 		},
 	},
