@@ -285,3 +285,39 @@ func TestHandEnded_RebuyWindowClosesByItself_TR13_TR16(t *testing.T) {
 		t.Fatalf("places %v, %v", got, err)
 	}
 }
+
+// TestHandEnded_LiveArrivalIsNoKnockout_TR23: at a live table a seat held
+// for a moved player the dealer has not confirmed yet is reported with no
+// chips (they are in transit, TR-23): the books do not knock the player
+// out; a player really out in the same hand is.
+func TestHandEnded_LiveArrivalIsNoKnockout_TR23(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, nil)
+	if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: 1, TableId: "tbl-live"}); err != nil {
+		t.Fatal(err)
+	}
+	ev := handEnded(t, "ev-1", "tbl-live", 5, []*tablev1.SeatStack{
+		{Seat: 1, PlayerId: "a", Stack: 0, StartStack: 900},
+		{Seat: 2, PlayerId: "b", Stack: 60900, StartStack: 20000},
+		{Seat: 3, PlayerId: "c", Stack: 0, Arriving: true},
+	}, 1)
+	if err := bus.Publish(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for deadline := time.Now().Add(10 * time.Second); len(got) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the knock-out was never recorded")
+		}
+		r, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = places(r.GetFinishes())
+	}
+	if !slices.Equal(got, []string{"a:4/1"}) {
+		t.Fatalf("results %v: only a is out; c is walking to the table", got)
+	}
+}
