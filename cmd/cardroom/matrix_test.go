@@ -50,6 +50,7 @@ var roomReads = []string{
 	"TournamentService_ListTournaments", "TournamentService_GetTournament", "TournamentService_ListEntries",
 	"TournamentService_GetClock", "TournamentService_WatchClock", "TournamentService_GetPayouts", "TournamentService_GetResults", "TournamentService_ListDraws",
 	"TournamentService_ListBags",
+	"TournamentService_CalculateDeal", "TournamentService_GetDeal",
 	"SeatingService_ListWaitlists", "SeatingService_GetWaitlist", "SeatingService_WatchBoard",
 }
 
@@ -67,6 +68,7 @@ var refusedAsNotYours = []string{
 	"SeatingService_MarkAway", "SeatingService_MarkBack",
 	"TournamentService_RegisterPlayer", "TournamentService_UnregisterPlayer", "TournamentService_LeaveTournament",
 	"TournamentService_GetPlayerHistory",
+	"TournamentService_AgreeDeal",
 	"WalletService_GetBalance", "WalletService_GetStatement", "WalletService_CheckBuyIn",
 }
 
@@ -81,6 +83,9 @@ var matrixBodies = map[string]func(ids map[string]string) map[string]any{
 	},
 	"SeatingService_MarkAway": func(ids map[string]string) map[string]any {
 		return map[string]any{"player_id": ids["player_id"], "kind": "ABSENCE_KIND_SHORT"}
+	},
+	"TournamentService_AgreeDeal": func(ids map[string]string) map[string]any {
+		return map[string]any{"deal_id": 1, "player_id": ids["player_id"], "agree": true}
 	},
 	"WalletService_CheckBuyIn": func(ids map[string]string) map[string]any {
 		return map[string]any{"table_id": ids["table_id"], "currency": "EUR", "game": nlhe50100}

@@ -548,6 +548,22 @@ func (t *Table) handEndedMessage(e *dealer.HandEnded) *tablev1.HandEnded {
 	for _, b := range e.Busted {
 		m.Busted = append(m.Busted, int32(b))
 	}
+	// A knockout tournament pays a busted player's bounty to the winners
+	// of the pots they were in (G-36).
+	players := map[int]string{}
+	for _, r := range e.Result.Seats {
+		players[r.Seat] = r.ID
+	}
+	for i, p := range e.Result.Pots {
+		pr := &tablev1.PotResult{Pot: int32(i), Amount: p.Amount}
+		for _, s := range p.EligibleSeats() {
+			pr.EligibleSeats = append(pr.EligibleSeats, int32(s))
+		}
+		for _, w := range p.Winners {
+			pr.Winners = append(pr.Winners, &tablev1.PotShare{Seat: int32(w.Seat), PlayerId: players[w.Seat], Amount: w.Amount, Low: w.Low})
+		}
+		m.Pots = append(m.Pots, pr)
+	}
 	r := e.Report
 	if r == nil {
 		return m

@@ -213,9 +213,10 @@ const (
 	RefundEvent          // wallet Refund
 	RefundEntry          // wallet RefundEntry (TR-04)
 	SettlePool           // wallet SettlePrizePool (TR-34, G-24)
+	PayBounty            // wallet PayPrize at place 0: a knockout bounty (G-36)
 )
 
-var kindNames = [...]string{"unspecified", "entry", "rebuy", "add-on", "prize", "voucher", "refund", "entry-refund", "pool-settlement"}
+var kindNames = [...]string{"unspecified", "entry", "rebuy", "add-on", "prize", "voucher", "refund", "entry-refund", "pool-settlement", "bounty"}
 
 // String returns the kind's name, which is also its idempotency-key part.
 func (k Kind) String() string {
@@ -256,12 +257,25 @@ const maxKey = 128
 // function of the step alone, so every retry of the step sends the same
 // key; a key that would be too long is shortened to a hash.
 func PaymentKey(eventID, playerID string, kind Kind, n int) string {
-	k := "trn/" + eventID + "/" + playerID + "/" + kind.String() + "/" + strconv.Itoa(n)
+	return shortKey("trn/" + eventID + "/" + playerID + "/" + kind.String() + "/" + strconv.Itoa(n))
+}
+
+// shortKey keeps a key within the wallet's limit: one too long is
+// shortened to a hash of it.
+func shortKey(k string) string {
 	if len(k) <= maxKey {
 		return k
 	}
 	sum := sha256.Sum256([]byte(k))
 	return "trn/h/" + hex.EncodeToString(sum[:])
+}
+
+// BountyKey returns the idempotency key of the bounty winner took for
+// knocking out the n-th entry of busted ("trn/<event>/<busted>/bounty/<n>/<winner>");
+// the winner's own head, collected at the end, has busted == winner.
+// Shortened to a hash like PaymentKey.
+func BountyKey(eventID, busted string, n int, winner string) string {
+	return shortKey("trn/" + eventID + "/" + busted + "/" + PayBounty.String() + "/" + strconv.Itoa(n) + "/" + winner)
 }
 
 // Registration failures.

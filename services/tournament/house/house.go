@@ -6,6 +6,7 @@ package house
 
 import (
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/tournament/bounty"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/flight"
@@ -32,7 +33,18 @@ type Rules struct {
 	// Day2 makes the event the Day 2 of a multi-day event: its field is
 	// its flights' survivors with their bagged stacks (issue 13).
 	Day2 *flight.Day2 `json:"day2,omitempty"`
+	// Bounty makes a knockout or progressive knockout event (G-36): its
+	// amount is part of each entry's prize-pool part.
+	Bounty bounty.Rules `json:"bounty,omitzero"`
 }
+
+// BountyPool is the part of pool that is on the entrants' heads: the
+// bounty of each of entries entries (re-entries each bring one, G-23).
+func (r Rules) BountyPool(entries int) int64 { return int64(entries) * r.Bounty.Amount }
+
+// PrizePool is the part of pool the payout structure shares: all of it
+// less the bounties (G-36).
+func (r Rules) PrizePool(pool int64, entries int) int64 { return pool - r.BountyPool(entries) }
 
 // DefaultSeatsPerTable is a full ring game table.
 const DefaultSeatsPerTable = 9
@@ -73,6 +85,12 @@ func (r Rules) Validate(e event.Event) error {
 	}
 	if r.Day2 != nil && !r.Day2.Survivors.Valid() {
 		return fault.Invalidf("day2.survivors", "unknown policy %q", r.Day2.Survivors)
+	}
+	if err := r.Bounty.Validate(e.BuyIn.PrizePool); err != nil {
+		return err
+	}
+	if r.Bounty.On() && e.Format == event.Satellite {
+		return fault.Invalidf("bounty.amount", "a satellite pays entries, not bounties")
 	}
 	if r.SeatsPerTable != 0 && (r.SeatsPerTable < 2 || r.SeatsPerTable > 10) {
 		return fault.Invalidf("seats_per_table", "must be between 2 and 10, got %d", r.SeatsPerTable)

@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/bounty"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
@@ -65,6 +66,7 @@ func rulesFromProto(req *tournamentv1.CreateTournamentRequest) house.Rules {
 	}
 	r.SeatsPerTable = int(req.GetSeatsPerTable())
 	r.Live = req.GetLiveTables()
+	r.Bounty = bounty.Rules{Amount: req.GetBounty().GetAmount(), Progressive: req.GetBounty().GetProgressive()}
 	return r
 }
 
@@ -118,6 +120,9 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	pb.SeatsPerTable = int32(t.Rules.SeatsPerTable)
 	pb.LiveTables = t.Rules.Live
 	multiDayToProto(pb, t)
+	if t.Rules.Bounty.On() {
+		pb.Bounty = &tournamentv1.Bounty{Amount: t.Rules.Bounty.Amount, Progressive: t.Rules.Bounty.Progressive}
+	}
 	return pb
 }
 

@@ -295,6 +295,8 @@ func (s *Server) payouts(ctx context.Context, t store.Tournament) (*tournamentv1
 	if err != nil {
 		return nil, err
 	}
+	// G-36: the bounties are on the entrants' heads, not in the prizes.
+	pool = t.Rules.PrizePool(pool, entrants)
 	prizes := t.Rules.Payouts.Prizes(entrants, pool)
 	if t.Event.Format == event.Satellite {
 		// TR-19: whole seats in the target event, the remainder in cash (G-24).

@@ -80,7 +80,11 @@ func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlaye
 	if t.Event.Format == event.Satellite {
 		awards = standings.SatelliteAwards(b.Finishes, pool, seatPrice)
 	} else {
-		awards = standings.Awards(b.Finishes, t.Rules.Payouts.Prizes(entrants, pool))
+		// G-36: the bounties are not the payout structure's to share.
+		awards = standings.Awards(b.Finishes, t.Rules.Payouts.Prizes(entrants, t.Rules.PrizePool(pool, entrants)))
+		if awards, err = dealAwards(tx, b.Finishes, awards); err != nil {
+			return nil, nil, err
+		}
 	}
 	var pays []entry.Payment
 	for _, a := range awards {
@@ -93,11 +97,20 @@ func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlaye
 			p.Kind, p.TargetEventID = entry.PayVoucher, t.Event.TargetEventID
 		}
 		p.Key = entry.PaymentKey(t.Event.ID, a.PlayerID, p.Kind, 1)
+		if a.Deal {
+			p.Note = dealNote
+		}
 		if err := tx.AddPayment(p, 0, now); err != nil {
 			return nil, nil, err
 		}
 		pays = append(pays, p)
 	}
+	// G-36: the winner collects their own head.
+	own, err := collectHeads(tx, t, []string{winner}, byPlayer, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	pays = append(pays, own...)
 	if len(pays) == 0 {
 		t.Event.Status = event.Finished
 	}
@@ -318,7 +331,8 @@ func (s *Server) prizes(ctx context.Context, id string) ([]*tournamentv1.Prize, 
 	var out []*tournamentv1.Prize
 	for _, r := range recs {
 		out = append(out, &tournamentv1.Prize{PlayerId: r.PlayerID, Place: int32(r.Place), Amount: r.Amount,
-			Voucher: r.Kind == entry.PayVoucher, TargetTournamentId: r.TargetEventID, State: prizeStates[r.State], TransferId: r.TransferID})
+			Voucher: r.Kind == entry.PayVoucher, TargetTournamentId: r.TargetEventID, State: prizeStates[r.State], TransferId: r.TransferID,
+			Deal: r.Note == dealNote})
 	}
 	return out, nil
 }
@@ -343,12 +357,20 @@ func (s *Server) GetResults(ctx context.Context, req *tournamentv1.GetResultsReq
 	if resp.Prizes, err = s.prizes(ctx, req.GetTournamentId()); err != nil {
 		return nil, err
 	}
+	if resp.Bounties, err = s.bounties(ctx, req.GetTournamentId()); err != nil {
+		return nil, err
+	}
 	// The prizes are public (TR-36); the transfers that paid them are the
 	// winners' own, as on ListEntries.
 	if viewer, player := asPlayer(ctx); player {
 		for _, p := range resp.Prizes {
 			if p.GetPlayerId() != viewer {
 				p.TransferId = ""
+			}
+		}
+		for _, b := range resp.Bounties {
+			if b.GetPlayerId() != viewer {
+				b.TransferId = ""
 			}
 		}
 	}
@@ -360,7 +382,7 @@ func (s *Server) GetResults(ctx context.Context, req *tournamentv1.GetResultsReq
 // the last one paid finishes the event.
 func (s *Server) PayPrizes(ctx context.Context, req *tournamentv1.PayPrizesRequest) (*tournamentv1.PayPrizesResponse, error) {
 	id := req.GetTournamentId()
-	recs, err := s.store.Payments(ctx, id, int(entry.PayPrize), int(entry.PayVoucher))
+	recs, err := s.store.Payments(ctx, id, int(entry.PayPrize), int(entry.PayVoucher), int(entry.PayBounty))
 	if err != nil {
 		return nil, err
 	}

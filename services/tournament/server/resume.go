@@ -25,7 +25,7 @@ func (s *Server) ResumePayments(ctx context.Context) error {
 		switch p.Kind {
 		case entry.PayEntry, entry.PayRebuy, entry.PayAddOn, entry.RefundEntry, entry.SettlePool:
 			_, _, err = s.settle(ctx, p.EventID, []entry.Payment{p.Payment})
-		case entry.PayPrize, entry.PayVoucher:
+		case entry.PayPrize, entry.PayVoucher, entry.PayBounty:
 			s.payAll(ctx, p.EventID, []entry.Payment{p.Payment})
 			err = nil
 		case entry.RefundEvent:

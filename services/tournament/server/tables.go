@@ -196,11 +196,17 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		kos = nil
 	}
 	if len(kos) > 0 {
+		// G-36: the heads go to the pots' winners before the knock-outs
+		// are booked (the last one pays the winner's own head).
+		bounties, err := awardBounties(tx, t, msg, kos, byPlayer, now)
+		if err != nil {
+			return nil, err
+		}
 		out, err := knockOut(tx, t, b, byPlayer, kos, price, now)
 		if err != nil {
 			return nil, err
 		}
-		pays = out.pays
+		pays = append(bounties, out.pays...)
 	}
 	if t.HandForHand.Active {
 		_, _, ps, err := handEnded(tx, t, link.Table, price, now)

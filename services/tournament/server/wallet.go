@@ -72,7 +72,8 @@ func (s *Server) pay(ctx context.Context, p entry.Payment) outcome {
 		r, err = s.wallet.AddOn(ctx, &walletv1.AddOnRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee})
 		transfer = r.GetTransfer()
-	case entry.PayPrize:
+	case entry.PayPrize, entry.PayBounty:
+		// A bounty (G-36) leaves the event's pool like a prize, at place 0.
 		var r *walletv1.PayPrizeResponse
 		r, err = s.wallet.PayPrize(ctx, &walletv1.PayPrizeRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, Amount: p.Amount, Place: int32(p.Place)})

@@ -123,6 +123,9 @@ type Award struct {
 	// Withheld is a prize not paid to a removed player (TR-34); it stays
 	// in the pool for the director.
 	Withheld int64
+	// Deal marks an amount a confirmed deal set instead of the posted
+	// structure (TR-38).
+	Deal bool
 }
 
 // Awards turns the finishing places into payments from prizes (first place

@@ -45,26 +45,26 @@ func (t *Tx) AddFinishes(fs []standings.Finish, now time.Time) error {
 	return nil
 }
 
-// UnpaidPrizes counts the prize and voucher steps not paid: pending or
-// refused.
+// UnpaidPrizes counts the prize, voucher and bounty (G-36) steps not
+// paid: pending or refused.
 func (t *Tx) UnpaidPrizes() (int, error) {
 	var n int
-	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3) AND state <> $4`,
-		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(PaymentDone)).Scan(&n)
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3, $5) AND state <> $4`,
+		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(PaymentDone), int(entry.PayBounty)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("unpaid prizes of %s: %w", t.id, err)
 	}
 	return n, nil
 }
 
-// PaidOut sums what has left the prize pool — prizes, vouchers and
-// settlements the wallet paid — and counts the settlements made or
+// PaidOut sums what has left the prize pool — prizes, vouchers, bounties
+// (G-36) and settlements the wallet paid — and counts the settlements made or
 // attempted, which numbers the next one's key.
 func (t *Tx) PaidOut() (out int64, settlements int, err error) {
 	err = t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(SUM(CASE WHEN state = $5 THEN amount ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN kind = $4 THEN 1 ELSE 0 END), 0)
-		FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3, $4)`,
-		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(entry.SettlePool), int(PaymentDone)).Scan(&out, &settlements)
+		FROM tournament_payments WHERE tournament_id = $1 AND kind IN ($2, $3, $4, $6)`,
+		t.id, int(entry.PayPrize), int(entry.PayVoucher), int(entry.SettlePool), int(PaymentDone), int(entry.PayBounty)).Scan(&out, &settlements)
 	if err != nil {
 		return 0, 0, fmt.Errorf("paid out of %s: %w", t.id, err)
 	}

@@ -618,6 +618,24 @@ const (
 	// REASON_REENTRY_LIMIT_REACHED means the player has used every re-entry
 	// the event allows (G-23).
 	Reason_REASON_REENTRY_LIMIT_REACHED Reason = 473
+	// REASON_DEAL_NOT_OPEN means no deal proposal is waiting, or the one
+	// named is not the one in force (TR-38).
+	Reason_REASON_DEAL_NOT_OPEN Reason = 480
+	// REASON_DEAL_NOT_AGREED means a player still in has not agreed to the
+	// deal, so the floor cannot confirm it (TR-38).
+	Reason_REASON_DEAL_NOT_AGREED Reason = 481
+	// REASON_DEAL_AMOUNTS_MISMATCH means a deal's amounts do not name every
+	// player still in once, or do not sum to the prizes left (TR-38).
+	Reason_REASON_DEAL_AMOUNTS_MISMATCH Reason = 482
+	// REASON_DEAL_TABLES_IN_HAND means a hand is still being played or
+	// booked at one of the event's tables: the tables are held, so repeat
+	// the request once it is over (TR-38).
+	Reason_REASON_DEAL_TABLES_IN_HAND Reason = 483
+	// REASON_DEAL_NOT_A_PLAYER means the player is not in the deal (TR-38).
+	Reason_REASON_DEAL_NOT_A_PLAYER Reason = 484
+	// REASON_DEAL_OPEN means a deal proposal is waiting for answers already
+	// (TR-38).
+	Reason_REASON_DEAL_OPEN Reason = 485
 	// REASON_CLOCK_OVERTIME means the clock is past the last row of the
 	// structure sheet, where the floor's clock control does not apply.
 	Reason_REASON_CLOCK_OVERTIME Reason = 490
@@ -848,6 +866,12 @@ var (
 		471: "REASON_NOTHING_TO_SETTLE",
 		472: "REASON_REENTRY_NOT_ALLOWED",
 		473: "REASON_REENTRY_LIMIT_REACHED",
+		480: "REASON_DEAL_NOT_OPEN",
+		481: "REASON_DEAL_NOT_AGREED",
+		482: "REASON_DEAL_AMOUNTS_MISMATCH",
+		483: "REASON_DEAL_TABLES_IN_HAND",
+		484: "REASON_DEAL_NOT_A_PLAYER",
+		485: "REASON_DEAL_OPEN",
 		490: "REASON_CLOCK_OVERTIME",
 		491: "REASON_CLOCK_ON_BREAK",
 		492: "REASON_CLOCK_NO_SUCH_LEVEL",
@@ -1060,6 +1084,12 @@ var (
 		"REASON_NOTHING_TO_SETTLE":                471,
 		"REASON_REENTRY_NOT_ALLOWED":              472,
 		"REASON_REENTRY_LIMIT_REACHED":            473,
+		"REASON_DEAL_NOT_OPEN":                    480,
+		"REASON_DEAL_NOT_AGREED":                  481,
+		"REASON_DEAL_AMOUNTS_MISMATCH":            482,
+		"REASON_DEAL_TABLES_IN_HAND":              483,
+		"REASON_DEAL_NOT_A_PLAYER":                484,
+		"REASON_DEAL_OPEN":                        485,
 		"REASON_CLOCK_OVERTIME":                   490,
 		"REASON_CLOCK_ON_BREAK":                   491,
 		"REASON_CLOCK_NO_SUCH_LEVEL":              492,
@@ -1205,7 +1235,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xe23\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\x945\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1409,7 +1439,13 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\x16REASON_PRIZES_NOT_PAID\x10\xd6\x03\x12\x1d\n" +
 	"\x18REASON_NOTHING_TO_SETTLE\x10\xd7\x03\x12\x1f\n" +
 	"\x1aREASON_REENTRY_NOT_ALLOWED\x10\xd8\x03\x12!\n" +
-	"\x1cREASON_REENTRY_LIMIT_REACHED\x10\xd9\x03\x12\x1a\n" +
+	"\x1cREASON_REENTRY_LIMIT_REACHED\x10\xd9\x03\x12\x19\n" +
+	"\x14REASON_DEAL_NOT_OPEN\x10\xe0\x03\x12\x1b\n" +
+	"\x16REASON_DEAL_NOT_AGREED\x10\xe1\x03\x12!\n" +
+	"\x1cREASON_DEAL_AMOUNTS_MISMATCH\x10\xe2\x03\x12\x1f\n" +
+	"\x1aREASON_DEAL_TABLES_IN_HAND\x10\xe3\x03\x12\x1d\n" +
+	"\x18REASON_DEAL_NOT_A_PLAYER\x10\xe4\x03\x12\x15\n" +
+	"\x10REASON_DEAL_OPEN\x10\xe5\x03\x12\x1a\n" +
 	"\x15REASON_CLOCK_OVERTIME\x10\xea\x03\x12\x1a\n" +
 	"\x15REASON_CLOCK_ON_BREAK\x10\xeb\x03\x12\x1f\n" +
 	"\x1aREASON_CLOCK_NO_SUCH_LEVEL\x10\xec\x03\x12#\n" +

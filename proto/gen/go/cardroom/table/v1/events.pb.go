@@ -498,7 +498,11 @@ type HandEnded struct {
 	Dealing bool `protobuf:"varint,19,opt,name=dealing,proto3" json:"dealing,omitempty"`
 	// chips are every chip at the table after the hand (stacks and pending
 	// chips).
-	Chips         int64 `protobuf:"varint,20,opt,name=chips,proto3" json:"chips,omitempty"`
+	Chips int64 `protobuf:"varint,20,opt,name=chips,proto3" json:"chips,omitempty"`
+	// pots are the hand's pots with the seats that could win each and what
+	// each winner took: a knockout tournament gives a busted player's
+	// bounty to the winners of the pots they were in, by share.
+	Pots          []*PotResult `protobuf:"bytes,21,rep,name=pots,proto3" json:"pots,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -671,6 +675,13 @@ func (x *HandEnded) GetChips() int64 {
 		return x.Chips
 	}
 	return 0
+}
+
+func (x *HandEnded) GetPots() []*PotResult {
+	if x != nil {
+		return x.Pots
+	}
+	return nil
 }
 
 // SeatStack is one seat's stack.
@@ -1385,7 +1396,7 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"SeatPlayer\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
-	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\xbb\x06\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"\xed\x06\n" +
 	"\tHandEnded\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
 	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x124\n" +
@@ -1409,7 +1420,8 @@ const file_cardroom_table_v1_events_proto_rawDesc = "" +
 	"\x05moves\x18\x11 \x03(\v2\x1b.cardroom.table.v1.MoveDoneR\x05moves\x124\n" +
 	"\aremoved\x18\x12 \x03(\v2\x1a.cardroom.table.v1.RemovalR\aremoved\x12\x18\n" +
 	"\adealing\x18\x13 \x01(\bR\adealing\x12\x14\n" +
-	"\x05chips\x18\x14 \x01(\x03R\x05chipsB\x0e\n" +
+	"\x05chips\x18\x14 \x01(\x03R\x05chips\x120\n" +
+	"\x04pots\x18\x15 \x03(\v2\x1c.cardroom.table.v1.PotResultR\x04potsB\x0e\n" +
 	"\f_next_buttonB\x11\n" +
 	"\x0f_next_big_blind\"\xeb\x01\n" +
 	"\tSeatStack\x12\x12\n" +
@@ -1515,6 +1527,7 @@ var file_cardroom_table_v1_events_proto_goTypes = []any{
 	(TableKind)(0),                // 16: cardroom.table.v1.TableKind
 	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 	(*v1.Stakes)(nil),             // 18: cardroom.game.v1.Stakes
+	(*PotResult)(nil),             // 19: cardroom.table.v1.PotResult
 }
 var file_cardroom_table_v1_events_proto_depIdxs = []int32{
 	15, // 0: cardroom.table.v1.TableOpened.game:type_name -> cardroom.game.v1.Game
@@ -1530,17 +1543,18 @@ var file_cardroom_table_v1_events_proto_depIdxs = []int32{
 	12, // 10: cardroom.table.v1.HandEnded.posts:type_name -> cardroom.table.v1.ForcedBet
 	13, // 11: cardroom.table.v1.HandEnded.moves:type_name -> cardroom.table.v1.MoveDone
 	14, // 12: cardroom.table.v1.HandEnded.removed:type_name -> cardroom.table.v1.Removal
-	11, // 13: cardroom.table.v1.MoveUpdated.move:type_name -> cardroom.table.v1.Move
-	0,  // 14: cardroom.table.v1.Move.state:type_name -> cardroom.table.v1.MoveState
-	17, // 15: cardroom.table.v1.Move.create_time:type_name -> google.protobuf.Timestamp
-	17, // 16: cardroom.table.v1.Move.update_time:type_name -> google.protobuf.Timestamp
-	0,  // 17: cardroom.table.v1.MoveDone.state:type_name -> cardroom.table.v1.MoveState
-	1,  // 18: cardroom.table.v1.Removal.reason:type_name -> cardroom.table.v1.RemovalReason
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	19, // 13: cardroom.table.v1.HandEnded.pots:type_name -> cardroom.table.v1.PotResult
+	11, // 14: cardroom.table.v1.MoveUpdated.move:type_name -> cardroom.table.v1.Move
+	0,  // 15: cardroom.table.v1.Move.state:type_name -> cardroom.table.v1.MoveState
+	17, // 16: cardroom.table.v1.Move.create_time:type_name -> google.protobuf.Timestamp
+	17, // 17: cardroom.table.v1.Move.update_time:type_name -> google.protobuf.Timestamp
+	0,  // 18: cardroom.table.v1.MoveDone.state:type_name -> cardroom.table.v1.MoveState
+	1,  // 19: cardroom.table.v1.Removal.reason:type_name -> cardroom.table.v1.RemovalReason
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_events_proto_init() }

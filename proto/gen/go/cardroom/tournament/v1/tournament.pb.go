@@ -587,7 +587,10 @@ type Tournament struct {
 	// flight is set on a Day 1 flight (issue 13).
 	Flight *Flight `protobuf:"bytes,40,opt,name=flight,proto3" json:"flight,omitempty"`
 	// day2 is set on a Day 2 (issue 13).
-	Day2          *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
+	Day2 *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
+	// bounty is the knockout bounty: the part of buy_in that goes on each
+	// entrant's head; unset for an event without bounties.
+	Bounty        *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -765,6 +768,13 @@ func (x *Tournament) GetFlight() *Flight {
 func (x *Tournament) GetDay2() *Day2 {
 	if x != nil {
 		return x.Day2
+	}
+	return nil
+}
+
+func (x *Tournament) GetBounty() *Bounty {
+	if x != nil {
+		return x.Bounty
 	}
 	return nil
 }
@@ -1267,7 +1277,11 @@ type CreateTournamentRequest struct {
 	Flight *Flight `protobuf:"bytes,40,opt,name=flight,proto3" json:"flight,omitempty"`
 	// day2 makes the event a Day 2: its field is its flights' survivors
 	// (issue 13). Nobody registers for it directly.
-	Day2          *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
+	Day2 *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
+	// bounty makes a knockout or progressive knockout event: its amount is
+	// the part of buy_in that goes on each entry's head, paid to whoever
+	// knocks the entrant out.
+	Bounty        *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1417,6 +1431,13 @@ func (x *CreateTournamentRequest) GetFlight() *Flight {
 func (x *CreateTournamentRequest) GetDay2() *Day2 {
 	if x != nil {
 		return x.Day2
+	}
+	return nil
+}
+
+func (x *CreateTournamentRequest) GetBounty() *Bounty {
+	if x != nil {
+		return x.Bounty
 	}
 	return nil
 }
@@ -3903,7 +3924,10 @@ type Prize struct {
 	// state is the payment's state.
 	State PrizeState `protobuf:"varint,6,opt,name=state,proto3,enum=cardroom.tournament.v1.PrizeState" json:"state,omitempty"`
 	// transfer_id is the wallet transfer once paid.
-	TransferId    string `protobuf:"bytes,7,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	TransferId string `protobuf:"bytes,7,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// deal marks an amount a confirmed deal set instead of the posted
+	// structure (TR-38).
+	Deal          bool `protobuf:"varint,41,opt,name=deal,proto3" json:"deal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3987,6 +4011,106 @@ func (x *Prize) GetTransferId() string {
 	return ""
 }
 
+func (x *Prize) GetDeal() bool {
+	if x != nil {
+		return x.Deal
+	}
+	return false
+}
+
+// BountyPayment is one bounty won and its payment (G-36): the eliminator's
+// cash, and in a progressive knockout what went on their own head.
+type BountyPayment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is who won it.
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// knocked_out_player_id is whose head it was; the winner's own for the
+	// head they collect at the end or at a deal.
+	KnockedOutPlayerId string `protobuf:"bytes,2,opt,name=knocked_out_player_id,json=knockedOutPlayerId,proto3" json:"knocked_out_player_id,omitempty"`
+	// amount is the cash paid, minor units.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// head_added is what went on the winner's own head (progressive only).
+	HeadAdded int64 `protobuf:"varint,4,opt,name=head_added,json=headAdded,proto3" json:"head_added,omitempty"`
+	// state is the payment's state.
+	State PrizeState `protobuf:"varint,5,opt,name=state,proto3,enum=cardroom.tournament.v1.PrizeState" json:"state,omitempty"`
+	// transfer_id is the wallet transfer once paid.
+	TransferId    string `protobuf:"bytes,6,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BountyPayment) Reset() {
+	*x = BountyPayment{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BountyPayment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BountyPayment) ProtoMessage() {}
+
+func (x *BountyPayment) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BountyPayment.ProtoReflect.Descriptor instead.
+func (*BountyPayment) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *BountyPayment) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *BountyPayment) GetKnockedOutPlayerId() string {
+	if x != nil {
+		return x.KnockedOutPlayerId
+	}
+	return ""
+}
+
+func (x *BountyPayment) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *BountyPayment) GetHeadAdded() int64 {
+	if x != nil {
+		return x.HeadAdded
+	}
+	return 0
+}
+
+func (x *BountyPayment) GetState() PrizeState {
+	if x != nil {
+		return x.State
+	}
+	return PrizeState_PRIZE_STATE_UNSPECIFIED
+}
+
+func (x *BountyPayment) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
 // RecordKnockoutsRequest reports players out at the same time.
 type RecordKnockoutsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4000,7 +4124,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4012,7 +4136,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4025,7 +4149,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -4061,7 +4185,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4073,7 +4197,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4086,7 +4210,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -4128,7 +4252,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4140,7 +4264,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4153,7 +4277,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -4169,14 +4293,16 @@ type GetResultsResponse struct {
 	// finishes in place order, the winner first.
 	Finishes []*Finish `protobuf:"bytes,1,rep,name=finishes,proto3" json:"finishes,omitempty"`
 	// prizes with their payment state.
-	Prizes        []*Prize `protobuf:"bytes,2,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	Prizes []*Prize `protobuf:"bytes,2,rep,name=prizes,proto3" json:"prizes,omitempty"`
+	// bounties are the bounties won, with their payment state.
+	Bounties      []*BountyPayment `protobuf:"bytes,41,rep,name=bounties,proto3" json:"bounties,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4188,7 +4314,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4201,7 +4327,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -4218,6 +4344,13 @@ func (x *GetResultsResponse) GetPrizes() []*Prize {
 	return nil
 }
 
+func (x *GetResultsResponse) GetBounties() []*BountyPayment {
+	if x != nil {
+		return x.Bounties
+	}
+	return nil
+}
+
 // PayPrizesRequest names the tournament.
 type PayPrizesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4229,7 +4362,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4241,7 +4374,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4254,7 +4387,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -4275,7 +4408,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4287,7 +4420,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4300,7 +4433,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -4335,7 +4468,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4347,7 +4480,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4360,7 +4493,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -4434,7 +4567,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4446,7 +4579,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4459,7 +4592,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -4498,7 +4631,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4510,7 +4643,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4523,7 +4656,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -4558,7 +4691,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4570,7 +4703,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4583,7 +4716,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -4606,7 +4739,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4618,7 +4751,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4631,7 +4764,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -4669,7 +4802,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4681,7 +4814,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4694,7 +4827,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -4754,7 +4887,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4766,7 +4899,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4779,7 +4912,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -4818,7 +4951,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4830,7 +4963,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4843,7 +4976,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -4884,7 +5017,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4896,7 +5029,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4909,7 +5042,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -4961,7 +5094,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4973,7 +5106,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4986,7 +5119,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -5050,7 +5183,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5062,7 +5195,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5075,7 +5208,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -5124,7 +5257,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5136,7 +5269,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5149,7 +5282,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -5176,7 +5309,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5188,7 +5321,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5201,7 +5334,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -5245,7 +5378,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5257,7 +5390,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5270,7 +5403,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -5300,7 +5433,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5312,7 +5445,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5325,7 +5458,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -5355,7 +5488,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5367,7 +5500,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5380,7 +5513,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -5414,7 +5547,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5426,7 +5559,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5439,7 +5572,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -5483,7 +5616,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5495,7 +5628,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5508,7 +5641,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -5536,7 +5669,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5548,7 +5681,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5561,7 +5694,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -5588,7 +5721,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5600,7 +5733,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5613,7 +5746,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -5655,7 +5788,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5667,7 +5800,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5680,7 +5813,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -5713,7 +5846,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5725,7 +5858,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5738,7 +5871,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -5803,7 +5936,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5815,7 +5948,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5828,7 +5961,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -5862,7 +5995,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5874,7 +6007,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5887,7 +6020,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -5929,7 +6062,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5941,7 +6074,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5954,7 +6087,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -5975,7 +6108,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5987,7 +6120,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6000,7 +6133,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -6023,7 +6156,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6035,7 +6168,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6048,7 +6181,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -6076,7 +6209,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6088,7 +6221,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6101,7 +6234,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -6131,7 +6264,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6143,7 +6276,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6156,7 +6289,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -6205,7 +6338,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6217,7 +6350,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6230,7 +6363,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -6259,7 +6392,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6271,7 +6404,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6284,7 +6417,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -6333,7 +6466,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6345,7 +6478,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6358,7 +6491,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -6379,7 +6512,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6391,7 +6524,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6404,7 +6537,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -6429,7 +6562,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6441,7 +6574,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6454,7 +6587,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -6493,7 +6626,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6505,7 +6638,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6518,7 +6651,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{90}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -6553,7 +6686,7 @@ type GetPlayerHistoryRequest struct {
 
 func (x *GetPlayerHistoryRequest) Reset() {
 	*x = GetPlayerHistoryRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6565,7 +6698,7 @@ func (x *GetPlayerHistoryRequest) String() string {
 func (*GetPlayerHistoryRequest) ProtoMessage() {}
 
 func (x *GetPlayerHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6578,7 +6711,7 @@ func (x *GetPlayerHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetPlayerHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{91}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *GetPlayerHistoryRequest) GetPlayerId() string {
@@ -6607,7 +6740,7 @@ type PlayerPenalty struct {
 
 func (x *PlayerPenalty) Reset() {
 	*x = PlayerPenalty{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6619,7 +6752,7 @@ func (x *PlayerPenalty) String() string {
 func (*PlayerPenalty) ProtoMessage() {}
 
 func (x *PlayerPenalty) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6632,7 +6765,7 @@ func (x *PlayerPenalty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerPenalty.ProtoReflect.Descriptor instead.
 func (*PlayerPenalty) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{92}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *PlayerPenalty) GetType() PenaltyType {
@@ -6698,7 +6831,7 @@ type PlayerEvent struct {
 
 func (x *PlayerEvent) Reset() {
 	*x = PlayerEvent{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6710,7 +6843,7 @@ func (x *PlayerEvent) String() string {
 func (*PlayerEvent) ProtoMessage() {}
 
 func (x *PlayerEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6723,7 +6856,7 @@ func (x *PlayerEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerEvent.ProtoReflect.Descriptor instead.
 func (*PlayerEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{93}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *PlayerEvent) GetTournamentId() string {
@@ -6800,7 +6933,7 @@ type GetPlayerHistoryResponse struct {
 
 func (x *GetPlayerHistoryResponse) Reset() {
 	*x = GetPlayerHistoryResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6812,7 +6945,7 @@ func (x *GetPlayerHistoryResponse) String() string {
 func (*GetPlayerHistoryResponse) ProtoMessage() {}
 
 func (x *GetPlayerHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6825,7 +6958,7 @@ func (x *GetPlayerHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetPlayerHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{94}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *GetPlayerHistoryResponse) GetEvents() []*PlayerEvent {
@@ -6846,7 +6979,7 @@ type ListMovementSlipsRequest struct {
 
 func (x *ListMovementSlipsRequest) Reset() {
 	*x = ListMovementSlipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6858,7 +6991,7 @@ func (x *ListMovementSlipsRequest) String() string {
 func (*ListMovementSlipsRequest) ProtoMessage() {}
 
 func (x *ListMovementSlipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6871,7 +7004,7 @@ func (x *ListMovementSlipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMovementSlipsRequest.ProtoReflect.Descriptor instead.
 func (*ListMovementSlipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{95}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *ListMovementSlipsRequest) GetTournamentId() string {
@@ -6892,7 +7025,7 @@ type ListMovementSlipsResponse struct {
 
 func (x *ListMovementSlipsResponse) Reset() {
 	*x = ListMovementSlipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6904,7 +7037,7 @@ func (x *ListMovementSlipsResponse) String() string {
 func (*ListMovementSlipsResponse) ProtoMessage() {}
 
 func (x *ListMovementSlipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6917,7 +7050,7 @@ func (x *ListMovementSlipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMovementSlipsResponse.ProtoReflect.Descriptor instead.
 func (*ListMovementSlipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{96}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *ListMovementSlipsResponse) GetSlips() []*MovementSlip {
@@ -6963,7 +7096,7 @@ type MovementSlip struct {
 
 func (x *MovementSlip) Reset() {
 	*x = MovementSlip{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6975,7 +7108,7 @@ func (x *MovementSlip) String() string {
 func (*MovementSlip) ProtoMessage() {}
 
 func (x *MovementSlip) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6988,7 +7121,7 @@ func (x *MovementSlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSlip.ProtoReflect.Descriptor instead.
 func (*MovementSlip) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{97}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *MovementSlip) GetMoveId() string {
@@ -7093,7 +7226,7 @@ type WatchLobbyRequest struct {
 
 func (x *WatchLobbyRequest) Reset() {
 	*x = WatchLobbyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7105,7 +7238,7 @@ func (x *WatchLobbyRequest) String() string {
 func (*WatchLobbyRequest) ProtoMessage() {}
 
 func (x *WatchLobbyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7118,7 +7251,7 @@ func (x *WatchLobbyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchLobbyRequest.ProtoReflect.Descriptor instead.
 func (*WatchLobbyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{98}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *WatchLobbyRequest) GetTournamentId() string {
@@ -7154,7 +7287,7 @@ type WatchLobbyResponse struct {
 
 func (x *WatchLobbyResponse) Reset() {
 	*x = WatchLobbyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7166,7 +7299,7 @@ func (x *WatchLobbyResponse) String() string {
 func (*WatchLobbyResponse) ProtoMessage() {}
 
 func (x *WatchLobbyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7179,7 +7312,7 @@ func (x *WatchLobbyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchLobbyResponse.ProtoReflect.Descriptor instead.
 func (*WatchLobbyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{99}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *WatchLobbyResponse) GetClock() *WatchClockResponse {
@@ -7259,7 +7392,7 @@ type LeaderboardEntry struct {
 
 func (x *LeaderboardEntry) Reset() {
 	*x = LeaderboardEntry{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7271,7 +7404,7 @@ func (x *LeaderboardEntry) String() string {
 func (*LeaderboardEntry) ProtoMessage() {}
 
 func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7284,7 +7417,7 @@ func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
 func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{100}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *LeaderboardEntry) GetRank() int32 {
@@ -7333,7 +7466,7 @@ var File_cardroom_tournament_v1_tournament_proto protoreflect.FileDescriptor
 
 const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
-	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a%cardroom/tournament/v1/multiday.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
+	"'cardroom/tournament/v1/tournament.proto\x12\x16cardroom.tournament.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1bcardroom/auth/v1/auth.proto\x1a\x1bcardroom/game/v1/game.proto\x1a!cardroom/tournament/v1/deal.proto\x1a%cardroom/tournament/v1/multiday.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbf\x01\n" +
 	"\x16SettlePrizePoolRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12?\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\"\n" +
@@ -7343,7 +7476,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\x83\b\n" +
+	"transferId\"\xbb\b\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -7371,7 +7504,8 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
 	"chip_check\x18\x1c \x01(\v2!.cardroom.tournament.v1.ChipCheckR\tchipCheck\x126\n" +
 	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
-	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\"\xaa\x01\n" +
+	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\x126\n" +
+	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\"\xaa\x01\n" +
 	"\tChipCheck\x12!\n" +
 	"\fchips_issued\x18\x01 \x01(\x03R\vchipsIssued\x12#\n" +
 	"\rchips_counted\x18\x02 \x01(\x03R\fchipsCounted\x129\n" +
@@ -7419,7 +7553,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
 	"\x0fPayoutStructure\x12B\n" +
 	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
-	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xc2\a\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xfa\a\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -7445,7 +7579,8 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\vlive_tables\x18\x0f \x01(\bR\n" +
 	"liveTables\x126\n" +
 	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
-	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\"^\n" +
+	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\x126\n" +
+	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
@@ -7621,7 +7756,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
 	"\x06shared\x18\x03 \x01(\x05R\x06shared\x12\x18\n" +
-	"\aremoved\x18\x04 \x01(\bR\aremoved\"\xf9\x01\n" +
+	"\aremoved\x18\x04 \x01(\bR\aremoved\"\x8d\x02\n" +
 	"\x05Prize\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
@@ -7630,6 +7765,16 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x14target_tournament_id\x18\x05 \x01(\tR\x12targetTournamentId\x128\n" +
 	"\x05state\x18\x06 \x01(\x0e2\".cardroom.tournament.v1.PrizeStateR\x05state\x12\x1f\n" +
 	"\vtransfer_id\x18\a \x01(\tR\n" +
+	"transferId\x12\x12\n" +
+	"\x04deal\x18) \x01(\bR\x04deal\"\xf1\x01\n" +
+	"\rBountyPayment\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x121\n" +
+	"\x15knocked_out_player_id\x18\x02 \x01(\tR\x12knockedOutPlayerId\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x1d\n" +
+	"\n" +
+	"head_added\x18\x04 \x01(\x03R\theadAdded\x128\n" +
+	"\x05state\x18\x05 \x01(\x0e2\".cardroom.tournament.v1.PrizeStateR\x05state\x12\x1f\n" +
+	"\vtransfer_id\x18\x06 \x01(\tR\n" +
 	"transferId\"\xa6\x01\n" +
 	"\x16RecordKnockoutsRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\x12J\n" +
@@ -7641,10 +7786,11 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06prizes\x18\x03 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\x12\x1a\n" +
 	"\bdeferred\x18\x04 \x01(\bR\bdeferred\"U\n" +
 	"\x11GetResultsRequest\x12@\n" +
-	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\x87\x01\n" +
+	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"\xca\x01\n" +
 	"\x12GetResultsResponse\x12:\n" +
 	"\bfinishes\x18\x01 \x03(\v2\x1e.cardroom.tournament.v1.FinishR\bfinishes\x125\n" +
-	"\x06prizes\x18\x02 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\"T\n" +
+	"\x06prizes\x18\x02 \x03(\v2\x1d.cardroom.tournament.v1.PrizeR\x06prizes\x12A\n" +
+	"\bbounties\x18) \x03(\v2%.cardroom.tournament.v1.BountyPaymentR\bbounties\"T\n" +
 	"\x10PayPrizesRequest\x12@\n" +
 	"\rtournament_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\ftournamentId\"J\n" +
 	"\x11PayPrizesResponse\x125\n" +
@@ -7925,7 +8071,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x1eMOVEMENT_SLIP_STATE_IN_TRANSIT\x10\x03\x12 \n" +
 	"\x1cMOVEMENT_SLIP_STATE_ARRIVING\x10\x04\x12!\n" +
 	"\x1dMOVEMENT_SLIP_STATE_DELIVERED\x10\x05\x12!\n" +
-	"\x1dMOVEMENT_SLIP_STATE_CANCELLED\x10\x062\xbe6\n" +
+	"\x1dMOVEMENT_SLIP_STATE_CANCELLED\x10\x062\xfa<\n" +
 	"\x11TournamentService\x12\x99\x01\n" +
 	"\x10CreateTournament\x12/.cardroom.tournament.v1.CreateTournamentRequest\x1a0.cardroom.tournament.v1.CreateTournamentResponse\"\"\xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/tournaments\x12\x97\x01\n" +
@@ -8010,7 +8156,17 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/audit\x12\xad\x01\n" +
 	"\x11ListMovementSlips\x120.cardroom.tournament.v1.ListMovementSlipsRequest\x1a1.cardroom.tournament.v1.ListMovementSlipsResponse\"3\xca\xf3\x18\x02\x10\x01\x82\xd3\xe4\x93\x02'\x12%/v1/tournaments/{tournament_id}/moves\x12\xa0\x01\n" +
 	"\n" +
-	"WatchLobby\x12).cardroom.tournament.v1.WatchLobbyRequest\x1a*.cardroom.tournament.v1.WatchLobbyResponse\"9\xca\xf3\x18\x02\x10\x01\x82\xd3\xe4\x93\x02-\x12+/v1/tournaments/{tournament_id}/lobby:watch0\x01BOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
+	"WatchLobby\x12).cardroom.tournament.v1.WatchLobbyRequest\x1a*.cardroom.tournament.v1.WatchLobbyResponse\"9\xca\xf3\x18\x02\x10\x01\x82\xd3\xe4\x93\x02-\x12+/v1/tournaments/{tournament_id}/lobby:watch0\x01\x12\xad\x01\n" +
+	"\rCalculateDeal\x12,.cardroom.tournament.v1.CalculateDealRequest\x1a-.cardroom.tournament.v1.CalculateDealResponse\"?\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x020\x12./v1/tournaments/{tournament_id}/deal:calculate\x12\xa7\x01\n" +
+	"\vProposeDeal\x12*.cardroom.tournament.v1.ProposeDealRequest\x1a+.cardroom.tournament.v1.ProposeDealResponse\"?\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x021:\x01*\",/v1/tournaments/{tournament_id}/deal:propose\x12\xa0\x01\n" +
+	"\tAgreeDeal\x12(.cardroom.tournament.v1.AgreeDealRequest\x1a).cardroom.tournament.v1.AgreeDealResponse\">\xca\xf3\x18\x05\n" +
+	"\x03\x01\x03\x05\x82\xd3\xe4\x93\x02/:\x01*\"*/v1/tournaments/{tournament_id}/deal:agree\x12\xa7\x01\n" +
+	"\vConfirmDeal\x12*.cardroom.tournament.v1.ConfirmDealRequest\x1a+.cardroom.tournament.v1.ConfirmDealResponse\"?\xca\xf3\x18\x04\n" +
+	"\x02\x03\x05\x82\xd3\xe4\x93\x021:\x01*\",/v1/tournaments/{tournament_id}/deal:confirm\x12\x92\x01\n" +
+	"\aGetDeal\x12&.cardroom.tournament.v1.GetDealRequest\x1a'.cardroom.tournament.v1.GetDealResponse\"6\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x04\x05\x82\xd3\xe4\x93\x02&\x12$/v1/tournaments/{tournament_id}/dealBOZMgithub.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1;tournamentv1b\x06proto3"
 
 var (
 	file_cardroom_tournament_v1_tournament_proto_rawDescOnce sync.Once
@@ -8025,7 +8181,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 102)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 103)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -8083,254 +8239,280 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*Knockout)(nil),                  // 53: cardroom.tournament.v1.Knockout
 	(*Finish)(nil),                    // 54: cardroom.tournament.v1.Finish
 	(*Prize)(nil),                     // 55: cardroom.tournament.v1.Prize
-	(*RecordKnockoutsRequest)(nil),    // 56: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 57: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 58: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 59: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 60: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 61: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 62: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 63: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 64: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 65: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 66: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 67: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 68: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 69: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 70: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 71: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 72: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 73: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 74: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 75: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 76: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 77: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 78: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 79: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 80: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 81: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 82: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 83: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 84: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 85: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 86: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 87: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 88: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 89: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 90: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 91: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 92: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 93: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 94: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 95: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 96: cardroom.tournament.v1.AttachTableResponse
-	(*GetPlayerHistoryRequest)(nil),   // 97: cardroom.tournament.v1.GetPlayerHistoryRequest
-	(*PlayerPenalty)(nil),             // 98: cardroom.tournament.v1.PlayerPenalty
-	(*PlayerEvent)(nil),               // 99: cardroom.tournament.v1.PlayerEvent
-	(*GetPlayerHistoryResponse)(nil),  // 100: cardroom.tournament.v1.GetPlayerHistoryResponse
-	(*ListMovementSlipsRequest)(nil),  // 101: cardroom.tournament.v1.ListMovementSlipsRequest
-	(*ListMovementSlipsResponse)(nil), // 102: cardroom.tournament.v1.ListMovementSlipsResponse
-	(*MovementSlip)(nil),              // 103: cardroom.tournament.v1.MovementSlip
-	(*WatchLobbyRequest)(nil),         // 104: cardroom.tournament.v1.WatchLobbyRequest
-	(*WatchLobbyResponse)(nil),        // 105: cardroom.tournament.v1.WatchLobbyResponse
-	(*LeaderboardEntry)(nil),          // 106: cardroom.tournament.v1.LeaderboardEntry
-	nil,                               // 107: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 108: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 109: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 110: google.protobuf.Timestamp
-	(*Flight)(nil),                    // 111: cardroom.tournament.v1.Flight
-	(*Day2)(nil),                      // 112: cardroom.tournament.v1.Day2
-	(*durationpb.Duration)(nil),       // 113: google.protobuf.Duration
-	(*ListBagsRequest)(nil),           // 114: cardroom.tournament.v1.ListBagsRequest
-	(*ListBagsResponse)(nil),          // 115: cardroom.tournament.v1.ListBagsResponse
+	(*BountyPayment)(nil),             // 56: cardroom.tournament.v1.BountyPayment
+	(*RecordKnockoutsRequest)(nil),    // 57: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 58: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 59: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 60: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 61: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 62: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 63: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 64: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 65: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 66: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 67: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 68: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 69: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 70: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 71: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 72: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 73: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 74: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 75: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 76: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 77: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 78: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 79: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 80: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 81: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 82: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 83: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 84: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 85: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 86: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 87: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 88: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 89: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 90: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 91: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 92: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 93: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 94: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 95: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 96: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 97: cardroom.tournament.v1.AttachTableResponse
+	(*GetPlayerHistoryRequest)(nil),   // 98: cardroom.tournament.v1.GetPlayerHistoryRequest
+	(*PlayerPenalty)(nil),             // 99: cardroom.tournament.v1.PlayerPenalty
+	(*PlayerEvent)(nil),               // 100: cardroom.tournament.v1.PlayerEvent
+	(*GetPlayerHistoryResponse)(nil),  // 101: cardroom.tournament.v1.GetPlayerHistoryResponse
+	(*ListMovementSlipsRequest)(nil),  // 102: cardroom.tournament.v1.ListMovementSlipsRequest
+	(*ListMovementSlipsResponse)(nil), // 103: cardroom.tournament.v1.ListMovementSlipsResponse
+	(*MovementSlip)(nil),              // 104: cardroom.tournament.v1.MovementSlip
+	(*WatchLobbyRequest)(nil),         // 105: cardroom.tournament.v1.WatchLobbyRequest
+	(*WatchLobbyResponse)(nil),        // 106: cardroom.tournament.v1.WatchLobbyResponse
+	(*LeaderboardEntry)(nil),          // 107: cardroom.tournament.v1.LeaderboardEntry
+	nil,                               // 108: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 109: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 110: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 111: google.protobuf.Timestamp
+	(*Flight)(nil),                    // 112: cardroom.tournament.v1.Flight
+	(*Day2)(nil),                      // 113: cardroom.tournament.v1.Day2
+	(*Bounty)(nil),                    // 114: cardroom.tournament.v1.Bounty
+	(*durationpb.Duration)(nil),       // 115: google.protobuf.Duration
+	(*ListBagsRequest)(nil),           // 116: cardroom.tournament.v1.ListBagsRequest
+	(*CalculateDealRequest)(nil),      // 117: cardroom.tournament.v1.CalculateDealRequest
+	(*ProposeDealRequest)(nil),        // 118: cardroom.tournament.v1.ProposeDealRequest
+	(*AgreeDealRequest)(nil),          // 119: cardroom.tournament.v1.AgreeDealRequest
+	(*ConfirmDealRequest)(nil),        // 120: cardroom.tournament.v1.ConfirmDealRequest
+	(*GetDealRequest)(nil),            // 121: cardroom.tournament.v1.GetDealRequest
+	(*ListBagsResponse)(nil),          // 122: cardroom.tournament.v1.ListBagsResponse
+	(*CalculateDealResponse)(nil),     // 123: cardroom.tournament.v1.CalculateDealResponse
+	(*ProposeDealResponse)(nil),       // 124: cardroom.tournament.v1.ProposeDealResponse
+	(*AgreeDealResponse)(nil),         // 125: cardroom.tournament.v1.AgreeDealResponse
+	(*ConfirmDealResponse)(nil),       // 126: cardroom.tournament.v1.ConfirmDealResponse
+	(*GetDealResponse)(nil),           // 127: cardroom.tournament.v1.GetDealResponse
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	108, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	109, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	110, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	109, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	110, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	111, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	110, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	111, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
 	10,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
 	11,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
 	13,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
 	9,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
-	111, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
-	112, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
-	110, // 12: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
-	113, // 13: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	113, // 14: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	113, // 15: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	113, // 16: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	12,  // 17: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	108, // 18: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	109, // 19: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	110, // 20: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,   // 21: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	10,  // 22: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	11,  // 23: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	13,  // 24: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	111, // 25: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
-	112, // 26: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
-	8,   // 27: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	8,   // 28: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	8,   // 29: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,   // 30: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	110, // 31: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	20,  // 32: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 33: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 34: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	107, // 35: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	8,   // 36: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	27,  // 37: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	28,  // 38: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	20,  // 39: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 40: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	110, // 41: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	11,  // 42: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	113, // 43: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	8,   // 44: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	36,  // 45: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	50,  // 46: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
-	36,  // 47: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	36,  // 48: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	113, // 49: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
-	36,  // 50: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	36,  // 51: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	113, // 52: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
-	36,  // 53: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	13,  // 54: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	8,   // 55: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 56: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	53,  // 57: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	54,  // 58: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	55,  // 59: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	54,  // 60: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	55,  // 61: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	55,  // 62: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 63: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	54,  // 64: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	66,  // 65: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	67,  // 66: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	28,  // 67: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	70,  // 68: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	72,  // 69: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	74,  // 70: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	54,  // 71: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	74,  // 72: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	54,  // 73: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	13,  // 74: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	8,   // 75: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	20,  // 76: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	110, // 77: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	85,  // 78: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	20,  // 79: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	110, // 80: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	11,  // 81: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	8,   // 82: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	110, // 83: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	92,  // 84: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	4,   // 85: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
-	110, // 86: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
-	110, // 87: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
-	0,   // 88: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
-	20,  // 89: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
-	98,  // 90: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
-	99,  // 91: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
-	103, // 92: cardroom.tournament.v1.ListMovementSlipsResponse.slips:type_name -> cardroom.tournament.v1.MovementSlip
-	110, // 93: cardroom.tournament.v1.MovementSlip.create_time:type_name -> google.protobuf.Timestamp
-	5,   // 94: cardroom.tournament.v1.MovementSlip.state:type_name -> cardroom.tournament.v1.MovementSlipState
-	38,  // 95: cardroom.tournament.v1.WatchLobbyResponse.clock:type_name -> cardroom.tournament.v1.WatchClockResponse
-	11,  // 96: cardroom.tournament.v1.WatchLobbyResponse.next_level:type_name -> cardroom.tournament.v1.Level
-	113, // 97: cardroom.tournament.v1.WatchLobbyResponse.time_to_break:type_name -> google.protobuf.Duration
-	106, // 98: cardroom.tournament.v1.WatchLobbyResponse.chip_counts:type_name -> cardroom.tournament.v1.LeaderboardEntry
-	103, // 99: cardroom.tournament.v1.WatchLobbyResponse.movement_slips:type_name -> cardroom.tournament.v1.MovementSlip
-	74,  // 100: cardroom.tournament.v1.WatchLobbyResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	14,  // 101: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	16,  // 102: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	18,  // 103: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	21,  // 104: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	23,  // 105: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	25,  // 106: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	29,  // 107: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	31,  // 108: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	33,  // 109: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	35,  // 110: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	37,  // 111: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	39,  // 112: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	41,  // 113: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	43,  // 114: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
-	45,  // 115: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
-	47,  // 116: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
-	49,  // 117: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	51,  // 118: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	56,  // 119: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	58,  // 120: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	60,  // 121: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	62,  // 122: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	64,  // 123: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	68,  // 124: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	71,  // 125: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	75,  // 126: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	77,  // 127: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	79,  // 128: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	81,  // 129: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	83,  // 130: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	86,  // 131: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	88,  // 132: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	90,  // 133: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	114, // 134: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
-	97,  // 135: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
-	95,  // 136: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	6,   // 137: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	93,  // 138: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	101, // 139: cardroom.tournament.v1.TournamentService.ListMovementSlips:input_type -> cardroom.tournament.v1.ListMovementSlipsRequest
-	104, // 140: cardroom.tournament.v1.TournamentService.WatchLobby:input_type -> cardroom.tournament.v1.WatchLobbyRequest
-	15,  // 141: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	17,  // 142: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	19,  // 143: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	22,  // 144: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	24,  // 145: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	26,  // 146: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	30,  // 147: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	32,  // 148: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	34,  // 149: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	36,  // 150: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	38,  // 151: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	40,  // 152: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	42,  // 153: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	44,  // 154: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
-	46,  // 155: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
-	48,  // 156: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
-	50,  // 157: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	52,  // 158: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	57,  // 159: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	59,  // 160: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	61,  // 161: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	63,  // 162: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	65,  // 163: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	69,  // 164: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	73,  // 165: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	76,  // 166: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	78,  // 167: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	80,  // 168: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	82,  // 169: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	84,  // 170: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	87,  // 171: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	89,  // 172: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	91,  // 173: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	115, // 174: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
-	100, // 175: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
-	96,  // 176: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	7,   // 177: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	94,  // 178: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	102, // 179: cardroom.tournament.v1.TournamentService.ListMovementSlips:output_type -> cardroom.tournament.v1.ListMovementSlipsResponse
-	105, // 180: cardroom.tournament.v1.TournamentService.WatchLobby:output_type -> cardroom.tournament.v1.WatchLobbyResponse
-	141, // [141:181] is the sub-list for method output_type
-	101, // [101:141] is the sub-list for method input_type
-	101, // [101:101] is the sub-list for extension type_name
-	101, // [101:101] is the sub-list for extension extendee
-	0,   // [0:101] is the sub-list for field type_name
+	112, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
+	113, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
+	114, // 12: cardroom.tournament.v1.Tournament.bounty:type_name -> cardroom.tournament.v1.Bounty
+	111, // 13: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
+	115, // 14: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	115, // 15: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	115, // 16: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	115, // 17: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	12,  // 18: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	109, // 19: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	110, // 20: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	111, // 21: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,   // 22: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	10,  // 23: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	11,  // 24: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	13,  // 25: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	112, // 26: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
+	113, // 27: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
+	114, // 28: cardroom.tournament.v1.CreateTournamentRequest.bounty:type_name -> cardroom.tournament.v1.Bounty
+	8,   // 29: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 30: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 31: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,   // 32: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	111, // 33: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	20,  // 34: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 35: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 36: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	108, // 37: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	8,   // 38: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	27,  // 39: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	28,  // 40: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	20,  // 41: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	20,  // 42: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	111, // 43: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	11,  // 44: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	115, // 45: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	8,   // 46: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	36,  // 47: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	50,  // 48: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	36,  // 49: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	36,  // 50: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	115, // 51: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	36,  // 52: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	36,  // 53: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	115, // 54: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	36,  // 55: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	13,  // 56: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 57: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 58: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	3,   // 59: cardroom.tournament.v1.BountyPayment.state:type_name -> cardroom.tournament.v1.PrizeState
+	53,  // 60: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	54,  // 61: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	55,  // 62: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	54,  // 63: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	55,  // 64: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	56,  // 65: cardroom.tournament.v1.GetResultsResponse.bounties:type_name -> cardroom.tournament.v1.BountyPayment
+	55,  // 66: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 67: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	54,  // 68: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	67,  // 69: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	68,  // 70: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	28,  // 71: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	71,  // 72: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	73,  // 73: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	75,  // 74: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	54,  // 75: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	75,  // 76: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	54,  // 77: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	13,  // 78: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 79: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	20,  // 80: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	111, // 81: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	86,  // 82: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	20,  // 83: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	111, // 84: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	11,  // 85: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	8,   // 86: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	111, // 87: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	93,  // 88: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	4,   // 89: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
+	111, // 90: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
+	111, // 91: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
+	0,   // 92: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
+	20,  // 93: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
+	99,  // 94: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
+	100, // 95: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
+	104, // 96: cardroom.tournament.v1.ListMovementSlipsResponse.slips:type_name -> cardroom.tournament.v1.MovementSlip
+	111, // 97: cardroom.tournament.v1.MovementSlip.create_time:type_name -> google.protobuf.Timestamp
+	5,   // 98: cardroom.tournament.v1.MovementSlip.state:type_name -> cardroom.tournament.v1.MovementSlipState
+	38,  // 99: cardroom.tournament.v1.WatchLobbyResponse.clock:type_name -> cardroom.tournament.v1.WatchClockResponse
+	11,  // 100: cardroom.tournament.v1.WatchLobbyResponse.next_level:type_name -> cardroom.tournament.v1.Level
+	115, // 101: cardroom.tournament.v1.WatchLobbyResponse.time_to_break:type_name -> google.protobuf.Duration
+	107, // 102: cardroom.tournament.v1.WatchLobbyResponse.chip_counts:type_name -> cardroom.tournament.v1.LeaderboardEntry
+	104, // 103: cardroom.tournament.v1.WatchLobbyResponse.movement_slips:type_name -> cardroom.tournament.v1.MovementSlip
+	75,  // 104: cardroom.tournament.v1.WatchLobbyResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	14,  // 105: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	16,  // 106: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	18,  // 107: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	21,  // 108: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	23,  // 109: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	25,  // 110: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	29,  // 111: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	31,  // 112: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	33,  // 113: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	35,  // 114: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	37,  // 115: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	39,  // 116: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	41,  // 117: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	43,  // 118: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	45,  // 119: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	47,  // 120: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	49,  // 121: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	51,  // 122: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	57,  // 123: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	59,  // 124: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	61,  // 125: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	63,  // 126: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	65,  // 127: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	69,  // 128: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	72,  // 129: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	76,  // 130: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	78,  // 131: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	80,  // 132: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	82,  // 133: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	84,  // 134: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	87,  // 135: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	89,  // 136: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	91,  // 137: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	116, // 138: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
+	98,  // 139: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
+	96,  // 140: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	6,   // 141: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	94,  // 142: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	102, // 143: cardroom.tournament.v1.TournamentService.ListMovementSlips:input_type -> cardroom.tournament.v1.ListMovementSlipsRequest
+	105, // 144: cardroom.tournament.v1.TournamentService.WatchLobby:input_type -> cardroom.tournament.v1.WatchLobbyRequest
+	117, // 145: cardroom.tournament.v1.TournamentService.CalculateDeal:input_type -> cardroom.tournament.v1.CalculateDealRequest
+	118, // 146: cardroom.tournament.v1.TournamentService.ProposeDeal:input_type -> cardroom.tournament.v1.ProposeDealRequest
+	119, // 147: cardroom.tournament.v1.TournamentService.AgreeDeal:input_type -> cardroom.tournament.v1.AgreeDealRequest
+	120, // 148: cardroom.tournament.v1.TournamentService.ConfirmDeal:input_type -> cardroom.tournament.v1.ConfirmDealRequest
+	121, // 149: cardroom.tournament.v1.TournamentService.GetDeal:input_type -> cardroom.tournament.v1.GetDealRequest
+	15,  // 150: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	17,  // 151: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	19,  // 152: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	22,  // 153: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	24,  // 154: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	26,  // 155: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	30,  // 156: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	32,  // 157: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	34,  // 158: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	36,  // 159: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	38,  // 160: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	40,  // 161: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	42,  // 162: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	44,  // 163: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	46,  // 164: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	48,  // 165: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	50,  // 166: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	52,  // 167: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	58,  // 168: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	60,  // 169: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	62,  // 170: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	64,  // 171: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	66,  // 172: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	70,  // 173: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	74,  // 174: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	77,  // 175: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	79,  // 176: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	81,  // 177: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	83,  // 178: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	85,  // 179: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	88,  // 180: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	90,  // 181: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	92,  // 182: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	122, // 183: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
+	101, // 184: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
+	97,  // 185: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	7,   // 186: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	95,  // 187: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	103, // 188: cardroom.tournament.v1.TournamentService.ListMovementSlips:output_type -> cardroom.tournament.v1.ListMovementSlipsResponse
+	106, // 189: cardroom.tournament.v1.TournamentService.WatchLobby:output_type -> cardroom.tournament.v1.WatchLobbyResponse
+	123, // 190: cardroom.tournament.v1.TournamentService.CalculateDeal:output_type -> cardroom.tournament.v1.CalculateDealResponse
+	124, // 191: cardroom.tournament.v1.TournamentService.ProposeDeal:output_type -> cardroom.tournament.v1.ProposeDealResponse
+	125, // 192: cardroom.tournament.v1.TournamentService.AgreeDeal:output_type -> cardroom.tournament.v1.AgreeDealResponse
+	126, // 193: cardroom.tournament.v1.TournamentService.ConfirmDeal:output_type -> cardroom.tournament.v1.ConfirmDealResponse
+	127, // 194: cardroom.tournament.v1.TournamentService.GetDeal:output_type -> cardroom.tournament.v1.GetDealResponse
+	150, // [150:195] is the sub-list for method output_type
+	105, // [105:150] is the sub-list for method input_type
+	105, // [105:105] is the sub-list for extension type_name
+	105, // [105:105] is the sub-list for extension extendee
+	0,   // [0:105] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -8338,6 +8520,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 	if File_cardroom_tournament_v1_tournament_proto != nil {
 		return
 	}
+	file_cardroom_tournament_v1_deal_proto_init()
 	file_cardroom_tournament_v1_multiday_proto_init()
 	file_cardroom_tournament_v1_tournament_proto_msgTypes[39].OneofWrappers = []any{
 		(*SetClockLevelRequest_LevelIndex)(nil),
@@ -8349,7 +8532,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   102,
+			NumMessages:   103,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

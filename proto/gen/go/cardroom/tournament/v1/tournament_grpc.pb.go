@@ -62,6 +62,11 @@ const (
 	TournamentService_ListAudit_FullMethodName         = "/cardroom.tournament.v1.TournamentService/ListAudit"
 	TournamentService_ListMovementSlips_FullMethodName = "/cardroom.tournament.v1.TournamentService/ListMovementSlips"
 	TournamentService_WatchLobby_FullMethodName        = "/cardroom.tournament.v1.TournamentService/WatchLobby"
+	TournamentService_CalculateDeal_FullMethodName     = "/cardroom.tournament.v1.TournamentService/CalculateDeal"
+	TournamentService_ProposeDeal_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ProposeDeal"
+	TournamentService_AgreeDeal_FullMethodName         = "/cardroom.tournament.v1.TournamentService/AgreeDeal"
+	TournamentService_ConfirmDeal_FullMethodName       = "/cardroom.tournament.v1.TournamentService/ConfirmDeal"
+	TournamentService_GetDeal_FullMethodName           = "/cardroom.tournament.v1.TournamentService/GetDeal"
 )
 
 // TournamentServiceClient is the client API for TournamentService service.
@@ -228,6 +233,27 @@ type TournamentServiceClient interface {
 	// than the time running down. Public: no token needed, and it carries no
 	// wallet fields and no cards.
 	WatchLobby(ctx context.Context, in *WatchLobbyRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLobbyResponse], error)
+	// CalculateDeal shows the deal calculators for the players still in
+	// (TR-38): each player's stack as the tables hold it now, the prizes
+	// still to be paid, and each player's share under ICM
+	// (Malmuth–Harville) and the chip chop. It changes nothing.
+	CalculateDeal(ctx context.Context, in *CalculateDealRequest, opts ...grpc.CallOption) (*CalculateDealResponse, error)
+	// ProposeDeal puts a deal to the players still in (TR-38): ICM, chip
+	// chop or amounts the players named, over the prizes still to be paid.
+	// Every table is held between hands while it stands; audited.
+	ProposeDeal(ctx context.Context, in *ProposeDealRequest, opts ...grpc.CallOption) (*ProposeDealResponse, error)
+	// AgreeDeal records one player's answer to the deal proposed (TR-38): a
+	// player answers for themselves; a refusal ends the proposal and play
+	// goes on. Audited.
+	AgreeDeal(ctx context.Context, in *AgreeDealRequest, opts ...grpc.CallOption) (*AgreeDealResponse, error)
+	// ConfirmDeal is the floor's confirmation of a deal every player agreed
+	// to (TR-38): the players still in are placed by their stacks and the
+	// prizes are paid, the deal's amounts to them and the posted structure
+	// to the others. Audited.
+	ConfirmDeal(ctx context.Context, in *ConfirmDealRequest, opts ...grpc.CallOption) (*ConfirmDealResponse, error)
+	// GetDeal returns the tournament's last deal proposal and where it
+	// stands.
+	GetDeal(ctx context.Context, in *GetDealRequest, opts ...grpc.CallOption) (*GetDealResponse, error)
 }
 
 type tournamentServiceClient struct {
@@ -656,6 +682,56 @@ func (c *tournamentServiceClient) WatchLobby(ctx context.Context, in *WatchLobby
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TournamentService_WatchLobbyClient = grpc.ServerStreamingClient[WatchLobbyResponse]
 
+func (c *tournamentServiceClient) CalculateDeal(ctx context.Context, in *CalculateDealRequest, opts ...grpc.CallOption) (*CalculateDealResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CalculateDealResponse)
+	err := c.cc.Invoke(ctx, TournamentService_CalculateDeal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ProposeDeal(ctx context.Context, in *ProposeDealRequest, opts ...grpc.CallOption) (*ProposeDealResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ProposeDealResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ProposeDeal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) AgreeDeal(ctx context.Context, in *AgreeDealRequest, opts ...grpc.CallOption) (*AgreeDealResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgreeDealResponse)
+	err := c.cc.Invoke(ctx, TournamentService_AgreeDeal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) ConfirmDeal(ctx context.Context, in *ConfirmDealRequest, opts ...grpc.CallOption) (*ConfirmDealResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfirmDealResponse)
+	err := c.cc.Invoke(ctx, TournamentService_ConfirmDeal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *tournamentServiceClient) GetDeal(ctx context.Context, in *GetDealRequest, opts ...grpc.CallOption) (*GetDealResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetDealResponse)
+	err := c.cc.Invoke(ctx, TournamentService_GetDeal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TournamentServiceServer is the server API for TournamentService service.
 // All implementations must embed UnimplementedTournamentServiceServer
 // for forward compatibility.
@@ -820,6 +896,27 @@ type TournamentServiceServer interface {
 	// than the time running down. Public: no token needed, and it carries no
 	// wallet fields and no cards.
 	WatchLobby(*WatchLobbyRequest, grpc.ServerStreamingServer[WatchLobbyResponse]) error
+	// CalculateDeal shows the deal calculators for the players still in
+	// (TR-38): each player's stack as the tables hold it now, the prizes
+	// still to be paid, and each player's share under ICM
+	// (Malmuth–Harville) and the chip chop. It changes nothing.
+	CalculateDeal(context.Context, *CalculateDealRequest) (*CalculateDealResponse, error)
+	// ProposeDeal puts a deal to the players still in (TR-38): ICM, chip
+	// chop or amounts the players named, over the prizes still to be paid.
+	// Every table is held between hands while it stands; audited.
+	ProposeDeal(context.Context, *ProposeDealRequest) (*ProposeDealResponse, error)
+	// AgreeDeal records one player's answer to the deal proposed (TR-38): a
+	// player answers for themselves; a refusal ends the proposal and play
+	// goes on. Audited.
+	AgreeDeal(context.Context, *AgreeDealRequest) (*AgreeDealResponse, error)
+	// ConfirmDeal is the floor's confirmation of a deal every player agreed
+	// to (TR-38): the players still in are placed by their stacks and the
+	// prizes are paid, the deal's amounts to them and the posted structure
+	// to the others. Audited.
+	ConfirmDeal(context.Context, *ConfirmDealRequest) (*ConfirmDealResponse, error)
+	// GetDeal returns the tournament's last deal proposal and where it
+	// stands.
+	GetDeal(context.Context, *GetDealRequest) (*GetDealResponse, error)
 	mustEmbedUnimplementedTournamentServiceServer()
 }
 
@@ -949,6 +1046,21 @@ func (UnimplementedTournamentServiceServer) ListMovementSlips(context.Context, *
 }
 func (UnimplementedTournamentServiceServer) WatchLobby(*WatchLobbyRequest, grpc.ServerStreamingServer[WatchLobbyResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchLobby not implemented")
+}
+func (UnimplementedTournamentServiceServer) CalculateDeal(context.Context, *CalculateDealRequest) (*CalculateDealResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CalculateDeal not implemented")
+}
+func (UnimplementedTournamentServiceServer) ProposeDeal(context.Context, *ProposeDealRequest) (*ProposeDealResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ProposeDeal not implemented")
+}
+func (UnimplementedTournamentServiceServer) AgreeDeal(context.Context, *AgreeDealRequest) (*AgreeDealResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AgreeDeal not implemented")
+}
+func (UnimplementedTournamentServiceServer) ConfirmDeal(context.Context, *ConfirmDealRequest) (*ConfirmDealResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfirmDeal not implemented")
+}
+func (UnimplementedTournamentServiceServer) GetDeal(context.Context, *GetDealRequest) (*GetDealResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDeal not implemented")
 }
 func (UnimplementedTournamentServiceServer) mustEmbedUnimplementedTournamentServiceServer() {}
 func (UnimplementedTournamentServiceServer) testEmbeddedByValue()                           {}
@@ -1677,6 +1789,96 @@ func _TournamentService_WatchLobby_Handler(srv interface{}, stream grpc.ServerSt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TournamentService_WatchLobbyServer = grpc.ServerStreamingServer[WatchLobbyResponse]
 
+func _TournamentService_CalculateDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CalculateDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).CalculateDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_CalculateDeal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).CalculateDeal(ctx, req.(*CalculateDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ProposeDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ProposeDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ProposeDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ProposeDeal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ProposeDeal(ctx, req.(*ProposeDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_AgreeDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AgreeDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).AgreeDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_AgreeDeal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).AgreeDeal(ctx, req.(*AgreeDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_ConfirmDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).ConfirmDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_ConfirmDeal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).ConfirmDeal(ctx, req.(*ConfirmDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TournamentService_GetDeal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetDealRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TournamentServiceServer).GetDeal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TournamentService_GetDeal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TournamentServiceServer).GetDeal(ctx, req.(*GetDealRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TournamentService_ServiceDesc is the grpc.ServiceDesc for TournamentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1835,6 +2037,26 @@ var TournamentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMovementSlips",
 			Handler:    _TournamentService_ListMovementSlips_Handler,
+		},
+		{
+			MethodName: "CalculateDeal",
+			Handler:    _TournamentService_CalculateDeal_Handler,
+		},
+		{
+			MethodName: "ProposeDeal",
+			Handler:    _TournamentService_ProposeDeal_Handler,
+		},
+		{
+			MethodName: "AgreeDeal",
+			Handler:    _TournamentService_AgreeDeal_Handler,
+		},
+		{
+			MethodName: "ConfirmDeal",
+			Handler:    _TournamentService_ConfirmDeal_Handler,
+		},
+		{
+			MethodName: "GetDeal",
+			Handler:    _TournamentService_GetDeal_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
