@@ -64,7 +64,7 @@ var refusedAsNotYours = []string{
 	"TableService_Sit", "TableService_TopUp", "TableService_SitOut", "TableService_Return", "TableService_Straddle",
 	"TableService_Leave", "TableService_ListPlayerHands",
 	"SeatingService_JoinWaitlist", "SeatingService_LeaveWaitlist", "SeatingService_RequestTableChange",
-	"SeatingService_ListOffers", "SeatingService_AcceptOffer", "SeatingService_DeclineOffer",
+	"SeatingService_ListOffers", "SeatingService_WatchOffers", "SeatingService_AcceptOffer", "SeatingService_DeclineOffer",
 	"SeatingService_MarkAway", "SeatingService_MarkBack",
 	"TournamentService_RegisterPlayer", "TournamentService_UnregisterPlayer", "TournamentService_LeaveTournament",
 	"TournamentService_GetPlayerHistory",

@@ -396,3 +396,92 @@ func (s *Server) WatchBoard(req *seatingv1.WatchBoardRequest, stream grpc.Server
 		}
 	}
 }
+
+// WatchOffers streams a player's open offers, then each of their offers
+// again whenever it is made or changes state, until the caller goes away or
+// the server stops. It rides the board's change notices (committed changes
+// of this replica, and the version poll for the others), so an expiry the
+// timers run shows up as it happens without the stream polling the store.
+func (s *Server) WatchOffers(req *seatingv1.WatchOffersRequest, stream grpc.ServerStreamingServer[seatingv1.WatchOffersResponse]) error {
+	ctx := stream.Context()
+	player, _, err := playerFor(ctx, req.GetPlayerId())
+	if err != nil {
+		return err
+	}
+	// Subscribe before the snapshot, so no change falls between the two.
+	w := s.room.Board().Watch()
+	defer w.Close()
+	recs, _, err := s.room.List(ctx, 0, "")
+	if err != nil {
+		return err
+	}
+	// sent is what the stream has told (or, for offers closed before it
+	// started, what it will not tell) of each of the player's offers.
+	sent := offerViews{}
+	snapshot := &seatingv1.WatchOffersResponse{Snapshot: true}
+	for _, r := range recs {
+		for _, o := range r.Game.Offers {
+			if o.Player == player {
+				sent.changed(o)
+			}
+		}
+	}
+	offers, err := s.room.Offers(ctx, player)
+	if err != nil {
+		return err
+	}
+	for _, o := range offers {
+		sent.changed(o.Offer)
+		snapshot.Offers = append(snapshot.Offers, wire.Offer(o.Game, o.Offer))
+	}
+	if err := stream.Send(snapshot); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.Wake():
+		}
+		update := &seatingv1.WatchOffersResponse{}
+		for _, id := range w.Changed() {
+			rec, err := s.room.Get(ctx, id)
+			if err != nil {
+				return err
+			}
+			for _, o := range rec.Game.Offers {
+				if o.Player == player && sent.changed(o) {
+					update.Offers = append(update.Offers, wire.Offer(rec.Game, o))
+				}
+			}
+		}
+		if len(update.Offers) == 0 {
+			continue
+		}
+		slices.SortFunc(update.Offers, func(a, b *seatingv1.Offer) int {
+			return a.GetCreateTime().AsTime().Compare(b.GetCreateTime().AsTime())
+		})
+		if err := stream.Send(update); err != nil {
+			return err
+		}
+	}
+}
+
+// offerView is what a watcher has seen of an offer: its state and hold.
+type offerView struct {
+	state waitlist.OfferState
+	hold  int64
+}
+
+// offerViews are the views a watcher has seen, by offer id.
+type offerViews map[string]offerView
+
+// changed records o and reports whether it differs from what was seen.
+func (v offerViews) changed(o waitlist.Offer) bool {
+	now := offerView{state: o.State, hold: o.HoldUntil.UnixNano()}
+	if old, ok := v[o.ID]; ok && old == now {
+		return false
+	}
+	v[o.ID] = now
+	return true
+}

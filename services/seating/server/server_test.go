@@ -534,3 +534,95 @@ func TestRedisOutOfReachIs503(t *testing.T) {
 		t.Fatalf("join with Redis out of reach: %v (%v %s), want UNAVAILABLE without the address", err, code, reason)
 	}
 }
+
+// TestWatchOffersStreamsEachChange_G21 is the offer feed the app watches
+// instead of polling ListOffers: a player sees their offer arrive when a
+// table opens, then its expiry (G-21: the seat goes to the next player),
+// and the next player sees theirs arrive and their acceptance. A player may
+// not watch another player's offers; the floor may.
+func TestWatchOffersStreamsEachChange_G21(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	floor := h.g.As(t, "floor-1", auth.Floor)
+	id := h.newList(floor, t)
+	for _, p := range []string{"alice", "bob"} {
+		if _, err := h.c.JoinWaitlist(h.g.As(t, p, auth.Player), &seatingv1.JoinWaitlistRequest{WaitlistId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	watch := func(who context.Context, player string) grpc.ServerStreamingClient[seatingv1.WatchOffersResponse] {
+		t.Helper()
+		feed, err := h.c.WatchOffers(who, &seatingv1.WatchOffersRequest{PlayerId: player})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := feed.Recv()
+		if err != nil || !first.GetSnapshot() || len(first.GetOffers()) != 0 {
+			t.Fatalf("%s snapshot %v, %v", player, first, err)
+		}
+		return feed
+	}
+	as := func(name string, role auth.Role) context.Context {
+		c, stop := context.WithCancel(h.g.As(t, name, role))
+		context.AfterFunc(ctx, stop)
+		return c
+	}
+	alice := watch(as("alice", auth.Player), "alice")
+	bob := watch(as("floor-1", auth.Floor), "bob")
+
+	// next reads one update and returns its only offer.
+	next := func(feed grpc.ServerStreamingClient[seatingv1.WatchOffersResponse], who string) *seatingv1.Offer {
+		t.Helper()
+		m, err := feed.Recv()
+		if err != nil || m.GetSnapshot() || len(m.GetOffers()) != 1 || m.GetOffers()[0].GetPlayerId() != who {
+			t.Fatalf("%s update %v, %v", who, m, err)
+		}
+		return m.GetOffers()[0]
+	}
+
+	h.openTable(t, "t1", 1)
+	offered := next(alice, "alice")
+	if offered.GetState() != seatingv1.OfferState_OFFER_STATE_PENDING || offered.GetTableId() != "t1" ||
+		!offered.GetExpireTime().AsTime().Equal(evening.Add(3*time.Minute)) {
+		t.Fatalf("alice offered %v", offered)
+	}
+
+	h.clock.Advance(3 * time.Minute)
+	if err := h.room.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if o := next(alice, "alice"); o.GetOfferId() != offered.GetOfferId() || o.GetState() != seatingv1.OfferState_OFFER_STATE_EXPIRED {
+		t.Fatalf("alice's offer after its timeout %v", o)
+	}
+	bobs := next(bob, "bob")
+	if bobs.GetState() != seatingv1.OfferState_OFFER_STATE_PENDING || bobs.GetTableId() != "t1" {
+		t.Fatalf("bob offered %v", bobs)
+	}
+	if _, err := h.c.AcceptOffer(h.g.As(t, "bob", auth.Player), &seatingv1.AcceptOfferRequest{OfferId: bobs.GetOfferId()}); err != nil {
+		t.Fatal(err)
+	}
+	if o := next(bob, "bob"); o.GetOfferId() != bobs.GetOfferId() || o.GetState() != seatingv1.OfferState_OFFER_STATE_ACCEPTED || o.GetHoldUntil() == nil {
+		t.Fatalf("bob's offer after accepting %v", o)
+	}
+
+	// A new watch starts from the open offers: bob's held seat.
+	again, err := h.c.WatchOffers(as("bob", auth.Player), &seatingv1.WatchOffersRequest{PlayerId: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := again.Recv(); err != nil || !m.GetSnapshot() || len(m.GetOffers()) != 1 || m.GetOffers()[0].GetOfferId() != bobs.GetOfferId() {
+		t.Fatalf("bob's snapshot %v, %v", m, err)
+	}
+
+	// alice may not watch bob's offers.
+	spy, err := h.c.WatchOffers(as("alice", auth.Player), &seatingv1.WatchOffersRequest{PlayerId: "bob"})
+	if err == nil {
+		_, err = spy.Recv()
+	}
+	if code, reason, _ := info(err); code != codes.PermissionDenied || reason != "NOT_YOURSELF" {
+		t.Fatalf("alice watches bob: %v %s (%v)", code, reason, err)
+	}
+}

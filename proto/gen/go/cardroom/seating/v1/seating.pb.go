@@ -3220,6 +3220,108 @@ func (x *WatchBoardResponse) GetSnapshot() bool {
 	return false
 }
 
+// WatchOffersRequest names the player whose offers to watch.
+type WatchOffersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// player_id is the player; a player may name only themselves.
+	PlayerId      string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchOffersRequest) Reset() {
+	*x = WatchOffersRequest{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchOffersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchOffersRequest) ProtoMessage() {}
+
+func (x *WatchOffersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchOffersRequest.ProtoReflect.Descriptor instead.
+func (*WatchOffersRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *WatchOffersRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+// WatchOffersResponse is one update of a player's offers.
+type WatchOffersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// offers are the offers that changed, each in its new state (in the
+	// first message: every open offer, as ListOffers returns them).
+	Offers []*Offer `protobuf:"bytes,1,rep,name=offers,proto3" json:"offers,omitempty"`
+	// snapshot is true for the first message, which holds every open offer.
+	Snapshot      bool `protobuf:"varint,2,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchOffersResponse) Reset() {
+	*x = WatchOffersResponse{}
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchOffersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchOffersResponse) ProtoMessage() {}
+
+func (x *WatchOffersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_seating_v1_seating_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchOffersResponse.ProtoReflect.Descriptor instead.
+func (*WatchOffersResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_seating_v1_seating_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *WatchOffersResponse) GetOffers() []*Offer {
+	if x != nil {
+		return x.Offers
+	}
+	return nil
+}
+
+func (x *WatchOffersResponse) GetSnapshot() bool {
+	if x != nil {
+		return x.Snapshot
+	}
+	return false
+}
+
 var File_cardroom_seating_v1_seating_proto protoreflect.FileDescriptor
 
 const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
@@ -3431,6 +3533,12 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"waitlistId\"l\n" +
 	"\x12WatchBoardResponse\x12:\n" +
 	"\x06boards\x18\x01 \x03(\v2\".cardroom.seating.v1.WaitlistBoardR\x06boards\x12\x1a\n" +
+	"\bsnapshot\x18\x02 \x01(\bR\bsnapshot\"=\n" +
+	"\x12WatchOffersRequest\x12'\n" +
+	"\tplayer_id\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\bplayerId\"e\n" +
+	"\x13WatchOffersResponse\x122\n" +
+	"\x06offers\x18\x01 \x03(\v2\x1a.cardroom.seating.v1.OfferR\x06offers\x12\x1a\n" +
 	"\bsnapshot\x18\x02 \x01(\bR\bsnapshot*\x93\x01\n" +
 	"\tEntryKind\x12\x1a\n" +
 	"\x16ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -3460,7 +3568,7 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\vAbsenceKind\x12\x1c\n" +
 	"\x18ABSENCE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12ABSENCE_KIND_SHORT\x10\x01\x12\x1b\n" +
-	"\x17ABSENCE_KIND_LONG_BREAK\x10\x022\xa5\x17\n" +
+	"\x17ABSENCE_KIND_LONG_BREAK\x10\x022\xc2\x18\n" +
 	"\x0eSeatingService\x12\x8b\x01\n" +
 	"\x0eCreateWaitlist\x12*.cardroom.seating.v1.CreateWaitlistRequest\x1a+.cardroom.seating.v1.CreateWaitlistResponse\" \xca\xf3\x18\x04\n" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/waitlists\x12\x89\x01\n" +
@@ -3502,7 +3610,9 @@ const file_cardroom_seating_v1_seating_proto_rawDesc = "" +
 	"\x02\x03\x05\x82\xd3\xe4\x93\x02'\x12%/v1/waitlists/{waitlist_id}/decisions\x12\x86\x01\n" +
 	"\n" +
 	"WatchBoard\x12&.cardroom.seating.v1.WatchBoardRequest\x1a'.cardroom.seating.v1.WatchBoardResponse\"%\xca\xf3\x18\b\n" +
-	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/seating/board0\x01BIZGgithub.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1;seatingv1b\x06proto3"
+	"\x06\x01\x02\x03\x04\x05\x06\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/seating/board0\x01\x12\x9a\x01\n" +
+	"\vWatchOffers\x12'.cardroom.seating.v1.WatchOffersRequest\x1a(.cardroom.seating.v1.WatchOffersResponse\"6\xca\xf3\x18\x06\n" +
+	"\x04\x01\x03\x05\x06\x82\xd3\xe4\x93\x02&\x12$/v1/players/{player_id}/offers:watch0\x01BIZGgithub.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1;seatingv1b\x06proto3"
 
 var (
 	file_cardroom_seating_v1_seating_proto_rawDescOnce sync.Once
@@ -3517,7 +3627,7 @@ func file_cardroom_seating_v1_seating_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_seating_v1_seating_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_cardroom_seating_v1_seating_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_cardroom_seating_v1_seating_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_cardroom_seating_v1_seating_proto_goTypes = []any{
 	(EntryKind)(0),                     // 0: cardroom.seating.v1.EntryKind
 	(SignUp)(0),                        // 1: cardroom.seating.v1.SignUp
@@ -3571,38 +3681,40 @@ var file_cardroom_seating_v1_seating_proto_goTypes = []any{
 	(*ListFloorDecisionsResponse)(nil), // 49: cardroom.seating.v1.ListFloorDecisionsResponse
 	(*WatchBoardRequest)(nil),          // 50: cardroom.seating.v1.WatchBoardRequest
 	(*WatchBoardResponse)(nil),         // 51: cardroom.seating.v1.WatchBoardResponse
-	(*durationpb.Duration)(nil),        // 52: google.protobuf.Duration
-	(*v1.Game)(nil),                    // 53: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),      // 54: google.protobuf.Timestamp
+	(*WatchOffersRequest)(nil),         // 52: cardroom.seating.v1.WatchOffersRequest
+	(*WatchOffersResponse)(nil),        // 53: cardroom.seating.v1.WatchOffersResponse
+	(*durationpb.Duration)(nil),        // 54: google.protobuf.Duration
+	(*v1.Game)(nil),                    // 55: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),      // 56: google.protobuf.Timestamp
 }
 var file_cardroom_seating_v1_seating_proto_depIdxs = []int32{
-	52, // 0: cardroom.seating.v1.Policy.offer_timeout:type_name -> google.protobuf.Duration
-	52, // 1: cardroom.seating.v1.Policy.short_absence:type_name -> google.protobuf.Duration
-	52, // 2: cardroom.seating.v1.Policy.long_break:type_name -> google.protobuf.Duration
-	52, // 3: cardroom.seating.v1.Policy.sit_down_window:type_name -> google.protobuf.Duration
-	53, // 4: cardroom.seating.v1.Waitlist.game:type_name -> cardroom.game.v1.Game
-	54, // 5: cardroom.seating.v1.Waitlist.create_time:type_name -> google.protobuf.Timestamp
+	54, // 0: cardroom.seating.v1.Policy.offer_timeout:type_name -> google.protobuf.Duration
+	54, // 1: cardroom.seating.v1.Policy.short_absence:type_name -> google.protobuf.Duration
+	54, // 2: cardroom.seating.v1.Policy.long_break:type_name -> google.protobuf.Duration
+	54, // 3: cardroom.seating.v1.Policy.sit_down_window:type_name -> google.protobuf.Duration
+	55, // 4: cardroom.seating.v1.Waitlist.game:type_name -> cardroom.game.v1.Game
+	56, // 5: cardroom.seating.v1.Waitlist.create_time:type_name -> google.protobuf.Timestamp
 	5,  // 6: cardroom.seating.v1.Waitlist.policy:type_name -> cardroom.seating.v1.Policy
 	0,  // 7: cardroom.seating.v1.Entry.kind:type_name -> cardroom.seating.v1.EntryKind
 	1,  // 8: cardroom.seating.v1.Entry.sign_up:type_name -> cardroom.seating.v1.SignUp
-	54, // 9: cardroom.seating.v1.Entry.join_time:type_name -> google.protobuf.Timestamp
-	52, // 10: cardroom.seating.v1.Entry.estimated_wait:type_name -> google.protobuf.Duration
+	56, // 9: cardroom.seating.v1.Entry.join_time:type_name -> google.protobuf.Timestamp
+	54, // 10: cardroom.seating.v1.Entry.estimated_wait:type_name -> google.protobuf.Duration
 	2,  // 11: cardroom.seating.v1.Seat.state:type_name -> cardroom.seating.v1.SeatState
 	8,  // 12: cardroom.seating.v1.Table.seats:type_name -> cardroom.seating.v1.Seat
 	3,  // 13: cardroom.seating.v1.Offer.state:type_name -> cardroom.seating.v1.OfferState
-	54, // 14: cardroom.seating.v1.Offer.create_time:type_name -> google.protobuf.Timestamp
-	54, // 15: cardroom.seating.v1.Offer.expire_time:type_name -> google.protobuf.Timestamp
-	54, // 16: cardroom.seating.v1.Offer.hold_until:type_name -> google.protobuf.Timestamp
-	53, // 17: cardroom.seating.v1.Offer.game:type_name -> cardroom.game.v1.Game
+	56, // 14: cardroom.seating.v1.Offer.create_time:type_name -> google.protobuf.Timestamp
+	56, // 15: cardroom.seating.v1.Offer.expire_time:type_name -> google.protobuf.Timestamp
+	56, // 16: cardroom.seating.v1.Offer.hold_until:type_name -> google.protobuf.Timestamp
+	55, // 17: cardroom.seating.v1.Offer.game:type_name -> cardroom.game.v1.Game
 	4,  // 18: cardroom.seating.v1.Absence.kind:type_name -> cardroom.seating.v1.AbsenceKind
-	54, // 19: cardroom.seating.v1.Absence.start_time:type_name -> google.protobuf.Timestamp
-	54, // 20: cardroom.seating.v1.Absence.due_time:type_name -> google.protobuf.Timestamp
+	56, // 19: cardroom.seating.v1.Absence.start_time:type_name -> google.protobuf.Timestamp
+	56, // 20: cardroom.seating.v1.Absence.due_time:type_name -> google.protobuf.Timestamp
 	6,  // 21: cardroom.seating.v1.WaitlistBoard.waitlist:type_name -> cardroom.seating.v1.Waitlist
 	7,  // 22: cardroom.seating.v1.WaitlistBoard.entries:type_name -> cardroom.seating.v1.Entry
 	9,  // 23: cardroom.seating.v1.WaitlistBoard.tables:type_name -> cardroom.seating.v1.Table
 	10, // 24: cardroom.seating.v1.WaitlistBoard.offers:type_name -> cardroom.seating.v1.Offer
 	11, // 25: cardroom.seating.v1.WaitlistBoard.absences:type_name -> cardroom.seating.v1.Absence
-	53, // 26: cardroom.seating.v1.CreateWaitlistRequest.game:type_name -> cardroom.game.v1.Game
+	55, // 26: cardroom.seating.v1.CreateWaitlistRequest.game:type_name -> cardroom.game.v1.Game
 	5,  // 27: cardroom.seating.v1.CreateWaitlistRequest.policy:type_name -> cardroom.seating.v1.Policy
 	6,  // 28: cardroom.seating.v1.CreateWaitlistResponse.waitlist:type_name -> cardroom.seating.v1.Waitlist
 	6,  // 29: cardroom.seating.v1.ListWaitlistsResponse.waitlists:type_name -> cardroom.seating.v1.Waitlist
@@ -3618,57 +3730,60 @@ var file_cardroom_seating_v1_seating_proto_depIdxs = []int32{
 	9,  // 39: cardroom.seating.v1.SetMustMoveResponse.table:type_name -> cardroom.seating.v1.Table
 	7,  // 40: cardroom.seating.v1.BreakTableResponse.entries:type_name -> cardroom.seating.v1.Entry
 	4,  // 41: cardroom.seating.v1.MarkAwayRequest.kind:type_name -> cardroom.seating.v1.AbsenceKind
-	52, // 42: cardroom.seating.v1.MarkAwayRequest.limit:type_name -> google.protobuf.Duration
+	54, // 42: cardroom.seating.v1.MarkAwayRequest.limit:type_name -> google.protobuf.Duration
 	11, // 43: cardroom.seating.v1.MarkAwayResponse.absence:type_name -> cardroom.seating.v1.Absence
 	11, // 44: cardroom.seating.v1.ListAbsencesResponse.absences:type_name -> cardroom.seating.v1.Absence
-	52, // 45: cardroom.seating.v1.DecideAbsenceRequest.extend:type_name -> google.protobuf.Duration
+	54, // 45: cardroom.seating.v1.DecideAbsenceRequest.extend:type_name -> google.protobuf.Duration
 	47, // 46: cardroom.seating.v1.DecideAbsenceResponse.decision:type_name -> cardroom.seating.v1.FloorDecision
-	54, // 47: cardroom.seating.v1.FloorDecision.decide_time:type_name -> google.protobuf.Timestamp
+	56, // 47: cardroom.seating.v1.FloorDecision.decide_time:type_name -> google.protobuf.Timestamp
 	47, // 48: cardroom.seating.v1.ListFloorDecisionsResponse.decisions:type_name -> cardroom.seating.v1.FloorDecision
 	12, // 49: cardroom.seating.v1.WatchBoardResponse.boards:type_name -> cardroom.seating.v1.WaitlistBoard
-	13, // 50: cardroom.seating.v1.SeatingService.CreateWaitlist:input_type -> cardroom.seating.v1.CreateWaitlistRequest
-	15, // 51: cardroom.seating.v1.SeatingService.ListWaitlists:input_type -> cardroom.seating.v1.ListWaitlistsRequest
-	17, // 52: cardroom.seating.v1.SeatingService.GetWaitlist:input_type -> cardroom.seating.v1.GetWaitlistRequest
-	19, // 53: cardroom.seating.v1.SeatingService.SetPolicy:input_type -> cardroom.seating.v1.SetPolicyRequest
-	21, // 54: cardroom.seating.v1.SeatingService.JoinWaitlist:input_type -> cardroom.seating.v1.JoinWaitlistRequest
-	23, // 55: cardroom.seating.v1.SeatingService.LeaveWaitlist:input_type -> cardroom.seating.v1.LeaveWaitlistRequest
-	25, // 56: cardroom.seating.v1.SeatingService.MoveEntry:input_type -> cardroom.seating.v1.MoveEntryRequest
-	27, // 57: cardroom.seating.v1.SeatingService.RequestTableChange:input_type -> cardroom.seating.v1.RequestTableChangeRequest
-	29, // 58: cardroom.seating.v1.SeatingService.ListOffers:input_type -> cardroom.seating.v1.ListOffersRequest
-	31, // 59: cardroom.seating.v1.SeatingService.AcceptOffer:input_type -> cardroom.seating.v1.AcceptOfferRequest
-	33, // 60: cardroom.seating.v1.SeatingService.DeclineOffer:input_type -> cardroom.seating.v1.DeclineOfferRequest
-	35, // 61: cardroom.seating.v1.SeatingService.SetMustMove:input_type -> cardroom.seating.v1.SetMustMoveRequest
-	37, // 62: cardroom.seating.v1.SeatingService.BreakTable:input_type -> cardroom.seating.v1.BreakTableRequest
-	39, // 63: cardroom.seating.v1.SeatingService.MarkAway:input_type -> cardroom.seating.v1.MarkAwayRequest
-	41, // 64: cardroom.seating.v1.SeatingService.MarkBack:input_type -> cardroom.seating.v1.MarkBackRequest
-	43, // 65: cardroom.seating.v1.SeatingService.ListAbsences:input_type -> cardroom.seating.v1.ListAbsencesRequest
-	45, // 66: cardroom.seating.v1.SeatingService.DecideAbsence:input_type -> cardroom.seating.v1.DecideAbsenceRequest
-	48, // 67: cardroom.seating.v1.SeatingService.ListFloorDecisions:input_type -> cardroom.seating.v1.ListFloorDecisionsRequest
-	50, // 68: cardroom.seating.v1.SeatingService.WatchBoard:input_type -> cardroom.seating.v1.WatchBoardRequest
-	14, // 69: cardroom.seating.v1.SeatingService.CreateWaitlist:output_type -> cardroom.seating.v1.CreateWaitlistResponse
-	16, // 70: cardroom.seating.v1.SeatingService.ListWaitlists:output_type -> cardroom.seating.v1.ListWaitlistsResponse
-	18, // 71: cardroom.seating.v1.SeatingService.GetWaitlist:output_type -> cardroom.seating.v1.GetWaitlistResponse
-	20, // 72: cardroom.seating.v1.SeatingService.SetPolicy:output_type -> cardroom.seating.v1.SetPolicyResponse
-	22, // 73: cardroom.seating.v1.SeatingService.JoinWaitlist:output_type -> cardroom.seating.v1.JoinWaitlistResponse
-	24, // 74: cardroom.seating.v1.SeatingService.LeaveWaitlist:output_type -> cardroom.seating.v1.LeaveWaitlistResponse
-	26, // 75: cardroom.seating.v1.SeatingService.MoveEntry:output_type -> cardroom.seating.v1.MoveEntryResponse
-	28, // 76: cardroom.seating.v1.SeatingService.RequestTableChange:output_type -> cardroom.seating.v1.RequestTableChangeResponse
-	30, // 77: cardroom.seating.v1.SeatingService.ListOffers:output_type -> cardroom.seating.v1.ListOffersResponse
-	32, // 78: cardroom.seating.v1.SeatingService.AcceptOffer:output_type -> cardroom.seating.v1.AcceptOfferResponse
-	34, // 79: cardroom.seating.v1.SeatingService.DeclineOffer:output_type -> cardroom.seating.v1.DeclineOfferResponse
-	36, // 80: cardroom.seating.v1.SeatingService.SetMustMove:output_type -> cardroom.seating.v1.SetMustMoveResponse
-	38, // 81: cardroom.seating.v1.SeatingService.BreakTable:output_type -> cardroom.seating.v1.BreakTableResponse
-	40, // 82: cardroom.seating.v1.SeatingService.MarkAway:output_type -> cardroom.seating.v1.MarkAwayResponse
-	42, // 83: cardroom.seating.v1.SeatingService.MarkBack:output_type -> cardroom.seating.v1.MarkBackResponse
-	44, // 84: cardroom.seating.v1.SeatingService.ListAbsences:output_type -> cardroom.seating.v1.ListAbsencesResponse
-	46, // 85: cardroom.seating.v1.SeatingService.DecideAbsence:output_type -> cardroom.seating.v1.DecideAbsenceResponse
-	49, // 86: cardroom.seating.v1.SeatingService.ListFloorDecisions:output_type -> cardroom.seating.v1.ListFloorDecisionsResponse
-	51, // 87: cardroom.seating.v1.SeatingService.WatchBoard:output_type -> cardroom.seating.v1.WatchBoardResponse
-	69, // [69:88] is the sub-list for method output_type
-	50, // [50:69] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	10, // 50: cardroom.seating.v1.WatchOffersResponse.offers:type_name -> cardroom.seating.v1.Offer
+	13, // 51: cardroom.seating.v1.SeatingService.CreateWaitlist:input_type -> cardroom.seating.v1.CreateWaitlistRequest
+	15, // 52: cardroom.seating.v1.SeatingService.ListWaitlists:input_type -> cardroom.seating.v1.ListWaitlistsRequest
+	17, // 53: cardroom.seating.v1.SeatingService.GetWaitlist:input_type -> cardroom.seating.v1.GetWaitlistRequest
+	19, // 54: cardroom.seating.v1.SeatingService.SetPolicy:input_type -> cardroom.seating.v1.SetPolicyRequest
+	21, // 55: cardroom.seating.v1.SeatingService.JoinWaitlist:input_type -> cardroom.seating.v1.JoinWaitlistRequest
+	23, // 56: cardroom.seating.v1.SeatingService.LeaveWaitlist:input_type -> cardroom.seating.v1.LeaveWaitlistRequest
+	25, // 57: cardroom.seating.v1.SeatingService.MoveEntry:input_type -> cardroom.seating.v1.MoveEntryRequest
+	27, // 58: cardroom.seating.v1.SeatingService.RequestTableChange:input_type -> cardroom.seating.v1.RequestTableChangeRequest
+	29, // 59: cardroom.seating.v1.SeatingService.ListOffers:input_type -> cardroom.seating.v1.ListOffersRequest
+	31, // 60: cardroom.seating.v1.SeatingService.AcceptOffer:input_type -> cardroom.seating.v1.AcceptOfferRequest
+	33, // 61: cardroom.seating.v1.SeatingService.DeclineOffer:input_type -> cardroom.seating.v1.DeclineOfferRequest
+	35, // 62: cardroom.seating.v1.SeatingService.SetMustMove:input_type -> cardroom.seating.v1.SetMustMoveRequest
+	37, // 63: cardroom.seating.v1.SeatingService.BreakTable:input_type -> cardroom.seating.v1.BreakTableRequest
+	39, // 64: cardroom.seating.v1.SeatingService.MarkAway:input_type -> cardroom.seating.v1.MarkAwayRequest
+	41, // 65: cardroom.seating.v1.SeatingService.MarkBack:input_type -> cardroom.seating.v1.MarkBackRequest
+	43, // 66: cardroom.seating.v1.SeatingService.ListAbsences:input_type -> cardroom.seating.v1.ListAbsencesRequest
+	45, // 67: cardroom.seating.v1.SeatingService.DecideAbsence:input_type -> cardroom.seating.v1.DecideAbsenceRequest
+	48, // 68: cardroom.seating.v1.SeatingService.ListFloorDecisions:input_type -> cardroom.seating.v1.ListFloorDecisionsRequest
+	50, // 69: cardroom.seating.v1.SeatingService.WatchBoard:input_type -> cardroom.seating.v1.WatchBoardRequest
+	52, // 70: cardroom.seating.v1.SeatingService.WatchOffers:input_type -> cardroom.seating.v1.WatchOffersRequest
+	14, // 71: cardroom.seating.v1.SeatingService.CreateWaitlist:output_type -> cardroom.seating.v1.CreateWaitlistResponse
+	16, // 72: cardroom.seating.v1.SeatingService.ListWaitlists:output_type -> cardroom.seating.v1.ListWaitlistsResponse
+	18, // 73: cardroom.seating.v1.SeatingService.GetWaitlist:output_type -> cardroom.seating.v1.GetWaitlistResponse
+	20, // 74: cardroom.seating.v1.SeatingService.SetPolicy:output_type -> cardroom.seating.v1.SetPolicyResponse
+	22, // 75: cardroom.seating.v1.SeatingService.JoinWaitlist:output_type -> cardroom.seating.v1.JoinWaitlistResponse
+	24, // 76: cardroom.seating.v1.SeatingService.LeaveWaitlist:output_type -> cardroom.seating.v1.LeaveWaitlistResponse
+	26, // 77: cardroom.seating.v1.SeatingService.MoveEntry:output_type -> cardroom.seating.v1.MoveEntryResponse
+	28, // 78: cardroom.seating.v1.SeatingService.RequestTableChange:output_type -> cardroom.seating.v1.RequestTableChangeResponse
+	30, // 79: cardroom.seating.v1.SeatingService.ListOffers:output_type -> cardroom.seating.v1.ListOffersResponse
+	32, // 80: cardroom.seating.v1.SeatingService.AcceptOffer:output_type -> cardroom.seating.v1.AcceptOfferResponse
+	34, // 81: cardroom.seating.v1.SeatingService.DeclineOffer:output_type -> cardroom.seating.v1.DeclineOfferResponse
+	36, // 82: cardroom.seating.v1.SeatingService.SetMustMove:output_type -> cardroom.seating.v1.SetMustMoveResponse
+	38, // 83: cardroom.seating.v1.SeatingService.BreakTable:output_type -> cardroom.seating.v1.BreakTableResponse
+	40, // 84: cardroom.seating.v1.SeatingService.MarkAway:output_type -> cardroom.seating.v1.MarkAwayResponse
+	42, // 85: cardroom.seating.v1.SeatingService.MarkBack:output_type -> cardroom.seating.v1.MarkBackResponse
+	44, // 86: cardroom.seating.v1.SeatingService.ListAbsences:output_type -> cardroom.seating.v1.ListAbsencesResponse
+	46, // 87: cardroom.seating.v1.SeatingService.DecideAbsence:output_type -> cardroom.seating.v1.DecideAbsenceResponse
+	49, // 88: cardroom.seating.v1.SeatingService.ListFloorDecisions:output_type -> cardroom.seating.v1.ListFloorDecisionsResponse
+	51, // 89: cardroom.seating.v1.SeatingService.WatchBoard:output_type -> cardroom.seating.v1.WatchBoardResponse
+	53, // 90: cardroom.seating.v1.SeatingService.WatchOffers:output_type -> cardroom.seating.v1.WatchOffersResponse
+	71, // [71:91] is the sub-list for method output_type
+	51, // [51:71] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_seating_v1_seating_proto_init() }
@@ -3682,7 +3797,7 @@ func file_cardroom_seating_v1_seating_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_seating_v1_seating_proto_rawDesc), len(file_cardroom_seating_v1_seating_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   47,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

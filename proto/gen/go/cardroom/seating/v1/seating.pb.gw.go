@@ -893,6 +893,35 @@ func request_SeatingService_WatchBoard_0(ctx context.Context, marshaler runtime.
 	return stream, metadata, nil
 }
 
+func request_SeatingService_WatchOffers_0(ctx context.Context, marshaler runtime.Marshaler, client SeatingServiceClient, req *http.Request, pathParams map[string]string) (SeatingService_WatchOffersClient, runtime.ServerMetadata, error) {
+	var (
+		protoReq WatchOffersRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["player_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "player_id")
+	}
+	protoReq.PlayerId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "player_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	stream, err := client.WatchOffers(ctx, &protoReq)
+	if err != nil {
+		return nil, metadata, err
+	}
+	header, err := stream.Header()
+	if err != nil {
+		return nil, metadata, err
+	}
+	metadata.HeaderMD = header
+	return stream, metadata, nil
+}
+
 // RegisterSeatingServiceHandlerServer registers the http handlers for service SeatingService to "mux".
 // UnaryRPC     :call SeatingServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -1267,6 +1296,13 @@ func RegisterSeatingServiceHandlerServer(ctx context.Context, mux *runtime.Serve
 		return
 	})
 
+	mux.Handle(http.MethodGet, pattern_SeatingService_WatchOffers_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
+		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+		return
+	})
+
 	return nil
 }
 
@@ -1629,6 +1665,23 @@ func RegisterSeatingServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 		}
 		forward_SeatingService_WatchBoard_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_SeatingService_WatchOffers_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/cardroom.seating.v1.SeatingService/WatchOffers", runtime.WithHTTPPathPattern("/v1/players/{player_id}/offers:watch"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_SeatingService_WatchOffers_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_SeatingService_WatchOffers_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -1652,6 +1705,7 @@ var (
 	pattern_SeatingService_DecideAbsence_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"v1", "seating", "tables", "table_id", "absences", "player_id"}, "decide"))
 	pattern_SeatingService_ListFloorDecisions_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "waitlists", "waitlist_id", "decisions"}, ""))
 	pattern_SeatingService_WatchBoard_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "seating", "board"}, ""))
+	pattern_SeatingService_WatchOffers_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "players", "player_id", "offers"}, "watch"))
 )
 
 var (
@@ -1674,4 +1728,5 @@ var (
 	forward_SeatingService_DecideAbsence_0      = runtime.ForwardResponseMessage
 	forward_SeatingService_ListFloorDecisions_0 = runtime.ForwardResponseMessage
 	forward_SeatingService_WatchBoard_0         = runtime.ForwardResponseStream
+	forward_SeatingService_WatchOffers_0        = runtime.ForwardResponseStream
 )

@@ -41,6 +41,7 @@ const (
 	SeatingService_DecideAbsence_FullMethodName      = "/cardroom.seating.v1.SeatingService/DecideAbsence"
 	SeatingService_ListFloorDecisions_FullMethodName = "/cardroom.seating.v1.SeatingService/ListFloorDecisions"
 	SeatingService_WatchBoard_FullMethodName         = "/cardroom.seating.v1.SeatingService/WatchBoard"
+	SeatingService_WatchOffers_FullMethodName        = "/cardroom.seating.v1.SeatingService/WatchOffers"
 )
 
 // SeatingServiceClient is the client API for SeatingService service.
@@ -110,6 +111,11 @@ type SeatingServiceClient interface {
 	// WatchBoard streams the live board: first every list (or the one asked
 	// for), then each list again whenever it changes.
 	WatchBoard(ctx context.Context, in *WatchBoardRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBoardResponse], error)
+	// WatchOffers streams a player's seat offers so they need not poll
+	// ListOffers: first their open offers, then each offer again whenever it
+	// is made, accepted, declined, expires or is withdrawn. A player watches
+	// only their own offers; the floor may watch any player's.
+	WatchOffers(ctx context.Context, in *WatchOffersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOffersResponse], error)
 }
 
 type seatingServiceClient struct {
@@ -319,6 +325,25 @@ func (c *seatingServiceClient) WatchBoard(ctx context.Context, in *WatchBoardReq
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type SeatingService_WatchBoardClient = grpc.ServerStreamingClient[WatchBoardResponse]
 
+func (c *seatingServiceClient) WatchOffers(ctx context.Context, in *WatchOffersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOffersResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SeatingService_ServiceDesc.Streams[1], SeatingService_WatchOffers_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchOffersRequest, WatchOffersResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeatingService_WatchOffersClient = grpc.ServerStreamingClient[WatchOffersResponse]
+
 // SeatingServiceServer is the server API for SeatingService service.
 // All implementations must embed UnimplementedSeatingServiceServer
 // for forward compatibility.
@@ -386,6 +411,11 @@ type SeatingServiceServer interface {
 	// WatchBoard streams the live board: first every list (or the one asked
 	// for), then each list again whenever it changes.
 	WatchBoard(*WatchBoardRequest, grpc.ServerStreamingServer[WatchBoardResponse]) error
+	// WatchOffers streams a player's seat offers so they need not poll
+	// ListOffers: first their open offers, then each offer again whenever it
+	// is made, accepted, declined, expires or is withdrawn. A player watches
+	// only their own offers; the floor may watch any player's.
+	WatchOffers(*WatchOffersRequest, grpc.ServerStreamingServer[WatchOffersResponse]) error
 	mustEmbedUnimplementedSeatingServiceServer()
 }
 
@@ -452,6 +482,9 @@ func (UnimplementedSeatingServiceServer) ListFloorDecisions(context.Context, *Li
 }
 func (UnimplementedSeatingServiceServer) WatchBoard(*WatchBoardRequest, grpc.ServerStreamingServer[WatchBoardResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchBoard not implemented")
+}
+func (UnimplementedSeatingServiceServer) WatchOffers(*WatchOffersRequest, grpc.ServerStreamingServer[WatchOffersResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchOffers not implemented")
 }
 func (UnimplementedSeatingServiceServer) mustEmbedUnimplementedSeatingServiceServer() {}
 func (UnimplementedSeatingServiceServer) testEmbeddedByValue()                        {}
@@ -809,6 +842,17 @@ func _SeatingService_WatchBoard_Handler(srv interface{}, stream grpc.ServerStrea
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type SeatingService_WatchBoardServer = grpc.ServerStreamingServer[WatchBoardResponse]
 
+func _SeatingService_WatchOffers_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchOffersRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SeatingServiceServer).WatchOffers(m, &grpc.GenericServerStream[WatchOffersRequest, WatchOffersResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeatingService_WatchOffersServer = grpc.ServerStreamingServer[WatchOffersResponse]
+
 // SeatingService_ServiceDesc is the grpc.ServiceDesc for SeatingService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -893,6 +937,11 @@ var SeatingService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "WatchBoard",
 			Handler:       _SeatingService_WatchBoard_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchOffers",
+			Handler:       _SeatingService_WatchOffers_Handler,
 			ServerStreams: true,
 		},
 	},
