@@ -29,6 +29,9 @@ type cluster struct {
 	others  []*suite // seating and tournament
 	// walletProxy sits between the table replicas and the wallet.
 	walletProxy *toxiproxy.Proxy
+	// tablesProxy, with clusterOptions.tablesProxy, sits between the
+	// tournament and the table replica it calls.
+	tablesProxy *toxiproxy.Proxy
 	// toxics runs the fault-injecting proxies of the test process.
 	toxics *toxiproxy.ApiServer
 }
@@ -43,6 +46,9 @@ type clusterOptions struct {
 	bin *builtBinary
 	// env is added to every part's environment.
 	env []string
+	// tablesProxy puts a fault-injecting proxy between the tournament and
+	// the table service (cluster.tablesProxy).
+	tablesProxy bool
 }
 
 // newCluster starts every part, each in its own process, and waits until
@@ -93,7 +99,12 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 		tableAddrs = append(tableAddrs, addr(s))
 	}
 	c.wallet.env = append(c.wallet.env, "CARDROOM_TABLE_ADDR="+tableAddrs[0], "CARDROOM_TOURNAMENT_ADDR="+addr(tournament))
-	tournament.env = append(tournament.env, "CARDROOM_WALLET_ADDR="+addr(c.wallet), "CARDROOM_TABLE_ADDR="+tableAddrs[0])
+	tablesAddr := tableAddrs[0]
+	if o.tablesProxy {
+		c.tablesProxy = c.proxy("tables", tableAddrs[0])
+		tablesAddr = c.tablesProxy.Listen
+	}
+	tournament.env = append(tournament.env, "CARDROOM_WALLET_ADDR="+addr(c.wallet), "CARDROOM_TABLE_ADDR="+tablesAddr)
 	seating.env = append(seating.env, "CARDROOM_TABLE_ADDR="+tableAddrs[0])
 
 	gw := newSuiteOf(t, o.bin, append(shared,

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/runner"
 )
 
 // pushFold is a bot's play that ends tournaments quickly: all in or out.
@@ -41,22 +45,25 @@ func pushFold(rng *rand.Rand) plan {
 // Redis, two table replicas) with 15-second levels and a break. The floor
 // only creates and starts it; the tournament opens its three tables, seats
 // the draw, and after every hand removes the busted, balances, breaks and
-// finally plays one table to a winner, while bots act over REST on the
-// legal actions the table offers. Checked: every hand played the level in
-// force at its start, none started in a break (TR-20, G-07); every
+// finally redraws the final table (TR-07, G-28) and plays it to a winner,
+// while bots act over REST on the legal actions the table offers.
+// Checked: every hand played the level in force at its start, none
+// started in a break (TR-20, G-07); every
 // balancing move took the player the table's own report named as due the
 // big blind (TR-23); the tournament process killed (SIGKILL) mid-play and
 // restarted picks up where it was, every move delivered once; the chips
 // at the tables and in transit equal the chips issued whenever counted,
-// and at the end; the prizes paid equal the pool; the ledger audit is
-// clean.
+// and at the end; the final table's seats and button are the recorded
+// redraw's, nobody is left at an old table and every old table is closed;
+// no director step was left stuck; the prizes paid equal the pool; the
+// ledger audit is clean.
 func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every part of the suite in its own process")
 	}
 	t.Parallel()
-	c := newCluster(t, clusterOptions{tables: 2, bin: seededBinary, env: []string{"CARDROOM_TEST_DECK_SEED=20261201",
-		"CARDROOM_TABLE_HAND_PAUSE=0s", "CARDROOM_TABLE_ACTION_TIMEOUT=10s"}})
+	c := newCluster(t, clusterOptions{tables: 2, bin: seededBinary, tablesProxy: true, env: []string{"CARDROOM_TEST_DECK_SEED=20261201",
+		"CARDROOM_TABLE_HAND_PAUSE=0s", "CARDROOM_TABLE_ACTION_TIMEOUT=10s", "CARDROOM_LOCK_TTL=5s"}})
 	var players []string
 	for i := range 27 {
 		players = append(players, fmt.Sprintf("p%02d", i+1))
@@ -119,9 +126,11 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 	// The bots play until the event is over; the floor does nothing.
 	rng := rand.New(rand.NewPCG(1, 2))
 	bot := pushFold(rng)
-	deadline := time.Now().Add(5 * time.Minute)
+	seated := 27
+	deadline := time.Now().Add(8 * time.Minute)
 	actions, chipChecks := 0, 0
 	tournament, killed := c.others[1], false
+	replica := replicaKill{c: c, tc: tc, svc: svc, id: id}
 	for round := 0; ; round++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("no winner after %d actions", actions)
@@ -142,6 +151,9 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 			if got.Tournament.State != "TOURNAMENT_STATE_RUNNING" {
 				break
 			}
+			// The final table is a new one (TR-07): the bots sit where
+			// the tournament opened tables.
+			tables = tournamentTablesOf(t, r, id)
 			count(fmt.Sprintf("after %d actions", actions))
 			// The status shows the director's last count (issues 9, 10):
 			// once a hand has ended, chips counted = chips issued.
@@ -163,9 +175,17 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 			tournament.start()
 			count("after the tournament process was killed and restarted")
 		}
-		if !r.actAt(tables, bot, &actions) {
+		if killed && !replica.done {
+			replica.step(seated, func() { count("after the table replica was killed during a move and restarted") })
+		}
+		var acted bool
+		if acted, seated = r.actAt(tables, bot, &actions); !acted {
 			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
 		}
+	}
+
+	if !replica.done {
+		t.Fatal("no move was seen in flight: the table replica was not killed during one")
 	}
 
 	var results struct {
@@ -199,12 +219,23 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 		t.Fatalf("prizes paid %d, pool %d", paid, payouts.Pool)
 	}
 	count("at the end")
+	var status struct {
+		Tournament struct {
+			StuckSteps []map[string]any `json:"stuck_steps"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &status)
+	if len(status.Tournament.StuckSteps) != 0 {
+		t.Errorf("director steps left stuck: %v", status.Tournament.StuckSteps)
+	}
 	if chipChecks == 0 {
 		t.Fatal("the status never showed the director's chip count while the event ran")
 	}
 	r.auditClean("after the freezeout")
 
-	// TR-20, G-07: every hand played the row in force at its start.
+	// TR-20, G-07: every hand played the row in force at its start, the
+	// final table's included.
+	tables = tournamentTablesOf(t, r, id)
 	hands := handsOf(svc, t, tc, tables)
 	checkLevels(t, hands, clockStart, sheet)
 
@@ -223,12 +254,17 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 
 // actAt has each table's player to act make the bot's move over REST, on
 // the legal actions their own view of the table offers; it reports
-// whether anyone acted. actions counts the moves made.
-func (r *room) actAt(tables []string, bot plan, actions *int) bool {
+// whether anyone acted and how many players sit with chips. actions counts
+// the moves made.
+func (r *room) actAt(tables []string, bot plan, actions *int) (acted bool, seated int) {
 	r.t.Helper()
-	acted := false
 	for _, tb := range tables {
 		st := r.state(tb, r.floor)
+		for _, s := range st.Seats {
+			if s.PlayerID != "" && s.Stack > 0 {
+				seated++
+			}
+		}
 		if st.Closed || !st.live() || st.Hand.ToAct < 0 {
 			continue
 		}
@@ -246,7 +282,7 @@ func (r *room) actAt(tables []string, bot plan, actions *int) bool {
 		}
 		acted = true
 	}
-	return acted
+	return acted, seated
 }
 
 // handsOf reads every hand the tables played, by table.
@@ -322,18 +358,41 @@ func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev
 	}
 	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
 	rules := map[string]string{}
+	var redraw []movementSlip
+	tableIDs := map[int]string{}
+	finalNo, finalButton := 0, 0
 	for _, rec := range audit.Records {
-		if rec.Action == "move" {
-			var s struct {
-				MoveID string `json:"move_id"`
-				Rule   string `json:"rule_id"`
-			}
+		switch rec.Action {
+		case "move":
+			var s movementSlip
 			if err := json.Unmarshal([]byte(rec.Detail), &s); err != nil {
 				t.Fatal(err)
 			}
 			rules[s.MoveID] = s.Rule
+			if s.Rule == "TR-07" {
+				redraw = append(redraw, s)
+			}
+		case "open_table":
+			var o struct {
+				Table   int    `json:"table"`
+				TableID string `json:"table_id"`
+			}
+			if err := json.Unmarshal([]byte(rec.Detail), &o); err != nil {
+				t.Fatal(err)
+			}
+			tableIDs[o.Table] = o.TableID
+		case "final_table":
+			var f struct {
+				Table  int `json:"table"`
+				Button int `json:"button_seat"`
+			}
+			if err := json.Unmarshal([]byte(rec.Detail), &f); err != nil {
+				t.Fatal(err)
+			}
+			finalNo, finalButton = f.Table, f.Button
 		}
 	}
+	finalTable(svc, t, tc, finalNo, finalButton, tableIDs, redraw, hands)
 	moves, err := tc.ListMoves(svc, &tablev1.ListMovesRequest{TournamentId: id, PageSize: 500})
 	if err != nil {
 		t.Fatal(err)
@@ -344,6 +403,9 @@ func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev
 		}
 		if m.GetState() != tablev1.MoveState_MOVE_STATE_DELIVERED && m.GetState() != tablev1.MoveState_MOVE_STATE_CANCELLED {
 			t.Errorf("move %s left %s", m.GetMoveId(), m.GetState())
+		}
+		if rules[m.GetMoveId()] == "TR-07" {
+			continue
 		}
 		if rules[m.GetMoveId()] != "TR-23" {
 			breaking++
@@ -371,5 +433,185 @@ func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev
 				last.GetHandNo(), m.GetFromTableId(), due, last.GetNextBigBlind())
 		}
 	}
+	t.Logf("%d players redrawn to the final table", len(redraw))
 	return balancing, breaking
+}
+
+// movementSlip is a move as the tournament's audit records it.
+type movementSlip struct {
+	MoveID string `json:"move_id"`
+	Player string `json:"player_id"`
+	To     int    `json:"to_table"`
+	Seat   int    `json:"to_seat"`
+	Rule   string `json:"rule_id"`
+}
+
+// finalTable checks the final table's redraw (TR-07, G-28): it was
+// recorded (final_table, its button drawn at one of the drawn seats, a
+// TR-07 movement slip to it for every player left); its first hand sat
+// every player in the seat their slip names, with the button at the drawn
+// seat; nobody sits at any other table and every other table is closed.
+func finalTable(ctx context.Context, t *testing.T, tc tablev1.TournamentTableServiceClient, finalNo, button int, tableIDs map[int]string,
+	redraw []movementSlip, hands map[string][]*tablev1.HandEnded) {
+	t.Helper()
+	final := tableIDs[finalNo]
+	if finalNo == 0 || final == "" || len(redraw) < 2 || len(redraw) > 9 {
+		t.Fatalf("final table %d (%q) redrawn with %d TR-07 slips", finalNo, final, len(redraw))
+	}
+	seats := map[int]string{}
+	for _, s := range redraw {
+		if s.To != finalNo || seats[s.Seat] != "" {
+			t.Fatalf("TR-07 slip %+v: final table %d, seat drawn twice (%v)", s, finalNo, seats)
+		}
+		seats[s.Seat] = s.Player
+	}
+	if seats[button] == "" {
+		t.Fatalf("button drawn at seat %d, nobody drew it (%v)", button, seats)
+	}
+	if len(hands[final]) == 0 {
+		t.Fatalf("the final table %s dealt no hand", final)
+	}
+	first := hands[final][0]
+	if first.GetHandNo() != 1 || int(first.GetButton())+1 != button {
+		t.Fatalf("final table's first hand %d: button seat %d, drawn %d", first.GetHandNo(), first.GetButton()+1, button)
+	}
+	sat := map[int]string{}
+	for _, st := range first.GetStacks() {
+		sat[int(st.GetSeat())+1] = st.GetPlayerId()
+	}
+	for _, rm := range first.GetRemoved() {
+		sat[int(rm.GetSeat())+1] = rm.GetPlayerId()
+	}
+	if !maps.Equal(sat, seats) {
+		t.Fatalf("final table's first hand seated %v, the redraw drew %v", sat, seats)
+	}
+	for n, id := range tableIDs {
+		resp, err := tc.GetTournamentTable(ctx, &tablev1.GetTournamentTableRequest{TableId: id})
+		switch {
+		case id != final && reasonOf(err) == "TABLE_CLOSED":
+			continue
+		case err != nil:
+			t.Fatalf("table %d: %v", n, err)
+		case id == final:
+			continue
+		}
+		st := resp.GetStatus()
+		for _, s := range st.GetSeats() {
+			if s.GetPlayerId() != "" {
+				t.Errorf("%s left at old table %d seat %d", s.GetPlayerId(), n, s.GetSeat()+1)
+			}
+		}
+		if !st.GetClosed() {
+			t.Errorf("old table %d (%s) not closed", n, id)
+		}
+	}
+}
+
+// replicaKill kills (SIGKILL) the table replica that runs the table a
+// tournament is moving a player to, while the move is in flight, and
+// starts it again. Once few players are left (a move is near: the final
+// table's redraw at the latest) the tournament's calls to the table
+// service are slowed (300 ms a reply), so that a move is seen between its
+// two steps: out of the old table, chips in transit, not yet in.
+type replicaKill struct {
+	c     *cluster
+	tc    tablev1.TournamentTableServiceClient
+	svc   context.Context
+	id    string
+	armed bool
+	done  bool
+}
+
+// step arms the kill once at most 12 players sit with chips, then looks
+// for a move in flight and kills; after the restart it waits until the
+// move has completed, then checks it completed once: delivered, the player
+// at its new table only, and (check) the chips conserved.
+func (k *replicaKill) step(seated int, check func()) {
+	t := k.c.t
+	t.Helper()
+	if !k.armed {
+		if seated > 12 {
+			return
+		}
+		addLatency(t, k.c.tablesProxy, 300, 0)
+		k.armed = true
+	}
+	resp, err := k.tc.ListMoves(k.svc, &tablev1.ListMovesRequest{TournamentId: k.id, PageSize: 50,
+		States: []tablev1.MoveState{tablev1.MoveState_MOVE_STATE_PENDING, tablev1.MoveState_MOVE_STATE_IN_TRANSIT}})
+	if err != nil {
+		t.Fatalf("moves in flight: %v", err)
+	}
+	if len(resp.GetMoves()) == 0 {
+		return
+	}
+	m := resp.GetMoves()[0]
+	// The replica whose lease runs the table the player goes to.
+	rc, _ := testkit.Redis(t)
+	locks := lock.NewRedis(rc, lock.RedisOptions{Prefix: envOf(k.c.gateway.env, "CARDROOM_REDIS_PREFIX") + "lock:"})
+	holder, _, err := locks.Holder(k.svc, runner.LockKey(m.GetToTableId()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var victim *suite
+	for _, s := range k.c.tables {
+		if envOf(s.env, "CARDROOM_TABLE_ADVERTISE_ADDR") == holder {
+			victim = s
+		}
+	}
+	if victim == nil {
+		t.Fatalf("move %s to %s: no replica holds the table's lease (%q)", m.GetMoveId(), m.GetToTableId(), holder)
+	}
+	k.c.kill(victim)
+	removeLatency(t, k.c.tablesProxy)
+	victim.start()
+	k.done = true
+	t.Logf("killed the table replica running %s while move %s (%s, %s) was in flight", m.GetToTableId(), m.GetMoveId(), m.GetPlayerId(), m.GetState())
+	var state tablev1.MoveState
+	waitFor(t, "the move in flight completed after the replica's restart", 90*time.Second, func() bool {
+		resp, err := k.tc.ListMoves(k.svc, &tablev1.ListMovesRequest{TournamentId: k.id, PageSize: 500})
+		if err != nil {
+			return false
+		}
+		for _, x := range resp.GetMoves() {
+			if x.GetMoveId() == m.GetMoveId() {
+				state = x.GetState()
+			}
+		}
+		return state == tablev1.MoveState_MOVE_STATE_DELIVERED || state == tablev1.MoveState_MOVE_STATE_CANCELLED
+	})
+	if state != tablev1.MoveState_MOVE_STATE_DELIVERED {
+		t.Fatalf("move %s (%s had chips in transit) ended %s", m.GetMoveId(), m.GetPlayerId(), state)
+	}
+	// Seated at exactly one table: the one the move went to.
+	var at []string
+	waitFor(t, "every table answering after the replica's restart", 60*time.Second, func() bool {
+		at = nil
+		tables, err := k.tc.ListMoves(k.svc, &tablev1.ListMovesRequest{TournamentId: k.id, PageSize: 500})
+		if err != nil {
+			return false
+		}
+		ids := map[string]bool{}
+		for _, x := range tables.GetMoves() {
+			ids[x.GetFromTableId()], ids[x.GetToTableId()] = true, true
+		}
+		for tb := range ids {
+			resp, err := k.tc.GetTournamentTable(k.svc, &tablev1.GetTournamentTableRequest{TableId: tb})
+			if reasonOf(err) == "TABLE_CLOSED" {
+				continue
+			}
+			if err != nil {
+				return false
+			}
+			for _, s := range resp.GetStatus().GetSeats() {
+				if s.GetPlayerId() == m.GetPlayerId() {
+					at = append(at, tb)
+				}
+			}
+		}
+		return true
+	})
+	if len(at) > 1 || (len(at) == 1 && at[0] != m.GetToTableId()) {
+		t.Fatalf("%s, moved to %s, sits at %v", m.GetPlayerId(), m.GetToTableId(), at)
+	}
+	check()
 }

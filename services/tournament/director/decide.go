@@ -100,7 +100,13 @@ func Decide(plan []balance.Table, h Hand, src draw.Source) []balance.Move {
 			seat = s
 		}
 	}
-	if seat == 0 {
+	switch {
+	case seat == 0 && h.DueBigBlind != "":
+		// The player the table named no longer sits there: this hand's
+		// move was made already (its end delivered again after a failure
+		// half way), and the next one due is known after the next hand.
+		return nil
+	case seat == 0:
 		seat = from.DueBigBlind()
 	}
 	to, ok := plan[lo].WorstSeat()

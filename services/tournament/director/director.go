@@ -69,7 +69,7 @@ type Director struct {
 	// is recorded; the server has the wallet make it).
 	bagged func(context.Context, string, entry.Payment) error
 
-	// mu guards mismatch, seatings and issuing.
+	// mu guards mismatch, seatings, issuing, steps, failures and loaded.
 	mu sync.Mutex
 	// mismatch is each tournament's last chip count minus chips issued.
 	mismatch map[string]int64
@@ -78,6 +78,14 @@ type Director struct {
 	// issuing orders, per tournament, the chip count after a hand and
 	// the steps that issue chips (Issue).
 	issuing map[string]*sync.Mutex
+	// steps serialises each tournament's hand ends and recovery passes in
+	// this process: a recovery pass must not let a final table deal, nor
+	// redraw it again, while a hand's end is forming it.
+	steps map[string]*sync.Mutex
+	// failures are the steps failing (by tournament and step), loaded the
+	// tournaments whose saved stuck steps were taken up (steps.go).
+	failures map[string]*failure
+	loaded   map[string]bool
 }
 
 // Issue is held while chips are issued in the books and put on the
@@ -121,7 +129,21 @@ func New(d Deps) *Director {
 		log = slog.Default()
 	}
 	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
-		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{}}
+		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{},
+		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{}}
+}
+
+// lock takes the tournament's step lock and returns its release.
+func (d *Director) lock(id string) func() {
+	d.mu.Lock()
+	l, ok := d.steps[id]
+	if !ok {
+		l = &sync.Mutex{}
+		d.steps[id] = l
+	}
+	d.mu.Unlock()
+	l.Lock()
+	return l.Unlock
 }
 
 func (d *Director) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
@@ -138,6 +160,12 @@ func seatKey(ev string, en entry.Entry) string {
 // buttons (TR-07, G-28) and sends the level schedule (TR-20); then the
 // tables deal. It is safe to repeat: a table that has dealt is left alone.
 func (d *Director) Start(ctx context.Context, id string) error {
+	defer d.lock(id)()
+	return d.start(ctx, id)
+}
+
+// start is Start under the tournament's step lock.
+func (d *Director) start(ctx context.Context, id string) error {
 	t, err := d.store.Load(ctx, id)
 	if err != nil {
 		return err
@@ -181,7 +209,14 @@ func (d *Director) Start(ctx context.Context, id string) error {
 				return err
 			}
 		}
+		seated := map[string]bool{}
+		for _, s := range st.Seats {
+			seated[s.Player] = true
+		}
 		for _, en := range byTable[n] {
+			if seated[en.PlayerID] {
+				continue // the recovery pass sends no seat twice
+			}
 			stack := t.Event.StartingStack
 			if stacks != nil {
 				stack = stacks[en.PlayerID] // a Day 2 seats the bag carried (issue 13)
@@ -263,7 +298,9 @@ func (d *Director) SeatLate(ctx context.Context, id, player string) error {
 			}
 		}
 	}
-	return d.Start(ctx, id)
+	// Not Start: the caller holds Issue, which a hand's end takes under the
+	// step lock (countChips); taking the step lock here would invert them.
+	return d.start(ctx, id)
 }
 
 // reseatLate gives a late entrant whose drawn seat the table still holds
@@ -470,8 +507,21 @@ type Hand struct {
 // HandEnded acts on a tournament's tables after a hand at one of them:
 // the busted removed, moves finished, the tables balanced or one broken
 // (TR-23, G-25), short tables halted, chips counted, and the table let
-// deal its next hand.
+// deal its next hand. A table whose hand ends keep failing to be handled
+// is backed off and reported stuck (steps.go).
 func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
+	defer d.lock(id)()
+	step := handStep(h.Table)
+	if d.waiting(id, step) {
+		return fmt.Errorf("%s of %s: %w", step, id, ErrBackingOff)
+	}
+	err := d.handEnded(ctx, id, h)
+	d.settle(ctx, id, StepHandEnd, step, err)
+	return err
+}
+
+// handEnded is HandEnded under the tournament's step lock.
+func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	t, err := d.store.Load(ctx, id)
 	if err != nil {
 		return err
@@ -682,7 +732,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 	k := d.kept(id)
 	k.mu.Lock()
 	err := k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
-	final := err == nil && t.Rules.RedrawFinal && FinalDue(k.s.Plan(), t.Rules.SeatsPerTable)
+	final := err == nil && t.Rules.FinalRedraw() && FinalDue(k.s.Plan(), t.Rules.SeatsPerTable)
 	var plan []balance.Table
 	if final {
 		plan = slices.Clone(k.s.Plan()) // redrawFinal reads the tables' ids only
@@ -692,7 +742,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 		return err
 	}
 	if final {
-		return d.redrawFinal(ctx, t, plan, h)
+		return d.redrawFinal(ctx, t, plan)
 	}
 	now := d.now()
 	var slips []slip
@@ -957,29 +1007,53 @@ func Issued(t store.Tournament, ens []entry.Entry) int64 {
 func (d *Director) Recover(ctx context.Context, ids []string) error {
 	var errs []error
 	for _, id := range ids {
-		// Moves first: a final table (TR-07) is let deal by Start only
-		// once its players have arrived.
-		if err := d.recoverMoves(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("moves of %s: %w", id, err))
-			continue
-		}
-		if err := d.Start(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("start %s: %w", id, err))
-			continue
-		}
-		// A flight whose day ended is bagged once its tables are idle.
-		if err := d.Bag(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("bag %s: %w", id, err))
-			continue
-		}
-		if err := d.SyncLevels(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
-		}
-		// A table that went idle before a colour-up break has no hand end
-		// in it: its race is run here (TR-22).
-		if err := d.Race(ctx, id); err != nil {
-			errs = append(errs, fmt.Errorf("chip race of %s: %w", id, err))
-		}
+		errs = append(errs, d.recover(ctx, id))
+	}
+	return errors.Join(errs...)
+}
+
+// recover is one tournament's recovery pass, under its step lock; a pass
+// that keeps failing is backed off and reported stuck (steps.go).
+func (d *Director) recover(ctx context.Context, id string) error {
+	defer d.lock(id)()
+	if d.waiting(id, StepRecovery) {
+		return nil
+	}
+	err := d.recoverPass(ctx, id)
+	d.settle(ctx, id, StepRecovery, StepRecovery, err)
+	return err
+}
+
+// recoverPass is recover's work.
+func (d *Director) recoverPass(ctx context.Context, id string) error {
+	// Moves first: a final table (TR-07) is let deal by start only once
+	// its players have arrived.
+	if err := d.recoverMoves(ctx, id); err != nil {
+		return fmt.Errorf("moves of %s: %w", id, err)
+	}
+	// A final table the tables were held for before a crash, or that
+	// waited for the floor, is redrawn here: no hand will end to do it.
+	if err := d.redrawDue(ctx, id); err != nil {
+		return fmt.Errorf("final table of %s: %w", id, err)
+	}
+	if err := d.start(ctx, id); err != nil {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	// A flight whose day ended is bagged once its tables are idle.
+	if err := d.Bag(ctx, id); err != nil {
+		return fmt.Errorf("bag %s: %w", id, err)
+	}
+	var errs []error
+	if err := d.closeLeft(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("tables left by %s: %w", id, err))
+	}
+	if err := d.SyncLevels(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
+	}
+	// A table that went idle before a colour-up break has no hand end
+	// in it: its race is run here (TR-22).
+	if err := d.Race(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("chip race of %s: %w", id, err))
 	}
 	return errors.Join(errs...)
 }
@@ -1042,12 +1116,12 @@ const RecoverInterval = 10 * time.Second
 // move a crash interrupted) until ctx ends.
 func (d *Director) Run(ctx context.Context) error {
 	for {
-		ids, err := d.store.Running(ctx)
-		if err == nil {
-			err = d.Recover(ctx, ids)
-		}
-		if err != nil && ctx.Err() == nil {
-			d.log.WarnContext(ctx, "director: recovery pass", "error", err)
+		// Each tournament's failed pass is logged, backed off and, when
+		// it keeps failing, reported stuck by Recover itself.
+		if ids, err := d.store.Running(ctx); err != nil && ctx.Err() == nil {
+			d.log.WarnContext(ctx, "director: running tournaments not read", "error", err)
+		} else if err == nil {
+			_ = d.Recover(ctx, ids)
 		}
 		select {
 		case <-ctx.Done():

@@ -634,7 +634,7 @@ func TestSchedule_ClockControlResends_TR20(t *testing.T) {
 func TestHandEnded_RedrawsTheFinalTable_TR07_G28(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
-		s := runningWith(t, db, 18, house.Rules{RedrawFinal: true})
+		s := runningWith(t, db, 18, house.Rules{})
 		f := newFakeTables()
 		d := newDirector(s, f, clock.NewFake(now))
 		ctx := t.Context()

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cardroom/cardroom/services/tournament/director"
 )
 
 // fakeTables is an in-memory table service with the semantics the
-// director relies on: keyed controls, moves through transit, chips
-// counted on the tables and in transit. fail makes the next call of an
-// operation go unanswered.
+// director relies on, as the table service has them: keyed controls;
+// moves through transit, a move ordered during a hand the entrant plays
+// pending until it ends and a move of an entrant with no chips cancelled;
+// a busted entrant in a hand removed when it ends; a table with an
+// entrant seated or bound for it not closed; chips counted on the tables
+// and in transit. fail makes the next call of an operation go unanswered.
 type fakeTables struct {
 	mu     sync.Mutex
 	tables map[string]*fakeTable
@@ -20,6 +24,11 @@ type fakeTables struct {
 	moves  map[string]*director.Move
 	keys   map[string]string
 	fail   map[string]int
+	// broken makes the next calls of an operation fail at the table
+	// service (Internal); calls counts the calls of the operations that
+	// can be made to fail.
+	broken map[string]int
+	calls  map[string]int
 }
 
 type fakeTable struct {
@@ -35,6 +44,9 @@ type fakeTable struct {
 	handNo         int64
 	inHand         bool
 	closed         bool
+	// leaving are the entrants who leave when the hand in progress ends:
+	// player → move id ("" for a busted entrant removed then).
+	leaving map[string]string
 }
 
 type absence struct {
@@ -43,13 +55,19 @@ type absence struct {
 }
 
 func newFakeTables() *fakeTables {
-	return &fakeTables{tables: map[string]*fakeTable{}, moves: map[string]*director.Move{}, keys: map[string]string{}, fail: map[string]int{}}
+	return &fakeTables{tables: map[string]*fakeTable{}, moves: map[string]*director.Move{}, keys: map[string]string{}, fail: map[string]int{},
+		broken: map[string]int{}, calls: map[string]int{}}
 }
 
 func (f *fakeTables) failing(op string) error {
+	f.calls[op]++
 	if f.fail[op] > 0 {
 		f.fail[op]--
 		return fmt.Errorf("%s: %w", op, director.ErrUnreachable)
+	}
+	if f.broken[op] > 0 {
+		f.broken[op]--
+		return fmt.Errorf("%s: %w: internal error", op, director.ErrFailed)
 	}
 	return nil
 }
@@ -80,7 +98,7 @@ func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, erro
 	id := fmt.Sprintf("tbl%d", len(f.order)+1)
 	f.keys["open:"+t.Key] = id
 	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, live: t.Live, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
-		absent: map[string]absence{}}
+		absent: map[string]absence{}, leaving: map[string]string{}}
 	f.order = append(f.order, id)
 	return id, nil
 }
@@ -106,6 +124,11 @@ func (f *fakeTables) Close(_ context.Context, id string) error {
 	if len(tb.seats) > 0 {
 		return refused("TABLE_NOT_EMPTY")
 	}
+	for _, m := range f.moves {
+		if m.ToTableID == id && m.State == director.MoveInTransit {
+			return refused("TABLE_NOT_EMPTY") // a moved entrant is on the way
+		}
+	}
 	tb.closed = true
 	return nil
 }
@@ -125,6 +148,9 @@ func (f *fakeTables) where(tournament, player string) (*fakeTable, int) {
 func (f *fakeTables) Seat(_ context.Context, id, key, player string, seat int, stack int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.failing("Seat"); err != nil {
+		return err
+	}
 	tb, err := f.get(id)
 	if err != nil {
 		return err
@@ -156,6 +182,9 @@ func (f *fakeTables) SetButton(_ context.Context, id, key string, seat int) erro
 func (f *fakeTables) SetLevels(_ context.Context, id string, revision int64, rows []director.Row) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.failing("SetLevels"); err != nil {
+		return err
+	}
 	tb, err := f.get(id)
 	if err != nil {
 		return err
@@ -169,6 +198,9 @@ func (f *fakeTables) SetLevels(_ context.Context, id string, revision int64, row
 func (f *fakeTables) Hold(_ context.Context, id, holdID string, _ director.HoldReason, through int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.failing("Hold"); err != nil {
+		return err
+	}
 	tb, err := f.get(id)
 	if err != nil {
 		return err
@@ -248,6 +280,13 @@ func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) err
 			if tb.stacks[p] > 0 {
 				return refused("ENTRANT_HAS_CHIPS")
 			}
+			if _, ok := tb.leaving[p]; ok {
+				return refused("MOVE_IN_PROGRESS")
+			}
+			if tb.inHand {
+				tb.leaving[p] = "" // when the hand ends
+				return nil
+			}
 			delete(tb.seats, s)
 			delete(tb.stacks, p)
 			return nil
@@ -289,15 +328,55 @@ func (f *fakeTables) MoveOut(_ context.Context, m director.Move) (director.MoveS
 		return 0, err
 	}
 	for s, p := range tb.seats {
-		if p == m.Player {
+		if p != m.Player {
+			continue
+		}
+		if _, ok := tb.leaving[p]; ok {
+			return 0, refused("MOVE_IN_PROGRESS")
+		}
+		switch {
+		case tb.inHand:
+			// Ordered during a hand: the entrant leaves when it ends.
+			m.State = director.MovePending
+			tb.leaving[p] = m.ID
+		case tb.stacks[p] == 0:
+			m.State = director.MoveCancelled // no chips: not moved
+		default:
 			m.Chips, m.State = tb.stacks[p], director.MoveInTransit
 			delete(tb.seats, s)
 			delete(tb.stacks, p)
-			f.moves[m.ID] = &m
-			return m.State, nil
 		}
+		f.moves[m.ID] = &m
+		return m.State, nil
 	}
 	return 0, refused("NOT_SEATED")
+}
+
+// endHand ends the hand in progress at table id: the entrants ordered
+// away during it leave (in transit, or cancelled with no chips) and the
+// busted ordered off are removed.
+func (f *fakeTables) endHand(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb := f.tables[id]
+	tb.inHand = false
+	for p, move := range tb.leaving {
+		for s, q := range tb.seats {
+			if q != p {
+				continue
+			}
+			if m := f.moves[move]; m != nil {
+				m.State = director.MoveCancelled
+				if tb.stacks[p] == 0 {
+					break // stays, with no chips
+				}
+				m.Chips, m.State = tb.stacks[p], director.MoveInTransit
+			}
+			delete(tb.seats, s)
+			delete(tb.stacks, p)
+		}
+	}
+	tb.leaving = map[string]string{}
 }
 
 func (f *fakeTables) MoveIn(_ context.Context, id, moveID string) (director.MoveState, error) {
@@ -307,11 +386,15 @@ func (f *fakeTables) MoveIn(_ context.Context, id, moveID string) (director.Move
 		return 0, err
 	}
 	m, ok := f.moves[moveID]
-	if !ok {
+	switch {
+	case !ok:
 		return 0, refused("MOVE_NOT_FOUND")
-	}
-	if m.State == director.MoveDelivered {
+	case m.ToTableID != id:
+		return 0, refused("MOVE_WRONG_TABLE")
+	case m.State == director.MoveDelivered:
 		return m.State, nil
+	case m.State != director.MoveInTransit:
+		return 0, refused("MOVE_NOT_IN_TRANSIT")
 	}
 	tb, err := f.get(id)
 	if err != nil {
@@ -330,7 +413,7 @@ func (f *fakeTables) Moves(_ context.Context, tournament string, states ...direc
 	defer f.mu.Unlock()
 	var out []director.Move
 	for _, m := range f.moves {
-		if len(states) == 0 || m.State == states[0] {
+		if len(states) == 0 || slices.Contains(states, m.State) {
 			out = append(out, *m)
 		}
 	}
@@ -362,6 +445,11 @@ func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus,
 	tb, ok := f.tables[id]
 	if !ok {
 		return director.TableStatus{}, refused("TABLE_NOT_FOUND")
+	}
+	if tb.closed {
+		// The table service refuses to read a closed table; the adapter
+		// (tables.Client.Status) reads that as a closed table.
+		return director.TableStatus{Closed: true}, nil
 	}
 	st := director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed}
 	for seat, p := range tb.seats {

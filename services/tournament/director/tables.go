@@ -14,8 +14,10 @@ import (
 // repeats one freely after a crash or a timeout.
 //
 // Errors: ErrUnreachable (wrapped) when the table service did not answer
-// (repeat later); any other error is a definite refusal, whose reason
-// Refusal reports.
+// (repeat later); ErrFailed (wrapped) when it failed the control itself
+// (Internal, Unknown: repeat later, but it may fail again, so the step is
+// backed off and reported stuck when it keeps failing); any other error is
+// a definite refusal, whose reason Refusal reports.
 type Tables interface {
 	// Open opens a tournament table, idempotent by key.
 	Open(ctx context.Context, t OpenTable) (tableID string, err error)
@@ -142,6 +144,12 @@ type Move struct {
 // ErrUnreachable wraps a control the table service did not answer: it may
 // or may not have been applied, and repeating it is safe.
 var ErrUnreachable = errors.New("table service unreachable")
+
+// ErrFailed wraps a control the table service failed (Internal, Unknown):
+// it may or may not have been applied and repeating it is safe, but unlike
+// a control not answered it may well fail again: the step that needs it is
+// backed off and, when it keeps failing, reported stuck (steps.go).
+var ErrFailed = errors.New("table service failed")
 
 // Refused is a control the table service refused for good.
 type Refused struct {

@@ -23,11 +23,11 @@ type Rules struct {
 	// Live opens the event's tables as live tables: a dealer deals
 	// physical cards and enters them on the console (TP-68).
 	Live bool `json:"live,omitempty"`
-	// RedrawFinal redraws seats and the button for the final table (TR-07)
-	// instead of breaking tables down to the last one. Off until the
-	// redraw is proved end to end: run over REST on a cluster it left a
-	// player at an old table (TABLE_NOT_EMPTY) and the event stalled.
-	RedrawFinal bool `json:"redraw_final,omitempty"`
+	// NoFinalRedraw switches off the final-table redraw (TR-07): the
+	// tables break down to the last one, whose players keep their seats
+	// and whose button keeps moving. By default the players left draw new
+	// seats and the button at a new final table.
+	NoFinalRedraw bool `json:"no_final_redraw,omitempty"`
 	// Flight makes the event a Day 1 flight feeding a Day 2 (issue 13).
 	Flight *flight.Flight `json:"flight,omitempty"`
 	// Day2 makes the event the Day 2 of a multi-day event: its field is
@@ -45,6 +45,8 @@ func (r Rules) BountyPool(entries int) int64 { return int64(entries) * r.Bounty.
 // PrizePool is the part of pool the payout structure shares: all of it
 // less the bounties (G-36).
 func (r Rules) PrizePool(pool int64, entries int) int64 { return pool - r.BountyPool(entries) }
+// FinalRedraw reports whether the final table is redrawn (TR-07).
+func (r Rules) FinalRedraw() bool { return !r.NoFinalRedraw }
 
 // DefaultSeatsPerTable is a full ring game table.
 const DefaultSeatsPerTable = 9

@@ -67,6 +67,7 @@ func rulesFromProto(req *tournamentv1.CreateTournamentRequest) house.Rules {
 	r.SeatsPerTable = int(req.GetSeatsPerTable())
 	r.Live = req.GetLiveTables()
 	r.Bounty = bounty.Rules{Amount: req.GetBounty().GetAmount(), Progressive: req.GetBounty().GetProgressive()}
+	r.NoFinalRedraw = req.GetNoFinalRedraw()
 	return r
 }
 
@@ -123,7 +124,13 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 	if t.Rules.Bounty.On() {
 		pb.Bounty = &tournamentv1.Bounty{Amount: t.Rules.Bounty.Amount, Progressive: t.Rules.Bounty.Progressive}
 	}
+	pb.NoFinalRedraw = t.Rules.NoFinalRedraw
 	return pb
+}
+
+func stuckStepToProto(st store.StuckStep) *tournamentv1.StuckStep {
+	return &tournamentv1.StuckStep{Step: st.Step, Kind: st.Kind, Error: st.Error, Attempts: int32(st.Attempts),
+		FirstFailureTime: timestamppb.New(st.Since), LastFailureTime: timestamppb.New(st.Last)}
 }
 
 func chipCheckToProto(c store.ChipCheck) *tournamentv1.ChipCheck {

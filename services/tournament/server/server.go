@@ -180,6 +180,13 @@ func (s *Server) GetTournament(ctx context.Context, req *tournamentv1.GetTournam
 	if ok {
 		pb.ChipCheck = chipCheckToProto(check)
 	}
+	stuck, err := s.store.StuckSteps(ctx, t.Event.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stuck {
+		pb.StuckSteps = append(pb.StuckSteps, stuckStepToProto(st))
+	}
 	return &tournamentv1.GetTournamentResponse{Tournament: pb}, nil
 }
 

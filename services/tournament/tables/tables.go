@@ -2,8 +2,10 @@
 // implements director.Tables over the generated TournamentTableService
 // client, translating the tournament's 1-based seats to the table's
 // 0-based ones, and classifies the table service's errors in one place:
-// no answer is director.ErrUnreachable (repeat the control), anything
-// else a definite refusal (director.Refused with its reason).
+// no answer is director.ErrUnreachable (repeat the control), a failure of
+// the table service's own (Internal, Unknown) director.ErrFailed (repeat
+// it, backed off), anything else a definite refusal (director.Refused with
+// its reason).
 package tables
 
 import (
@@ -38,16 +40,20 @@ func New(c tablev1.TournamentTableServiceClient) *Client { return &Client{c: c} 
 func serviceContext(ctx context.Context) context.Context { return auth.WithToken(ctx, "") }
 
 // classify turns a gRPC error into the director's: no answer (or an
-// answer that says "try again") is ErrUnreachable; every other status is
-// the table service's decision.
+// answer that says "try again") is ErrUnreachable; the table service's
+// own failure ErrFailed; every other status is its decision.
 func classify(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	st, _ := status.FromError(err)
 	switch st.Code() {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted, codes.Canceled, codes.Unknown, codes.Internal:
+	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted, codes.Canceled:
 		return fmt.Errorf("%s: %w: %w", op, director.ErrUnreachable, err)
+	case codes.Unknown, codes.Internal:
+		// Repeatable, but no failover will fix a control the table service
+		// itself fails: the director backs the step off and reports it.
+		return fmt.Errorf("%s: %w: %w", op, director.ErrFailed, err)
 	}
 	reason := st.Code().String()
 	for _, d := range st.Details() {
@@ -238,11 +244,16 @@ func (c *Client) CountChips(ctx context.Context, tournamentID string) (int64, er
 	return resp.GetTotal(), nil
 }
 
-// Status reads where a table stands.
+// Status reads where a table stands. The table service refuses to read a
+// closed table (TABLE_CLOSED): that is the answer, a closed table.
 func (c *Client) Status(ctx context.Context, tableID string) (director.TableStatus, error) {
 	resp, err := c.c.GetTournamentTable(serviceContext(ctx), &tablev1.GetTournamentTableRequest{TableId: tableID})
 	if err != nil {
-		return director.TableStatus{}, classify("table "+tableID, err)
+		err = classify("table "+tableID, err)
+		if director.Refusal(err) == "TABLE_CLOSED" {
+			return director.TableStatus{Closed: true}, nil
+		}
+		return director.TableStatus{}, err
 	}
 	st := resp.GetStatus()
 	out := director.TableStatus{HandNo: st.GetHandNo(), InHand: st.GetInHand(), Closed: st.GetClosed()}

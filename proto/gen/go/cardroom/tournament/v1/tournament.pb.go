@@ -590,7 +590,14 @@ type Tournament struct {
 	Day2 *Day2 `protobuf:"bytes,41,opt,name=day2,proto3" json:"day2,omitempty"`
 	// bounty is the knockout bounty: the part of buy_in that goes on each
 	// entrant's head; unset for an event without bounties.
-	Bounty        *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
+	Bounty *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
+	// stuck_steps are the director's steps that keep failing (a recovery
+	// pass, a table's hand end), the longest stuck first; each stays until it
+	// succeeds. Empty when all is well.
+	StuckSteps []*StuckStep `protobuf:"bytes,29,rep,name=stuck_steps,json=stuckSteps,proto3" json:"stuck_steps,omitempty"`
+	// no_final_redraw says the final table is not redrawn: the last tables
+	// break down to the one that stays (TR-07 redraws by default).
+	NoFinalRedraw bool `protobuf:"varint,30,opt,name=no_final_redraw,json=noFinalRedraw,proto3" json:"no_final_redraw,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -779,6 +786,113 @@ func (x *Tournament) GetBounty() *Bounty {
 	return nil
 }
 
+func (x *Tournament) GetStuckSteps() []*StuckStep {
+	if x != nil {
+		return x.StuckSteps
+	}
+	return nil
+}
+
+func (x *Tournament) GetNoFinalRedraw() bool {
+	if x != nil {
+		return x.NoFinalRedraw
+	}
+	return false
+}
+
+// StuckStep is a step of the tournament's director that has failed again
+// and again; it is tried again after a pause that doubles with each
+// failure, up to five minutes.
+type StuckStep struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// step names it: "recovery", "hand end at table 3".
+	Step string `protobuf:"bytes,1,opt,name=step,proto3" json:"step,omitempty"`
+	// kind is its sort: "recovery" or "hand_end".
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// error is its last failure.
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// attempts are its failures in a row.
+	Attempts int32 `protobuf:"varint,4,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// first_failure_time and last_failure_time bound them.
+	FirstFailureTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=first_failure_time,json=firstFailureTime,proto3" json:"first_failure_time,omitempty"`
+	// last_failure_time: see first_failure_time.
+	LastFailureTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_failure_time,json=lastFailureTime,proto3" json:"last_failure_time,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StuckStep) Reset() {
+	*x = StuckStep{}
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StuckStep) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StuckStep) ProtoMessage() {}
+
+func (x *StuckStep) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StuckStep.ProtoReflect.Descriptor instead.
+func (*StuckStep) Descriptor() ([]byte, []int) {
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *StuckStep) GetStep() string {
+	if x != nil {
+		return x.Step
+	}
+	return ""
+}
+
+func (x *StuckStep) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *StuckStep) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *StuckStep) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *StuckStep) GetFirstFailureTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FirstFailureTime
+	}
+	return nil
+}
+
+func (x *StuckStep) GetLastFailureTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastFailureTime
+	}
+	return nil
+}
+
 // ChipCheck is the director's chip conservation check after a hand: the
 // chips at the tournament's tables and in transit against the chips issued
 // (starting stacks, rebuys, add-ons).
@@ -798,7 +912,7 @@ type ChipCheck struct {
 
 func (x *ChipCheck) Reset() {
 	*x = ChipCheck{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +924,7 @@ func (x *ChipCheck) String() string {
 func (*ChipCheck) ProtoMessage() {}
 
 func (x *ChipCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[3]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +937,7 @@ func (x *ChipCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCheck.ProtoReflect.Descriptor instead.
 func (*ChipCheck) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ChipCheck) GetChipsIssued() int64 {
@@ -895,7 +1009,7 @@ type EntryPolicy struct {
 
 func (x *EntryPolicy) Reset() {
 	*x = EntryPolicy{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +1021,7 @@ func (x *EntryPolicy) String() string {
 func (*EntryPolicy) ProtoMessage() {}
 
 func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[4]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +1034,7 @@ func (x *EntryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntryPolicy.ProtoReflect.Descriptor instead.
 func (*EntryPolicy) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *EntryPolicy) GetLateRegistration() *durationpb.Duration {
@@ -1051,7 +1165,7 @@ type Level struct {
 
 func (x *Level) Reset() {
 	*x = Level{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1177,7 @@ func (x *Level) String() string {
 func (*Level) ProtoMessage() {}
 
 func (x *Level) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[5]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1190,7 @@ func (x *Level) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Level.ProtoReflect.Descriptor instead.
 func (*Level) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Level) GetSmallBlind() int64 {
@@ -1141,7 +1255,7 @@ type PayoutTier struct {
 
 func (x *PayoutTier) Reset() {
 	*x = PayoutTier{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1153,7 +1267,7 @@ func (x *PayoutTier) String() string {
 func (*PayoutTier) ProtoMessage() {}
 
 func (x *PayoutTier) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[6]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1166,7 +1280,7 @@ func (x *PayoutTier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutTier.ProtoReflect.Descriptor instead.
 func (*PayoutTier) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PayoutTier) GetMaxEntrants() int32 {
@@ -1196,7 +1310,7 @@ type PayoutStructure struct {
 
 func (x *PayoutStructure) Reset() {
 	*x = PayoutStructure{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1322,7 @@ func (x *PayoutStructure) String() string {
 func (*PayoutStructure) ProtoMessage() {}
 
 func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[7]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1335,7 @@ func (x *PayoutStructure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayoutStructure.ProtoReflect.Descriptor instead.
 func (*PayoutStructure) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PayoutStructure) GetTiers() []*PayoutTier {
@@ -1281,14 +1395,19 @@ type CreateTournamentRequest struct {
 	// bounty makes a knockout or progressive knockout event: its amount is
 	// the part of buy_in that goes on each entry's head, paid to whoever
 	// knocks the entrant out.
-	Bounty        *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
+	Bounty *Bounty `protobuf:"bytes,42,opt,name=bounty,proto3" json:"bounty,omitempty"`
+	// no_final_redraw keeps the last table's seats and moving button: the
+	// tables break down to the one that stays. Off (the default), when the
+	// players left fit at one table they draw new seats and the button at a
+	// new final table (TR-07, G-28).
+	NoFinalRedraw bool `protobuf:"varint,16,opt,name=no_final_redraw,json=noFinalRedraw,proto3" json:"no_final_redraw,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTournamentRequest) Reset() {
 	*x = CreateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1300,7 +1419,7 @@ func (x *CreateTournamentRequest) String() string {
 func (*CreateTournamentRequest) ProtoMessage() {}
 
 func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[8]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1313,7 +1432,7 @@ func (x *CreateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CreateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateTournamentRequest) GetName() string {
@@ -1442,6 +1561,13 @@ func (x *CreateTournamentRequest) GetBounty() *Bounty {
 	return nil
 }
 
+func (x *CreateTournamentRequest) GetNoFinalRedraw() bool {
+	if x != nil {
+		return x.NoFinalRedraw
+	}
+	return false
+}
+
 // CreateTournamentResponse returns the new tournament.
 type CreateTournamentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1453,7 +1579,7 @@ type CreateTournamentResponse struct {
 
 func (x *CreateTournamentResponse) Reset() {
 	*x = CreateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1591,7 @@ func (x *CreateTournamentResponse) String() string {
 func (*CreateTournamentResponse) ProtoMessage() {}
 
 func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[9]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1604,7 @@ func (x *CreateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CreateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateTournamentResponse) GetTournament() *Tournament {
@@ -1501,7 +1627,7 @@ type ListTournamentsRequest struct {
 
 func (x *ListTournamentsRequest) Reset() {
 	*x = ListTournamentsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1639,7 @@ func (x *ListTournamentsRequest) String() string {
 func (*ListTournamentsRequest) ProtoMessage() {}
 
 func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[10]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1652,7 @@ func (x *ListTournamentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsRequest.ProtoReflect.Descriptor instead.
 func (*ListTournamentsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTournamentsRequest) GetPageSize() int32 {
@@ -1556,7 +1682,7 @@ type ListTournamentsResponse struct {
 
 func (x *ListTournamentsResponse) Reset() {
 	*x = ListTournamentsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1568,7 +1694,7 @@ func (x *ListTournamentsResponse) String() string {
 func (*ListTournamentsResponse) ProtoMessage() {}
 
 func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[11]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1581,7 +1707,7 @@ func (x *ListTournamentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTournamentsResponse.ProtoReflect.Descriptor instead.
 func (*ListTournamentsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListTournamentsResponse) GetTournaments() []*Tournament {
@@ -1609,7 +1735,7 @@ type GetTournamentRequest struct {
 
 func (x *GetTournamentRequest) Reset() {
 	*x = GetTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +1747,7 @@ func (x *GetTournamentRequest) String() string {
 func (*GetTournamentRequest) ProtoMessage() {}
 
 func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[12]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +1760,7 @@ func (x *GetTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentRequest.ProtoReflect.Descriptor instead.
 func (*GetTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetTournamentRequest) GetTournamentId() string {
@@ -1655,7 +1781,7 @@ type GetTournamentResponse struct {
 
 func (x *GetTournamentResponse) Reset() {
 	*x = GetTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1793,7 @@ func (x *GetTournamentResponse) String() string {
 func (*GetTournamentResponse) ProtoMessage() {}
 
 func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[13]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1806,7 @@ func (x *GetTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTournamentResponse.ProtoReflect.Descriptor instead.
 func (*GetTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetTournamentResponse) GetTournament() *Tournament {
@@ -1729,7 +1855,7 @@ type Entry struct {
 
 func (x *Entry) Reset() {
 	*x = Entry{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1741,7 +1867,7 @@ func (x *Entry) String() string {
 func (*Entry) ProtoMessage() {}
 
 func (x *Entry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[14]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1754,7 +1880,7 @@ func (x *Entry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Entry.ProtoReflect.Descriptor instead.
 func (*Entry) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Entry) GetTournamentId() string {
@@ -1863,7 +1989,7 @@ type RegisterPlayerRequest struct {
 
 func (x *RegisterPlayerRequest) Reset() {
 	*x = RegisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +2001,7 @@ func (x *RegisterPlayerRequest) String() string {
 func (*RegisterPlayerRequest) ProtoMessage() {}
 
 func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[15]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +2014,7 @@ func (x *RegisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RegisterPlayerRequest) GetTournamentId() string {
@@ -1923,7 +2049,7 @@ type RegisterPlayerResponse struct {
 
 func (x *RegisterPlayerResponse) Reset() {
 	*x = RegisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +2061,7 @@ func (x *RegisterPlayerResponse) String() string {
 func (*RegisterPlayerResponse) ProtoMessage() {}
 
 func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[16]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2074,7 @@ func (x *RegisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RegisterPlayerResponse) GetEntry() *Entry {
@@ -1971,7 +2097,7 @@ type UnregisterPlayerRequest struct {
 
 func (x *UnregisterPlayerRequest) Reset() {
 	*x = UnregisterPlayerRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1983,7 +2109,7 @@ func (x *UnregisterPlayerRequest) String() string {
 func (*UnregisterPlayerRequest) ProtoMessage() {}
 
 func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[17]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1996,7 +2122,7 @@ func (x *UnregisterPlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerRequest.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnregisterPlayerRequest) GetTournamentId() string {
@@ -2024,7 +2150,7 @@ type UnregisterPlayerResponse struct {
 
 func (x *UnregisterPlayerResponse) Reset() {
 	*x = UnregisterPlayerResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2036,7 +2162,7 @@ func (x *UnregisterPlayerResponse) String() string {
 func (*UnregisterPlayerResponse) ProtoMessage() {}
 
 func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[18]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2049,7 +2175,7 @@ func (x *UnregisterPlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnregisterPlayerResponse.ProtoReflect.Descriptor instead.
 func (*UnregisterPlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UnregisterPlayerResponse) GetEntry() *Entry {
@@ -2070,7 +2196,7 @@ type ListEntriesRequest struct {
 
 func (x *ListEntriesRequest) Reset() {
 	*x = ListEntriesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2082,7 +2208,7 @@ func (x *ListEntriesRequest) String() string {
 func (*ListEntriesRequest) ProtoMessage() {}
 
 func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[19]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2095,7 +2221,7 @@ func (x *ListEntriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesRequest.ProtoReflect.Descriptor instead.
 func (*ListEntriesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListEntriesRequest) GetTournamentId() string {
@@ -2116,7 +2242,7 @@ type ListEntriesResponse struct {
 
 func (x *ListEntriesResponse) Reset() {
 	*x = ListEntriesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2128,7 +2254,7 @@ func (x *ListEntriesResponse) String() string {
 func (*ListEntriesResponse) ProtoMessage() {}
 
 func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[20]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2141,7 +2267,7 @@ func (x *ListEntriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEntriesResponse.ProtoReflect.Descriptor instead.
 func (*ListEntriesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListEntriesResponse) GetEntries() []*Entry {
@@ -2166,7 +2292,7 @@ type SeatAssignment struct {
 
 func (x *SeatAssignment) Reset() {
 	*x = SeatAssignment{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2304,7 @@ func (x *SeatAssignment) String() string {
 func (*SeatAssignment) ProtoMessage() {}
 
 func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[21]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2317,7 @@ func (x *SeatAssignment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatAssignment.ProtoReflect.Descriptor instead.
 func (*SeatAssignment) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SeatAssignment) GetPlayerId() string {
@@ -2230,7 +2356,7 @@ type ButtonDraw struct {
 
 func (x *ButtonDraw) Reset() {
 	*x = ButtonDraw{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2242,7 +2368,7 @@ func (x *ButtonDraw) String() string {
 func (*ButtonDraw) ProtoMessage() {}
 
 func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[22]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2255,7 +2381,7 @@ func (x *ButtonDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ButtonDraw.ProtoReflect.Descriptor instead.
 func (*ButtonDraw) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ButtonDraw) GetTable() int32 {
@@ -2290,7 +2416,7 @@ type StartTournamentRequest struct {
 
 func (x *StartTournamentRequest) Reset() {
 	*x = StartTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +2428,7 @@ func (x *StartTournamentRequest) String() string {
 func (*StartTournamentRequest) ProtoMessage() {}
 
 func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[23]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +2441,7 @@ func (x *StartTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentRequest.ProtoReflect.Descriptor instead.
 func (*StartTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartTournamentRequest) GetTournamentId() string {
@@ -2340,7 +2466,7 @@ type StartTournamentResponse struct {
 
 func (x *StartTournamentResponse) Reset() {
 	*x = StartTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2352,7 +2478,7 @@ func (x *StartTournamentResponse) String() string {
 func (*StartTournamentResponse) ProtoMessage() {}
 
 func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[24]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2365,7 +2491,7 @@ func (x *StartTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTournamentResponse.ProtoReflect.Descriptor instead.
 func (*StartTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StartTournamentResponse) GetTournament() *Tournament {
@@ -2406,7 +2532,7 @@ type RebuyRequest struct {
 
 func (x *RebuyRequest) Reset() {
 	*x = RebuyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2418,7 +2544,7 @@ func (x *RebuyRequest) String() string {
 func (*RebuyRequest) ProtoMessage() {}
 
 func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[25]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2431,7 +2557,7 @@ func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
 func (*RebuyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RebuyRequest) GetTournamentId() string {
@@ -2475,7 +2601,7 @@ type RebuyResponse struct {
 
 func (x *RebuyResponse) Reset() {
 	*x = RebuyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2487,7 +2613,7 @@ func (x *RebuyResponse) String() string {
 func (*RebuyResponse) ProtoMessage() {}
 
 func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[26]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2500,7 +2626,7 @@ func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
 func (*RebuyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RebuyResponse) GetEntry() *Entry {
@@ -2536,7 +2662,7 @@ type AddOnRequest struct {
 
 func (x *AddOnRequest) Reset() {
 	*x = AddOnRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2548,7 +2674,7 @@ func (x *AddOnRequest) String() string {
 func (*AddOnRequest) ProtoMessage() {}
 
 func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[27]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2561,7 +2687,7 @@ func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
 func (*AddOnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AddOnRequest) GetTournamentId() string {
@@ -2612,7 +2738,7 @@ type AddOnResponse struct {
 
 func (x *AddOnResponse) Reset() {
 	*x = AddOnResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2750,7 @@ func (x *AddOnResponse) String() string {
 func (*AddOnResponse) ProtoMessage() {}
 
 func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[28]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2763,7 @@ func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
 func (*AddOnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AddOnResponse) GetEntry() *Entry {
@@ -2669,7 +2795,7 @@ type GetClockRequest struct {
 
 func (x *GetClockRequest) Reset() {
 	*x = GetClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2681,7 +2807,7 @@ func (x *GetClockRequest) String() string {
 func (*GetClockRequest) ProtoMessage() {}
 
 func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[29]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2694,7 +2820,7 @@ func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
 func (*GetClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetClockRequest) GetTournamentId() string {
@@ -2732,7 +2858,7 @@ type GetClockResponse struct {
 
 func (x *GetClockResponse) Reset() {
 	*x = GetClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2744,7 +2870,7 @@ func (x *GetClockResponse) String() string {
 func (*GetClockResponse) ProtoMessage() {}
 
 func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[30]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2757,7 +2883,7 @@ func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
 func (*GetClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetClockResponse) GetStarted() bool {
@@ -2813,7 +2939,7 @@ type WatchClockRequest struct {
 
 func (x *WatchClockRequest) Reset() {
 	*x = WatchClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2951,7 @@ func (x *WatchClockRequest) String() string {
 func (*WatchClockRequest) ProtoMessage() {}
 
 func (x *WatchClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[31]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2964,7 @@ func (x *WatchClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchClockRequest.ProtoReflect.Descriptor instead.
 func (*WatchClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *WatchClockRequest) GetTournamentId() string {
@@ -2871,7 +2997,7 @@ type WatchClockResponse struct {
 
 func (x *WatchClockResponse) Reset() {
 	*x = WatchClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2883,7 +3009,7 @@ func (x *WatchClockResponse) String() string {
 func (*WatchClockResponse) ProtoMessage() {}
 
 func (x *WatchClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[32]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2896,7 +3022,7 @@ func (x *WatchClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchClockResponse.ProtoReflect.Descriptor instead.
 func (*WatchClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *WatchClockResponse) GetTournament() *Tournament {
@@ -2954,7 +3080,7 @@ type PauseClockRequest struct {
 
 func (x *PauseClockRequest) Reset() {
 	*x = PauseClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2966,7 +3092,7 @@ func (x *PauseClockRequest) String() string {
 func (*PauseClockRequest) ProtoMessage() {}
 
 func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[33]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2979,7 +3105,7 @@ func (x *PauseClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockRequest.ProtoReflect.Descriptor instead.
 func (*PauseClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PauseClockRequest) GetTournamentId() string {
@@ -3007,7 +3133,7 @@ type PauseClockResponse struct {
 
 func (x *PauseClockResponse) Reset() {
 	*x = PauseClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3019,7 +3145,7 @@ func (x *PauseClockResponse) String() string {
 func (*PauseClockResponse) ProtoMessage() {}
 
 func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[34]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3032,7 +3158,7 @@ func (x *PauseClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseClockResponse.ProtoReflect.Descriptor instead.
 func (*PauseClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PauseClockResponse) GetClock() *GetClockResponse {
@@ -3055,7 +3181,7 @@ type ResumeClockRequest struct {
 
 func (x *ResumeClockRequest) Reset() {
 	*x = ResumeClockRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3067,7 +3193,7 @@ func (x *ResumeClockRequest) String() string {
 func (*ResumeClockRequest) ProtoMessage() {}
 
 func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[35]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3080,7 +3206,7 @@ func (x *ResumeClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockRequest.ProtoReflect.Descriptor instead.
 func (*ResumeClockRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ResumeClockRequest) GetTournamentId() string {
@@ -3108,7 +3234,7 @@ type ResumeClockResponse struct {
 
 func (x *ResumeClockResponse) Reset() {
 	*x = ResumeClockResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3120,7 +3246,7 @@ func (x *ResumeClockResponse) String() string {
 func (*ResumeClockResponse) ProtoMessage() {}
 
 func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[36]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3133,7 +3259,7 @@ func (x *ResumeClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeClockResponse.ProtoReflect.Descriptor instead.
 func (*ResumeClockResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ResumeClockResponse) GetClock() *GetClockResponse {
@@ -3158,7 +3284,7 @@ type AddClockTimeRequest struct {
 
 func (x *AddClockTimeRequest) Reset() {
 	*x = AddClockTimeRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3170,7 +3296,7 @@ func (x *AddClockTimeRequest) String() string {
 func (*AddClockTimeRequest) ProtoMessage() {}
 
 func (x *AddClockTimeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[37]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3183,7 +3309,7 @@ func (x *AddClockTimeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddClockTimeRequest.ProtoReflect.Descriptor instead.
 func (*AddClockTimeRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AddClockTimeRequest) GetTournamentId() string {
@@ -3218,7 +3344,7 @@ type AddClockTimeResponse struct {
 
 func (x *AddClockTimeResponse) Reset() {
 	*x = AddClockTimeResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3230,7 +3356,7 @@ func (x *AddClockTimeResponse) String() string {
 func (*AddClockTimeResponse) ProtoMessage() {}
 
 func (x *AddClockTimeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[38]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3243,7 +3369,7 @@ func (x *AddClockTimeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddClockTimeResponse.ProtoReflect.Descriptor instead.
 func (*AddClockTimeResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AddClockTimeResponse) GetClock() *GetClockResponse {
@@ -3273,7 +3399,7 @@ type SetClockLevelRequest struct {
 
 func (x *SetClockLevelRequest) Reset() {
 	*x = SetClockLevelRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3285,7 +3411,7 @@ func (x *SetClockLevelRequest) String() string {
 func (*SetClockLevelRequest) ProtoMessage() {}
 
 func (x *SetClockLevelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[39]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3298,7 +3424,7 @@ func (x *SetClockLevelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockLevelRequest.ProtoReflect.Descriptor instead.
 func (*SetClockLevelRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SetClockLevelRequest) GetTournamentId() string {
@@ -3369,7 +3495,7 @@ type SetClockLevelResponse struct {
 
 func (x *SetClockLevelResponse) Reset() {
 	*x = SetClockLevelResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3381,7 +3507,7 @@ func (x *SetClockLevelResponse) String() string {
 func (*SetClockLevelResponse) ProtoMessage() {}
 
 func (x *SetClockLevelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[40]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3394,7 +3520,7 @@ func (x *SetClockLevelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockLevelResponse.ProtoReflect.Descriptor instead.
 func (*SetClockLevelResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SetClockLevelResponse) GetClock() *GetClockResponse {
@@ -3419,7 +3545,7 @@ type StartBreakRequest struct {
 
 func (x *StartBreakRequest) Reset() {
 	*x = StartBreakRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3431,7 +3557,7 @@ func (x *StartBreakRequest) String() string {
 func (*StartBreakRequest) ProtoMessage() {}
 
 func (x *StartBreakRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[41]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3444,7 +3570,7 @@ func (x *StartBreakRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBreakRequest.ProtoReflect.Descriptor instead.
 func (*StartBreakRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *StartBreakRequest) GetTournamentId() string {
@@ -3479,7 +3605,7 @@ type StartBreakResponse struct {
 
 func (x *StartBreakResponse) Reset() {
 	*x = StartBreakResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3491,7 +3617,7 @@ func (x *StartBreakResponse) String() string {
 func (*StartBreakResponse) ProtoMessage() {}
 
 func (x *StartBreakResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[42]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3504,7 +3630,7 @@ func (x *StartBreakResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBreakResponse.ProtoReflect.Descriptor instead.
 func (*StartBreakResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *StartBreakResponse) GetClock() *GetClockResponse {
@@ -3525,7 +3651,7 @@ type GetPayoutsRequest struct {
 
 func (x *GetPayoutsRequest) Reset() {
 	*x = GetPayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3537,7 +3663,7 @@ func (x *GetPayoutsRequest) String() string {
 func (*GetPayoutsRequest) ProtoMessage() {}
 
 func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[43]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3550,7 +3676,7 @@ func (x *GetPayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsRequest.ProtoReflect.Descriptor instead.
 func (*GetPayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GetPayoutsRequest) GetTournamentId() string {
@@ -3579,7 +3705,7 @@ type GetPayoutsResponse struct {
 
 func (x *GetPayoutsResponse) Reset() {
 	*x = GetPayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3591,7 +3717,7 @@ func (x *GetPayoutsResponse) String() string {
 func (*GetPayoutsResponse) ProtoMessage() {}
 
 func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[44]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3604,7 +3730,7 @@ func (x *GetPayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPayoutsResponse.ProtoReflect.Descriptor instead.
 func (*GetPayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetPayoutsResponse) GetStructure() *PayoutStructure {
@@ -3655,7 +3781,7 @@ type CancelTournamentRequest struct {
 
 func (x *CancelTournamentRequest) Reset() {
 	*x = CancelTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3667,7 +3793,7 @@ func (x *CancelTournamentRequest) String() string {
 func (*CancelTournamentRequest) ProtoMessage() {}
 
 func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[45]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3680,7 +3806,7 @@ func (x *CancelTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentRequest.ProtoReflect.Descriptor instead.
 func (*CancelTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CancelTournamentRequest) GetTournamentId() string {
@@ -3710,7 +3836,7 @@ type CancelTournamentResponse struct {
 
 func (x *CancelTournamentResponse) Reset() {
 	*x = CancelTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3722,7 +3848,7 @@ func (x *CancelTournamentResponse) String() string {
 func (*CancelTournamentResponse) ProtoMessage() {}
 
 func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[46]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3735,7 +3861,7 @@ func (x *CancelTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTournamentResponse.ProtoReflect.Descriptor instead.
 func (*CancelTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CancelTournamentResponse) GetTournament() *Tournament {
@@ -3772,7 +3898,7 @@ type Knockout struct {
 
 func (x *Knockout) Reset() {
 	*x = Knockout{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3784,7 +3910,7 @@ func (x *Knockout) String() string {
 func (*Knockout) ProtoMessage() {}
 
 func (x *Knockout) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[47]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3797,7 +3923,7 @@ func (x *Knockout) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Knockout.ProtoReflect.Descriptor instead.
 func (*Knockout) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *Knockout) GetPlayerId() string {
@@ -3852,7 +3978,7 @@ type Finish struct {
 
 func (x *Finish) Reset() {
 	*x = Finish{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3864,7 +3990,7 @@ func (x *Finish) String() string {
 func (*Finish) ProtoMessage() {}
 
 func (x *Finish) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[48]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3877,7 +4003,7 @@ func (x *Finish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Finish.ProtoReflect.Descriptor instead.
 func (*Finish) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Finish) GetPlayerId() string {
@@ -3934,7 +4060,7 @@ type Prize struct {
 
 func (x *Prize) Reset() {
 	*x = Prize{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3946,7 +4072,7 @@ func (x *Prize) String() string {
 func (*Prize) ProtoMessage() {}
 
 func (x *Prize) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[49]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3959,7 +4085,7 @@ func (x *Prize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prize.ProtoReflect.Descriptor instead.
 func (*Prize) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *Prize) GetPlayerId() string {
@@ -4041,7 +4167,7 @@ type BountyPayment struct {
 
 func (x *BountyPayment) Reset() {
 	*x = BountyPayment{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4053,7 +4179,7 @@ func (x *BountyPayment) String() string {
 func (*BountyPayment) ProtoMessage() {}
 
 func (x *BountyPayment) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[50]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4066,7 +4192,7 @@ func (x *BountyPayment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BountyPayment.ProtoReflect.Descriptor instead.
 func (*BountyPayment) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *BountyPayment) GetPlayerId() string {
@@ -4124,7 +4250,7 @@ type RecordKnockoutsRequest struct {
 
 func (x *RecordKnockoutsRequest) Reset() {
 	*x = RecordKnockoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4136,7 +4262,7 @@ func (x *RecordKnockoutsRequest) String() string {
 func (*RecordKnockoutsRequest) ProtoMessage() {}
 
 func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[51]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4149,7 +4275,7 @@ func (x *RecordKnockoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsRequest.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecordKnockoutsRequest) GetTournamentId() string {
@@ -4185,7 +4311,7 @@ type RecordKnockoutsResponse struct {
 
 func (x *RecordKnockoutsResponse) Reset() {
 	*x = RecordKnockoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4197,7 +4323,7 @@ func (x *RecordKnockoutsResponse) String() string {
 func (*RecordKnockoutsResponse) ProtoMessage() {}
 
 func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[52]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4210,7 +4336,7 @@ func (x *RecordKnockoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKnockoutsResponse.ProtoReflect.Descriptor instead.
 func (*RecordKnockoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RecordKnockoutsResponse) GetFinishes() []*Finish {
@@ -4252,7 +4378,7 @@ type GetResultsRequest struct {
 
 func (x *GetResultsRequest) Reset() {
 	*x = GetResultsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4264,7 +4390,7 @@ func (x *GetResultsRequest) String() string {
 func (*GetResultsRequest) ProtoMessage() {}
 
 func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[53]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4277,7 +4403,7 @@ func (x *GetResultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsRequest.ProtoReflect.Descriptor instead.
 func (*GetResultsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetResultsRequest) GetTournamentId() string {
@@ -4302,7 +4428,7 @@ type GetResultsResponse struct {
 
 func (x *GetResultsResponse) Reset() {
 	*x = GetResultsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4314,7 +4440,7 @@ func (x *GetResultsResponse) String() string {
 func (*GetResultsResponse) ProtoMessage() {}
 
 func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[54]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4327,7 +4453,7 @@ func (x *GetResultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResultsResponse.ProtoReflect.Descriptor instead.
 func (*GetResultsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetResultsResponse) GetFinishes() []*Finish {
@@ -4362,7 +4488,7 @@ type PayPrizesRequest struct {
 
 func (x *PayPrizesRequest) Reset() {
 	*x = PayPrizesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4374,7 +4500,7 @@ func (x *PayPrizesRequest) String() string {
 func (*PayPrizesRequest) ProtoMessage() {}
 
 func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[55]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4387,7 +4513,7 @@ func (x *PayPrizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PayPrizesRequest) GetTournamentId() string {
@@ -4408,7 +4534,7 @@ type PayPrizesResponse struct {
 
 func (x *PayPrizesResponse) Reset() {
 	*x = PayPrizesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4420,7 +4546,7 @@ func (x *PayPrizesResponse) String() string {
 func (*PayPrizesResponse) ProtoMessage() {}
 
 func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[56]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4433,7 +4559,7 @@ func (x *PayPrizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizesResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *PayPrizesResponse) GetPrizes() []*Prize {
@@ -4468,7 +4594,7 @@ type IssuePenaltyRequest struct {
 
 func (x *IssuePenaltyRequest) Reset() {
 	*x = IssuePenaltyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4480,7 +4606,7 @@ func (x *IssuePenaltyRequest) String() string {
 func (*IssuePenaltyRequest) ProtoMessage() {}
 
 func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[57]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4493,7 +4619,7 @@ func (x *IssuePenaltyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyRequest.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *IssuePenaltyRequest) GetTournamentId() string {
@@ -4567,7 +4693,7 @@ type IssuePenaltyResponse struct {
 
 func (x *IssuePenaltyResponse) Reset() {
 	*x = IssuePenaltyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4579,7 +4705,7 @@ func (x *IssuePenaltyResponse) String() string {
 func (*IssuePenaltyResponse) ProtoMessage() {}
 
 func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[58]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4592,7 +4718,7 @@ func (x *IssuePenaltyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuePenaltyResponse.ProtoReflect.Descriptor instead.
 func (*IssuePenaltyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{58}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *IssuePenaltyResponse) GetHandsToMiss() int32 {
@@ -4631,7 +4757,7 @@ type ReportHandStartedRequest struct {
 
 func (x *ReportHandStartedRequest) Reset() {
 	*x = ReportHandStartedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4643,7 +4769,7 @@ func (x *ReportHandStartedRequest) String() string {
 func (*ReportHandStartedRequest) ProtoMessage() {}
 
 func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[59]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4656,7 +4782,7 @@ func (x *ReportHandStartedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{59}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ReportHandStartedRequest) GetTournamentId() string {
@@ -4691,7 +4817,7 @@ type ReportHandStartedResponse struct {
 
 func (x *ReportHandStartedResponse) Reset() {
 	*x = ReportHandStartedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4703,7 +4829,7 @@ func (x *ReportHandStartedResponse) String() string {
 func (*ReportHandStartedResponse) ProtoMessage() {}
 
 func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[60]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4716,7 +4842,7 @@ func (x *ReportHandStartedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandStartedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandStartedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{60}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ReportHandStartedResponse) GetSittingOut() []string {
@@ -4739,7 +4865,7 @@ type TableButton struct {
 
 func (x *TableButton) Reset() {
 	*x = TableButton{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4751,7 +4877,7 @@ func (x *TableButton) String() string {
 func (*TableButton) ProtoMessage() {}
 
 func (x *TableButton) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[61]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4764,7 +4890,7 @@ func (x *TableButton) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableButton.ProtoReflect.Descriptor instead.
 func (*TableButton) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{61}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *TableButton) GetTable() int32 {
@@ -4802,7 +4928,7 @@ type Move struct {
 
 func (x *Move) Reset() {
 	*x = Move{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4814,7 +4940,7 @@ func (x *Move) String() string {
 func (*Move) ProtoMessage() {}
 
 func (x *Move) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[62]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4827,7 +4953,7 @@ func (x *Move) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Move.ProtoReflect.Descriptor instead.
 func (*Move) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{62}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Move) GetPlayerId() string {
@@ -4887,7 +5013,7 @@ type BalanceTablesRequest struct {
 
 func (x *BalanceTablesRequest) Reset() {
 	*x = BalanceTablesRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4899,7 +5025,7 @@ func (x *BalanceTablesRequest) String() string {
 func (*BalanceTablesRequest) ProtoMessage() {}
 
 func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[63]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4912,7 +5038,7 @@ func (x *BalanceTablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesRequest.ProtoReflect.Descriptor instead.
 func (*BalanceTablesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{63}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *BalanceTablesRequest) GetTournamentId() string {
@@ -4951,7 +5077,7 @@ type BalanceTablesResponse struct {
 
 func (x *BalanceTablesResponse) Reset() {
 	*x = BalanceTablesResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4963,7 +5089,7 @@ func (x *BalanceTablesResponse) String() string {
 func (*BalanceTablesResponse) ProtoMessage() {}
 
 func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[64]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4976,7 +5102,7 @@ func (x *BalanceTablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceTablesResponse.ProtoReflect.Descriptor instead.
 func (*BalanceTablesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{64}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *BalanceTablesResponse) GetMoves() []*Move {
@@ -5017,7 +5143,7 @@ type ChipCount struct {
 
 func (x *ChipCount) Reset() {
 	*x = ChipCount{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5029,7 +5155,7 @@ func (x *ChipCount) String() string {
 func (*ChipCount) ProtoMessage() {}
 
 func (x *ChipCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[65]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5042,7 +5168,7 @@ func (x *ChipCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipCount.ProtoReflect.Descriptor instead.
 func (*ChipCount) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{65}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *ChipCount) GetSeat() int32 {
@@ -5094,7 +5220,7 @@ type RaceChipsRequest struct {
 
 func (x *RaceChipsRequest) Reset() {
 	*x = RaceChipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5106,7 +5232,7 @@ func (x *RaceChipsRequest) String() string {
 func (*RaceChipsRequest) ProtoMessage() {}
 
 func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[66]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5119,7 +5245,7 @@ func (x *RaceChipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsRequest.ProtoReflect.Descriptor instead.
 func (*RaceChipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{66}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *RaceChipsRequest) GetTournamentId() string {
@@ -5183,7 +5309,7 @@ type ChipRaceResult struct {
 
 func (x *ChipRaceResult) Reset() {
 	*x = ChipRaceResult{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5195,7 +5321,7 @@ func (x *ChipRaceResult) String() string {
 func (*ChipRaceResult) ProtoMessage() {}
 
 func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[67]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5208,7 +5334,7 @@ func (x *ChipRaceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChipRaceResult.ProtoReflect.Descriptor instead.
 func (*ChipRaceResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{67}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ChipRaceResult) GetSeat() int32 {
@@ -5257,7 +5383,7 @@ type RaceChipsResponse struct {
 
 func (x *RaceChipsResponse) Reset() {
 	*x = RaceChipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5269,7 +5395,7 @@ func (x *RaceChipsResponse) String() string {
 func (*RaceChipsResponse) ProtoMessage() {}
 
 func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[68]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5282,7 +5408,7 @@ func (x *RaceChipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RaceChipsResponse.ProtoReflect.Descriptor instead.
 func (*RaceChipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{68}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *RaceChipsResponse) GetResults() []*ChipRaceResult {
@@ -5309,7 +5435,7 @@ type HandForHand struct {
 
 func (x *HandForHand) Reset() {
 	*x = HandForHand{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5321,7 +5447,7 @@ func (x *HandForHand) String() string {
 func (*HandForHand) ProtoMessage() {}
 
 func (x *HandForHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[69]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5334,7 +5460,7 @@ func (x *HandForHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandForHand.ProtoReflect.Descriptor instead.
 func (*HandForHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{69}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *HandForHand) GetActive() bool {
@@ -5378,7 +5504,7 @@ type SetHandForHandRequest struct {
 
 func (x *SetHandForHandRequest) Reset() {
 	*x = SetHandForHandRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5390,7 +5516,7 @@ func (x *SetHandForHandRequest) String() string {
 func (*SetHandForHandRequest) ProtoMessage() {}
 
 func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[70]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5403,7 +5529,7 @@ func (x *SetHandForHandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandRequest.ProtoReflect.Descriptor instead.
 func (*SetHandForHandRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{70}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *SetHandForHandRequest) GetTournamentId() string {
@@ -5433,7 +5559,7 @@ type SetHandForHandResponse struct {
 
 func (x *SetHandForHandResponse) Reset() {
 	*x = SetHandForHandResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5445,7 +5571,7 @@ func (x *SetHandForHandResponse) String() string {
 func (*SetHandForHandResponse) ProtoMessage() {}
 
 func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[71]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5458,7 +5584,7 @@ func (x *SetHandForHandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetHandForHandResponse.ProtoReflect.Descriptor instead.
 func (*SetHandForHandResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{71}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *SetHandForHandResponse) GetHandForHand() *HandForHand {
@@ -5488,7 +5614,7 @@ type ReportHandEndedRequest struct {
 
 func (x *ReportHandEndedRequest) Reset() {
 	*x = ReportHandEndedRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5500,7 +5626,7 @@ func (x *ReportHandEndedRequest) String() string {
 func (*ReportHandEndedRequest) ProtoMessage() {}
 
 func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[72]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5513,7 +5639,7 @@ func (x *ReportHandEndedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedRequest.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{72}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ReportHandEndedRequest) GetTournamentId() string {
@@ -5547,7 +5673,7 @@ type ReportHandEndedResponse struct {
 
 func (x *ReportHandEndedResponse) Reset() {
 	*x = ReportHandEndedResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5559,7 +5685,7 @@ func (x *ReportHandEndedResponse) String() string {
 func (*ReportHandEndedResponse) ProtoMessage() {}
 
 func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[73]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5572,7 +5698,7 @@ func (x *ReportHandEndedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportHandEndedResponse.ProtoReflect.Descriptor instead.
 func (*ReportHandEndedResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{73}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ReportHandEndedResponse) GetHandForHand() *HandForHand {
@@ -5616,7 +5742,7 @@ type UpdatePayoutsRequest struct {
 
 func (x *UpdatePayoutsRequest) Reset() {
 	*x = UpdatePayoutsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5628,7 +5754,7 @@ func (x *UpdatePayoutsRequest) String() string {
 func (*UpdatePayoutsRequest) ProtoMessage() {}
 
 func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[74]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5641,7 +5767,7 @@ func (x *UpdatePayoutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{74}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *UpdatePayoutsRequest) GetTournamentId() string {
@@ -5669,7 +5795,7 @@ type UpdatePayoutsResponse struct {
 
 func (x *UpdatePayoutsResponse) Reset() {
 	*x = UpdatePayoutsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5681,7 +5807,7 @@ func (x *UpdatePayoutsResponse) String() string {
 func (*UpdatePayoutsResponse) ProtoMessage() {}
 
 func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[75]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5694,7 +5820,7 @@ func (x *UpdatePayoutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePayoutsResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePayoutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{75}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *UpdatePayoutsResponse) GetTournament() *Tournament {
@@ -5721,7 +5847,7 @@ type ClaimSeatRequest struct {
 
 func (x *ClaimSeatRequest) Reset() {
 	*x = ClaimSeatRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5733,7 +5859,7 @@ func (x *ClaimSeatRequest) String() string {
 func (*ClaimSeatRequest) ProtoMessage() {}
 
 func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[76]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5746,7 +5872,7 @@ func (x *ClaimSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatRequest.ProtoReflect.Descriptor instead.
 func (*ClaimSeatRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{76}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ClaimSeatRequest) GetTournamentId() string {
@@ -5788,7 +5914,7 @@ type ClaimSeatResponse struct {
 
 func (x *ClaimSeatResponse) Reset() {
 	*x = ClaimSeatResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5800,7 +5926,7 @@ func (x *ClaimSeatResponse) String() string {
 func (*ClaimSeatResponse) ProtoMessage() {}
 
 func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[77]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5813,7 +5939,7 @@ func (x *ClaimSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimSeatResponse.ProtoReflect.Descriptor instead.
 func (*ClaimSeatResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{77}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ClaimSeatResponse) GetEntry() *Entry {
@@ -5846,7 +5972,7 @@ type ConfiscateBlindsRequest struct {
 
 func (x *ConfiscateBlindsRequest) Reset() {
 	*x = ConfiscateBlindsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5858,7 +5984,7 @@ func (x *ConfiscateBlindsRequest) String() string {
 func (*ConfiscateBlindsRequest) ProtoMessage() {}
 
 func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[78]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5871,7 +5997,7 @@ func (x *ConfiscateBlindsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsRequest.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{78}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ConfiscateBlindsRequest) GetTournamentId() string {
@@ -5936,7 +6062,7 @@ type ConfiscateBlindsResponse struct {
 
 func (x *ConfiscateBlindsResponse) Reset() {
 	*x = ConfiscateBlindsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5948,7 +6074,7 @@ func (x *ConfiscateBlindsResponse) String() string {
 func (*ConfiscateBlindsResponse) ProtoMessage() {}
 
 func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[79]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5961,7 +6087,7 @@ func (x *ConfiscateBlindsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfiscateBlindsResponse.ProtoReflect.Descriptor instead.
 func (*ConfiscateBlindsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{79}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ConfiscateBlindsResponse) GetStack() int64 {
@@ -5995,7 +6121,7 @@ type DrawRecord struct {
 
 func (x *DrawRecord) Reset() {
 	*x = DrawRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6007,7 +6133,7 @@ func (x *DrawRecord) String() string {
 func (*DrawRecord) ProtoMessage() {}
 
 func (x *DrawRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[80]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6020,7 +6146,7 @@ func (x *DrawRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrawRecord.ProtoReflect.Descriptor instead.
 func (*DrawRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{80}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *DrawRecord) GetSeq() int32 {
@@ -6062,7 +6188,7 @@ type ListDrawsRequest struct {
 
 func (x *ListDrawsRequest) Reset() {
 	*x = ListDrawsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6074,7 +6200,7 @@ func (x *ListDrawsRequest) String() string {
 func (*ListDrawsRequest) ProtoMessage() {}
 
 func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[81]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6087,7 +6213,7 @@ func (x *ListDrawsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsRequest.ProtoReflect.Descriptor instead.
 func (*ListDrawsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{81}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ListDrawsRequest) GetTournamentId() string {
@@ -6108,7 +6234,7 @@ type ListDrawsResponse struct {
 
 func (x *ListDrawsResponse) Reset() {
 	*x = ListDrawsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6120,7 +6246,7 @@ func (x *ListDrawsResponse) String() string {
 func (*ListDrawsResponse) ProtoMessage() {}
 
 func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[82]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6133,7 +6259,7 @@ func (x *ListDrawsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDrawsResponse.ProtoReflect.Descriptor instead.
 func (*ListDrawsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{82}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *ListDrawsResponse) GetDraws() []*DrawRecord {
@@ -6156,7 +6282,7 @@ type LeaveTournamentRequest struct {
 
 func (x *LeaveTournamentRequest) Reset() {
 	*x = LeaveTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6168,7 +6294,7 @@ func (x *LeaveTournamentRequest) String() string {
 func (*LeaveTournamentRequest) ProtoMessage() {}
 
 func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[83]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6181,7 +6307,7 @@ func (x *LeaveTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{83}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *LeaveTournamentRequest) GetTournamentId() string {
@@ -6209,7 +6335,7 @@ type LeaveTournamentResponse struct {
 
 func (x *LeaveTournamentResponse) Reset() {
 	*x = LeaveTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6221,7 +6347,7 @@ func (x *LeaveTournamentResponse) String() string {
 func (*LeaveTournamentResponse) ProtoMessage() {}
 
 func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[84]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6234,7 +6360,7 @@ func (x *LeaveTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTournamentResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{84}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *LeaveTournamentResponse) GetEntry() *Entry {
@@ -6264,7 +6390,7 @@ type UpdateTournamentRequest struct {
 
 func (x *UpdateTournamentRequest) Reset() {
 	*x = UpdateTournamentRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6276,7 +6402,7 @@ func (x *UpdateTournamentRequest) String() string {
 func (*UpdateTournamentRequest) ProtoMessage() {}
 
 func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[85]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6289,7 +6415,7 @@ func (x *UpdateTournamentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{85}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *UpdateTournamentRequest) GetTournamentId() string {
@@ -6338,7 +6464,7 @@ type UpdateTournamentResponse struct {
 
 func (x *UpdateTournamentResponse) Reset() {
 	*x = UpdateTournamentResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6350,7 +6476,7 @@ func (x *UpdateTournamentResponse) String() string {
 func (*UpdateTournamentResponse) ProtoMessage() {}
 
 func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[86]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6363,7 +6489,7 @@ func (x *UpdateTournamentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTournamentResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTournamentResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{86}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *UpdateTournamentResponse) GetTournament() *Tournament {
@@ -6392,7 +6518,7 @@ type AuditRecord struct {
 
 func (x *AuditRecord) Reset() {
 	*x = AuditRecord{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6404,7 +6530,7 @@ func (x *AuditRecord) String() string {
 func (*AuditRecord) ProtoMessage() {}
 
 func (x *AuditRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[87]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6417,7 +6543,7 @@ func (x *AuditRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
 func (*AuditRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{87}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *AuditRecord) GetSeq() int32 {
@@ -6466,7 +6592,7 @@ type ListAuditRequest struct {
 
 func (x *ListAuditRequest) Reset() {
 	*x = ListAuditRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6478,7 +6604,7 @@ func (x *ListAuditRequest) String() string {
 func (*ListAuditRequest) ProtoMessage() {}
 
 func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[88]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6491,7 +6617,7 @@ func (x *ListAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{88}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *ListAuditRequest) GetTournamentId() string {
@@ -6512,7 +6638,7 @@ type ListAuditResponse struct {
 
 func (x *ListAuditResponse) Reset() {
 	*x = ListAuditResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6524,7 +6650,7 @@ func (x *ListAuditResponse) String() string {
 func (*ListAuditResponse) ProtoMessage() {}
 
 func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[89]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6537,7 +6663,7 @@ func (x *ListAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{89}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *ListAuditResponse) GetRecords() []*AuditRecord {
@@ -6562,7 +6688,7 @@ type AttachTableRequest struct {
 
 func (x *AttachTableRequest) Reset() {
 	*x = AttachTableRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6574,7 +6700,7 @@ func (x *AttachTableRequest) String() string {
 func (*AttachTableRequest) ProtoMessage() {}
 
 func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[90]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6587,7 +6713,7 @@ func (x *AttachTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableRequest.ProtoReflect.Descriptor instead.
 func (*AttachTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{90}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *AttachTableRequest) GetTournamentId() string {
@@ -6626,7 +6752,7 @@ type AttachTableResponse struct {
 
 func (x *AttachTableResponse) Reset() {
 	*x = AttachTableResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6638,7 +6764,7 @@ func (x *AttachTableResponse) String() string {
 func (*AttachTableResponse) ProtoMessage() {}
 
 func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[91]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6651,7 +6777,7 @@ func (x *AttachTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachTableResponse.ProtoReflect.Descriptor instead.
 func (*AttachTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{91}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *AttachTableResponse) GetTournamentId() string {
@@ -6686,7 +6812,7 @@ type GetPlayerHistoryRequest struct {
 
 func (x *GetPlayerHistoryRequest) Reset() {
 	*x = GetPlayerHistoryRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6698,7 +6824,7 @@ func (x *GetPlayerHistoryRequest) String() string {
 func (*GetPlayerHistoryRequest) ProtoMessage() {}
 
 func (x *GetPlayerHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[92]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6711,7 +6837,7 @@ func (x *GetPlayerHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetPlayerHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{92}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *GetPlayerHistoryRequest) GetPlayerId() string {
@@ -6740,7 +6866,7 @@ type PlayerPenalty struct {
 
 func (x *PlayerPenalty) Reset() {
 	*x = PlayerPenalty{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6752,7 +6878,7 @@ func (x *PlayerPenalty) String() string {
 func (*PlayerPenalty) ProtoMessage() {}
 
 func (x *PlayerPenalty) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[93]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6765,7 +6891,7 @@ func (x *PlayerPenalty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerPenalty.ProtoReflect.Descriptor instead.
 func (*PlayerPenalty) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{93}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *PlayerPenalty) GetType() PenaltyType {
@@ -6831,7 +6957,7 @@ type PlayerEvent struct {
 
 func (x *PlayerEvent) Reset() {
 	*x = PlayerEvent{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6843,7 +6969,7 @@ func (x *PlayerEvent) String() string {
 func (*PlayerEvent) ProtoMessage() {}
 
 func (x *PlayerEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[94]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6856,7 +6982,7 @@ func (x *PlayerEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerEvent.ProtoReflect.Descriptor instead.
 func (*PlayerEvent) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{94}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *PlayerEvent) GetTournamentId() string {
@@ -6933,7 +7059,7 @@ type GetPlayerHistoryResponse struct {
 
 func (x *GetPlayerHistoryResponse) Reset() {
 	*x = GetPlayerHistoryResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6945,7 +7071,7 @@ func (x *GetPlayerHistoryResponse) String() string {
 func (*GetPlayerHistoryResponse) ProtoMessage() {}
 
 func (x *GetPlayerHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[95]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6958,7 +7084,7 @@ func (x *GetPlayerHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetPlayerHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{95}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *GetPlayerHistoryResponse) GetEvents() []*PlayerEvent {
@@ -6979,7 +7105,7 @@ type ListMovementSlipsRequest struct {
 
 func (x *ListMovementSlipsRequest) Reset() {
 	*x = ListMovementSlipsRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6991,7 +7117,7 @@ func (x *ListMovementSlipsRequest) String() string {
 func (*ListMovementSlipsRequest) ProtoMessage() {}
 
 func (x *ListMovementSlipsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[96]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7004,7 +7130,7 @@ func (x *ListMovementSlipsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMovementSlipsRequest.ProtoReflect.Descriptor instead.
 func (*ListMovementSlipsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{96}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *ListMovementSlipsRequest) GetTournamentId() string {
@@ -7025,7 +7151,7 @@ type ListMovementSlipsResponse struct {
 
 func (x *ListMovementSlipsResponse) Reset() {
 	*x = ListMovementSlipsResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7037,7 +7163,7 @@ func (x *ListMovementSlipsResponse) String() string {
 func (*ListMovementSlipsResponse) ProtoMessage() {}
 
 func (x *ListMovementSlipsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[97]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7050,7 +7176,7 @@ func (x *ListMovementSlipsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMovementSlipsResponse.ProtoReflect.Descriptor instead.
 func (*ListMovementSlipsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{97}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *ListMovementSlipsResponse) GetSlips() []*MovementSlip {
@@ -7096,7 +7222,7 @@ type MovementSlip struct {
 
 func (x *MovementSlip) Reset() {
 	*x = MovementSlip{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7108,7 +7234,7 @@ func (x *MovementSlip) String() string {
 func (*MovementSlip) ProtoMessage() {}
 
 func (x *MovementSlip) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[98]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7121,7 +7247,7 @@ func (x *MovementSlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovementSlip.ProtoReflect.Descriptor instead.
 func (*MovementSlip) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{98}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *MovementSlip) GetMoveId() string {
@@ -7226,7 +7352,7 @@ type WatchLobbyRequest struct {
 
 func (x *WatchLobbyRequest) Reset() {
 	*x = WatchLobbyRequest{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7238,7 +7364,7 @@ func (x *WatchLobbyRequest) String() string {
 func (*WatchLobbyRequest) ProtoMessage() {}
 
 func (x *WatchLobbyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[99]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7251,7 +7377,7 @@ func (x *WatchLobbyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchLobbyRequest.ProtoReflect.Descriptor instead.
 func (*WatchLobbyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{99}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *WatchLobbyRequest) GetTournamentId() string {
@@ -7287,7 +7413,7 @@ type WatchLobbyResponse struct {
 
 func (x *WatchLobbyResponse) Reset() {
 	*x = WatchLobbyResponse{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7299,7 +7425,7 @@ func (x *WatchLobbyResponse) String() string {
 func (*WatchLobbyResponse) ProtoMessage() {}
 
 func (x *WatchLobbyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[100]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7312,7 +7438,7 @@ func (x *WatchLobbyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchLobbyResponse.ProtoReflect.Descriptor instead.
 func (*WatchLobbyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{100}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *WatchLobbyResponse) GetClock() *WatchClockResponse {
@@ -7392,7 +7518,7 @@ type LeaderboardEntry struct {
 
 func (x *LeaderboardEntry) Reset() {
 	*x = LeaderboardEntry{}
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7404,7 +7530,7 @@ func (x *LeaderboardEntry) String() string {
 func (*LeaderboardEntry) ProtoMessage() {}
 
 func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[101]
+	mi := &file_cardroom_tournament_v1_tournament_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7417,7 +7543,7 @@ func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
 func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
-	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{101}
+	return file_cardroom_tournament_v1_tournament_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *LeaderboardEntry) GetRank() int32 {
@@ -7476,7 +7602,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\xbb\b\n" +
+	"transferId\"\xa7\t\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -7505,7 +7631,17 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"chip_check\x18\x1c \x01(\v2!.cardroom.tournament.v1.ChipCheckR\tchipCheck\x126\n" +
 	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
 	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\x126\n" +
-	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\"\xaa\x01\n" +
+	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\x12B\n" +
+	"\vstuck_steps\x18\x1d \x03(\v2!.cardroom.tournament.v1.StuckStepR\n" +
+	"stuckSteps\x12&\n" +
+	"\x0fno_final_redraw\x18\x1e \x01(\bR\rnoFinalRedraw\"\xf7\x01\n" +
+	"\tStuckStep\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\tR\x04step\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x1a\n" +
+	"\battempts\x18\x04 \x01(\x05R\battempts\x12H\n" +
+	"\x12first_failure_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x10firstFailureTime\x12F\n" +
+	"\x11last_failure_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0flastFailureTime\"\xaa\x01\n" +
 	"\tChipCheck\x12!\n" +
 	"\fchips_issued\x18\x01 \x01(\x03R\vchipsIssued\x12#\n" +
 	"\rchips_counted\x18\x02 \x01(\x03R\fchipsCounted\x129\n" +
@@ -7553,7 +7689,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
 	"\x0fPayoutStructure\x12B\n" +
 	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
-	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xfa\a\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xa2\b\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -7580,7 +7716,8 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"liveTables\x126\n" +
 	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
 	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\x126\n" +
-	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\"^\n" +
+	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\x12&\n" +
+	"\x0fno_final_redraw\x18\x10 \x01(\bR\rnoFinalRedraw\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
@@ -8181,7 +8318,7 @@ func file_cardroom_tournament_v1_tournament_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_tournament_v1_tournament_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 103)
+var file_cardroom_tournament_v1_tournament_proto_msgTypes = make([]protoimpl.MessageInfo, 104)
 var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(TournamentState)(0),              // 0: cardroom.tournament.v1.TournamentState
 	(TournamentFormat)(0),             // 1: cardroom.tournament.v1.TournamentFormat
@@ -8192,327 +8329,331 @@ var file_cardroom_tournament_v1_tournament_proto_goTypes = []any{
 	(*SettlePrizePoolRequest)(nil),    // 6: cardroom.tournament.v1.SettlePrizePoolRequest
 	(*SettlePrizePoolResponse)(nil),   // 7: cardroom.tournament.v1.SettlePrizePoolResponse
 	(*Tournament)(nil),                // 8: cardroom.tournament.v1.Tournament
-	(*ChipCheck)(nil),                 // 9: cardroom.tournament.v1.ChipCheck
-	(*EntryPolicy)(nil),               // 10: cardroom.tournament.v1.EntryPolicy
-	(*Level)(nil),                     // 11: cardroom.tournament.v1.Level
-	(*PayoutTier)(nil),                // 12: cardroom.tournament.v1.PayoutTier
-	(*PayoutStructure)(nil),           // 13: cardroom.tournament.v1.PayoutStructure
-	(*CreateTournamentRequest)(nil),   // 14: cardroom.tournament.v1.CreateTournamentRequest
-	(*CreateTournamentResponse)(nil),  // 15: cardroom.tournament.v1.CreateTournamentResponse
-	(*ListTournamentsRequest)(nil),    // 16: cardroom.tournament.v1.ListTournamentsRequest
-	(*ListTournamentsResponse)(nil),   // 17: cardroom.tournament.v1.ListTournamentsResponse
-	(*GetTournamentRequest)(nil),      // 18: cardroom.tournament.v1.GetTournamentRequest
-	(*GetTournamentResponse)(nil),     // 19: cardroom.tournament.v1.GetTournamentResponse
-	(*Entry)(nil),                     // 20: cardroom.tournament.v1.Entry
-	(*RegisterPlayerRequest)(nil),     // 21: cardroom.tournament.v1.RegisterPlayerRequest
-	(*RegisterPlayerResponse)(nil),    // 22: cardroom.tournament.v1.RegisterPlayerResponse
-	(*UnregisterPlayerRequest)(nil),   // 23: cardroom.tournament.v1.UnregisterPlayerRequest
-	(*UnregisterPlayerResponse)(nil),  // 24: cardroom.tournament.v1.UnregisterPlayerResponse
-	(*ListEntriesRequest)(nil),        // 25: cardroom.tournament.v1.ListEntriesRequest
-	(*ListEntriesResponse)(nil),       // 26: cardroom.tournament.v1.ListEntriesResponse
-	(*SeatAssignment)(nil),            // 27: cardroom.tournament.v1.SeatAssignment
-	(*ButtonDraw)(nil),                // 28: cardroom.tournament.v1.ButtonDraw
-	(*StartTournamentRequest)(nil),    // 29: cardroom.tournament.v1.StartTournamentRequest
-	(*StartTournamentResponse)(nil),   // 30: cardroom.tournament.v1.StartTournamentResponse
-	(*RebuyRequest)(nil),              // 31: cardroom.tournament.v1.RebuyRequest
-	(*RebuyResponse)(nil),             // 32: cardroom.tournament.v1.RebuyResponse
-	(*AddOnRequest)(nil),              // 33: cardroom.tournament.v1.AddOnRequest
-	(*AddOnResponse)(nil),             // 34: cardroom.tournament.v1.AddOnResponse
-	(*GetClockRequest)(nil),           // 35: cardroom.tournament.v1.GetClockRequest
-	(*GetClockResponse)(nil),          // 36: cardroom.tournament.v1.GetClockResponse
-	(*WatchClockRequest)(nil),         // 37: cardroom.tournament.v1.WatchClockRequest
-	(*WatchClockResponse)(nil),        // 38: cardroom.tournament.v1.WatchClockResponse
-	(*PauseClockRequest)(nil),         // 39: cardroom.tournament.v1.PauseClockRequest
-	(*PauseClockResponse)(nil),        // 40: cardroom.tournament.v1.PauseClockResponse
-	(*ResumeClockRequest)(nil),        // 41: cardroom.tournament.v1.ResumeClockRequest
-	(*ResumeClockResponse)(nil),       // 42: cardroom.tournament.v1.ResumeClockResponse
-	(*AddClockTimeRequest)(nil),       // 43: cardroom.tournament.v1.AddClockTimeRequest
-	(*AddClockTimeResponse)(nil),      // 44: cardroom.tournament.v1.AddClockTimeResponse
-	(*SetClockLevelRequest)(nil),      // 45: cardroom.tournament.v1.SetClockLevelRequest
-	(*SetClockLevelResponse)(nil),     // 46: cardroom.tournament.v1.SetClockLevelResponse
-	(*StartBreakRequest)(nil),         // 47: cardroom.tournament.v1.StartBreakRequest
-	(*StartBreakResponse)(nil),        // 48: cardroom.tournament.v1.StartBreakResponse
-	(*GetPayoutsRequest)(nil),         // 49: cardroom.tournament.v1.GetPayoutsRequest
-	(*GetPayoutsResponse)(nil),        // 50: cardroom.tournament.v1.GetPayoutsResponse
-	(*CancelTournamentRequest)(nil),   // 51: cardroom.tournament.v1.CancelTournamentRequest
-	(*CancelTournamentResponse)(nil),  // 52: cardroom.tournament.v1.CancelTournamentResponse
-	(*Knockout)(nil),                  // 53: cardroom.tournament.v1.Knockout
-	(*Finish)(nil),                    // 54: cardroom.tournament.v1.Finish
-	(*Prize)(nil),                     // 55: cardroom.tournament.v1.Prize
-	(*BountyPayment)(nil),             // 56: cardroom.tournament.v1.BountyPayment
-	(*RecordKnockoutsRequest)(nil),    // 57: cardroom.tournament.v1.RecordKnockoutsRequest
-	(*RecordKnockoutsResponse)(nil),   // 58: cardroom.tournament.v1.RecordKnockoutsResponse
-	(*GetResultsRequest)(nil),         // 59: cardroom.tournament.v1.GetResultsRequest
-	(*GetResultsResponse)(nil),        // 60: cardroom.tournament.v1.GetResultsResponse
-	(*PayPrizesRequest)(nil),          // 61: cardroom.tournament.v1.PayPrizesRequest
-	(*PayPrizesResponse)(nil),         // 62: cardroom.tournament.v1.PayPrizesResponse
-	(*IssuePenaltyRequest)(nil),       // 63: cardroom.tournament.v1.IssuePenaltyRequest
-	(*IssuePenaltyResponse)(nil),      // 64: cardroom.tournament.v1.IssuePenaltyResponse
-	(*ReportHandStartedRequest)(nil),  // 65: cardroom.tournament.v1.ReportHandStartedRequest
-	(*ReportHandStartedResponse)(nil), // 66: cardroom.tournament.v1.ReportHandStartedResponse
-	(*TableButton)(nil),               // 67: cardroom.tournament.v1.TableButton
-	(*Move)(nil),                      // 68: cardroom.tournament.v1.Move
-	(*BalanceTablesRequest)(nil),      // 69: cardroom.tournament.v1.BalanceTablesRequest
-	(*BalanceTablesResponse)(nil),     // 70: cardroom.tournament.v1.BalanceTablesResponse
-	(*ChipCount)(nil),                 // 71: cardroom.tournament.v1.ChipCount
-	(*RaceChipsRequest)(nil),          // 72: cardroom.tournament.v1.RaceChipsRequest
-	(*ChipRaceResult)(nil),            // 73: cardroom.tournament.v1.ChipRaceResult
-	(*RaceChipsResponse)(nil),         // 74: cardroom.tournament.v1.RaceChipsResponse
-	(*HandForHand)(nil),               // 75: cardroom.tournament.v1.HandForHand
-	(*SetHandForHandRequest)(nil),     // 76: cardroom.tournament.v1.SetHandForHandRequest
-	(*SetHandForHandResponse)(nil),    // 77: cardroom.tournament.v1.SetHandForHandResponse
-	(*ReportHandEndedRequest)(nil),    // 78: cardroom.tournament.v1.ReportHandEndedRequest
-	(*ReportHandEndedResponse)(nil),   // 79: cardroom.tournament.v1.ReportHandEndedResponse
-	(*UpdatePayoutsRequest)(nil),      // 80: cardroom.tournament.v1.UpdatePayoutsRequest
-	(*UpdatePayoutsResponse)(nil),     // 81: cardroom.tournament.v1.UpdatePayoutsResponse
-	(*ClaimSeatRequest)(nil),          // 82: cardroom.tournament.v1.ClaimSeatRequest
-	(*ClaimSeatResponse)(nil),         // 83: cardroom.tournament.v1.ClaimSeatResponse
-	(*ConfiscateBlindsRequest)(nil),   // 84: cardroom.tournament.v1.ConfiscateBlindsRequest
-	(*ConfiscateBlindsResponse)(nil),  // 85: cardroom.tournament.v1.ConfiscateBlindsResponse
-	(*DrawRecord)(nil),                // 86: cardroom.tournament.v1.DrawRecord
-	(*ListDrawsRequest)(nil),          // 87: cardroom.tournament.v1.ListDrawsRequest
-	(*ListDrawsResponse)(nil),         // 88: cardroom.tournament.v1.ListDrawsResponse
-	(*LeaveTournamentRequest)(nil),    // 89: cardroom.tournament.v1.LeaveTournamentRequest
-	(*LeaveTournamentResponse)(nil),   // 90: cardroom.tournament.v1.LeaveTournamentResponse
-	(*UpdateTournamentRequest)(nil),   // 91: cardroom.tournament.v1.UpdateTournamentRequest
-	(*UpdateTournamentResponse)(nil),  // 92: cardroom.tournament.v1.UpdateTournamentResponse
-	(*AuditRecord)(nil),               // 93: cardroom.tournament.v1.AuditRecord
-	(*ListAuditRequest)(nil),          // 94: cardroom.tournament.v1.ListAuditRequest
-	(*ListAuditResponse)(nil),         // 95: cardroom.tournament.v1.ListAuditResponse
-	(*AttachTableRequest)(nil),        // 96: cardroom.tournament.v1.AttachTableRequest
-	(*AttachTableResponse)(nil),       // 97: cardroom.tournament.v1.AttachTableResponse
-	(*GetPlayerHistoryRequest)(nil),   // 98: cardroom.tournament.v1.GetPlayerHistoryRequest
-	(*PlayerPenalty)(nil),             // 99: cardroom.tournament.v1.PlayerPenalty
-	(*PlayerEvent)(nil),               // 100: cardroom.tournament.v1.PlayerEvent
-	(*GetPlayerHistoryResponse)(nil),  // 101: cardroom.tournament.v1.GetPlayerHistoryResponse
-	(*ListMovementSlipsRequest)(nil),  // 102: cardroom.tournament.v1.ListMovementSlipsRequest
-	(*ListMovementSlipsResponse)(nil), // 103: cardroom.tournament.v1.ListMovementSlipsResponse
-	(*MovementSlip)(nil),              // 104: cardroom.tournament.v1.MovementSlip
-	(*WatchLobbyRequest)(nil),         // 105: cardroom.tournament.v1.WatchLobbyRequest
-	(*WatchLobbyResponse)(nil),        // 106: cardroom.tournament.v1.WatchLobbyResponse
-	(*LeaderboardEntry)(nil),          // 107: cardroom.tournament.v1.LeaderboardEntry
-	nil,                               // 108: cardroom.tournament.v1.ButtonDraw.CardsEntry
-	(v1.Variant)(0),                   // 109: cardroom.game.v1.Variant
-	(v1.Structure)(0),                 // 110: cardroom.game.v1.Structure
-	(*timestamppb.Timestamp)(nil),     // 111: google.protobuf.Timestamp
-	(*Flight)(nil),                    // 112: cardroom.tournament.v1.Flight
-	(*Day2)(nil),                      // 113: cardroom.tournament.v1.Day2
-	(*Bounty)(nil),                    // 114: cardroom.tournament.v1.Bounty
-	(*durationpb.Duration)(nil),       // 115: google.protobuf.Duration
-	(*ListBagsRequest)(nil),           // 116: cardroom.tournament.v1.ListBagsRequest
-	(*CalculateDealRequest)(nil),      // 117: cardroom.tournament.v1.CalculateDealRequest
-	(*ProposeDealRequest)(nil),        // 118: cardroom.tournament.v1.ProposeDealRequest
-	(*AgreeDealRequest)(nil),          // 119: cardroom.tournament.v1.AgreeDealRequest
-	(*ConfirmDealRequest)(nil),        // 120: cardroom.tournament.v1.ConfirmDealRequest
-	(*GetDealRequest)(nil),            // 121: cardroom.tournament.v1.GetDealRequest
-	(*ListBagsResponse)(nil),          // 122: cardroom.tournament.v1.ListBagsResponse
-	(*CalculateDealResponse)(nil),     // 123: cardroom.tournament.v1.CalculateDealResponse
-	(*ProposeDealResponse)(nil),       // 124: cardroom.tournament.v1.ProposeDealResponse
-	(*AgreeDealResponse)(nil),         // 125: cardroom.tournament.v1.AgreeDealResponse
-	(*ConfirmDealResponse)(nil),       // 126: cardroom.tournament.v1.ConfirmDealResponse
-	(*GetDealResponse)(nil),           // 127: cardroom.tournament.v1.GetDealResponse
+	(*StuckStep)(nil),                 // 9: cardroom.tournament.v1.StuckStep
+	(*ChipCheck)(nil),                 // 10: cardroom.tournament.v1.ChipCheck
+	(*EntryPolicy)(nil),               // 11: cardroom.tournament.v1.EntryPolicy
+	(*Level)(nil),                     // 12: cardroom.tournament.v1.Level
+	(*PayoutTier)(nil),                // 13: cardroom.tournament.v1.PayoutTier
+	(*PayoutStructure)(nil),           // 14: cardroom.tournament.v1.PayoutStructure
+	(*CreateTournamentRequest)(nil),   // 15: cardroom.tournament.v1.CreateTournamentRequest
+	(*CreateTournamentResponse)(nil),  // 16: cardroom.tournament.v1.CreateTournamentResponse
+	(*ListTournamentsRequest)(nil),    // 17: cardroom.tournament.v1.ListTournamentsRequest
+	(*ListTournamentsResponse)(nil),   // 18: cardroom.tournament.v1.ListTournamentsResponse
+	(*GetTournamentRequest)(nil),      // 19: cardroom.tournament.v1.GetTournamentRequest
+	(*GetTournamentResponse)(nil),     // 20: cardroom.tournament.v1.GetTournamentResponse
+	(*Entry)(nil),                     // 21: cardroom.tournament.v1.Entry
+	(*RegisterPlayerRequest)(nil),     // 22: cardroom.tournament.v1.RegisterPlayerRequest
+	(*RegisterPlayerResponse)(nil),    // 23: cardroom.tournament.v1.RegisterPlayerResponse
+	(*UnregisterPlayerRequest)(nil),   // 24: cardroom.tournament.v1.UnregisterPlayerRequest
+	(*UnregisterPlayerResponse)(nil),  // 25: cardroom.tournament.v1.UnregisterPlayerResponse
+	(*ListEntriesRequest)(nil),        // 26: cardroom.tournament.v1.ListEntriesRequest
+	(*ListEntriesResponse)(nil),       // 27: cardroom.tournament.v1.ListEntriesResponse
+	(*SeatAssignment)(nil),            // 28: cardroom.tournament.v1.SeatAssignment
+	(*ButtonDraw)(nil),                // 29: cardroom.tournament.v1.ButtonDraw
+	(*StartTournamentRequest)(nil),    // 30: cardroom.tournament.v1.StartTournamentRequest
+	(*StartTournamentResponse)(nil),   // 31: cardroom.tournament.v1.StartTournamentResponse
+	(*RebuyRequest)(nil),              // 32: cardroom.tournament.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 33: cardroom.tournament.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 34: cardroom.tournament.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 35: cardroom.tournament.v1.AddOnResponse
+	(*GetClockRequest)(nil),           // 36: cardroom.tournament.v1.GetClockRequest
+	(*GetClockResponse)(nil),          // 37: cardroom.tournament.v1.GetClockResponse
+	(*WatchClockRequest)(nil),         // 38: cardroom.tournament.v1.WatchClockRequest
+	(*WatchClockResponse)(nil),        // 39: cardroom.tournament.v1.WatchClockResponse
+	(*PauseClockRequest)(nil),         // 40: cardroom.tournament.v1.PauseClockRequest
+	(*PauseClockResponse)(nil),        // 41: cardroom.tournament.v1.PauseClockResponse
+	(*ResumeClockRequest)(nil),        // 42: cardroom.tournament.v1.ResumeClockRequest
+	(*ResumeClockResponse)(nil),       // 43: cardroom.tournament.v1.ResumeClockResponse
+	(*AddClockTimeRequest)(nil),       // 44: cardroom.tournament.v1.AddClockTimeRequest
+	(*AddClockTimeResponse)(nil),      // 45: cardroom.tournament.v1.AddClockTimeResponse
+	(*SetClockLevelRequest)(nil),      // 46: cardroom.tournament.v1.SetClockLevelRequest
+	(*SetClockLevelResponse)(nil),     // 47: cardroom.tournament.v1.SetClockLevelResponse
+	(*StartBreakRequest)(nil),         // 48: cardroom.tournament.v1.StartBreakRequest
+	(*StartBreakResponse)(nil),        // 49: cardroom.tournament.v1.StartBreakResponse
+	(*GetPayoutsRequest)(nil),         // 50: cardroom.tournament.v1.GetPayoutsRequest
+	(*GetPayoutsResponse)(nil),        // 51: cardroom.tournament.v1.GetPayoutsResponse
+	(*CancelTournamentRequest)(nil),   // 52: cardroom.tournament.v1.CancelTournamentRequest
+	(*CancelTournamentResponse)(nil),  // 53: cardroom.tournament.v1.CancelTournamentResponse
+	(*Knockout)(nil),                  // 54: cardroom.tournament.v1.Knockout
+	(*Finish)(nil),                    // 55: cardroom.tournament.v1.Finish
+	(*Prize)(nil),                     // 56: cardroom.tournament.v1.Prize
+	(*BountyPayment)(nil),             // 57: cardroom.tournament.v1.BountyPayment
+	(*RecordKnockoutsRequest)(nil),    // 58: cardroom.tournament.v1.RecordKnockoutsRequest
+	(*RecordKnockoutsResponse)(nil),   // 59: cardroom.tournament.v1.RecordKnockoutsResponse
+	(*GetResultsRequest)(nil),         // 60: cardroom.tournament.v1.GetResultsRequest
+	(*GetResultsResponse)(nil),        // 61: cardroom.tournament.v1.GetResultsResponse
+	(*PayPrizesRequest)(nil),          // 62: cardroom.tournament.v1.PayPrizesRequest
+	(*PayPrizesResponse)(nil),         // 63: cardroom.tournament.v1.PayPrizesResponse
+	(*IssuePenaltyRequest)(nil),       // 64: cardroom.tournament.v1.IssuePenaltyRequest
+	(*IssuePenaltyResponse)(nil),      // 65: cardroom.tournament.v1.IssuePenaltyResponse
+	(*ReportHandStartedRequest)(nil),  // 66: cardroom.tournament.v1.ReportHandStartedRequest
+	(*ReportHandStartedResponse)(nil), // 67: cardroom.tournament.v1.ReportHandStartedResponse
+	(*TableButton)(nil),               // 68: cardroom.tournament.v1.TableButton
+	(*Move)(nil),                      // 69: cardroom.tournament.v1.Move
+	(*BalanceTablesRequest)(nil),      // 70: cardroom.tournament.v1.BalanceTablesRequest
+	(*BalanceTablesResponse)(nil),     // 71: cardroom.tournament.v1.BalanceTablesResponse
+	(*ChipCount)(nil),                 // 72: cardroom.tournament.v1.ChipCount
+	(*RaceChipsRequest)(nil),          // 73: cardroom.tournament.v1.RaceChipsRequest
+	(*ChipRaceResult)(nil),            // 74: cardroom.tournament.v1.ChipRaceResult
+	(*RaceChipsResponse)(nil),         // 75: cardroom.tournament.v1.RaceChipsResponse
+	(*HandForHand)(nil),               // 76: cardroom.tournament.v1.HandForHand
+	(*SetHandForHandRequest)(nil),     // 77: cardroom.tournament.v1.SetHandForHandRequest
+	(*SetHandForHandResponse)(nil),    // 78: cardroom.tournament.v1.SetHandForHandResponse
+	(*ReportHandEndedRequest)(nil),    // 79: cardroom.tournament.v1.ReportHandEndedRequest
+	(*ReportHandEndedResponse)(nil),   // 80: cardroom.tournament.v1.ReportHandEndedResponse
+	(*UpdatePayoutsRequest)(nil),      // 81: cardroom.tournament.v1.UpdatePayoutsRequest
+	(*UpdatePayoutsResponse)(nil),     // 82: cardroom.tournament.v1.UpdatePayoutsResponse
+	(*ClaimSeatRequest)(nil),          // 83: cardroom.tournament.v1.ClaimSeatRequest
+	(*ClaimSeatResponse)(nil),         // 84: cardroom.tournament.v1.ClaimSeatResponse
+	(*ConfiscateBlindsRequest)(nil),   // 85: cardroom.tournament.v1.ConfiscateBlindsRequest
+	(*ConfiscateBlindsResponse)(nil),  // 86: cardroom.tournament.v1.ConfiscateBlindsResponse
+	(*DrawRecord)(nil),                // 87: cardroom.tournament.v1.DrawRecord
+	(*ListDrawsRequest)(nil),          // 88: cardroom.tournament.v1.ListDrawsRequest
+	(*ListDrawsResponse)(nil),         // 89: cardroom.tournament.v1.ListDrawsResponse
+	(*LeaveTournamentRequest)(nil),    // 90: cardroom.tournament.v1.LeaveTournamentRequest
+	(*LeaveTournamentResponse)(nil),   // 91: cardroom.tournament.v1.LeaveTournamentResponse
+	(*UpdateTournamentRequest)(nil),   // 92: cardroom.tournament.v1.UpdateTournamentRequest
+	(*UpdateTournamentResponse)(nil),  // 93: cardroom.tournament.v1.UpdateTournamentResponse
+	(*AuditRecord)(nil),               // 94: cardroom.tournament.v1.AuditRecord
+	(*ListAuditRequest)(nil),          // 95: cardroom.tournament.v1.ListAuditRequest
+	(*ListAuditResponse)(nil),         // 96: cardroom.tournament.v1.ListAuditResponse
+	(*AttachTableRequest)(nil),        // 97: cardroom.tournament.v1.AttachTableRequest
+	(*AttachTableResponse)(nil),       // 98: cardroom.tournament.v1.AttachTableResponse
+	(*GetPlayerHistoryRequest)(nil),   // 99: cardroom.tournament.v1.GetPlayerHistoryRequest
+	(*PlayerPenalty)(nil),             // 100: cardroom.tournament.v1.PlayerPenalty
+	(*PlayerEvent)(nil),               // 101: cardroom.tournament.v1.PlayerEvent
+	(*GetPlayerHistoryResponse)(nil),  // 102: cardroom.tournament.v1.GetPlayerHistoryResponse
+	(*ListMovementSlipsRequest)(nil),  // 103: cardroom.tournament.v1.ListMovementSlipsRequest
+	(*ListMovementSlipsResponse)(nil), // 104: cardroom.tournament.v1.ListMovementSlipsResponse
+	(*MovementSlip)(nil),              // 105: cardroom.tournament.v1.MovementSlip
+	(*WatchLobbyRequest)(nil),         // 106: cardroom.tournament.v1.WatchLobbyRequest
+	(*WatchLobbyResponse)(nil),        // 107: cardroom.tournament.v1.WatchLobbyResponse
+	(*LeaderboardEntry)(nil),          // 108: cardroom.tournament.v1.LeaderboardEntry
+	nil,                               // 109: cardroom.tournament.v1.ButtonDraw.CardsEntry
+	(v1.Variant)(0),                   // 110: cardroom.game.v1.Variant
+	(v1.Structure)(0),                 // 111: cardroom.game.v1.Structure
+	(*timestamppb.Timestamp)(nil),     // 112: google.protobuf.Timestamp
+	(*Flight)(nil),                    // 113: cardroom.tournament.v1.Flight
+	(*Day2)(nil),                      // 114: cardroom.tournament.v1.Day2
+	(*Bounty)(nil),                    // 115: cardroom.tournament.v1.Bounty
+	(*durationpb.Duration)(nil),       // 116: google.protobuf.Duration
+	(*ListBagsRequest)(nil),           // 117: cardroom.tournament.v1.ListBagsRequest
+	(*CalculateDealRequest)(nil),      // 118: cardroom.tournament.v1.CalculateDealRequest
+	(*ProposeDealRequest)(nil),        // 119: cardroom.tournament.v1.ProposeDealRequest
+	(*AgreeDealRequest)(nil),          // 120: cardroom.tournament.v1.AgreeDealRequest
+	(*ConfirmDealRequest)(nil),        // 121: cardroom.tournament.v1.ConfirmDealRequest
+	(*GetDealRequest)(nil),            // 122: cardroom.tournament.v1.GetDealRequest
+	(*ListBagsResponse)(nil),          // 123: cardroom.tournament.v1.ListBagsResponse
+	(*CalculateDealResponse)(nil),     // 124: cardroom.tournament.v1.CalculateDealResponse
+	(*ProposeDealResponse)(nil),       // 125: cardroom.tournament.v1.ProposeDealResponse
+	(*AgreeDealResponse)(nil),         // 126: cardroom.tournament.v1.AgreeDealResponse
+	(*ConfirmDealResponse)(nil),       // 127: cardroom.tournament.v1.ConfirmDealResponse
+	(*GetDealResponse)(nil),           // 128: cardroom.tournament.v1.GetDealResponse
 }
 var file_cardroom_tournament_v1_tournament_proto_depIdxs = []int32{
-	109, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
-	110, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
-	111, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
+	110, // 0: cardroom.tournament.v1.Tournament.variant:type_name -> cardroom.game.v1.Variant
+	111, // 1: cardroom.tournament.v1.Tournament.structure:type_name -> cardroom.game.v1.Structure
+	112, // 2: cardroom.tournament.v1.Tournament.start_time:type_name -> google.protobuf.Timestamp
 	0,   // 3: cardroom.tournament.v1.Tournament.state:type_name -> cardroom.tournament.v1.TournamentState
-	111, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
+	112, // 4: cardroom.tournament.v1.Tournament.create_time:type_name -> google.protobuf.Timestamp
 	1,   // 5: cardroom.tournament.v1.Tournament.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	10,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	11,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
-	13,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	9,   // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
-	112, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
-	113, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
-	114, // 12: cardroom.tournament.v1.Tournament.bounty:type_name -> cardroom.tournament.v1.Bounty
-	111, // 13: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
-	115, // 14: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
-	115, // 15: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
-	115, // 16: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
-	115, // 17: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
-	12,  // 18: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
-	109, // 19: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
-	110, // 20: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
-	111, // 21: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	1,   // 22: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
-	10,  // 23: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
-	11,  // 24: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	13,  // 25: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	112, // 26: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
-	113, // 27: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
-	114, // 28: cardroom.tournament.v1.CreateTournamentRequest.bounty:type_name -> cardroom.tournament.v1.Bounty
-	8,   // 29: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	8,   // 30: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
-	8,   // 31: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	2,   // 32: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
-	111, // 33: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
-	20,  // 34: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 35: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 36: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
-	108, // 37: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
-	8,   // 38: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	27,  // 39: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
-	28,  // 40: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
-	20,  // 41: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	20,  // 42: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	111, // 43: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
-	11,  // 44: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
-	115, // 45: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
-	8,   // 46: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	36,  // 47: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	50,  // 48: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
-	36,  // 49: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	36,  // 50: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	115, // 51: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
-	36,  // 52: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	36,  // 53: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	115, // 54: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
-	36,  // 55: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
-	13,  // 56: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
-	8,   // 57: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	3,   // 58: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
-	3,   // 59: cardroom.tournament.v1.BountyPayment.state:type_name -> cardroom.tournament.v1.PrizeState
-	53,  // 60: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
-	54,  // 61: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	55,  // 62: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	54,  // 63: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	55,  // 64: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	56,  // 65: cardroom.tournament.v1.GetResultsResponse.bounties:type_name -> cardroom.tournament.v1.BountyPayment
-	55,  // 66: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
-	4,   // 67: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
-	54,  // 68: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
-	67,  // 69: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
-	68,  // 70: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
-	28,  // 71: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
-	71,  // 72: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
-	73,  // 73: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
-	75,  // 74: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	54,  // 75: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	75,  // 76: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	54,  // 77: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
-	13,  // 78: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
-	8,   // 79: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	20,  // 80: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	111, // 81: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
-	86,  // 82: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
-	20,  // 83: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
-	111, // 84: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
-	11,  // 85: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
-	8,   // 86: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
-	111, // 87: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
-	93,  // 88: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
-	4,   // 89: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
-	111, // 90: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
-	111, // 91: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
-	0,   // 92: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
-	20,  // 93: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
-	99,  // 94: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
-	100, // 95: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
-	104, // 96: cardroom.tournament.v1.ListMovementSlipsResponse.slips:type_name -> cardroom.tournament.v1.MovementSlip
-	111, // 97: cardroom.tournament.v1.MovementSlip.create_time:type_name -> google.protobuf.Timestamp
-	5,   // 98: cardroom.tournament.v1.MovementSlip.state:type_name -> cardroom.tournament.v1.MovementSlipState
-	38,  // 99: cardroom.tournament.v1.WatchLobbyResponse.clock:type_name -> cardroom.tournament.v1.WatchClockResponse
-	11,  // 100: cardroom.tournament.v1.WatchLobbyResponse.next_level:type_name -> cardroom.tournament.v1.Level
-	115, // 101: cardroom.tournament.v1.WatchLobbyResponse.time_to_break:type_name -> google.protobuf.Duration
-	107, // 102: cardroom.tournament.v1.WatchLobbyResponse.chip_counts:type_name -> cardroom.tournament.v1.LeaderboardEntry
-	104, // 103: cardroom.tournament.v1.WatchLobbyResponse.movement_slips:type_name -> cardroom.tournament.v1.MovementSlip
-	75,  // 104: cardroom.tournament.v1.WatchLobbyResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
-	14,  // 105: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
-	16,  // 106: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
-	18,  // 107: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
-	21,  // 108: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
-	23,  // 109: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
-	25,  // 110: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
-	29,  // 111: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
-	31,  // 112: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
-	33,  // 113: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
-	35,  // 114: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
-	37,  // 115: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
-	39,  // 116: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
-	41,  // 117: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
-	43,  // 118: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
-	45,  // 119: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
-	47,  // 120: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
-	49,  // 121: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
-	51,  // 122: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
-	57,  // 123: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
-	59,  // 124: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
-	61,  // 125: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
-	63,  // 126: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
-	65,  // 127: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
-	69,  // 128: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
-	72,  // 129: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
-	76,  // 130: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
-	78,  // 131: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
-	80,  // 132: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
-	82,  // 133: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
-	84,  // 134: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
-	87,  // 135: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
-	89,  // 136: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
-	91,  // 137: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
-	116, // 138: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
-	98,  // 139: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
-	96,  // 140: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
-	6,   // 141: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
-	94,  // 142: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
-	102, // 143: cardroom.tournament.v1.TournamentService.ListMovementSlips:input_type -> cardroom.tournament.v1.ListMovementSlipsRequest
-	105, // 144: cardroom.tournament.v1.TournamentService.WatchLobby:input_type -> cardroom.tournament.v1.WatchLobbyRequest
-	117, // 145: cardroom.tournament.v1.TournamentService.CalculateDeal:input_type -> cardroom.tournament.v1.CalculateDealRequest
-	118, // 146: cardroom.tournament.v1.TournamentService.ProposeDeal:input_type -> cardroom.tournament.v1.ProposeDealRequest
-	119, // 147: cardroom.tournament.v1.TournamentService.AgreeDeal:input_type -> cardroom.tournament.v1.AgreeDealRequest
-	120, // 148: cardroom.tournament.v1.TournamentService.ConfirmDeal:input_type -> cardroom.tournament.v1.ConfirmDealRequest
-	121, // 149: cardroom.tournament.v1.TournamentService.GetDeal:input_type -> cardroom.tournament.v1.GetDealRequest
-	15,  // 150: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
-	17,  // 151: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
-	19,  // 152: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
-	22,  // 153: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
-	24,  // 154: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
-	26,  // 155: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
-	30,  // 156: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
-	32,  // 157: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
-	34,  // 158: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
-	36,  // 159: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
-	38,  // 160: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
-	40,  // 161: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
-	42,  // 162: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
-	44,  // 163: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
-	46,  // 164: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
-	48,  // 165: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
-	50,  // 166: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
-	52,  // 167: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
-	58,  // 168: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
-	60,  // 169: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
-	62,  // 170: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
-	64,  // 171: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
-	66,  // 172: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
-	70,  // 173: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
-	74,  // 174: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
-	77,  // 175: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
-	79,  // 176: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
-	81,  // 177: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
-	83,  // 178: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
-	85,  // 179: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
-	88,  // 180: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
-	90,  // 181: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
-	92,  // 182: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
-	122, // 183: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
-	101, // 184: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
-	97,  // 185: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
-	7,   // 186: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
-	95,  // 187: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
-	103, // 188: cardroom.tournament.v1.TournamentService.ListMovementSlips:output_type -> cardroom.tournament.v1.ListMovementSlipsResponse
-	106, // 189: cardroom.tournament.v1.TournamentService.WatchLobby:output_type -> cardroom.tournament.v1.WatchLobbyResponse
-	123, // 190: cardroom.tournament.v1.TournamentService.CalculateDeal:output_type -> cardroom.tournament.v1.CalculateDealResponse
-	124, // 191: cardroom.tournament.v1.TournamentService.ProposeDeal:output_type -> cardroom.tournament.v1.ProposeDealResponse
-	125, // 192: cardroom.tournament.v1.TournamentService.AgreeDeal:output_type -> cardroom.tournament.v1.AgreeDealResponse
-	126, // 193: cardroom.tournament.v1.TournamentService.ConfirmDeal:output_type -> cardroom.tournament.v1.ConfirmDealResponse
-	127, // 194: cardroom.tournament.v1.TournamentService.GetDeal:output_type -> cardroom.tournament.v1.GetDealResponse
-	150, // [150:195] is the sub-list for method output_type
-	105, // [105:150] is the sub-list for method input_type
-	105, // [105:105] is the sub-list for extension type_name
-	105, // [105:105] is the sub-list for extension extendee
-	0,   // [0:105] is the sub-list for field type_name
+	11,  // 6: cardroom.tournament.v1.Tournament.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	12,  // 7: cardroom.tournament.v1.Tournament.levels:type_name -> cardroom.tournament.v1.Level
+	14,  // 8: cardroom.tournament.v1.Tournament.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	10,  // 9: cardroom.tournament.v1.Tournament.chip_check:type_name -> cardroom.tournament.v1.ChipCheck
+	113, // 10: cardroom.tournament.v1.Tournament.flight:type_name -> cardroom.tournament.v1.Flight
+	114, // 11: cardroom.tournament.v1.Tournament.day2:type_name -> cardroom.tournament.v1.Day2
+	115, // 12: cardroom.tournament.v1.Tournament.bounty:type_name -> cardroom.tournament.v1.Bounty
+	9,   // 13: cardroom.tournament.v1.Tournament.stuck_steps:type_name -> cardroom.tournament.v1.StuckStep
+	112, // 14: cardroom.tournament.v1.StuckStep.first_failure_time:type_name -> google.protobuf.Timestamp
+	112, // 15: cardroom.tournament.v1.StuckStep.last_failure_time:type_name -> google.protobuf.Timestamp
+	112, // 16: cardroom.tournament.v1.ChipCheck.counted_at:type_name -> google.protobuf.Timestamp
+	116, // 17: cardroom.tournament.v1.EntryPolicy.late_registration:type_name -> google.protobuf.Duration
+	116, // 18: cardroom.tournament.v1.EntryPolicy.rebuy_period:type_name -> google.protobuf.Duration
+	116, // 19: cardroom.tournament.v1.EntryPolicy.add_on_window:type_name -> google.protobuf.Duration
+	116, // 20: cardroom.tournament.v1.Level.duration:type_name -> google.protobuf.Duration
+	13,  // 21: cardroom.tournament.v1.PayoutStructure.tiers:type_name -> cardroom.tournament.v1.PayoutTier
+	110, // 22: cardroom.tournament.v1.CreateTournamentRequest.variant:type_name -> cardroom.game.v1.Variant
+	111, // 23: cardroom.tournament.v1.CreateTournamentRequest.structure:type_name -> cardroom.game.v1.Structure
+	112, // 24: cardroom.tournament.v1.CreateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	1,   // 25: cardroom.tournament.v1.CreateTournamentRequest.format:type_name -> cardroom.tournament.v1.TournamentFormat
+	11,  // 26: cardroom.tournament.v1.CreateTournamentRequest.entry_policy:type_name -> cardroom.tournament.v1.EntryPolicy
+	12,  // 27: cardroom.tournament.v1.CreateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	14,  // 28: cardroom.tournament.v1.CreateTournamentRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	113, // 29: cardroom.tournament.v1.CreateTournamentRequest.flight:type_name -> cardroom.tournament.v1.Flight
+	114, // 30: cardroom.tournament.v1.CreateTournamentRequest.day2:type_name -> cardroom.tournament.v1.Day2
+	115, // 31: cardroom.tournament.v1.CreateTournamentRequest.bounty:type_name -> cardroom.tournament.v1.Bounty
+	8,   // 32: cardroom.tournament.v1.CreateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 33: cardroom.tournament.v1.ListTournamentsResponse.tournaments:type_name -> cardroom.tournament.v1.Tournament
+	8,   // 34: cardroom.tournament.v1.GetTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	2,   // 35: cardroom.tournament.v1.Entry.status:type_name -> cardroom.tournament.v1.EntryStatus
+	112, // 36: cardroom.tournament.v1.Entry.register_time:type_name -> google.protobuf.Timestamp
+	21,  // 37: cardroom.tournament.v1.RegisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	21,  // 38: cardroom.tournament.v1.UnregisterPlayerResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	21,  // 39: cardroom.tournament.v1.ListEntriesResponse.entries:type_name -> cardroom.tournament.v1.Entry
+	109, // 40: cardroom.tournament.v1.ButtonDraw.cards:type_name -> cardroom.tournament.v1.ButtonDraw.CardsEntry
+	8,   // 41: cardroom.tournament.v1.StartTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	28,  // 42: cardroom.tournament.v1.StartTournamentResponse.seats:type_name -> cardroom.tournament.v1.SeatAssignment
+	29,  // 43: cardroom.tournament.v1.StartTournamentResponse.buttons:type_name -> cardroom.tournament.v1.ButtonDraw
+	21,  // 44: cardroom.tournament.v1.RebuyResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	21,  // 45: cardroom.tournament.v1.AddOnResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	112, // 46: cardroom.tournament.v1.GetClockRequest.hand_start_time:type_name -> google.protobuf.Timestamp
+	12,  // 47: cardroom.tournament.v1.GetClockResponse.level:type_name -> cardroom.tournament.v1.Level
+	116, // 48: cardroom.tournament.v1.GetClockResponse.remaining:type_name -> google.protobuf.Duration
+	8,   // 49: cardroom.tournament.v1.WatchClockResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	37,  // 50: cardroom.tournament.v1.WatchClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	51,  // 51: cardroom.tournament.v1.WatchClockResponse.payouts:type_name -> cardroom.tournament.v1.GetPayoutsResponse
+	37,  // 52: cardroom.tournament.v1.PauseClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	37,  // 53: cardroom.tournament.v1.ResumeClockResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	116, // 54: cardroom.tournament.v1.AddClockTimeRequest.delta:type_name -> google.protobuf.Duration
+	37,  // 55: cardroom.tournament.v1.AddClockTimeResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	37,  // 56: cardroom.tournament.v1.SetClockLevelResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	116, // 57: cardroom.tournament.v1.StartBreakRequest.duration:type_name -> google.protobuf.Duration
+	37,  // 58: cardroom.tournament.v1.StartBreakResponse.clock:type_name -> cardroom.tournament.v1.GetClockResponse
+	14,  // 59: cardroom.tournament.v1.GetPayoutsResponse.structure:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 60: cardroom.tournament.v1.CancelTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	3,   // 61: cardroom.tournament.v1.Prize.state:type_name -> cardroom.tournament.v1.PrizeState
+	3,   // 62: cardroom.tournament.v1.BountyPayment.state:type_name -> cardroom.tournament.v1.PrizeState
+	54,  // 63: cardroom.tournament.v1.RecordKnockoutsRequest.knockouts:type_name -> cardroom.tournament.v1.Knockout
+	55,  // 64: cardroom.tournament.v1.RecordKnockoutsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	56,  // 65: cardroom.tournament.v1.RecordKnockoutsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	55,  // 66: cardroom.tournament.v1.GetResultsResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	56,  // 67: cardroom.tournament.v1.GetResultsResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	57,  // 68: cardroom.tournament.v1.GetResultsResponse.bounties:type_name -> cardroom.tournament.v1.BountyPayment
+	56,  // 69: cardroom.tournament.v1.PayPrizesResponse.prizes:type_name -> cardroom.tournament.v1.Prize
+	4,   // 70: cardroom.tournament.v1.IssuePenaltyRequest.type:type_name -> cardroom.tournament.v1.PenaltyType
+	55,  // 71: cardroom.tournament.v1.IssuePenaltyResponse.finish:type_name -> cardroom.tournament.v1.Finish
+	68,  // 72: cardroom.tournament.v1.BalanceTablesRequest.buttons:type_name -> cardroom.tournament.v1.TableButton
+	69,  // 73: cardroom.tournament.v1.BalanceTablesResponse.moves:type_name -> cardroom.tournament.v1.Move
+	29,  // 74: cardroom.tournament.v1.BalanceTablesResponse.final_table_button:type_name -> cardroom.tournament.v1.ButtonDraw
+	72,  // 75: cardroom.tournament.v1.RaceChipsRequest.seats:type_name -> cardroom.tournament.v1.ChipCount
+	74,  // 76: cardroom.tournament.v1.RaceChipsResponse.results:type_name -> cardroom.tournament.v1.ChipRaceResult
+	76,  // 77: cardroom.tournament.v1.SetHandForHandResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	55,  // 78: cardroom.tournament.v1.SetHandForHandResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	76,  // 79: cardroom.tournament.v1.ReportHandEndedResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	55,  // 80: cardroom.tournament.v1.ReportHandEndedResponse.finishes:type_name -> cardroom.tournament.v1.Finish
+	14,  // 81: cardroom.tournament.v1.UpdatePayoutsRequest.payouts:type_name -> cardroom.tournament.v1.PayoutStructure
+	8,   // 82: cardroom.tournament.v1.UpdatePayoutsResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	21,  // 83: cardroom.tournament.v1.ClaimSeatResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	112, // 84: cardroom.tournament.v1.DrawRecord.create_time:type_name -> google.protobuf.Timestamp
+	87,  // 85: cardroom.tournament.v1.ListDrawsResponse.draws:type_name -> cardroom.tournament.v1.DrawRecord
+	21,  // 86: cardroom.tournament.v1.LeaveTournamentResponse.entry:type_name -> cardroom.tournament.v1.Entry
+	112, // 87: cardroom.tournament.v1.UpdateTournamentRequest.start_time:type_name -> google.protobuf.Timestamp
+	12,  // 88: cardroom.tournament.v1.UpdateTournamentRequest.levels:type_name -> cardroom.tournament.v1.Level
+	8,   // 89: cardroom.tournament.v1.UpdateTournamentResponse.tournament:type_name -> cardroom.tournament.v1.Tournament
+	112, // 90: cardroom.tournament.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	94,  // 91: cardroom.tournament.v1.ListAuditResponse.records:type_name -> cardroom.tournament.v1.AuditRecord
+	4,   // 92: cardroom.tournament.v1.PlayerPenalty.type:type_name -> cardroom.tournament.v1.PenaltyType
+	112, // 93: cardroom.tournament.v1.PlayerPenalty.issue_time:type_name -> google.protobuf.Timestamp
+	112, // 94: cardroom.tournament.v1.PlayerEvent.start_time:type_name -> google.protobuf.Timestamp
+	0,   // 95: cardroom.tournament.v1.PlayerEvent.state:type_name -> cardroom.tournament.v1.TournamentState
+	21,  // 96: cardroom.tournament.v1.PlayerEvent.entry:type_name -> cardroom.tournament.v1.Entry
+	100, // 97: cardroom.tournament.v1.PlayerEvent.penalties:type_name -> cardroom.tournament.v1.PlayerPenalty
+	101, // 98: cardroom.tournament.v1.GetPlayerHistoryResponse.events:type_name -> cardroom.tournament.v1.PlayerEvent
+	105, // 99: cardroom.tournament.v1.ListMovementSlipsResponse.slips:type_name -> cardroom.tournament.v1.MovementSlip
+	112, // 100: cardroom.tournament.v1.MovementSlip.create_time:type_name -> google.protobuf.Timestamp
+	5,   // 101: cardroom.tournament.v1.MovementSlip.state:type_name -> cardroom.tournament.v1.MovementSlipState
+	39,  // 102: cardroom.tournament.v1.WatchLobbyResponse.clock:type_name -> cardroom.tournament.v1.WatchClockResponse
+	12,  // 103: cardroom.tournament.v1.WatchLobbyResponse.next_level:type_name -> cardroom.tournament.v1.Level
+	116, // 104: cardroom.tournament.v1.WatchLobbyResponse.time_to_break:type_name -> google.protobuf.Duration
+	108, // 105: cardroom.tournament.v1.WatchLobbyResponse.chip_counts:type_name -> cardroom.tournament.v1.LeaderboardEntry
+	105, // 106: cardroom.tournament.v1.WatchLobbyResponse.movement_slips:type_name -> cardroom.tournament.v1.MovementSlip
+	76,  // 107: cardroom.tournament.v1.WatchLobbyResponse.hand_for_hand:type_name -> cardroom.tournament.v1.HandForHand
+	15,  // 108: cardroom.tournament.v1.TournamentService.CreateTournament:input_type -> cardroom.tournament.v1.CreateTournamentRequest
+	17,  // 109: cardroom.tournament.v1.TournamentService.ListTournaments:input_type -> cardroom.tournament.v1.ListTournamentsRequest
+	19,  // 110: cardroom.tournament.v1.TournamentService.GetTournament:input_type -> cardroom.tournament.v1.GetTournamentRequest
+	22,  // 111: cardroom.tournament.v1.TournamentService.RegisterPlayer:input_type -> cardroom.tournament.v1.RegisterPlayerRequest
+	24,  // 112: cardroom.tournament.v1.TournamentService.UnregisterPlayer:input_type -> cardroom.tournament.v1.UnregisterPlayerRequest
+	26,  // 113: cardroom.tournament.v1.TournamentService.ListEntries:input_type -> cardroom.tournament.v1.ListEntriesRequest
+	30,  // 114: cardroom.tournament.v1.TournamentService.StartTournament:input_type -> cardroom.tournament.v1.StartTournamentRequest
+	32,  // 115: cardroom.tournament.v1.TournamentService.Rebuy:input_type -> cardroom.tournament.v1.RebuyRequest
+	34,  // 116: cardroom.tournament.v1.TournamentService.AddOn:input_type -> cardroom.tournament.v1.AddOnRequest
+	36,  // 117: cardroom.tournament.v1.TournamentService.GetClock:input_type -> cardroom.tournament.v1.GetClockRequest
+	38,  // 118: cardroom.tournament.v1.TournamentService.WatchClock:input_type -> cardroom.tournament.v1.WatchClockRequest
+	40,  // 119: cardroom.tournament.v1.TournamentService.PauseClock:input_type -> cardroom.tournament.v1.PauseClockRequest
+	42,  // 120: cardroom.tournament.v1.TournamentService.ResumeClock:input_type -> cardroom.tournament.v1.ResumeClockRequest
+	44,  // 121: cardroom.tournament.v1.TournamentService.AddClockTime:input_type -> cardroom.tournament.v1.AddClockTimeRequest
+	46,  // 122: cardroom.tournament.v1.TournamentService.SetClockLevel:input_type -> cardroom.tournament.v1.SetClockLevelRequest
+	48,  // 123: cardroom.tournament.v1.TournamentService.StartBreak:input_type -> cardroom.tournament.v1.StartBreakRequest
+	50,  // 124: cardroom.tournament.v1.TournamentService.GetPayouts:input_type -> cardroom.tournament.v1.GetPayoutsRequest
+	52,  // 125: cardroom.tournament.v1.TournamentService.CancelTournament:input_type -> cardroom.tournament.v1.CancelTournamentRequest
+	58,  // 126: cardroom.tournament.v1.TournamentService.RecordKnockouts:input_type -> cardroom.tournament.v1.RecordKnockoutsRequest
+	60,  // 127: cardroom.tournament.v1.TournamentService.GetResults:input_type -> cardroom.tournament.v1.GetResultsRequest
+	62,  // 128: cardroom.tournament.v1.TournamentService.PayPrizes:input_type -> cardroom.tournament.v1.PayPrizesRequest
+	64,  // 129: cardroom.tournament.v1.TournamentService.IssuePenalty:input_type -> cardroom.tournament.v1.IssuePenaltyRequest
+	66,  // 130: cardroom.tournament.v1.TournamentService.ReportHandStarted:input_type -> cardroom.tournament.v1.ReportHandStartedRequest
+	70,  // 131: cardroom.tournament.v1.TournamentService.BalanceTables:input_type -> cardroom.tournament.v1.BalanceTablesRequest
+	73,  // 132: cardroom.tournament.v1.TournamentService.RaceChips:input_type -> cardroom.tournament.v1.RaceChipsRequest
+	77,  // 133: cardroom.tournament.v1.TournamentService.SetHandForHand:input_type -> cardroom.tournament.v1.SetHandForHandRequest
+	79,  // 134: cardroom.tournament.v1.TournamentService.ReportHandEnded:input_type -> cardroom.tournament.v1.ReportHandEndedRequest
+	81,  // 135: cardroom.tournament.v1.TournamentService.UpdatePayouts:input_type -> cardroom.tournament.v1.UpdatePayoutsRequest
+	83,  // 136: cardroom.tournament.v1.TournamentService.ClaimSeat:input_type -> cardroom.tournament.v1.ClaimSeatRequest
+	85,  // 137: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:input_type -> cardroom.tournament.v1.ConfiscateBlindsRequest
+	88,  // 138: cardroom.tournament.v1.TournamentService.ListDraws:input_type -> cardroom.tournament.v1.ListDrawsRequest
+	90,  // 139: cardroom.tournament.v1.TournamentService.LeaveTournament:input_type -> cardroom.tournament.v1.LeaveTournamentRequest
+	92,  // 140: cardroom.tournament.v1.TournamentService.UpdateTournament:input_type -> cardroom.tournament.v1.UpdateTournamentRequest
+	117, // 141: cardroom.tournament.v1.TournamentService.ListBags:input_type -> cardroom.tournament.v1.ListBagsRequest
+	99,  // 142: cardroom.tournament.v1.TournamentService.GetPlayerHistory:input_type -> cardroom.tournament.v1.GetPlayerHistoryRequest
+	97,  // 143: cardroom.tournament.v1.TournamentService.AttachTable:input_type -> cardroom.tournament.v1.AttachTableRequest
+	6,   // 144: cardroom.tournament.v1.TournamentService.SettlePrizePool:input_type -> cardroom.tournament.v1.SettlePrizePoolRequest
+	95,  // 145: cardroom.tournament.v1.TournamentService.ListAudit:input_type -> cardroom.tournament.v1.ListAuditRequest
+	103, // 146: cardroom.tournament.v1.TournamentService.ListMovementSlips:input_type -> cardroom.tournament.v1.ListMovementSlipsRequest
+	106, // 147: cardroom.tournament.v1.TournamentService.WatchLobby:input_type -> cardroom.tournament.v1.WatchLobbyRequest
+	118, // 148: cardroom.tournament.v1.TournamentService.CalculateDeal:input_type -> cardroom.tournament.v1.CalculateDealRequest
+	119, // 149: cardroom.tournament.v1.TournamentService.ProposeDeal:input_type -> cardroom.tournament.v1.ProposeDealRequest
+	120, // 150: cardroom.tournament.v1.TournamentService.AgreeDeal:input_type -> cardroom.tournament.v1.AgreeDealRequest
+	121, // 151: cardroom.tournament.v1.TournamentService.ConfirmDeal:input_type -> cardroom.tournament.v1.ConfirmDealRequest
+	122, // 152: cardroom.tournament.v1.TournamentService.GetDeal:input_type -> cardroom.tournament.v1.GetDealRequest
+	16,  // 153: cardroom.tournament.v1.TournamentService.CreateTournament:output_type -> cardroom.tournament.v1.CreateTournamentResponse
+	18,  // 154: cardroom.tournament.v1.TournamentService.ListTournaments:output_type -> cardroom.tournament.v1.ListTournamentsResponse
+	20,  // 155: cardroom.tournament.v1.TournamentService.GetTournament:output_type -> cardroom.tournament.v1.GetTournamentResponse
+	23,  // 156: cardroom.tournament.v1.TournamentService.RegisterPlayer:output_type -> cardroom.tournament.v1.RegisterPlayerResponse
+	25,  // 157: cardroom.tournament.v1.TournamentService.UnregisterPlayer:output_type -> cardroom.tournament.v1.UnregisterPlayerResponse
+	27,  // 158: cardroom.tournament.v1.TournamentService.ListEntries:output_type -> cardroom.tournament.v1.ListEntriesResponse
+	31,  // 159: cardroom.tournament.v1.TournamentService.StartTournament:output_type -> cardroom.tournament.v1.StartTournamentResponse
+	33,  // 160: cardroom.tournament.v1.TournamentService.Rebuy:output_type -> cardroom.tournament.v1.RebuyResponse
+	35,  // 161: cardroom.tournament.v1.TournamentService.AddOn:output_type -> cardroom.tournament.v1.AddOnResponse
+	37,  // 162: cardroom.tournament.v1.TournamentService.GetClock:output_type -> cardroom.tournament.v1.GetClockResponse
+	39,  // 163: cardroom.tournament.v1.TournamentService.WatchClock:output_type -> cardroom.tournament.v1.WatchClockResponse
+	41,  // 164: cardroom.tournament.v1.TournamentService.PauseClock:output_type -> cardroom.tournament.v1.PauseClockResponse
+	43,  // 165: cardroom.tournament.v1.TournamentService.ResumeClock:output_type -> cardroom.tournament.v1.ResumeClockResponse
+	45,  // 166: cardroom.tournament.v1.TournamentService.AddClockTime:output_type -> cardroom.tournament.v1.AddClockTimeResponse
+	47,  // 167: cardroom.tournament.v1.TournamentService.SetClockLevel:output_type -> cardroom.tournament.v1.SetClockLevelResponse
+	49,  // 168: cardroom.tournament.v1.TournamentService.StartBreak:output_type -> cardroom.tournament.v1.StartBreakResponse
+	51,  // 169: cardroom.tournament.v1.TournamentService.GetPayouts:output_type -> cardroom.tournament.v1.GetPayoutsResponse
+	53,  // 170: cardroom.tournament.v1.TournamentService.CancelTournament:output_type -> cardroom.tournament.v1.CancelTournamentResponse
+	59,  // 171: cardroom.tournament.v1.TournamentService.RecordKnockouts:output_type -> cardroom.tournament.v1.RecordKnockoutsResponse
+	61,  // 172: cardroom.tournament.v1.TournamentService.GetResults:output_type -> cardroom.tournament.v1.GetResultsResponse
+	63,  // 173: cardroom.tournament.v1.TournamentService.PayPrizes:output_type -> cardroom.tournament.v1.PayPrizesResponse
+	65,  // 174: cardroom.tournament.v1.TournamentService.IssuePenalty:output_type -> cardroom.tournament.v1.IssuePenaltyResponse
+	67,  // 175: cardroom.tournament.v1.TournamentService.ReportHandStarted:output_type -> cardroom.tournament.v1.ReportHandStartedResponse
+	71,  // 176: cardroom.tournament.v1.TournamentService.BalanceTables:output_type -> cardroom.tournament.v1.BalanceTablesResponse
+	75,  // 177: cardroom.tournament.v1.TournamentService.RaceChips:output_type -> cardroom.tournament.v1.RaceChipsResponse
+	78,  // 178: cardroom.tournament.v1.TournamentService.SetHandForHand:output_type -> cardroom.tournament.v1.SetHandForHandResponse
+	80,  // 179: cardroom.tournament.v1.TournamentService.ReportHandEnded:output_type -> cardroom.tournament.v1.ReportHandEndedResponse
+	82,  // 180: cardroom.tournament.v1.TournamentService.UpdatePayouts:output_type -> cardroom.tournament.v1.UpdatePayoutsResponse
+	84,  // 181: cardroom.tournament.v1.TournamentService.ClaimSeat:output_type -> cardroom.tournament.v1.ClaimSeatResponse
+	86,  // 182: cardroom.tournament.v1.TournamentService.ConfiscateBlinds:output_type -> cardroom.tournament.v1.ConfiscateBlindsResponse
+	89,  // 183: cardroom.tournament.v1.TournamentService.ListDraws:output_type -> cardroom.tournament.v1.ListDrawsResponse
+	91,  // 184: cardroom.tournament.v1.TournamentService.LeaveTournament:output_type -> cardroom.tournament.v1.LeaveTournamentResponse
+	93,  // 185: cardroom.tournament.v1.TournamentService.UpdateTournament:output_type -> cardroom.tournament.v1.UpdateTournamentResponse
+	123, // 186: cardroom.tournament.v1.TournamentService.ListBags:output_type -> cardroom.tournament.v1.ListBagsResponse
+	102, // 187: cardroom.tournament.v1.TournamentService.GetPlayerHistory:output_type -> cardroom.tournament.v1.GetPlayerHistoryResponse
+	98,  // 188: cardroom.tournament.v1.TournamentService.AttachTable:output_type -> cardroom.tournament.v1.AttachTableResponse
+	7,   // 189: cardroom.tournament.v1.TournamentService.SettlePrizePool:output_type -> cardroom.tournament.v1.SettlePrizePoolResponse
+	96,  // 190: cardroom.tournament.v1.TournamentService.ListAudit:output_type -> cardroom.tournament.v1.ListAuditResponse
+	104, // 191: cardroom.tournament.v1.TournamentService.ListMovementSlips:output_type -> cardroom.tournament.v1.ListMovementSlipsResponse
+	107, // 192: cardroom.tournament.v1.TournamentService.WatchLobby:output_type -> cardroom.tournament.v1.WatchLobbyResponse
+	124, // 193: cardroom.tournament.v1.TournamentService.CalculateDeal:output_type -> cardroom.tournament.v1.CalculateDealResponse
+	125, // 194: cardroom.tournament.v1.TournamentService.ProposeDeal:output_type -> cardroom.tournament.v1.ProposeDealResponse
+	126, // 195: cardroom.tournament.v1.TournamentService.AgreeDeal:output_type -> cardroom.tournament.v1.AgreeDealResponse
+	127, // 196: cardroom.tournament.v1.TournamentService.ConfirmDeal:output_type -> cardroom.tournament.v1.ConfirmDealResponse
+	128, // 197: cardroom.tournament.v1.TournamentService.GetDeal:output_type -> cardroom.tournament.v1.GetDealResponse
+	153, // [153:198] is the sub-list for method output_type
+	108, // [108:153] is the sub-list for method input_type
+	108, // [108:108] is the sub-list for extension type_name
+	108, // [108:108] is the sub-list for extension extendee
+	0,   // [0:108] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_tournament_v1_tournament_proto_init() }
@@ -8522,7 +8663,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 	}
 	file_cardroom_tournament_v1_deal_proto_init()
 	file_cardroom_tournament_v1_multiday_proto_init()
-	file_cardroom_tournament_v1_tournament_proto_msgTypes[39].OneofWrappers = []any{
+	file_cardroom_tournament_v1_tournament_proto_msgTypes[40].OneofWrappers = []any{
 		(*SetClockLevelRequest_LevelIndex)(nil),
 		(*SetClockLevelRequest_Skip)(nil),
 	}
@@ -8532,7 +8673,7 @@ func file_cardroom_tournament_v1_tournament_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_tournament_v1_tournament_proto_rawDesc), len(file_cardroom_tournament_v1_tournament_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   103,
+			NumMessages:   104,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
