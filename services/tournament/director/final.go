@@ -150,7 +150,7 @@ func (d *Director) redrawFinal(ctx context.Context, t store.Tournament, plan []b
 			en := byPlayer[s.PlayerID]
 			sl := slip{MoveID: fmt.Sprintf("trn/%s/move/%d", id, n), PlayerID: s.PlayerID, FromTable: en.Table, FromSeat: en.Seat,
 				ToTable: final, ToSeat: s.Seat, Rule: "TR-07", Reason: ReasonFinalTable}
-			if sl.Stack, sl.HandNo, err = stackOf(tx, h, s.PlayerID); err != nil {
+			if sl.Stack, sl.HandNo, err = stackOf(tx, Hand{}, s.PlayerID); err != nil {
 				return err
 			}
 			en.Table, en.Seat = final, s.Seat
