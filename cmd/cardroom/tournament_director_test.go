@@ -358,13 +358,13 @@ func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev
 	}
 	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
 	rules := map[string]string{}
-	var redraw []movementSlip
+	var redraw []auditSlip
 	tableIDs := map[int]string{}
 	finalNo, finalButton := 0, 0
 	for _, rec := range audit.Records {
 		switch rec.Action {
 		case "move":
-			var s movementSlip
+			var s auditSlip
 			if err := json.Unmarshal([]byte(rec.Detail), &s); err != nil {
 				t.Fatal(err)
 			}
@@ -437,8 +437,9 @@ func checkMoves(svc context.Context, t *testing.T, r *room, id string, tc tablev
 	return balancing, breaking
 }
 
-// movementSlip is a move as the tournament's audit records it.
-type movementSlip struct {
+// auditSlip is a move as the tournament's audit records it (its stack a
+// plain number, unlike the REST listing's movementSlip).
+type auditSlip struct {
 	MoveID string `json:"move_id"`
 	Player string `json:"player_id"`
 	To     int    `json:"to_table"`
@@ -452,7 +453,7 @@ type movementSlip struct {
 // every player in the seat their slip names, with the button at the drawn
 // seat; nobody sits at any other table and every other table is closed.
 func finalTable(ctx context.Context, t *testing.T, tc tablev1.TournamentTableServiceClient, finalNo, button int, tableIDs map[int]string,
-	redraw []movementSlip, hands map[string][]*tablev1.HandEnded) {
+	redraw []auditSlip, hands map[string][]*tablev1.HandEnded) {
 	t.Helper()
 	final := tableIDs[finalNo]
 	if finalNo == 0 || final == "" || len(redraw) < 2 || len(redraw) > 9 {
