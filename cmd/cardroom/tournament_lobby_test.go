@@ -167,9 +167,12 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 			ID string `json:"tournament_id"`
 		}
 	}
+	// The slips under test are balancing and breaking ones (TR-23, TR-06):
+	// the two tables break down to one, with no final-table redraw (TR-07)
+	// that would seat the last three at a table the bots do not watch.
 	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Lobby Turbo", "variant": "VARIANT_HOLDEM",
 		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 1000, "fee": 100, "starting_stack": stack,
-		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano), "seats_per_table": 3,
+		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano), "seats_per_table": 3, "no_final_redraw": true,
 		"levels": []map[string]any{
 			{"small_blind": 50, "big_blind": 100, "duration": "600s"},
 			{"small_blind": 100, "big_blind": 200, "duration": "600s"},

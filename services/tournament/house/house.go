@@ -45,6 +45,7 @@ func (r Rules) BountyPool(entries int) int64 { return int64(entries) * r.Bounty.
 // PrizePool is the part of pool the payout structure shares: all of it
 // less the bounties (G-36).
 func (r Rules) PrizePool(pool int64, entries int) int64 { return pool - r.BountyPool(entries) }
+
 // FinalRedraw reports whether the final table is redrawn (TR-07).
 func (r Rules) FinalRedraw() bool { return !r.NoFinalRedraw }
 
