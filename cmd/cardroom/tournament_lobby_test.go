@@ -229,27 +229,7 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no move delivered after %d actions: %+v", actions, slips.Slips)
 		}
-		acted := false
-		for _, tb := range tables {
-			st := r.state(tb, r.floor)
-			if st.Closed || !st.live() || st.Hand.ToAct < 0 {
-				continue
-			}
-			player := st.Seats[st.Hand.ToAct].PlayerID
-			own := r.state(tb, r.tokens[player])
-			if own.ViewerSeat != st.Hand.ToAct || own.Hand == nil || len(own.Hand.Legal) == 0 {
-				continue
-			}
-			m := bot(own, own.ViewerSeat)
-			actions++
-			code, body := r.do("POST", "/v1/tables/"+tb+"/actions", r.tokens[player], map[string]any{"kind": m.kind, "amount": m.amount,
-				"expected_sequence": own.Sequence, "action_id": fmt.Sprintf("%s-%d", player, actions)})
-			if code != http.StatusOK && code != http.StatusConflict {
-				t.Fatalf("%s's %s at %s: %d %s", player, m.kind, tb, code, body)
-			}
-			acted = true
-		}
-		if !acted {
+		if acted, _ := r.actAt(tables, bot, &actions); !acted {
 			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
 		}
 	}
