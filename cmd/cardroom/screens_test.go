@@ -175,8 +175,15 @@ func (hs handSecret) checkScreens(t *testing.T, tb *tab) {
 	screens := tb.screens()
 	last := -1
 	var sawOwn int
+	var finished []string
 	for i, screen := range screens {
 		if !strings.Contains(screen, `data-hand="1"`) {
+			continue
+		}
+		if strings.Contains(screen, "Hand 1 · finished") {
+			// The state after the hand's last action shows it done with its
+			// result (TP-64): judged as the hand's end below.
+			finished = append(finished, screen)
 			continue
 		}
 		last = i
@@ -190,10 +197,21 @@ func (hs handSecret) checkScreens(t *testing.T, tb *tab) {
 	if sawOwn == 0 {
 		t.Fatalf("%s: the page never showed the player's own cards %v", tb.name, hs.own)
 	}
-	if last < 0 || last+1 >= len(screens) || !strings.Contains(screens[last+1], "<h2>Hand 1</h2>") {
+	for _, screen := range finished {
+		if holds(screen, hs.theirs) && !hs.theyShowed {
+			t.Fatalf("%s: the finished hand 1 shows the other seat's cards %v, which were never shown:\n%s", tb.name, hs.theirs, screen)
+		}
+	}
+	// The hand's end: the first state after its play with its result,
+	// the finished hand's own or the next one's.
+	if last >= 0 && last+1 < len(screens) {
+		finished = append(finished, screens[last+1])
+	}
+	i := slices.IndexFunc(finished, func(screen string) bool { return strings.Contains(screen, "<h2>Hand 1</h2>") })
+	if last < 0 || i < 0 {
 		t.Fatalf("%s: no screen state shows hand 1's result after its last (%d of %d)", tb.name, last, len(screens))
 	}
-	if end := screens[last+1]; holds(end, hs.theirs) != hs.theyShowed {
+	if end := finished[i]; holds(end, hs.theirs) != hs.theyShowed {
 		t.Fatalf("%s: the other seat showed %v: %v; hand 1's result on the screen:\n%s", tb.name, hs.theirs, hs.theyShowed, end)
 	}
 	t.Logf("%s: %d screen states of hand 1 with the own cards; the other's cards shown at the end: %v", tb.name, sawOwn, hs.theyShowed)
@@ -203,7 +221,8 @@ func (hs handSecret) checkScreens(t *testing.T, tb *tab) {
 // table's feed, up to the line that ends hand 1, a line names the other
 // seat's cards only if its state shows that seat's hand shown, or, on the
 // line that ends the hand, if that seat showed them (then it must). Any
-// other answer names them only with a state showing them.
+// other answer names them only with a state showing them, or showing hand
+// 1 finished after that seat showed them.
 func (hs handSecret) checkReceived(t *testing.T, tb *tab) {
 	t.Helper()
 	var messages, withOwn int
@@ -244,10 +263,17 @@ func (hs handSecret) checkReceived(t *testing.T, tb *tab) {
 				}
 				named := cards[hs.theirs[0]] || cards[hs.theirs[1]]
 				shownNow := st != nil && st.Hand != nil && st.Hand.HandNo == 1 && hs.theirSeat < len(st.Seats) && st.Seats[hs.theirSeat].Shown
+				finished := st != nil && st.Hand != nil && st.Hand.HandNo == 1 && st.Hand.Done
 				switch {
 				case feed && ended:
 					if named != hs.theyShowed {
 						t.Fatalf("%s: the line ending hand 1 names the other seat's cards %v: %v; they showed them: %v: %s", tb.name, hs.theirs, named, hs.theyShowed, line)
+					}
+				case finished:
+					// The answer to the hand's last action shows it done with
+					// its result (TP-64): the cards that seat showed, no others.
+					if named && !hs.theyShowed {
+						t.Fatalf("%s: %s's finished hand 1 names the other seat's cards %v, never shown: %s", tb.name, url, hs.theirs, line)
 					}
 				case named && !shownNow && (feed || st != nil && st.Hand != nil && st.Hand.HandNo == 1):
 					t.Fatalf("%s: %s sent the other seat's cards %v before they were shown: %s", tb.name, url, hs.theirs, line)
