@@ -269,27 +269,17 @@ func (r *room) RaceChips(_ context.Context, id, key, player string, amount, befo
 }
 
 func (r *room) RemoveBusted(_ context.Context, id, key, player string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	tb, err := r.get(id)
-	if err != nil {
-		return err
-	}
-	if dup, err := r.once(key, fmt.Sprint(id, player)); dup {
-		return err
-	}
-	out, err := tb.RemoveEntrant(player, dealer.RemoveBusted)
-	if err != nil {
-		delete(r.keys, key)
-		return refusal(err)
-	}
-	r.absorb(id, out)
-	return nil
+	return r.remove(id, key, player, dealer.RemoveBusted)
 }
 
 // RemoveBagged takes a flight's survivor off with their chips (a freezeout
 // has no flights; here for the port).
 func (r *room) RemoveBagged(_ context.Context, id, key, player string) error {
+	return r.remove(id, key, player, dealer.RemoveFinished)
+}
+
+// remove takes player off table id once per key, for the reason given.
+func (r *room) remove(id, key, player string, why dealer.RemovalReason) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tb, err := r.get(id)
@@ -299,7 +289,7 @@ func (r *room) RemoveBagged(_ context.Context, id, key, player string) error {
 	if dup, err := r.once(key, fmt.Sprint(id, player)); dup {
 		return err
 	}
-	out, err := tb.RemoveEntrant(player, dealer.RemoveFinished)
+	out, err := tb.RemoveEntrant(player, why)
 	if err != nil {
 		delete(r.keys, key)
 		return refusal(err)
