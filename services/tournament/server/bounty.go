@@ -60,42 +60,91 @@ func awardBounties(tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, ko
 	}
 	var pays []entry.Payment
 	for _, k := range kos {
-		h := head(t, heads, k.PlayerID)
-		awards := bounty.Split(h, t.Rules.Bounty.Progressive, bounty.Eliminators(seatOf[k.PlayerID], pots))
-		record := map[string]any{"knocked_out": k.PlayerID, "head": h, "table": k.TableID, "hand": k.Hand}
-		var won []map[string]any
-		for _, a := range awards {
-			winner := playerAt[a.Seat]
-			if winner == "" {
-				continue
-			}
-			if a.Head > 0 {
-				heads[winner] = head(t, heads, winner) + a.Head
-				if err := tx.SetHead(winner, heads[winner]); err != nil {
-					return nil, err
-				}
-			}
-			won = append(won, map[string]any{"player_id": winner, "cash": a.Cash, "head_added": a.Head})
-			if a.Cash == 0 {
-				continue
-			}
-			p := bountyPayment(t, k.PlayerID, byPlayer[k.PlayerID].Number(), winner, a.Cash)
-			if err := tx.AddPayment(p, a.Head, now); err != nil {
+		ps, err := creditHead(tx, t, heads, k, bounty.Eliminators(seatOf[k.PlayerID], pots), playerAt, byPlayer,
+			"table:"+msg.GetTableId(), now)
+		if err != nil {
+			return nil, err
+		}
+		pays = append(pays, ps...)
+	}
+	return pays, nil
+}
+
+// awardFloorBounties gives the heads of the players the floor knocked out
+// (RecordKnockouts) to the players it names as their eliminators, in equal
+// shares (G-36) — what a table's knock-out credits by pot share. A player
+// with none named leaves their head unclaimed in the pool, as a table's
+// knock-out nobody else won does; either way the head comes off the books.
+func awardFloorBounties(tx *store.Tx, t *store.Tournament, kos []standings.Knockout, eliminators [][]string,
+	byPlayer map[string]entry.Entry, floor string, now time.Time) ([]entry.Payment, error) {
+	if !t.Rules.Bounty.On() || len(kos) == 0 {
+		return nil, nil
+	}
+	heads, err := tx.Heads()
+	if err != nil {
+		return nil, err
+	}
+	var pays []entry.Payment
+	for i, k := range kos {
+		var by []bounty.Share
+		playerAt := map[int]string{}
+		for n, p := range eliminators[i] {
+			by = append(by, bounty.Share{Seat: n + 1, Amount: 1})
+			playerAt[n+1] = p
+		}
+		ps, err := creditHead(tx, t, heads, k, by, playerAt, byPlayer, floor, now)
+		if err != nil {
+			return nil, err
+		}
+		pays = append(pays, ps...)
+	}
+	return pays, nil
+}
+
+// creditHead splits a knocked-out player's head among the shares by
+// (seats that playerAt names), adds the progressive half to the winners'
+// heads, records the cash payments and the audit, and takes the head off
+// the books (G-36).
+func creditHead(tx *store.Tx, t *store.Tournament, heads map[string]int64, k standings.Knockout, by []bounty.Share,
+	playerAt map[int]string, byPlayer map[string]entry.Entry, auditActor string, now time.Time) ([]entry.Payment, error) {
+	h := head(t, heads, k.PlayerID)
+	awards := bounty.Split(h, t.Rules.Bounty.Progressive, by)
+	record := map[string]any{"knocked_out": k.PlayerID, "head": h, "table": k.TableID, "hand": k.Hand}
+	var (
+		won  []map[string]any
+		pays []entry.Payment
+	)
+	for _, a := range awards {
+		winner := playerAt[a.Seat]
+		if winner == "" {
+			continue
+		}
+		if a.Head > 0 {
+			heads[winner] = head(t, heads, winner) + a.Head
+			if err := tx.SetHead(winner, heads[winner]); err != nil {
 				return nil, err
 			}
-			pays = append(pays, p)
 		}
-		delete(heads, k.PlayerID)
-		if err := tx.ClearHead(k.PlayerID); err != nil {
+		won = append(won, map[string]any{"player_id": winner, "cash": a.Cash, "head_added": a.Head})
+		if a.Cash == 0 {
+			continue
+		}
+		p := bountyPayment(t, k.PlayerID, byPlayer[k.PlayerID].Number(), winner, a.Cash)
+		if err := tx.AddPayment(p, a.Head, now); err != nil {
 			return nil, err
 		}
-		record["won_by"] = won
-		if len(won) == 0 {
-			record["unclaimed"] = true
-		}
-		if err := tx.AddAudit("table:"+msg.GetTableId(), "bounty", record, now); err != nil {
-			return nil, err
-		}
+		pays = append(pays, p)
+	}
+	delete(heads, k.PlayerID)
+	if err := tx.ClearHead(k.PlayerID); err != nil {
+		return nil, err
+	}
+	record["won_by"] = won
+	if len(won) == 0 {
+		record["unclaimed"] = true
+	}
+	if err := tx.AddAudit(auditActor, "bounty", record, now); err != nil {
+		return nil, err
 	}
 	return pays, nil
 }

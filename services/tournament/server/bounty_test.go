@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/events"
@@ -124,5 +125,70 @@ func TestProgressiveBounties_G36(t *testing.T) {
 	if err != nil || tr.GetTournament().GetState() != tournamentv1.TournamentState_TOURNAMENT_STATE_FINISHED ||
 		tr.GetTournament().GetBounty().GetAmount() != 2000 {
 		t.Fatalf("tournament %v, %v", tr.GetTournament(), err)
+	}
+}
+
+// TestFloorKnockoutBounties_G36 enters the knock-outs of a PKO event as
+// the floor (RecordKnockouts) with the players it saw win them: the head
+// goes to them as a table's knock-out credits it — shared equally when
+// two chopped, half in cash and half on their heads — and the winner
+// collects their own head; the bounties paid are the bounty pool to the
+// cent. An eliminator not in play, or out in the same report, is refused.
+func TestFloorKnockoutBounties_G36(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d"}
+	w := newFakeWallet(balances(players...))
+	f := startWithWallet(t, w)
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Bounty = &tournamentv1.Bounty{Amount: 2000, Progressive: true}
+	})
+	out := func(player string, by ...string) error {
+		_, err := f.c.RecordKnockouts(f.floor, &tournamentv1.RecordKnockoutsRequest{TournamentId: id,
+			Knockouts: []*tournamentv1.Knockout{{PlayerId: player, Table: 1, Hand: 1, StartStack: 1, EliminatedBy: by}}})
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		ko   *tournamentv1.RecordKnockoutsRequest
+	}{
+		{"eliminator unknown", &tournamentv1.RecordKnockoutsRequest{TournamentId: id,
+			Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1, EliminatedBy: []string{"zed"}}}}},
+		{"eliminator out in the same report", &tournamentv1.RecordKnockoutsRequest{TournamentId: id,
+			Knockouts: []*tournamentv1.Knockout{{PlayerId: "a", Table: 1, EliminatedBy: []string{"d"}}, {PlayerId: "d", Table: 1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.c.RecordKnockouts(f.floor, tc.ko)
+			wantRule(t, err, codes.FailedPrecondition, "ENTRY_NOT_ACTIVE", "")
+		})
+	}
+	if err := out("a", "b", "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := out("d", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := out("c", "b"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		winner, out string
+		cash, head  int64
+	}
+	want := []got{{"b", "a", 500, 500}, {"c", "a", 500, 500}, {"b", "d", 1000, 1000}, {"b", "c", 1250, 1250}, {"b", "b", 4750, 0}}
+	var gots []got
+	var cash int64
+	for _, b := range r.GetBounties() {
+		gots = append(gots, got{b.GetPlayerId(), b.GetKnockedOutPlayerId(), b.GetAmount(), b.GetHeadAdded()})
+		cash += b.GetAmount()
+	}
+	order := func(a, b got) int { return cmp.Or(cmp.Compare(a.out, b.out), cmp.Compare(a.winner, b.winner)) }
+	slices.SortFunc(gots, order)
+	slices.SortFunc(want, order)
+	if !slices.Equal(gots, want) || cash != 4*2000 {
+		t.Fatalf("bounties %v (%d paid), want %v (%d)", gots, cash, want, 4*2000)
 	}
 }

@@ -236,7 +236,10 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 		if err != nil {
 			return err
 		}
-		var kos []standings.Knockout
+		var (
+			kos         []standings.Knockout
+			eliminators [][]string
+		)
 		if len(req.GetKnockouts()) >= activeCount(byPlayer) {
 			return standings.ErrTooManyOut.Withf("%d knocked out with %d in play", len(req.GetKnockouts()), activeCount(byPlayer))
 		}
@@ -253,12 +256,26 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 			seen[en.PlayerID] = true
 			kos = append(kos, standings.Knockout{PlayerID: k.GetPlayerId(), TableID: strconv.Itoa(int(k.GetTable())),
 				Hand: k.GetHand(), StartStack: k.GetStartStack()})
+			eliminators = append(eliminators, k.GetEliminatedBy())
+		}
+		// G-36: a head the floor saw won goes to the players it names, who
+		// must be in play and not out in the same report.
+		for _, by := range eliminators {
+			for _, p := range by {
+				if en, ok := byPlayer[p]; !ok || en.Status != entry.Active || seen[p] {
+					return entry.ErrEntryNotActive.Withf("eliminator %s is not in play", p).With("player_id", p)
+				}
+			}
+		}
+		bounties, err := awardFloorBounties(tx, t, kos, eliminators, byPlayer, actor(ctx), now)
+		if err != nil {
+			return err
 		}
 		out, err := knockOut(tx, t, b, byPlayer, kos, price, now)
 		if err != nil {
 			return err
 		}
-		pays, resp.Deferred = out.pays, out.deferred
+		pays, resp.Deferred = append(bounties, out.pays...), out.deferred
 		resp.Finished = t.Event.Status.PlayOver()
 		for _, f := range out.finishes {
 			resp.Finishes = append(resp.Finishes, finishToProto(f))
@@ -268,8 +285,8 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 	if err != nil {
 		return nil, err
 	}
+	s.payAll(ctx, id, pays)
 	if resp.Finished {
-		s.payAll(ctx, id, pays)
 		resp.Prizes, err = s.prizes(ctx, id)
 		if err != nil {
 			return nil, err

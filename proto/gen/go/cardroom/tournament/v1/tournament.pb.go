@@ -3892,6 +3892,11 @@ type Knockout struct {
 	// declined_rebuy confirms that a player who could still rebuy (TR-13,
 	// TR-16) chose not to; without it such a knock-out is refused.
 	DeclinedRebuy bool `protobuf:"varint,5,opt,name=declined_rebuy,json=declinedRebuy,proto3" json:"declined_rebuy,omitempty"`
+	// eliminated_by are the players who won the pots the player was in, as
+	// the floor saw them: in a knockout event the player's head goes to them
+	// in equal shares, as a table's knock-out credits it by pot share (G-36).
+	// Unset, the head stays unclaimed in the bounty pool.
+	EliminatedBy  []string `protobuf:"bytes,6,rep,name=eliminated_by,json=eliminatedBy,proto3" json:"eliminated_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3959,6 +3964,13 @@ func (x *Knockout) GetDeclinedRebuy() bool {
 		return x.DeclinedRebuy
 	}
 	return false
+}
+
+func (x *Knockout) GetEliminatedBy() []string {
+	if x != nil {
+		return x.EliminatedBy
+	}
+	return nil
 }
 
 // Finish is a finishing place; players sharing places have the best of them.
@@ -7880,7 +7892,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
 	"tournament\x12\x1a\n" +
-	"\brefunded\x18\x02 \x01(\x03R\brefunded\"\xd8\x01\n" +
+	"\brefunded\x18\x02 \x01(\x03R\brefunded\"\xa7\x02\n" +
 	"\bKnockout\x12<\n" +
 	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12 \n" +
 	"\x05table\x18\x02 \x01(\x05B\n" +
@@ -7888,7 +7900,8 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x04hand\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04hand\x12(\n" +
 	"\vstart_stack\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\n" +
 	"startStack\x12%\n" +
-	"\x0edeclined_rebuy\x18\x05 \x01(\bR\rdeclinedRebuy\"m\n" +
+	"\x0edeclined_rebuy\x18\x05 \x01(\bR\rdeclinedRebuy\x12M\n" +
+	"\reliminated_by\x18\x06 \x03(\tB(\xbaH%\x92\x01\"\x10\t\x18\x01\"\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\feliminatedBy\"m\n" +
 	"\x06Finish\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x14\n" +
 	"\x05place\x18\x02 \x01(\x05R\x05place\x12\x16\n" +
