@@ -6,19 +6,25 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 )
 
 // pkoEntrants is the field of the PKO run. Issue 13 shows it with 100;
 // the default keeps `make test` within its time on a small machine
-// (go test -run TestTournamentPKODeal -pko.entrants=100 plays the full field).
-var pkoEntrants = flag.Int("pko.entrants", 27, "entrants in TestTournamentPKODeal")
+// (go test -run TestTournamentPKODeal -pko.entrants=100 -pko.time=40m
+// plays the full field).
+var (
+	pkoEntrants = flag.Int("pko.entrants", 27, "entrants in TestTournamentPKODeal")
+	pkoTime     = flag.Duration("pko.time", 8*time.Minute, "how long TestTournamentPKODeal's bots may play to three left")
+)
 
 // TestTournamentPKODeal_G36_G37_TR38: a progressive knockout (PKO) event
 // on a cluster (every part its own process on PostgreSQL and Redis) played
-// by bots over REST until three players are left (two when the hand that
-// the deal's hold waited for busted one more), then a deal by ICM:
+// by bots over REST until exactly three players are left — the floor
+// pausing the clock hand by hand from four, so that no hand starts while
+// the deal is talked about (TR-20) — then a deal by ICM:
 // the players read the calculator with their stacks from the tables, the
 // floor proposes, a player cannot answer for another, the floor cannot
 // confirm before everyone agreed, every player agrees, the floor confirms,
@@ -92,46 +98,88 @@ func TestTournamentPKODeal_G36_G37_TR38(t *testing.T) {
 		}
 		return out
 	}
-	// The bots play until three are left; then the floor proposes a deal,
-	// which holds the tables: the bots finish the hand in play until the
-	// proposal goes through.
+	// The bots play push-fold until the final table, then one against one:
+	// at most one all-in is called in a hand, so at most one player goes
+	// out in it. From four left the floor plays toward the deal hand by
+	// hand: it pauses the clock, which stops the tables after the hand in
+	// play (TR-20); the bots finish that hand; once the tables are at rest
+	// and the books agree with them, three left is the deal, four resumes
+	// the clock for one more hand.
 	rng := rand.New(rand.NewPCG(13, 38))
-	bot := pushFold(rng)
-	deadline := time.Now().Add(8 * time.Minute)
+	bot, endgame := pushFold(rng), oneCaller(rng)
+	deadline := time.Now().Add(*pkoTime)
 	actions := 0
-	var proposal deal
-	for {
+	for left := active(); len(left) > 4; left = active() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no deal after %d actions", actions)
+			t.Fatalf("%d left after %d actions", len(left), actions)
 		}
-		// Counted every round, not every tenth: push-fold bots can take four
-		// players down to one within ten rounds, and a finished event takes
-		// no deal.
-		if len(active()) <= 3 {
-			code, raw := r.do("POST", base+"/deal:propose", r.floor, map[string]any{"method": "DEAL_METHOD_ICM", "reason": "three left"})
-			if code == http.StatusOK {
-				var got struct {
-					Deal deal `json:"deal"`
-				}
-				if err := json.Unmarshal(raw, &got); err != nil {
-					t.Fatal(err)
-				}
-				proposal = got.Deal
-				break
-			}
-			var e apiError
-			_ = json.Unmarshal(raw, &e)
-			if e.Reason != "DEAL_TABLES_IN_HAND" {
-				t.Fatalf("propose: %d %s", code, raw)
-			}
+		play := bot
+		if len(left) <= 9 {
+			play = endgame
 		}
-		if acted, _ := r.actAt(tournamentTablesOf(t, r, id), bot, &actions); !acted {
+		if acted, _ := r.actAt(tournamentTablesOf(t, r, id), play, &actions); !acted {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	left := active()
+	// atRest plays out the hands in play and returns the players at the
+	// tables once none deals and the books have the same players in.
+	atRest := func() []string {
+		var seated []string
+		waitFor(t, "the tables at rest, the books agreeing", 2*time.Minute, func() bool {
+			seated = nil
+			live := false
+			for _, tb := range tournamentTablesOf(t, r, id) {
+				st := r.state(tb, r.floor)
+				if st.Closed {
+					continue
+				}
+				live = live || st.live()
+				for _, s := range st.Seats {
+					if s.PlayerID != "" && s.Stack > 0 {
+						seated = append(seated, s.PlayerID)
+					}
+				}
+			}
+			if live {
+				r.actAt(tournamentTablesOf(t, r, id), endgame, &actions)
+				return false
+			}
+			books := active()
+			slices.Sort(books)
+			slices.Sort(seated)
+			return slices.Equal(books, seated)
+		})
+		return seated
+	}
+	handNo := func() (n int64) {
+		for _, tb := range tournamentTablesOf(t, r, id) {
+			if st := r.state(tb, r.floor); !st.Closed && st.Hand != nil {
+				n = max(n, st.Hand.HandNo)
+			}
+		}
+		return n
+	}
+	var left []string
+	for {
+		r.must("POST", base+"/clock:pause", r.floor, map[string]any{"reason": "deal talk"}, nil)
+		left = atRest()
+		if len(left) != 4 || time.Now().After(deadline) {
+			break
+		}
+		last := handNo()
+		r.must("POST", base+"/clock:resume", r.floor, map[string]any{"reason": "four left: one more hand"}, nil)
+		waitFor(t, "the next hand dealt", time.Minute, func() bool { return handNo() > last })
+	}
+	if len(left) != 3 {
+		t.Fatalf("%d left after %d actions, want three for the deal: %v", len(left), actions, left)
+	}
+	var proposed struct {
+		Deal deal `json:"deal"`
+	}
+	r.must("POST", base+"/deal:propose", r.floor, map[string]any{"method": "DEAL_METHOD_ICM", "reason": "three left"}, &proposed)
+	proposal := proposed.Deal
 	t.Logf("%d entrants, %d actions; deal at %d players: %+v", n, actions, len(left), proposal.Players)
-	if len(proposal.Players) != len(left) || len(left) < 2 || len(left) > 3 {
+	if len(proposal.Players) != 3 {
 		t.Fatalf("deal for %+v, %d left", proposal.Players, len(left))
 	}
 
@@ -314,4 +362,40 @@ type deal struct {
 		Amount   int64  `json:"amount,string"`
 		Agreed   bool   `json:"agreed"`
 	} `json:"players"`
+}
+
+// oneCaller is a push-fold bot under which at most one all-in is called in
+// a hand, so at most one player goes out in it: a player shoves only when
+// nobody is all in, calls a shove only when nobody else is in for it yet,
+// and otherwise checks or folds.
+func oneCaller(rng *rand.Rand) plan {
+	return func(st tableState, seat int) move {
+		var most int64
+		allIn := false
+		for _, s := range st.Seats {
+			if s.Seat != seat && s.InHand && !s.Folded {
+				most = max(most, s.Bet)
+				allIn = allIn || s.AllIn
+			}
+		}
+		if _, ok := legalOf(st, "ACTION_KIND_CHECK"); ok {
+			return move{kind: "ACTION_KIND_CHECK"}
+		}
+		if !allIn {
+			if rng.IntN(5) < 2 {
+				return shove(st, seat)
+			}
+			return move{kind: "ACTION_KIND_FOLD"}
+		}
+		in := 0 // the others in for the most: the shover, and any caller
+		for _, s := range st.Seats {
+			if s.Seat != seat && s.InHand && !s.Folded && (s.AllIn || s.Bet == most) {
+				in++
+			}
+		}
+		if in == 1 && rng.IntN(2) == 0 {
+			return checkDown(st, seat)
+		}
+		return move{kind: "ACTION_KIND_FOLD"}
+	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -156,8 +157,12 @@ func (s *Server) CalculateDeal(ctx context.Context, req *tournamentv1.CalculateD
 }
 
 // ProposeDeal holds the tables and, once none is in a hand and the books
-// agree with them, records a proposal over the prizes left (TR-38).
-func (s *Server) ProposeDeal(ctx context.Context, req *tournamentv1.ProposeDealRequest) (*tournamentv1.ProposeDealResponse, error) {
+// agree with them, records a proposal over the prizes left (TR-38). A
+// proposal refused because a hand is still in play leaves the tables held
+// after it — the floor's pause for the deal: repeated once they are at
+// rest, it goes through with the players as that hand left them. Refused
+// for any other reason, it lets the tables deal again.
+func (s *Server) ProposeDeal(ctx context.Context, req *tournamentv1.ProposeDealRequest) (resp *tournamentv1.ProposeDealResponse, err error) {
 	id := req.GetTournamentId()
 	t, err := s.store.Load(ctx, id)
 	if err != nil {
@@ -180,6 +185,11 @@ func (s *Server) ProposeDeal(ctx context.Context, req *tournamentv1.ProposeDealR
 	if err := s.director.HoldForDeal(ctx, id); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil && !errors.Is(err, ErrDealTablesInHand) && !errors.Is(err, ErrDealOpen) {
+			s.drive(ctx, "deal refused", id, s.director.ReleaseDeal)
+		}
+	}()
 	seated, err := s.director.Stacks(ctx, id)
 	if err != nil {
 		return nil, err
