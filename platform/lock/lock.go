@@ -11,7 +11,8 @@
 // epoch. Claim does both steps.
 //
 // Two implementations share the interface: Redis (SET NX PX lease with a
-// random token, compare-and-delete release, renewal every TTL/3) for
+// random token, compare-and-delete release, renewal every TTL/3 in one
+// pipeline for all of a locker's leases) for
 // several replicas — a lease may also name its holder, for example the
 // address other replicas forward requests for the entity to (Holder) — and
 // Local for the single-process embedded mode.

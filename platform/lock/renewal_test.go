@@ -3,6 +3,8 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,5 +155,112 @@ func TestReleaseByNonOwnerIsNoop(t *testing.T) {
 	b.Release(t.Context())
 	if mr.Exists("p:k") {
 		t.Fatal("B's release left the key")
+	}
+}
+
+// roundTrips counts the scripts (renewals) a client sends: alone, and in
+// pipelines. Other commands (a new connection's handshake) do not count.
+type roundTrips struct {
+	mu                 sync.Mutex
+	commands, pipeline int
+	piped              int // commands sent inside pipelines
+}
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if isScript(cmd) {
+			r.mu.Lock()
+			r.commands++
+			r.mu.Unlock()
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		scripts := 0
+		for _, c := range cmds {
+			if isScript(c) {
+				scripts++
+			}
+		}
+		if scripts > 0 {
+			r.mu.Lock()
+			r.pipeline++
+			r.piped += scripts
+			r.mu.Unlock()
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func isScript(cmd redis.Cmder) bool {
+	name := cmd.Name()
+	return name == "eval" || name == "evalsha"
+}
+
+func (r *roundTrips) reset() (commands, pipelines, piped int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	commands, pipelines, piped = r.commands, r.pipeline, r.piped
+	r.commands, r.pipeline, r.piped = 0, 0, 0
+	return commands, pipelines, piped
+}
+
+// TestRenewalsShareOneRoundTrip: a replica holding many leases (a table
+// each) renews them all in one pipeline per TTL/3, not one call per lease
+// (which starved renewals into LOCK_LOST at 1,000 tables); a lease whose
+// key was taken over ends alone, and the others live on.
+func TestRenewalsShareOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	mr := miniredis.RunT(t)
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr(), MaxRetries: -1})
+	t.Cleanup(func() { client.Close() })
+	trips := &roundTrips{}
+	client.AddHook(trips)
+	fake := clock.NewFake(time.Date(2026, 1, 1, 20, 0, 0, 0, time.UTC))
+	locker := lock.NewRedis(client, lock.RedisOptions{Prefix: "p:", TTL: ttl, Clock: fake})
+	holder := locker.WithHolder("10.0.0.7:9090")
+
+	const n = 200
+	leases := make([]lock.Lease, n)
+	for i := range leases {
+		l := locker
+		if i%2 == 1 {
+			l = holder // both holder names share the batch
+		}
+		var err error
+		if leases[i], err = l.TryAcquire(t.Context(), fmt.Sprintf("tables:t%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trips.reset()
+	// Another owner takes table 7's key while its lease still runs.
+	mr.Set("p:tables:t7", "someone-else")
+
+	advance(mr, fake, 3*ttl, ttl/3)
+	commands, pipelines, piped := trips.reset()
+	if commands != 0 || pipelines != 9 || piped != 9*n-8 {
+		// 9 batches of n renewals, less table 7's after its first.
+		t.Fatalf("3 TTLs of renewals for %d leases: %d single commands, %d pipelines carrying %d commands; want 0, 9, %d",
+			n, commands, pipelines, piped, 9*n-8)
+	}
+	for i, l := range leases {
+		cause := context.Cause(l.Context())
+		if i == 7 {
+			if !errors.Is(cause, lock.ErrLockLost) {
+				t.Fatalf("lease 7 (key taken over): cause %v, want ErrLockLost", cause)
+			}
+			continue
+		}
+		if cause != nil {
+			t.Fatalf("lease %d ended: %v", i, cause)
+		}
+	}
+	if got, _ := mr.Get("p:tables:t7"); got != "someone-else" {
+		t.Fatalf("the lost lease touched the new owner's key: %q", got)
 	}
 }
