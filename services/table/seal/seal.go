@@ -14,9 +14,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cardroom/cardroom/platform/keyfile"
 )
 
 // KeySize is the key length: AES-256.
@@ -86,36 +87,22 @@ func ParseKey(s string) ([]byte, error) {
 }
 
 // ResolveKey returns the configured key, or when none is configured a
-// development key generated once and kept (mode 0600) in dataDir.
+// development key generated once and kept (mode 0600) in dataDir
+// (keyfile.LoadOrCreate: replicas starting together all get the one key
+// written first).
 func ResolveKey(configured, dataDir string) ([]byte, error) {
 	if configured != "" {
 		return ParseKey(configured)
 	}
-	path := filepath.Join(dataDir, KeyFile)
-	if b, err := os.ReadFile(path); err == nil {
-		return ParseKey(string(b))
-	}
-	key := make([]byte, KeySize)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("seal: generate key: %w", err)
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("seal: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if os.IsExist(err) { // another process wrote it first
-			b, rerr := os.ReadFile(path)
-			if rerr != nil {
-				return nil, fmt.Errorf("seal: %w", rerr)
-			}
-			return ParseKey(string(b))
+	text, err := keyfile.LoadOrCreate(filepath.Join(dataDir, KeyFile), func() (string, error) {
+		key := make([]byte, KeySize)
+		if _, err := rand.Read(key); err != nil {
+			return "", err
 		}
+		return base64.StdEncoding.EncodeToString(key), nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
-	defer f.Close()
-	if _, err := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n"); err != nil {
-		return nil, fmt.Errorf("seal: write key: %w", err)
-	}
-	return key, nil
+	return ParseKey(text)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"sync"
 	"testing"
 )
 
@@ -54,5 +55,28 @@ func TestKeys(t *testing.T) {
 	k2, err := ResolveKey("", dir)
 	if err != nil || !bytes.Equal(k1, k2) || len(k1) != KeySize {
 		t.Fatalf("generated key not kept: %v", err)
+	}
+}
+
+// TestResolveKeyRacingReplicasAgree: table replicas started together on
+// one data dir all get the one generated key; none reads a half-written
+// file (the writer used to create the file and then fill it).
+func TestResolveKeyRacingReplicasAgree(t *testing.T) {
+	t.Parallel()
+	for round := range 50 {
+		dir := t.TempDir()
+		const n = 8
+		keys := make([][]byte, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { keys[i], errs[i] = ResolveKey("", dir) })
+		}
+		wg.Wait()
+		for i := range n {
+			if errs[i] != nil || !bytes.Equal(keys[i], keys[0]) || len(keys[i]) != KeySize {
+				t.Fatalf("round %d, replica %d: %x, %v; replica 0: %x", round, i, keys[i], errs[i], keys[0])
+			}
+		}
 	}
 }
