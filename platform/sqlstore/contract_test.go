@@ -439,15 +439,23 @@ func TestSharedMigrationSets(t *testing.T) {
 		"00001_extras.sql": {Data: []byte("-- +goose Up\nCREATE TABLE extras (id TEXT PRIMARY KEY);\n")},
 	}}
 	testkit.EachStore(t, sqlstore.Options{Service: "shared", Migrations: migrations, Shared: []sqlstore.MigrationSet{shared}}, func(t *testing.T, db *sqlstore.DB) {
-		for _, q := range []string{
-			`SELECT COUNT(*) FROM extras`,
-			`SELECT COUNT(*) FROM counters`,
-			`SELECT COUNT(*) FROM goose_extras_version WHERE version_id = 1`,
-			`SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1`,
+		// Both sets' tables exist (empty), and each set recorded its
+		// version 1 in a version table of its own.
+		for _, c := range []struct {
+			query string
+			want  int
+		}{
+			{`SELECT COUNT(*) FROM extras`, 0},
+			{`SELECT COUNT(*) FROM counters`, 0},
+			{`SELECT COUNT(*) FROM goose_extras_version WHERE version_id = 1`, 1},
+			{`SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1`, 1},
 		} {
 			var n int
-			if err := db.SQL().QueryRowContext(t.Context(), q).Scan(&n); err != nil {
-				t.Fatalf("%s: %v", q, err)
+			if err := db.SQL().QueryRowContext(t.Context(), c.query).Scan(&n); err != nil {
+				t.Fatalf("%s: %v", c.query, err)
+			}
+			if n != c.want {
+				t.Fatalf("%s = %d, want %d", c.query, n, c.want)
 			}
 		}
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Tx is one attempt of a transaction run by DB.Tx. It offers the
@@ -226,7 +227,7 @@ func Retryable(err error) bool {
 	var sqliteErr *sqlite.Error
 	if errors.As(err, &sqliteErr) {
 		switch sqliteErr.Code() & 0xff {
-		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return true
 		}
 	}
@@ -245,7 +246,7 @@ func IsUniqueViolation(err error) bool {
 	var sqliteErr *sqlite.Error
 	if errors.As(err, &sqliteErr) {
 		switch sqliteErr.Code() {
-		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return true
 		}
 	}
