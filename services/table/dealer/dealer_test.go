@@ -600,7 +600,10 @@ func TestBustedPlayerOwesBlinds_TP19(t *testing.T) {
 		}
 	}
 	if tb.seats[3].Stack != 0 {
-		t.Skip("seat 3 never busted with these decks")
+		// The decks are seeded, so this is the same every run: it fails
+		// only when a change to the deal stops these seeds busting seat 3,
+		// and then other seeds must be chosen rather than the case skipped.
+		t.Fatalf("seat 3 never busted with these decks (stack %d): the test no longer reaches TP-19", tb.seats[3].Stack)
 	}
 	// The blinds pass the busted seat before the rebuy.
 	for h := range 4 {

@@ -273,7 +273,19 @@ func TestCheckRaise_TP30(t *testing.T) {
 	h := ring(t, nlhe(50, 100), 10000, 10000, 10000)
 	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
 	act(t, h, Action{Seat: 0, Kind: Check}, Action{Seat: 1, Kind: Bet, Amount: 300}, Action{Seat: 2, Kind: Call})
+	// Seat 0 checked this round; facing the bet it may still raise.
+	if l, ok := findLegal(h, Raise); !ok || h.ToAct() != 0 || l.Min != 600 {
+		t.Fatalf("TP-30 after check, bet, call: to act %d, raise %+v (%v); want seat 0 raising from 600", h.ToAct(), l, ok)
+	}
 	act(t, h, Action{Seat: 0, Kind: Raise, Amount: 900})
+	// The check-raise stands: the round goes on, the bettor answers it.
+	if h.Street() != Flop || h.ToAct() != 1 || h.Stack(0) != 10000-100-900 {
+		t.Fatalf("TP-30 after the check-raise: street %v, to act %d, seat 0's stack %d; want the flop, seat 1, %d",
+			h.Street(), h.ToAct(), h.Stack(0), 10000-100-900)
+	}
+	if l, ok := findLegal(h, Call); !ok || !slices.Contains(legalKinds(h), Raise) {
+		t.Fatalf("TP-30 the bettor facing the check-raise: call %+v (%v), legal %v", l, ok, legalKinds(h))
+	}
 }
 
 func TestOrderOfAction_TP11_TP14_G04(t *testing.T) {

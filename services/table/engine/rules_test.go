@@ -2,10 +2,15 @@ package engine
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,17 +97,88 @@ func loadRules(t *testing.T) []string {
 	return ids
 }
 
-// testNameID finds rule IDs in test function names (TestX_TP22, TestX_TP_22)
-// and in quoted case names ("TP-22 ...").
+// Rule IDs count where a test names what it proves: in a test function's
+// name (TestX_TP22, TestX_TP_22) and in a string of the test's code (a
+// subtest or case name, "TP-22 ...", or the rule a case expects). A string
+// inside a failure or log message (t.Fatalf("... TP-22 ...")) names
+// nothing, nor does a comment.
 var (
-	testFunc   = regexp.MustCompile(`func (?:Test|Fuzz)(\w+)`)
-	funcRuleID = regexp.MustCompile(`(TP|TR)_?(\d\d)`)
-	caseRuleID = regexp.MustCompile(`"[^"\n]*?\b(TP|TR)-(\d\d)\b`)
+	funcRuleID   = regexp.MustCompile(`(TP|TR)_?(\d\d)`)
+	stringRuleID = regexp.MustCompile(`\b(TP|TR)-(\d\d)\b`)
+	// messageCalls are the testing.TB methods whose arguments are a
+	// message.
+	messageCalls = map[string]bool{"Fatal": true, "Fatalf": true, "Error": true, "Errorf": true,
+		"Log": true, "Logf": true, "Skip": true, "Skipf": true}
 )
 
+// namedRules returns the rule IDs the tests of one file name.
+func namedRules(path string) (map[string]bool, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	named := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if name := n.Name.Name; strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Fuzz") {
+				for _, m := range funcRuleID.FindAllStringSubmatch(name, -1) {
+					named[m[1]+"-"+m[2]] = true
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && messageCalls[sel.Sel.Name] {
+				return false
+			}
+		case *ast.BasicLit:
+			if n.Kind != token.STRING {
+				return true
+			}
+			text, err := strconv.Unquote(n.Value)
+			if err != nil {
+				return true
+			}
+			for _, m := range stringRuleID.FindAllStringSubmatch(text, -1) {
+				named[m[1]+"-"+m[2]] = true
+			}
+		}
+		return true
+	})
+	return named, nil
+}
+
+func TestNamedRulesIgnoresMessages(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x_test.go")
+	src := `package x
+
+import "testing"
+
+// TP-03 in a comment names nothing.
+func TestSomething_TP01(t *testing.T) {
+	t.Run("TP-02 a case", func(t *testing.T) {})
+	cases := []struct{ name, rule string }{{"a case", "TP-04"}}
+	_ = cases
+	t.Fatalf("TP-05 in a failure message names nothing: %s", "TP-06")
+	t.Errorf("TP-07")
+	t.Logf("TR-08")
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := namedRules(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"TP-01": true, "TP-02": true, "TP-04": true}
+	if !maps.Equal(got, want) {
+		t.Fatalf("namedRules = %v, want %v", got, want)
+	}
+}
+
 // TestEveryEnforceableRuleHasATest fails listing every enforceable rule no
-// test in services/table/engine/... names, in a test function name or a
-// quoted case name.
+// test in services/table/engine/... names (namedRules).
 func TestEveryEnforceableRuleHasATest(t *testing.T) {
 	t.Parallel()
 	named := map[string]bool{}
@@ -113,18 +189,11 @@ func TestEveryEnforceableRuleHasATest(t *testing.T) {
 		if info.IsDir() || !strings.HasSuffix(path, "_test.go") || filepath.Base(path) == "rules_test.go" {
 			return nil
 		}
-		b, err := os.ReadFile(path)
+		ids, err := namedRules(path)
 		if err != nil {
 			return err
 		}
-		for _, f := range testFunc.FindAllStringSubmatch(string(b), -1) {
-			for _, m := range funcRuleID.FindAllStringSubmatch(f[1], -1) {
-				named[m[1]+"-"+m[2]] = true
-			}
-		}
-		for _, m := range caseRuleID.FindAllStringSubmatch(string(b), -1) {
-			named[m[1]+"-"+m[2]] = true
-		}
+		maps.Copy(named, ids)
 		return nil
 	})
 	if err != nil {

@@ -120,24 +120,23 @@ func TestSeatedPlayers_G21(t *testing.T) {
 	})
 }
 
-// waitForLockWait waits (up to 5 s) until some backend of the database
-// waits for a lock on seated_players, so that the race test does race; if
-// it never does, the test still checks the outcome.
+// waitForLockWait waits until some backend of the database waits for a
+// lock on seated_players, and fails the test when none does: the second
+// sit-down must meet the first's uncommitted row, or the test did not
+// race and proves nothing.
 func waitForLockWait(ctx context.Context, t *testing.T, db *sqlstore.DB) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		var n int
 		if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE wait_event_type = 'Lock' AND query LIKE '%seated_players%'`).Scan(&n); err != nil {
-			t.Fatal(err)
+			return err
 		}
-		if n > 0 {
-			return
+		if n == 0 {
+			return errors.New("no backend waits on a lock on seated_players: the second sit-down did not race the first")
 		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Log("no backend seen waiting on seated_players")
+		return nil
+	})
 }
 
 // TestPendingCashOutHoldsThePlayer_G21_CS09: a player whose seat is free

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -114,12 +115,26 @@ func TestShuffleUniform(t *testing.T) {
 	}
 }
 
+// TestCryptoSourceShuffles: a live shuffle is a permutation of the 52
+// cards that moves them, and two shuffles differ. A shuffle that does
+// nothing (or a source that repeats itself) fails: the chance that a fair
+// shuffle leaves the deck in order, or that two equal each other, is 1/52!.
 func TestCryptoSourceShuffles(t *testing.T) {
 	t.Parallel()
-	d := NewDeck()
-	d.Shuffle(NewCryptoSource())
-	if err := d.Validate(); err != nil {
-		t.Fatal(err)
+	src := NewCryptoSource()
+	first, second := NewDeck(), NewDeck()
+	first.Shuffle(src)
+	second.Shuffle(src)
+	for _, d := range []Deck{first, second} {
+		if err := d.Validate(); err != nil || len(d) != NumCards {
+			t.Fatalf("shuffled deck of %d cards: %v", len(d), err)
+		}
+		if slices.Equal(d, NewDeck()) {
+			t.Fatalf("the shuffle left the deck in order: %v", d)
+		}
+	}
+	if slices.Equal(first, second) {
+		t.Fatalf("two shuffles dealt the same deck: %v", first)
 	}
 }
 
