@@ -2,6 +2,7 @@ package seating_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -56,23 +57,19 @@ func TestWiredServiceSeatsFromTheBus(t *testing.T) {
 	if err := bus.Publish(t.Context(), events.Event{ID: events.NewID(), Topic: "table.opened", Key: "t-plo", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		offers, err := c.ListOffers(alice, &seatingv1.ListOffersRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(offers.GetOffers()) == 1 {
-			if o := offers.GetOffers()[0]; o.GetTableId() != "t-plo" || o.GetSeat() != 0 {
-				t.Fatalf("offer %v", o)
-			}
-			break
+		if len(offers.GetOffers()) != 1 {
+			return fmt.Errorf("%d offers after table.opened on the bus, want 1", len(offers.GetOffers()))
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no offer after table.opened on the bus")
+		if o := offers.GetOffers()[0]; o.GetTableId() != "t-plo" || o.GetSeat() != 0 {
+			t.Fatalf("offer %v", o)
 		}
-		time.Sleep(20 * time.Millisecond) // polling an asynchronous consumer
-	}
+		return nil
+	})
 	cancel()
 	for range 2 {
 		select {

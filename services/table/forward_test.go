@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -251,19 +252,14 @@ func hiddenFrom(t *testing.T, who string, seat int32, ms []*tablev1.WatchTableRe
 // caughtUp waits until every feed has shown sequence seq.
 func caughtUp(t *testing.T, seq int64, feeds ...func() []*tablev1.WatchTableResponse) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, feed := range feeds {
-		for {
-			ms := feed()
-			if len(ms) > 0 && ms[len(ms)-1].GetState().GetSequence() >= seq {
-				break
+	testkit.Eventually(t, 10*time.Second, func() error {
+		for i, feed := range feeds {
+			if ms := feed(); len(ms) == 0 || ms[len(ms)-1].GetState().GetSequence() < seq {
+				return fmt.Errorf("feed %d has not shown sequence %d", i, seq)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("a feed stopped before sequence %d", seq)
-			}
-			time.Sleep(5 * time.Millisecond)
 		}
-	}
+		return nil
+	})
 }
 
 // TestForward_AnyReplicaServesAnyTable: replica A deals a table; every

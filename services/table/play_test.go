@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -237,25 +238,7 @@ func TestPlay_Secrecy(t *testing.T) {
 			t.Fatalf("the table holds %d chips, want 800", got)
 		}
 		// Let the feeds catch up: the last change's sequence number.
-		deadline := time.Now().Add(10 * time.Second)
-		for _, r := range append(slices.Collect(func(yield func(func() []*tablev1.WatchTableResponse) bool) {
-			for _, r := range readers {
-				if !yield(r) {
-					return
-				}
-			}
-		}), spect, dealerFeed) {
-			for {
-				ms := r()
-				if len(ms) > 0 && ms[len(ms)-1].GetState().GetSequence() >= final.GetSequence() {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("a feed fell behind")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		caughtUp(t, final.GetSequence(), append(slices.Collect(maps.Values(readers)), spect, dealerFeed)...)
 		for _, s := range stops {
 			s()
 		}

@@ -319,22 +319,18 @@ func TestHoldExpiresAndReleases(t *testing.T) {
 		sweepCtx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { e.bank.RunSweeper(sweepCtx, 30*time.Second, func(err error) { t.Error(err) }); close(done) }()
-		released := false
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		stop := sync.OnceFunc(func() { cancel(); <-done })
+		defer stop()
+		testkit.Eventually(t, 10*time.Second, func() error {
 			if e.clock.Pending() > 0 {
 				e.clock.Advance(30 * time.Second)
 			}
-			if e.balance(t, ledger.PlayerAccount("carol", "EUR")) == 60000 {
-				released = true
-				break
+			if got := e.balance(t, ledger.PlayerAccount("carol", "EUR")); got != 60000 {
+				return fmt.Errorf("carol holds %d, want 60000: the expired hold was not released", got)
 			}
-			time.Sleep(time.Millisecond) // polling with a deadline for the sweeper goroutine
-		}
-		cancel()
-		<-done
-		if !released {
-			t.Fatal("expired hold was not released")
-		}
+			return nil
+		})
+		stop()
 		if got := e.balance(t, ledger.HoldAccount("T1", "EUR")); got != 0 {
 			t.Fatalf("hold account = %d after release", got)
 		}

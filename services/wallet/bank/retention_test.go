@@ -3,10 +3,12 @@ package bank_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/testkit"
 	"github.com/cardroom/cardroom/services/wallet/bank"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 )
@@ -96,22 +98,20 @@ func TestSweeperPrunesKeysPastRetentionOnTheClock(t *testing.T) {
 		sweepCtx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { b.RunSweeper(sweepCtx, time.Minute, func(err error) { t.Error(err) }); close(done) }()
-		pruned := false
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		stop := sync.OnceFunc(func() { cancel(); <-done })
+		defer stop()
+		// One minute of the fake clock per poll, each time the sweeper
+		// waits: past the hour takes some sixty sweeps.
+		testkit.Eventually(t, time.Minute, func() error {
 			if e.clock.Pending() > 0 {
 				e.clock.Advance(time.Minute)
 			}
-			if e.keyCount(t) == 0 {
-				pruned = true
-				break
+			if n := e.keyCount(t); n != 0 {
+				return fmt.Errorf("%d keys left: the sweeper did not prune keys past the retention window", n)
 			}
-			time.Sleep(time.Millisecond) // polling with a deadline for the sweeper goroutine
-		}
-		cancel()
-		<-done
-		if !pruned {
-			t.Fatal("the sweeper did not prune keys past the retention window")
-		}
+			return nil
+		})
+		stop()
 		if !e.clock.Now().After(start.Add(time.Hour)) {
 			t.Fatalf("keys pruned at %s, inside the window", e.clock.Now())
 		}
