@@ -66,6 +66,7 @@ sleep_pending=(
 	cmd/cardroom/escrow_test.go
 	cmd/cardroom/tablekit_test.go
 	cmd/cardroom/tournament_director_test.go
+	cmd/cardroom/tournament_flights_test.go
 	cmd/cardroom/tournament_lobby_test.go
 	cmd/cardroom/tournament_move_test.go
 	cmd/cardroom/tournament_pko_test.go
