@@ -896,9 +896,25 @@ func (d *Director) finishMoves(ctx context.Context, id string) error {
 // (G-25), lets the others of the seating's tables (nums, in order) deal,
 // and closes the tables nobody is left at.
 func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableIDs map[int]string, h Hand) error {
-	in := map[int]bool{}
+	if err := d.holdShort(ctx, nums, halted, tableIDs); err != nil {
+		return err
+	}
+	if !slices.Contains(nums, h.Table) {
+		// Broken: its players have gone; close it once the moves left.
+		err := d.tables.Close(ctx, h.TableID)
+		if r := Refusal(err); r == "TABLE_NOT_EMPTY" || r == "TABLE_CLOSED" {
+			d.log.InfoContext(ctx, "director: broken table not closed yet", "table_id", h.TableID, "reason", r)
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// holdShort holds the short tables (halted) of the seating's tables
+// (nums) until balanced (G-25) and releases the others.
+func (d *Director) holdShort(ctx context.Context, nums []int, halted []string, tableIDs map[int]string) error {
 	for _, n := range nums {
-		in[n] = true
 		var err error
 		if slices.Contains(halted, strconv.Itoa(n)) {
 			err = d.tables.Hold(ctx, tableIDs[n], HoldShort, HoldBalancing, 0)
@@ -908,15 +924,6 @@ func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableI
 		if err != nil {
 			return err
 		}
-	}
-	if !in[h.Table] {
-		// Broken: its players have gone; close it once the moves left.
-		err := d.tables.Close(ctx, h.TableID)
-		if r := Refusal(err); r == "TABLE_NOT_EMPTY" || r == "TABLE_CLOSED" {
-			d.log.InfoContext(ctx, "director: broken table not closed yet", "table_id", h.TableID, "reason", r)
-			return nil
-		}
-		return err
 	}
 	return nil
 }
@@ -1038,6 +1045,11 @@ func (d *Director) recoverPass(ctx context.Context, id string) error {
 	}
 	if err := d.start(ctx, id); err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
+	}
+	// Tables that cannot deal have no hand end to balance or break at
+	// (TR-23, G-25).
+	if err := d.settleIdle(ctx, id); err != nil {
+		return fmt.Errorf("idle tables of %s: %w", id, err)
 	}
 	// A flight whose day ended is bagged once its tables are idle.
 	if err := d.Bag(ctx, id); err != nil {

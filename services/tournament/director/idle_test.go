@@ -3,9 +3,11 @@ package director_test
 import (
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/house"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -55,6 +57,94 @@ func TestHandEnded_BreaksAnIdleTableDueToBreakAtAnotherTablesHandEnd_G25(t *test
 					t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
 				}
 			})
+		})
+	}
+}
+
+// gone takes players out of play between hands, as the floor's
+// knock-outs or a disqualification do, or as a crash that lost the
+// director's steps after the hands that busted them leaves it: out in the
+// books and off their tables, with no table's hand end to follow.
+func gone(t *testing.T, s *store.Store, f *fakeTables, players ...string) {
+	t.Helper()
+	bust(t, s, f, players...)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range players {
+		tb, seat := f.where("ev1", p)
+		delete(tb.seats, seat)
+		delete(tb.stacks, p)
+	}
+}
+
+// TestRecover_BreaksAndReleasesWhenNoTableCanDeal_TR23_G25: the director
+// decides at a table's hand end, so when no table can deal — each left
+// with one player, or the only table with players halted short by a hold
+// from before the others lost theirs between hands — nothing would ever
+// happen. The recovery pass (a restart, or its every-10-s round) settles
+// it: the table due to break breaks between hands (TR-06 drawn seats) and
+// closes, and a halt the seating no longer calls for is lifted while the
+// tables now short are halted.
+func TestRecover_BreaksAndReleasesWhenNoTableCanDeal_TR23_G25(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// short busts at table 3 in a hand first; gone then leaves tables
+		// 1, 2 and 3 with left players.
+		short int
+		left  [3]int
+	}{
+		{name: "one player at each table", left: [3]int{1, 1, 1}},
+		{name: "stale halt at the only table that can deal", short: 4, left: [3]int{1, 1, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s := runningWith(t, db, 27, house.Rules{NoFinalRedraw: true})
+			f := newFakeTables()
+			d := newDirector(s, f, clock.NewFake(now))
+			ctx := t.Context()
+			if err := d.Start(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			if tc.short > 0 {
+				out := tablePlayers(t, s, 3)[:tc.short]
+				bust(t, s, f, out...)
+				if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
+					t.Fatal(err)
+				}
+				if _, held := f.tables["tbl3"].holds[director.HoldShort]; !held {
+					t.Fatal("table 3 not halted five against nine")
+				}
+			}
+			for i, n := range tc.left {
+				players := tablePlayers(t, s, i+1)
+				gone(t, s, f, players[n:]...)
+			}
+			// A new process takes over.
+			d = newDirector(s, f, clock.NewFake(now))
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			dealing := 0
+			for _, id := range []string{"tbl1", "tbl2", "tbl3"} {
+				tb := f.tables[id]
+				if _, held := tb.holds[director.HoldShort]; !tb.closed && !held && len(tb.seats) >= 2 {
+					dealing++
+				}
+			}
+			if dealing == 0 {
+				for _, id := range []string{"tbl1", "tbl2", "tbl3"} {
+					tb := f.tables[id]
+					t.Logf("%s: seats %v holds %v closed %v", id, tb.seats, tb.holds, tb.closed)
+				}
+				t.Fatal("after the recovery pass no table can deal: the event stalls")
+			}
+			if tc.short == 0 && (!f.tables["tbl3"].closed || len(f.tables["tbl1"].seats)+len(f.tables["tbl2"].seats) != 3) {
+				t.Fatalf("table 3 not broken into the others: closed %v, %v / %v", f.tables["tbl3"].closed, f.tables["tbl1"].seats, f.tables["tbl2"].seats)
+			}
 		})
 	}
 }

@@ -129,6 +129,12 @@ func (s *Server) directorDealTogether(ctx context.Context, id string) error {
 	return s.director.DealTogether(ctx, id)
 }
 
+// directorSettle has the director balance or break tables that no hand's
+// end will (TR-23, G-25): the floor took players out of play between hands.
+func (s *Server) directorSettle(ctx context.Context, id string) error {
+	return s.director.Settle(ctx, id)
+}
+
 func (s *Server) directorLevels(ctx context.Context, id string) error {
 	return s.director.SyncLevels(ctx, id)
 }

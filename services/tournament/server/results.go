@@ -291,6 +291,10 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 		if err != nil {
 			return nil, err
 		}
+	} else {
+		// Taken out between hands: no hand's end may follow at a table
+		// left unable to deal (TR-23, G-25).
+		s.drive(ctx, "knock-outs", id, s.directorSettle)
 	}
 	return resp, nil
 }
@@ -501,6 +505,10 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 	}
 	if finished {
 		s.payAll(ctx, id, pays)
+	} else if resp.GetFinish() != nil {
+		// Out of play between hands (TR-34): no hand's end may follow at
+		// a table left unable to deal (TR-23, G-25).
+		s.drive(ctx, "disqualification", id, s.directorSettle)
 	}
 	if resp.GetHandsToMiss() > 0 {
 		// TR-33: the table deals the player dead for the hands to miss.

@@ -1,0 +1,99 @@
+package director
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/cardroom/cardroom/services/tournament/balance"
+	"github.com/cardroom/cardroom/services/tournament/event"
+)
+
+// Settle balances and breaks a running tournament's tables where no
+// hand's end will (TR-23, G-25): the director decides at a table's hand
+// end, so tables that cannot deal — each left with one player, or halted
+// short by a hold the books no longer call for — would wait for ever. It
+// brings the short-table holds in line with the seating and, while no
+// table can deal, breaks the table due to break as if its hand had just
+// ended. The recovery pass runs it (after a restart, and every
+// RecoverInterval); the server runs it after the floor takes players out
+// of play between hands (knock-outs, disqualification).
+func (d *Director) Settle(ctx context.Context, id string) error {
+	defer d.lock(id)()
+	return d.settleIdle(ctx, id)
+}
+
+// settleIdle is Settle under the tournament's step lock. Each round breaks
+// at most one table; a break leaves a table with two players or more,
+// which deals, so the rounds are few.
+func (d *Director) settleIdle(ctx context.Context, id string) error {
+	for range 8 {
+		acted, err := d.settleRound(ctx, id)
+		if err != nil || !acted {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleRound is one round of settleIdle: it reports whether it broke a
+// table.
+func (d *Director) settleRound(ctx context.Context, id string) (bool, error) {
+	t, err := d.store.Load(ctx, id)
+	if err != nil || t.Event.Status != event.Running {
+		return false, err
+	}
+	k := d.kept(id)
+	k.mu.Lock()
+	err = k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
+	var (
+		nums     []int
+		halted   []string
+		breaking string
+		canBreak bool
+		stalled  bool
+		final    bool
+	)
+	if err == nil {
+		plan := k.s.Plan()
+		nums = slices.Clone(k.s.nums)
+		halted = balance.Halted(plan, balance.Policy{})
+		breaking, canBreak = Breaking(plan)
+		final = t.Rules.FinalRedraw() && FinalDue(plan, t.Rules.SeatsPerTable)
+		stalled = len(plan) > 0 && !slices.ContainsFunc(plan, func(tb balance.Table) bool { return !Idle(plan, tb.ID) })
+	}
+	k.mu.Unlock()
+	if err != nil || len(nums) == 0 {
+		return false, err
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	tableIDs := map[int]string{}
+	for _, l := range links {
+		tableIDs[l.Table] = l.TableID
+	}
+	// A halt the books no longer call for (players taken out of play
+	// between hands at the other tables) would keep the only table that
+	// can deal from dealing.
+	if err := d.holdShort(ctx, nums, halted, tableIDs); err != nil {
+		return false, err
+	}
+	if final || !stalled || !canBreak {
+		// The final table is redrawn by redrawDue; a table that can deal
+		// balances at its own hand's end.
+		return false, nil
+	}
+	n, _ := strconv.Atoi(breaking)
+	st, err := d.tables.Status(ctx, tableIDs[n])
+	if err != nil || st.InHand || st.Closed {
+		return false, err
+	}
+	h := Hand{TableID: tableIDs[n], Table: n, No: st.HandNo, Stacks: map[string]int64{}}
+	for _, s := range st.Seats {
+		h.Stacks[s.Player] = s.Stack
+	}
+	d.log.InfoContext(ctx, "director: no table can deal; breaking one between hands", "tournament", id, "table", n)
+	return true, d.balance(ctx, t, h)
+}
