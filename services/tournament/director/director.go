@@ -577,13 +577,9 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 			return d.Bag(ctx, id)
 		}
 	}
-	if t.HandForHand.Active {
-		if slices.Contains(t.HandForHand.Done, strconv.Itoa(h.Table)) {
-			return nil // G-26: it waits for the other tables' hands
-		}
-		// The round is over (this table's hand ended it): the next hands
-		// start together.
-		return d.DealTogether(ctx, id)
+	// Near the money the tables play hand-for-hand (G-26, G-39).
+	if inStep, err := d.handForHand(ctx, id, h); err != nil || inStep {
+		return err
 	}
 	err = d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
 	if Refusal(err) == "TABLE_CLOSED" {

@@ -1,0 +1,262 @@
+package director
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/cardroom/cardroom/services/tournament/event"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// Hand-for-hand at the bubble (G-26, house default G-39): when the players
+// left are one more than the places paid and they sit at more than one
+// table, the director starts hand-for-hand by itself — every table
+// finishes the hand it is playing and waits, then the tables deal
+// together, one hand a round — and stops it at the end of the round that
+// leaves no more players than places paid (the bubble burst), or when one
+// table is left. It starts it once per event: a floor that stops it at the
+// bubble (SetHandForHand) is not overruled. Players out in one round are
+// placed together by the books (TR-37). Satellites, whose places are seats
+// won, are left to the floor.
+
+// Audit actions of the director's hand-for-hand.
+const (
+	auditHandForHandOn  = "hand_for_hand_on"
+	auditHandForHandOff = "hand_for_hand_off"
+)
+
+// bubbleRecord is the audit's record of a start or a stop.
+type bubbleRecord struct {
+	PlayersLeft int    `json:"players_left"`
+	PlacesPaid  int    `json:"places_paid"`
+	Tables      []int  `json:"tables"`
+	Rule        string `json:"rule_id"`
+}
+
+// placesPaid is the places the payout structure pays for the event's
+// field as it stands (TR-36); 0 for a satellite.
+func placesPaid(tx *store.Tx, t *store.Tournament) (int, error) {
+	if t.Event.Format == event.Satellite {
+		return 0, nil
+	}
+	pool, entrants, err := tx.Contributions()
+	if err != nil {
+		return 0, err
+	}
+	return len(t.Rules.Payouts.Prizes(entrants, t.Rules.PrizePool(pool, entrants))), nil
+}
+
+// mostPaid is the most places any tier of the structure pays: the bubble
+// is never above it, so a hand with more players left needs no look at
+// the field.
+func mostPaid(t store.Tournament) int {
+	n := 0
+	for _, tier := range t.Rules.Payouts.Tiers {
+		n = max(n, len(tier.Shares))
+	}
+	return n
+}
+
+// handForHand keeps the tables in step near the money once the hand at
+// h's table has been handled (G-26, G-39). It reports whether it took
+// charge of the table's next hand: hand-for-hand is on, so the table
+// waits for the round or the tables deal together. Otherwise the caller
+// lets the table deal its next hand as usual.
+func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, error) {
+	t, err := d.store.Load(ctx, id)
+	if err != nil || t.Event.Status != event.Running {
+		return false, err
+	}
+	k := d.kept(id)
+	k.mu.Lock()
+	err = k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
+	var players int
+	var nums []int
+	var idle []string
+	if err == nil {
+		plan := k.s.Plan()
+		players, nums = k.s.Players(), slices.Clone(k.s.nums)
+		for _, tb := range plan {
+			if Idle(plan, tb.ID) {
+				idle = append(idle, tb.ID)
+			}
+		}
+	}
+	k.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	if !t.HandForHand.Active {
+		if len(nums) < 2 || players > mostPaid(t)+1 {
+			return false, nil
+		}
+		return d.startHandForHand(ctx, id, players, nums, idle)
+	}
+	table := strconv.Itoa(h.Table)
+	ids := make([]string, len(nums))
+	for i, n := range nums {
+		ids[i] = strconv.Itoa(n)
+	}
+	var active, waits, roundOver bool
+	now := d.now()
+	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
+		hf := &cur.HandForHand
+		active, waits, roundOver = hf.Active, false, false
+		if !active {
+			return nil // the floor stopped it meanwhile and dealt the tables together
+		}
+		// The round is over the tables in play: a broken table no longer
+		// holds it up, a table opened since (a final table) joins it.
+		for _, tb := range slices.Clone(hf.Tables) {
+			if !slices.Contains(ids, tb) && hf.TableClosed(tb) {
+				roundOver = true
+			}
+		}
+		for _, tb := range ids {
+			if !slices.Contains(hf.Tables, tb) {
+				hf.Tables = append(hf.Tables, tb)
+			}
+		}
+		slices.Sort(hf.Tables)
+		waits = slices.Contains(hf.Done, table)
+		roundOver = roundOver || len(hf.Done) == 0
+		// A table that cannot deal (one player, or halted short, G-25)
+		// plays no round hand: waiting for it would stop every table.
+		for _, tb := range idle {
+			if !slices.Contains(hf.Done, tb) {
+				next, err := hf.HandEnded(tb)
+				if err != nil {
+					return err
+				}
+				roundOver = roundOver || next
+			}
+		}
+		if !roundOver || len(cur.PendingKnockouts) > 0 {
+			return nil
+		}
+		paid, err := placesPaid(tx, cur)
+		if err != nil {
+			return err
+		}
+		if len(nums) > 1 && (paid == 0 || players > paid) {
+			return nil
+		}
+		// The bubble burst (or one table is left): play goes on at each
+		// table's own pace.
+		hf.Stop()
+		return tx.AddAudit(Actor, auditHandForHandOff, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
+	})
+	switch {
+	case err != nil:
+		return false, err
+	case !active:
+		return false, nil
+	case roundOver:
+		return true, d.DealTogether(ctx, id)
+	case waits:
+		return true, nil // G-26: it waits for the other tables' hands
+	}
+	// The table's hand did not count for the round (it ended before the
+	// round started, or the table joined since): it plays its round hand.
+	return true, d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
+}
+
+// startHandForHand starts hand-for-hand when the players left are one
+// more than the places paid (G-39): the tables between hands are stopped
+// there and, with the tables that cannot deal (idle), count as done with
+// the first round; the tables in a hand finish it; when none is in a hand
+// they deal together at once. It reports whether it started.
+func (d *Director) startHandForHand(ctx context.Context, id string, players int, nums []int, idle []string) (bool, error) {
+	due := false
+	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
+		due = false
+		if cur.HandForHand.Active || cur.Event.Status != event.Running {
+			return nil
+		}
+		paid, err := placesPaid(tx, cur)
+		if err != nil || paid == 0 || players != paid+1 {
+			return err
+		}
+		n, err := tx.CountAudit(auditHandForHandOn)
+		due = err == nil && n == 0
+		return err
+	})
+	if err != nil || !due {
+		return false, err
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	tableIDs := map[int]string{}
+	for _, l := range links {
+		tableIDs[l.Table] = l.TableID
+	}
+	// Each table between hands is stopped at its last hand, then read
+	// again: one that started a hand meanwhile finishes it as its first
+	// round hand.
+	held := map[int]int64{}
+	for _, n := range nums {
+		st, err := d.tables.Status(ctx, tableIDs[n])
+		if err != nil {
+			return false, err
+		}
+		if st.Closed || st.InHand {
+			continue
+		}
+		if err := d.tables.Hold(ctx, tableIDs[n], HoldLockstep, HoldFloor, st.HandNo); err != nil {
+			return false, err
+		}
+		held[n] = st.HandNo
+		if st, err = d.tables.Status(ctx, tableIDs[n]); err != nil {
+			return false, err
+		}
+		if !st.InHand && !slices.Contains(idle, strconv.Itoa(n)) {
+			idle = append(idle, strconv.Itoa(n))
+		}
+	}
+	now := d.now()
+	started, together := false, false
+	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
+		started, together = false, false
+		if cur.HandForHand.Active || cur.Event.Status != event.Running {
+			return nil
+		}
+		paid, err := placesPaid(tx, cur)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, n := range nums {
+			ids = append(ids, strconv.Itoa(n))
+		}
+		cur.HandForHand.Start(ids)
+		for _, tb := range idle {
+			if slices.Contains(cur.HandForHand.Done, tb) {
+				continue
+			}
+			next, err := cur.HandForHand.HandEnded(tb)
+			if err != nil {
+				return err
+			}
+			together = together || next
+		}
+		started = true
+		return tx.AddAudit(Actor, auditHandForHandOn, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
+	})
+	if err != nil || !started {
+		// Not started after all: the tables stopped go on.
+		for n, no := range held {
+			if herr := d.tables.Hold(ctx, tableIDs[n], HoldLockstep, HoldFloor, no+1); herr != nil && err == nil {
+				err = herr
+			}
+		}
+		return false, err
+	}
+	d.log.InfoContext(ctx, "director: hand-for-hand at the bubble", "tournament", id, "players_left", players, "tables", len(nums))
+	if together {
+		return true, d.DealTogether(ctx, id)
+	}
+	return true, nil
+}

@@ -1,0 +1,172 @@
+package director_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/standings"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// tenPaid pays ten places whatever the field.
+var tenPaid = standings.Structure{Unit: 1, Tiers: []standings.Tier{{Shares: []int{2500, 1800, 1300, 1000, 800, 700, 600, 500, 400, 400}}}}
+
+// TestHandForHand_StartsAtTheBubbleAndStopsWhenItBursts_G26_G39_TR37: 18
+// entrants at two tables, ten places paid. The hand that leaves eleven
+// players (the places paid and one) starts hand-for-hand by itself: the
+// table whose hand just ended waits, the table still in its hand finishes
+// it, then both deal together; in a round a table that has played waits
+// for the other. The round that leaves ten players ends it, and the
+// tables deal at their own pace again. Each start and stop is audited.
+func TestHandForHand_StartsAtTheBubbleAndStopsWhenItBursts_G26_G39_TR37(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+	ctx := t.Context()
+	// The entries were paid: the field the payouts count.
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for i := range 18 {
+			p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
+				Currency: "EUR", PrizePart: 100, Fee: 10}
+			if err := tx.AddPayment(p, 0, now); err != nil {
+				return err
+			}
+			if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	h4h := func() (active bool, done []string) {
+		t.Helper()
+		tr, err := s.Load(ctx, "ev1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.HandForHand.Active, tr.HandForHand.Done
+	}
+	// record is the books' step for a hand ended in a round (the server's
+	// hand_ended consumer): the table has played its round hand.
+	record := func(table string) {
+		t.Helper()
+		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+			if tr.HandForHand.Active {
+				_, err := tr.HandForHand.HandEnded(table)
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	lockstep := func(id string) int64 {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.tables[id].holds[director.HoldLockstep]
+	}
+	// Busts down to twelve, two at a time, the tables even: no
+	// hand-for-hand yet.
+	for _, step := range []struct {
+		table int
+		id    string
+		no    int64
+	}{{1, "tbl1", 5}, {2, "tbl2", 3}, {1, "tbl1", 6}} {
+		f.tables[step.id].handNo = step.no
+		out := tablePlayers(t, s, step.table)[:2]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+		if on, _ := h4h(); on || lockstep(step.id) != step.no+1 {
+			t.Fatalf("%d left for ten places: hand-for-hand %v, %s may deal through %d", len(mustActive(t, s)), on, step.id, lockstep(step.id))
+		}
+	}
+	// Table 1 is dealing hand 7 when table 2's hand 4 busts one: eleven
+	// left, the bubble. Table 2 waits for table 1 to finish its hand.
+	f.tables["tbl1"].handNo, f.tables["tbl1"].inHand, f.tables["tbl2"].handNo = 7, true, 4
+	out := tablePlayers(t, s, 2)[:1]
+	bust(t, s, f, out...)
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, Busted: out}); err != nil {
+		t.Fatal(err)
+	}
+	if on, done := h4h(); !on || !slices.Equal(done, []string{"2"}) {
+		t.Fatalf("at the bubble: hand-for-hand %v, tables done %v; want on, table 2 done", on, done)
+	}
+	if got := lockstep("tbl2"); got != 4 {
+		t.Fatalf("table 2 may deal through hand %d while table 1 finishes its hand", got)
+	}
+	// Table 1's hand 7 ends the first round: both deal together.
+	f.tables["tbl1"].inHand = false
+	record("1")
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 5 {
+		t.Fatalf("after the first round tables deal through %d and %d, want 8 and 5", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	// Round two: table 2's hand 5 ends first and waits.
+	f.tables["tbl1"].handNo, f.tables["tbl2"].handNo = 8, 5
+	record("2")
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lockstep("tbl2"); got != 5 {
+		t.Fatalf("table 2 may deal through hand %d while table 1 plays its round hand", got)
+	}
+	// Table 1's hand 8 busts one: ten left for ten places, the bubble
+	// burst when the round ends (the books placed the round's
+	// knock-outs together, TR-37).
+	out = tablePlayers(t, s, 1)[:1]
+	bust(t, s, f, out...)
+	record("1")
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 8, Busted: out}); err != nil {
+		t.Fatal(err)
+	}
+	if on, _ := h4h(); on {
+		t.Fatal("hand-for-hand still on with ten left for ten places")
+	}
+	if lockstep("tbl1") != 9 || lockstep("tbl2") != 6 {
+		t.Fatalf("after the bubble burst tables deal through %d and %d, want 9 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	audit, err := s.Audit(ctx, "ev1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, a := range audit {
+		if a.Action == "hand_for_hand_on" || a.Action == "hand_for_hand_off" {
+			actions = append(actions, a.Action)
+		}
+	}
+	if !slices.Equal(actions, []string{"hand_for_hand_on", "hand_for_hand_off"}) {
+		t.Fatalf("audit %v", actions)
+	}
+}
+
+// mustActive returns the players in play.
+func mustActive(t *testing.T, s *store.Store) []string {
+	t.Helper()
+	var out []string
+	for _, en := range mustEntries(t, s) {
+		if en.Status == entry.Active {
+			out = append(out, en.PlayerID)
+		}
+	}
+	return out
+}
