@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,7 +171,9 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 	// The slips under test are balancing and breaking ones (TR-23, TR-06):
 	// the two tables break down to one, with no final-table redraw (TR-07)
 	// that would seat the last three at a table the bots do not watch.
-	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Lobby Turbo", "variant": "VARIANT_HOLDEM",
+	// The house breaks table 1 first (break_order, G-40), not the
+	// highest-numbered.
+	create := map[string]any{"name": "Lobby Turbo", "variant": "VARIANT_HOLDEM",
 		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 1000, "fee": 100, "starting_stack": stack,
 		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano), "seats_per_table": 3, "no_final_redraw": true,
 		"levels": []map[string]any{
@@ -178,8 +181,25 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 			{"small_blind": 100, "big_blind": 200, "duration": "600s"},
 			{"break": true, "duration": "300s"},
 			{"small_blind": 200, "big_blind": 400, "duration": "600s"},
-		}}, &created)
+		}}
+	for _, bad := range [][]int{{0}, {1, 1}} {
+		create["break_order"] = bad
+		if code, raw := s.request(t, "POST", "/v1/tournaments", r.floor, create); code != http.StatusBadRequest {
+			t.Fatalf("break_order %v: %d %s, want 400", bad, code, raw)
+		}
+	}
+	create["break_order"] = []int{1}
+	r.must("POST", "/v1/tournaments", r.floor, create, &created)
 	id := created.Tournament.ID
+	var shown struct {
+		Tournament struct {
+			BreakOrder []int `json:"break_order"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &shown)
+	if !slices.Equal(shown.Tournament.BreakOrder, []int{1}) {
+		t.Fatalf("break_order shown %v, created with [1]", shown.Tournament.BreakOrder)
+	}
 	for _, p := range players {
 		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, nil)
 	}
@@ -245,6 +265,9 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 		if want == "" || sl.Reason != want || sl.Actor != "director" || sl.At.IsZero() || sl.HandNo < 1 ||
 			sl.FromTable == sl.ToTable || sl.FromSeat < 1 || sl.ToSeat < 1 || sl.Stack <= 0 {
 			t.Fatalf("slip %+v", sl)
+		}
+		if sl.RuleID == "TR-06" && sl.FromTable != 1 {
+			t.Fatalf("slip %+v: table %d broke, the house breaks table 1 first (G-40)", sl, sl.FromTable)
 		}
 		if sl.State != "MOVEMENT_SLIP_STATE_DELIVERED" {
 			continue

@@ -37,11 +37,18 @@ func Plan(ens []entry.Entry, seatsPerTable int) []balance.Table {
 }
 
 // Breaking returns the table that breaks next when the players fit in one
-// table fewer: the highest-numbered (the house's order, G-25); ok is
-// false when no table can break.
-func Breaking(plan []balance.Table) (string, bool) {
+// table fewer, in the house's order (G-25, G-40): the first table of order
+// still in play, else the highest-numbered; ok is false when no table can
+// break.
+func Breaking(plan []balance.Table, order []int) (string, bool) {
 	if !balance.CanBreak(plan) {
 		return "", false
+	}
+	for _, n := range order {
+		id := strconv.Itoa(n)
+		if slices.ContainsFunc(plan, func(tb balance.Table) bool { return tb.ID == id }) {
+			return id, true
+		}
 	}
 	return plan[len(plan)-1].ID, true
 }
@@ -56,9 +63,10 @@ func Idle(plan []balance.Table, id string) bool {
 }
 
 // Decide returns the moves the end of hand h lets the director make at
-// h's table (between hands, nobody there is in a hand):
+// h's table (between hands, nobody there is in a hand), tables breaking
+// highest-numbered first:
 //   - when the players fit in one table fewer and h's table is the one
-//     that breaks, every player there, each to a drawn seat at the table
+//     that breaks (Breaking), every player there, each to a drawn seat at the table
 //     with the fewest players (TR-06, G-25); while another table is due
 //     to break, no balancing move (nobody is sent to a table about to
 //     break);
@@ -68,12 +76,18 @@ func Idle(plan []balance.Table, id string) bool {
 //     to the worst seat of the shortest table (TR-23, G-25). One player
 //     per hand: the next one due is known after the next hand.
 func Decide(plan []balance.Table, h Hand, src draw.Source) []balance.Move {
+	return DecideInOrder(plan, h, src, nil)
+}
+
+// DecideInOrder is Decide with the house's break order (G-40; nil:
+// highest-numbered first).
+func DecideInOrder(plan []balance.Table, h Hand, src draw.Source, order []int) []balance.Move {
 	id := strconv.Itoa(h.Table)
 	i := slices.IndexFunc(plan, func(tb balance.Table) bool { return tb.ID == id })
 	if i < 0 {
 		return nil
 	}
-	if breaking, ok := Breaking(plan); ok {
+	if breaking, ok := Breaking(plan, order); ok {
 		if breaking != id {
 			return nil
 		}

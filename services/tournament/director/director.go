@@ -758,14 +758,15 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 		var moves []balance.Move
 		if err == nil {
 			plan := k.s.Plan()
-			moves = Decide(plan, h, d.random)
-			if b, ok := Breaking(plan); ok && len(moves) == 0 && b != strconv.Itoa(h.Table) && Idle(plan, b) {
+			order := cur.Rules.BreakOrder
+			moves = DecideInOrder(plan, h, d.random, order)
+			if b, ok := Breaking(plan, order); ok && len(moves) == 0 && b != strconv.Itoa(h.Table) && Idle(plan, b) {
 				// Without this the event stalls: every other table waits
 				// for that break (no balancing while a table is due to
 				// break) and plays down to one player (seen in
 				// BenchmarkFreezeout10000).
 				idle, _ = strconv.Atoi(b)
-				moves = Decide(plan, Hand{Table: idle}, d.random)
+				moves = DecideInOrder(plan, Hand{Table: idle}, d.random, order)
 			}
 		}
 		k.mu.Unlock()

@@ -58,7 +58,7 @@ func (d *Director) settleRound(ctx context.Context, id string) (bool, error) {
 		plan := k.s.Plan()
 		nums = slices.Clone(k.s.nums)
 		halted = balance.Halted(plan, balance.Policy{})
-		breaking, canBreak = Breaking(plan)
+		breaking, canBreak = Breaking(plan, t.Rules.BreakOrder)
 		final = t.Rules.FinalRedraw() && FinalDue(plan, t.Rules.SeatsPerTable)
 		stalled = len(plan) > 0 && !slices.ContainsFunc(plan, func(tb balance.Table) bool { return !Idle(plan, tb.ID) })
 	}

@@ -28,6 +28,11 @@ type Rules struct {
 	// and whose button keeps moving. By default the players left draw new
 	// seats and the button at a new final table.
 	NoFinalRedraw bool `json:"no_final_redraw,omitempty"`
+	// BreakOrder is the order tables break in when the players fit at one
+	// table fewer (TR-23, G-25, G-40): the first listed still in play
+	// breaks next; tables not listed break after them, highest-numbered
+	// first. Empty: highest-numbered first.
+	BreakOrder []int `json:"break_order,omitempty"`
 	// Flight makes the event a Day 1 flight feeding a Day 2 (issue 13).
 	Flight *flight.Flight `json:"flight,omitempty"`
 	// Day2 makes the event the Day 2 of a multi-day event: its field is

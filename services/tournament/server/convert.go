@@ -68,6 +68,9 @@ func rulesFromProto(req *tournamentv1.CreateTournamentRequest) house.Rules {
 	r.Live = req.GetLiveTables()
 	r.Bounty = bounty.Rules{Amount: req.GetBounty().GetAmount(), Progressive: req.GetBounty().GetProgressive()}
 	r.NoFinalRedraw = req.GetNoFinalRedraw()
+	for _, n := range req.GetBreakOrder() {
+		r.BreakOrder = append(r.BreakOrder, int(n))
+	}
 	return r
 }
 
@@ -125,6 +128,9 @@ func tournamentToProto(t store.Tournament) *tournamentv1.Tournament {
 		pb.Bounty = &tournamentv1.Bounty{Amount: t.Rules.Bounty.Amount, Progressive: t.Rules.Bounty.Progressive}
 	}
 	pb.NoFinalRedraw = t.Rules.NoFinalRedraw
+	for _, n := range t.Rules.BreakOrder {
+		pb.BreakOrder = append(pb.BreakOrder, int32(n))
+	}
 	return pb
 }
 

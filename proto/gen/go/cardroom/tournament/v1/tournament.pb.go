@@ -598,6 +598,10 @@ type Tournament struct {
 	// no_final_redraw says the final table is not redrawn: the last tables
 	// break down to the one that stays (TR-07 redraws by default).
 	NoFinalRedraw bool `protobuf:"varint,30,opt,name=no_final_redraw,json=noFinalRedraw,proto3" json:"no_final_redraw,omitempty"`
+	// break_order is the house's order of table breaks (TR-23, G-25, G-40):
+	// the first table listed still in play breaks next; when none is, the
+	// highest-numbered. Empty: highest-numbered first.
+	BreakOrder    []int32 `protobuf:"varint,50,rep,packed,name=break_order,json=breakOrder,proto3" json:"break_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -798,6 +802,13 @@ func (x *Tournament) GetNoFinalRedraw() bool {
 		return x.NoFinalRedraw
 	}
 	return false
+}
+
+func (x *Tournament) GetBreakOrder() []int32 {
+	if x != nil {
+		return x.BreakOrder
+	}
+	return nil
 }
 
 // StuckStep is a step of the tournament's director that has failed again
@@ -1401,6 +1412,11 @@ type CreateTournamentRequest struct {
 	// players left fit at one table they draw new seats and the button at a
 	// new final table (TR-07, G-28).
 	NoFinalRedraw bool `protobuf:"varint,16,opt,name=no_final_redraw,json=noFinalRedraw,proto3" json:"no_final_redraw,omitempty"`
+	// break_order lists table numbers in the order the tables break when the
+	// players fit at one table fewer (TR-23, G-25, G-40): the first listed
+	// still in play breaks next; tables not listed break after them,
+	// highest-numbered first. Empty (the default): highest-numbered first.
+	BreakOrder    []int32 `protobuf:"varint,50,rep,packed,name=break_order,json=breakOrder,proto3" json:"break_order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1566,6 +1582,13 @@ func (x *CreateTournamentRequest) GetNoFinalRedraw() bool {
 		return x.NoFinalRedraw
 	}
 	return false
+}
+
+func (x *CreateTournamentRequest) GetBreakOrder() []int32 {
+	if x != nil {
+		return x.BreakOrder
+	}
+	return nil
 }
 
 // CreateTournamentResponse returns the new tournament.
@@ -7614,7 +7637,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06amount\x18\x01 \x01(\x03R\x06amount\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
 	"\vtransfer_id\x18\x03 \x01(\tR\n" +
-	"transferId\"\xa7\t\n" +
+	"transferId\"\xc8\t\n" +
 	"\n" +
 	"Tournament\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
@@ -7646,7 +7669,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\x12B\n" +
 	"\vstuck_steps\x18\x1d \x03(\v2!.cardroom.tournament.v1.StuckStepR\n" +
 	"stuckSteps\x12&\n" +
-	"\x0fno_final_redraw\x18\x1e \x01(\bR\rnoFinalRedraw\"\xf7\x01\n" +
+	"\x0fno_final_redraw\x18\x1e \x01(\bR\rnoFinalRedraw\x12\x1f\n" +
+	"\vbreak_order\x182 \x03(\x05R\n" +
+	"breakOrder\"\xf7\x01\n" +
 	"\tStuckStep\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -7701,7 +7726,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06shares\x18\x02 \x03(\x05B\x14\xbaH\x11\x92\x01\x0e\b\x01\x10\xe8\a\"\a\x1a\x05\x18\x90N \x00R\x06shares\"r\n" +
 	"\x0fPayoutStructure\x12B\n" +
 	"\x05tiers\x18\x01 \x03(\v2\".cardroom.tournament.v1.PayoutTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12\x1b\n" +
-	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xa2\b\n" +
+	"\x04unit\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x04unit\"\xda\b\n" +
 	"\x17CreateTournamentRequest\x12\x1e\n" +
 	"\x04name\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04name\x12?\n" +
@@ -7729,7 +7754,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x06flight\x18( \x01(\v2\x1e.cardroom.tournament.v1.FlightR\x06flight\x120\n" +
 	"\x04day2\x18) \x01(\v2\x1c.cardroom.tournament.v1.Day2R\x04day2\x126\n" +
 	"\x06bounty\x18* \x01(\v2\x1e.cardroom.tournament.v1.BountyR\x06bounty\x12&\n" +
-	"\x0fno_final_redraw\x18\x10 \x01(\bR\rnoFinalRedraw\"^\n" +
+	"\x0fno_final_redraw\x18\x10 \x01(\bR\rnoFinalRedraw\x126\n" +
+	"\vbreak_order\x182 \x03(\x05B\x15\xbaH\x12\x92\x01\x0f\x10\xe8\a\x18\x01\"\b\x1a\x06\x18\xa0\x8d\x06(\x01R\n" +
+	"breakOrder\"^\n" +
 	"\x18CreateTournamentResponse\x12B\n" +
 	"\n" +
 	"tournament\x18\x01 \x01(\v2\".cardroom.tournament.v1.TournamentR\n" +
