@@ -34,6 +34,7 @@ import (
 	"github.com/cardroom/cardroom/gateway"
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/testkit/poll"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -736,7 +737,7 @@ func TestTraceStartsAtTheGateway(t *testing.T) {
 	// The gRPC server span ends on the server's goroutine, possibly just
 	// after the gateway has its answer: poll with a deadline.
 	var httpSpan, clientSpan, serverSpan sdktrace.ReadOnlySpan
-	for deadline := time.Now().Add(5 * time.Second); httpSpan == nil || clientSpan == nil || serverSpan == nil; time.Sleep(time.Millisecond) {
+	poll.Eventually(t, 5*time.Second, func() error {
 		for _, s := range f.spans.Ended() {
 			switch {
 			case s.SpanKind() == trace.SpanKindServer && s.Name() == "GET /v1/tables/{table_id}":
@@ -747,14 +748,15 @@ func TestTraceStartsAtTheGateway(t *testing.T) {
 				serverSpan = s
 			}
 		}
-		if time.Now().After(deadline) {
+		if httpSpan == nil || clientSpan == nil || serverSpan == nil {
 			var names []string
 			for _, s := range f.spans.Ended() {
 				names = append(names, s.SpanKind().String()+" "+s.Name())
 			}
-			t.Fatalf("spans %v, want the HTTP server span, the gRPC client span and the gRPC server span", names)
+			return fmt.Errorf("spans %v, want the HTTP server span, the gRPC client span and the gRPC server span", names)
 		}
-	}
+		return nil
+	})
 	if httpSpan.Parent().IsValid() {
 		t.Errorf("HTTP span has parent %v, want it to be the root", httpSpan.Parent())
 	}

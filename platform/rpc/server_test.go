@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/testkit/poll"
 )
 
 // syncBuffer is a log sink safe for the server's goroutines.
@@ -350,11 +351,7 @@ func TestClientAndServerSpansShareOneTrace(t *testing.T) {
 	// The server span ends on the server's goroutine, possibly just after
 	// the client has its answer: poll with a deadline.
 	var client, server sdktrace.ReadOnlySpan
-	deadline := time.Now().Add(5 * time.Second)
-	for client == nil || server == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("spans: %v", ts.spans.GetSpans().Snapshots())
-		}
+	poll.Eventually(t, 5*time.Second, func() error {
 		for _, s := range ts.spans.GetSpans().Snapshots() {
 			if s.Name() != "cardroom.rpctest.v1.TestService/Ping" {
 				continue
@@ -366,8 +363,11 @@ func TestClientAndServerSpansShareOneTrace(t *testing.T) {
 				server = s
 			}
 		}
-		time.Sleep(time.Millisecond)
-	}
+		if client == nil || server == nil {
+			return fmt.Errorf("spans: %v", ts.spans.GetSpans().Snapshots())
+		}
+		return nil
+	})
 	if client.SpanContext().TraceID() != server.SpanContext().TraceID() {
 		t.Fatalf("client trace %s, server trace %s", client.SpanContext().TraceID(), server.SpanContext().TraceID())
 	}

@@ -3,28 +3,15 @@ package testkit
 import (
 	"testing"
 	"time"
+
+	"github.com/cardroom/cardroom/platform/testkit/poll"
 )
 
 // Eventually polls cond until it returns nil or timeout passes, then fails
-// the test with cond's last error. It is the one way tests wait for an
-// asynchronous effect (an event consumed, a lease taken over): a condition
-// with a deadline, never a bare sleep. The poll interval starts at 5 ms and
-// doubles up to 100 ms so quick effects are seen quickly and slow ones do
-// not spin.
+// the test with cond's last error (poll.Eventually). It is the one way
+// tests wait for an asynchronous effect (an event consumed, a lease taken
+// over): a condition with a deadline, never a bare sleep.
 func Eventually(t testing.TB, timeout time.Duration, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	wait := 5 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %v", timeout, err)
-		}
-		timer := time.NewTimer(wait)
-		<-timer.C
-		wait = min(2*wait, 100*time.Millisecond)
-	}
+	poll.Eventually(t, timeout, cond)
 }
