@@ -121,6 +121,23 @@ func countRebuyHand(t *store.Tournament, n int, started time.Time) {
 	t.RebuyHands[n]++
 }
 
+// rebuysAfter counts the entry's last rebuys asked for after end (TR-13):
+// paid since a hand that ended then.
+func rebuysAfter(tx *store.Tx, id string, en entry.Entry, end time.Time) (int, error) {
+	n := 0
+	for k := en.Rebuys; k > 0; k-- {
+		rec, ok, err := tx.Payment(entry.PaymentKey(id, en.PlayerID, entry.PayRebuy, k))
+		if err != nil {
+			return 0, err
+		}
+		if !ok || !rec.CreatedAt.After(end) {
+			break
+		}
+		n++
+	}
+	return n, nil
+}
+
 // tableHandEnded applies one hand of an attached table to its tournament
 // and returns the prize payments to make when the tournament finished.
 // What no redelivery can change — a tournament no longer running, the
@@ -166,7 +183,14 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		// are on their way to the table, from none.
 		at, held := t.HeldBusts[en.PlayerID]
 		if busted[st.GetSeat()] || !held {
-			at, held = en.Rebuys, false
+			// A rebuy asked for after the hand ended (the cage may pay it
+			// before this report is handled) is not one they had when
+			// they went out: their chips are at the table already.
+			since, err := rebuysAfter(tx, t.Event.ID, en, msg.GetEndTime().AsTime())
+			if err != nil {
+				return nil, err
+			}
+			at, held = en.Rebuys-since, false
 		}
 		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)}, false)
 		if errors.Is(err, entry.ErrMayStillRebuy) || (err == nil && en.Rebuys > at) {

@@ -321,3 +321,61 @@ func TestHandEnded_LiveArrivalIsNoKnockout_TR23(t *testing.T) {
 		t.Fatalf("results %v: only a is out; c is walking to the table", got)
 	}
 }
+
+// TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13: a
+// player goes out in a hand, and the cage sells them a rebuy (their last
+// one, G-23) before the books have handled that hand: its report names
+// them out with no chips, yet the rebuy was asked for after the hand
+// ended, so its chips are theirs at the table and they stay in. A player
+// out of their last rebuy's chips in the same hand is knocked out. (On a
+// cluster the player was knocked out with the rebuy's chips in front of
+// them, and their seat was given to another.)
+func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), MaxRebuys: 1}
+	})
+	if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: 1, TableId: "tbl-one"}); err != nil {
+		t.Fatal(err)
+	}
+	seat := map[string]int32{}
+	for _, en := range f.entries(f.floor, t, id) {
+		seat[en.GetPlayerId()] = en.GetSeat()
+	}
+	cage := f.g.As(t, "cage", auth.Cashier)
+	// d has had their one rebuy before the hand.
+	if _, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	f.clk.Advance(time.Minute)
+	ended := f.clk.Now()
+	f.clk.Advance(time.Second)
+	// a went out in the hand that ended; the cage sells the rebuy first.
+	if _, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	msg := &tablev1.HandEnded{TableId: "tbl-one", HandNo: 1, StartTime: timestamppb.New(ended.Add(-time.Minute)), EndTime: timestamppb.New(ended),
+		Busted: []int32{seat["a"], seat["d"]}}
+	for p, n := range map[string]int64{"a": 0, "b": 5000, "c": 5000, "d": 0} {
+		msg.Stacks = append(msg.Stacks, &tablev1.SeatStack{Seat: seat[p], PlayerId: p, Stack: n, StartStack: 2500})
+	}
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Publish(t.Context(), events.Event{ID: "h1", Topic: server.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	busted := tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
+	for deadline := time.Now().Add(10 * time.Second); f.entries(f.floor, t, id)["d"].GetStatus() != busted; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("d, out of their last rebuy's chips: %v", f.entries(f.floor, t, id)["d"].GetStatus())
+		}
+	}
+	if got := f.entries(f.floor, t, id)["a"].GetStatus(); got != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE {
+		t.Fatalf("TR-13 a, whose rebuy was paid after the hand ended, is %v", got)
+	}
+}
