@@ -25,6 +25,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -539,9 +540,10 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 			continue // may still rebuy (TR-13)
 		}
 		err = d.tables.RemoveBusted(ctx, h.TableID, fmt.Sprintf("trn/%s/out/%s/%s/%d", id, p, h.TableID, h.No), p)
-		if r := Refusal(err); r == "NOT_SEATED" || r == "ENTRANT_HAS_CHIPS" {
+		if r := Refusal(err); r == "NOT_SEATED" || r == "ENTRANT_HAS_CHIPS" || r == "TABLE_CLOSED" {
 			// Gone already, or back with chips: re-entered (G-23) and seated
-			// again since the hand ended.
+			// again since the hand ended; or the table closed since (a
+			// redelivered hand end of a broken table).
 			continue
 		}
 		if err != nil {
@@ -835,7 +837,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 		tableIDs[l.Table] = l.TableID
 	}
 	for _, s := range slips {
-		if err := d.move(ctx, s, tableIDs); err != nil {
+		if err := d.move(ctx, id, s, tableIDs); err != nil {
 			return err
 		}
 	}
@@ -853,7 +855,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 // move carries out a recorded move: out of the first table, into the
 // second. A move the first table has not let go yet (the entrant is in a
 // hand) is finished by finishMoves after that hand.
-func (d *Director) move(ctx context.Context, s slip, tableIDs map[int]string) error {
+func (d *Director) move(ctx context.Context, id string, s slip, tableIDs map[int]string) error {
 	m := Move{ID: s.MoveID, Player: s.PlayerID, FromTableID: tableIDs[s.FromTable], ToTableID: tableIDs[s.ToTable], ToSeat: s.ToSeat}
 	st, err := d.tables.MoveOut(ctx, m)
 	if err != nil {
@@ -862,8 +864,7 @@ func (d *Director) move(ctx context.Context, s slip, tableIDs map[int]string) er
 	if st != MoveInTransit {
 		return nil
 	}
-	_, err = d.tables.MoveIn(ctx, m.ToTableID, m.ID)
-	return err
+	return d.moveIn(ctx, id, m, true)
 }
 
 // finishMoves seats the entrants in transit at their new tables.
@@ -873,20 +874,68 @@ func (d *Director) finishMoves(ctx context.Context, id string) error {
 		return err
 	}
 	for _, m := range moves {
-		_, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID)
-		if r := Refusal(err); r != "" {
-			// The chips stay in transit (counted as such) and the move is
-			// tried again on the next pass; a refusal here (the seat still
-			// held by a player its table has not removed yet) must not hold
-			// up the hand's other work, which is what frees the seat.
-			d.log.WarnContext(ctx, "director: move in refused; left in transit", "move", m.ID, "reason", r)
-			continue
-		}
-		if err != nil {
+		// A seat still held here is freed by the hand's handling at its
+		// table, which a final table's redraw waits for (redrawFinal).
+		if err := d.moveIn(ctx, id, m, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// moveIn is a move's second step. The books free a busted player's seat
+// when they knock them out, before the hand's handling has taken them
+// off the table: a move decided meanwhile into that seat is refused
+// (SEAT_TAKEN, or TABLE_FULL at a full table) while they sit there, so
+// with free they are taken off first. A refusal leaves the chips in
+// transit (counted as such) for finishMoves to try again on a later
+// pass: it must not fail the hand's other work, which may be what frees
+// the seat.
+func (d *Director) moveIn(ctx context.Context, id string, m Move, free bool) error {
+	_, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID)
+	r := Refusal(err)
+	if free && (r == "SEAT_TAKEN" || r == "TABLE_FULL") {
+		freed, ferr := d.freeSeat(ctx, id, m)
+		if ferr != nil {
+			return ferr
+		}
+		if freed {
+			_, err = d.tables.MoveIn(ctx, m.ToTableID, m.ID)
+			r = Refusal(err)
+		}
+	}
+	if r != "" {
+		d.log.WarnContext(ctx, "director: move in refused; left in transit", "move", m.ID, "reason", r)
+		return nil
+	}
+	return err
+}
+
+// freeSeat takes a player the books have out, with no chips, off the seat
+// a move goes to; freed reports whether the seat was theirs.
+func (d *Director) freeSeat(ctx context.Context, id string, m Move) (freed bool, err error) {
+	st, err := d.tables.Status(ctx, m.ToTableID)
+	if err != nil {
+		return false, err
+	}
+	i := slices.IndexFunc(st.Seats, func(s SeatStatus) bool { return s.Seat == m.ToSeat })
+	if i < 0 || st.Seats[i].Stack > 0 || st.Seats[i].Player == m.Player {
+		return false, nil
+	}
+	p := st.Seats[i].Player
+	en, ok, err := d.store.Entry(ctx, id, p)
+	if err != nil || (ok && en.Status == entry.Active) {
+		return false, err // held while they may rebuy (TR-13): theirs
+	}
+	key := fmt.Sprintf("trn/%s/out/%s/%s/for-%s", id, p, m.ToTableID, strings.TrimPrefix(m.ID, "trn/"+id+"/"))
+	err = d.tables.RemoveBusted(ctx, m.ToTableID, key, p)
+	switch r := Refusal(err); {
+	case r == "NOT_SEATED":
+		return true, nil
+	case r != "":
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // halt holds the short tables (halted, by balance.Halted) until balanced
@@ -1103,7 +1152,7 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 		if seen[s.MoveID] {
 			continue
 		}
-		err := d.move(ctx, s, tableIDs)
+		err := d.move(ctx, id, s, tableIDs)
 		if r := Refusal(err); r != "" {
 			// The entrant is no longer there to move (busted and
 			// removed): the table refuses for good.

@@ -1003,3 +1003,38 @@ func TestSeatLate_DrawnSeatStillHeldByAMovingPlayer_G23(t *testing.T) {
 		t.Fatalf("chips counted %d, issued %d", n, 27*stack)
 	}
 }
+
+// TestHandEnded_MoveIntoASeatTheBustedStillHoldAtAFullTable_TR23: the
+// books knock out two players at table 3 — freeing their seats — before
+// that table's hand is handled (the books' consumer runs first), and a
+// hand ending at table 1 moves the player due the big blind into one of
+// those seats while the table still seats them, every seat taken: the
+// table refuses TABLE_FULL. The director takes the busted player off and
+// seats the moved one; the hand's step does not fail, nothing is left in
+// transit and the chips are conserved. (On a cluster the refusal failed
+// the hand's step, and a refused move was left in transit.)
+func TestHandEnded_MoveIntoASeatTheBustedStillHoldAtAFullTable_TR23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	out := tablePlayers(t, s, 3)[:2]
+	bust(t, s, f, out...) // the books only: tbl3 still seats them
+	due := tablePlayers(t, s, 1)[0]
+	dueID, _ := f.at(due)
+	chips := f.tables[dueID].stacks[due]
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due, Stacks: map[string]int64{due: chips}}); err != nil {
+		t.Fatalf("the hand's step failed: %v", err)
+	}
+	if id, _ := f.at(due); id != "tbl3" || f.tables[id].stacks[due] != chips {
+		t.Fatalf("TR-23 %s (due the big blind) at %q with %d, want tbl3 with %d", due, id, f.tables[id].stacks[due], chips)
+	}
+	if moves, _ := f.Moves(ctx, "ev1", director.MoveInTransit); len(moves) != 0 {
+		t.Fatalf("moves left in transit: %+v", moves)
+	}
+	tr, _ := s.Load(ctx, "ev1")
+	n, _ := f.CountChips(ctx, "ev1")
+	if issued := director.Issued(tr, mustEntries(t, s)); n != issued {
+		t.Fatalf("chips counted %d, issued %d", n, issued)
+	}
+}

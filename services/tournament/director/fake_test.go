@@ -34,16 +34,19 @@ type fakeTables struct {
 type fakeTable struct {
 	id, tournament string
 	live           bool
-	absent         map[string]absence
-	seats          map[int]string // seat → player
-	stacks         map[string]int64
-	holds          map[string]int64
-	revision       int64
-	rows           []director.Row
-	button         int
-	handNo         int64
-	inHand         bool
-	closed         bool
+	// size is the table's number of seats: a taken seat at a full table
+	// is refused TABLE_FULL, as the table service does, else SEAT_TAKEN.
+	size     int
+	absent   map[string]absence
+	seats    map[int]string // seat → player
+	stacks   map[string]int64
+	holds    map[string]int64
+	revision int64
+	rows     []director.Row
+	button   int
+	handNo   int64
+	inHand   bool
+	closed   bool
 	// leaving are the entrants who leave when the hand in progress ends:
 	// player → move id ("" for a busted entrant removed then).
 	leaving map[string]string
@@ -97,7 +100,7 @@ func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, erro
 	}
 	id := fmt.Sprintf("tbl%d", len(f.order)+1)
 	f.keys["open:"+t.Key] = id
-	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, live: t.Live, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
+	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, live: t.Live, size: t.Seats, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
 		absent: map[string]absence{}, leaving: map[string]string{}}
 	f.order = append(f.order, id)
 	return id, nil
@@ -161,11 +164,23 @@ func (f *fakeTables) Seat(_ context.Context, id, key, player string, seat int, s
 	if at, _ := f.where(tb.tournament, player); at != nil {
 		return refused("ENTRANT_SEATED_ELSEWHERE")
 	}
-	if _, taken := tb.seats[seat]; taken {
-		return refused("SEAT_TAKEN")
+	if err := tb.seatFree(seat); err != nil {
+		return err
 	}
 	tb.seats[seat], tb.stacks[player] = player, stack
 	return nil
+}
+
+// seatFree refuses a taken seat as the table service does: TABLE_FULL
+// when every seat is taken, SEAT_TAKEN otherwise.
+func (tb *fakeTable) seatFree(seat int) error {
+	if _, taken := tb.seats[seat]; !taken {
+		return nil
+	}
+	if tb.size > 0 && len(tb.seats) >= tb.size {
+		return refused("TABLE_FULL")
+	}
+	return refused("SEAT_TAKEN")
 }
 
 func (f *fakeTables) SetButton(_ context.Context, id, key string, seat int) error {
@@ -400,8 +415,8 @@ func (f *fakeTables) MoveIn(_ context.Context, id, moveID string) (director.Move
 	if err != nil {
 		return 0, err
 	}
-	if _, taken := tb.seats[m.ToSeat]; taken {
-		return 0, refused("SEAT_TAKEN")
+	if err := tb.seatFree(m.ToSeat); err != nil {
+		return 0, err
 	}
 	tb.seats[m.ToSeat], tb.stacks[m.Player] = m.Player, m.Chips
 	m.State = director.MoveDelivered

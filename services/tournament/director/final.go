@@ -168,7 +168,7 @@ func (d *Director) redrawFinal(ctx context.Context, t store.Tournament, plan []b
 		return err
 	}
 	for _, s := range slips {
-		if err := d.move(ctx, s, tableIDs); err != nil {
+		if err := d.move(ctx, t.Event.ID, s, tableIDs); err != nil {
 			return err
 		}
 	}
