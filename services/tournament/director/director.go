@@ -861,10 +861,47 @@ func (d *Director) move(ctx context.Context, id string, s slip, tableIDs map[int
 	if err != nil {
 		return err
 	}
+	if st == MoveCancelled {
+		return d.stay(ctx, id, s)
+	}
 	if st != MoveInTransit {
 		return nil
 	}
 	return d.moveIn(ctx, id, m, true)
+}
+
+// stay puts back in the books a player whose move the table cancelled:
+// they had no chips (out in the hand, or held while they may rebuy,
+// TR-13) and still sit at the table they were to leave. Left at the
+// move's new seat in the books, a player held for a rebuy was lost to
+// both tables: balanced and broken where they did not sit, their rebuy's
+// chips added at a table the books had left, and the seat the books freed
+// given to another, whose move in was refused.
+func (d *Director) stay(ctx context.Context, id string, s slip) error {
+	now := d.now()
+	return d.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
+		cur, err := tx.Entry(s.PlayerID)
+		if err != nil || cur == nil || cur.Status != entry.Active || cur.Table != s.ToTable || cur.Seat != s.ToSeat {
+			return err
+		}
+		ens, err := tx.Entries()
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(ens, func(o entry.Entry) bool {
+			return o.Status == entry.Active && o.PlayerID != s.PlayerID && o.Table == s.FromTable && o.Seat == s.FromSeat
+		}) {
+			d.log.WarnContext(ctx, "director: cancelled move's old seat given to another; left as moved", "move", s.MoveID)
+			return nil
+		}
+		en := *cur
+		en.Table, en.Seat = s.FromTable, s.FromSeat
+		if err := tx.PutEntry(en); err != nil {
+			return err
+		}
+		return tx.AddAudit(Actor, "move_cancelled", map[string]any{"move_id": s.MoveID, "player_id": s.PlayerID,
+			"table": s.FromTable, "seat": s.FromSeat, "rule_id": "TR-23", "reason": "no chips: stays at the table"}, now)
+	})
 }
 
 // finishMoves seats the entrants in transit at their new tables.
@@ -1129,9 +1166,10 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	seen, cancelled := map[string]bool{}, map[string]bool{}
 	for _, m := range known {
 		seen[m.ID] = true
+		cancelled[m.ID] = m.State == MoveCancelled
 	}
 	links, err := d.store.Tables(ctx, id)
 	if err != nil {
@@ -1148,6 +1186,12 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 		var s slip
 		if err := jsonUnmarshal(a.Detail, &s); err != nil {
 			return err
+		}
+		if cancelled[s.MoveID] {
+			// Cancelled at the end of the hand it was ordered in.
+			if err := d.stay(ctx, id, s); err != nil {
+				return err
+			}
 		}
 		if seen[s.MoveID] {
 			continue

@@ -1038,3 +1038,45 @@ func TestHandEnded_MoveIntoASeatTheBustedStillHoldAtAFullTable_TR23(t *testing.T
 		t.Fatalf("chips counted %d, issued %d", n, issued)
 	}
 }
+
+// TestHandEnded_MoveOfAPlayerHeldForARebuyIsCancelledAndTheBooksFollow_TR13_TR23:
+// the player due the big blind at table 1 has no chips and is held while
+// they may rebuy (TR-13): the table cancels their balancing move (no
+// chips: not moved), and the books put them back at their seat, so that
+// their rebuy's chips go to the table they sit at and nobody is moved
+// into their seat.
+func TestHandEnded_MoveOfAPlayerHeldForARebuyIsCancelledAndTheBooksFollow_TR13_TR23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	out := tablePlayers(t, s, 3)[:2]
+	bust(t, s, f, out...)
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
+		t.Fatal(err)
+	}
+	held := tablePlayers(t, s, 1)[0]
+	f.mu.Lock()
+	tb, seat := f.where("ev1", held)
+	f.tables["tbl2"].stacks[tablePlayersLocked(f, "tbl2")] += tb.stacks[held]
+	tb.stacks[held] = 0
+	f.mu.Unlock()
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: held, Busted: []string{held},
+		Stacks: map[string]int64{held: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if id, at := f.at(held); id != "tbl1" || at != seat {
+		t.Fatalf("%s at %q seat %d, want tbl1 seat %d", held, id, at, seat)
+	}
+	i := slices.IndexFunc(mustEntries(t, s), func(en entry.Entry) bool { return en.PlayerID == held })
+	if en := mustEntries(t, s)[i]; en.Table != 1 || en.Seat != seat || en.Status != entry.Active {
+		t.Fatalf("TR-23 the books have %s at %d/%d (%v); the table cancelled the move and seats them at 1/%d", held, en.Table, en.Seat, en.Status, seat)
+	}
+	// The rebuy's chips go where they sit, once (TR-14).
+	if err := d.AddChips(ctx, "ev1", held, "trn/ev1/"+held+"/rebuy/1", stack, false); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := f.at(held); id != "tbl1" || f.tables[id].stacks[held] != stack {
+		t.Fatalf("TR-14 %s at %q with %d after the rebuy", held, id, f.tables[id].stacks[held])
+	}
+}
