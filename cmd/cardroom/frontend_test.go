@@ -7,10 +7,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/testkit"
 )
@@ -182,22 +184,21 @@ func TestFrontEndAPI_TP10_TP44_G05(t *testing.T) {
 			raw.State.Hand.ToActPlayerID, want, raw.State.Hand.ButtonDead)
 	}
 	no := r.playHand(table, checkDown)
-	var doc struct{ Content string }
+	var doc struct {
+		History struct {
+			ButtonDead bool `json:"button_dead"`
+			Pots       []struct {
+				EligibleSeats []int `json:"eligible_seats"`
+				Winners       []struct{ Seat int }
+			}
+			Events []struct {
+				Kind, Post, Rule string
+				Dead             bool
+			}
+		}
+	}
 	r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.floor, nil, &doc)
-	var h struct {
-		ButtonDead bool `json:"button_dead"`
-		Pots       []struct {
-			EligibleSeats []int `json:"eligible_seats"`
-			Winners       []struct{ Seat int }
-		}
-		Events []struct {
-			Kind, Post, Rule string
-			Dead             bool
-		}
-	}
-	if err := json.Unmarshal([]byte(doc.Content), &h); err != nil {
-		t.Fatal(err)
-	}
+	h := doc.History
 	if len(h.Pots) == 0 || h.ButtonDead {
 		t.Fatalf("history: %d pots, button_dead %v", len(h.Pots), h.ButtonDead)
 	}
@@ -282,4 +283,130 @@ func TestRemoteSignUpOffByDefault_G21(t *testing.T) {
 	policy["floor_sign_up_only"] = false
 	r.must("PUT", "/v1/waitlists/"+wl.Waitlist.ID+"/policy", r.floor, policy, nil)
 	r.must("POST", entries, r.tokens["bob"], map[string]any{}, nil)
+}
+
+// TestSeatOffersOnAStream_G21 watches a player's seat offers over REST
+// instead of polling them (issue 17): cat, on the game's list, opens GET
+// /v1/players/cat/offers:watch and reads the snapshot (no offer yet); the
+// floor opens a table, its seat is offered to cat (G-21: the list's
+// order) and the offer arrives on the stream pending; cat accepts it,
+// the stream says accepted, and the offer seats cat. Another player may
+// not watch cat's offers; the floor may. On the way: cat's buy-in check
+// sends the table alone (CS-03, then CS-07/G-19 once seated: the wallet
+// reads the game, currency and stack from the table), and seating's
+// refusals at odds with the list name their rule and answer 409.
+func TestSeatOffersOnAStream_G21(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	r := newFrontendRoom(t, "cat", "dan")
+	var wl struct {
+		Waitlist struct {
+			ID string `json:"waitlist_id"`
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.floor, map[string]any{"player_id": "cat"}, nil)
+
+	code, e := r.refused("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.floor, map[string]any{"player_id": "cat"})
+	if code != http.StatusConflict || e.Reason != "ALREADY_ON_LIST" || e.RuleID != "G-21" {
+		t.Fatalf("cat put on the list twice: %d %+v, want 409 ALREADY_ON_LIST G-21", code, e)
+	}
+	code, e = r.refused("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/table-changes", r.tokens["dan"], map[string]any{})
+	if code != http.StatusConflict || e.Reason != "NOT_SEATED" || e.RuleID != "G-21" {
+		t.Fatalf("dan, not seated, asks for a table change: %d %+v, want 409 NOT_SEATED G-21", code, e)
+	}
+
+	const path = "/v1/players/cat/offers:watch"
+	if resp := r.open(t, path, r.tokens["dan"]); resp.StatusCode != http.StatusForbidden {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("dan watches cat's offers: %d %s, want 403", resp.StatusCode, body)
+	}
+	type offer struct {
+		ID      string `json:"offer_id"`
+		TableID string `json:"table_id"`
+		Seat    int    `json:"seat"`
+		State   string `json:"state"`
+		Player  string `json:"player_id"`
+	}
+	type update struct {
+		Offers   []offer `json:"offers"`
+		Snapshot bool    `json:"snapshot"`
+	}
+	read := func(ls *lineStream) update {
+		t.Helper()
+		m := ls.next()
+		raw, err := json.Marshal(m["result"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u update
+		if err := json.Unmarshal(raw, &u); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		return u
+	}
+	mine, floors := r.stream(path, r.tokens["cat"]), r.stream(path, r.floor)
+	for who, ls := range map[string]*lineStream{"cat": mine, "the floor": floors} {
+		if u := read(ls); !u.Snapshot || len(u.Offers) != 0 {
+			t.Fatalf("%s's first message: %+v, want an empty snapshot", who, u)
+		}
+	}
+
+	table := r.createTable("Stream", 2)
+	type buyInRange struct {
+		Min  int64  `json:"min,string"`
+		Max  int64  `json:"max,string"`
+		Rule string `json:"rule_id"`
+		Case string `json:"case"`
+	}
+	check := func() buyInRange {
+		t.Helper()
+		var out struct{ Range buyInRange }
+		r.must("POST", "/v1/players/cat/buy-in-checks", r.tokens["cat"], map[string]any{"table_id": table}, &out)
+		return out.Range
+	}
+	if got := check(); got.Min != 4000 || got.Max != 10000 || got.Rule != "CS-03" {
+		t.Fatalf("cat's buy-in check with the table alone: %+v, want 4000 to 10000 (CS-03 at 50/100)", got)
+	}
+	var got offer
+	for got.State == "" {
+		u := read(mine)
+		for _, o := range u.Offers {
+			if o.TableID == table && o.Player == "cat" {
+				got = o
+			}
+		}
+	}
+	if got.State != "OFFER_STATE_PENDING" {
+		t.Fatalf("cat's offer arrived as %+v, want pending", got)
+	}
+	if u := read(floors); len(u.Offers) != 1 || u.Offers[0].ID != got.ID {
+		t.Fatalf("the floor watching cat saw %+v, want offer %s", u, got.ID)
+	}
+	r.must("POST", "/v1/seat-offers/"+got.ID+":accept", r.tokens["cat"], map[string]any{}, nil)
+	if u := read(mine); len(u.Offers) != 1 || u.Offers[0].ID != got.ID || u.Offers[0].State != "OFFER_STATE_ACCEPTED" {
+		t.Fatalf("after cat accepted, the stream said %+v, want offer %s accepted", u, got.ID)
+	}
+	var sat struct{ Seat seatState }
+	r.must("POST", "/v1/tables/"+table+"/seats", r.tokens["cat"], map[string]any{"seat": got.Seat, "amount": 5000, "offer_id": got.ID}, &sat)
+	if sat.Seat.PlayerID != "cat" || sat.Seat.Seat != got.Seat {
+		t.Fatalf("cat sat on the offer: %+v, want seat %d", sat.Seat, got.Seat)
+	}
+	if got := check(); got.Max != 10000-5000 || got.Case != "BUY_IN_CASE_TOP_UP" {
+		t.Fatalf("cat's check once seated with 5000: %+v, want a top-up of at most 5000 (CS-07, G-19)", got)
+	}
+	// CS-13: the floor decides an absence only once its time ran out.
+	// Seating learns of the sit-down from the table's event.
+	waitFor(t, "cat away at seating", 20*time.Second, func() bool {
+		code, _ := r.do("POST", "/v1/seating/tables/"+table+"/absences", r.floor, map[string]any{"player_id": "cat", "kind": "ABSENCE_KIND_SHORT"})
+		return code == http.StatusOK
+	})
+	code, e = r.refused("POST", "/v1/seating/tables/"+table+"/absences/cat:decide", r.floor, map[string]any{"release": true, "reason": "too soon"})
+	if code != http.StatusConflict || e.Reason != "NO_DECISION_PENDING" || e.RuleID != "CS-13" {
+		t.Fatalf("deciding cat's fresh absence: %d %+v, want 409 NO_DECISION_PENDING CS-13", code, e)
+	}
+	r.checkChips("cat seated from the stream's offer")
 }

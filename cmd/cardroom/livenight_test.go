@@ -540,7 +540,7 @@ type liveHistorySeat struct {
 }
 
 type liveHistoryPot struct {
-	Amount  int64 `json:"amount"`
+	Amount  int64 `json:"amount,string"`
 	Winners []struct {
 		Seat int `json:"seat"`
 	} `json:"winners"`
@@ -555,12 +555,9 @@ type liveHistoryEvent struct {
 // went to the best tabled hand by the test's own evaluation (TP-68).
 func (n *liveNight) checkResult(lt *liveTable, no int64) {
 	n.t.Helper()
-	var out struct{ Content string }
+	var out struct{ History liveHistory }
 	n.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", lt.id, no), n.floor, nil, &out)
-	var h liveHistory
-	if err := json.Unmarshal([]byte(out.Content), &h); err != nil {
-		n.t.Fatal(err)
-	}
+	h := out.History
 	if slices.ContainsFunc(h.Events, func(e liveHistoryEvent) bool { return e.Kind == "misdeal" }) {
 		return // void (G-32): checked by the misdeal's script
 	}

@@ -81,8 +81,9 @@ var allParts = []part{
 			if err := env.Parse(&cfg); err != nil {
 				return nil, fmt.Errorf("wallet settings: %w", err)
 			}
-			// The wallet asks the table service which epochs it issued and
-			// counts the tables' chips for the audit.
+			// The wallet asks the table service which epochs it issued,
+			// counts the tables' chips for the audit and reads a table's
+			// terms for the buy-in check.
 			tableConn, err := e.dial("wallet", table.Name)
 			if err != nil {
 				return nil, err
@@ -94,7 +95,8 @@ var allParts = []part{
 				return nil, err
 			}
 			w, err := wallet.New(cfg, wallet.Deps{DB: db, Clock: e.clock, Logger: e.log, Tables: tablev1.NewCashTableLedgerServiceClient(tableConn),
-				Checks: []bank.Check{tournamentChips(chipsOverRPC(tournamentv1.NewTournamentServiceClient(tournamentConn)))}})
+				TableService: tablev1.NewTableServiceClient(tableConn),
+				Checks:       []bank.Check{tournamentChips(chipsOverRPC(tournamentv1.NewTournamentServiceClient(tournamentConn)))}})
 			if err != nil {
 				return nil, err
 			}

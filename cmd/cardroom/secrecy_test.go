@@ -158,12 +158,7 @@ func checkPlayerHistories(t *testing.T, r *room, table string, hists map[int64]h
 			}
 		}
 		for _, me := range full.Seats {
-			var out struct{ Content string }
-			r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.tokens[me.Player], nil, &out)
-			var h history
-			if err := json.Unmarshal([]byte(out.Content), &h); err != nil {
-				t.Fatal(err)
-			}
+			h := r.historyAs(table, no, r.tokens[me.Player])
 			visible := func(seat int, cs []string) {
 				t.Helper()
 				switch {

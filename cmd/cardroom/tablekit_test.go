@@ -393,26 +393,27 @@ func (r *room) playHand(table string, p plan) int64 {
 }
 
 // history is a finished hand as the floor reads it: every card (TP-71).
+// The API sends it typed, its int64 values as strings (issue 17).
 type history struct {
 	TableID string `json:"table_id"`
-	HandNo  int64  `json:"hand_no"`
+	HandNo  int64  `json:"hand_no,string"`
 	Button  int    `json:"button"`
 	Board   []string
 	Seats   []struct {
 		Seat   int
-		Player string
-		Start  int64 `json:"start_stack"`
-		Final  int64 `json:"final_stack"`
-		Net    int64
+		Player string `json:"player_id"`
+		Start  int64  `json:"start_stack,string"`
+		Final  int64  `json:"final_stack,string"`
+		Net    int64  `json:"net,string"`
 		Cards  []string
 		Folded bool
 		Shown  bool
 	}
 	Pots []struct {
-		Amount  int64
+		Amount  int64 `json:"amount,string"`
 		Winners []struct {
 			Seat   int
-			Amount int64
+			Amount int64 `json:"amount,string"`
 		}
 	}
 	Events []historyEvent
@@ -421,21 +422,25 @@ type history struct {
 type historyEvent struct {
 	Kind   string
 	Seat   int
-	Amount int64
+	Amount int64 `json:"amount,string"`
 	Cards  []string
 	Rule   string
 	AllIn  bool `json:"all_in"`
 	Pot    int
 }
 
+// history reads a hand's history as the floor.
 func (r *room) history(table string, hand int64) history {
 	r.t.Helper()
-	var out struct{ Content string }
-	r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, hand), r.floor, nil, &out)
-	var h history
-	if err := json.Unmarshal([]byte(out.Content), &h); err != nil {
-		r.t.Fatalf("hand %d at %s: %v", hand, table, err)
-	}
+	return r.historyAs(table, hand, r.floor)
+}
+
+// historyAs reads a hand's history as the holder of token may see it.
+func (r *room) historyAs(table string, hand int64, token string) history {
+	r.t.Helper()
+	var out struct{ History history }
+	r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, hand), token, nil, &out)
+	h := out.History
 	if h.HandNo != hand || h.TableID != table {
 		r.t.Fatalf("asked for hand %d at %s, read %d at %s", hand, table, h.HandNo, h.TableID)
 	}

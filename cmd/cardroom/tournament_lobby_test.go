@@ -359,12 +359,11 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 			if code != http.StatusOK {
 				continue
 			}
-			var out struct{ Content string }
-			var h history
-			if json.Unmarshal(raw, &out) != nil || json.Unmarshal([]byte(out.Content), &h) != nil {
+			var out struct{ History history }
+			if json.Unmarshal(raw, &out) != nil {
 				t.Fatalf("hand %d at %s: %s", c.HandNo, tb, raw)
 			}
-			for _, seat := range h.Seats {
+			for _, seat := range out.History.Seats {
 				if seat.Player == c.PlayerID && seat.Final == c.Stack {
 					found = true
 				}

@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -210,12 +209,12 @@ func TestLive_PhysicalCards_TP68(t *testing.T) {
 	// The aces entered at the table win: 6 chips of pot.
 	h := history(t, e, l.id, 2)
 	for _, s := range h.Seats {
-		want := map[int32][]string{first: {"Qs", "Qh"}, second: {"As", "Ah"}, third: {"??", "??"}}[int32(s.Seat)]
-		if !slices.Equal(s.Cards, want) {
+		want := map[int32][]string{first: {"Qs", "Qh"}, second: {"As", "Ah"}, third: {"??", "??"}}[s.GetSeat()]
+		if !slices.Equal(s.GetCards(), want) {
 			t.Fatalf("history seat %d holds %v, want %v", s.Seat, s.Cards, want)
 		}
 	}
-	if len(h.Pots) != 1 || len(h.Pots[0].Winners) != 1 || int32(h.Pots[0].Winners[0].Seat) != second {
+	if len(h.Pots) != 1 || len(h.Pots[0].Winners) != 1 || h.Pots[0].Winners[0].Seat != second {
 		t.Fatalf("pots %+v: the tabled aces of seat %d win", h.Pots, second)
 	}
 	ph, err := e.c.GetHandHistory(e.floor(), &tablev1.GetHandHistoryRequest{TableId: l.id, HandNo: 2, Format: tablev1.HistoryFormat_HISTORY_FORMAT_PHH})
@@ -229,30 +228,17 @@ func TestLive_PhysicalCards_TP68(t *testing.T) {
 	}
 }
 
-// fullHistory is a hand history as the floor reads it.
-type fullHistory struct {
-	Seats []struct {
-		Seat  int      `json:"seat"`
-		Cards []string `json:"cards"`
-	} `json:"seats"`
-	Pots []struct {
-		Winners []struct {
-			Seat int `json:"seat"`
-		} `json:"winners"`
-	} `json:"pots"`
-}
-
-func history(t *testing.T, e *env, id string, no int64) fullHistory {
+// history reads a hand's history as the floor: typed (issue 17).
+func history(t *testing.T, e *env, id string, no int64) *tablev1.HandHistory {
 	t.Helper()
 	resp, err := e.c.GetHandHistory(e.floor(), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: no})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h fullHistory
-	if err := json.Unmarshal([]byte(resp.GetContent()), &h); err != nil {
-		t.Fatal(err)
+	if resp.GetHistory().GetHandNo() != no || resp.GetContent() != "" {
+		t.Fatalf("hand %d's JSON history: %v", no, resp)
 	}
-	return h
+	return resp.GetHistory()
 }
 
 func hiddenCards(cs []string) bool {

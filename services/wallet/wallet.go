@@ -90,6 +90,12 @@ type Deps struct {
 	// count. Nil trusts the callers' epochs and audits the ledger alone
 	// (tests of the wallet by itself).
 	Tables tablev1.CashTableLedgerServiceClient
+	// TableService is the table service's TableService, dialed with the
+	// wallet's service token: the buy-in check reads a table's game,
+	// currency and the player's stack there from it, so a client need not
+	// send them. Nil takes them from the request (tests of the wallet by
+	// itself).
+	TableService tablev1.TableServiceClient
 	// Checks are further checks the audit runs: the hook for the
 	// tournaments' chip conservation.
 	Checks []bank.Check
@@ -200,7 +206,11 @@ func New(cfg Config, deps Deps) (*Wallet, error) {
 		bc.Epochs, bc.Tables = t, t
 	}
 	b := bank.New(st, deps.Clock, bc)
-	return &Wallet{bank: b, server: server.New(b, deps.Checks...), cfg: cfg, log: deps.Logger}, nil
+	srv := server.New(b, deps.Checks...)
+	if deps.TableService != nil {
+		srv.WithTables(tables.NewInfo(deps.TableService))
+	}
+	return &Wallet{bank: b, server: srv, cfg: cfg, log: deps.Logger}, nil
 }
 
 // store opens the store over db, grouping requests into shared

@@ -47,8 +47,14 @@ func (c client) as(subject string, roles ...auth.Role) context.Context {
 // serve runs the wallet behind platform/rpc's server on loopback.
 func serve(t *testing.T, db *sqlstore.DB) client {
 	t.Helper()
+	return serveWith(t, db, nil)
+}
+
+// serveWith is serve with the table service's TableService (nil: none).
+func serveWith(t *testing.T, db *sqlstore.DB, tableService tablev1.TableServiceClient) client {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC))
-	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db, Clock: clk, Tables: quietTables{}})
+	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db, Clock: clk, Tables: quietTables{}, TableService: tableService})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
@@ -280,89 +279,35 @@ func (s *Server) GetHandHistory(ctx context.Context, req *tablev1.GetHandHistory
 		}
 		return &tablev1.GetHandHistoryResponse{Content: text, ContentType: "application/toml"}, nil
 	}
-	b, err := historyJSON(h, c.Floor, seat)
-	if err != nil {
-		return nil, err
-	}
-	return &tablev1.GetHandHistoryResponse{Content: string(b), ContentType: "application/json"}, nil
+	return &tablev1.GetHandHistoryResponse{History: historyProto(h, c.Floor, seat), ContentType: "application/json"}, nil
 }
 
-// historyDoc is a hand history as JSON: the final view (the full one for
-// the floor, TP-71; the player's own with what the showdown exposed,
-// otherwise) and the events with the cards the reader may see. Cards are
-// written "As", "Td"; "??" is a card the reader may not see.
-type historyDoc struct {
-	TableID string `json:"table_id"`
-	HandNo  int64  `json:"hand_no"`
-	Start   string `json:"start"`
-	End     string `json:"end"`
-	Game    string `json:"game"`
-	Button  int    `json:"button"`
-	// ButtonDead is a dead button (G-05): the button seat was empty or
-	// not dealt in, so the same seat may hold it two hands running.
-	ButtonDead bool           `json:"button_dead,omitempty"`
-	Board      []string       `json:"board"`
-	Seats      []historySeat  `json:"seats"`
-	Pots       []historyPot   `json:"pots"`
-	Events     []historyEvent `json:"events"`
-}
-
-type historySeat struct {
-	Seat   int      `json:"seat"`
-	Player string   `json:"player"`
-	Start  int64    `json:"start_stack"`
-	Final  int64    `json:"final_stack"`
-	Net    int64    `json:"net"`
-	Cards  []string `json:"cards"`
-	Folded bool     `json:"folded,omitempty"`
-	Shown  bool     `json:"shown,omitempty"`
-	Mucked bool     `json:"mucked,omitempty"`
-	Killed bool     `json:"killed,omitempty"`
-	// AutoMucked is a hand mucked at the showdown because it could not
-	// win: hidden at the table, but shown in the histories of the hand's
-	// players (TP-66).
-	AutoMucked bool `json:"auto_mucked,omitempty"`
-}
-
-type historyPot struct {
-	Amount int64 `json:"amount"`
-	// EligibleSeats are the seats that could win the pot (TP-44).
-	EligibleSeats []int          `json:"eligible_seats"`
-	Winners       []engine.Award `json:"winners"`
-}
-
-type historyEvent struct {
-	Kind   string   `json:"kind"`
-	Seat   int      `json:"seat"`
-	Amount int64    `json:"amount,omitempty"`
-	Cards  []string `json:"cards,omitempty"`
-	Rule   string   `json:"rule,omitempty"`
-	AllIn  bool     `json:"all_in,omitempty"`
-	Pot    int      `json:"pot,omitempty"`
-	// Post names a forced bet ("small_blind", "dead_small_blind",
-	// "missed_big_blind", ...) and Dead marks one that does not count
-	// toward the poster's bet (TP-10, TP-15, TP-18).
-	Post string `json:"post,omitempty"`
-	Dead bool   `json:"dead,omitempty"`
-}
-
-func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
+// historyProto is a hand's history as the reader may see it: the final
+// view (the full one for the floor, TP-71; the player's own with what the
+// showdown exposed, otherwise) and the events with the cards the reader
+// may see. Cards are written "As", "Td"; "??" is a card the reader may
+// not see.
+func historyProto(h *dealer.History, full bool, seat int) *tablev1.HandHistory {
 	dealt := engine.Dealt(h.Events, h.Hand) // physical cards as they came to be known
 	v := h.Hand.HistoryView(seat)
 	evs := historyEvents(dealt, v, seat)
 	if full {
 		v, evs = h.Hand.FullView(), dealt
 	}
-	doc := historyDoc{TableID: h.TableID, HandNo: h.HandNo, Start: h.Start.Format(time.RFC3339Nano), End: h.End.Format(time.RFC3339Nano),
-		Game: h.Config.Game.String(), Button: h.Setup.Button, Board: cardStrings(v.Board)}
+	doc := &tablev1.HandHistory{TableId: h.TableID, HandNo: h.HandNo, StartTime: timestamppb.New(h.Start), EndTime: timestamppb.New(h.End),
+		Game: h.Config.Game.String(), Button: int32(h.Setup.Button), Board: cardStrings(v.Board)}
 	res := h.Hand.Results()
 	autoMucked := autoMuckedSeats(h.Hand)
 	for _, sv := range v.Seats {
-		hs := historySeat{Seat: sv.Seat, Player: sv.ID, Final: sv.Stack, Cards: cardStrings(sv.Cards), Folded: sv.Folded,
-			Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed, AutoMucked: autoMucked[sv.Seat]}
+		hs := &tablev1.HandHistorySeat{Seat: int32(sv.Seat), PlayerId: sv.ID, FinalStack: sv.Stack, Cards: cardStrings(sv.Cards),
+			CardsUp: make([]bool, len(sv.Cards)), Folded: sv.Folded, Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed,
+			AutoMucked: autoMucked[sv.Seat]}
+		for k := range hs.CardsUp {
+			hs.CardsUp[k] = sv.Up&(1<<k) != 0
+		}
 		for _, r := range res.Seats {
 			if r.Seat == sv.Seat {
-				hs.Start, hs.Net = r.Start, r.Net
+				hs.StartStack, hs.Net = r.Start, r.Net
 			}
 		}
 		doc.Seats = append(doc.Seats, hs)
@@ -373,23 +318,21 @@ func historyJSON(h *dealer.History, full bool, seat int) ([]byte, error) {
 			doc.ButtonDead = false
 		}
 	}
-	for _, p := range res.Pots {
-		doc.Pots = append(doc.Pots, historyPot{Amount: p.Amount, EligibleSeats: p.EligibleSeats(), Winners: p.Winners})
-	}
+	doc.Pots = potsToProto(res.Pots, v.Seats)
 	for i := range evs {
 		e := &evs[i]
 		name, ok := eventNames[e.Kind]
 		if !ok {
 			name = e.Kind.String()
 		}
-		he := historyEvent{Kind: name, Seat: e.Seat, Amount: e.Amount, Cards: cardStrings(e.CardList()),
-			Rule: e.Rule, AllIn: e.AllIn, Pot: e.Pot}
+		he := &tablev1.HandHistoryEvent{Kind: name, Seat: int32(e.Seat), Amount: e.Amount, Cards: cardStrings(e.CardList()),
+			Rule: e.Rule, AllIn: e.AllIn, Pot: int32(e.Pot), Low: e.Low}
 		if e.Kind == engine.EvPost {
 			he.Post, he.Dead = e.Post.String(), e.Dead
 		}
 		doc.Events = append(doc.Events, he)
 	}
-	return json.Marshal(doc)
+	return doc
 }
 
 // autoMuckedSeats lists the hands auto-mucked at the showdown (TP-66):

@@ -17,6 +17,7 @@ import (
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/reconcile"
 	"github.com/cardroom/cardroom/services/wallet/store"
+	"github.com/cardroom/cardroom/services/wallet/tables"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
@@ -25,6 +26,23 @@ type Server struct {
 	walletv1.UnimplementedWalletServiceServer
 	bank   *bank.Bank
 	checks []bank.Check
+	tables Tables
+}
+
+// Tables reads a cash table's terms from the table service for the
+// buy-in check (*tables.Info implements it).
+type Tables interface {
+	// BuyInTerms returns the table's currency and game and the player's
+	// stack there when seated; found is false for a table the table
+	// service does not know.
+	BuyInTerms(ctx context.Context, table, player string) (t tables.Terms, found bool, err error)
+}
+
+// WithTables returns s reading the tables' terms from t: CheckBuyIn then
+// takes the game, currency and stack from the table, not the client.
+func (s *Server) WithTables(t Tables) *Server {
+	s.tables = t
+	return s
 }
 
 var _ walletv1.WalletServiceServer = (*Server)(nil)
@@ -211,11 +229,12 @@ func (s *Server) CheckBuyIn(ctx context.Context, r *walletv1.CheckBuyInRequest) 
 	if asPlayer(p) && r.GetPlayerId() != p.Subject {
 		return nil, ErrNotYourself.With("player_id", r.GetPlayerId())
 	}
-	g, err := gameOf(r.GetTableId(), r.GetGame())
+	q, err := s.buyInQuery(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.bank.CheckBuyIn(ctx, bank.BuyInQuery{Player: r.GetPlayerId(), Currency: r.GetCurrency(), Game: g, Stack: r.GetStack()})
+	g := q.Game
+	d, err := s.bank.CheckBuyIn(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +242,47 @@ func (s *Server) CheckBuyIn(ctx context.Context, r *walletv1.CheckBuyInRequest) 
 		Range:      rangeProto(d.Range, d.Rule, d.Case),
 		TableRange: rangeProto(d.Table, buyin.TableRule(g.Structure), buyin.NewBuyIn),
 	}, nil
+}
+
+// buyInQuery is what CheckBuyIn asks the bank: the table's game and
+// currency and the player's stack there, from the table service when it
+// knows the table (a game or currency the client sends must then be the
+// table's), else from the request.
+func (s *Server) buyInQuery(ctx context.Context, r *walletv1.CheckBuyInRequest) (bank.BuyInQuery, error) {
+	q := bank.BuyInQuery{Player: r.GetPlayerId(), Currency: r.GetCurrency(), Stack: r.GetStack()}
+	var terms tables.Terms
+	found := false
+	if s.tables != nil {
+		var err error
+		if terms, found, err = s.tables.BuyInTerms(ctx, r.GetTableId(), r.GetPlayerId()); err != nil {
+			return bank.BuyInQuery{}, err
+		}
+	}
+	if !found {
+		if r.GetGame() == nil {
+			return bank.BuyInQuery{}, fault.Invalidf("game", "is required for a table the table service does not know")
+		}
+		g, err := gameOf(r.GetTableId(), r.GetGame())
+		q.Game = g
+		return q, err
+	}
+	g, err := gameOf(r.GetTableId(), terms.Game)
+	if err != nil {
+		return bank.BuyInQuery{}, err
+	}
+	if r.GetCurrency() != "" && r.GetCurrency() != terms.Currency {
+		return bank.BuyInQuery{}, fault.Invalidf("currency", "the table plays in %s, not %s; leave it out", terms.Currency, r.GetCurrency())
+	}
+	if r.GetGame() != nil {
+		if sent, err := gameOf(r.GetTableId(), r.GetGame()); err != nil || sent != g {
+			return bank.BuyInQuery{}, fault.Invalidf("game", "is not the table's game; leave it out")
+		}
+	}
+	q.Currency, q.Game, q.Stack = terms.Currency, g, 0
+	if terms.Seated {
+		q.Stack = terms.Stack
+	}
+	return q, nil
 }
 
 // HoldBuyIn holds a buy-in on a table's behalf.

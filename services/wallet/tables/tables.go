@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
+	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/reconcile"
@@ -83,4 +84,63 @@ func (c *Client) CountCash(ctx context.Context) ([]reconcile.TableCount, error) 
 		out = append(out, tc)
 	}
 	return out, nil
+}
+
+// Terms are what a cash table plays for, as the table service says: what
+// the buy-in check needs so that a client need not send it.
+type Terms struct {
+	// Currency is the table's currency.
+	Currency string
+	// Game is the table's game (structure and stakes).
+	Game *gamev1.Game
+	// Seated is true when the player sits at the table; Stack is then their
+	// stack there now plus chips bought during the hand (G-19, CS-07), as
+	// the table passes it with a top-up.
+	Seated bool
+	Stack  int64
+}
+
+// Info reads tables from the table service's TableService: GetTable for
+// the table's terms (any replica answers, from the store) and, for a
+// seated player, GetTableState for the stack now (the owner answers).
+type Info struct {
+	c tablev1.TableServiceClient
+}
+
+// NewInfo returns an Info over c.
+func NewInfo(c tablev1.TableServiceClient) *Info { return &Info{c: c} }
+
+// BuyInTerms returns the terms of table for player; found is false for a
+// table the table service does not know.
+func (i *Info) BuyInTerms(ctx context.Context, table, player string) (t Terms, found bool, err error) {
+	ctx = asWallet(ctx)
+	resp, err := i.c.GetTable(ctx, &tablev1.GetTableRequest{TableId: table})
+	// An id the table service refuses as malformed names no table it has.
+	if c := status.Code(err); c == codes.NotFound || c == codes.InvalidArgument {
+		return Terms{}, false, nil
+	}
+	if err != nil {
+		return Terms{}, false, classify("read table "+table, err)
+	}
+	tb := resp.GetTable()
+	t = Terms{Currency: tb.GetCurrency(), Game: tb.GetGame()}
+	for _, s := range tb.GetSeatMap() {
+		t.Seated = t.Seated || s.GetPlayerId() == player
+	}
+	if !t.Seated {
+		return t, true, nil
+	}
+	// The listing's stacks are those at the start of the hand in progress;
+	// the cap is on the stack now (G-19).
+	st, err := i.c.GetTableState(ctx, &tablev1.GetTableStateRequest{TableId: table})
+	if err != nil {
+		return Terms{}, false, classify("read the state of table "+table, err)
+	}
+	t.Seated = false
+	for _, s := range st.GetState().GetSeats() {
+		if s.GetPlayerId() == player {
+			t.Seated, t.Stack = true, s.GetStack()+s.GetPendingChips()
+		}
+	}
+	return t, true, nil
 }

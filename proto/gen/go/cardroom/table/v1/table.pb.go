@@ -4422,13 +4422,19 @@ func (x *GetHandHistoryRequest) GetFormat() HistoryFormat {
 	return HistoryFormat_HISTORY_FORMAT_UNSPECIFIED
 }
 
-// GetHandHistoryResponse is the hand.
+// GetHandHistoryResponse is the hand: typed in history for the JSON
+// format, as text in content for PHH.
 type GetHandHistoryResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// content is the history in the asked format.
+	// content is the PHH text (TOML) when PHH was asked for; empty for the
+	// JSON format, whose hand is in history.
 	Content string `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
-	// content_type is application/json or application/toml.
-	ContentType   string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// content_type is application/toml for PHH, application/json for the
+	// JSON format (the history field).
+	ContentType string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// history is the hand when the JSON format was asked for (the default):
+	// typed, its int64 values written as strings like the rest of the API.
+	History       *HandHistory `protobuf:"bytes,3,opt,name=history,proto3" json:"history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4477,6 +4483,440 @@ func (x *GetHandHistoryResponse) GetContentType() string {
 	return ""
 }
 
+func (x *GetHandHistoryResponse) GetHistory() *HandHistory {
+	if x != nil {
+		return x.History
+	}
+	return nil
+}
+
+// HandHistory is a finished hand as its reader may see it: the floor sees
+// every card (TP-71); a player of the hand sees their own cards and what
+// the showdown exposed, and in the events only the cards they could see.
+// Cards are written "As", "Td"; "??" is a card the reader may not see.
+type HandHistory struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// hand_no is the hand's number at the table.
+	HandNo int64 `protobuf:"varint,2,opt,name=hand_no,json=handNo,proto3" json:"hand_no,omitempty"`
+	// start_time is when the hand was dealt.
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// end_time is when the hand ended.
+	EndTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	// game names the game dealt: "holdem", "omaha", "omaha_hilo", "stud",
+	// "stud_hilo" or "razz" (the table's game has the structure and stakes).
+	Game string `protobuf:"bytes,5,opt,name=game,proto3" json:"game,omitempty"`
+	// button is the button's seat; it means nothing at stud tables, which
+	// have no button.
+	Button int32 `protobuf:"varint,6,opt,name=button,proto3" json:"button,omitempty"`
+	// button_dead is a dead button (G-05): the button seat was empty or not
+	// dealt in, so the same seat may hold it two hands running.
+	ButtonDead bool `protobuf:"varint,7,opt,name=button_dead,json=buttonDead,proto3" json:"button_dead,omitempty"`
+	// board is the community cards dealt (empty in stud).
+	Board []string `protobuf:"bytes,8,rep,name=board,proto3" json:"board,omitempty"`
+	// seats are the seats dealt in, in seat order.
+	Seats []*HandHistorySeat `protobuf:"bytes,9,rep,name=seats,proto3" json:"seats,omitempty"`
+	// pots are the pots in order (0 the main pot), each with the seats that
+	// could win it and its winners' shares (TP-44, TP-72, TP-73).
+	Pots []*PotResult `protobuf:"bytes,10,rep,name=pots,proto3" json:"pots,omitempty"`
+	// events are what happened, in order, with the cards the reader may see.
+	Events        []*HandHistoryEvent `protobuf:"bytes,11,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandHistory) Reset() {
+	*x = HandHistory{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandHistory) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandHistory) ProtoMessage() {}
+
+func (x *HandHistory) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandHistory.ProtoReflect.Descriptor instead.
+func (*HandHistory) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *HandHistory) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *HandHistory) GetHandNo() int64 {
+	if x != nil {
+		return x.HandNo
+	}
+	return 0
+}
+
+func (x *HandHistory) GetStartTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartTime
+	}
+	return nil
+}
+
+func (x *HandHistory) GetEndTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndTime
+	}
+	return nil
+}
+
+func (x *HandHistory) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *HandHistory) GetButton() int32 {
+	if x != nil {
+		return x.Button
+	}
+	return 0
+}
+
+func (x *HandHistory) GetButtonDead() bool {
+	if x != nil {
+		return x.ButtonDead
+	}
+	return false
+}
+
+func (x *HandHistory) GetBoard() []string {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+func (x *HandHistory) GetSeats() []*HandHistorySeat {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *HandHistory) GetPots() []*PotResult {
+	if x != nil {
+		return x.Pots
+	}
+	return nil
+}
+
+func (x *HandHistory) GetEvents() []*HandHistoryEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// HandHistorySeat is one seat of a finished hand in its history.
+type HandHistorySeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seat is the seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// player_id is the player who sat there.
+	PlayerId string `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// start_stack is the seat's stack when the hand was dealt.
+	StartStack int64 `protobuf:"varint,3,opt,name=start_stack,json=startStack,proto3" json:"start_stack,omitempty"`
+	// final_stack is the seat's stack when the hand ended.
+	FinalStack int64 `protobuf:"varint,4,opt,name=final_stack,json=finalStack,proto3" json:"final_stack,omitempty"`
+	// net is final_stack less start_stack: what the seat won (positive) or
+	// lost.
+	Net int64 `protobuf:"varint,5,opt,name=net,proto3" json:"net,omitempty"`
+	// cards are the seat's cards as the reader may see them ("??" hidden),
+	// in the order dealt.
+	Cards []string `protobuf:"bytes,6,rep,name=cards,proto3" json:"cards,omitempty"`
+	// cards_up says, card by card, which cards were dealt face up (stud);
+	// all false in flop games.
+	CardsUp []bool `protobuf:"varint,7,rep,packed,name=cards_up,json=cardsUp,proto3" json:"cards_up,omitempty"`
+	// folded: the seat folded.
+	Folded bool `protobuf:"varint,8,opt,name=folded,proto3" json:"folded,omitempty"`
+	// shown: the hand was tabled at the showdown or exposed.
+	Shown bool `protobuf:"varint,9,opt,name=shown,proto3" json:"shown,omitempty"`
+	// mucked: the hand was given up unshown at the showdown (TP-64).
+	Mucked bool `protobuf:"varint,10,opt,name=mucked,proto3" json:"mucked,omitempty"`
+	// killed: the hand was killed (TP-37).
+	Killed bool `protobuf:"varint,11,opt,name=killed,proto3" json:"killed,omitempty"`
+	// auto_mucked is a hand mucked at the showdown because it could not win:
+	// hidden at the table, shown in the histories of the hand's players
+	// (TP-66).
+	AutoMucked    bool `protobuf:"varint,12,opt,name=auto_mucked,json=autoMucked,proto3" json:"auto_mucked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandHistorySeat) Reset() {
+	*x = HandHistorySeat{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandHistorySeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandHistorySeat) ProtoMessage() {}
+
+func (x *HandHistorySeat) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandHistorySeat.ProtoReflect.Descriptor instead.
+func (*HandHistorySeat) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *HandHistorySeat) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *HandHistorySeat) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *HandHistorySeat) GetStartStack() int64 {
+	if x != nil {
+		return x.StartStack
+	}
+	return 0
+}
+
+func (x *HandHistorySeat) GetFinalStack() int64 {
+	if x != nil {
+		return x.FinalStack
+	}
+	return 0
+}
+
+func (x *HandHistorySeat) GetNet() int64 {
+	if x != nil {
+		return x.Net
+	}
+	return 0
+}
+
+func (x *HandHistorySeat) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *HandHistorySeat) GetCardsUp() []bool {
+	if x != nil {
+		return x.CardsUp
+	}
+	return nil
+}
+
+func (x *HandHistorySeat) GetFolded() bool {
+	if x != nil {
+		return x.Folded
+	}
+	return false
+}
+
+func (x *HandHistorySeat) GetShown() bool {
+	if x != nil {
+		return x.Shown
+	}
+	return false
+}
+
+func (x *HandHistorySeat) GetMucked() bool {
+	if x != nil {
+		return x.Mucked
+	}
+	return false
+}
+
+func (x *HandHistorySeat) GetKilled() bool {
+	if x != nil {
+		return x.Killed
+	}
+	return false
+}
+
+func (x *HandHistorySeat) GetAutoMucked() bool {
+	if x != nil {
+		return x.AutoMucked
+	}
+	return false
+}
+
+// HandHistoryEvent is one thing that happened in a hand.
+type HandHistoryEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind names it: "post", "deal_hole", "deal_up", "deal_board", "burn",
+	// "fold", "check", "call", "bet", "raise", "bring_in", "complete",
+	// "return", "round_end", "expose", "show", "muck", "kill", "revive",
+	// "restrict", "award", "hand_end", "overdeal", "misdeal", "hole_entry".
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// seat is the seat it concerns, -1 for none.
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// amount is the chips involved: a wager's round total (what the seat has
+	// bet in the round after it), a post, a return or an award.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// cards are the cards the reader may see ("??" for one they may not).
+	Cards []string `protobuf:"bytes,4,rep,name=cards,proto3" json:"cards,omitempty"`
+	// rule is the RULES.md rule applied, if any.
+	Rule string `protobuf:"bytes,5,opt,name=rule,proto3" json:"rule,omitempty"`
+	// all_in marks an all-in wager or post.
+	AllIn bool `protobuf:"varint,6,opt,name=all_in,json=allIn,proto3" json:"all_in,omitempty"`
+	// pot is the pot index of an award (0 main, then side pots).
+	Pot int32 `protobuf:"varint,7,opt,name=pot,proto3" json:"pot,omitempty"`
+	// post names a forced bet: "ante", "small_blind", "big_blind",
+	// "straddle", "dead_small_blind", "missed_big_blind",
+	// "new_player_big_blind", "big_blind_ante"; empty for other events.
+	Post string `protobuf:"bytes,8,opt,name=post,proto3" json:"post,omitempty"`
+	// dead marks a post that does not count toward the poster's bet
+	// (TP-10, TP-15, TP-18).
+	Dead bool `protobuf:"varint,9,opt,name=dead,proto3" json:"dead,omitempty"`
+	// low marks an award of the low half of a hi/lo pot (G-17).
+	Low           bool `protobuf:"varint,10,opt,name=low,proto3" json:"low,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandHistoryEvent) Reset() {
+	*x = HandHistoryEvent{}
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandHistoryEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandHistoryEvent) ProtoMessage() {}
+
+func (x *HandHistoryEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandHistoryEvent.ProtoReflect.Descriptor instead.
+func (*HandHistoryEvent) Descriptor() ([]byte, []int) {
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *HandHistoryEvent) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *HandHistoryEvent) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *HandHistoryEvent) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *HandHistoryEvent) GetCards() []string {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
+func (x *HandHistoryEvent) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *HandHistoryEvent) GetAllIn() bool {
+	if x != nil {
+		return x.AllIn
+	}
+	return false
+}
+
+func (x *HandHistoryEvent) GetPot() int32 {
+	if x != nil {
+		return x.Pot
+	}
+	return 0
+}
+
+func (x *HandHistoryEvent) GetPost() string {
+	if x != nil {
+		return x.Post
+	}
+	return ""
+}
+
+func (x *HandHistoryEvent) GetDead() bool {
+	if x != nil {
+		return x.Dead
+	}
+	return false
+}
+
+func (x *HandHistoryEvent) GetLow() bool {
+	if x != nil {
+		return x.Low
+	}
+	return false
+}
+
 // ListPlayerHandsRequest names the player.
 type ListPlayerHandsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4490,7 +4930,7 @@ type ListPlayerHandsRequest struct {
 
 func (x *ListPlayerHandsRequest) Reset() {
 	*x = ListPlayerHandsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4502,7 +4942,7 @@ func (x *ListPlayerHandsRequest) String() string {
 func (*ListPlayerHandsRequest) ProtoMessage() {}
 
 func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[47]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4515,7 +4955,7 @@ func (x *ListPlayerHandsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsRequest.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListPlayerHandsRequest) GetPlayerId() string {
@@ -4551,7 +4991,7 @@ type PlayerHand struct {
 
 func (x *PlayerHand) Reset() {
 	*x = PlayerHand{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4563,7 +5003,7 @@ func (x *PlayerHand) String() string {
 func (*PlayerHand) ProtoMessage() {}
 
 func (x *PlayerHand) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[48]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4576,7 +5016,7 @@ func (x *PlayerHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlayerHand.ProtoReflect.Descriptor instead.
 func (*PlayerHand) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *PlayerHand) GetTableId() string {
@@ -4625,7 +5065,7 @@ type ListPlayerHandsResponse struct {
 
 func (x *ListPlayerHandsResponse) Reset() {
 	*x = ListPlayerHandsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4637,7 +5077,7 @@ func (x *ListPlayerHandsResponse) String() string {
 func (*ListPlayerHandsResponse) ProtoMessage() {}
 
 func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[49]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4650,7 +5090,7 @@ func (x *ListPlayerHandsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPlayerHandsResponse.ProtoReflect.Descriptor instead.
 func (*ListPlayerHandsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListPlayerHandsResponse) GetHands() []*PlayerHand {
@@ -4691,7 +5131,7 @@ type InterpretEntryRequest struct {
 
 func (x *InterpretEntryRequest) Reset() {
 	*x = InterpretEntryRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4703,7 +5143,7 @@ func (x *InterpretEntryRequest) String() string {
 func (*InterpretEntryRequest) ProtoMessage() {}
 
 func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[50]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4716,7 +5156,7 @@ func (x *InterpretEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryRequest.ProtoReflect.Descriptor instead.
 func (*InterpretEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *InterpretEntryRequest) GetTableId() string {
@@ -4802,7 +5242,7 @@ type RuleCitation struct {
 
 func (x *RuleCitation) Reset() {
 	*x = RuleCitation{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4814,7 +5254,7 @@ func (x *RuleCitation) String() string {
 func (*RuleCitation) ProtoMessage() {}
 
 func (x *RuleCitation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[51]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4827,7 +5267,7 @@ func (x *RuleCitation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleCitation.ProtoReflect.Descriptor instead.
 func (*RuleCitation) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RuleCitation) GetRuleId() string {
@@ -4882,7 +5322,7 @@ type InterpretEntryResponse struct {
 
 func (x *InterpretEntryResponse) Reset() {
 	*x = InterpretEntryResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4894,7 +5334,7 @@ func (x *InterpretEntryResponse) String() string {
 func (*InterpretEntryResponse) ProtoMessage() {}
 
 func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[52]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4907,7 +5347,7 @@ func (x *InterpretEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterpretEntryResponse.ProtoReflect.Descriptor instead.
 func (*InterpretEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *InterpretEntryResponse) GetSeat() int32 {
@@ -5012,7 +5452,7 @@ type ConfirmArrivalRequest struct {
 
 func (x *ConfirmArrivalRequest) Reset() {
 	*x = ConfirmArrivalRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5024,7 +5464,7 @@ func (x *ConfirmArrivalRequest) String() string {
 func (*ConfirmArrivalRequest) ProtoMessage() {}
 
 func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[53]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5037,7 +5477,7 @@ func (x *ConfirmArrivalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ConfirmArrivalRequest) GetTableId() string {
@@ -5072,7 +5512,7 @@ type ConfirmArrivalResponse struct {
 
 func (x *ConfirmArrivalResponse) Reset() {
 	*x = ConfirmArrivalResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5084,7 +5524,7 @@ func (x *ConfirmArrivalResponse) String() string {
 func (*ConfirmArrivalResponse) ProtoMessage() {}
 
 func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[54]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5097,7 +5537,7 @@ func (x *ConfirmArrivalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmArrivalResponse.ProtoReflect.Descriptor instead.
 func (*ConfirmArrivalResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{54}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ConfirmArrivalResponse) GetState() *TableState {
@@ -5118,7 +5558,7 @@ type ListRulingsRequest struct {
 
 func (x *ListRulingsRequest) Reset() {
 	*x = ListRulingsRequest{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5130,7 +5570,7 @@ func (x *ListRulingsRequest) String() string {
 func (*ListRulingsRequest) ProtoMessage() {}
 
 func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[55]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5143,7 +5583,7 @@ func (x *ListRulingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsRequest.ProtoReflect.Descriptor instead.
 func (*ListRulingsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{55}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ListRulingsRequest) GetTableId() string {
@@ -5179,7 +5619,7 @@ type Ruling struct {
 
 func (x *Ruling) Reset() {
 	*x = Ruling{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5191,7 +5631,7 @@ func (x *Ruling) String() string {
 func (*Ruling) ProtoMessage() {}
 
 func (x *Ruling) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[56]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5204,7 +5644,7 @@ func (x *Ruling) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ruling.ProtoReflect.Descriptor instead.
 func (*Ruling) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{56}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Ruling) GetHandNo() int64 {
@@ -5274,7 +5714,7 @@ type ListRulingsResponse struct {
 
 func (x *ListRulingsResponse) Reset() {
 	*x = ListRulingsResponse{}
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5286,7 +5726,7 @@ func (x *ListRulingsResponse) String() string {
 func (*ListRulingsResponse) ProtoMessage() {}
 
 func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_table_v1_table_proto_msgTypes[57]
+	mi := &file_cardroom_table_v1_table_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5299,7 +5739,7 @@ func (x *ListRulingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulingsResponse.ProtoReflect.Descriptor instead.
 func (*ListRulingsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{57}
+	return file_cardroom_table_v1_table_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListRulingsResponse) GetRulings() []*Ruling {
@@ -5623,10 +6063,55 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x15GetHandHistoryRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12 \n" +
 	"\ahand_no\x18\x02 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06handNo\x12B\n" +
-	"\x06format\x18\x03 \x01(\x0e2 .cardroom.table.v1.HistoryFormatB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06format\"U\n" +
+	"\x06format\x18\x03 \x01(\x0e2 .cardroom.table.v1.HistoryFormatB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06format\"\x8f\x01\n" +
 	"\x16GetHandHistoryResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12!\n" +
-	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\"~\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x128\n" +
+	"\ahistory\x18\x03 \x01(\v2\x1e.cardroom.table.v1.HandHistoryR\ahistory\"\xbf\x03\n" +
+	"\vHandHistory\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
+	"\ahand_no\x18\x02 \x01(\x03R\x06handNo\x129\n" +
+	"\n" +
+	"start_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
+	"\bend_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x12\n" +
+	"\x04game\x18\x05 \x01(\tR\x04game\x12\x16\n" +
+	"\x06button\x18\x06 \x01(\x05R\x06button\x12\x1f\n" +
+	"\vbutton_dead\x18\a \x01(\bR\n" +
+	"buttonDead\x12\x14\n" +
+	"\x05board\x18\b \x03(\tR\x05board\x128\n" +
+	"\x05seats\x18\t \x03(\v2\".cardroom.table.v1.HandHistorySeatR\x05seats\x120\n" +
+	"\x04pots\x18\n" +
+	" \x03(\v2\x1c.cardroom.table.v1.PotResultR\x04pots\x12;\n" +
+	"\x06events\x18\v \x03(\v2#.cardroom.table.v1.HandHistoryEventR\x06events\"\xc6\x02\n" +
+	"\x0fHandHistorySeat\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x1f\n" +
+	"\vstart_stack\x18\x03 \x01(\x03R\n" +
+	"startStack\x12\x1f\n" +
+	"\vfinal_stack\x18\x04 \x01(\x03R\n" +
+	"finalStack\x12\x10\n" +
+	"\x03net\x18\x05 \x01(\x03R\x03net\x12\x14\n" +
+	"\x05cards\x18\x06 \x03(\tR\x05cards\x12\x19\n" +
+	"\bcards_up\x18\a \x03(\bR\acardsUp\x12\x16\n" +
+	"\x06folded\x18\b \x01(\bR\x06folded\x12\x14\n" +
+	"\x05shown\x18\t \x01(\bR\x05shown\x12\x16\n" +
+	"\x06mucked\x18\n" +
+	" \x01(\bR\x06mucked\x12\x16\n" +
+	"\x06killed\x18\v \x01(\bR\x06killed\x12\x1f\n" +
+	"\vauto_mucked\x18\f \x01(\bR\n" +
+	"autoMucked\"\xdf\x01\n" +
+	"\x10HandHistoryEvent\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x14\n" +
+	"\x05cards\x18\x04 \x03(\tR\x05cards\x12\x12\n" +
+	"\x04rule\x18\x05 \x01(\tR\x04rule\x12\x15\n" +
+	"\x06all_in\x18\x06 \x01(\bR\x05allIn\x12\x10\n" +
+	"\x03pot\x18\a \x01(\x05R\x03pot\x12\x12\n" +
+	"\x04post\x18\b \x01(\tR\x04post\x12\x12\n" +
+	"\x04dead\x18\t \x01(\bR\x04dead\x12\x10\n" +
+	"\x03low\x18\n" +
+	" \x01(\bR\x03low\"~\n" +
 	"\x16ListPlayerHandsRequest\x12<\n" +
 	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12&\n" +
 	"\tpage_size\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x00R\bpageSize\"\x9d\x01\n" +
@@ -5811,7 +6296,7 @@ func file_cardroom_table_v1_table_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_table_v1_table_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_cardroom_table_v1_table_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(TableKind)(0),                  // 0: cardroom.table.v1.TableKind
 	(TableMode)(0),                  // 1: cardroom.table.v1.TableMode
@@ -5867,28 +6352,31 @@ var file_cardroom_table_v1_table_proto_goTypes = []any{
 	(*WatchTableResponse)(nil),      // 51: cardroom.table.v1.WatchTableResponse
 	(*GetHandHistoryRequest)(nil),   // 52: cardroom.table.v1.GetHandHistoryRequest
 	(*GetHandHistoryResponse)(nil),  // 53: cardroom.table.v1.GetHandHistoryResponse
-	(*ListPlayerHandsRequest)(nil),  // 54: cardroom.table.v1.ListPlayerHandsRequest
-	(*PlayerHand)(nil),              // 55: cardroom.table.v1.PlayerHand
-	(*ListPlayerHandsResponse)(nil), // 56: cardroom.table.v1.ListPlayerHandsResponse
-	(*InterpretEntryRequest)(nil),   // 57: cardroom.table.v1.InterpretEntryRequest
-	(*RuleCitation)(nil),            // 58: cardroom.table.v1.RuleCitation
-	(*InterpretEntryResponse)(nil),  // 59: cardroom.table.v1.InterpretEntryResponse
-	(*ConfirmArrivalRequest)(nil),   // 60: cardroom.table.v1.ConfirmArrivalRequest
-	(*ConfirmArrivalResponse)(nil),  // 61: cardroom.table.v1.ConfirmArrivalResponse
-	(*ListRulingsRequest)(nil),      // 62: cardroom.table.v1.ListRulingsRequest
-	(*Ruling)(nil),                  // 63: cardroom.table.v1.Ruling
-	(*ListRulingsResponse)(nil),     // 64: cardroom.table.v1.ListRulingsResponse
-	(*v1.Game)(nil),                 // 65: cardroom.game.v1.Game
-	(*timestamppb.Timestamp)(nil),   // 66: google.protobuf.Timestamp
+	(*HandHistory)(nil),             // 54: cardroom.table.v1.HandHistory
+	(*HandHistorySeat)(nil),         // 55: cardroom.table.v1.HandHistorySeat
+	(*HandHistoryEvent)(nil),        // 56: cardroom.table.v1.HandHistoryEvent
+	(*ListPlayerHandsRequest)(nil),  // 57: cardroom.table.v1.ListPlayerHandsRequest
+	(*PlayerHand)(nil),              // 58: cardroom.table.v1.PlayerHand
+	(*ListPlayerHandsResponse)(nil), // 59: cardroom.table.v1.ListPlayerHandsResponse
+	(*InterpretEntryRequest)(nil),   // 60: cardroom.table.v1.InterpretEntryRequest
+	(*RuleCitation)(nil),            // 61: cardroom.table.v1.RuleCitation
+	(*InterpretEntryResponse)(nil),  // 62: cardroom.table.v1.InterpretEntryResponse
+	(*ConfirmArrivalRequest)(nil),   // 63: cardroom.table.v1.ConfirmArrivalRequest
+	(*ConfirmArrivalResponse)(nil),  // 64: cardroom.table.v1.ConfirmArrivalResponse
+	(*ListRulingsRequest)(nil),      // 65: cardroom.table.v1.ListRulingsRequest
+	(*Ruling)(nil),                  // 66: cardroom.table.v1.Ruling
+	(*ListRulingsResponse)(nil),     // 67: cardroom.table.v1.ListRulingsResponse
+	(*v1.Game)(nil),                 // 68: cardroom.game.v1.Game
+	(*timestamppb.Timestamp)(nil),   // 69: google.protobuf.Timestamp
 }
 var file_cardroom_table_v1_table_proto_depIdxs = []int32{
-	65, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
+	68, // 0: cardroom.table.v1.Table.game:type_name -> cardroom.game.v1.Game
 	0,  // 1: cardroom.table.v1.Table.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 2: cardroom.table.v1.Table.mode:type_name -> cardroom.table.v1.TableMode
-	66, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
+	69, // 3: cardroom.table.v1.Table.create_time:type_name -> google.protobuf.Timestamp
 	17, // 4: cardroom.table.v1.Table.seat_map:type_name -> cardroom.table.v1.SeatState
 	8,  // 5: cardroom.table.v1.Table.live_cards:type_name -> cardroom.table.v1.LiveCards
-	65, // 6: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
+	68, // 6: cardroom.table.v1.CreateTableRequest.game:type_name -> cardroom.game.v1.Game
 	0,  // 7: cardroom.table.v1.CreateTableRequest.kind:type_name -> cardroom.table.v1.TableKind
 	1,  // 8: cardroom.table.v1.CreateTableRequest.mode:type_name -> cardroom.table.v1.TableMode
 	8,  // 9: cardroom.table.v1.CreateTableRequest.live_cards:type_name -> cardroom.table.v1.LiveCards
@@ -5899,7 +6387,7 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	18, // 14: cardroom.table.v1.SeatState.blind_options:type_name -> cardroom.table.v1.BlindOption
 	2,  // 15: cardroom.table.v1.LegalAction.kind:type_name -> cardroom.table.v1.ActionKind
 	19, // 16: cardroom.table.v1.HandState.legal:type_name -> cardroom.table.v1.LegalAction
-	66, // 17: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
+	69, // 17: cardroom.table.v1.HandState.deadline:type_name -> google.protobuf.Timestamp
 	46, // 18: cardroom.table.v1.HandState.provisional:type_name -> cardroom.table.v1.ProvisionalWager
 	46, // 19: cardroom.table.v1.HandState.provisional_wagers:type_name -> cardroom.table.v1.ProvisionalWager
 	25, // 20: cardroom.table.v1.HandState.awaiting:type_name -> cardroom.table.v1.AwaitedCards
@@ -5909,9 +6397,9 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	22, // 24: cardroom.table.v1.PotResult.winners:type_name -> cardroom.table.v1.PotShare
 	21, // 25: cardroom.table.v1.HandResult.pots:type_name -> cardroom.table.v1.PotResult
 	24, // 26: cardroom.table.v1.HandResult.seats:type_name -> cardroom.table.v1.HandResultSeat
-	66, // 27: cardroom.table.v1.HandResult.end_time:type_name -> google.protobuf.Timestamp
+	69, // 27: cardroom.table.v1.HandResult.end_time:type_name -> google.protobuf.Timestamp
 	2,  // 28: cardroom.table.v1.Proposal.action:type_name -> cardroom.table.v1.ActionKind
-	58, // 29: cardroom.table.v1.Proposal.rules:type_name -> cardroom.table.v1.RuleCitation
+	61, // 29: cardroom.table.v1.Proposal.rules:type_name -> cardroom.table.v1.RuleCitation
 	17, // 30: cardroom.table.v1.TableState.seats:type_name -> cardroom.table.v1.SeatState
 	20, // 31: cardroom.table.v1.TableState.hand:type_name -> cardroom.table.v1.HandState
 	23, // 32: cardroom.table.v1.TableState.last_hand:type_name -> cardroom.table.v1.HandResult
@@ -5929,64 +6417,70 @@ var file_cardroom_table_v1_table_proto_depIdxs = []int32{
 	45, // 44: cardroom.table.v1.DealerActionResponse.out_of_turn:type_name -> cardroom.table.v1.OutOfTurnRuling
 	27, // 45: cardroom.table.v1.DealerActionResponse.proposal:type_name -> cardroom.table.v1.Proposal
 	2,  // 46: cardroom.table.v1.OutOfTurnRuling.options:type_name -> cardroom.table.v1.ActionKind
-	58, // 47: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
+	61, // 47: cardroom.table.v1.OutOfTurnRuling.rules:type_name -> cardroom.table.v1.RuleCitation
 	2,  // 48: cardroom.table.v1.OutOfTurnRuling.decided:type_name -> cardroom.table.v1.ActionKind
 	2,  // 49: cardroom.table.v1.ProvisionalWager.action:type_name -> cardroom.table.v1.ActionKind
 	28, // 50: cardroom.table.v1.GetTableStateResponse.state:type_name -> cardroom.table.v1.TableState
 	50, // 51: cardroom.table.v1.WatchTableResponse.events:type_name -> cardroom.table.v1.TableEvent
 	28, // 52: cardroom.table.v1.WatchTableResponse.state:type_name -> cardroom.table.v1.TableState
 	5,  // 53: cardroom.table.v1.GetHandHistoryRequest.format:type_name -> cardroom.table.v1.HistoryFormat
-	66, // 54: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
-	55, // 55: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
-	6,  // 56: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
-	2,  // 57: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
-	58, // 58: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
-	28, // 59: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
-	66, // 60: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
-	63, // 61: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
-	9,  // 62: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
-	11, // 63: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
-	13, // 64: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
-	15, // 65: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
-	29, // 66: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
-	31, // 67: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
-	33, // 68: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
-	35, // 69: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
-	37, // 70: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
-	39, // 71: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
-	41, // 72: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
-	43, // 73: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
-	57, // 74: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
-	60, // 75: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
-	62, // 76: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
-	47, // 77: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
-	49, // 78: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
-	52, // 79: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
-	54, // 80: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
-	10, // 81: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
-	12, // 82: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
-	14, // 83: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
-	16, // 84: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
-	30, // 85: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
-	32, // 86: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
-	34, // 87: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
-	36, // 88: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
-	38, // 89: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
-	40, // 90: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
-	42, // 91: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
-	44, // 92: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
-	59, // 93: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
-	61, // 94: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
-	64, // 95: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
-	48, // 96: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
-	51, // 97: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
-	53, // 98: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
-	56, // 99: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
-	81, // [81:100] is the sub-list for method output_type
-	62, // [62:81] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	54, // 54: cardroom.table.v1.GetHandHistoryResponse.history:type_name -> cardroom.table.v1.HandHistory
+	69, // 55: cardroom.table.v1.HandHistory.start_time:type_name -> google.protobuf.Timestamp
+	69, // 56: cardroom.table.v1.HandHistory.end_time:type_name -> google.protobuf.Timestamp
+	55, // 57: cardroom.table.v1.HandHistory.seats:type_name -> cardroom.table.v1.HandHistorySeat
+	21, // 58: cardroom.table.v1.HandHistory.pots:type_name -> cardroom.table.v1.PotResult
+	56, // 59: cardroom.table.v1.HandHistory.events:type_name -> cardroom.table.v1.HandHistoryEvent
+	69, // 60: cardroom.table.v1.PlayerHand.end_time:type_name -> google.protobuf.Timestamp
+	58, // 61: cardroom.table.v1.ListPlayerHandsResponse.hands:type_name -> cardroom.table.v1.PlayerHand
+	6,  // 62: cardroom.table.v1.InterpretEntryRequest.declaration:type_name -> cardroom.table.v1.Declaration
+	2,  // 63: cardroom.table.v1.InterpretEntryResponse.action:type_name -> cardroom.table.v1.ActionKind
+	61, // 64: cardroom.table.v1.InterpretEntryResponse.rules:type_name -> cardroom.table.v1.RuleCitation
+	28, // 65: cardroom.table.v1.ConfirmArrivalResponse.state:type_name -> cardroom.table.v1.TableState
+	69, // 66: cardroom.table.v1.Ruling.time:type_name -> google.protobuf.Timestamp
+	66, // 67: cardroom.table.v1.ListRulingsResponse.rulings:type_name -> cardroom.table.v1.Ruling
+	9,  // 68: cardroom.table.v1.TableService.CreateTable:input_type -> cardroom.table.v1.CreateTableRequest
+	11, // 69: cardroom.table.v1.TableService.ListTables:input_type -> cardroom.table.v1.ListTablesRequest
+	13, // 70: cardroom.table.v1.TableService.GetTable:input_type -> cardroom.table.v1.GetTableRequest
+	15, // 71: cardroom.table.v1.TableService.CloseTable:input_type -> cardroom.table.v1.CloseTableRequest
+	29, // 72: cardroom.table.v1.TableService.Sit:input_type -> cardroom.table.v1.SitRequest
+	31, // 73: cardroom.table.v1.TableService.TopUp:input_type -> cardroom.table.v1.TopUpRequest
+	33, // 74: cardroom.table.v1.TableService.SitOut:input_type -> cardroom.table.v1.SitOutRequest
+	35, // 75: cardroom.table.v1.TableService.Return:input_type -> cardroom.table.v1.ReturnRequest
+	37, // 76: cardroom.table.v1.TableService.Straddle:input_type -> cardroom.table.v1.StraddleRequest
+	39, // 77: cardroom.table.v1.TableService.Leave:input_type -> cardroom.table.v1.LeaveRequest
+	41, // 78: cardroom.table.v1.TableService.Act:input_type -> cardroom.table.v1.ActRequest
+	43, // 79: cardroom.table.v1.TableService.DealerAction:input_type -> cardroom.table.v1.DealerActionRequest
+	60, // 80: cardroom.table.v1.TableService.InterpretEntry:input_type -> cardroom.table.v1.InterpretEntryRequest
+	63, // 81: cardroom.table.v1.TableService.ConfirmArrival:input_type -> cardroom.table.v1.ConfirmArrivalRequest
+	65, // 82: cardroom.table.v1.TableService.ListRulings:input_type -> cardroom.table.v1.ListRulingsRequest
+	47, // 83: cardroom.table.v1.TableService.GetTableState:input_type -> cardroom.table.v1.GetTableStateRequest
+	49, // 84: cardroom.table.v1.TableService.WatchTable:input_type -> cardroom.table.v1.WatchTableRequest
+	52, // 85: cardroom.table.v1.TableService.GetHandHistory:input_type -> cardroom.table.v1.GetHandHistoryRequest
+	57, // 86: cardroom.table.v1.TableService.ListPlayerHands:input_type -> cardroom.table.v1.ListPlayerHandsRequest
+	10, // 87: cardroom.table.v1.TableService.CreateTable:output_type -> cardroom.table.v1.CreateTableResponse
+	12, // 88: cardroom.table.v1.TableService.ListTables:output_type -> cardroom.table.v1.ListTablesResponse
+	14, // 89: cardroom.table.v1.TableService.GetTable:output_type -> cardroom.table.v1.GetTableResponse
+	16, // 90: cardroom.table.v1.TableService.CloseTable:output_type -> cardroom.table.v1.CloseTableResponse
+	30, // 91: cardroom.table.v1.TableService.Sit:output_type -> cardroom.table.v1.SitResponse
+	32, // 92: cardroom.table.v1.TableService.TopUp:output_type -> cardroom.table.v1.TopUpResponse
+	34, // 93: cardroom.table.v1.TableService.SitOut:output_type -> cardroom.table.v1.SitOutResponse
+	36, // 94: cardroom.table.v1.TableService.Return:output_type -> cardroom.table.v1.ReturnResponse
+	38, // 95: cardroom.table.v1.TableService.Straddle:output_type -> cardroom.table.v1.StraddleResponse
+	40, // 96: cardroom.table.v1.TableService.Leave:output_type -> cardroom.table.v1.LeaveResponse
+	42, // 97: cardroom.table.v1.TableService.Act:output_type -> cardroom.table.v1.ActResponse
+	44, // 98: cardroom.table.v1.TableService.DealerAction:output_type -> cardroom.table.v1.DealerActionResponse
+	62, // 99: cardroom.table.v1.TableService.InterpretEntry:output_type -> cardroom.table.v1.InterpretEntryResponse
+	64, // 100: cardroom.table.v1.TableService.ConfirmArrival:output_type -> cardroom.table.v1.ConfirmArrivalResponse
+	67, // 101: cardroom.table.v1.TableService.ListRulings:output_type -> cardroom.table.v1.ListRulingsResponse
+	48, // 102: cardroom.table.v1.TableService.GetTableState:output_type -> cardroom.table.v1.GetTableStateResponse
+	51, // 103: cardroom.table.v1.TableService.WatchTable:output_type -> cardroom.table.v1.WatchTableResponse
+	53, // 104: cardroom.table.v1.TableService.GetHandHistory:output_type -> cardroom.table.v1.GetHandHistoryResponse
+	59, // 105: cardroom.table.v1.TableService.ListPlayerHands:output_type -> cardroom.table.v1.ListPlayerHandsResponse
+	87, // [87:106] is the sub-list for method output_type
+	68, // [68:87] is the sub-list for method input_type
+	68, // [68:68] is the sub-list for extension type_name
+	68, // [68:68] is the sub-list for extension extendee
+	0,  // [0:68] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_table_v1_table_proto_init() }
@@ -5996,14 +6490,14 @@ func file_cardroom_table_v1_table_proto_init() {
 	}
 	file_cardroom_table_v1_table_proto_msgTypes[34].OneofWrappers = []any{}
 	file_cardroom_table_v1_table_proto_msgTypes[36].OneofWrappers = []any{}
-	file_cardroom_table_v1_table_proto_msgTypes[50].OneofWrappers = []any{}
+	file_cardroom_table_v1_table_proto_msgTypes[53].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_table_v1_table_proto_rawDesc), len(file_cardroom_table_v1_table_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   58,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1656,13 +1656,20 @@ type CheckBuyInRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// player_id is the player; a player may ask only for themselves.
 	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	// table_id is the table.
+	// table_id is the table: the wallet reads its game and currency, and
+	// the player's stack there when seated, from the table service.
 	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	// currency is the table's currency.
+	// currency is optional: the table's currency is used. When given it
+	// must be the table's; it is needed only for a table the table service
+	// does not know.
 	Currency string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
-	// game is the table's game: structure and stakes set the range.
+	// game is optional: the table's game (structure and stakes set the
+	// range) is used. When given it must be the table's; it is needed only
+	// for a table the table service does not know.
 	Game *v1.Game `protobuf:"bytes,4,opt,name=game,proto3" json:"game,omitempty"`
-	// stack is the player's current stack when seated at the table.
+	// stack is optional: for a player seated at the table, the stack there
+	// now plus chips bought during the hand is used (G-19, CS-07). It is
+	// read only for a table the table service does not know.
 	Stack         int64 `protobuf:"varint,5,opt,name=stack,proto3" json:"stack,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4413,13 +4420,12 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1c\n" +
 	"\tunbounded\x18\x03 \x01(\bR\tunbounded\x12\x17\n" +
 	"\arule_id\x18\x04 \x01(\tR\x06ruleId\x121\n" +
-	"\x04case\x18\x05 \x01(\x0e2\x1d.cardroom.wallet.v1.BuyInCaseR\x04case\"\x8f\x02\n" +
+	"\x04case\x18\x05 \x01(\x0e2\x1d.cardroom.wallet.v1.BuyInCaseR\x04case\"\x8a\x02\n" +
 	"\x11CheckBuyInRequest\x12<\n" +
 	"\tplayer_id\x18\x01 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12:\n" +
-	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12-\n" +
-	"\bcurrency\x18\x03 \x01(\tB\x11\xbaH\x0er\f2\n" +
-	"^[A-Z]{3}$R\bcurrency\x122\n" +
-	"\x04game\x18\x04 \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1d\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x120\n" +
+	"\bcurrency\x18\x03 \x01(\tB\x14\xbaH\x11r\x0f2\r^([A-Z]{3})?$R\bcurrency\x12*\n" +
+	"\x04game\x18\x04 \x01(\v2\x16.cardroom.game.v1.GameR\x04game\x12\x1d\n" +
 	"\x05stack\x18\x05 \x01(\x03B\a\xbaH\x04\"\x02(\x00R\x05stack\"\x8b\x01\n" +
 	"\x12CheckBuyInResponse\x124\n" +
 	"\x05range\x18\x01 \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\x12?\n" +
