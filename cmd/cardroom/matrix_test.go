@@ -88,7 +88,7 @@ var matrixBodies = map[string]func(ids map[string]string) map[string]any{
 		return map[string]any{"deal_id": 1, "player_id": ids["player_id"], "agree": true}
 	},
 	"WalletService_CheckBuyIn": func(ids map[string]string) map[string]any {
-		return map[string]any{"table_id": ids["table_id"], "currency": "EUR", "game": nlhe50100}
+		return map[string]any{"table_id": ids["table_id"]} // the wallet reads the rest from the table
 	},
 }
 
