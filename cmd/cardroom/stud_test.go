@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,7 +50,9 @@ func studMove(st tableState, _ int) move {
 // RAISE 60 was refused WRONG_AMOUNT citing TP-28. A raise to another
 // amount is refused WRONG_AMOUNT citing TP-28; the raise to 60 is
 // accepted, and the round is then in the big unit (bet_unit 40, the next
-// raise to 100; G-18).
+// raise to 100; G-18). On the way a wrong bring-in is refused citing
+// G-18 and a wrong completion citing TP-27, and after the hand every
+// player's PHH copy holds every card dealt face up.
 func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the whole suite")
@@ -79,8 +82,23 @@ func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 		r.must("POST", actions, r.tokens[p], map[string]any{"kind": m.kind, "amount": m.amount,
 			"expected_sequence": st.Sequence, "action_id": fmt.Sprintf("%s-%d", p, r.actions)}, nil)
 	}
+	// Refusals name the rule they apply (issue 17): a wrong bring-in G-18,
+	// a wrong completion TP-27 (they used to cite G-07 and TP-28); 5 more
+	// than offered is a multiple of the chip (TP-31).
+	wrong := map[string]string{"ACTION_KIND_BRING_IN": "G-18", "ACTION_KIND_COMPLETE": "TP-27"}
 	for range 400 {
 		st, p := own()
+		for kind, rule := range wrong {
+			l, ok := legalOf(st, kind)
+			if !ok {
+				continue
+			}
+			code, e := r.refused("POST", actions, r.tokens[p], map[string]any{"kind": kind, "amount": l.Min + 5, "expected_sequence": st.Sequence})
+			if code != http.StatusBadRequest || e.Reason != "WRONG_AMOUNT" || e.RuleID != rule {
+				t.Fatalf("%s: %s to %d: %d %+v, want 400 WRONG_AMOUNT %s", rule, kind, l.Min+5, code, e, rule)
+			}
+			delete(wrong, kind)
+		}
 		bets := legalAll(st, "ACTION_KIND_BET")
 		if st.Hand.Street != "fourth" || len(bets) != 2 {
 			post(p, st, studMove(st, st.ViewerSeat))
@@ -116,10 +134,49 @@ func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 			t.Fatalf("G-18: after the big raise bet_unit %d and %s is offered %+v, want 40 and a raise to 100",
 				unit.State.Hand.BetUnit, u, after.Hand.Legal)
 		}
-		r.playHand(table, checkDown)
+		no := r.playHand(table, checkDown)
+		checkPublicStudCardsInPHH(t, r, table, no)
 		r.checkChips("after the open-pair hand")
 		r.auditClean("after the open-pair hand")
 		return
 	}
 	t.Fatal("no fourth street with an open pair in 400 actions")
+}
+
+// checkPublicStudCardsInPHH reads the hand's PHH as each player dealt in:
+// every card dealt face up — a folded player's door card too — is public
+// and is in each player's copy (it used to be masked as "??" with the
+// hole cards: "d dh p3 ??????").
+func checkPublicStudCardsInPHH(t *testing.T, r *room, table string, no int64) {
+	t.Helper()
+	var full struct {
+		History struct {
+			Seats []struct {
+				Player  string   `json:"player_id"`
+				Cards   []string `json:"cards"`
+				CardsUp []bool   `json:"cards_up"`
+			}
+		}
+	}
+	r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.floor, nil, &full)
+	var up []string
+	for _, s := range full.History.Seats {
+		for i, c := range s.Cards {
+			if i < len(s.CardsUp) && s.CardsUp[i] {
+				up = append(up, c)
+			}
+		}
+	}
+	if len(up) < len(full.History.Seats) {
+		t.Fatalf("hand %d: %d up cards for %d seats in the floor's history (cards_up)", no, len(up), len(full.History.Seats))
+	}
+	for _, s := range full.History.Seats {
+		var ph struct{ Content string }
+		r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d?format=HISTORY_FORMAT_PHH", table, no), r.tokens[s.Player], nil, &ph)
+		for _, c := range up {
+			if !strings.Contains(ph.Content, c) {
+				t.Fatalf("hand %d: %s's PHH lacks the up card %s:\n%s", no, s.Player, c, ph.Content)
+			}
+		}
+	}
 }
