@@ -1,0 +1,458 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+)
+
+// rebuyLong plays the rebuy event with its full field and slower levels.
+var rebuyLong = flag.Bool("rebuy-long", false, "play the rebuy tournament test's long form: 120 entrants, slower levels")
+
+// rebuyE2E runs the rebuy event's lean form, which is not yet known green
+// (it has not passed end to end on main): skipped by default until it has.
+var rebuyE2E = flag.Bool("rebuy-e2e", false, "play the rebuy tournament test (lean form)")
+
+// rebuyEvent is the shape of the rebuy event the test plays.
+type rebuyEvent struct {
+	early, late int // entrants before the start and late (G-23)
+	sheet       []map[string]any
+	lateReg     time.Duration // late registration after the start (G-23)
+	rebuyPeriod time.Duration // TR-13
+	addOnWindow time.Duration // after the rebuy period (G-23)
+	breakAt     time.Duration // the break's start: the add-on is taken there (TR-17)
+	breakEnd    time.Duration
+}
+
+func leanRebuyEvent() rebuyEvent {
+	return rebuyEvent{early: 45, late: 15, lateReg: 9 * time.Second, rebuyPeriod: 12 * time.Second, addOnWindow: 10 * time.Second,
+		breakAt: 16 * time.Second, breakEnd: 22 * time.Second,
+		sheet: []map[string]any{
+			{"small_blind": 25, "big_blind": 50, "duration": "8s"},
+			{"small_blind": 50, "big_blind": 100, "duration": "8s"},
+			{"break": true, "duration": "6s"},
+			{"small_blind": 100, "big_blind": 200, "duration": "8s"},
+			{"small_blind": 200, "big_blind": 400, "duration": "8s"},
+			{"small_blind": 400, "big_blind": 800, "duration": "8s"},
+			{"small_blind": 800, "big_blind": 1600, "duration": "8s"},
+			{"small_blind": 1500, "big_blind": 3000, "duration": "600s"},
+		}}
+}
+
+func longRebuyEvent() rebuyEvent {
+	return rebuyEvent{early: 90, late: 30, lateReg: 20 * time.Second, rebuyPeriod: 25 * time.Second, addOnWindow: 20 * time.Second,
+		breakAt: 30 * time.Second, breakEnd: 45 * time.Second,
+		sheet: []map[string]any{
+			{"small_blind": 25, "big_blind": 50, "duration": "15s"},
+			{"small_blind": 50, "big_blind": 100, "duration": "15s"},
+			{"break": true, "duration": "15s"},
+			{"small_blind": 100, "big_blind": 200, "duration": "15s"},
+			{"small_blind": 200, "big_blind": 400, "duration": "15s"},
+			{"small_blind": 400, "big_blind": 800, "duration": "15s"},
+			{"small_blind": 800, "big_blind": 1600, "duration": "15s"},
+			{"small_blind": 1500, "big_blind": 3000, "duration": "600s"},
+		}}
+}
+
+// TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26:
+// a 60-entrant rebuy event (-rebuy-long: 120) with late registration on a
+// cluster (every part its own process on PostgreSQL and Redis, two table
+// replicas) with 8-second levels and a break. The floor creates and starts
+// it; the cage pays what the
+// players ask for. 15 players register after the start (G-23) and are
+// seated by the tournament; players rebuy when busted or below the
+// starting stack while the period and their table's last rebuy hand last
+// (TR-13…TR-16), and every other player takes the add-on at the break
+// (TR-17, with a rebuy when broke); bots play to one winner over REST.
+// Checked: the chips at the tables and in transit equal the chips issued
+// (entries, rebuys, add-ons) whenever counted, the director's count after
+// every hand never differed (its status and mismatch metric), and the
+// books' entries agree; every hand played the level in force at its start
+// and none started in a break (TR-20, G-07); the director's hand-for-hand
+// at the bubble of 12 paid places dealt its rounds together (G-26, G-39); every balancing move took the player due the big blind
+// (TR-23); the prizes paid equal the pool of entries, rebuys and add-ons;
+// the ledger audit is clean.
+func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every part of the suite in its own process")
+	}
+	if !*rebuyE2E && !*rebuyLong {
+		t.Skip("not yet seen green end to end: run with -rebuy-e2e (or -rebuy-long)")
+	}
+	t.Parallel()
+	ev := leanRebuyEvent()
+	if *rebuyLong {
+		ev = longRebuyEvent()
+	}
+	began := time.Now()
+	c := newCluster(t, clusterOptions{tables: 2, bin: seededBinary, env: []string{"CARDROOM_TEST_DECK_SEED=20261202",
+		"CARDROOM_TABLE_HAND_PAUSE=0s", "CARDROOM_TABLE_ACTION_TIMEOUT=10s", "CARDROOM_LOCK_TTL=5s"}})
+	var players []string
+	for i := range ev.early + ev.late {
+		players = append(players, fmt.Sprintf("p%03d", i+1))
+	}
+	r := newRoom(t, c.gateway, players...)
+	for _, p := range players {
+		r.deposit(p, 10000)
+	}
+	const stack, rebuyChips, addOnChips, maxRebuys = 1000, 1000, 2000, 2
+	var created struct {
+		Tournament struct {
+			ID string `json:"tournament_id"`
+		}
+	}
+	r.must("POST", "/v1/tournaments", r.floor, map[string]any{"name": "Director Rebuy", "variant": "VARIANT_HOLDEM",
+		"structure": "STRUCTURE_NO_LIMIT", "currency": "EUR", "buy_in": 1000, "fee": 100, "starting_stack": stack,
+		"start_time": time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano), "levels": ev.sheet, "seats_per_table": 9,
+		"format": "TOURNAMENT_FORMAT_REBUY", "entry_policy": map[string]any{
+			"late_registration": ev.lateReg.String(), "rebuy_period": ev.rebuyPeriod.String(), "last_rebuy_hands": 1,
+			"max_rebuys": maxRebuys, "add_on": true, "add_on_window": ev.addOnWindow.String()},
+		"payouts": map[string]any{"unit": 100, "tiers": []any{map[string]any{"shares": []int{2500, 1600, 1200, 1000, 800, 700, 600, 500, 400, 300, 200, 200}}}}}, &created)
+	id := created.Tournament.ID
+	t.Cleanup(func() {
+		if t.Failed() {
+			// What the books and the tables say, to find out why.
+			_, audit := r.do("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil)
+			_, ens := r.do("GET", "/v1/tournaments/"+id+"/entries", r.floor, nil)
+			t.Logf("audit: %s\nentries: %s", audit, ens)
+			for _, tb := range tournamentTablesOf(t, r, id) {
+				_, st := r.do("GET", "/v1/tables/"+tb+"/state", r.floor, nil)
+				t.Logf("table %s: %s", tb, st)
+			}
+		}
+	})
+	register := func(p string) {
+		t.Helper()
+		var out struct {
+			Entry struct {
+				Status string `json:"status"`
+			}
+		}
+		r.must("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p}, &out)
+		if out.Entry.Status != "ENTRY_STATUS_ACTIVE" {
+			t.Fatalf("%s's entry: %s", p, out.Entry.Status)
+		}
+	}
+	for _, p := range players[:ev.early] {
+		register(p)
+	}
+	if started := r.startTournament(id); len(started.Seats) != ev.early {
+		t.Fatalf("draw %+v", started.Seats)
+	}
+	var draws struct {
+		Draws []struct {
+			Kind string    `json:"kind"`
+			At   time.Time `json:"create_time"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/draws", r.floor, nil, &draws)
+	clockStart := draws.Draws[0].At // the seat draw is logged at the start: level 1 starts then
+
+	// What the cage has issued: a stack per entry, the rebuys' and the
+	// add-ons' chips (TR-08, TR-14, TR-17).
+	entries, rebuys, addOns := ev.early, map[string]int{}, map[string]bool{}
+	issued := func() int64 {
+		n := int64(entries) * stack
+		for _, k := range rebuys {
+			n += int64(k) * rebuyChips
+		}
+		return n + int64(len(addOns))*addOnChips
+	}
+	tc, svc := tournamentTables(t, c.tables[0].grpcAddr(), c.gateway.token("cardroom-tournament", "service"))
+	count := func(when string) {
+		t.Helper()
+		n, err := tc.CountTournamentChips(svc, &tablev1.CountTournamentChipsRequest{TournamentId: id})
+		if err != nil {
+			t.Fatalf("%s: count chips: %v", when, err)
+		}
+		if n.GetTotal() != issued() {
+			t.Fatalf("%s: %d chips at the tables and in transit, %d issued (%d entries, rebuys %v, %d add-ons)",
+				when, n.GetTotal(), issued(), entries, rebuys, len(addOns))
+		}
+	}
+	tables := tournamentTablesOf(t, r, id)
+	count("after the start")
+
+	// money pays what the players at the tables ask the cage for: a
+	// rebuy when broke, or below the starting stack one time in two,
+	// while the period lasts (TR-13, TR-15, TR-16); the add-on at the
+	// break, every other player (TR-17, with a rebuy when broke). Only
+	// players out of the hand in play ask.
+	rng := rand.New(rand.NewPCG(3, 4))
+	rebuyAsked, addOnAsked, addOnsAtBreak := 0, 0, 0
+	money := func(since time.Duration) {
+		t.Helper()
+		for _, tb := range tables {
+			st := r.state(tb, r.floor)
+			if st.Closed {
+				continue
+			}
+			for _, s := range st.Seats {
+				p := s.PlayerID
+				if p == "" || (st.live() && s.InHand && !s.Folded) {
+					continue
+				}
+				switch {
+				case since < ev.breakAt && s.Stack < stack && rebuys[p] < maxRebuys && (s.Stack == 0 || rng.IntN(2) == 0):
+					rebuyAsked++
+					code, body := r.do("POST", "/v1/tournaments/"+id+"/entries/"+p+":rebuy", r.cashier, map[string]any{"stack": s.Stack})
+					if code == http.StatusOK {
+						rebuys[p]++
+						count(fmt.Sprintf("after %s's rebuy %d", p, rebuys[p]))
+						continue
+					}
+					var e apiError
+					_ = json.Unmarshal(body, &e)
+					// The period and the table's last rebuy hand (TR-16)
+					// may end between the read and the ask.
+					if e.Reason != "REBUY_PERIOD_OVER" {
+						t.Fatalf("%s's rebuy at stack %d, %s into the event: %d %s", p, s.Stack, since, code, body)
+					}
+				case since >= ev.breakAt && since < ev.breakEnd && !addOns[p] && slices.Index(players, p)%2 == 0 &&
+					(s.Stack > 0 || rebuys[p] < maxRebuys):
+					addOnAsked++
+					code, body := r.do("POST", "/v1/tournaments/"+id+"/entries/"+p+":addOn", r.cashier,
+						map[string]any{"stack": s.Stack, "with_rebuy": s.Stack == 0})
+					if code == http.StatusOK {
+						addOns[p] = true
+						if s.Stack == 0 {
+							rebuys[p]++
+						}
+						if at := time.Since(clockStart); at < ev.breakEnd {
+							addOnsAtBreak++
+						}
+						count(fmt.Sprintf("after %s's add-on", p))
+						continue
+					}
+					var e apiError
+					_ = json.Unmarshal(body, &e)
+					// Not open yet where the table has not played its last
+					// rebuy hand (TR-16, TR-17); closed at the window's end.
+					if e.Reason != "ADD_ON_NOT_OPEN" && e.Reason != "ADD_ON_CLOSED" {
+						t.Fatalf("%s's add-on at stack %d, %s into the event: %d %s", p, s.Stack, since, code, body)
+					}
+				}
+			}
+		}
+	}
+
+	bot := pushFold(rand.New(rand.NewPCG(1, 2)))
+	late := ev.early
+	deadline := time.Now().Add(8 * time.Minute)
+	// The bots play as fast as the tables deal: when nobody could act,
+	// the loop waits for the next tick.
+	pace := time.NewTicker(20 * time.Millisecond)
+	defer pace.Stop()
+	actions, chipChecks := 0, 0
+	for round := 0; ; round++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no winner after %d actions", actions)
+		}
+		since := time.Since(clockStart)
+		// Late registration (G-23): a few a round while it is open.
+		for n := 0; n < 5 && late < len(players) && since > time.Second && time.Since(clockStart) < ev.lateReg-time.Second; n++ {
+			register(players[late])
+			late++
+			entries++
+			count(fmt.Sprintf("after %s registered late", players[late-1]))
+			tables = tournamentTablesOf(t, r, id)
+		}
+		if round%3 == 0 && since < ev.breakEnd+time.Second {
+			money(since)
+		}
+		if round%20 == 0 {
+			var got struct {
+				Tournament struct {
+					State     string `json:"state"`
+					ChipCheck *struct {
+						Issued   int64     `json:"chips_issued,string"`
+						Counted  int64     `json:"chips_counted,string"`
+						Mismatch int64     `json:"mismatch,string"`
+						At       time.Time `json:"counted_at"`
+					} `json:"chip_check"`
+				}
+			}
+			r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &got)
+			if got.Tournament.State != "TOURNAMENT_STATE_RUNNING" {
+				break
+			}
+			tables = tournamentTablesOf(t, r, id)
+			count(fmt.Sprintf("after %d actions", actions))
+			if cc := got.Tournament.ChipCheck; cc != nil {
+				if cc.Counted != cc.Issued || cc.Mismatch != 0 || cc.At.IsZero() {
+					t.Fatalf("after %d actions: status chip check %+v", actions, *cc)
+				}
+				chipChecks++
+			}
+			r.auditClean(fmt.Sprintf("during the rebuy event, after %d actions", actions))
+		}
+		var acted bool
+		if acted, _ = r.actAt(tables, bot, &actions); !acted {
+			<-pace.C // the next hand is dealt when the director has handled the last
+		}
+	}
+	if late != len(players) {
+		t.Fatalf("only %d of %d late entrants registered while late registration was open", late-ev.early, ev.late)
+	}
+	if len(rebuys) == 0 || len(addOns) == 0 || addOnsAtBreak == 0 {
+		t.Fatalf("rebuys %v (%d asked), add-ons %d (%d asked, %d at the break)", rebuys, rebuyAsked, len(addOns), addOnAsked, addOnsAtBreak)
+	}
+	// The director played hand for hand at the bubble (G-26, G-39).
+	var audit struct {
+		Records []struct {
+			Action string    `json:"action"`
+			At     time.Time `json:"create_time"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
+	var h4hOn, h4hOff time.Time
+	for _, rec := range audit.Records {
+		switch rec.Action {
+		case "hand_for_hand_on":
+			h4hOn = rec.At
+		case "hand_for_hand_off":
+			h4hOff = rec.At
+		}
+	}
+	if h4hOn.IsZero() {
+		t.Fatal("the event never went hand for hand")
+	}
+	if h4hOff.IsZero() {
+		h4hOff = time.Now()
+	}
+
+	n := len(players)
+	var results struct {
+		Finishes []struct {
+			PlayerID string `json:"player_id"`
+			Place    int    `json:"place"`
+		}
+		Prizes []struct {
+			Amount int64  `json:"amount,string"`
+			State  string `json:"state"`
+		}
+	}
+	waitFor(t, "every prize paid", 30*time.Second, func() bool {
+		r.must("GET", "/v1/tournaments/"+id+"/results", r.floor, nil, &results)
+		for _, p := range results.Prizes {
+			if p.State != "PRIZE_STATE_PAID" {
+				return false
+			}
+		}
+		return len(results.Finishes) == n && len(results.Prizes) > 0
+	})
+	nRebuys := 0
+	for _, k := range rebuys {
+		nRebuys += k
+	}
+	var payouts struct {
+		Pool int64 `json:"prize_pool,string"`
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/payouts", r.floor, nil, &payouts)
+	var paid int64
+	for _, p := range results.Prizes {
+		paid += p.Amount
+	}
+	if pool := int64(n+nRebuys+len(addOns)) * 1000; paid != payouts.Pool || payouts.Pool != pool {
+		t.Fatalf("prizes paid %d, pool %d; %d entries, %d rebuys and %d add-ons make %d", paid, payouts.Pool, n, nRebuys, len(addOns), pool)
+	}
+	count("at the end")
+
+	// The books agree with the cage: every entry's stack, rebuys and add-on.
+	var listed struct {
+		Entries []struct {
+			PlayerID  string `json:"player_id"`
+			Rebuys    int    `json:"rebuys"`
+			AddOn     bool   `json:"add_on"`
+			Reentries int    `json:"reentries"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id+"/entries", r.floor, nil, &listed)
+	var books int64
+	for _, en := range listed.Entries {
+		books += int64(1+en.Reentries)*stack + int64(en.Rebuys)*rebuyChips
+		if en.AddOn {
+			books += addOnChips
+		}
+		if en.Rebuys != rebuys[en.PlayerID] || en.AddOn != addOns[en.PlayerID] {
+			t.Errorf("%s: the books have %d rebuys and add-on %v, the cage paid %d and %v", en.PlayerID, en.Rebuys, en.AddOn,
+				rebuys[en.PlayerID], addOns[en.PlayerID])
+		}
+	}
+	if len(listed.Entries) != n || books != issued() {
+		t.Errorf("the books list %d entries worth %d chips; %d entered, %d issued", len(listed.Entries), books, n, issued())
+	}
+	var status struct {
+		Tournament struct {
+			StuckSteps []map[string]any `json:"stuck_steps"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &status)
+	if len(status.Tournament.StuckSteps) != 0 {
+		t.Errorf("director steps left stuck: %v", status.Tournament.StuckSteps)
+	}
+	if chipChecks == 0 {
+		t.Fatal("the status never showed the director's chip count while the event ran")
+	}
+	// The director counted after every hand: none differed.
+	if v, _ := c.others[1].scrape().sum("cardroom_chips_mismatches_total", `cardroom_chips_scope="tournament"`); v != 0 {
+		t.Errorf("the director's chip count after a hand differed %v times", v)
+	}
+	r.auditClean("after the rebuy event")
+
+	tables = tournamentTablesOf(t, r, id)
+	hands := handsOf(svc, t, tc, tables)
+	checkLevels(t, hands, clockStart, ev.sheet)
+	rounds := checkHandForHand(t, hands, h4hOn, h4hOff)
+	balancing, breaking := checkMoves(svc, t, r, id, tc, hands)
+	total := 0
+	for _, hs := range hands {
+		total += len(hs)
+	}
+	t.Logf("%d entrants (%d late), %d rebuys, %d add-ons (%d at the break); %d hands, %d actions, %d hand-for-hand rounds checked, %d balancing moves, %d moves breaking tables; %s",
+		n, ev.late, nRebuys, len(addOns), addOnsAtBreak, total, actions, rounds, balancing, breaking, time.Since(began).Round(time.Second))
+	if rounds == 0 {
+		t.Error("no hand-for-hand round was played to check")
+	}
+}
+
+// checkHandForHand checks that while hand for hand (from on to off) the
+// tables dealt together (G-26): a table's next hand started only once
+// every hand another table had begun before the table's last one ended
+// was over. It returns how many hands it checked.
+func checkHandForHand(t *testing.T, hands map[string][]*tablev1.HandEnded, on, off time.Time) int {
+	t.Helper()
+	checked := 0
+	for a, hs := range hands {
+		for i := 1; i < len(hs); i++ {
+			prev, h := hs[i-1], hs[i]
+			if prev.GetStartTime().AsTime().Before(on) || !h.GetStartTime().AsTime().Before(off) {
+				continue
+			}
+			checked++
+			for b, others := range hands {
+				if b == a {
+					continue
+				}
+				for _, x := range others {
+					xs := x.GetStartTime().AsTime()
+					if xs.Before(on) || !xs.Before(prev.GetEndTime().AsTime()) {
+						continue
+					}
+					if x.GetEndTime().AsTime().After(h.GetStartTime().AsTime()) {
+						t.Errorf("hand for hand: hand %d at %s started while hand %d at %s, begun before hand %d there ended, was still on",
+							h.GetHandNo(), a, x.GetHandNo(), b, prev.GetHandNo())
+					}
+				}
+			}
+		}
+	}
+	return checked
+}
