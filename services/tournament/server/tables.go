@@ -152,9 +152,18 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		return nil, nil
 	}
 	now := s.now()
-	b, byPlayer, err := board(tx, t)
-	if err != nil {
-		return nil, err
+	// The entries of the hand's players, one read each: the whole field
+	// (board) is read only when the hand knocks someone out, not after
+	// every hand (issue 10: O(seats) per hand, not O(entrants)).
+	seated := map[string]entry.Entry{}
+	for _, st := range msg.GetStacks() {
+		en, err := tx.Entry(st.GetPlayerId())
+		if err != nil {
+			return nil, err
+		}
+		if en != nil {
+			seated[en.PlayerID] = *en
+		}
 	}
 	countRebuyHand(t, link.Table, msg.GetStartTime().AsTime())
 	busted := map[int32]bool{}
@@ -163,7 +172,7 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 	}
 	var kos []standings.Knockout
 	for _, st := range msg.GetStacks() {
-		en, ok := byPlayer[st.GetPlayerId()]
+		en, ok := seated[st.GetPlayerId()]
 		if !ok || en.Status != entry.Active {
 			// Not in this event, or the floor recorded it already.
 			continue
@@ -212,6 +221,14 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 			StartStack: st.GetStartStack()})
 	}
 	var pays []entry.Payment
+	var b *standings.Board
+	var byPlayer map[string]entry.Entry
+	if len(kos) > 0 {
+		var err error
+		if b, byPlayer, err = board(tx, t); err != nil {
+			return nil, err
+		}
+	}
 	if n := activeCount(byPlayer); len(kos) > 0 && len(kos) >= n {
 		// A hand cannot bust every player left; the entries disagree with
 		// the table, which is for the floor to sort out.

@@ -157,6 +157,8 @@ type Tx struct {
 	// rev is the entries revision this transaction writes under; 0 until
 	// its first entry write takes one.
 	rev int64
+	// wrote is set by any write to the entries (the field's gauges).
+	wrote bool
 }
 
 // Update runs fn on the tournament in one serializable transaction and
@@ -167,15 +169,16 @@ type Tx struct {
 // may run more than once (conflict retries) and must not have effects
 // outside the transaction.
 func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, t *Tournament) error) error {
-	return s.db.Tx(ctx, func(sqt *sqlstore.Tx) error { return update(ctx, sqt, id, fn) })
+	return s.db.Tx(ctx, func(sqt *sqlstore.Tx) error { return update(ctx, s.db, sqt, id, fn) })
 }
 
-func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t *Tournament) error) error {
+func update(ctx context.Context, db *sqlstore.DB, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t *Tournament) error) error {
 	t, err := load(ctx, sqt, id)
 	if err != nil {
 		return err
 	}
-	if err := fn(&Tx{ctx: ctx, tx: sqt, id: id}, &t); err != nil {
+	stx := &Tx{ctx: ctx, tx: sqt, id: id}
+	if err := fn(stx, &t); err != nil {
 		return err
 	}
 	h4h := ""
@@ -214,7 +217,7 @@ func update(ctx context.Context, sqt *sqlstore.Tx, id string, fn func(tx *Tx, t 
 	if err != nil {
 		return fmt.Errorf("update tournament %s: %w", id, err)
 	}
-	return recordGauges(ctx, sqt, id, t)
+	return recordGauges(ctx, sqt, fieldKey{db, id}, t, stx.wrote)
 }
 
 const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play, reentries`
@@ -298,6 +301,7 @@ func (t *Tx) PutEntry(en entry.Entry) error {
 	if err != nil {
 		return fmt.Errorf("put entry %s/%s: %w", t.id, en.PlayerID, err)
 	}
+	t.wrote = true
 	return nil
 }
 
@@ -578,5 +582,6 @@ func (t *Tx) DeleteEntry(player string) error {
 	if err != nil {
 		return fmt.Errorf("delete entry %s/%s: %w", t.id, player, err)
 	}
+	t.wrote = true
 	return nil
 }

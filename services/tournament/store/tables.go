@@ -70,7 +70,7 @@ func (s *Store) DB() *sqlstore.DB { return s.db }
 // UpdateIn is Update inside a transaction the caller holds (an idempotent
 // consumer's, which also records the event as processed).
 func (s *Store) UpdateIn(ctx context.Context, tx *sqlstore.Tx, id string, fn func(tx *Tx, t *Tournament) error) error {
-	return update(ctx, tx, id, fn)
+	return update(ctx, s.db, tx, id, fn)
 }
 
 // Tables returns the tournament's tables by number, as attached.
