@@ -49,6 +49,36 @@ func board(tx *store.Tx, t *store.Tournament) (*standings.Board, map[string]entr
 	return b, byPlayer, nil
 }
 
+// handBoard is board for a hand that knocks out kos, whose players' entries
+// are seated: unless the hand can end the event (two players or fewer
+// left after it), or its knock-outs wait for a hand-for-hand round, the
+// field is counted and only the knocked-out players' places are read, not
+// every entry and place (issue 10: a hand with a bust cost O(entrants)).
+// What the knock-out reads of the board and entries is the same: the
+// field's counts, those players' places and entries.
+func handBoard(tx *store.Tx, t *store.Tournament, seated map[string]entry.Entry, kos []standings.Knockout) (*standings.Board, map[string]entry.Entry, int, error) {
+	active, busted, err := tx.Field()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	remaining := active + len(t.PendingKnockouts)
+	if t.HandForHand.Active || remaining-len(kos) <= 1 {
+		b, byPlayer, err := board(tx, t)
+		return b, byPlayer, activeCount(byPlayer), err
+	}
+	b := &standings.Board{Entrants: active + busted, Remaining: remaining}
+	for _, k := range kos {
+		f, ok, err := tx.FinishOf(k.PlayerID)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if ok {
+			b.Finishes = append(b.Finishes, f)
+		}
+	}
+	return b, maps.Clone(seated), active, nil
+}
+
 // finishIfLast places the last player first, finishes the tournament and
 // records its prize payments. seatPrice is a satellite target's entry.
 func finishIfLast(tx *store.Tx, t *store.Tournament, b *standings.Board, byPlayer map[string]entry.Entry, seatPrice int64, now time.Time) ([]standings.Finish, []entry.Payment, error) {

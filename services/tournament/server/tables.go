@@ -223,13 +223,14 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 	var pays []entry.Payment
 	var b *standings.Board
 	var byPlayer map[string]entry.Entry
+	n := 0
 	if len(kos) > 0 {
 		var err error
-		if b, byPlayer, err = board(tx, t); err != nil {
+		if b, byPlayer, n, err = handBoard(tx, t, seated, kos); err != nil {
 			return nil, err
 		}
 	}
-	if n := activeCount(byPlayer); len(kos) > 0 && len(kos) >= n {
+	if len(kos) > 0 && len(kos) >= n {
 		// A hand cannot bust every player left; the entries disagree with
 		// the table, which is for the floor to sort out.
 		s.log.ErrorContext(ctx, "tournament: table reports every remaining player busted; knock-outs not recorded",

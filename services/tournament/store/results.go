@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +32,32 @@ func finishes(ctx context.Context, tx *sqlstore.Tx, id string) ([]standings.Fini
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// FinishOf returns the player's place, ok false when they have none.
+func (t *Tx) FinishOf(player string) (f standings.Finish, ok bool, err error) {
+	err = t.tx.QueryRowContext(t.ctx, `SELECT player_id, place, shared, removed FROM tournament_finishes
+		WHERE tournament_id = $1 AND player_id = $2`, t.id, player).Scan(&f.PlayerID, &f.Place, &f.Shared, &f.Removed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return standings.Finish{}, false, nil
+	}
+	if err != nil {
+		return standings.Finish{}, false, fmt.Errorf("finish of %s in %s: %w", player, t.id, err)
+	}
+	return f, true, nil
+}
+
+// Field counts the entries the standings count: active (in play) and
+// busted (out, placed or waiting for their round's places), one aggregate
+// instead of reading every entry.
+func (t *Tx) Field() (active, busted int, err error) {
+	err = t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(SUM(CASE WHEN status = $2 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = $3 THEN 1 ELSE 0 END), 0) FROM tournament_entries WHERE tournament_id = $1`,
+		t.id, int(entry.Active), int(entry.Busted)).Scan(&active, &busted)
+	if err != nil {
+		return 0, 0, fmt.Errorf("field of %s: %w", t.id, err)
+	}
+	return active, busted, nil
 }
 
 // AddFinishes appends places.
