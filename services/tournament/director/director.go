@@ -70,7 +70,8 @@ type Director struct {
 	// is recorded; the server has the wallet make it).
 	bagged func(context.Context, string, entry.Payment) error
 
-	// mu guards mismatch, seatings, issuing, steps, failures and loaded.
+	// mu guards mismatch, seatings, issuing, steps, failures, loaded and
+	// shorts.
 	mu sync.Mutex
 	// mismatch is each tournament's last chip count minus chips issued.
 	mismatch map[string]int64
@@ -87,6 +88,46 @@ type Director struct {
 	// tournaments whose saved stuck steps were taken up (steps.go).
 	failures map[string]*failure
 	loaded   map[string]bool
+	// shorts is, per tournament and table id, whether this process last
+	// held the table short (G-25) or released it (halt).
+	shorts map[string]map[string]bool
+}
+
+// toldShort returns what this process last told table tableID of
+// tournament id about its short hold; ok is false when it does not know.
+func (d *Director) toldShort(id, tableID string) (held, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	held, ok = d.shorts[id][tableID]
+	return held, ok
+}
+
+// tellShort notes that the table was told held (or released).
+func (d *Director) tellShort(id, tableID string, held bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shorts[id] == nil {
+		d.shorts[id] = map[string]bool{}
+	}
+	d.shorts[id][tableID] = held
+}
+
+// keepShorts forgets the tables not in the seating (nums) any more.
+func (d *Director) keepShorts(id string, nums []int, tableIDs map[int]string) {
+	in := make(map[string]bool, len(nums))
+	for _, n := range nums {
+		in[tableIDs[n]] = true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	maps.DeleteFunc(d.shorts[id], func(tableID string, _ bool) bool { return !in[tableID] })
+}
+
+// forgetShorts forgets what tournament id's tables were told.
+func (d *Director) forgetShorts(id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.shorts, id)
 }
 
 // Issue is held while chips are issued in the books and put on the
@@ -131,7 +172,8 @@ func New(d Deps) *Director {
 	}
 	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
 		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{},
-		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{}}
+		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{},
+		shorts: map[string]map[string]bool{}}
 }
 
 // lock takes the tournament's step lock and returns its release.
@@ -192,10 +234,22 @@ func (d *Director) start(ctx context.Context, id string) error {
 			byTable[en.Table] = append(byTable[en.Table], en)
 		}
 	}
+	// The tables attached already, read once (not once per table: the
+	// recovery pass repeats this every RecoverInterval).
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	attached := make(map[int]string, len(links))
+	for _, l := range links {
+		attached[l.Table] = l.TableID
+	}
 	for _, n := range slices.Sorted(maps.Keys(byTable)) {
-		tableID, err := d.table(ctx, t, n)
-		if err != nil {
-			return err
+		tableID, ok := attached[n]
+		if !ok {
+			if tableID, err = d.table(ctx, t, n); err != nil {
+				return err
+			}
 		}
 		st, err := d.tables.Status(ctx, tableID)
 		if err != nil {
@@ -849,7 +903,7 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 			return err
 		}
 	}
-	return d.halt(ctx, nums, halted, tableIDs, h)
+	return d.halt(ctx, id, nums, halted, tableIDs, h)
 }
 
 // move carries out a recorded move: out of the first table, into the
@@ -978,8 +1032,11 @@ func (d *Director) freeSeat(ctx context.Context, id string, m Move) (freed bool,
 // halt holds the short tables (halted, by balance.Halted) until balanced
 // (G-25), lets the others of the seating's tables (nums, in order) deal,
 // and closes the tables nobody is left at.
-func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableIDs map[int]string, h Hand) error {
-	if err := d.holdShort(ctx, nums, halted, tableIDs); err != nil {
+//
+// A table is sent only a change from what this process last told it
+// (holdShort), not a hold or release after every hand at every table.
+func (d *Director) halt(ctx context.Context, id string, nums []int, halted []string, tableIDs map[int]string, h Hand) error {
+	if err := d.holdShort(ctx, id, nums, halted, tableIDs); err != nil {
 		return err
 	}
 	if !slices.Contains(nums, h.Table) {
@@ -995,11 +1052,24 @@ func (d *Director) halt(ctx context.Context, nums []int, halted []string, tableI
 }
 
 // holdShort holds the short tables (halted) of the seating's tables
-// (nums) until balanced (G-25) and releases the others.
-func (d *Director) holdShort(ctx context.Context, nums []int, halted []string, tableIDs map[int]string) error {
+// (nums) until balanced (G-25) and releases the others. A table is sent
+// only a change from what this process last told it (shorts), not a hold
+// or release after every hand at every table (issue 10: O(tables) calls
+// per hand). The recovery pass forgets what was told (forgetShorts), so
+// its own settling tells every table again: what another process's
+// director told a table meanwhile is set right within a RecoverInterval.
+func (d *Director) holdShort(ctx context.Context, id string, nums []int, halted []string, tableIDs map[int]string) error {
+	short := make(map[string]bool, len(halted))
+	for _, n := range halted {
+		short[n] = true
+	}
 	for _, n := range nums {
+		want := short[strconv.Itoa(n)]
+		if told, ok := d.toldShort(id, tableIDs[n]); ok && told == want {
+			continue
+		}
 		var err error
-		if slices.Contains(halted, strconv.Itoa(n)) {
+		if want {
 			err = d.tables.Hold(ctx, tableIDs[n], HoldShort, HoldBalancing, 0)
 		} else {
 			err = d.tables.Release(ctx, tableIDs[n], HoldShort)
@@ -1007,7 +1077,9 @@ func (d *Director) holdShort(ctx context.Context, nums []int, halted []string, t
 		if err != nil {
 			return err
 		}
+		d.tellShort(id, tableIDs[n], want)
 	}
+	d.keepShorts(id, nums, tableIDs)
 	return nil
 }
 
@@ -1116,6 +1188,7 @@ func (d *Director) recover(ctx context.Context, id string) error {
 
 // recoverPass is recover's work.
 func (d *Director) recoverPass(ctx context.Context, id string) error {
+	d.forgetShorts(id)
 	// Moves first: a final table (TR-07) is let deal by start only once
 	// its players have arrived.
 	if err := d.recoverMoves(ctx, id); err != nil {

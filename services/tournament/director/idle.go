@@ -77,7 +77,7 @@ func (d *Director) settleRound(ctx context.Context, id string) (bool, error) {
 	// A halt the books no longer call for (players taken out of play
 	// between hands at the other tables) would keep the only table that
 	// can deal from dealing.
-	if err := d.holdShort(ctx, nums, halted, tableIDs); err != nil {
+	if err := d.holdShort(ctx, id, nums, halted, tableIDs); err != nil {
 		return false, err
 	}
 	if final || !stalled || !canBreak {
