@@ -532,6 +532,22 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 			h.DueBigBlind = st.GetPlayerId()
 		}
 	}
+	// A player taken out of play (TR-34) during the hand left when it
+	// ended: their chips left play with them.
+	for _, rm := range msg.GetRemoved() {
+		r := rm.GetReason()
+		if r != tablev1.RemovalReason_REMOVAL_REASON_DISQUALIFIED && r != tablev1.RemovalReason_REMOVAL_REASON_EXPELLED {
+			continue
+		}
+		en, _, err := d.store.Entry(ctx, link.TournamentID, rm.GetPlayerId())
+		if err != nil {
+			return err
+		}
+		err = d.recordRemoved(ctx, link.TournamentID, en, link.Table, r == tablev1.RemovalReason_REMOVAL_REASON_EXPELLED, rm.GetChipsRemoved())
+		if err != nil {
+			return err
+		}
+	}
 	// The lobby's chip counts (issue 13): refreshed from every hand's
 	// report before the moves it leads to, which carry these stacks.
 	if err := d.store.SaveStacks(ctx, link.TournamentID, counts); err != nil {
@@ -604,9 +620,15 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 			return err
 		}
 	}
-	// The busted leave first: a move recorded into one of their seats
-	// (the books free a seat when its player busts) is refused until the
-	// table has let them go.
+	// The busted leave first, and the players taken out of play (TR-34)
+	// with their chips: a move recorded into one of their seats (the books
+	// free a seat when its player is out) is refused until the table has
+	// let them go.
+	if d.holdsOut(ctx, t, h) {
+		if err := d.removeOut(ctx, id); err != nil {
+			return err
+		}
+	}
 	if err := d.recoverMoves(ctx, id); err != nil {
 		return err
 	}
@@ -1130,6 +1152,12 @@ func (d *Director) countChips(ctx context.Context, t store.Tournament) {
 	for _, r := range races {
 		issued += r.Delta
 	}
+	// The chips of players taken out of play (TR-34) left play with them.
+	removed, err := d.removedChips(ctx, t.Event.ID)
+	if err != nil {
+		return
+	}
+	issued -= removed
 	check := store.ChipCheck{Issued: issued, Counted: counted, CountedAt: d.now()}
 	diff := check.Mismatch()
 	d.mu.Lock()
@@ -1189,6 +1217,11 @@ func (d *Director) recover(ctx context.Context, id string) error {
 // recoverPass is recover's work.
 func (d *Director) recoverPass(ctx context.Context, id string) error {
 	d.forgetShorts(id)
+	// Players taken out of play (TR-34) leave first: a move into their
+	// seat is refused while they hold it.
+	if err := d.removeOut(ctx, id); err != nil {
+		return fmt.Errorf("removals from %s: %w", id, err)
+	}
 	// Moves first: a final table (TR-07) is let deal by start only once
 	// its players have arrived.
 	if err := d.recoverMoves(ctx, id); err != nil {

@@ -310,6 +310,47 @@ func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) err
 	return refused("NOT_SEATED")
 }
 
+// RemoveOut takes a disqualified or expelled entrant off with their
+// chips (TR-34): now between hands, or when the hand in progress ends.
+func (f *fakeTables) RemoveOut(_ context.Context, id, key, player string, expel bool) (bool, int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tb, err := f.get(id)
+	if err != nil {
+		return false, 0, err
+	}
+	if dup, err := f.key(key, fmt.Sprint(id, player, expel)); dup {
+		_, gone := tb.where(player)
+		return !gone, 0, err
+	}
+	for s, p := range tb.seats {
+		if p == player {
+			if _, ok := tb.leaving[p]; ok {
+				return false, 0, refused("MOVE_IN_PROGRESS")
+			}
+			if tb.inHand {
+				tb.leaving[p] = "" // when the hand ends
+				return false, 0, nil
+			}
+			chips := tb.stacks[p]
+			delete(tb.seats, s)
+			delete(tb.stacks, p)
+			return true, chips, nil
+		}
+	}
+	return false, 0, refused("NOT_SEATED")
+}
+
+// where reports the player's seat at the table.
+func (tb *fakeTable) where(player string) (int, bool) {
+	for s, p := range tb.seats {
+		if p == player {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
 // RemoveBagged takes a flight's survivor off with their chips (they
 // leave play, bagged by the director).
 func (f *fakeTables) RemoveBagged(_ context.Context, id, key, player string) error {

@@ -20,6 +20,11 @@ import (
 // of play between hands (knock-outs, disqualification).
 func (d *Director) Settle(ctx context.Context, id string) error {
 	defer d.lock(id)()
+	// A player taken out of play (TR-34) leaves their table first: the
+	// books have their seat free for the balancing.
+	if err := d.removeOut(ctx, id); err != nil {
+		return err
+	}
 	return d.settleIdle(ctx, id)
 }
 

@@ -142,6 +142,12 @@ func (s *Seating) Plan() []balance.Table { return s.tables }
 // Players is how many active entrants are seated.
 func (s *Seating) Players() int { return len(s.at) }
 
+// Seated reports whether the books have the player seated in play.
+func (s *Seating) Seated(player string) bool {
+	_, ok := s.at[player]
+	return ok
+}
+
 // Issued is Issued of the entries the seating was brought up to date with,
 // for the event's stacks and chips per rebuy and add-on.
 func (s *Seating) Issued(startingStack, rebuyChips, addOnChips int64) int64 {

@@ -47,6 +47,10 @@ type Tables interface {
 	// RemoveBagged takes a flight's survivor off the table at the end of
 	// the day, their chips bagged for Day 2 (issue 13).
 	RemoveBagged(ctx context.Context, tableID, key, player string) error
+	// RemoveOut takes a disqualified or (expel) expelled entrant off the
+	// table with their chips, out of play (TR-34): now (removed, with the
+	// chips) between hands, or when the hand they play ends.
+	RemoveOut(ctx context.Context, tableID, key, player string, expel bool) (removed bool, chips int64, err error)
 	// MoveOut is a move's first step, at the table the entrant leaves.
 	MoveOut(ctx context.Context, m Move) (MoveState, error)
 	// MoveIn is its second, at the table the entrant joins.

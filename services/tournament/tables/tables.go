@@ -177,6 +177,22 @@ func (c *Client) RemoveBagged(ctx context.Context, tableID, key, player string) 
 	return classify("remove "+key, err)
 }
 
+// RemoveOut takes a disqualified or (expel) expelled entrant off the
+// table, their chips out of play (TR-34): now between hands (removed,
+// with the chips), or when the hand they play ends.
+func (c *Client) RemoveOut(ctx context.Context, tableID, key, player string, expel bool) (bool, int64, error) {
+	reason := tablev1.RemovalReason_REMOVAL_REASON_DISQUALIFIED
+	if expel {
+		reason = tablev1.RemovalReason_REMOVAL_REASON_EXPELLED
+	}
+	resp, err := c.c.RemoveEntrant(serviceContext(ctx), &tablev1.RemoveEntrantRequest{TableId: tableID, IdempotencyKey: key, PlayerId: player,
+		Reason: reason})
+	if err != nil {
+		return false, 0, classify("remove "+key, err)
+	}
+	return resp.GetRemoved(), resp.GetChipsRemoved(), nil
+}
+
 var moveStates = map[tablev1.MoveState]director.MoveState{
 	tablev1.MoveState_MOVE_STATE_PENDING:    director.MovePending,
 	tablev1.MoveState_MOVE_STATE_IN_TRANSIT: director.MoveInTransit,

@@ -1,0 +1,98 @@
+package director_test
+
+import (
+	"testing"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/store"
+)
+
+// TestSettle_DisqualifiedLeaveTheirTableWithTheirChips_TR34: two players
+// the floor disqualifies at table 3 (the books have them out, their seats
+// free) leave the table with their chips, out of play — at once between
+// hands, or when the hand they play ends — so they are no longer dealt
+// in, the balancing move into one of their seats is delivered (not
+// refused SEAT_TAKEN and left in transit), and the chips counted are the
+// chips issued less the chips removed.
+func TestSettle_DisqualifiedLeaveTheirTableWithTheirChips_TR34(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		inHand bool // table 3 deals a hand when the floor disqualifies
+	}{
+		{"between hands", false},
+		{"during a hand", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s, f, d := started(t, db, 27)
+			ctx := t.Context()
+			out := tablePlayers(t, s, 3)[:2]
+			f.mu.Lock()
+			f.tables["tbl3"].stacks[out[0]] += 1200 // won chips: not the starting stack
+			f.tables["tbl3"].stacks[tablePlayers(t, s, 3)[2]] -= 1200
+			f.tables["tbl3"].inHand = tc.inHand
+			chips := map[string]int64{out[0]: f.tables["tbl3"].stacks[out[0]], out[1]: f.tables["tbl3"].stacks[out[1]]}
+			f.mu.Unlock()
+			// IssuePenalty: the books place them and the server has the
+			// director settle the tables.
+			edit(t, s, func(en *entry.Entry) { en.Status = entry.Busted }, out...)
+			if err := d.Settle(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			if tc.inHand {
+				f.endHand("tbl3")
+				var removed []*tablev1.Removal
+				for _, p := range out {
+					removed = append(removed, &tablev1.Removal{PlayerId: p, Reason: tablev1.RemovalReason_REMOVAL_REASON_DISQUALIFIED, ChipsRemoved: chips[p]})
+				}
+				if err := d.HandleHandEnded(ctx, handEndedEvent(t, &tablev1.HandEnded{TableId: "tbl3", HandNo: 1, Removed: removed})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range out {
+				if id, seat := f.at(p); id != "" {
+					t.Fatalf("TR-34 disqualified %s still seated at %s seat %d, dealt in with their chips", p, id, seat)
+				}
+			}
+			// 9/9/7: table 1's hand end sends a player into one of the
+			// seats the disqualified left.
+			due := tablePlayers(t, s, 1)[0]
+			f.mu.Lock()
+			dueChips := f.tables["tbl1"].stacks[due]
+			f.mu.Unlock()
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: due, Stacks: map[string]int64{due: dueChips}}); err != nil {
+				t.Fatal(err)
+			}
+			moves, err := f.Moves(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(moves) != 1 || moves[0].State != director.MoveDelivered || moves[0].ToTableID != "tbl3" {
+				t.Fatalf("TR-23 balancing moves %+v, want one delivered to tbl3", moves)
+			}
+			if d.Mismatch("ev1") != 0 {
+				t.Fatalf("chips not conserved: counted − (issued − removed) = %d", d.Mismatch("ev1"))
+			}
+			c, ok, err := s.ChipCheck(ctx, "ev1")
+			if want := int64(27*stack) - chips[out[0]] - chips[out[1]]; err != nil || !ok || c.Issued != want || c.Mismatch() != 0 {
+				t.Fatalf("chip check %+v ok %v err %v, want %d issued less removed", c, ok, err, want)
+			}
+			// A repeat (recovery, a redelivered hand end) removes nothing twice.
+			if err := d.Settle(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 1, DueBigBlind: tablePlayers(t, s, 2)[0]}); err != nil {
+				t.Fatal(err)
+			}
+			if d.Mismatch("ev1") != 0 {
+				t.Fatalf("after a repeat: chips mismatch %d", d.Mismatch("ev1"))
+			}
+		})
+	}
+}
