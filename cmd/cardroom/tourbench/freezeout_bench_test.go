@@ -278,6 +278,36 @@ func (r *room) RemoveBagged(_ context.Context, id, key, player string) error {
 	return r.remove(id, key, player, dealer.RemoveFinished)
 }
 
+// RemoveOut takes a disqualified or expelled entrant off with their chips
+// out of play (TR-34).
+func (r *room) RemoveOut(_ context.Context, id, key, player string, expel bool) (bool, int64, error) {
+	why := dealer.RemoveDisqualified
+	if expel {
+		why = dealer.RemoveExpelled
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tb, err := r.get(id)
+	if err != nil {
+		return false, 0, err
+	}
+	if dup, err := r.once(key, fmt.Sprint(id, player, why)); dup {
+		return false, 0, err
+	}
+	out, err := tb.RemoveEntrant(player, why)
+	if err != nil {
+		delete(r.keys, key)
+		return false, 0, refusal(err)
+	}
+	r.absorb(id, out)
+	for _, rm := range out.Removed {
+		if rm.Player == player {
+			return true, rm.Chips, nil
+		}
+	}
+	return false, 0, nil
+}
+
 // remove takes player off table id once per key, for the reason given.
 func (r *room) remove(id, key, player string, why dealer.RemovalReason) error {
 	r.mu.Lock()
