@@ -535,7 +535,7 @@ func turbo() levels.Sheet {
 // moves on a minute per round of hands, so the levels (turbo: 10 minutes,
 // a colour-up break with its chip race) go up by the hands played, not by
 // the machine's speed. TOURNAMENT_BENCH_ENTRANTS sets another field size
-// (make bench plays the 10,000: 17,375 hands, about 200 s of CPU;
+// (make bench plays the 10,000: 17,375 hands, about 550 s of CPU;
 // docs/CAPACITY.md has the numbers and what bounds them).
 // Reported: hands/s (and per CPU second), wall seconds, hands in all; with
 // -v, progress every 1,000 hands on stderr.
