@@ -410,3 +410,136 @@ func TestSeatOffersOnAStream_G21(t *testing.T) {
 	}
 	r.checkChips("cat seated from the stream's offer")
 }
+
+// TestMissedBlindsPostedOnReturn_TP15 is a returning player's missed
+// blinds as an app reads them over REST: dan sits out while the blinds pass
+// his seat, posting nothing, until his seat owes both blinds. Back with
+// post_now, the first hand he is dealt in names his missed big blind live
+// and his small blind dead, each citing TP-15 (both used to read TP-10,
+// like an ordinary blind). Every hand's state and history agree on whether
+// the button is dead (G-05; on a cash table it rests on a player, TP-09).
+// The chips and the books reconcile afterwards.
+func TestMissedBlindsPostedOnReturn_TP15(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	r := newFrontendRoom(t, "ann", "bob", "cat", "dan")
+	table := r.openTable("Dead", 5, 10, nil)["table_id"].(string)
+	for i, p := range []string{"ann", "bob", "cat", "dan"} {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	seat := func(p string) string {
+		return fmt.Sprintf("/v1/tables/%s/seats/%d", table, r.state(table, r.floor).seatOf(p))
+	}
+	// dan, seated after the first hand was dealt, plays a hand first: a
+	// new player who lets the blinds pass owes them on the button (TP-16).
+	for hands := 0; ; hands++ {
+		if hands == 6 {
+			t.Fatal("dan was not dealt in within six hands")
+		}
+		st := r.waitHand(table)
+		if st.Seats[st.seatOf("dan")].InHand {
+			break
+		}
+		r.playHand(table, checkDown)
+	}
+	r.must("POST", seat("dan")+":sit-out", r.tokens["dan"], map[string]any{}, nil)
+	r.playHand(table, checkDown) // his last hand before he sits out
+
+	type post struct {
+		Kind, Post, Rule string
+		Seat             int
+		Dead             bool
+		Amount           int64 `json:"amount,string"`
+	}
+	type handDoc struct {
+		History struct {
+			ButtonDead bool `json:"button_dead"`
+			Events     []post
+		}
+	}
+	read := func(no int64) handDoc {
+		var doc handDoc
+		r.must("GET", fmt.Sprintf("/v1/tables/%s/hands/%d", table, no), r.floor, nil, &doc)
+		return doc
+	}
+	var raw struct {
+		State struct {
+			Seats []struct {
+				PlayerID string `json:"player_id"`
+				OwesSB   bool   `json:"owes_small_blind"`
+				OwesBB   bool   `json:"owes_big_blind"`
+			}
+			Hand struct {
+				HandNo     int64 `json:"hand_no,string"`
+				ButtonDead bool  `json:"button_dead"`
+			}
+		}
+	}
+	owesBoth := func() bool {
+		r.must("GET", "/v1/tables/"+table+"/state", r.floor, nil, &raw)
+		for _, s := range raw.State.Seats {
+			if s.PlayerID == "dan" {
+				return s.OwesSB && s.OwesBB
+			}
+		}
+		t.Fatal("dan is not seated")
+		return false
+	}
+	dan := r.state(table, r.floor).seatOf("dan")
+	before := (dan + 3) % 4 // the seat the big blind reaches dan from
+	// dan sits out until he owes both blinds, and until the big blind of
+	// the hand under way (the next is dealt as soon as one ends, so his
+	// return counts from the hand after it) is not at the seat before his:
+	// the next big blind would be his, and he would settle by taking it in
+	// turn (TP-15), an ordinary big blind.
+	for hands := 0; ; hands++ {
+		if hands == 10 {
+			t.Fatal("TP-15: dan sat out for 10 hands and does not owe both blinds")
+		}
+		st := r.waitHand(table)
+		bb := -1
+		for _, s := range st.Seats {
+			if s.InHand && s.Bet == 10 {
+				bb = s.Seat
+			}
+		}
+		if owesBoth() && bb != before {
+			break
+		}
+		live, liveDead := raw.State.Hand.HandNo, raw.State.Hand.ButtonDead
+		no := r.playHand(table, checkDown)
+		doc := read(no)
+		if no == live && doc.History.ButtonDead != liveDead {
+			t.Fatalf("G-05: hand %d's state said button_dead %v, its history %v", no, liveDead, doc.History.ButtonDead)
+		}
+		for _, e := range doc.History.Events {
+			if e.Kind == "post" && e.Seat == dan {
+				t.Fatalf("dan sat out yet posted in hand %d: %+v", no, e)
+			}
+		}
+	}
+
+	r.must("POST", seat("dan")+":return", r.tokens["dan"], map[string]any{"post_now": true}, nil)
+	for range 4 {
+		no := r.playHand(table, checkDown)
+		var got []string
+		for _, e := range read(no).History.Events {
+			if e.Kind == "post" && e.Seat == dan {
+				got = append(got, fmt.Sprintf("%s/%s/dead=%v/%d", e.Post, e.Rule, e.Dead, e.Amount))
+			}
+		}
+		if len(got) == 0 {
+			continue // the button had not passed yet: dan waits (TP-17)
+		}
+		want := []string{"missed_big_blind/TP-15/dead=false/10", "dead_small_blind/TP-15/dead=true/5"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("TP-15: dan's posts on his return in hand %d: %v, want %v", no, got, want)
+		}
+		r.checkChips("after dan's return")
+		r.auditClean("after dan's return")
+		return
+	}
+	t.Fatal("TP-15: dan came back with post_now and was not dealt in within four hands")
+}
