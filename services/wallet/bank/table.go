@@ -41,7 +41,14 @@ var (
 // table's fencing epoch.
 type TableRequest struct {
 	Table string
-	Epoch int64
+	// Epoch fences the request (ObserveTableEpoch) but is no part of what
+	// it asks, so it stays out of the idempotency key's request hash: the
+	// table's next owner retries its predecessor's step (a commit whose
+	// answer was lost when that replica died) under a new epoch, and must
+	// get the original answer. Hashed in, the retry was IDEMPOTENCY_KEY_REUSED,
+	// which the table took for a refusal: it unseated the player and tried
+	// to release a hold already committed, stranding the buy-in in escrow.
+	Epoch int64 `json:"-"`
 }
 
 // lane is the table's: its hold and escrow accounts and its epoch.
