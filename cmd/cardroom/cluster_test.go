@@ -133,10 +133,12 @@ func (c *cluster) parts() []*suite {
 }
 
 // proxy starts a fault-injecting proxy to upstream on a free loopback
-// port (its Listen address), stopped when the test ends.
+// port (its Listen address), stopped when the test ends. The port is one
+// freeAddr gives, not the kernel's: walletUp binds it again after
+// walletDown, and an ephemeral port may be some connection's by then.
 func (c *cluster) proxy(name, upstream string) *toxiproxy.Proxy {
 	c.t.Helper()
-	p := toxiproxy.NewProxy(c.toxics, name, "127.0.0.1:0", upstream)
+	p := toxiproxy.NewProxy(c.toxics, name, freeAddr(c.t), upstream)
 	if err := p.Start(); err != nil {
 		c.t.Fatal(err)
 	}

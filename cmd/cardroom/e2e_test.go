@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -108,28 +107,11 @@ func (b *lockedBuffer) Reset() {
 	b.buf.Reset()
 }
 
-// handedOut holds every address freeAddr gave in this test process. A port
-// is free from the moment freeAddr closes its listener until the child binds
-// it, so the kernel may hand it out again meanwhile; two parallel suites with
-// one port would answer each other's health checks (and refuse each other's
-// tokens).
-var handedOut sync.Map
-
-// freeAddr returns a loopback address nobody listens on and that this test
-// process has not handed out before.
+// freeAddr returns a loopback address for a child to listen on (see
+// testkit.FreeAddr for why it is not one the kernel picks).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close()
-		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
-			return addr
-		}
-	}
+	return testkit.FreeAddr(t)
 }
 
 // newSuite prepares a suite's environment: its own data dir, ports and

@@ -81,12 +81,14 @@ func StartRedisServer(t testing.TB) *RedisServer {
 			t.Fatalf("no redis-server binary (%s or on PATH); install redis-server or run `make test`", RedisServerBinary)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	_, rawPort, err := net.SplitHostPort(FreeAddr(t))
 	if err != nil {
 		t.Fatalf("find a free port: %v", err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port, err := strconv.Atoi(rawPort)
+	if err != nil {
+		t.Fatalf("find a free port: %v", err)
+	}
 	s := &RedisServer{t: t, bin: bin, port: port}
 	s.start()
 	t.Cleanup(s.stop)
