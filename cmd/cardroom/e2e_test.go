@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -173,31 +174,31 @@ func (s *suite) start() {
 			<-s.waitErr
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		// The child's own banner comes first: it prints it once its listeners
-		// are bound, so a health check can't be answered by another process
-		// that holds the port.
-		if !strings.Contains(s.stdout.String(), " is ready") {
-			// not bound yet
-		} else if s.base == "" {
-			return
-		} else if resp, err := http.Get(s.base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
+	testkit.Eventually(t, 60*time.Second, func() error {
 		select {
 		case err := <-s.waitErr:
 			t.Fatalf("cardroom %s exited: %v\nstderr:\n%s", s.part, err, s.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cardroom %s not ready after 60s\nstderr:\n%s", s.part, s.stderr.String())
+		// The child's own banner comes first: it prints it once its listeners
+		// are bound, so a health check can't be answered by another process
+		// that holds the port.
+		if !strings.Contains(s.stdout.String(), " is ready") {
+			return fmt.Errorf("cardroom %s has not printed its banner\nstderr:\n%s", s.part, s.stderr.String())
 		}
-		time.Sleep(50 * time.Millisecond) // polling a child process's readiness, not waiting on a rule timer
-	}
+		if s.base == "" {
+			return nil
+		}
+		resp, err := http.Get(s.base + "/healthz")
+		if err != nil {
+			return fmt.Errorf("cardroom %s: %w", s.part, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("cardroom %s: /healthz %d\nstderr:\n%s", s.part, resp.StatusCode, s.stderr.String())
+		}
+		return nil
+	})
 }
 
 // stop sends SIGTERM and expects a clean exit.
@@ -292,8 +293,8 @@ type span struct {
 // traceOf returns every span of the trace that contains a span named name.
 func (s *suite) traceOf(name string) []span {
 	s.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var out []span
+	testkit.Eventually(s.t, 10*time.Second, func() error {
 		spans := s.readSpans()
 		trace := ""
 		for _, sp := range spans {
@@ -301,7 +302,7 @@ func (s *suite) traceOf(name string) []span {
 				trace = sp.SpanContext.TraceID
 			}
 		}
-		var out []span
+		out = out[:0]
 		for _, sp := range spans {
 			if sp.SpanContext.TraceID == trace {
 				out = append(out, sp)
@@ -311,14 +312,12 @@ func (s *suite) traceOf(name string) []span {
 		// response is written) and every span's parent are in: work the
 		// request set off after answering (the outbox relay's publish)
 		// ends later.
-		if complete(out) {
-			return out
+		if !complete(out) {
+			return fmt.Errorf("no complete trace with span %q among %d spans", name, len(spans))
 		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("no complete trace with span %q among %d spans", name, len(spans))
-		}
-		time.Sleep(50 * time.Millisecond) // spans are flushed asynchronously by the child
-	}
+		return nil
+	})
+	return out
 }
 
 func complete(spans []span) bool {
@@ -621,17 +620,15 @@ func exerciseSeating(t *testing.T, s *suite) *lineStream {
 	if code, body := s.call("POST", "/v1/tables", floor, table); code != 200 {
 		t.Fatalf("open table: %d %v", code, body)
 	}
+	// The offer follows the table.opened event asynchronously.
 	var offer map[string]any
-	deadline := time.Now().Add(20 * time.Second)
-	for offer == nil {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		if _, body := s.call("GET", "/v1/seat-offers", alice, nil); len(body["offers"].([]any)) > 0 {
 			offer = body["offers"].([]any)[0].(map[string]any)
-		} else if time.Now().After(deadline) {
-			t.Fatal("no seat offer after the table opened")
-		} else {
-			time.Sleep(50 * time.Millisecond) // the offer follows the table.opened event asynchronously
+			return nil
 		}
-	}
+		return errors.New("no seat offer after the table opened")
+	})
 	id := offer["offer_id"].(string)
 	if offer["state"] != "OFFER_STATE_PENDING" {
 		t.Fatalf("offer %v", offer)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 )
@@ -78,14 +80,14 @@ func TestReSitWhileCashOutPending_CS09(t *testing.T) {
 	// The wallet is back; the floor seats ann again before the table's
 	// retry has paid the cash-out (the retry runs every 5 s).
 	c.walletUp()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// The table's connection to the wallet reconnects after a backoff.
+	testkit.Eventually(t, 10*time.Second, func() error {
 		code, e = reSit(4000)
-		if code != http.StatusServiceUnavailable && e.Reason != "UNAVAILABLE" && e.Reason != "INTERNAL" || time.Now().After(deadline) {
-			break
+		if code == http.StatusServiceUnavailable || e.Reason == "UNAVAILABLE" || e.Reason == "INTERNAL" {
+			return fmt.Errorf("re-sit with the wallet back: %d %+v", code, e)
 		}
-		time.Sleep(50 * time.Millisecond) // the table's connection to the wallet reconnects after a backoff
-	}
+		return nil
+	})
 	switch {
 	case code == http.StatusBadRequest && e.Reason == "CASH_OUT_PENDING" && e.RuleID == "CS-09":
 	case code == http.StatusBadRequest && e.Reason == "BUY_IN_BELOW_DEPARTURE_STACK" && e.RuleID == "CS-09":

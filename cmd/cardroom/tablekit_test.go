@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardroom/cardroom/platform/testkit"
 )
 
 // newSeededSuite is newSuite running the cardroomtest binary with every
@@ -548,12 +551,12 @@ type watchLine struct {
 // until waits for the feed to reach sequence seq and returns its lines.
 func (w *watch) until(t *testing.T, seq int64) []watchLine {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var out []watchLine
+	testkit.Eventually(t, 20*time.Second, func() error {
 		w.mu.Lock()
 		lines, done := w.lines, w.done
 		w.mu.Unlock()
-		var out []watchLine
+		out = out[:0]
 		for _, raw := range lines {
 			var l watchLine
 			if err := json.Unmarshal(raw, &l); err != nil {
@@ -565,25 +568,25 @@ func (w *watch) until(t *testing.T, seq int64) []watchLine {
 			out = append(out, l)
 		}
 		if n := len(out); n > 0 && out[n-1].Result.State.Sequence >= seq {
-			return out
+			return nil
 		}
-		if done || time.Now().After(deadline) {
-			t.Fatalf("%s's feed stopped before sequence %d (%d lines, ended %v)", w.who, seq, len(out), done)
+		if done {
+			t.Fatalf("%s's feed stopped before sequence %d (%d lines)", w.who, seq, len(out))
 		}
-		time.Sleep(20 * time.Millisecond) // the feed is written asynchronously by the child
-	}
+		return fmt.Errorf("%s's feed is before sequence %d (%d lines)", w.who, seq, len(out))
+	})
+	return out
 }
 
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, d)
+	testkit.Eventually(t, d, func() error {
+		if !cond() {
+			return errors.New(what)
 		}
-		time.Sleep(30 * time.Millisecond) // polling an asynchronous consequence (an event consumed elsewhere)
-	}
+		return nil
+	})
 }
 
 func join(ss []string) string { return strings.Join(ss, " ") }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/server"
@@ -59,12 +61,12 @@ func TestProgressiveBounties_G36(t *testing.T) {
 		if err := bus.Publish(t.Context(), ev); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); len(bounties()) != want; {
-			if time.Now().After(deadline) {
-				t.Fatalf("after %s: bounties %v, want %d", ev.ID, bounties(), want)
+		testkit.Eventually(t, 10*time.Second, func() error {
+			if got := bounties(); len(got) != want {
+				return fmt.Errorf("after %s: bounties %v, want %d", ev.ID, got, want)
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	seat := func(s int32, p string, stack int64) *tablev1.SeatStack {
 		return &tablev1.SeatStack{Seat: s, PlayerId: p, Stack: stack, StartStack: 1}

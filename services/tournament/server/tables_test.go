@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -142,12 +143,12 @@ func TestHandEnded_TR37_G26(t *testing.T) {
 	publish(ko)
 	want := []string{big + ":6/1", small + ":7/1"}
 	// The first delivery may wait for the consumer to join the group.
-	for deadline := time.Now().Add(10 * time.Second); !slices.Equal(results(), want); {
-		if time.Now().After(deadline) {
-			t.Fatalf("TR-37 same hand: results %v, want %v", results(), want)
+	testkit.Eventually(t, 10*time.Second, func() error {
+		if got := results(); !slices.Equal(got, want) {
+			return fmt.Errorf("TR-37 same hand: results %v, want %v", got, want)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 
 	// Redelivered: applied once.
 	publish(ko)
@@ -239,11 +240,12 @@ func TestHandEnded_RebuyWindowClosesByItself_TR13_TR16(t *testing.T) {
 	}
 	waitStatus := func(p string, want tournamentv1.EntryStatus) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); status(p) != want; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %v, want %v", p, status(p), want)
+		testkit.Eventually(t, 10*time.Second, func() error {
+			if got := status(p); got != want {
+				return fmt.Errorf("%s: %v, want %v", p, got, want)
 			}
-		}
+			return nil
+		})
 	}
 	start := f.clk.Now()
 	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
@@ -254,15 +256,12 @@ func TestHandEnded_RebuyWindowClosesByItself_TR13_TR16(t *testing.T) {
 	hand(2, start.Add(31*time.Minute), map[string]int64{"b": 0, "c": 4000, "d": 4000}, "b")
 	// The cage sells b a rebuy; its chips are not at the table yet.
 	cage := f.g.As(t, "cage", auth.Cashier)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		_, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "b"})
-		if err == nil {
-			break
+	testkit.Eventually(t, 10*time.Second, func() error {
+		if _, err := f.c.Rebuy(cage, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: "b"}); err != nil {
+			return fmt.Errorf("TR-16 rebuy in the last rebuy hands: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("TR-16 rebuy in the last rebuy hands: %v", err)
-		}
-	}
+		return nil
+	})
 	if status("a") != active {
 		t.Fatalf("TR-13 a, out in the rebuy period, knocked out while rebuys are open: %v", status("a"))
 	}
@@ -307,16 +306,16 @@ func TestHandEnded_LiveArrivalIsNoKnockout_TR23(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for deadline := time.Now().Add(10 * time.Second); len(got) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the knock-out was never recorded")
-		}
+	testkit.Eventually(t, 10*time.Second, func() error {
 		r, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		got = places(r.GetFinishes())
-	}
+		if got = places(r.GetFinishes()); len(got) == 0 {
+			return errors.New("the knock-out was never recorded")
+		}
+		return nil
+	})
 	if !slices.Equal(got, []string{"a:4/1"}) {
 		t.Fatalf("results %v: only a is out; c is walking to the table", got)
 	}
@@ -370,11 +369,12 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 		t.Fatal(err)
 	}
 	busted := tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
-	for deadline := time.Now().Add(10 * time.Second); f.entries(f.floor, t, id)["d"].GetStatus() != busted; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("d, out of their last rebuy's chips: %v", f.entries(f.floor, t, id)["d"].GetStatus())
+	testkit.Eventually(t, 10*time.Second, func() error {
+		if got := f.entries(f.floor, t, id)["d"].GetStatus(); got != busted {
+			return fmt.Errorf("d, out of their last rebuy's chips: %v", got)
 		}
-	}
+		return nil
+	})
 	if got := f.entries(f.floor, t, id)["a"].GetStatus(); got != tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE {
 		t.Fatalf("TR-13 a, whose rebuy was paid after the hand ended, is %v", got)
 	}
