@@ -953,12 +953,31 @@ func (d *Director) move(ctx context.Context, id string, s slip, tableIDs map[int
 // both tables: balanced and broken where they did not sit, their rebuy's
 // chips added at a table the books had left, and the seat the books freed
 // given to another, whose move in was refused.
+//
+// It is done once per move (the audit's move_cancelled record), and never
+// once the player has been moved again (TR-23): the recovery pass meets
+// every cancelled move again, and a later move of the same player to the
+// same seat — the worst seat of the same short table — looked like the
+// cancelled one not yet undone. Undone again, the books had the player
+// back at the table they had left; when that table broke and closed, the
+// books still seated them there, and balancing and late seats went to a
+// closed table (TABLE_CLOSED on every pass, seen in the rebuy event).
 func (d *Director) stay(ctx context.Context, id string, s slip) error {
 	now := d.now()
 	return d.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
-		cur, err := tx.Entry(s.PlayerID)
-		if err != nil || cur == nil || cur.Status != entry.Active || cur.Table != s.ToTable || cur.Seat != s.ToSeat {
+		if done, err := stayDone(tx, s); err != nil || done {
 			return err
+		}
+		record := map[string]any{"move_id": s.MoveID, "player_id": s.PlayerID,
+			"table": s.FromTable, "seat": s.FromSeat, "rule_id": "TR-23", "reason": "no chips: stays at the table"}
+		cur, err := tx.Entry(s.PlayerID)
+		if err != nil {
+			return err
+		}
+		if cur == nil || cur.Status != entry.Active || cur.Table != s.ToTable || cur.Seat != s.ToSeat {
+			// Out (or re-entered) since: the books have them where they are.
+			record["reason"] = "no chips: the books have the player elsewhere already"
+			return tx.AddAudit(Actor, "move_cancelled", record, now)
 		}
 		ens, err := tx.Entries()
 		if err != nil {
@@ -968,16 +987,55 @@ func (d *Director) stay(ctx context.Context, id string, s slip) error {
 			return o.Status == entry.Active && o.PlayerID != s.PlayerID && o.Table == s.FromTable && o.Seat == s.FromSeat
 		}) {
 			d.log.WarnContext(ctx, "director: cancelled move's old seat given to another; left as moved", "move", s.MoveID)
-			return nil
+			record["reason"] = "no chips: old seat given to another, left as moved"
+			return tx.AddAudit(Actor, "move_cancelled", record, now)
 		}
 		en := *cur
 		en.Table, en.Seat = s.FromTable, s.FromSeat
 		if err := tx.PutEntry(en); err != nil {
 			return err
 		}
-		return tx.AddAudit(Actor, "move_cancelled", map[string]any{"move_id": s.MoveID, "player_id": s.PlayerID,
-			"table": s.FromTable, "seat": s.FromSeat, "rule_id": "TR-23", "reason": "no chips: stays at the table"}, now)
+		return tx.AddAudit(Actor, "move_cancelled", record, now)
 	})
+}
+
+// stayDone reports whether a cancelled move was settled in the books
+// already (its move_cancelled record), or is superseded by a later move
+// of the same player.
+func stayDone(tx *store.Tx, s slip) (bool, error) {
+	done, err := tx.AuditOf("move_cancelled")
+	if err != nil {
+		return false, err
+	}
+	for _, a := range done {
+		var c struct {
+			MoveID string `json:"move_id"`
+		}
+		if err := jsonUnmarshal(a.Detail, &c); err != nil {
+			return false, err
+		}
+		if c.MoveID == s.MoveID {
+			return true, nil
+		}
+	}
+	moves, err := tx.AuditOf("move")
+	if err != nil {
+		return false, err
+	}
+	seen := false
+	for _, a := range moves {
+		var m slip
+		if err := jsonUnmarshal(a.Detail, &m); err != nil {
+			return false, err
+		}
+		switch {
+		case m.MoveID == s.MoveID:
+			seen = true
+		case seen && m.PlayerID == s.PlayerID:
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // finishMoves seats the entrants in transit at their new tables.
@@ -1285,6 +1343,21 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 	for _, l := range links {
 		tableIDs[l.Table] = l.TableID
 	}
+	// The cancelled moves the books have settled (stay) are not looked at
+	// again.
+	settled := map[string]bool{}
+	for _, a := range audit {
+		if a.Action != "move_cancelled" {
+			continue
+		}
+		var c struct {
+			MoveID string `json:"move_id"`
+		}
+		if err := jsonUnmarshal(a.Detail, &c); err != nil {
+			return err
+		}
+		settled[c.MoveID] = true
+	}
 	for _, a := range audit {
 		if a.Action != "move" {
 			continue
@@ -1293,7 +1366,7 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 		if err := jsonUnmarshal(a.Detail, &s); err != nil {
 			return err
 		}
-		if cancelled[s.MoveID] {
+		if cancelled[s.MoveID] && !settled[s.MoveID] {
 			// Cancelled at the end of the hand it was ordered in.
 			if err := d.stay(ctx, id, s); err != nil {
 				return err

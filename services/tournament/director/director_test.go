@@ -1080,3 +1080,63 @@ func TestHandEnded_MoveOfAPlayerHeldForARebuyIsCancelledAndTheBooksFollow_TR13_T
 		t.Fatalf("TR-14 %s at %q with %d after the rebuy", held, id, f.tables[id].stacks[held])
 	}
 }
+
+// TestHandEnded_ACancelledMoveIsUndoneOnceNotAfterALaterMove_TR23_G25: the
+// player due the big blind at table 1 has no chips, so the table cancels
+// their balancing move and the books keep them at their seat (TR-13);
+// they rebuy, and the next hand moves them to the same seat of the same
+// short table (its worst seat, G-25). The hands after it must not undo
+// the cancelled move again: the books must seat the player where the
+// table does, or the table they left is balanced and broken with a
+// player it does not have, and once closed is still given moves and late
+// entrants (TABLE_CLOSED on every pass, seen in the rebuy event).
+func TestHandEnded_ACancelledMoveIsUndoneOnceNotAfterALaterMove_TR23_G25(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	out := tablePlayers(t, s, 3)[:2]
+	bust(t, s, f, out...)
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 1, Busted: out}); err != nil {
+		t.Fatal(err)
+	}
+	held := tablePlayers(t, s, 1)[0]
+	f.mu.Lock()
+	tb, _ := f.where("ev1", held)
+	f.tables["tbl2"].stacks[tablePlayersLocked(f, "tbl2")] += tb.stacks[held]
+	tb.stacks[held] = 0
+	f.mu.Unlock()
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 1, DueBigBlind: held, Busted: []string{held},
+		Stacks: map[string]int64{held: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := f.at(held); id != "tbl1" {
+		t.Fatalf("%s at %q, want tbl1: the move of a player with no chips is cancelled", held, id)
+	}
+	if err := d.AddChips(ctx, "ev1", held, "trn/ev1/"+held+"/rebuy/1", stack, false); err != nil {
+		t.Fatal(err)
+	}
+	// Still due the big blind, now with chips: moved to table 3.
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 2, DueBigBlind: held,
+		Stacks: map[string]int64{held: stack}}); err != nil {
+		t.Fatal(err)
+	}
+	id, seat := f.at(held)
+	if id != "tbl3" {
+		t.Fatalf("TR-23 %s at %q after the second move, want tbl3", held, id)
+	}
+	// More hands end (each pass meets the cancelled move again).
+	for no := int64(1); no <= 2; no++ {
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: no}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := slices.IndexFunc(mustEntries(t, s), func(en entry.Entry) bool { return en.PlayerID == held })
+	if en := mustEntries(t, s)[i]; en.Table != 3 || en.Seat != seat || en.Status != entry.Active {
+		t.Fatalf("TR-23 the books have %s at %d/%d (%v); the table seats them at 3/%d", held, en.Table, en.Seat, en.Status, seat)
+	}
+	audit, err := s.AuditOf(ctx, "ev1", "move_cancelled")
+	if err != nil || len(audit) != 1 {
+		t.Fatalf("move_cancelled records %d (%v), want 1: the cancelled move is settled once", len(audit), err)
+	}
+}

@@ -269,7 +269,23 @@ func (s *Store) Audit(ctx context.Context, id string) ([]AuditRecord, error) {
 // AuditOf returns the event's audit records of one action in order (all
 // of them when action is "").
 func (s *Store) AuditOf(ctx context.Context, id, action string) ([]AuditRecord, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
+	return auditOf(ctx, s.db.SQL(), id, action)
+}
+
+// AuditOf returns the event's audit records of one action in order, as
+// the transaction sees them: a step that must happen once checks for its
+// own record in the transaction that would write it.
+func (t *Tx) AuditOf(action string) ([]AuditRecord, error) {
+	return auditOf(t.ctx, t.tx, t.id, action)
+}
+
+// querier is what reads rows: the database, or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func auditOf(ctx context.Context, q querier, id, action string) ([]AuditRecord, error) {
+	rows, err := q.QueryContext(ctx, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
 		WHERE tournament_id = $1 AND ($2 = '' OR action = $2) ORDER BY seq`, id, action)
 	if err != nil {
 		return nil, fmt.Errorf("audit of %s: %w", id, err)
