@@ -499,18 +499,28 @@ func (d *Director) Mismatch(id string) int64 {
 // event's books (Deps.Record), then the director acts on the tables. A
 // table no tournament plays is ignored. An error leaves the event to be
 // delivered again; every step repeats harmlessly.
+//
+// The books take a tournament table's hand under the tournament's step
+// lock, so the director acts on each hand with the field as that hand and
+// the hands handled before it left it, never with the knock-outs of a
+// hand it has not handled yet. Recorded outside the lock, a hand ending at
+// another table meanwhile knocked out its player too, and the director
+// never saw the field one more than the places paid: it missed the
+// bubble (G-39), seen in the rebuy event.
 func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
-	if d.record != nil {
-		if err := d.record(ctx, ev); err != nil {
-			return err
-		}
-	}
 	var msg tablev1.HandEnded
 	if err := proto.Unmarshal(ev.Payload, &msg); err != nil {
-		return nil // the books' consumer logged it
+		return d.recordHand(ctx, ev) // the books' consumer logs it
 	}
 	link, ok, err := d.store.TableLink(ctx, msg.GetTableId())
-	if err != nil || !ok {
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return d.recordHand(ctx, ev)
+	}
+	defer d.lock(link.TournamentID)()
+	if err := d.recordHand(ctx, ev); err != nil {
 		return err
 	}
 	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo(), Stacks: map[string]int64{}}
@@ -553,7 +563,15 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	if err := d.store.SaveStacks(ctx, link.TournamentID, counts); err != nil {
 		return err
 	}
-	return d.HandEnded(ctx, link.TournamentID, h)
+	return d.handEndedStep(ctx, link.TournamentID, h)
+}
+
+// recordHand applies a hand to the event's books (Deps.Record).
+func (d *Director) recordHand(ctx context.Context, ev events.Event) error {
+	if d.record == nil {
+		return nil
+	}
+	return d.record(ctx, ev)
 }
 
 // Hand is one table's hand as the director needs it.
@@ -582,6 +600,11 @@ type Hand struct {
 // is backed off and reported stuck (steps.go).
 func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	defer d.lock(id)()
+	return d.handEndedStep(ctx, id, h)
+}
+
+// handEndedStep is HandEnded under the tournament's step lock.
+func (d *Director) handEndedStep(ctx context.Context, id string, h Hand) error {
 	step := handStep(h.Table)
 	if d.waiting(id, step) {
 		return fmt.Errorf("%s of %s: %w", step, id, ErrBackingOff)
@@ -591,7 +614,7 @@ func (d *Director) HandEnded(ctx context.Context, id string, h Hand) error {
 	return err
 }
 
-// handEnded is HandEnded under the tournament's step lock.
+// handEnded is HandEnded's work, under the tournament's step lock.
 func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	t, err := d.store.Load(ctx, id)
 	if err != nil {
