@@ -1,0 +1,293 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/store"
+)
+
+func handAD(id string) string                { return "hand/" + id }
+func deckAD(id string, hand int64) string    { return fmt.Sprintf("deck/%s/%d", id, hand) }
+func historyAD(id string, hand int64) string { return fmt.Sprintf("history/%s/%d", id, hand) }
+
+// do runs one change of the table under its mutex: fn changes the dealer,
+// persist makes it durable (with extra written in the same transaction),
+// and then the change is announced and what follows it is scheduled. If
+// the change cannot be stored, the table is read back from the store.
+func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output, error), extra func(tx *sqlstore.Tx) error) (dealer.Output, error) {
+	if t.stopped != nil {
+		return dealer.Output{}, ErrOwnedElsewhere.Wrap(t.stopped)
+	}
+	out, err := fn(t.dt)
+	if err != nil || out.Duplicate {
+		return out, err
+	}
+	// The next hand is dealt in the same transaction as the change that
+	// made the table ready (the end of the last hand, a second player
+	// sitting down), with its sealed deck: no card is seen before the deck
+	// is stored, and a crash leaves neither or both.
+	var deck *sealedDeck
+	var also []dealer.Output
+	if now := t.r.d.Clock.Now(); t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready(now) {
+		var cs cards.Deck
+		cs, deck = t.shuffle()
+		next, err := t.dt.StartHand(cs, now)
+		if err != nil {
+			t.recover(err)
+			return dealer.Output{}, err
+		}
+		out.Seq, out.Started = next.Seq, next.Started
+		out.Events = append(out.Events, next.Events...)
+		out.Notices = append(out.Notices, next.Notices...)
+		if next.Ended != nil {
+			// Over as it was dealt (every player all in on the blinds,
+			// or the other hands absent and killed, TP-57): its end is
+			// stored with it.
+			also = append(also, next)
+		}
+	}
+	if deck != nil {
+		prev := extra
+		extra = func(tx *sqlstore.Tx) error {
+			if err := t.saveDeck(ctx, tx, deck); err != nil {
+				return err
+			}
+			if prev != nil {
+				return prev(tx)
+			}
+			return nil
+		}
+	}
+	if err := t.persist(ctx, out, extra, also...); err != nil {
+		t.recover(err)
+		return dealer.Output{}, err
+	}
+	if out.Ended != nil {
+		t.checkChips(ctx, out.Ended)
+	}
+	t.ended = nil
+	if out.History != nil {
+		t.ended, t.endedSeq = out.History.Hand, t.dt.Seq()
+	}
+	if out.Started != 0 {
+		t.countHand(ctx)
+	}
+	t.announce(out)
+	if len(out.CashOuts) > 0 || len(out.SeatsOpened) > 0 {
+		// Pay leavers now (and release the holds of seats that went
+		// before their buy-in was committed); what fails is retried in
+		// the background. The payment joins the trace of the request
+		// that caused it (a leave, a close), so that trace shows the
+		// wallet's CashOut.
+		t.retryMoney(ctx)
+	}
+	t.schedule()
+	return out, nil
+}
+
+// recover reads the table back after a failed write; if this process no
+// longer owns it, it stops.
+func (t *Table) recover(cause error) {
+	if errors.Is(cause, sqlstore.ErrFencedOut) || errors.Is(cause, lock.ErrLockLost) {
+		t.stop(cause)
+		return
+	}
+	if err := t.reload(); err != nil {
+		t.r.d.Logger.ErrorContext(t.r.ctx, "reload table after a failed write", "table", t.id, "error", err)
+		t.stop(err)
+	}
+}
+
+func (t *Table) reload() error {
+	dt, err := t.read(t.r.ctx)
+	if err != nil {
+		return err
+	}
+	t.dt = dt
+	return nil
+}
+
+// update runs fn in a transaction under a context that ends when the
+// lease does. With check, the fence is checked first; without, fn's first
+// statement must be a fenced write (SaveState), which checks it and takes
+// the table row's lock just the same. Read committed isolation is enough:
+// every write of a table is serialized by that row lock, and the rows
+// written beside it (outbox, hands, decks, money moves) are inserts keyed
+// by the table, so serializable isolation would only add retries.
+func (t *Table) update(ctx context.Context, check bool, fn func(tx *sqlstore.Tx) error) error {
+	return t.underLease(ctx, func(ctx context.Context) error {
+		return t.r.d.DB.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+			if check {
+				if err := t.fence.Check(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return fn(tx)
+		})
+	})
+}
+
+// underLease runs write under a context that ends when the lease does; a
+// write that fails once the lease is lost reports lock.ErrLockLost.
+func (t *Table) underLease(ctx context.Context, write func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(t.lease.Context(), func() { cancel(lock.ErrLockLost) })
+	defer stop()
+	err := write(ctx)
+	if cause := context.Cause(t.lease.Context()); err != nil && cause != nil {
+		return fmt.Errorf("table %s: %w: %w", t.id, lock.ErrLockLost, cause)
+	}
+	return err
+}
+
+// persist stores the table's state after out with what out caused (its
+// hand history, cash-outs, events, rulings, tournament rows) and extra,
+// and what the changes in also caused, in one fenced transaction.
+func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *sqlstore.Tx) error, also ...dealer.Output) error {
+	d := t.r.d
+	public, private, err := t.dt.Marshal()
+	if err != nil {
+		return err
+	}
+	st := store.State{Public: public, Closing: t.dt.Closing()}
+	if private != nil {
+		st.Hand = d.Sealer.Seal(private, handAD(t.id))
+	}
+	var evs []events.Event
+	type savedHand struct {
+		hand    store.Hand
+		players []store.HandPlayer
+	}
+	var hands []savedHand
+	var cashOuts []store.MoneyMove
+	now := d.Clock.Now()
+	for _, o := range append([]dealer.Output{out}, also...) {
+		oevs, err := t.outboxEvents(o)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, oevs...)
+		if h := o.History; h != nil {
+			b, err := json.Marshal(h)
+			if err != nil {
+				return fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
+			}
+			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}}
+			for _, s := range o.Ended.Result.Seats {
+				sh.players = append(sh.players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
+			}
+			hands = append(hands, sh)
+		}
+		for _, c := range o.CashOuts {
+			cashOuts = append(cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
+				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Sitting: sittingOf(dealer.Seat{Player: c.Player, Sitting: c.Sitting}),
+				Done: t.wallet() == nil, Created: now})
+		}
+		extra = t.withRulings(ctx, o, extra)
+		extra = t.withTournament(ctx, o, extra)
+	}
+	closed := t.dt.Closed()
+	extra = t.withEntry(ctx, extra)
+	extra, held := t.withHoldings(ctx, extra)
+	if len(hands) == 0 && len(cashOuts) == 0 && len(evs) == 0 && extra == nil {
+		// Most actions change the table row alone: one fenced statement,
+		// atomic by itself, saves the BEGIN and COMMIT round trips.
+		return t.saveStateOnly(ctx, st, closed)
+	}
+	return held(t.update(ctx, false, func(tx *sqlstore.Tx) error {
+		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
+			return err
+		}
+		for _, h := range hands {
+			if err := d.Store.SaveHand(ctx, tx, h.hand, h.players); err != nil {
+				return err
+			}
+		}
+		for _, m := range cashOuts {
+			if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
+				return err
+			}
+		}
+		for _, ev := range evs {
+			if err := d.Relay.Add(ctx, tx, ev); err != nil {
+				return err
+			}
+		}
+		if extra != nil {
+			return extra(tx)
+		}
+		return nil
+	}))
+}
+
+// saveStateOnly writes the table row with one fenced statement.
+func (t *Table) saveStateOnly(ctx context.Context, st store.State, closed bool) error {
+	save := t.r.d.Store.SaveStateNow
+	if t.r.d.AsyncActionCommit {
+		save = t.r.d.Store.SaveStateAsync
+	}
+	return t.underLease(ctx, func(ctx context.Context) error { return save(ctx, t.fence, st, closed) })
+}
+
+func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
+	var msgs []struct {
+		topic string
+		m     proto.Message
+	}
+	add := func(topic string, m proto.Message) {
+		msgs = append(msgs, struct {
+			topic string
+			m     proto.Message
+		}{topic, m})
+	}
+	if e := out.Ended; e != nil {
+		add(TopicHandEnded, t.handEndedMessage(e))
+	}
+	for _, c := range out.CashOuts {
+		add(TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
+	}
+	// A closing table's seats are not open: table.closed told seating the
+	// table is gone, and a seat_opened after it would bring it back.
+	for _, s := range out.SeatsOpened {
+		if !t.dt.Closing() {
+			add(TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
+		}
+	}
+	evs := make([]events.Event, 0, len(msgs))
+	for _, m := range msgs {
+		b, err := proto.Marshal(m.m)
+		if err != nil {
+			return nil, fmt.Errorf("table %s event %s: %w", t.id, m.topic, err)
+		}
+		evs = append(evs, events.Event{Topic: m.topic, Key: t.id, Payload: b, Epoch: t.fence.Epoch})
+	}
+	return evs, nil
+}
+
+// announce sends a change to every watcher as it may see it. A watcher
+// that cannot keep up is dropped (it reconnects and starts from a fresh
+// state). The caller holds t.mu.
+func (t *Table) announce(out dealer.Output) {
+	for w := range t.watchers {
+		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.changeView(w.viewer)}
+		select {
+		case w.ch <- c:
+		default:
+			close(w.ch)
+			delete(t.watchers, w)
+		}
+	}
+}

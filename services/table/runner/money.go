@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/store"
+)
+
+// serviceContext drops the caller's bearer token, so that calls to the
+// wallet go out with the table service's own identity (the wallet's table
+// RPCs are for the service role) while the trace carries on.
+func serviceContext(ctx context.Context) context.Context { return auth.WithToken(ctx, "") }
+
+// retryMoney finishes the table's unfinished wallet steps: commits of
+// holds whose seat was stored, and cash-outs. A commit the wallet refuses
+// (the hold expired) undoes its seat, or for a top-up takes the chips back
+// off the table. The caller holds t.mu.
+//
+// req is the context of the request that asked for the steps (the
+// runner's own for the background retries). The steps run on the runner's context (a caller
+// who hangs up must not cut a payment short) but under req's span, so
+// that they appear in the request's trace.
+func (t *Table) retryMoney(req context.Context) {
+	d := t.r.d
+	if t.wallet() == nil || t.stopped != nil {
+		return
+	}
+	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
+	moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
+	if err != nil {
+		d.Logger.WarnContext(ctx, "pending money moves", "table", t.id, "error", err)
+		return
+	}
+	for _, m := range moves {
+		if m.Kind == store.MoveBuyIn {
+			if s := t.dt.Seats(); m.Seat >= len(s) || s[m.Seat].Player != m.Player || !s[m.Seat].Unpaid {
+				// The seat went (the player left, the table closed) before the
+				// wallet confirmed the commit: give the chips back instead.
+				if err := t.giveBackBuyIn(ctx, m); err != nil {
+					t.failed(ctx, m, err)
+					continue
+				}
+				if err := d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
+					d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
+				}
+				continue
+			}
+		}
+		err := t.finishMove(ctx, m)
+		if err == nil {
+			if m.Kind == store.MoveBuyIn {
+				t.markPaid(ctx, m)
+			}
+			continue
+		}
+		if m.Kind == store.MoveCashOut || !definite(err) {
+			t.failed(ctx, m, err)
+			continue
+		}
+		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
+			d.Logger.ErrorContext(ctx, "undo a refused buy-in", "table", t.id, "key", m.Key, "error", uerr)
+		}
+	}
+}
+
+// giveBackBuyIn returns the buy-in of a seat that went before the wallet
+// confirmed its commit. Usually the hold is still held and is released.
+// But a commit can go through with its answer lost (the wallet cut off
+// or killed after committing): then the chips are already in the table's
+// escrow and the sitting is open, while the table never counted them, so
+// they are cashed out to the player, ending that sitting. Releasing alone
+// (as before) left them in escrow for good. The caller holds t.mu.
+func (t *Table) giveBackBuyIn(ctx context.Context, m store.MoneyMove) error {
+	sctx := serviceContext(ctx)
+	_, err := t.wallet().ReleaseHold(sctx, &walletv1.ReleaseHoldRequest{IdempotencyKey: m.Key + "/release",
+		TableId: t.id, Epoch: t.epoch(), HoldId: m.HoldID})
+	if err == nil || !definite(err) {
+		return err
+	}
+	switch walletHoldState(err) {
+	case "committed":
+		_, err = t.wallet().CashOut(sctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key + "/give-back", TableId: t.id, Epoch: t.epoch(),
+			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.HoldID, Seat: int32(m.Seat)})
+		return err
+	case "released", "expired":
+		return nil // the chips went back to the player
+	}
+	return err
+}
+
+// walletHoldState is the state the wallet names when it refuses to settle
+// a hold that is no longer held (HOLD_NOT_HELD), or "".
+func walletHoldState(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "HOLD_NOT_HELD" {
+			return info.GetMetadata()["state"]
+		}
+	}
+	return ""
+}
+
+// StuckAfter is how many failed attempts make a pending wallet step
+// stuck: at the background retry's 5 s, about a minute of them. A stuck
+// step is still retried, but it is logged as an error, counted
+// (cardroom.table.wallet_steps.stuck) and listed for the cage by the wallet
+// (ListStuckCashOuts), because its chips stay in the table's escrow until
+// someone looks.
+const StuckAfter = 12
+
+// failed records a failed attempt at a pending wallet step; the attempt
+// that makes it stuck is logged as an error and counted.
+func (t *Table) failed(ctx context.Context, m store.MoneyMove, cause error) {
+	d := t.r.d
+	n, err := d.Store.FailMoneyMove(ctx, m.Key, cause, d.Clock.Now())
+	if err != nil {
+		d.Logger.WarnContext(ctx, "record a failed wallet step", "table", t.id, "key", m.Key, "error", err)
+	}
+	if n == StuckAfter {
+		d.Logger.ErrorContext(ctx, "wallet step stuck: its chips stay in the table's escrow until it is paid", "table", t.id,
+			"kind", m.Kind, "key", m.Key, "seat", m.Seat, "amount", m.Amount, "attempts", n, "error", cause)
+		stuckMoves.Add(ctx, 1, metric.WithAttributes(attribute.String("cardroom.wallet_step.kind", m.Kind)))
+		return
+	}
+	d.Logger.WarnContext(ctx, "wallet step (retried)", "table", t.id, "kind", m.Kind, "key", m.Key, "attempts", n, "error", cause)
+}
+
+// sittingOf is the wallet sitting of a seat: the one its buy-in opened, or
+// for a seat taken before sittings had names, the name the wallet gave
+// those (legacy/<player>).
+func sittingOf(s dealer.Seat) string {
+	if s.Sitting != "" {
+		return s.Sitting
+	}
+	return "legacy/" + s.Player
+}
+
+// markPaid deals in a player whose buy-in the wallet committed. The caller
+// holds t.mu.
+func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
+	seats := t.dt.Seats()
+	if m.Seat >= len(seats) || seats[m.Seat].Player != m.Player || !seats[m.Seat].Unpaid {
+		return
+	}
+	done := func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, done); err != nil {
+		t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
+	}
+}
+
+// undoBuyIn takes back a seat or top-up whose hold the wallet would not
+// commit. The caller holds t.mu.
+func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) error {
+	done := func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
+	_, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
+		if m.Kind == store.MoveTopUp {
+			return dt.TakeBack(m.Seat, m.Amount)
+		}
+		return dt.Unseat(m.Seat)
+	}, done)
+	t.releaseHold(ctx, m.Key, m.HoldID)
+	return err
+}
+
+// finishMove performs one recorded wallet step (idempotent at the wallet by
+// its key) and marks it done.
+func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
+	d := t.r.d
+	ctx = serviceContext(ctx)
+	epoch := t.epoch()
+	var err error
+	switch m.Kind {
+	case store.MoveCashOut:
+		_, err = t.wallet().CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
+			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.Sitting, Seat: int32(m.Seat)})
+	case store.MoveBuyIn, store.MoveTopUp:
+		_, err = t.wallet().CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
+	}
+	if err != nil {
+		return err
+	}
+	if m.Kind == store.MoveBuyIn {
+		// Done with the seat's Paid mark, in one transaction (markPaid).
+		return nil
+	}
+	return d.Store.FinishMoneyMove(ctx, m.Key)
+}
+
+// wallet is the wallet client for this table's chips: none for a
+// tournament table, whose chips are tournament chips, not money.
+func (t *Table) wallet() walletv1.WalletServiceClient {
+	if t.def.Config.Tournament {
+		return nil
+	}
+	return t.r.d.Wallet
+}
