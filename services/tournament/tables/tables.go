@@ -64,11 +64,18 @@ func classify(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, &director.Refused{Reason: reason, Err: err})
 }
 
-// Open opens a TABLE_KIND_TOURNAMENT digital table.
+// Open opens a TABLE_KIND_TOURNAMENT table: digital, or live when the
+// event is dealt live (physical cards entered at the dealer's console,
+// TP-68). A live table has no action clock of its own: its dealer calls
+// the clock on a player (TP-59), as at a live cash table.
 func (c *Client) Open(ctx context.Context, t director.OpenTable) (string, error) {
+	mode, clock := tablev1.TableMode_TABLE_MODE_DIGITAL, int32(0)
+	if t.Live {
+		mode, clock = tablev1.TableMode_TABLE_MODE_LIVE, -1
+	}
 	resp, err := c.c.OpenTournamentTable(serviceContext(ctx), &tablev1.OpenTournamentTableRequest{
 		IdempotencyKey: t.Key, TournamentId: t.TournamentID, Name: t.Name, Seats: int32(t.Seats),
-		Mode: tablev1.TableMode_TABLE_MODE_DIGITAL,
+		Mode: mode, ActionSeconds: clock,
 		Game: &gamev1.Game{
 			Variant:   gamev1.Variant(gamev1.Variant_value["VARIANT_"+t.Game]),
 			Structure: gamev1.Structure(gamev1.Structure_value["STRUCTURE_"+t.Structure]),

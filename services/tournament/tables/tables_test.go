@@ -98,3 +98,40 @@ func TestStatus_ClosedTable(t *testing.T) {
 		t.Fatalf("unknown table: %v", err)
 	}
 }
+
+// opener records the OpenTournamentTable request it answers.
+type opener struct {
+	tablev1.TournamentTableServiceClient
+	got *tablev1.OpenTournamentTableRequest
+}
+
+func (o *opener) OpenTournamentTable(_ context.Context, req *tablev1.OpenTournamentTableRequest, _ ...grpc.CallOption) (*tablev1.OpenTournamentTableResponse, error) {
+	o.got = req
+	return &tablev1.OpenTournamentTableResponse{Table: &tablev1.Table{TableId: "t1"}}, nil
+}
+
+// TestOpen_LiveEventOpensLiveTables_TP68_TP59: an event dealt live opens
+// live tables (the dealer enters the physical cards, TP-68) with no action
+// clock of their own (the dealer calls the clock, TP-59); the adapter
+// opened every table digital whatever the event said, so a live event's
+// moved players were dealt in before they had sat down (TR-23).
+func TestOpen_LiveEventOpensLiveTables_TP68_TP59(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		live  bool
+		mode  tablev1.TableMode
+		clock int32
+	}{
+		{false, tablev1.TableMode_TABLE_MODE_DIGITAL, 0},
+		{true, tablev1.TableMode_TABLE_MODE_LIVE, -1},
+	} {
+		o := &opener{}
+		if _, err := tables.New(o).Open(t.Context(), director.OpenTable{Key: "k", TournamentID: "ev", Name: "T1", Game: "HOLDEM",
+			Structure: "NO_LIMIT", Seats: 9, SmallBlind: 25, BigBlind: 50, Live: c.live}); err != nil {
+			t.Fatal(err)
+		}
+		if o.got.GetMode() != c.mode || o.got.GetActionSeconds() != c.clock {
+			t.Errorf("live=%v opened %v with action_seconds %d, want %v with %d", c.live, o.got.GetMode(), o.got.GetActionSeconds(), c.mode, c.clock)
+		}
+	}
+}
