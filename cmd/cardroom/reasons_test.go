@@ -32,7 +32,7 @@ import (
 //   - the Reason of every google.rpc.ErrorInfo built outside platform/fault.
 //
 // A field followed to its values loses those an earlier guard
-// `if m[x.F] { ...; return }` has returned for (see unguarded): dealer.Fault
+// `if m[x.F] { ...; return }` has returned for (see unguarded): refusal.Error.Fault
 // returns fault.Internal for the engine's reasons in its serverFaults map
 // before it names a player's refusal, so those reasons never reach a client.
 //
@@ -863,7 +863,7 @@ func (sc *scanner) fieldValues(s scope, e *ast.SelectorExpr) ([]string, bool) {
 // (or m[string(x.F)]), with no init or else, in a block enclosing s and
 // before the statement holding s, where m is a package-level map literal
 // whose values are all true. Such values never reach s. This is how
-// dealer.Fault turns the refusals of input the service built itself
+// refusal.Error.Fault turns the refusals of input the service built itself
 // (serverFaults) into fault.Internal before it names a player's refusal:
 // the guard's own body is scanned like any code, so its fault.Internal
 // masks them there, and they are not counted as sent at the field.

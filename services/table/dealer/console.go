@@ -129,7 +129,7 @@ func (t *Table) Interpret(id string, seat int, e live.Entry) (Proposal, Output, 
 		ChipUnit: b.ChipUnit, RaiseClosed: b.RaiseClosed}
 	ru, err := live.Interpret(e, s)
 	if err != nil {
-		return Proposal{}, Output{}, toFault(err)
+		return Proposal{}, Output{}, err
 	}
 	p := Proposal{ID: id, Seat: seat, OutOfTurn: seat != h.ToAct(), CallFloor: ru.CallFloor, AwaitAmount: ru.AwaitAmount, Ruling: ru}
 	p.Kind, ok = liveToEngine[ru.Action]
@@ -161,7 +161,7 @@ func (t *Table) ProposeAward(id string, pot int, winners, low []int) (Proposal, 
 	// engine would refuse is refused at once.
 	a := engine.Action{Kind: engine.AwardPot, By: engine.RoleFloor, Pot: pot, Winners: winners, LowWinners: low}
 	if _, err := t.hand.Clone().Apply(a); err != nil {
-		return Proposal{}, Output{}, toFault(err)
+		return Proposal{}, Output{}, err
 	}
 	p := Proposal{ID: id, Seat: -1, Kind: engine.AwardPot, CallFloor: true, Pot: pot, Winners: slices.Clone(winners), LowWinners: slices.Clone(low),
 		Ruling: live.Ruling{Rules: []live.Citation{{Rule: "TP-68", Text: "the winners of the pot as the dealer read the tabled hands; the floor confirms"}}}}

@@ -23,7 +23,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
-	"github.com/cardroom/cardroom/services/table/engine/live"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // Settings are the house settings of a table that the engine profile does
@@ -524,7 +524,7 @@ func (t *Table) RequestStraddle(seat int, on bool) (Output, error) {
 		bt := t.buttonTable()
 		bt.Seats[seat].Straddle = true
 		if _, err := button.PlanHand(bt); isStraddleRefusal(err) {
-			return Output{}, toFault(err)
+			return Output{}, err
 		}
 	}
 	t.seats[seat].Straddle = on
@@ -534,7 +534,7 @@ func (t *Table) RequestStraddle(seat int, on bool) (Output, error) {
 // isStraddleRefusal reports whether err is the planner refusing a
 // straddle request (TP-20).
 func isStraddleRefusal(err error) bool {
-	var be *button.RuleError
+	var be *refusal.Error
 	return errors.As(err, &be) && be.Rule == "TP-20"
 }
 
@@ -759,7 +759,7 @@ func (t *Table) planStud() (button.Plan, engine.Setup, error) {
 		}
 	}
 	if len(setup.Players) < 2 {
-		return button.Plan{}, setup, &button.RuleError{Rule: "TP-10", Reason: button.ReasonTooFewPlayers, Msg: "fewer than two players can be dealt in"}
+		return button.Plan{}, setup, &refusal.Error{Rule: "TP-10", Reason: refusal.TooFewPlayers, Msg: "fewer than two players can be dealt in"}
 	}
 	return button.Plan{Positions: t.previous}, setup, nil
 }
@@ -781,14 +781,14 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	}
 	plan, setup, err := t.planNext()
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	if !t.cfg.Physical {
 		setup.Deck = slices.Clone(deck)
 	}
 	h, err := engine.NewHand(t.cfg, setup)
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	t.hand, t.plan, t.setup, t.handStart = h, plan, setup, now
 	for i := range t.seats {
@@ -849,7 +849,7 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	}
 	evs, err := t.hand.Apply(a)
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	out := t.accepted(act.ActionID, evs)
 	out.Confirmed, out.Overruled = confirmed, overruled
@@ -1058,71 +1058,6 @@ func (t *Table) finish(out *Output, now time.Time) {
 		_ = t.tournament()
 		t.finishTournament(out, out.History, plan, now)
 	}
-}
-
-// serverFaults are the engine's, the planner's and the live interpreter's
-// reasons that blame their input as a whole, not a player's entry: the
-// service built the hand, the table or the betting situation, so such a
-// refusal is the service's bug and reaches the client as an internal
-// error, not as a rule refusal.
-var serverFaults = map[string]bool{
-	string(engine.ReasonDeckTooShort):   true,
-	string(engine.ReasonBadPlayerCount): true,
-	string(button.ReasonBadTable):       true,
-	string(live.ReasonBadSituation):     true,
-	string(live.ReasonBadOutOfTurnCase): true,
-}
-
-// Fault turns the refusals of the engine, the button planner and the live
-// interpreter into faults: a player's refusal names its rule and reason;
-// a refusal of input the service itself built (serverFaults) is
-// fault.Internal, its detail kept for the log only. Other errors pass
-// unchanged.
-func Fault(err error) error { return toFault(err) }
-
-// internal is a refusal of the service's own input: the reason and
-// message go to the log, the client sees INTERNAL.
-func internal(reason, msg string, err error) error {
-	return fault.New(fault.Internal, reason, msg).Wrap(err)
-}
-
-// toFault turns the engine's and the planner's refusals into faults that
-// name their rule. Card-entry refusals keep their reason but not their
-// message, which may name cards.
-func toFault(err error) error {
-	var re *engine.RuleError
-	if errors.As(err, &re) {
-		if serverFaults[string(re.Reason)] {
-			return internal(string(re.Reason), re.Msg, err)
-		}
-		msg := re.Msg
-		if re.Reason == engine.ReasonBadCard || re.Reason == engine.ReasonDuplicateCard || re.Reason == engine.ReasonBadStub {
-			msg = "the entered cards are not valid here"
-		}
-		f := fault.Rule(fault.Precondition, re.Rule, string(re.Reason), msg)
-		if re.Reason == engine.ReasonNegativeAmount || re.Reason == engine.ReasonBadSetup || re.Reason == engine.ReasonBadConfig {
-			f.Kind = fault.Invalid
-		}
-		if re.Min != 0 || re.Max != 0 {
-			f = f.With("min", strconv.FormatInt(re.Min, 10), "max", strconv.FormatInt(re.Max, 10))
-		}
-		return f
-	}
-	var be *button.RuleError
-	if errors.As(err, &be) {
-		if serverFaults[string(be.Reason)] {
-			return internal(string(be.Reason), be.Msg, err)
-		}
-		return fault.Rule(fault.Precondition, be.Rule, string(be.Reason), be.Msg)
-	}
-	var le *live.RuleError
-	if errors.As(err, &le) {
-		if serverFaults[string(le.Reason)] {
-			return internal(string(le.Reason), le.Msg, err)
-		}
-		return fault.Rule(fault.Invalid, le.Rule, string(le.Reason), le.Msg)
-	}
-	return err
 }
 
 // snapshot is a table's state as JSON. Secret holds what no one may read

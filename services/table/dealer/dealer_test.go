@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -13,9 +12,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/services/table/engine"
-	"github.com/cardroom/cardroom/services/table/engine/button"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
-	"github.com/cardroom/cardroom/services/table/engine/live"
 )
 
 var t0 = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
@@ -774,53 +771,6 @@ func TestStraddle_RefusedOnTournamentTables_TP20(t *testing.T) {
 	}
 	if _, err := tb.RequestStraddle(5, true); !errors.Is(err, ErrEmptySeat) {
 		t.Fatalf("empty seat asked to straddle: %v", err)
-	}
-}
-
-func TestFault_ServerInconsistenciesAreInternal(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		err      error
-		kind     fault.Kind
-		reason   string
-		rule     string
-		internal bool
-	}{
-		{"deck too short", &engine.RuleError{Reason: engine.ReasonDeckTooShort, Msg: "need 9 cards"}, fault.Internal, "", "", true},
-		{"bad player count", &engine.RuleError{Reason: engine.ReasonBadPlayerCount, Msg: "11 players"}, fault.Internal, "", "", true},
-		{"bad table", &button.RuleError{Reason: button.ReasonBadTable, Msg: "11 seats"}, fault.Internal, "", "", true},
-		{"bad situation", &live.RuleError{Rule: "TP-31", Reason: live.ReasonBadSituation, Msg: "chip unit"}, fault.Internal, "", "", true},
-		{"bad out-of-turn case", &live.RuleError{Reason: live.ReasonBadOutOfTurnCase, Msg: "no seat"}, fault.Internal, "", "", true},
-		{"TP-46 out of turn stays a refusal", &engine.RuleError{Rule: "TP-46", Reason: engine.ReasonOutOfTurn, Msg: "not your turn"},
-			fault.Precondition, "OUT_OF_TURN", "TP-46", false},
-		{"TP-22 raise below minimum stays a refusal", &engine.RuleError{Rule: "TP-22", Reason: engine.ReasonRaiseBelowMinimum, Msg: "too small", Min: 4, Max: 100},
-			fault.Precondition, "RAISE_BELOW_MINIMUM", "TP-22", false},
-		{"negative amount stays invalid", &engine.RuleError{Reason: engine.ReasonNegativeAmount, Msg: "negative"}, fault.Invalid, "NEGATIVE_AMOUNT", "", false},
-		{"TP-20 straddle stays a refusal", &button.RuleError{Rule: "TP-20", Reason: button.ReasonStraddleShort, Msg: "short"},
-			fault.Precondition, "STRADDLE_STACK_TOO_SHORT", "TP-20", false},
-		{"TP-31 live entry stays invalid", &live.RuleError{Rule: "TP-31", Reason: live.ReasonNotChipMultiple, Msg: "odd chips"},
-			fault.Invalid, "NOT_CHIP_UNIT_MULTIPLE", "TP-31", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			err := Fault(fmt.Errorf("start hand: %w", tt.err))
-			f, ok := fault.As(err)
-			if !ok || f.Kind != tt.kind {
-				t.Fatalf("Fault(%v) = %v (kind %v), want kind %v", tt.err, err, fault.KindOf(err), tt.kind)
-			}
-			if tt.internal {
-				// The detail stays in the chain for the log.
-				if !errors.Is(err, tt.err) {
-					t.Fatalf("the cause is lost: %v", err)
-				}
-				return
-			}
-			if f.Reason != tt.reason || f.Rule != tt.rule {
-				t.Fatalf("Fault(%v) = reason %q rule %q, want %q %q", tt.err, f.Reason, f.Rule, tt.reason, tt.rule)
-			}
-		})
 	}
 }
 

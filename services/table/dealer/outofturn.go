@@ -246,7 +246,7 @@ func (t *Table) outOfTurnEntry(act Act, now time.Time) (Output, error) {
 	}
 	ru, err := live.ResolveOutOfTurn(o)
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	t.hold(&Provisional{Seat: a.Seat, Kind: a.Kind, Action: la, To: o.Action.To, Faced: o.Faced, InFront: o.InFront, Street: h.Street(),
 		Skipped: skipped, LogFrom: len(t.log)})
@@ -265,7 +265,7 @@ func (t *Table) ootEngine(act Act, o live.OutOfTurn, skipped []int, turn int, st
 	from := len(t.log)
 	evs, err := t.hand.ApplyOutOfTurn(act.Action)
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	t.noteOOT(turn, street, act.Action.Seat)
 	if a := act.Action; t.cfg.Tournament && a.Kind != engine.Fold && a.Kind != engine.Check && len(skipped) > 0 {
@@ -321,7 +321,7 @@ func (t *Table) tryStands(a engine.Action, skipped []int) error {
 			continue
 		}
 		if _, err := c.Apply(a); err != nil {
-			return withRule(toFault(err), "TP-50")
+			return withRule(err, "TP-50")
 		}
 		return nil
 	}
@@ -445,7 +445,7 @@ func (t *Table) followOne(p *Provisional, out *Output) (done, applied bool, err 
 	}
 	ru, err := live.ResolveOutOfTurn(o)
 	if err != nil {
-		return false, false, toFault(err)
+		return false, false, err
 	}
 	if p.Committed {
 		switch {

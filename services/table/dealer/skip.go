@@ -120,7 +120,7 @@ func (t *Table) Skip(act Act, nextStreetDealt bool, now time.Time) (Output, erro
 	c := h.Clone()
 	evs, err := c.Apply(a)
 	if err != nil {
-		return Output{}, toFault(err)
+		return Output{}, err
 	}
 	want := engine.EvCheck
 	if b.CurrentBet > b.InFront {

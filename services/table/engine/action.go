@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // ActionKind is what a player, dealer or floor does.
@@ -251,7 +252,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if len(cs) > len(e.Cards) {
-		return ruleErr("", ReasonBadCard, "too many cards in an event")
+		return ruleErr("", refusal.BadCard, "too many cards in an event")
 	}
 	*e = Event{Kind: w.Kind, Seat: w.Seat, Amount: w.Amount, Rule: w.Rule, Post: w.Post, Dead: w.Dead, AllIn: w.AllIn,
 		Pot: w.Pot, Low: w.Low, Street: w.Street, NCards: uint8(len(cs))}

@@ -5,11 +5,12 @@ import (
 	"strconv"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // Apply performs one action and returns the events it caused (including
 // any dealing and the showdown it triggers). On error it returns a
-// *RuleError and the state is unchanged. The returned slice is reused by the
+// *refusal.Error and the state is unchanged. The returned slice is reused by the
 // next call.
 func (h *Hand) Apply(a Action) ([]Event, error) {
 	h.events = h.events[:0]
@@ -20,13 +21,13 @@ func (h *Hand) Apply(a Action) ([]Event, error) {
 	return h.events, nil
 }
 
-func (h *Hand) apply(a Action) *RuleError {
+func (h *Hand) apply(a Action) *refusal.Error {
 	st := &h.s
 	if a.Kind >= numActionKinds {
-		return ruleErr("", ReasonActionNotAllowed, "unknown action")
+		return ruleErr("", refusal.ActionNotAllowed, "unknown action")
 	}
 	if len(a.Cards) > 0 && !takesCards(a) {
-		return ruleErr("", ReasonCardsNotExpected, a.Kind.String()+" takes no cards")
+		return ruleErr("", refusal.CardsNotExpected, a.Kind.String()+" takes no cards")
 	}
 	switch a.Kind { // entries about the hand, not a seat
 	case DealBoard:
@@ -38,16 +39,16 @@ func (h *Hand) apply(a Action) *RuleError {
 	}
 	i := h.indexOf(a.Seat)
 	if i < 0 {
-		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
+		return ruleErr("", refusal.SeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
 	}
 	if a.Amount < 0 {
-		return ruleErr("", ReasonNegativeAmount, "negative amount")
+		return ruleErr("", refusal.NegativeAmount, "negative amount")
 	}
 	switch a.Kind {
 	case Call, Bet, Raise, BringIn, Complete, BoardOverdeal:
 	default:
 		if a.Amount != 0 {
-			return ruleErr("TP-32", ReasonWrongAmount, a.Kind.String()+" takes no amount")
+			return ruleErr("TP-32", refusal.WrongAmount, a.Kind.String()+" takes no amount")
 		}
 	}
 	p := &st.Seats[i]
@@ -66,16 +67,16 @@ func (h *Hand) apply(a Action) *RuleError {
 		return h.applyExpose(i, a)
 	case Skip:
 		if a.By == RolePlayer {
-			return ruleErr("TP-47", ReasonRoleRequired, "the dealer or floor records a skipped seat")
+			return ruleErr("TP-47", refusal.RoleRequired, "the dealer or floor records a skipped seat")
 		}
 		if len(a.Cards) > 0 {
 			// The next street's cards came out before the skipped seat
 			// could act (TP-48): the floor's decision, G-10 with the cards.
 			if a.By != RoleFloor {
-				return ruleErr("TP-48", ReasonRoleRequired, "the floor decides when the next round was dealt")
+				return ruleErr("TP-48", refusal.RoleRequired, "the floor decides when the next round was dealt")
 			}
 			if st.Phase != PhaseBetting || i != st.ToAct {
-				return ruleErr("TP-47", ReasonActionNotAllowed, "only the seat in turn can have been skipped")
+				return ruleErr("TP-47", refusal.ActionNotAllowed, "only the seat in turn can have been skipped")
 			}
 			if err := h.premature(a.Cards); err != nil {
 				return err
@@ -83,10 +84,10 @@ func (h *Hand) apply(a Action) *RuleError {
 		}
 	}
 	if st.Phase == PhaseBetting && st.Await.pending() {
-		return ruleErr("", ReasonAwaitingCards, "the street's cards are not entered yet")
+		return ruleErr("", refusal.AwaitingCards, "the street's cards are not entered yet")
 	}
 	if p.ExposePending && a.Kind != Timeout {
-		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
+		return ruleErr("TP-58", refusal.FloorPending, "the floor rules on the exposed hand first")
 	}
 	switch st.Phase {
 	case PhaseDone:
@@ -99,7 +100,7 @@ func (h *Hand) apply(a Action) *RuleError {
 			h.emitCards(EvShow, p, "TP-70")
 			return nil
 		}
-		return ruleErr("", ReasonHandOver, "the hand is over")
+		return ruleErr("", refusal.HandOver, "the hand is over")
 	case PhaseShowdown:
 		if err := h.checkShowdown(i, a); err != nil {
 			return err
@@ -109,9 +110,9 @@ func (h *Hand) apply(a Action) *RuleError {
 	}
 	if i != st.ToAct {
 		if p.Folded {
-			return ruleErr("TP-54", ReasonActionNotAllowed, "seat "+strconv.Itoa(a.Seat)+" has folded")
+			return ruleErr("TP-54", refusal.ActionNotAllowed, "seat "+strconv.Itoa(a.Seat)+" has folded")
 		}
-		return ruleErr("TP-46", ReasonOutOfTurn, "not seat "+strconv.Itoa(a.Seat)+"'s turn")
+		return ruleErr("TP-46", refusal.OutOfTurn, "not seat "+strconv.Itoa(a.Seat)+"'s turn")
 	}
 	kind, to, err := h.checkBetting(i, a)
 	if err != nil {
@@ -162,33 +163,33 @@ func (h *Hand) ApplyOutOfTurn(a Action) ([]Event, error) {
 	return h.events, nil
 }
 
-func (h *Hand) applyOOT(a Action) *RuleError {
+func (h *Hand) applyOOT(a Action) *refusal.Error {
 	st := &h.s
 	if h.cfg.Mode != Live {
-		return ruleErr("TP-46", ReasonOutOfTurn, "digital mode: only the seat in turn may act")
+		return ruleErr("TP-46", refusal.OutOfTurn, "digital mode: only the seat in turn may act")
 	}
 	i := h.indexOf(a.Seat)
 	if i < 0 {
-		return ruleErr("", ReasonSeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
+		return ruleErr("", refusal.SeatNotInHand, "seat "+strconv.Itoa(a.Seat)+" is not in the hand")
 	}
 	if st.Phase != PhaseBetting || st.BringIn || st.Await.pending() {
-		return ruleErr("TP-46", ReasonActionNotAllowed, "no betting round open for out-of-turn action")
+		return ruleErr("TP-46", refusal.ActionNotAllowed, "no betting round open for out-of-turn action")
 	}
 	if i == st.ToAct {
 		return h.apply(a)
 	}
 	p := &st.Seats[i]
 	if p.Folded || p.AllIn {
-		return ruleErr("TP-46", ReasonActionNotAllowed, "seat has no action")
+		return ruleErr("TP-46", refusal.ActionNotAllowed, "seat has no action")
 	}
 	if p.ExposePending {
-		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
+		return ruleErr("TP-58", refusal.FloorPending, "the floor rules on the exposed hand first")
 	}
 	if len(a.Cards) > 0 {
-		return ruleErr("", ReasonCardsNotExpected, a.Kind.String()+" takes no cards")
+		return ruleErr("", refusal.CardsNotExpected, a.Kind.String()+" takes no cards")
 	}
 	if a.Amount < 0 {
-		return ruleErr("", ReasonNegativeAmount, "negative amount")
+		return ruleErr("", refusal.NegativeAmount, "negative amount")
 	}
 	switch a.Kind {
 	case Fold: // TP-51
@@ -200,7 +201,7 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 		return nil
 	case Check: // TP-49
 		if p.Bet < st.CurBet {
-			return ruleErr("TP-49", ReasonCannotCheck, "facing a bet")
+			return ruleErr("TP-49", refusal.CannotCheck, "facing a bet")
 		}
 		st.RoundActs++
 		st.Undo = undoFold{}
@@ -210,7 +211,7 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 		return nil
 	case Call, Bet, Raise, Complete: // TP-52
 		if !h.cfg.Tournament {
-			return ruleErr("TP-50", ReasonActionNotAllowed, "cash tables hold an out-of-turn wager provisionally until the skipped seats act")
+			return ruleErr("TP-50", refusal.ActionNotAllowed, "cash tables hold an out-of-turn wager provisionally until the skipped seats act")
 		}
 		kind, to, err := h.checkBetting(i, a)
 		if err != nil {
@@ -222,38 +223,38 @@ func (h *Hand) applyOOT(a Action) *RuleError {
 		h.settle(st.ToAct)
 		return nil
 	}
-	return ruleErr("TP-46", ReasonActionNotAllowed, a.Kind.String()+" cannot be recorded out of turn")
+	return ruleErr("TP-46", refusal.ActionNotAllowed, a.Kind.String()+" cannot be recorded out of turn")
 }
 
-func (h *Hand) applyKill(i int, a Action) *RuleError {
+func (h *Hand) applyKill(i int, a Action) *refusal.Error {
 	st := &h.s
 	p := &st.Seats[i]
 	if a.By == RolePlayer {
-		return ruleErr(a.Kill.Rule(), ReasonRoleRequired, "the dealer or floor kills a hand")
+		return ruleErr(a.Kill.Rule(), refusal.RoleRequired, "the dealer or floor kills a hand")
 	}
 	if a.Kill > KillPenalty {
-		return ruleErr("TP-54", ReasonActionNotAllowed, "unknown kill reason")
+		return ruleErr("TP-54", refusal.ActionNotAllowed, "unknown kill reason")
 	}
 	if a.Kill == KillExposed && a.By != RoleFloor {
-		return ruleErr("TP-58", ReasonRoleRequired, "the dealer marks an exposure; the floor rules the hand dead or live")
+		return ruleErr("TP-58", refusal.RoleRequired, "the dealer marks an exposure; the floor rules the hand dead or live")
 	}
 	if len(a.Cards) > 0 && a.Kill != KillExposed {
-		return ruleErr("", ReasonCardsNotExpected, "only an exposure names cards")
+		return ruleErr("", refusal.CardsNotExpected, "only an exposure names cards")
 	}
 	if st.Phase == PhaseShowdown && h.cfg.WinnerEntry {
-		return ruleErr("TP-68", ReasonActionNotAllowed, "at the showdown the floor awards the pots")
+		return ruleErr("TP-68", refusal.ActionNotAllowed, "at the showdown the floor awards the pots")
 	}
 	if st.Phase == PhaseDone {
-		return ruleErr("", ReasonHandOver, "the hand is over")
+		return ruleErr("", refusal.HandOver, "the hand is over")
 	}
 	if p.Folded || p.Mucked {
-		return ruleErr("TP-54", ReasonActionNotAllowed, "hand already dead")
+		return ruleErr("TP-54", refusal.ActionNotAllowed, "hand already dead")
 	}
 	if p.Shown && st.Phase == PhaseShowdown && a.By != RoleFloor {
-		return ruleErr("TP-67", ReasonShownWinner, "a properly tabled hand can only be killed by the floor")
+		return ruleErr("TP-67", refusal.ShownWinner, "a properly tabled hand can only be killed by the floor")
 	}
 	if h.live() <= 1 {
-		return ruleErr("TP-54", ReasonActionNotAllowed, "the last live hand cannot be killed")
+		return ruleErr("TP-54", refusal.ActionNotAllowed, "the last live hand cannot be killed")
 	}
 	if a.Kill == KillExposed && st.Phase == PhaseBetting {
 		if err := h.markExposed(p, a.Cards); err != nil {
@@ -328,14 +329,14 @@ func (h *Hand) killNoSettle(i int, why KillReason) {
 	}
 }
 
-func (h *Hand) applyRevive(i int, a Action) *RuleError {
+func (h *Hand) applyRevive(i int, a Action) *refusal.Error {
 	st := &h.s
 	if a.By != RoleFloor || h.cfg.Mode != Live {
-		return ruleErr("TP-60", ReasonRoleRequired, "only the floor revives a hand (live tables)")
+		return ruleErr("TP-60", refusal.RoleRequired, "only the floor revives a hand (live tables)")
 	}
 	u := st.Undo
 	if st.Phase != PhaseBetting || !u.Active || u.Index != i {
-		return ruleErr("TP-60", ReasonNotRevivable, "only the fold just made can be revived")
+		return ruleErr("TP-60", refusal.NotRevivable, "only the fold just made can be revived")
 	}
 	p := &st.Seats[i]
 	p.Folded, p.Acted, p.ActedLevel, p.ActedFull = false, u.Acted, u.ActedLevel, u.ActedFull
@@ -345,7 +346,7 @@ func (h *Hand) applyRevive(i int, a Action) *RuleError {
 	return nil
 }
 
-func (h *Hand) applyRestrict(i int, a Action) *RuleError {
+func (h *Hand) applyRestrict(i int, a Action) *refusal.Error {
 	st := &h.s
 	p := &st.Seats[i]
 	rule := "TP-49"
@@ -353,10 +354,10 @@ func (h *Hand) applyRestrict(i int, a Action) *RuleError {
 		rule = "TP-58"
 	}
 	if a.By == RolePlayer || (a.Kind == ExposeLive && a.By != RoleFloor) {
-		return ruleErr(rule, ReasonRoleRequired, "a dealer/floor ruling")
+		return ruleErr(rule, refusal.RoleRequired, "a dealer/floor ruling")
 	}
 	if st.Phase != PhaseBetting || p.Folded {
-		return ruleErr(rule, ReasonActionNotAllowed, "no live hand in a betting round")
+		return ruleErr(rule, refusal.ActionNotAllowed, "no live hand in a betting round")
 	}
 	if a.Kind == ExposeLive {
 		if err := h.markExposed(p, a.Cards); err != nil {
@@ -365,7 +366,7 @@ func (h *Hand) applyRestrict(i int, a Action) *RuleError {
 		p.NoAggr, p.ExposePending = true, false
 	} else {
 		if len(a.Cards) > 0 {
-			return ruleErr("", ReasonCardsNotExpected, "a restriction names no cards")
+			return ruleErr("", refusal.CardsNotExpected, "a restriction names no cards")
 		}
 		p.NoRaise = true
 	}
@@ -376,7 +377,7 @@ func (h *Hand) applyRestrict(i int, a Action) *RuleError {
 
 // applyOverdeal corrects a live board overdeal (TP-78, TP-79) before any
 // action on the street.
-func (h *Hand) applyOverdeal(a Action) *RuleError {
+func (h *Hand) applyOverdeal(a Action) *refusal.Error {
 	st := &h.s
 	rule := "TP-78"
 	if a.Amount >= 2 {
@@ -384,13 +385,13 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 	}
 	switch {
 	case h.cfg.Mode != Live:
-		return ruleErr(rule, ReasonActionNotAllowed, "an overdeal cannot happen in digital mode")
+		return ruleErr(rule, refusal.ActionNotAllowed, "an overdeal cannot happen in digital mode")
 	case a.By != RoleFloor:
-		return ruleErr(rule, ReasonRoleRequired, "the supervisor corrects an overdeal")
+		return ruleErr(rule, refusal.RoleRequired, "the supervisor corrects an overdeal")
 	case h.cfg.Game.IsStud() || st.Phase != PhaseBetting || st.Street == Preflop || st.RoundActs > 0:
-		return ruleErr(rule, ReasonActionNotAllowed, "only a just-dealt board street before any action")
+		return ruleErr(rule, refusal.ActionNotAllowed, "only a just-dealt board street before any action")
 	case a.Amount < 1:
-		return ruleErr(rule, ReasonWrongAmount, "number of extra cards")
+		return ruleErr(rule, refusal.WrongAmount, "number of extra cards")
 	}
 	k := 1
 	if st.Street == Flop {
@@ -402,7 +403,7 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 	streetCards := st.Board[st.NBoard-k : st.NBoard]
 	if a.Amount == 1 {
 		if len(a.Cards) != 1 || st.Next >= len(st.Deck) {
-			return ruleErr(rule, ReasonBadCard, "name the one card the supervisor removed")
+			return ruleErr(rule, refusal.BadCard, "name the one card the supervisor removed")
 		}
 		x := a.Cards[0]
 		extra := st.Deck[st.Next]
@@ -412,7 +413,7 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 			streetCards[j] = extra
 			st.Deck[st.Next] = x
 		default:
-			return ruleErr(rule, ReasonBadCard, "the removed card is not among the dealt cards")
+			return ruleErr(rule, refusal.BadCard, "the removed card is not among the dealt cards")
 		}
 		st.ForceBurn = true // it becomes the next burn card
 		e := Event{Kind: EvOverdeal, Seat: -1, Rule: rule, Street: st.Street, NCards: uint8(k)}
@@ -424,11 +425,11 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 	// comes from outside (the engine has no randomness of its own).
 	want := append(append([]cards.Card(nil), streetCards...), st.Deck[st.Next:]...)
 	if len(a.Cards) != len(want) || cards.Deck(a.Cards).Validate() != nil {
-		return ruleErr(rule, ReasonBadStub, "the reshuffled stub must hold the street's cards and the undealt cards")
+		return ruleErr(rule, refusal.BadStub, "the reshuffled stub must hold the street's cards and the undealt cards")
 	}
 	for _, c := range a.Cards {
 		if !slices.Contains(want, c) {
-			return ruleErr(rule, ReasonBadStub, "card "+c.String()+" is not in the stub")
+			return ruleErr(rule, refusal.BadStub, "card "+c.String()+" is not in the stub")
 		}
 	}
 	st.Deck = append(st.Deck[:st.Next], a.Cards...)
@@ -445,20 +446,20 @@ func (h *Hand) applyOverdeal(a Action) *RuleError {
 // that stay, then the card the supervisor removed, which becomes the next
 // burn card. TP-79: the street's cards go back into the stub and the
 // street is entered again; a.Cards, if any, are the voided cards.
-func (h *Hand) physicalOverdeal(a Action, rule string, k int) *RuleError {
+func (h *Hand) physicalOverdeal(a Action, rule string, k int) *refusal.Error {
 	st := &h.s
 	entered := st.Await.Board == 0
 	if entered {
 		st.NBoard -= k // checked below without the street's own cards
 	}
-	restore := func(err *RuleError) *RuleError {
+	restore := func(err *refusal.Error) *refusal.Error {
 		if entered {
 			st.NBoard += k
 		}
 		return err
 	}
 	if a.Amount == 1 && len(a.Cards) != k+1 {
-		return restore(rangeErr(rule, ReasonWrongCardCount, "the street's cards that stay, then the card removed", int64(k+1), int64(k+1)))
+		return restore(rangeErr(rule, refusal.WrongCardCount, "the street's cards that stay, then the card removed", int64(k+1), int64(k+1)))
 	}
 	if err := h.checkNew(a.Cards, nil, rule); err != nil {
 		return restore(err)

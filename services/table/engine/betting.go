@@ -1,6 +1,9 @@
 package engine
 
-import "strconv"
+import (
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
+	"strconv"
+)
 
 const noKind ActionKind = 0xFF
 
@@ -36,24 +39,24 @@ const (
 	whyCap
 )
 
-func (h *Hand) whyErr(w whyNot) *RuleError {
+func (h *Hand) whyErr(w whyNot) *refusal.Error {
 	switch w {
 	case whyChips:
-		return ruleErr("TP-44", ReasonActionNotAllowed, "not enough chips to raise")
+		return ruleErr("TP-44", refusal.ActionNotAllowed, "not enough chips to raise")
 	case whyExposed:
-		return ruleErr("TP-58", ReasonNoAggression, "exposed hand kept live: check, call or fold only")
+		return ruleErr("TP-58", refusal.NoAggression, "exposed hand kept live: check, call or fold only")
 	case whyOOTCheck:
-		return ruleErr("TP-49", ReasonNoAggression, "checked out of turn: no bet or raise this round")
+		return ruleErr("TP-49", refusal.NoAggression, "checked out of turn: no bet or raise this round")
 	case whyAllInOpponents:
-		return ruleErr("TP-44", ReasonActionNotAllowed, "every opponent is all-in")
+		return ruleErr("TP-44", refusal.ActionNotAllowed, "every opponent is all-in")
 	case whyNotReopenedFL:
-		return ruleErr("TP-24", ReasonBettingNotReopened, "an all-in below half a bet does not reopen the betting")
+		return ruleErr("TP-24", refusal.BettingNotReopened, "an all-in below half a bet does not reopen the betting")
 	case whyNotReopened:
-		return ruleErr("TP-23", ReasonBettingNotReopened, "an incomplete raise does not reopen the betting")
+		return ruleErr("TP-23", refusal.BettingNotReopened, "an incomplete raise does not reopen the betting")
 	case whyCap:
-		return ruleErr("TP-29", ReasonRaiseCapReached, "a bet and "+strconv.Itoa(h.cfg.Profile.MaxRaises)+" raises already made")
+		return ruleErr("TP-29", refusal.RaiseCapReached, "a bet and "+strconv.Itoa(h.cfg.Profile.MaxRaises)+" raises already made")
 	}
-	return ruleErr("", ReasonActionNotAllowed, "no bet or raise possible")
+	return ruleErr("", refusal.ActionNotAllowed, "no bet or raise possible")
 }
 
 func (h *Hand) isFL() bool { return h.cfg.Structure == FixedLimit }
@@ -498,7 +501,7 @@ func (h *Hand) LegalActions() []Legal {
 
 // checkBetting validates a player's betting action for seat index i and
 // returns the resolved kind and "to" amount.
-func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
+func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *refusal.Error) {
 	st := &h.s
 	p := &st.Seats[i]
 	o := h.cachedOptions(i)
@@ -521,63 +524,60 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 			return Withdraw, 0, nil
 		}
 		if !o.fold {
-			return 0, 0, ruleErr("", ReasonActionNotAllowed, "nothing to call: check instead of folding")
+			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "nothing to call: check instead of folding")
 		}
 		return Fold, 0, nil
 	case Check:
 		if !o.check {
 			if o.bringIn {
-				return 0, 0, ruleErr("", ReasonActionNotAllowed, "the bring-in must bring it in or complete")
+				return 0, 0, ruleErr("", refusal.ActionNotAllowed, "the bring-in must bring it in or complete")
 			}
-			return 0, 0, ruleErr("G-33", ReasonCannotCheck, "facing a bet, the choices are call, raise or fold")
+			return 0, 0, ruleErr("G-33", refusal.CannotCheck, "facing a bet, the choices are call, raise or fold")
 		}
 		return Check, 0, nil
 	case Call:
 		if !o.call {
-			return 0, 0, ruleErr("", ReasonActionNotAllowed, "nothing to call")
+			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "nothing to call")
 		}
 		if a.Amount != 0 && a.Amount != o.callTo {
-			return 0, 0, rangeErr("TP-32", ReasonWrongAmount, "call amount is the round total", o.callTo, o.callTo)
+			return 0, 0, rangeErr("TP-32", refusal.WrongAmount, "call amount is the round total", o.callTo, o.callTo)
 		}
 		return Call, o.callTo, nil
 	case BringIn:
 		if !o.bringIn {
-			return 0, 0, ruleErr("", ReasonActionNotAllowed, "no bring-in pending")
+			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "no bring-in pending")
 		}
 		if a.Amount != 0 && a.Amount != o.bringInTo {
-			return 0, 0, rangeErr("G-18", ReasonWrongAmount, "the bring-in is the table's bring-in amount", o.bringInTo, o.bringInTo)
+			return 0, 0, rangeErr("G-18", refusal.WrongAmount, "the bring-in is the table's bring-in amount", o.bringInTo, o.bringInTo)
 		}
 		return BringIn, o.bringInTo, nil
 	case Withdraw:
 		if !o.withdraw {
-			return 0, 0, ruleErr("TP-52", ReasonActionNotAllowed, "no out-of-turn wager to withdraw")
+			return 0, 0, ruleErr("TP-52", refusal.ActionNotAllowed, "no out-of-turn wager to withdraw")
 		}
 		return Withdraw, 0, nil
 	case Bet, Raise, Complete:
 	default:
-		return 0, 0, ruleErr("", ReasonActionNotAllowed, kind.String()+" is not a betting action")
+		return 0, 0, ruleErr("", refusal.ActionNotAllowed, kind.String()+" is not a betting action")
 	}
 	if o.aggr == noKind {
 		return 0, 0, h.whyErr(o.why)
 	}
 	if kind != o.aggr {
-		return 0, 0, ruleErr("", ReasonActionNotAllowed, kind.String()+" is not possible now: "+o.aggr.String())
+		return 0, 0, ruleErr("", refusal.ActionNotAllowed, kind.String()+" is not possible now: "+o.aggr.String())
 	}
 	to := a.Amount
 	allIn := p.Bet + p.Stack
 	if to > allIn {
-		return 0, 0, rangeErr("CS-05", ReasonAboveStack, "amount above the chips on the table", o.minTo, o.maxTo)
+		return 0, 0, rangeErr("CS-05", refusal.AboveStack, "amount above the chips on the table", o.minTo, o.maxTo)
 	}
 	if h.isFL() && (to == o.minTo || (o.altTo > 0 && to == o.altTo)) {
 		return o.aggr, to, nil
 	}
 	if to%h.cfg.Stakes.ChipUnit != 0 && to != allIn {
-		return 0, 0, rangeErr("TP-31", ReasonNotChipMultiple, "not a multiple of the smallest chip", o.minTo, o.maxTo)
+		return 0, 0, rangeErr("TP-31", refusal.NotChipMultiple, "not a multiple of the smallest chip", o.minTo, o.maxTo)
 	}
 	if h.isFL() {
-		if to == o.minTo || (o.altTo > 0 && to == o.altTo) {
-			return o.aggr, to, nil
-		}
 		// Completing the bring-in is to one small unit (TP-27); only an
 		// open pair on 4th street (TP-28) changes the unit.
 		rule := "TP-27"
@@ -588,16 +588,16 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *RuleError) {
 		if o.altTo > 0 {
 			hi = o.altTo
 		}
-		return 0, 0, rangeErr(rule, ReasonWrongAmount, "fixed-limit bets and raises are one unit", o.minTo, hi)
+		return 0, 0, rangeErr(rule, refusal.WrongAmount, "fixed-limit bets and raises are one unit", o.minTo, hi)
 	}
 	if to < o.minTo {
 		if st.CurBet == 0 {
-			return 0, 0, rangeErr("TP-21", ReasonBetBelowMinimum, "bet below the minimum", o.minTo, o.maxTo)
+			return 0, 0, rangeErr("TP-21", refusal.BetBelowMinimum, "bet below the minimum", o.minTo, o.maxTo)
 		}
-		return 0, 0, rangeErr("TP-22", ReasonRaiseBelowMinimum, "raise below the minimum", o.minTo, o.maxTo)
+		return 0, 0, rangeErr("TP-22", refusal.RaiseBelowMinimum, "raise below the minimum", o.minTo, o.maxTo)
 	}
 	if to > o.maxTo {
-		return 0, 0, rangeErr("TP-25", ReasonAboveMaximum, "above the pot-limit maximum", o.minTo, o.maxTo)
+		return 0, 0, rangeErr("TP-25", refusal.AboveMaximum, "above the pot-limit maximum", o.minTo, o.maxTo)
 	}
 	return o.aggr, to, nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"slices"
 	"testing"
 )
@@ -29,25 +30,25 @@ func TestMinimumBetAndRaise_TP21_TP22(t *testing.T) {
 		name   string
 		a      Action
 		rule   string
-		reason Reason
+		reason refusal.Reason
 	}{
-		{"TP-21 opening bet below the big blind", Action{Seat: 0, Kind: Bet, Amount: 99}, "TP-21", ReasonBetBelowMinimum},
-		{"TP-31 amount not a chip multiple is refused only with a unit", Action{Seat: 0, Kind: Bet, Amount: 20000}, "CS-05", ReasonAboveStack},
-		{"TP-46 out of turn in digital mode", Action{Seat: 1, Kind: Bet, Amount: 200}, "TP-46", ReasonOutOfTurn},
+		{"TP-21 opening bet below the big blind", Action{Seat: 0, Kind: Bet, Amount: 99}, "TP-21", refusal.BetBelowMinimum},
+		{"TP-31 amount not a chip multiple is refused only with a unit", Action{Seat: 0, Kind: Bet, Amount: 20000}, "CS-05", refusal.AboveStack},
+		{"TP-46 out of turn in digital mode", Action{Seat: 1, Kind: Bet, Amount: 200}, "TP-46", refusal.OutOfTurn},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { refuse(t, h, c.a, c.rule, c.reason) })
 	}
 	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 200})
 	// TP-22 derived: after a bet of 200 the minimum raise is to 400.
-	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 399}, "TP-22", ReasonRaiseBelowMinimum)
+	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 399}, "TP-22", refusal.RaiseBelowMinimum)
 	// TP-32: amounts are totals ("raise to").
 	act(t, h, Action{Seat: 1, Kind: Raise, Amount: 600})
 	// After a raise to 600 (increment 400) the next minimum is 1000.
 	if l, _ := findLegal(h, Raise); l.Min != 1000 {
 		t.Fatalf("TP-22 min raise after 200→600 is %d, want 1000", l.Min)
 	}
-	re := refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 999}, "TP-22", ReasonRaiseBelowMinimum)
+	re := refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 999}, "TP-22", refusal.RaiseBelowMinimum)
 	if re.Min != 1000 || re.Max != 9900 {
 		t.Fatalf("error range %d..%d", re.Min, re.Max)
 	}
@@ -59,7 +60,7 @@ func TestChipUnit_TP31(t *testing.T) {
 	cfg := nlhe(25, 50)
 	cfg.Stakes.ChipUnit = 25
 	h := ring(t, cfg, 5000, 5000, 5000)
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 110}, "TP-31", ReasonNotChipMultiple)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 110}, "TP-31", refusal.NotChipMultiple)
 	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 125})
 	// An all-in need not be a multiple of the chip unit.
 	h = ring(t, cfg, 5000, 5000, 4990)
@@ -99,7 +100,7 @@ func TestIncompleteRaise_TP23(t *testing.T) {
 	if ks := legalKinds(h); !slices.Equal(ks, []ActionKind{Fold, Call}) {
 		t.Fatalf("TP-23 seat 0 options %v", ks)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 800}, "TP-23", ReasonBettingNotReopened)
+	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 800}, "TP-23", refusal.BettingNotReopened)
 	act(t, h, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Call})
 }
 
@@ -151,7 +152,7 @@ func TestLimitHalfBet_TP24(t *testing.T) {
 		if l, ok := findLegal(h, Raise); !ok || l.Min != 100 || l.Max != 100 {
 			t.Fatalf("seat 0 complete: %+v", h.LegalActions())
 		}
-		refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 200}, "TP-27", ReasonWrongAmount)
+		refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 200}, "TP-27", refusal.WrongAmount)
 	})
 	t.Run("TP-24 all-in below half does not reopen for a player who acted", func(t *testing.T) {
 		t.Parallel()
@@ -165,7 +166,7 @@ func TestLimitHalfBet_TP24(t *testing.T) {
 		if ks := legalKinds(h); !slices.Equal(ks, []ActionKind{Fold, Call}) {
 			t.Fatalf("seat 2 options %v", ks)
 		}
-		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-24", ReasonBettingNotReopened)
+		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-24", refusal.BettingNotReopened)
 	})
 	t.Run("TP-24 all-in of half a bet or more is a full bet", func(t *testing.T) {
 		t.Parallel()
@@ -189,7 +190,7 @@ func TestPotLimitMaximum_TP25(t *testing.T) {
 	if l.Min != 200 || l.Max != 350 {
 		t.Fatalf("TP-25 pre-flop raise range %d..%d, want 200..350", l.Min, l.Max)
 	}
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 351}, "TP-25", ReasonAboveMaximum)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 351}, "TP-25", refusal.AboveMaximum)
 	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 350})
 	act(t, h, Action{Seat: 0, Kind: Fold}, Action{Seat: 1, Kind: Call})
 	// Flop: the maximum bet is the pot (350+350+50 = 750).
@@ -223,7 +224,7 @@ func TestNoRaiseCap_TP26(t *testing.T) {
 func TestFixedLimitUnits_TP27(t *testing.T) {
 	t.Parallel()
 	h := ring(t, flhe(), 5000, 5000, 5000)
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 250}, "TP-27", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 250}, "TP-27", refusal.WrongAmount)
 	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
 	if l, _ := findLegal(h, Bet); l.Min != 100 || l.Max != 100 {
 		t.Fatalf("TP-27 flop bet %+v, want 100", l)
@@ -233,7 +234,7 @@ func TestFixedLimitUnits_TP27(t *testing.T) {
 	if l, _ := findLegal(h, Bet); l.Min != 200 || l.Max != 200 {
 		t.Fatalf("TP-27 turn bet %+v, want 200", l)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 100}, "TP-27", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 100}, "TP-27", refusal.WrongAmount)
 }
 
 func TestRaiseCap_TP29(t *testing.T) {
@@ -247,7 +248,7 @@ func TestRaiseCap_TP29(t *testing.T) {
 		if _, ok := findLegal(h, Raise); ok {
 			t.Fatal("cap reached but raise offered")
 		}
-		refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 500}, "TP-29", ReasonRaiseCapReached)
+		refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 500}, "TP-29", refusal.RaiseCapReached)
 	})
 	t.Run("TP-29 cap lifted when two players start the round", func(t *testing.T) {
 		t.Parallel()
@@ -391,11 +392,11 @@ func TestStraddle_TP20_G12(t *testing.T) {
 		name  string
 		cfg   func(*Config, *Setup)
 		rule  string
-		sense Reason
+		sense refusal.Reason
 	}{
-		{"TP-20 no straddle in tournaments", func(c *Config, s *Setup) { c.Tournament = true }, "TP-20", ReasonStraddleNotAllowed},
-		{"TP-20 only the seat after the big blind", func(c *Config, s *Setup) { s.Posts[2].Seat = 3 }, "TP-20", ReasonStraddleNotAllowed},
-		{"TP-20 straddle is twice the big blind", func(c *Config, s *Setup) { s.Posts[2].Amount = 300 }, "TP-20", ReasonWrongAmount},
+		{"TP-20 no straddle in tournaments", func(c *Config, s *Setup) { c.Tournament = true }, "TP-20", refusal.StraddleNotAllowed},
+		{"TP-20 only the seat after the big blind", func(c *Config, s *Setup) { s.Posts[2].Seat = 3 }, "TP-20", refusal.StraddleNotAllowed},
+		{"TP-20 straddle is twice the big blind", func(c *Config, s *Setup) { s.Posts[2].Amount = 300 }, "TP-20", refusal.WrongAmount},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -404,7 +405,7 @@ func TestStraddle_TP20_G12(t *testing.T) {
 			s.Posts = slices.Clone(setup.Posts)
 			c.cfg(&cfg, &s)
 			_, err := NewHand(cfg, s)
-			re, ok := err.(*RuleError)
+			re, ok := err.(*refusal.Error)
 			if !ok || re.Rule != c.rule || re.Reason != c.sense {
 				t.Fatalf("got %v", err)
 			}
@@ -451,7 +452,7 @@ func TestChipUnitRounding_TP31_G01(t *testing.T) {
 	if l, _ := findLegal(h, Raise); l.Min != 150 || l.Max != 1000 {
 		t.Fatalf("TP-31 raise range %+v", l)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 125}, "TP-22", ReasonRaiseBelowMinimum)
-	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 160}, "TP-31", ReasonNotChipMultiple)
+	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 125}, "TP-22", refusal.RaiseBelowMinimum)
+	refuse(t, h, Action{Seat: 0, Kind: Raise, Amount: 160}, "TP-31", refusal.NotChipMultiple)
 	act(t, h, Action{Seat: 0, Kind: Raise, Amount: 150})
 }

@@ -1,7 +1,7 @@
 // Package engine is the rules core of the table service: one poker hand as a
 // state machine. A Hand is built from a Config (game, structure, stakes, rule
 // profile) and a Setup (button, players, forced posts, injected deck). Apply
-// takes one Action and returns the Events it caused, or a *RuleError naming the
+// takes one Action and returns the Events it caused, or a *refusal.Error naming the
 // RULES.md rule that refuses it, leaving the state unchanged. LegalActions says
 // exactly what may be done now. The state serializes losslessly to JSON.
 //
@@ -53,7 +53,9 @@
 // Clone deep-copies it. Reset reuses a Hand's memory for the next hand.
 package engine
 
-import "github.com/cardroom/cardroom/services/table/engine/cards"
+import (
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+)
 
 // Game is the poker variant dealt.
 type Game uint8

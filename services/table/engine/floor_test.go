@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 func liveCfg() Config {
@@ -32,7 +33,7 @@ func TestKilledHands_TP53_TP54_TP55_TP56(t *testing.T) {
 			t.Fatalf("seat 0 now calls the big blind: %+v", h.LegalActions())
 		}
 		// TP-54: a dead hand cannot act or win.
-		refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-54", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-54", refusal.ActionNotAllowed)
 		checkDown(t, h)
 		showAll(t, h)
 		wantStacks(t, h, map[int]int64{0: 1200, 1: 900, 2: 900})
@@ -52,9 +53,9 @@ func TestKilledHands_TP53_TP54_TP55_TP56(t *testing.T) {
 	t.Run("TP-54 only the dealer or floor kills a hand", func(t *testing.T) {
 		t.Parallel()
 		h := threeWay(t, holes, board)
-		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RolePlayer, Kill: KillFouled}, "TP-54", ReasonRoleRequired)
+		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RolePlayer, Kill: KillFouled}, "TP-54", refusal.RoleRequired)
 		act(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer, Kill: KillFouled})
-		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer}, "TP-54", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: 1, Kind: Kill, By: RoleDealer}, "TP-54", refusal.ActionNotAllowed)
 		act(t, h, Action{Seat: 0, Kind: Kill, By: RoleDealer})
 		wantStacks(t, h, map[int]int64{0: 950, 1: 900, 2: 1150})
 	})
@@ -63,7 +64,7 @@ func TestKilledHands_TP53_TP54_TP55_TP56(t *testing.T) {
 		ps := players(1000, 1000, 1000)
 		ps[1].Absent = true
 		_, err := NewHand(nlhe(50, 100), Setup{Button: 2, Players: ps, Deck: stackedDeck(t, "")})
-		if re, ok := err.(*RuleError); !ok || re.Rule != "TP-56" {
+		if re, ok := err.(*refusal.Error); !ok || re.Rule != "TP-56" {
 			t.Fatalf("got %v", err)
 		}
 		h := threeWay(t, holes, board)
@@ -100,7 +101,7 @@ func TestTournamentPresence_TP57(t *testing.T) {
 func TestExposedHand_TP58(t *testing.T) {
 	t.Parallel()
 	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
-	refuse(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleDealer}, "TP-58", ReasonRoleRequired)
+	refuse(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleDealer}, "TP-58", refusal.RoleRequired)
 	ev := applyAll(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleFloor})
 	if len(eventsOf(ev, EvExpose)) != 1 {
 		t.Fatalf("%+v", ev)
@@ -108,7 +109,7 @@ func TestExposedHand_TP58(t *testing.T) {
 	if slices.Contains(legalKinds(h), Raise) {
 		t.Fatal("TP-58 live without aggression still may raise")
 	}
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", ReasonNoAggression)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", refusal.NoAggression)
 	act(t, h, Action{Seat: 2, Kind: Call})
 	if v := h.View(0); v.Seats[2].Cards[0] == cards.Unknown {
 		t.Fatal("exposed cards hidden")
@@ -147,17 +148,17 @@ func TestRevive_TP60(t *testing.T) {
 	t.Parallel()
 	h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
 	act(t, h, Action{Seat: 2, Kind: Fold})
-	refuse(t, h, Action{Seat: 2, Kind: Revive, By: RoleDealer}, "TP-60", ReasonRoleRequired)
+	refuse(t, h, Action{Seat: 2, Kind: Revive, By: RoleDealer}, "TP-60", refusal.RoleRequired)
 	ev := applyAll(t, h, Action{Seat: 2, Kind: Revive, By: RoleFloor})
 	if r := eventsOf(ev, EvRevive); len(r) != 1 || h.ToAct() != 2 {
 		t.Fatalf("revive %+v to act %d", ev, h.ToAct())
 	}
 	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Fold}, Action{Seat: 1, Kind: Check})
-	refuse(t, h, Action{Seat: 0, Kind: Revive, By: RoleFloor}, "TP-60", ReasonNotRevivable)
+	refuse(t, h, Action{Seat: 0, Kind: Revive, By: RoleFloor}, "TP-60", refusal.NotRevivable)
 	// Digital tables have no pending muck.
 	d := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
 	act(t, d, Action{Seat: 2, Kind: Fold})
-	refuse(t, d, Action{Seat: 2, Kind: Revive, By: RoleFloor}, "TP-60", ReasonRoleRequired)
+	refuse(t, d, Action{Seat: 2, Kind: Revive, By: RoleFloor}, "TP-60", refusal.RoleRequired)
 }
 
 func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
@@ -165,7 +166,7 @@ func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
 	t.Run("TP-46 digital mode refuses out-of-turn actions", func(t *testing.T) {
 		t.Parallel()
 		h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
-		refuse(t, h, Action{Seat: 0, Kind: Fold}, "TP-46", ReasonOutOfTurn)
+		refuse(t, h, Action{Seat: 0, Kind: Fold}, "TP-46", refusal.OutOfTurn)
 		if _, err := h.ApplyOutOfTurn(Action{Seat: 0, Kind: Fold}); err == nil {
 			t.Fatal("digital ApplyOutOfTurn accepted")
 		}
@@ -173,7 +174,7 @@ func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
 	t.Run("TP-47 a skipped seat is deemed to have folded or checked", func(t *testing.T) {
 		t.Parallel()
 		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
-		refuse(t, h, Action{Seat: 2, Kind: Skip}, "TP-47", ReasonRoleRequired)
+		refuse(t, h, Action{Seat: 2, Kind: Skip}, "TP-47", refusal.RoleRequired)
 		ev := applyAll(t, h, Action{Seat: 2, Kind: Skip, By: RoleDealer})
 		if f := eventsOf(ev, EvFold); len(f) != 1 || f[0].Rule != "TP-47" {
 			t.Fatalf("%+v", ev)
@@ -195,7 +196,7 @@ func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
 		if ks := legalKinds(h); h.ToAct() != 1 || !slices.Equal(ks, []ActionKind{Fold, Call}) {
 			t.Fatalf("seat 1 options %v", ks)
 		}
-		refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 600}, "TP-49", ReasonNoAggression)
+		refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 600}, "TP-49", refusal.NoAggression)
 		act(t, h, Action{Seat: 1, Kind: Call}, Action{Seat: 2, Kind: Call})
 		// The restriction ends with the round.
 		if h.Street() != Turn {
@@ -219,13 +220,13 @@ func TestOutOfTurn_TP46_TP47_TP49_TP51(t *testing.T) {
 		if h.Street() != Flop {
 			t.Fatal("folded seat still in the round")
 		}
-		refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-54", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-54", refusal.ActionNotAllowed)
 	})
 	t.Run("TP-50 cash out-of-turn wagers are not committed to the pot", func(t *testing.T) {
 		t.Parallel()
 		h := mustHand(t, liveCfg(), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")})
 		_, err := h.ApplyOutOfTurn(Action{Seat: 1, Kind: Raise, Amount: 400})
-		if re, ok := err.(*RuleError); !ok || re.Rule != "TP-50" {
+		if re, ok := err.(*refusal.Error); !ok || re.Rule != "TP-50" {
 			t.Fatalf("got %v", err)
 		}
 		// engine/live resolves TP-50/S1 and applies the result in turn.
@@ -306,7 +307,7 @@ func TestRoundEnd_TP08_TP07(t *testing.T) {
 	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
 	// TP-07: a recorded action binds: the same seat cannot act again.
 	act(t, h, Action{Seat: 2, Kind: Call})
-	refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-46", ReasonOutOfTurn)
+	refuse(t, h, Action{Seat: 2, Kind: Fold}, "TP-46", refusal.OutOfTurn)
 	act(t, h, Action{Seat: 0, Kind: Call})
 	// TP-08: "end of round" is recorded when the engine closes the round.
 	ev := applyAll(t, h, Action{Seat: 1, Kind: Check})
@@ -327,8 +328,8 @@ func TestBoardOverdeal_TP78_TP79(t *testing.T) {
 	t.Run("TP-78 one unidentified extra card becomes the next burn", func(t *testing.T) {
 		t.Parallel()
 		h := newHand(t, liveCfg())
-		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleDealer, Cards: c("3d")}, "TP-78", ReasonRoleRequired)
-		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Kd")}, "TP-78", ReasonBadCard)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleDealer, Cards: c("3d")}, "TP-78", refusal.RoleRequired)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Kd")}, "TP-78", refusal.BadCard)
 		act(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")})
 		if got := cards.Format(h.Board()); got != "2c8c7h" {
 			t.Fatalf("board %s", got)
@@ -341,14 +342,14 @@ func TestBoardOverdeal_TP78_TP79(t *testing.T) {
 			t.Fatalf("board %s", got)
 		}
 		act(t, h, Action{Seat: 0, Kind: Check})
-		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Js")}, "TP-78", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("Js")}, "TP-78", refusal.ActionNotAllowed)
 	})
 	t.Run("TP-79 several extra cards: reshuffle and redeal without a burn", func(t *testing.T) {
 		t.Parallel()
 		h := newHand(t, liveCfg())
 		stub := append(append([]cards.Card(nil), h.s.Deck[h.s.Next:]...), c("2c3d7h")...)
 		bad := append([]cards.Card(nil), stub[1:]...)
-		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 2, By: RoleFloor, Cards: bad}, "TP-79", ReasonBadStub)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 2, By: RoleFloor, Cards: bad}, "TP-79", refusal.BadStub)
 		ev := applyAll(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 2, By: RoleFloor, Cards: stub})
 		if len(eventsOf(ev, EvBurn)) != 0 {
 			t.Fatal("burned on the redeal")
@@ -363,7 +364,7 @@ func TestBoardOverdeal_TP78_TP79(t *testing.T) {
 	t.Run("TP-78 cannot happen in digital mode", func(t *testing.T) {
 		t.Parallel()
 		h := newHand(t, nlhe(50, 100))
-		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")}, "TP-78", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: 0, Kind: BoardOverdeal, Amount: 1, By: RoleFloor, Cards: c("3d")}, "TP-78", refusal.ActionNotAllowed)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // byteSource feeds fuzz bytes as choices; exhausted it returns zeros.
@@ -202,9 +203,9 @@ func playFuzz(t *testing.T, data []byte) {
 	cfg, setup := fuzzSetup(src)
 	h, err := NewHand(cfg, setup)
 	if err != nil {
-		var re *RuleError
+		var re *refusal.Error
 		if !errors.As(err, &re) {
-			t.Fatalf("NewHand error is not a RuleError: %v", err)
+			t.Fatalf("NewHand error is not a refusal.Error: %v", err)
 		}
 		return
 	}
@@ -259,8 +260,8 @@ func playFuzz(t *testing.T, data []byte) {
 				}
 				if _, err := h.Apply(bad); err == nil {
 					t.Fatalf("illegal %+v accepted (legal %+v)", bad, legal)
-				} else if !errors.As(err, new(*RuleError)) {
-					t.Fatalf("error not a RuleError: %v", err)
+				} else if !errors.As(err, new(*refusal.Error)) {
+					t.Fatalf("error not a refusal.Error: %v", err)
 				}
 				before.unchanged(t, h, "illegal action")
 			}
@@ -293,8 +294,8 @@ func playFuzz(t *testing.T, data []byte) {
 				a = Action{Seat: s, Kind: kinds[src.next()%len(kinds)], Amount: int64(src.next()) * cu}
 				before := snap(h)
 				if _, err := h.ApplyOutOfTurn(a); err != nil {
-					if !errors.As(err, new(*RuleError)) {
-						t.Fatalf("error not a RuleError: %v", err)
+					if !errors.As(err, new(*refusal.Error)) {
+						t.Fatalf("error not a refusal.Error: %v", err)
 					}
 					before.unchanged(t, h, "out-of-turn action")
 				}

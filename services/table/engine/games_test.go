@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 func TestStudOpenPair_TP28_G18(t *testing.T) {
@@ -38,7 +39,7 @@ func TestStudOpenPair_TP28_G18(t *testing.T) {
 	if !slices.Equal(bets, []int64{10, 20}) {
 		t.Fatalf("TP-28 bet options %v", bets)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 15}, "TP-28", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 15}, "TP-28", refusal.WrongAmount)
 	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 20})
 	// G-18: after the big bet, raises are in the big unit.
 	if l, _ := findLegal(h, Raise); l.Min != 40 {
@@ -62,9 +63,9 @@ func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 	t.Parallel()
 	deck := stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")
 	h := mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
-	refuse(t, h, Action{Seat: 1, Kind: BringIn, Amount: 7}, "G-18", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 1, Kind: BringIn, Amount: 7}, "G-18", refusal.WrongAmount)
 	act(t, h, Action{Seat: 1, Kind: BringIn})
-	refuse(t, h, Action{Seat: 2, Kind: Complete, Amount: 15}, "TP-27", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Complete, Amount: 15}, "TP-27", refusal.WrongAmount)
 	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
 	act(t, h, Action{Seat: 0, Kind: Bet, Amount: 10})
 	var raises []int64
@@ -76,7 +77,7 @@ func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 	if !slices.Equal(raises, []int64{20, 30}) {
 		t.Fatalf("TP-28 raise options after a small bet %v, want [20 30]", raises)
 	}
-	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 25}, "TP-28", ReasonWrongAmount)
+	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 25}, "TP-28", refusal.WrongAmount)
 	act(t, h, Action{Seat: 1, Kind: Raise, Amount: 30})
 	// G-18: the round is now in the big unit.
 	if l, _ := findLegal(h, Raise); l.Min != 50 || l.Max != 50 {
@@ -203,18 +204,18 @@ func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name   string
 		mutate func(*Config, *Setup)
-		reason Reason
+		reason refusal.Reason
 	}{
-		{"unknown card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = 60 }, ReasonBadCard},
-		{"duplicate card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = s.Deck[4] }, ReasonDuplicateCard},
-		{"deck too short", func(c *Config, s *Setup) { s.Deck = s.Deck[:8] }, ReasonDeckTooShort},
-		{"one player", func(c *Config, s *Setup) { s.Players = s.Players[:1] }, ReasonBadPlayerCount},
-		{"duplicate seat", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Seat = 0 }, ReasonBadSetup},
-		{"TP-19 no chips", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Stack = 0 }, ReasonBadSetup},
-		{"post by a seat not in the hand", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 7, Kind: PostBigBlind, Amount: 100}} }, ReasonSeatNotInHand},
-		{"negative post", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 1, Kind: PostBigBlind, Amount: -100}} }, ReasonNegativeAmount},
-		{"negative stake", func(c *Config, s *Setup) { c.Stakes.Ante = -1 }, ReasonBadConfig},
-		{"no-limit stud", func(c *Config, s *Setup) { c.Game = Stud }, ReasonBadConfig},
+		{"unknown card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = 60 }, refusal.BadCard},
+		{"duplicate card in the deck", func(c *Config, s *Setup) { s.Deck = slices.Clone(s.Deck); s.Deck[3] = s.Deck[4] }, refusal.DuplicateCard},
+		{"deck too short", func(c *Config, s *Setup) { s.Deck = s.Deck[:8] }, refusal.DeckTooShort},
+		{"one player", func(c *Config, s *Setup) { s.Players = s.Players[:1] }, refusal.BadPlayerCount},
+		{"duplicate seat", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Seat = 0 }, refusal.BadSetup},
+		{"TP-19 no chips", func(c *Config, s *Setup) { s.Players = slices.Clone(s.Players); s.Players[1].Stack = 0 }, refusal.BadSetup},
+		{"post by a seat not in the hand", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 7, Kind: PostBigBlind, Amount: 100}} }, refusal.SeatNotInHand},
+		{"negative post", func(c *Config, s *Setup) { s.Posts = []Post{{Seat: 1, Kind: PostBigBlind, Amount: -100}} }, refusal.NegativeAmount},
+		{"negative stake", func(c *Config, s *Setup) { c.Stakes.Ante = -1 }, refusal.BadConfig},
+		{"no-limit stud", func(c *Config, s *Setup) { c.Game = Stud }, refusal.BadConfig},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -223,19 +224,19 @@ func TestBadInput(t *testing.T) {
 			s := good
 			c.mutate(&cfg, &s)
 			_, err := NewHand(cfg, s)
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) || re.Reason != c.reason {
 				t.Fatalf("want %s, got %v", c.reason, err)
 			}
 		})
 	}
 	h := mustHand(t, nlhe(50, 100), good)
-	refuse(t, h, Action{Seat: 7, Kind: Fold}, "", ReasonSeatNotInHand)
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: -300}, "", ReasonNegativeAmount)
-	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 5000}, "CS-05", ReasonAboveStack)
-	refuse(t, h, Action{Seat: 2, Kind: Call, Amount: 70}, "TP-32", ReasonWrongAmount)
-	refuse(t, h, Action{Seat: 2, Kind: Check}, "G-33", ReasonCannotCheck)
-	if !errors.Is(refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-46", ReasonOutOfTurn), ErrOutOfTurn) {
+	refuse(t, h, Action{Seat: 7, Kind: Fold}, "", refusal.SeatNotInHand)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: -300}, "", refusal.NegativeAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 5000}, "CS-05", refusal.AboveStack)
+	refuse(t, h, Action{Seat: 2, Kind: Call, Amount: 70}, "TP-32", refusal.WrongAmount)
+	refuse(t, h, Action{Seat: 2, Kind: Check}, "G-33", refusal.CannotCheck)
+	if !errors.Is(refuse(t, h, Action{Seat: 1, Kind: Check}, "TP-46", refusal.OutOfTurn), ErrOutOfTurn) {
 		t.Fatal("errors.Is sentinel")
 	}
 }

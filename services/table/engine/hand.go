@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // Street is a betting round (or the showdown).
@@ -236,13 +237,13 @@ func (h *Hand) Reset(cfg Config, setup Setup) error {
 
 func normalize(cfg *Config, setup *Setup) error {
 	if cfg.Game > Razz {
-		return ruleErr("", ReasonBadConfig, "unknown game")
+		return ruleErr("", refusal.BadConfig, "unknown game")
 	}
 	if cfg.Structure > FixedLimit {
-		return ruleErr("", ReasonBadConfig, "unknown structure")
+		return ruleErr("", refusal.BadConfig, "unknown structure")
 	}
 	if cfg.Game.IsStud() && cfg.Structure != FixedLimit {
-		return ruleErr("TP-27", ReasonBadConfig, "stud games are dealt fixed limit")
+		return ruleErr("TP-27", refusal.BadConfig, "stud games are dealt fixed limit")
 	}
 	if cfg.Profile.Name == "" {
 		cfg.Profile = DefaultProfile()
@@ -252,7 +253,7 @@ func normalize(cfg *Config, setup *Setup) error {
 		k.ChipUnit = 1
 	}
 	if k.SmallBlind < 0 || k.BigBlind < 0 || k.Ante < 0 || k.BigBlindAnte < 0 || k.BringIn < 0 || k.SmallBet < 0 || k.BigBet < 0 || k.ChipUnit < 0 {
-		return ruleErr("", ReasonBadConfig, "negative stake")
+		return ruleErr("", refusal.BadConfig, "negative stake")
 	}
 	if cfg.Structure == FixedLimit {
 		if k.SmallBet == 0 {
@@ -262,19 +263,19 @@ func normalize(cfg *Config, setup *Setup) error {
 			k.BigBet = 2 * k.SmallBet
 		}
 		if k.SmallBet <= 0 {
-			return ruleErr("TP-27", ReasonBadConfig, "fixed limit needs a small bet")
+			return ruleErr("TP-27", refusal.BadConfig, "fixed limit needs a small bet")
 		}
 	}
 	if cfg.Game.IsStud() {
 		if k.BringIn <= 0 {
-			return ruleErr("", ReasonBadConfig, "stud needs a bring-in (G-07)")
+			return ruleErr("", refusal.BadConfig, "stud needs a bring-in (G-07)")
 		}
 	} else if cfg.Structure != FixedLimit && k.BigBlind <= 0 && (cfg.Profile.MinBet != MinBetAnte || k.Ante <= 0) {
-		return ruleErr("TP-21", ReasonBadConfig, "no minimum bet: set the big blind")
+		return ruleErr("TP-21", refusal.BadConfig, "no minimum bet: set the big blind")
 	}
 	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
 		if v%k.ChipUnit != 0 {
-			return ruleErr("TP-31", ReasonBadConfig, "stakes must be multiples of the chip unit")
+			return ruleErr("TP-31", refusal.BadConfig, "stakes must be multiples of the chip unit")
 		}
 	}
 	n := len(setup.Players)
@@ -283,32 +284,32 @@ func normalize(cfg *Config, setup *Setup) error {
 		maxPlayers = 8
 	}
 	if n < 2 || n > maxPlayers {
-		return rangeErr("", ReasonBadPlayerCount, "players in hand "+strconv.Itoa(n), 2, int64(maxPlayers))
+		return rangeErr("", refusal.BadPlayerCount, "players in hand "+strconv.Itoa(n), 2, int64(maxPlayers))
 	}
 	var seen uint16
 	for _, p := range setup.Players {
 		if p.Seat < 0 || p.Seat > 9 {
-			return ruleErr("", ReasonBadSetup, "seat out of range: "+strconv.Itoa(p.Seat))
+			return ruleErr("", refusal.BadSetup, "seat out of range: "+strconv.Itoa(p.Seat))
 		}
 		if seen&(1<<p.Seat) != 0 {
-			return ruleErr("", ReasonBadSetup, "duplicate seat: "+strconv.Itoa(p.Seat))
+			return ruleErr("", refusal.BadSetup, "duplicate seat: "+strconv.Itoa(p.Seat))
 		}
 		seen |= 1 << p.Seat
 		if p.Stack <= 0 {
-			return ruleErr("TP-19", ReasonBadSetup, "seat "+strconv.Itoa(p.Seat)+" has no chips")
+			return ruleErr("TP-19", refusal.BadSetup, "seat "+strconv.Itoa(p.Seat)+" has no chips")
 		}
 		if p.Absent && !cfg.Tournament {
-			return ruleErr("TP-56", ReasonBadSetup, "cash tables do not deal absent players in")
+			return ruleErr("TP-56", refusal.BadSetup, "cash tables do not deal absent players in")
 		}
 	}
 	if setup.Button < 0 || setup.Button > 9 {
-		return ruleErr("TP-09", ReasonBadSetup, "button out of range")
+		return ruleErr("TP-09", refusal.BadSetup, "button out of range")
 	}
 	if cfg.Physical && cfg.Mode != Live {
-		return ruleErr("", ReasonBadConfig, "physical cards are dealt at live tables")
+		return ruleErr("", refusal.BadConfig, "physical cards are dealt at live tables")
 	}
 	if (cfg.HoleEntry || cfg.WinnerEntry) && !cfg.Physical {
-		return ruleErr("", ReasonBadConfig, "hole card and winner entry are for physical cards")
+		return ruleErr("", refusal.BadConfig, "hole card and winner entry are for physical cards")
 	}
 	if cfg.Physical {
 		// The cards come from the table as they are dealt.
@@ -319,15 +320,15 @@ func normalize(cfg *Config, setup *Setup) error {
 		return nil
 	}
 	if err := setup.Deck.Validate(); err != nil {
-		reason := ReasonBadCard
+		reason := refusal.BadCard
 		if errors.Is(err, cards.ErrDuplicateCard) {
-			reason = ReasonDuplicateCard
+			reason = refusal.DuplicateCard
 		}
 		return ruleErr("", reason, "deck: "+err.Error())
 	}
 	need := cardsNeeded(*cfg, n)
 	if len(setup.Deck) < need {
-		return rangeErr("", ReasonDeckTooShort, "deck too short", int64(need), 52)
+		return rangeErr("", refusal.DeckTooShort, "deck too short", int64(need), 52)
 	}
 	if err := checkPosts(*cfg, *setup, seen); err != nil {
 		return err
@@ -337,7 +338,7 @@ func normalize(cfg *Config, setup *Setup) error {
 
 // checkPosts checks the forced bets of setup; seen has bit s set for each
 // seat s dealt in.
-func checkPosts(cfg Config, setup Setup, seen uint16) *RuleError {
+func checkPosts(cfg Config, setup Setup, seen uint16) *refusal.Error {
 	k := cfg.Stakes
 	if setup.Posts == nil {
 		return nil
@@ -345,32 +346,32 @@ func checkPosts(cfg Config, setup Setup, seen uint16) *RuleError {
 	var bbSeat = -1
 	for _, p := range setup.Posts {
 		if p.Seat < 0 || p.Seat > 9 || seen&(1<<p.Seat) == 0 {
-			return ruleErr("", ReasonSeatNotInHand, "post by a seat not in the hand: "+strconv.Itoa(p.Seat))
+			return ruleErr("", refusal.SeatNotInHand, "post by a seat not in the hand: "+strconv.Itoa(p.Seat))
 		}
 		if p.Amount < 0 {
-			return ruleErr("", ReasonNegativeAmount, "negative post")
+			return ruleErr("", refusal.NegativeAmount, "negative post")
 		}
 		if p.Amount%k.ChipUnit != 0 {
-			return ruleErr("TP-31", ReasonNotChipMultiple, "post not a multiple of the chip unit")
+			return ruleErr("TP-31", refusal.NotChipMultiple, "post not a multiple of the chip unit")
 		}
 		if p.Kind > PostBigBlindAnte {
-			return ruleErr("", ReasonBadSetup, "unknown post kind")
+			return ruleErr("", refusal.BadSetup, "unknown post kind")
 		}
 		if cfg.Game.IsStud() && p.Kind != PostAnte {
-			return ruleErr("", ReasonBadSetup, "stud hands post antes only")
+			return ruleErr("", refusal.BadSetup, "stud hands post antes only")
 		}
 		if p.Kind == PostBigBlind && bbSeat < 0 {
 			bbSeat = p.Seat
 		}
 		if p.Kind == PostStraddle {
 			if cfg.Tournament {
-				return ruleErr("TP-20", ReasonStraddleNotAllowed, "no straddle on tournament tables")
+				return ruleErr("TP-20", refusal.StraddleNotAllowed, "no straddle on tournament tables")
 			}
 			if bbSeat < 0 || nextSeat(setup.Players, bbSeat) != p.Seat {
-				return ruleErr("TP-20", ReasonStraddleNotAllowed, "only the seat after the big blind may straddle")
+				return ruleErr("TP-20", refusal.StraddleNotAllowed, "only the seat after the big blind may straddle")
 			}
 			if p.Amount != 2*k.BigBlind {
-				return rangeErr("TP-20", ReasonWrongAmount, "the straddle is twice the big blind", 2*k.BigBlind, 2*k.BigBlind)
+				return rangeErr("TP-20", refusal.WrongAmount, "the straddle is twice the big blind", 2*k.BigBlind, 2*k.BigBlind)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // stackedDeck puts the named cards first, then the rest of a fresh deck in order.
@@ -85,13 +86,13 @@ func act(t testing.TB, h *Hand, as ...Action) {
 
 // refuse applies an action that must fail with the rule and reason given,
 // and checks the state did not change.
-func refuse(t testing.TB, h *Hand, a Action, rule string, reason Reason) *RuleError {
+func refuse(t testing.TB, h *Hand, a Action, rule string, reason refusal.Reason) *refusal.Error {
 	t.Helper()
 	before, _ := json.Marshal(h)
 	_, err := h.Apply(a)
-	var re *RuleError
+	var re *refusal.Error
 	if !errors.As(err, &re) {
-		t.Fatalf("apply %+v: want RuleError %s %s, got %v", a, rule, reason, err)
+		t.Fatalf("apply %+v: want refusal.Error %s %s, got %v", a, rule, reason, err)
 	}
 	if re.Rule != rule || re.Reason != reason {
 		t.Fatalf("apply %+v: want %s %s, got %s %s (%v)", a, rule, reason, re.Rule, re.Reason, re)

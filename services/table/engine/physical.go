@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // Physical cards (Config.Physical): the dealer deals real cards and enters
@@ -121,13 +122,13 @@ func (h *Hand) seenElsewhere(c cards.Card, p *seat) bool {
 // checkNew checks cards entered for the table: real cards, each once, none
 // already seen in the hand (other than among p's own cards when p is not
 // nil). rule names the rule a duplicate breaks.
-func (h *Hand) checkNew(cs []cards.Card, p *seat, rule string) *RuleError {
+func (h *Hand) checkNew(cs []cards.Card, p *seat, rule string) *refusal.Error {
 	for k, c := range cs {
 		if !c.Valid() {
-			return ruleErr(rule, ReasonBadCard, "not a card")
+			return ruleErr(rule, refusal.BadCard, "not a card")
 		}
 		if slices.Contains(cs[:k], c) || h.seenElsewhere(c, p) {
-			return ruleErr(rule, ReasonDuplicateCard, "a card already seen in this hand: the deck holds each card once")
+			return ruleErr(rule, refusal.DuplicateCard, "a card already seen in this hand: the deck holds each card once")
 		}
 	}
 	return nil
@@ -137,13 +138,13 @@ func (h *Hand) checkNew(cs []cards.Card, p *seat, rule string) *RuleError {
 // the entry is the whole of them (a tabled hand, a hole card entry),
 // otherwise some (an exposure). Cards of p already known must be among a
 // full entry; none may be seen elsewhere.
-func (h *Hand) checkHandCards(p *seat, cs []cards.Card, full bool, rule string) *RuleError {
+func (h *Hand) checkHandCards(p *seat, cs []cards.Card, full bool, rule string) *refusal.Error {
 	n, unknown := down(p)
 	switch {
 	case full && len(cs) != n:
-		return rangeErr("TP-55", ReasonWrongCardCount, "the seat holds "+strconv.Itoa(n)+" face-down cards: a hand of the wrong number is dead", int64(n), int64(n))
+		return rangeErr("TP-55", refusal.WrongCardCount, "the seat holds "+strconv.Itoa(n)+" face-down cards: a hand of the wrong number is dead", int64(n), int64(n))
 	case !full && (len(cs) == 0 || len(cs) > n):
-		return rangeErr(rule, ReasonWrongCardCount, "the exposed cards of a "+strconv.Itoa(n)+"-card hand", 1, int64(n))
+		return rangeErr(rule, refusal.WrongCardCount, "the exposed cards of a "+strconv.Itoa(n)+"-card hand", 1, int64(n))
 	}
 	if err := h.checkNew(cs, p, rule); err != nil {
 		return err
@@ -151,7 +152,7 @@ func (h *Hand) checkHandCards(p *seat, cs []cards.Card, full bool, rule string) 
 	fresh := 0
 	for k := uint8(0); k < p.N; k++ {
 		if c := p.Hole[k]; p.Up&(1<<k) == 0 && c.Valid() && full && !slices.Contains(cs, c) {
-			return ruleErr(rule, ReasonBadCard, "the seat's cards seen before are not among those entered")
+			return ruleErr(rule, refusal.BadCard, "the seat's cards seen before are not among those entered")
 		}
 	}
 	for _, c := range cs {
@@ -160,7 +161,7 @@ func (h *Hand) checkHandCards(p *seat, cs []cards.Card, full bool, rule string) 
 		}
 	}
 	if fresh > unknown {
-		return ruleErr(rule, ReasonBadCard, "more new cards than the seat's unknown cards")
+		return ruleErr(rule, refusal.BadCard, "more new cards than the seat's unknown cards")
 	}
 	return nil
 }
@@ -168,10 +169,10 @@ func (h *Hand) checkHandCards(p *seat, cs []cards.Card, full bool, rule string) 
 // checkTabled checks a hand tabled at the showdown (Show, or a mucked hand
 // shown on request): with physical cards the dealer enters its face-down
 // cards, unless they are all known already.
-func (h *Hand) checkTabled(p *seat, cs []cards.Card, rule string) *RuleError {
+func (h *Hand) checkTabled(p *seat, cs []cards.Card, rule string) *refusal.Error {
 	if !h.cfg.Physical {
 		if len(cs) > 0 {
-			return ruleErr("", ReasonCardsNotExpected, "the cards were dealt by the engine")
+			return ruleErr("", refusal.CardsNotExpected, "the cards were dealt by the engine")
 		}
 		return nil
 	}
@@ -179,7 +180,7 @@ func (h *Hand) checkTabled(p *seat, cs []cards.Card, rule string) *RuleError {
 		if unknown == 0 {
 			return nil
 		}
-		return rangeErr(rule, ReasonWrongCardCount, "enter the cards the seat tables: the cards speak (TP-68)", int64(n), int64(n))
+		return rangeErr(rule, refusal.WrongCardCount, "enter the cards the seat tables: the cards speak (TP-68)", int64(n), int64(n))
 	}
 	return h.checkHandCards(p, cs, true, "TP-68")
 }
@@ -237,26 +238,26 @@ func (h *Hand) awaitStreet() {
 
 // cardsRule is the rule an entry of a street's board cards applies when
 // the count is off: more cards than the street holds is an overdeal.
-func boardCountErr(want, got int) *RuleError {
+func boardCountErr(want, got int) *refusal.Error {
 	switch {
 	case got == want+1:
-		return rangeErr("TP-78", ReasonWrongCardCount, "one card too many on the board: the floor corrects the overdeal", int64(want), int64(want))
+		return rangeErr("TP-78", refusal.WrongCardCount, "one card too many on the board: the floor corrects the overdeal", int64(want), int64(want))
 	case got > want:
-		return rangeErr("TP-79", ReasonWrongCardCount, "cards too many on the board: the floor corrects the overdeal", int64(want), int64(want))
+		return rangeErr("TP-79", refusal.WrongCardCount, "cards too many on the board: the floor corrects the overdeal", int64(want), int64(want))
 	}
-	return rangeErr("", ReasonWrongCardCount, "the street's cards", int64(want), int64(want))
+	return rangeErr("", refusal.WrongCardCount, "the street's cards", int64(want), int64(want))
 }
 
 // applyDealBoard puts the awaited community cards on the board.
-func (h *Hand) applyDealBoard(a Action) *RuleError {
+func (h *Hand) applyDealBoard(a Action) *refusal.Error {
 	st := &h.s
 	switch {
 	case !h.cfg.Physical:
-		return ruleErr("", ReasonCardsNotExpected, "the engine deals the board at this table")
+		return ruleErr("", refusal.CardsNotExpected, "the engine deals the board at this table")
 	case a.By == RolePlayer:
-		return ruleErr("", ReasonRoleRequired, "the dealer enters the cards")
+		return ruleErr("", refusal.RoleRequired, "the dealer enters the cards")
 	case st.Phase != PhaseBetting || st.Await.Board == 0:
-		return ruleErr("", ReasonCardsNotExpected, "no street awaits its board cards")
+		return ruleErr("", refusal.CardsNotExpected, "no street awaits its board cards")
 	case len(a.Cards) != st.Await.Board:
 		return boardCountErr(st.Await.Board, len(a.Cards))
 	}
@@ -266,7 +267,7 @@ func (h *Hand) applyDealBoard(a Action) *RuleError {
 	if st.Street == Turn {
 		for _, c := range a.Cards {
 			if slices.Contains(st.SetAside, c) {
-				return ruleErr("G-10", ReasonBadCard, "the turn card dealt too early was set aside: the next card is the turn")
+				return ruleErr("G-10", refusal.BadCard, "the turn card dealt too early was set aside: the next card is the turn")
 			}
 		}
 	}
@@ -296,16 +297,16 @@ func (h *Hand) dealBoardCards(cs []cards.Card) {
 // applyDealSeat enters a seat's cards: its awaited up card, the cards of
 // its hand turned face up (TP-45, G-22, TP-58), or its hole cards where the
 // house enters them (Config.HoleEntry).
-func (h *Hand) applyDealSeat(i int, a Action) *RuleError {
+func (h *Hand) applyDealSeat(i int, a Action) *refusal.Error {
 	st := &h.s
 	p := &st.Seats[i]
 	switch {
 	case !h.cfg.Physical:
-		return ruleErr("", ReasonCardsNotExpected, "the engine deals the cards at this table")
+		return ruleErr("", refusal.CardsNotExpected, "the engine deals the cards at this table")
 	case a.By == RolePlayer:
-		return ruleErr("", ReasonRoleRequired, "the dealer enters the cards")
+		return ruleErr("", refusal.RoleRequired, "the dealer enters the cards")
 	case st.Phase == PhaseDone:
-		return ruleErr("", ReasonHandOver, "the hand is over")
+		return ruleErr("", refusal.HandOver, "the hand is over")
 	}
 	if st.Await.Up&(1<<p.Seat) != 0 && len(a.Cards) == 1 {
 		if err := h.checkNew(a.Cards, nil, "G-32"); err != nil {
@@ -353,7 +354,7 @@ func (h *Hand) applyDealSeat(i int, a Action) *RuleError {
 		h.emit(e)
 		return nil
 	}
-	return ruleErr("", ReasonCardsNotExpected, "the house does not enter hole cards at this table, and the seat's cards are not awaited or exposed")
+	return ruleErr("", refusal.CardsNotExpected, "the house does not enter hole cards at this table, and the seat's cards are not awaited or exposed")
 }
 
 // emitKnown emits the known cards of p (an exposure of some of them).
@@ -370,16 +371,16 @@ func (h *Hand) emitKnown(k EventKind, p *seat, rule string) {
 
 // applyExpose marks seat i's hole cards exposed before the betting ended
 // (TP-58): shown to all, the hand awaits the floor's ruling.
-func (h *Hand) applyExpose(i int, a Action) *RuleError {
+func (h *Hand) applyExpose(i int, a Action) *refusal.Error {
 	st := &h.s
 	p := &st.Seats[i]
 	switch {
 	case h.cfg.Mode != Live:
-		return ruleErr("TP-58", ReasonActionNotAllowed, "an exposure cannot happen in digital mode")
+		return ruleErr("TP-58", refusal.ActionNotAllowed, "an exposure cannot happen in digital mode")
 	case a.By == RolePlayer:
-		return ruleErr("TP-58", ReasonRoleRequired, "the dealer marks an exposure")
+		return ruleErr("TP-58", refusal.RoleRequired, "the dealer marks an exposure")
 	case st.Phase != PhaseBetting || p.Folded:
-		return ruleErr("TP-58", ReasonActionNotAllowed, "no live hand before the betting ended")
+		return ruleErr("TP-58", refusal.ActionNotAllowed, "no live hand before the betting ended")
 	}
 	if err := h.markExposed(p, a.Cards); err != nil {
 		return err
@@ -391,10 +392,10 @@ func (h *Hand) applyExpose(i int, a Action) *RuleError {
 
 // markExposed records p's exposed cards (physical: those entered; else the
 // whole hand) and shows them to all under TP-58.
-func (h *Hand) markExposed(p *seat, cs []cards.Card) *RuleError {
+func (h *Hand) markExposed(p *seat, cs []cards.Card) *refusal.Error {
 	if !h.cfg.Physical {
 		if len(cs) > 0 {
-			return ruleErr("", ReasonCardsNotExpected, "the cards were dealt by the engine")
+			return ruleErr("", refusal.CardsNotExpected, "the cards were dealt by the engine")
 		}
 		if !p.Exposed {
 			p.Exposed, p.ExposedBy = true, "TP-58"
@@ -415,17 +416,17 @@ func (h *Hand) markExposed(p *seat, cs []cards.Card) *RuleError {
 }
 
 // applyMisdeal voids the hand (G-32): every chip goes back.
-func (h *Hand) applyMisdeal(a Action) *RuleError {
+func (h *Hand) applyMisdeal(a Action) *refusal.Error {
 	st := &h.s
 	switch {
 	case h.cfg.Mode != Live:
-		return ruleErr("G-32", ReasonActionNotAllowed, "a misdeal cannot happen in digital mode")
+		return ruleErr("G-32", refusal.ActionNotAllowed, "a misdeal cannot happen in digital mode")
 	case a.By == RolePlayer:
-		return ruleErr("G-32", ReasonRoleRequired, "the dealer or floor declares a misdeal")
+		return ruleErr("G-32", refusal.RoleRequired, "the dealer or floor declares a misdeal")
 	case st.Phase == PhaseDone:
-		return ruleErr("", ReasonHandOver, "the hand is over")
+		return ruleErr("", refusal.HandOver, "the hand is over")
 	case a.By != RoleFloor && h.SubstantialAction():
-		return ruleErr("G-32", ReasonRoleRequired, "substantial action has occurred: only the floor declares a misdeal now")
+		return ruleErr("G-32", refusal.RoleRequired, "substantial action has occurred: only the floor declares a misdeal now")
 	}
 	h.emit(Event{Kind: EvMisdeal, Seat: -1, Rule: "G-32", Street: st.Street})
 	for i := range st.Seats {
@@ -448,13 +449,13 @@ func (h *Hand) applyMisdeal(a Action) *RuleError {
 // seat could act (TP-48, G-10): a premature flop (or river) goes back into
 // the stub and may come again; a premature turn card is set aside and
 // cannot be the turn, but is shuffled back for the river.
-func (h *Hand) premature(cs []cards.Card) *RuleError {
+func (h *Hand) premature(cs []cards.Card) *refusal.Error {
 	st := &h.s
 	if !h.cfg.Physical {
-		return ruleErr("", ReasonCardsNotExpected, "the engine deals the cards at this table")
+		return ruleErr("", refusal.CardsNotExpected, "the engine deals the cards at this table")
 	}
 	if h.LastRound() {
-		return ruleErr("TP-48", ReasonActionNotAllowed, "no round follows this one")
+		return ruleErr("TP-48", refusal.ActionNotAllowed, "no round follows this one")
 	}
 	if !h.cfg.Game.IsStud() {
 		want := 1
@@ -462,7 +463,7 @@ func (h *Hand) premature(cs []cards.Card) *RuleError {
 			want = 3
 		}
 		if len(cs) != want {
-			return rangeErr("G-10", ReasonWrongCardCount, "the cards of the next street", int64(want), int64(want))
+			return rangeErr("G-10", refusal.WrongCardCount, "the cards of the next street", int64(want), int64(want))
 		}
 	}
 	if err := h.checkNew(cs, nil, "G-10"); err != nil {
@@ -559,21 +560,21 @@ func (h *Hand) PotsToAward() []PendingPot {
 
 // applyAwardPot records the floor's award of pot a.Pot to the winners it
 // entered; the pots are paid when all are decided (finishAwards).
-func (h *Hand) applyAwardPot(a Action) *RuleError {
+func (h *Hand) applyAwardPot(a Action) *refusal.Error {
 	st := &h.s
 	switch {
 	case !h.cfg.WinnerEntry:
-		return ruleErr("TP-68", ReasonActionNotAllowed, "the tabled cards decide the pots at this table")
+		return ruleErr("TP-68", refusal.ActionNotAllowed, "the tabled cards decide the pots at this table")
 	case a.By != RoleFloor:
-		return ruleErr("TP-68", ReasonRoleRequired, "the floor confirms the winners")
+		return ruleErr("TP-68", refusal.RoleRequired, "the floor confirms the winners")
 	case st.Phase != PhaseShowdown:
-		return ruleErr("", ReasonActionNotAllowed, "no pot to award now")
+		return ruleErr("", refusal.ActionNotAllowed, "no pot to award now")
 	case a.Pot < 0 || a.Pot >= len(st.Pots) || h.decided(a.Pot):
-		return ruleErr("", ReasonActionNotAllowed, "no such pot to award")
+		return ruleErr("", refusal.ActionNotAllowed, "no such pot to award")
 	case len(a.Winners) == 0:
-		return ruleErr("", ReasonNotEligible, "name the pot's winners")
+		return ruleErr("", refusal.NotEligible, "name the pot's winners")
 	case len(a.LowWinners) > 0 && !h.cfg.Game.IsHiLo():
-		return ruleErr("G-17", ReasonNotEligible, "only a hi/lo game has a low half")
+		return ruleErr("G-17", refusal.NotEligible, "only a hi/lo game has a low half")
 	}
 	pr := &st.Pots[a.Pot]
 	var hi, lo []int
@@ -584,7 +585,7 @@ func (h *Hand) applyAwardPot(a Action) *RuleError {
 		for k, s := range set.seats {
 			i := h.indexOf(s)
 			if i < 0 || s < 0 || s > 9 || pr.Eligible&(1<<s) == 0 || slices.Contains(set.seats[:k], s) {
-				return ruleErr("TP-44", ReasonNotEligible, "seat "+strconv.Itoa(s)+" cannot win this pot")
+				return ruleErr("TP-44", refusal.NotEligible, "seat "+strconv.Itoa(s)+" cannot win this pot")
 			}
 			*set.out = append(*set.out, i)
 		}

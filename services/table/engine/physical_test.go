@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // physicalCfg is a live NL 50/100 table dealing physical cards.
@@ -71,19 +72,19 @@ func TestPhysicalCards_NoInventedCards_TP68(t *testing.T) {
 	if a, ok := h.Awaiting(); !ok || a.Street != Flop || a.Board != 3 || h.ToAct() != -1 {
 		t.Fatalf("awaiting %+v %v, to act %d", a, ok, h.ToAct())
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Check}, "", ReasonAwaitingCards)
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d7h8c")}, "TP-78", ReasonWrongCardCount)
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d7h8c9c")}, "TP-79", ReasonWrongCardCount)
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d")}, "", ReasonWrongCardCount)
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d2c")}, "G-32", ReasonDuplicateCard)
-	refuse(t, h, Action{Kind: DealBoard, By: RolePlayer, Cards: cs("2c3d7h")}, "", ReasonRoleRequired)
-	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAh")}, "", ReasonAwaitingCards)
+	refuse(t, h, Action{Seat: 0, Kind: Check}, "", refusal.AwaitingCards)
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d7h8c")}, "TP-78", refusal.WrongCardCount)
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d7h8c9c")}, "TP-79", refusal.WrongCardCount)
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d")}, "", refusal.WrongCardCount)
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("2c3d2c")}, "G-32", refusal.DuplicateCard)
+	refuse(t, h, Action{Kind: DealBoard, By: RolePlayer, Cards: cs("2c3d7h")}, "", refusal.RoleRequired)
+	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAh")}, "", refusal.AwaitingCards)
 	if ev := board(t, h, "2c3d7h"); len(eventsOf(ev, EvDealBoard)) != 1 || h.ToAct() != 0 {
 		t.Fatalf("flop: %+v, to act %d", ev, h.ToAct())
 	}
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("8c")}, "", ReasonCardsNotExpected)
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("8c")}, "", refusal.CardsNotExpected)
 	callDown(t, h)
-	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("7h")}, "G-32", ReasonDuplicateCard) // on the board already
+	refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("7h")}, "G-32", refusal.DuplicateCard) // on the board already
 	board(t, h, "8c")
 	callDown(t, h)
 	board(t, h, "Js")
@@ -92,12 +93,12 @@ func TestPhysicalCards_NoInventedCards_TP68(t *testing.T) {
 		t.Fatalf("phase %v to act %d", h.Phase(), h.ToAct())
 	}
 	// The cards speak (TP-68): a hand is judged from the cards tabled.
-	refuse(t, h, Action{Seat: 0, Kind: Show}, "TP-67", ReasonWrongCardCount)
-	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAhKs")}, "TP-55", ReasonWrongCardCount)
-	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("As2c")}, "TP-68", ReasonDuplicateCard)
-	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAs")}, "TP-68", ReasonDuplicateCard)
+	refuse(t, h, Action{Seat: 0, Kind: Show}, "TP-67", refusal.WrongCardCount)
+	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAhKs")}, "TP-55", refusal.WrongCardCount)
+	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("As2c")}, "TP-68", refusal.DuplicateCard)
+	refuse(t, h, Action{Seat: 0, Kind: Show, Cards: cs("AsAs")}, "TP-68", refusal.DuplicateCard)
 	act(t, h, Action{Seat: 0, Kind: Show, Cards: cs("QsQh")})
-	refuse(t, h, Action{Seat: 1, Kind: Show, Cards: cs("QsKh")}, "TP-68", ReasonDuplicateCard) // tabled by seat 0
+	refuse(t, h, Action{Seat: 1, Kind: Show, Cards: cs("QsKh")}, "TP-68", refusal.DuplicateCard) // tabled by seat 0
 	act(t, h, Action{Seat: 1, Kind: Show, Cards: cs("AsAh")})
 	// Seat 2 tables a hand that cannot win: mucked unseen (TP-66), its
 	// cards kept for the history of the players seated.
@@ -143,16 +144,16 @@ func TestPhysicalCards_HoleEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := physicalHand(t, cfg)
-	refuse(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("AsAh")}, "", ReasonCardsNotExpected)
+	refuse(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("AsAh")}, "", refusal.CardsNotExpected)
 	cfg.HoleEntry = true
 	h = physicalHand(t, cfg)
 	ev := applyAll(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("AsAh")})
 	if d := eventsOf(ev, EvHoleEntry); len(d) != 1 || d[0].Seat != 0 || !slices.Equal(d[0].CardList(), cs("AsAh")) {
 		t.Fatalf("hole entry: %+v", ev)
 	}
-	refuse(t, h, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("AsKh")}, "", ReasonDuplicateCard)
-	refuse(t, h, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("Kh")}, "TP-55", ReasonWrongCardCount)
-	refuse(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("KsKh")}, "", ReasonBadCard) // seat 0's cards are known
+	refuse(t, h, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("AsKh")}, "", refusal.DuplicateCard)
+	refuse(t, h, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("Kh")}, "TP-55", refusal.WrongCardCount)
+	refuse(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("KsKh")}, "", refusal.BadCard) // seat 0's cards are known
 	if own, other := h.View(0).Seats[0].Cards, h.View(1).Seats[0].Cards; !slices.Equal(own, cs("AsAh")) ||
 		!slices.Equal(other, []cards.Card{cards.Unknown, cards.Unknown}) {
 		t.Fatalf("seat 0 sees %v, seat 1 sees %v", own, other)
@@ -164,7 +165,7 @@ func TestPhysicalCards_Exposed_TP58(t *testing.T) {
 	t.Run("TP-58 the floor rules live without aggression", func(t *testing.T) {
 		t.Parallel()
 		h := physicalHand(t, physicalCfg())
-		refuse(t, h, Action{Seat: 2, Kind: Expose, By: RoleDealer, Cards: cs("AsKsQs")}, "TP-58", ReasonWrongCardCount)
+		refuse(t, h, Action{Seat: 2, Kind: Expose, By: RoleDealer, Cards: cs("AsKsQs")}, "TP-58", refusal.WrongCardCount)
 		ev := applyAll(t, h, Action{Seat: 2, Kind: Expose, By: RoleDealer, Cards: cs("As")})
 		if x := eventsOf(ev, EvExpose); len(x) != 1 || !slices.Equal(x[0].CardList(), cs("As")) || x[0].Rule != "TP-58" {
 			t.Fatalf("exposure: %+v", ev)
@@ -176,14 +177,14 @@ func TestPhysicalCards_Exposed_TP58(t *testing.T) {
 		if c := h.View(0).Seats[2].Cards; !slices.Equal(c, []cards.Card{cards.New(cards.Ace, cards.Spades), cards.Unknown}) {
 			t.Fatalf("seat 0 sees %v", c)
 		}
-		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", ReasonFloorPending)
-		refuse(t, h, Action{Seat: 2, Kind: Kill, Kill: KillExposed, By: RoleDealer}, "TP-58", ReasonRoleRequired)
-		refuse(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleDealer}, "TP-58", ReasonRoleRequired)
+		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", refusal.FloorPending)
+		refuse(t, h, Action{Seat: 2, Kind: Kill, Kill: KillExposed, By: RoleDealer}, "TP-58", refusal.RoleRequired)
+		refuse(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleDealer}, "TP-58", refusal.RoleRequired)
 		act(t, h, Action{Seat: 2, Kind: ExposeLive, By: RoleFloor})
 		if ks := legalKinds(h); !slices.Equal(ks, []ActionKind{Fold, Call}) {
 			t.Fatalf("live without aggression: %v", ks)
 		}
-		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", ReasonNoAggression)
+		refuse(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, "TP-58", refusal.NoAggression)
 	})
 	t.Run("TP-58 the floor rules the hand dead", func(t *testing.T) {
 		t.Parallel()
@@ -211,11 +212,11 @@ func TestPhysicalCards_Misdeal_G32(t *testing.T) {
 	// Substantial action: two actions in turn, one of them a call.
 	h = physicalHand(t, physicalCfg())
 	act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Fold})
-	refuse(t, h, Action{Kind: Misdeal, By: RoleDealer}, "G-32", ReasonRoleRequired)
+	refuse(t, h, Action{Kind: Misdeal, By: RoleDealer}, "G-32", refusal.RoleRequired)
 	act(t, h, Action{Kind: Misdeal, By: RoleFloor})
 	wantStacks(t, h, map[int]int64{0: 1000, 1: 1000, 2: 1000})
 	refuse(t, mustHand(t, nlhe(50, 100), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: stackedDeck(t, "")}),
-		Action{Kind: Misdeal, By: RoleFloor}, "G-32", ReasonActionNotAllowed)
+		Action{Kind: Misdeal, By: RoleFloor}, "G-32", refusal.ActionNotAllowed)
 }
 
 func TestPhysicalCards_PrematureCards_G10(t *testing.T) {
@@ -224,8 +225,8 @@ func TestPhysicalCards_PrematureCards_G10(t *testing.T) {
 		t.Parallel()
 		h := physicalHand(t, physicalCfg())
 		act(t, h, Action{Seat: 2, Kind: Call})
-		refuse(t, h, Action{Seat: 0, Kind: Skip, By: RoleDealer, Cards: cs("2c3d7h")}, "TP-48", ReasonRoleRequired)
-		refuse(t, h, Action{Seat: 0, Kind: Skip, By: RoleFloor, Cards: cs("2c3d")}, "G-10", ReasonWrongCardCount)
+		refuse(t, h, Action{Seat: 0, Kind: Skip, By: RoleDealer, Cards: cs("2c3d7h")}, "TP-48", refusal.RoleRequired)
+		refuse(t, h, Action{Seat: 0, Kind: Skip, By: RoleFloor, Cards: cs("2c3d")}, "G-10", refusal.WrongCardCount)
 		ev := applyAll(t, h, Action{Seat: 0, Kind: Skip, By: RoleFloor, Cards: cs("2c3d7h")})
 		if o := eventsOf(ev, EvOverdeal); len(o) != 1 || o[0].Rule != "G-10" || o[0].Street != Flop {
 			t.Fatalf("premature flop: %+v", ev)
@@ -240,14 +241,14 @@ func TestPhysicalCards_PrematureCards_G10(t *testing.T) {
 		board(t, h, "2c3d7h")
 		act(t, h, Action{Seat: 0, Kind: Skip, By: RoleFloor, Cards: cs("Kc")})
 		callDown(t, h)
-		refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("Kc")}, "G-10", ReasonBadCard)
+		refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("Kc")}, "G-10", refusal.BadCard)
 		board(t, h, "Qd")
 		callDown(t, h)
 		board(t, h, "Kc")
 		if h.Street() != River || h.ToAct() < 0 {
 			t.Fatalf("river: street %v to act %d", h.Street(), h.ToAct())
 		}
-		refuse(t, h, Action{Seat: h.ToAct(), Kind: Skip, By: RoleFloor, Cards: cs("Ac")}, "TP-48", ReasonActionNotAllowed)
+		refuse(t, h, Action{Seat: h.ToAct(), Kind: Skip, By: RoleFloor, Cards: cs("Ac")}, "TP-48", refusal.ActionNotAllowed)
 	})
 }
 
@@ -272,7 +273,7 @@ func TestPhysicalCards_AllInTabled_TP45(t *testing.T) {
 	if h.Phase() != PhaseShowdown || h.ToAct() != 0 {
 		t.Fatalf("phase %v to act %d", h.Phase(), h.ToAct())
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Muck}, "TP-45", ReasonActionNotAllowed) // turned face up: tabled
+	refuse(t, h, Action{Seat: 0, Kind: Muck}, "TP-45", refusal.ActionNotAllowed) // turned face up: tabled
 	act(t, h, Action{Seat: 0, Kind: Show, Cards: cs("KsKh")})
 	wantStacks(t, h, map[int]int64{0: 0, 1: 900, 2: 2100})
 }
@@ -293,9 +294,9 @@ func TestPhysicalCards_WinnerEntry(t *testing.T) {
 	if h.Phase() != PhaseShowdown || len(pots) != 2 || pots[0].Amount != 900 || pots[1].Amount != 600 || len(h.LegalActions()) != 0 {
 		t.Fatalf("pots to award %+v", pots)
 	}
-	refuse(t, h, Action{Kind: AwardPot, By: RoleDealer, Winners: []int{1}}, "TP-68", ReasonRoleRequired)
-	refuse(t, h, Action{Kind: AwardPot, Pot: 1, By: RoleFloor, Winners: []int{0}}, "TP-44", ReasonNotEligible)
-	refuse(t, h, Action{Kind: AwardPot, Pot: 0, By: RoleFloor, Winners: []int{0}, LowWinners: []int{1}}, "G-17", ReasonNotEligible)
+	refuse(t, h, Action{Kind: AwardPot, By: RoleDealer, Winners: []int{1}}, "TP-68", refusal.RoleRequired)
+	refuse(t, h, Action{Kind: AwardPot, Pot: 1, By: RoleFloor, Winners: []int{0}}, "TP-44", refusal.NotEligible)
+	refuse(t, h, Action{Kind: AwardPot, Pot: 0, By: RoleFloor, Winners: []int{0}, LowWinners: []int{1}}, "G-17", refusal.NotEligible)
 	act(t, h, Action{Kind: AwardPot, Pot: 1, By: RoleFloor, Winners: []int{1, 2}})
 	if h.Done() {
 		t.Fatal("done with the main pot unawarded")
@@ -318,7 +319,7 @@ func TestPhysicalCards_Overdeal_TP78_TP79(t *testing.T) {
 			t.Fatalf("board %v to act %d", h.Board(), h.ToAct())
 		}
 		callDown(t, h)
-		refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("Ks")}, "G-32", ReasonDuplicateCard) // burned
+		refuse(t, h, Action{Kind: DealBoard, By: RoleDealer, Cards: cs("Ks")}, "G-32", refusal.DuplicateCard) // burned
 	})
 	t.Run("TP-79 after the flop was entered: the street is entered again", func(t *testing.T) {
 		t.Parallel()
@@ -341,9 +342,9 @@ func TestPhysicalCards_StudUpCards(t *testing.T) {
 	if a, ok := h.Awaiting(); !ok || !slices.Equal(a.UpSeats, []int{0, 1, 2}) || h.ToAct() != -1 {
 		t.Fatalf("awaiting %+v", a)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: BringIn}, "", ReasonAwaitingCards)
+	refuse(t, h, Action{Seat: 0, Kind: BringIn}, "", refusal.AwaitingCards)
 	act(t, h, Action{Seat: 0, Kind: DealSeat, By: RoleDealer, Cards: cs("Kd")}, Action{Seat: 1, Kind: DealSeat, By: RoleDealer, Cards: cs("2c")})
-	refuse(t, h, Action{Seat: 2, Kind: DealSeat, By: RoleDealer, Cards: cs("2c")}, "G-32", ReasonDuplicateCard)
+	refuse(t, h, Action{Seat: 2, Kind: DealSeat, By: RoleDealer, Cards: cs("2c")}, "G-32", refusal.DuplicateCard)
 	act(t, h, Action{Seat: 2, Kind: DealSeat, By: RoleDealer, Cards: cs("9h")})
 	// The bring-in is the lowest up card: seat 1's deuce.
 	if h.ToAct() != 1 || !slices.Contains(legalKinds(h), BringIn) {

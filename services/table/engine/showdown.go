@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/cardroom/cardroom/services/table/engine/cards"
+import (
+	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
+)
 
 // PotResult is one pot as awarded: main pot first, then side pots (TP-44).
 // Each pot is split on its own (TP-77).
@@ -359,14 +362,14 @@ func (h *Hand) showdownLegal() {
 	}
 }
 
-func (h *Hand) checkShowdown(i int, a Action) *RuleError {
+func (h *Hand) checkShowdown(i int, a Action) *refusal.Error {
 	st := &h.s
 	if i != st.ToAct {
-		return ruleErr("TP-66", ReasonOutOfTurn, "not this seat's turn to show")
+		return ruleErr("TP-66", refusal.OutOfTurn, "not this seat's turn to show")
 	}
 	p := &st.Seats[i]
 	if p.ExposePending && a.Kind != Timeout {
-		return ruleErr("TP-58", ReasonFloorPending, "the floor rules on the exposed hand first")
+		return ruleErr("TP-58", refusal.FloorPending, "the floor rules on the exposed hand first")
 	}
 	last := !h.othersHolding(i)
 	switch a.Kind {
@@ -376,15 +379,15 @@ func (h *Hand) checkShowdown(i int, a Action) *RuleError {
 		return nil
 	case Muck:
 		if last {
-			return ruleErr("TP-64", ReasonActionNotAllowed, "the last hand holding cards wins: show, request or waive")
+			return ruleErr("TP-64", refusal.ActionNotAllowed, "the last hand holding cards wins: show, request or waive")
 		}
 		if p.Exposed && p.ExposedBy != "TP-58" {
-			return ruleErr(p.ExposedBy, ReasonActionNotAllowed, "the hand was turned face up: it is tabled, not mucked")
+			return ruleErr(p.ExposedBy, refusal.ActionNotAllowed, "the hand was turned face up: it is tabled, not mucked")
 		}
 		return nil
 	case RequestShow:
 		if !h.requestPending(i) {
-			return ruleErr("TP-65", ReasonActionNotAllowed, "no mucked last-bettor hand to request")
+			return ruleErr("TP-65", refusal.ActionNotAllowed, "no mucked last-bettor hand to request")
 		}
 		if q := h.requested(i); q >= 0 {
 			return h.checkTabled(&st.Seats[q], a.Cards, "TP-65")
@@ -392,11 +395,11 @@ func (h *Hand) checkShowdown(i int, a Action) *RuleError {
 		return nil
 	case Waive:
 		if !last {
-			return ruleErr("TP-65", ReasonActionNotAllowed, "only the last hand holding cards waives")
+			return ruleErr("TP-65", refusal.ActionNotAllowed, "only the last hand holding cards waives")
 		}
 		return nil
 	}
-	return ruleErr("TP-61", ReasonActionNotAllowed, a.Kind.String()+" is not a showdown action")
+	return ruleErr("TP-61", refusal.ActionNotAllowed, a.Kind.String()+" is not a showdown action")
 }
 
 func (h *Hand) execShowdown(i int, a Action) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // checkDown checks or calls until the betting is over.
@@ -271,7 +272,7 @@ func TestTabledWinner_TP67_TP02(t *testing.T) {
 	if s := eventsOf(ev, EvShow); len(s) != 1 || s[0].NCards != 2 || h.ToAct() != 1 {
 		t.Fatalf("TP-67 all cards shown: %+v", s)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Kill, By: RoleDealer, Kill: KillFouled}, "TP-67", ReasonShownWinner)
+	refuse(t, h, Action{Seat: 0, Kind: Kill, By: RoleDealer, Kill: KillFouled}, "TP-67", refusal.ShownWinner)
 	// TP-02: the floor's override is never blocked.
 	act(t, h, Action{Seat: 0, Kind: Kill, By: RoleFloor, Kill: KillFouled})
 	showAll(t, h)
@@ -304,7 +305,7 @@ func TestShowAfterUncalledBet_TP70(t *testing.T) {
 	if s := eventsOf(ev, EvShow); len(s) != 1 || s[0].Rule != "TP-70" {
 		t.Fatalf("%+v", ev)
 	}
-	refuse(t, h, Action{Seat: 0, Kind: Show}, "", ReasonHandOver)
+	refuse(t, h, Action{Seat: 0, Kind: Show}, "", refusal.HandOver)
 }
 
 func TestViews_TP71(t *testing.T) {
@@ -419,7 +420,7 @@ func TestNoChopFunction_TP04(t *testing.T) {
 	t.Parallel()
 	// TP-04: there is no "chop" action: the pot follows the cards.
 	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
-	refuse(t, h, Action{Seat: 2, Kind: numActionKinds}, "", ReasonActionNotAllowed)
+	refuse(t, h, Action{Seat: 2, Kind: numActionKinds}, "", refusal.ActionNotAllowed)
 	checkDown(t, h)
 	showAll(t, h)
 	wantStacks(t, h, map[int]int64{0: 1200, 1: 900, 2: 900})

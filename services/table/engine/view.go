@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
 // SeatView is one seat as a viewer may see it. Cards hides what the viewer
@@ -211,7 +212,7 @@ func (h *Hand) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if s.Version != 1 {
-		return ruleErr("", ReasonBadSetup, "unknown hand snapshot version")
+		return ruleErr("", refusal.BadSetup, "unknown hand snapshot version")
 	}
 	*h = Hand{cfg: s.Config, s: s.State}
 	return nil

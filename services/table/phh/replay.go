@@ -19,7 +19,7 @@ type Line struct {
 	// order, as the engine computed them (finishing_stacks is ignored).
 	Stacks []Number
 	// Reject is set when an action was refused: Index is its 0-based
-	// position in actions and Err the refusal (the engine's *RuleError, or
+	// position in actions and Err the refusal (the engine's *refusal.Error, or
 	// the format error of that action).
 	Reject *ActionError
 	// Err is set when the file cannot be replayed at all: not PHH, invalid
@@ -72,7 +72,7 @@ func Replay(r io.Reader, name string) Line {
 // actions ("cc" to check or call, "cbr" to bet, raise or complete, "pb" to
 // the bring-in, "sm" to show or muck) and applied in order; the first one
 // the engine refuses ends the replay with an *ActionError carrying the
-// engine's *engine.RuleError.
+// engine's *refusal.Error.
 func ReplayHistory(h *History) ([]Number, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package button
 
 import (
 	"errors"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"reflect"
 	"strings"
 	"testing"
@@ -630,18 +631,18 @@ func TestStraddle_TP20(t *testing.T) {
 	errs := []struct {
 		name   string
 		table  Table
-		reason Reason
+		reason refusal.Reason
 	}{
-		{"TP-20 tournament tables reject the straddle", tourney(straddle(4), prev012), ReasonStraddleForbidden},
-		{"TP-20 only the seat after the big blind may straddle", cash(straddle(5), prev012), ReasonStraddleForbidden},
-		{"TP-20 the straddle is a full 2 x BB", cash(with(straddle(4), 4, func(s *Seat) { s.Stack = 15 }), prev012), ReasonStraddleShort},
-		{"TP-20 no straddle heads-up", cash([]Seat{{Player: "A", Stack: 100, Straddle: true}, {Player: "B", Stack: 100}}, FirstHand(0)), ReasonStraddleForbidden},
+		{"TP-20 tournament tables reject the straddle", tourney(straddle(4), prev012), refusal.StraddleNotAllowed},
+		{"TP-20 only the seat after the big blind may straddle", cash(straddle(5), prev012), refusal.StraddleNotAllowed},
+		{"TP-20 the straddle is a full 2 x BB", cash(with(straddle(4), 4, func(s *Seat) { s.Stack = 15 }), prev012), refusal.StraddleShort},
+		{"TP-20 no straddle heads-up", cash([]Seat{{Player: "A", Stack: 100, Straddle: true}, {Player: "B", Stack: 100}}, FirstHand(0)), refusal.StraddleNotAllowed},
 	}
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := PlanHand(tc.table)
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) || re.Rule != "TP-20" || re.Reason != tc.reason {
 				t.Fatalf("err = %v, want TP-20 %s", err, tc.reason)
 			}
@@ -711,20 +712,20 @@ func TestErrors(t *testing.T) {
 		name   string
 		table  Table
 		rule   string
-		reason Reason
+		reason refusal.Reason
 	}{
-		{"TP-10 one player cannot play a hand", cash([]Seat{{Player: "A", Stack: 10}, {}}, FirstHand(0)), "TP-10", ReasonTooFewPlayers},
-		{"TP-12 two players but one sits out", cash([]Seat{{Player: "A", Stack: 10}, {Player: "B", Stack: 10, SittingOut: true}}, FirstHand(0)), "TP-10", ReasonTooFewPlayers},
-		{"TP-13 heads-up with the other player waiting for the big blind", cash([]Seat{{Player: "A", Stack: 10}, Sit("B", 10), {}}, Positions{Button: 0, SmallBlind: 0, BigBlind: 2}), "TP-10", ReasonTooFewPlayers},
-		{"bad stakes", Table{Seats: six(), Previous: prev012, Stakes: Stakes{SmallBlind: 20, BigBlind: 10}}, "", ReasonBadTable},
-		{"bad previous button", cash(six(), Positions{Button: 9, SmallBlind: 1, BigBlind: 2}), "", ReasonBadTable},
-		{"too many seats", cash(make([]Seat, 11), FirstHand(0)), "", ReasonBadTable},
+		{"TP-10 one player cannot play a hand", cash([]Seat{{Player: "A", Stack: 10}, {}}, FirstHand(0)), "TP-10", refusal.TooFewPlayers},
+		{"TP-12 two players but one sits out", cash([]Seat{{Player: "A", Stack: 10}, {Player: "B", Stack: 10, SittingOut: true}}, FirstHand(0)), "TP-10", refusal.TooFewPlayers},
+		{"TP-13 heads-up with the other player waiting for the big blind", cash([]Seat{{Player: "A", Stack: 10}, Sit("B", 10), {}}, Positions{Button: 0, SmallBlind: 0, BigBlind: 2}), "TP-10", refusal.TooFewPlayers},
+		{"bad stakes", Table{Seats: six(), Previous: prev012, Stakes: Stakes{SmallBlind: 20, BigBlind: 10}}, "", refusal.BadTable},
+		{"bad previous button", cash(six(), Positions{Button: 9, SmallBlind: 1, BigBlind: 2}), "", refusal.BadTable},
+		{"too many seats", cash(make([]Seat, 11), FirstHand(0)), "", refusal.BadTable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := PlanHand(tc.table)
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) || re.Rule != tc.rule || re.Reason != tc.reason {
 				t.Fatalf("err = %v, want %s %s", err, tc.rule, tc.reason)
 			}

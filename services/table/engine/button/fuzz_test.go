@@ -2,6 +2,7 @@ package button
 
 import (
 	"errors"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"testing"
 )
 
@@ -65,11 +66,11 @@ func FuzzPlanHand(f *testing.F) {
 		for hand := range 8 {
 			plan, err := PlanHand(tb)
 			if err != nil {
-				var re *RuleError
+				var re *refusal.Error
 				if !errors.As(err, &re) {
 					t.Fatalf("hand %d: untyped error %v", hand, err)
 				}
-				if re.Reason == ReasonStraddleForbidden || re.Reason == ReasonStraddleShort {
+				if re.Reason == refusal.StraddleNotAllowed || re.Reason == refusal.StraddleShort {
 					for i := range tb.Seats {
 						tb.Seats[i].Straddle = false
 					}

@@ -2,6 +2,7 @@ package button
 
 import (
 	"fmt"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"slices"
 )
 
@@ -23,23 +24,23 @@ func PlanHand(t Table) (Plan, error) {
 func validate(t Table) error {
 	n := len(t.Seats)
 	if n < 2 || n > MaxSeats {
-		return ruleErr("", ReasonBadTable, fmt.Sprintf("a table has 2 to %d seats, not %d", MaxSeats, n))
+		return refusal.New("", refusal.BadTable, fmt.Sprintf("a table has 2 to %d seats, not %d", MaxSeats, n))
 	}
 	st := t.Stakes
 	if st.BigBlind <= 0 || st.SmallBlind < 0 || st.SmallBlind > st.BigBlind || st.Ante < 0 {
-		return ruleErr("", ReasonBadTable, fmt.Sprintf("bad stakes %d/%d ante %d", st.SmallBlind, st.BigBlind, st.Ante))
+		return refusal.New("", refusal.BadTable, fmt.Sprintf("bad stakes %d/%d ante %d", st.SmallBlind, st.BigBlind, st.Ante))
 	}
 	for i, s := range t.Seats {
 		if s.Stack < 0 {
-			return ruleErr("", ReasonBadTable, fmt.Sprintf("seat %d has a negative stack", i))
+			return refusal.New("", refusal.BadTable, fmt.Sprintf("seat %d has a negative stack", i))
 		}
 	}
 	pr := t.Previous
 	if pr.Button < 0 || pr.Button >= n {
-		return ruleErr("", ReasonBadTable, fmt.Sprintf("previous button %d is not a seat", pr.Button))
+		return refusal.New("", refusal.BadTable, fmt.Sprintf("previous button %d is not a seat", pr.Button))
 	}
 	if pr.SmallBlind < NoSeat || pr.SmallBlind >= n || pr.BigBlind < NoSeat || pr.BigBlind >= n {
-		return ruleErr("", ReasonBadTable, "previous blind positions are not seats")
+		return refusal.New("", refusal.BadTable, "previous blind positions are not seats")
 	}
 	return nil
 }
@@ -126,7 +127,7 @@ func (p *planner) plan() (Plan, error) {
 		}
 	}
 	if playable < 2 {
-		return Plan{}, ruleErr("TP-10", ReasonTooFewPlayers, fmt.Sprintf("%d player(s) can play; a hand needs two", playable))
+		return Plan{}, refusal.New("TP-10", refusal.TooFewPlayers, fmt.Sprintf("%d player(s) can play; a hand needs two", playable))
 	}
 	p.headsUp = playable == 2
 	first := p.t.Previous.BigBlind == NoSeat
@@ -153,7 +154,7 @@ func (p *planner) plan() (Plan, error) {
 		skipped, order = p.deal(first)
 	}
 	if len(order) < 2 {
-		return Plan{}, ruleErr("TP-10", ReasonTooFewPlayers, fmt.Sprintf("%d player(s) would be dealt in; a hand needs two", len(order)))
+		return Plan{}, refusal.New("TP-10", refusal.TooFewPlayers, fmt.Sprintf("%d player(s) would be dealt in; a hand needs two", len(order)))
 	}
 
 	p.postBlinds(first, order)
@@ -387,13 +388,13 @@ func (p *planner) straddle(order []int) (straddler, offer int, err error) {
 		}
 		switch {
 		case p.t.Tournament:
-			return NoSeat, NoSeat, ruleErr("TP-20", ReasonStraddleForbidden, "no straddle on tournament tables")
+			return NoSeat, NoSeat, refusal.New("TP-20", refusal.StraddleNotAllowed, "no straddle on tournament tables")
 		case i != offer:
-			return NoSeat, NoSeat, ruleErr("TP-20", ReasonStraddleForbidden, fmt.Sprintf("seat %d may not straddle: only the player after the big blind may (seat %d)", i, offer))
+			return NoSeat, NoSeat, refusal.New("TP-20", refusal.StraddleNotAllowed, fmt.Sprintf("seat %d may not straddle: only the player after the big blind may (seat %d)", i, offer))
 		case slices.ContainsFunc(p.posts, func(q Post) bool { return q.Seat == i && q.Live }):
-			return NoSeat, NoSeat, ruleErr("TP-20", ReasonStraddleForbidden, fmt.Sprintf("seat %d posts a live blind this hand and may not straddle", i))
+			return NoSeat, NoSeat, refusal.New("TP-20", refusal.StraddleNotAllowed, fmt.Sprintf("seat %d posts a live blind this hand and may not straddle", i))
 		case p.remaining[i] < 2*p.t.Stakes.BigBlind:
-			return NoSeat, NoSeat, ruleErr("TP-20", ReasonStraddleShort, fmt.Sprintf("seat %d cannot cover a straddle of %d", i, 2*p.t.Stakes.BigBlind))
+			return NoSeat, NoSeat, refusal.New("TP-20", refusal.StraddleShort, fmt.Sprintf("seat %d cannot cover a straddle of %d", i, 2*p.t.Stakes.BigBlind))
 		}
 		p.add(i, PostStraddle, 2*p.t.Stakes.BigBlind, "TP-20")
 		straddler = i

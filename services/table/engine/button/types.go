@@ -3,7 +3,8 @@
 // is skipped, and what each seat owes in missed blinds afterwards
 // (RULES.md TP-09…TP-20, TR-21, G-04, G-05, G-06, G-31).
 //
-// The package is pure and depends on the standard library only. Seats are
+// The package is pure and depends on the standard library and engine/refusal
+// (its refusals) only. Seats are
 // numbered from 0, in clockwise order, as indexes into Table.Seats; NoSeat
 // (-1) stands for "none". Post kinds have the same names and numeric values
 // as package engine's PostKind, so a Plan converts to engine.Setup field by

@@ -2,12 +2,13 @@ package live
 
 import (
 	"errors"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"testing"
 )
 
 // FuzzInterpret feeds random entries in random (mostly well-formed) betting
 // situations and checks that Interpret never panics, refuses only with a
-// *RuleError, and that every ruling stays within the player's chips, on the
+// *refusal.Error, and that every ruling stays within the player's chips, on the
 // chip unit, and adds up: chips pushed − returned + owed = the wager added.
 func FuzzInterpret(f *testing.F) {
 	f.Add(uint8(0), uint8(0), int64(4), int64(0), int64(200), int64(5000), int64(8), int64(0), int64(12), uint8(3), uint8(1), uint8(0), int64(0), false)
@@ -55,7 +56,7 @@ func FuzzInterpret(f *testing.F) {
 		}
 		r, err := Interpret(e, s)
 		if err != nil {
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) {
 				t.Fatalf("untyped error %v", err)
 			}
@@ -110,7 +111,7 @@ func FuzzInterpret(f *testing.F) {
 }
 
 // FuzzResolveOutOfTurn checks that out-of-turn rulings never panic, refuse
-// only with a *RuleError, return no more than the out-of-turn chips, and
+// only with a *refusal.Error, return no more than the out-of-turn chips, and
 // leave a wager between the chips already in front and the out-of-turn total.
 func FuzzResolveOutOfTurn(f *testing.F) {
 	f.Add(false, int64(200), int64(0), uint8(5), int64(1000), uint8(1), []byte{3, 20})
@@ -122,7 +123,7 @@ func FuzzResolveOutOfTurn(f *testing.F) {
 		}
 		r, err := ResolveOutOfTurn(o)
 		if err != nil {
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) {
 				t.Fatalf("untyped error %v", err)
 			}

@@ -1,12 +1,15 @@
 package live
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
+)
 
 // Interpret proposes the ruling for a dealer-console entry e made by the
 // player in turn in situation s (TP-32…TP-43). It refuses malformed input —
 // amounts that are negative, above the stack or not multiples of the chip
 // unit (TP-31), or an entry with neither a declaration nor chips — with a
-// *RuleError.
+// *refusal.Error.
 func Interpret(e Entry, s Situation) (Ruling, error) {
 	if err := validate(e, s); err != nil {
 		return Ruling{}, err
@@ -29,13 +32,13 @@ func Interpret(e Entry, s Situation) (Ruling, error) {
 
 func validate(e Entry, s Situation) error {
 	if s.ChipUnit <= 0 {
-		return ruleErr("TP-31", ReasonBadSituation, "the chip unit must be positive")
+		return ruleErr("TP-31", refusal.BadSituation, "the chip unit must be positive")
 	}
 	if s.Structure > FixedLimit {
-		return ruleErr("", ReasonBadSituation, "unknown betting structure")
+		return ruleErr("", refusal.BadSituation, "unknown betting structure")
 	}
 	if e.Declaration > DeclareAllIn {
-		return ruleErr("", ReasonBadEntry, "unknown declaration")
+		return ruleErr("", refusal.BadEntry, "unknown declaration")
 	}
 	for _, v := range [...]struct {
 		name string
@@ -46,34 +49,34 @@ func validate(e Entry, s Situation) error {
 		{"declared amount", e.Amount}, {"chips pushed", e.ChipsTotal}, {"largest chip", e.LargestChip},
 	} {
 		if v.v < 0 {
-			return ruleErr("", ReasonBadEntry, fmt.Sprintf("negative %s %d", v.name, v.v))
+			return ruleErr("", refusal.BadEntry, fmt.Sprintf("negative %s %d", v.name, v.v))
 		}
 		if v.v%s.ChipUnit != 0 {
-			return ruleErr("TP-31", ReasonNotChipMultiple, fmt.Sprintf("%s %d is not a multiple of the chip unit %d", v.name, v.v, s.ChipUnit))
+			return ruleErr("TP-31", refusal.NotChipMultiple, fmt.Sprintf("%s %d is not a multiple of the chip unit %d", v.name, v.v, s.ChipUnit))
 		}
 	}
 	if s.Stack == 0 {
-		return ruleErr("TP-44", ReasonNoChipsBehind, "the player is all-in and cannot act")
+		return ruleErr("TP-44", refusal.NoChipsBehind, "the player is all-in and cannot act")
 	}
 	if s.InFront > s.CurrentBet {
-		return ruleErr("", ReasonBadSituation, "chips in front above the current bet")
+		return ruleErr("", refusal.BadSituation, "chips in front above the current bet")
 	}
 	if s.RaiseClosed == "" && s.InFront+s.Stack > s.CurrentBet && s.MinRaiseTo <= s.CurrentBet {
-		return ruleErr("TP-22", ReasonBadSituation, "the minimum raise-to must be above the current bet")
+		return ruleErr("TP-22", refusal.BadSituation, "the minimum raise-to must be above the current bet")
 	}
 	if s.Structure == PotLimit && s.RaiseClosed == "" && s.MaxRaiseTo < s.MinRaiseTo {
-		return ruleErr("TP-25", ReasonBadSituation, "the pot-limit maximum is below the minimum")
+		return ruleErr("TP-25", refusal.BadSituation, "the pot-limit maximum is below the minimum")
 	}
 	if e.ChipsTotal > s.Stack {
-		return ruleErr("", ReasonAboveStack, fmt.Sprintf("chips pushed %d above the stack %d", e.ChipsTotal, s.Stack))
+		return ruleErr("", refusal.AboveStack, fmt.Sprintf("chips pushed %d above the stack %d", e.ChipsTotal, s.Stack))
 	}
 	if e.ChipCount < 0 || e.Motions < 0 || (e.ChipCount == 0) != (e.ChipsTotal == 0) ||
 		e.LargestChip > e.ChipsTotal || (e.ChipCount == 1 && e.LargestChip != 0 && e.LargestChip != e.ChipsTotal) ||
 		(e.LargestChip > 0 && e.LargestChip*int64(e.ChipCount) < e.ChipsTotal) {
-		return ruleErr("", ReasonBadEntry, "chip count, largest chip and total do not agree")
+		return ruleErr("", refusal.BadEntry, "chip count, largest chip and total do not agree")
 	}
 	if e.Declaration == DeclareNone && e.ChipsTotal == 0 {
-		return ruleErr("", ReasonEmptyEntry, "nothing declared and no chips pushed")
+		return ruleErr("", refusal.EmptyEntry, "nothing declared and no chips pushed")
 	}
 	return nil
 }
@@ -432,4 +435,10 @@ func AnnouncePot(st Structure, pot int64) (int64, bool, Citation) {
 		return pot, true, Citation{Rule: "TP-43", Text: "pot-limit: the dealer states the pot size"}
 	}
 	return 0, false, Citation{Rule: "TP-43", Text: "not pot-limit: the dealer may only spread the pot for the player to see"}
+}
+
+// ruleErr refuses an entry as malformed: every refusal of the interpreter
+// blames how the entry (or the situation) is written, not a rule of play.
+func ruleErr(rule string, reason refusal.Reason, msg string) error {
+	return &refusal.Error{Rule: rule, Reason: reason, Msg: msg, Malformed: true}
 }

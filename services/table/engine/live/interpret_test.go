@@ -2,6 +2,7 @@ package live
 
 import (
 	"errors"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"testing"
 )
 
@@ -238,24 +239,24 @@ func TestInterpretErrors(t *testing.T) {
 		e      Entry
 		s      Situation
 		rule   string
-		reason Reason
+		reason refusal.Reason
 	}{
-		{"TP-31 chips not a multiple of the chip unit", chips(110, 2), nlFacing, "TP-31", ReasonNotChipMultiple},
-		{"TP-31 declared amount not a multiple of the chip unit", declare(DeclareBetOrRaise, 410, Entry{}), nlFacing, "TP-31", ReasonNotChipMultiple},
-		{"TP-31 no chip unit", chip(100), Situation{Stack: 100, MinRaiseTo: 100}, "TP-31", ReasonBadSituation},
-		{"chips above the stack", chips(600, 6), short(nlFacing, 500), "", ReasonAboveStack},
-		{"TP-44 a player with no chips behind cannot act", declare(DeclareCheck, 0, Entry{}), short(nlOpen, 0), "TP-44", ReasonNoChipsBehind},
-		{"nothing declared, nothing pushed", Entry{}, nlFacing, "", ReasonEmptyEntry},
-		{"negative chips", Entry{ChipsTotal: -25, ChipCount: 1}, nlFacing, "", ReasonBadEntry},
-		{"one chip that is not the total", Entry{ChipsTotal: 200, ChipCount: 1, LargestChip: 100}, nlFacing, "", ReasonBadEntry},
-		{"TP-22 minimum raise-to not above the bet", chip(100), Situation{CurrentBet: 200, MinRaiseTo: 200, Stack: 1000, ChipUnit: 25}, "TP-22", ReasonBadSituation},
-		{"TP-25 pot-limit maximum below the minimum", chip(100), Situation{Structure: PotLimit, CurrentBet: 200, MinRaiseTo: 400, MaxRaiseTo: 300, Stack: 1000, ChipUnit: 25}, "TP-25", ReasonBadSituation},
+		{"TP-31 chips not a multiple of the chip unit", chips(110, 2), nlFacing, "TP-31", refusal.NotChipMultiple},
+		{"TP-31 declared amount not a multiple of the chip unit", declare(DeclareBetOrRaise, 410, Entry{}), nlFacing, "TP-31", refusal.NotChipMultiple},
+		{"TP-31 no chip unit", chip(100), Situation{Stack: 100, MinRaiseTo: 100}, "TP-31", refusal.BadSituation},
+		{"chips above the stack", chips(600, 6), short(nlFacing, 500), "", refusal.AboveStack},
+		{"TP-44 a player with no chips behind cannot act", declare(DeclareCheck, 0, Entry{}), short(nlOpen, 0), "TP-44", refusal.NoChipsBehind},
+		{"nothing declared, nothing pushed", Entry{}, nlFacing, "", refusal.EmptyEntry},
+		{"negative chips", Entry{ChipsTotal: -25, ChipCount: 1}, nlFacing, "", refusal.BadEntry},
+		{"one chip that is not the total", Entry{ChipsTotal: 200, ChipCount: 1, LargestChip: 100}, nlFacing, "", refusal.BadEntry},
+		{"TP-22 minimum raise-to not above the bet", chip(100), Situation{CurrentBet: 200, MinRaiseTo: 200, Stack: 1000, ChipUnit: 25}, "TP-22", refusal.BadSituation},
+		{"TP-25 pot-limit maximum below the minimum", chip(100), Situation{Structure: PotLimit, CurrentBet: 200, MinRaiseTo: 400, MaxRaiseTo: 300, Stack: 1000, ChipUnit: 25}, "TP-25", refusal.BadSituation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := Interpret(tc.e, tc.s)
-			var re *RuleError
+			var re *refusal.Error
 			if !errors.As(err, &re) || re.Rule != tc.rule || re.Reason != tc.reason {
 				t.Fatalf("err = %v, want %q %s", err, tc.rule, tc.reason)
 			}

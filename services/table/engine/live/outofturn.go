@@ -1,6 +1,9 @@
 package live
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
+)
 
 // Skipped describes a player whose turn was passed over by an out-of-turn
 // action (TP-46…TP-48).
@@ -224,7 +227,7 @@ func ResolveOutOfTurn(o OutOfTurn) (OutOfTurnRuling, error) {
 }
 
 func validateOOT(o OutOfTurn) error {
-	bad := func(msg string) error { return ruleErr("", ReasonBadOutOfTurnCase, msg) }
+	bad := func(msg string) error { return ruleErr("", refusal.BadOutOfTurnCase, msg) }
 	if o.Faced < 0 || o.InFront < 0 || o.InFront > o.Faced || o.SkippedCount < 1 || len(o.Skipped) > o.SkippedCount {
 		return bad(fmt.Sprintf("faced %d, in front %d, %d of %d skipped players", o.Faced, o.InFront, len(o.Skipped), o.SkippedCount))
 	}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"errors"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
 	"reflect"
 	"testing"
 )
@@ -210,8 +211,8 @@ func TestOutOfTurnErrors(t *testing.T) {
 		{Faced: 200, InFront: 300, Action: Wager{Raise, 600}, SkippedCount: 1},
 	} {
 		_, err := ResolveOutOfTurn(o)
-		var re *RuleError
-		if !errors.As(err, &re) || re.Reason != ReasonBadOutOfTurnCase {
+		var re *refusal.Error
+		if !errors.As(err, &re) || re.Reason != refusal.BadOutOfTurnCase {
 			t.Errorf("%+v: err = %v", o, err)
 		}
 	}

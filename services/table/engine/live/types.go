@@ -3,7 +3,8 @@
 // movement rules TP-32…TP-43 (Interpret, AnnouncePot) and acting out of turn,
 // TP-46…TP-52 (SkippedPlayer, ResolveOutOfTurn).
 //
-// Every function is pure and depends on the standard library only. A ruling
+// Every function is pure and depends on the standard library and
+// engine/refusal (its refusals) only. A ruling
 // is a proposal: the dealer confirms it or calls the floor, who may always
 // rule otherwise (TP-02, P-3). Amounts are totals for the betting round
 // ("raise to", TP-32), in chips, and multiples of the chip unit (TP-31).
