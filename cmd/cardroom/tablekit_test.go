@@ -536,16 +536,23 @@ func (r *room) watch(table, who, token string) *watch {
 // watchLine is one message of the feed.
 type watchLine struct {
 	Result *struct {
-		Events []struct {
-			Kind   string   `json:"kind"`
-			Seat   int      `json:"seat"`
-			Amount int64    `json:"amount,string"`
-			Cards  []string `json:"cards"`
-			AllIn  bool     `json:"all_in"`
-		} `json:"events"`
-		State tableState `json:"state"`
+		Events []watchEvent `json:"events"`
+		State  tableState   `json:"state"`
 	} `json:"result"`
 	Error json.RawMessage `json:"error"`
+}
+
+// watchEvent is one event of a feed message; a tournament table's
+// controls name the player, the rule and say what happened in words.
+type watchEvent struct {
+	Kind     string   `json:"kind"`
+	Seat     int      `json:"seat"`
+	Amount   int64    `json:"amount,string"`
+	Cards    []string `json:"cards"`
+	AllIn    bool     `json:"all_in"`
+	PlayerID string   `json:"player_id"`
+	Rule     string   `json:"rule"`
+	Detail   string   `json:"detail"`
 }
 
 // until waits for the feed to reach sequence seq and returns its lines.

@@ -181,9 +181,18 @@ type Notice struct {
 	Amount int64
 	Rule   string
 	Detail string
+	// At places the notice among the output's events: it comes after the
+	// first At of them. A feed shows each control where it happened — a
+	// hand's moves and break after its end, a new level before the posts
+	// of the hand that plays it (TR-20) — not after everything else the
+	// change carries.
+	At int
 }
 
-func (o *Output) notice(n Notice) { o.Notices = append(o.Notices, n) }
+func (o *Output) notice(n Notice) {
+	n.At = len(o.Events)
+	o.Notices = append(o.Notices, n)
+}
 
 // StackChange says why a stack changes, with the rule that allows it.
 type StackChange uint8

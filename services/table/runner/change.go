@@ -49,8 +49,11 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 			return dealer.Output{}, err
 		}
 		out.Seq, out.Started = next.Seq, next.Started
+		for _, n := range next.Notices {
+			n.At += len(out.Events) // the next hand's controls come with its events
+			out.Notices = append(out.Notices, n)
+		}
 		out.Events = append(out.Events, next.Events...)
-		out.Notices = append(out.Notices, next.Notices...)
 		if next.Ended != nil {
 			// Over as it was dealt (every player all in on the blinds,
 			// or the other hands absent and killed, TP-57): its end is

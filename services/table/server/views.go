@@ -1,6 +1,10 @@
 package server
 
 import (
+	"cmp"
+	"math"
+	"slices"
+
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -156,7 +160,18 @@ var eventNames = map[engine.EventKind]string{
 
 func changeToProto(c runner.Change) *tablev1.WatchTableResponse {
 	resp := &tablev1.WatchTableResponse{State: stateToProto(c.View)}
+	// Each notice is shown in its place among the events (Notice.At).
+	notices := slices.SortedStableFunc(slices.Values(c.Notices), func(a, b dealer.Notice) int { return cmp.Compare(a.At, b.At) })
+	next := 0
+	noticesUpTo := func(at int) {
+		for ; next < len(notices) && notices[next].At <= at; next++ {
+			n := notices[next]
+			resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: n.Kind, Seat: int32(n.Seat), Amount: n.Amount, Rule: n.Rule,
+				PlayerId: n.Player, Detail: n.Detail})
+		}
+	}
 	for i := range c.Events {
+		noticesUpTo(i)
 		e := &c.Events[i]
 		name, ok := eventNames[e.Kind]
 		if !ok {
@@ -165,10 +180,7 @@ func changeToProto(c runner.Change) *tablev1.WatchTableResponse {
 		resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: name, Seat: int32(e.Seat), Amount: e.Amount,
 			Cards: cardStrings(e.CardList()), Rule: e.Rule, AllIn: e.AllIn, Pot: int32(e.Pot)})
 	}
-	for _, n := range c.Notices {
-		resp.Events = append(resp.Events, &tablev1.TableEvent{Kind: n.Kind, Seat: int32(n.Seat), Amount: n.Amount, Rule: n.Rule,
-			PlayerId: n.Player, Detail: n.Detail})
-	}
+	noticesUpTo(math.MaxInt)
 	return resp
 }
 
