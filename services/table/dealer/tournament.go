@@ -64,6 +64,9 @@ type Tour struct {
 	// ends.
 	Button     *int `json:"button,omitempty"`
 	NextButton *int `json:"next_button,omitempty"`
+	// BreakShown is the row of the last break the console was told of
+	// (G-07), so that a break is announced once.
+	BreakShown int `json:"break_shown,omitempty"`
 }
 
 // RemovalReason says why an entrant leaves the table.
@@ -882,14 +885,37 @@ func (t *Table) finishTournament(out *Output, h *History, plan button.Plan, now 
 	if r.Stud {
 		r.Dealing = !t.closing && t.heldAt(now) == "" && t.studPlayable() >= 2
 	}
-	if l, ok := t.levelAt(now); ok && l.Break {
-		detail := "break"
-		if w := t.WakeAt(now); !w.IsZero() {
-			detail = "break until " + w.UTC().Format(time.RFC3339)
-		}
-		out.notice(Notice{Kind: "break", Seat: -1, Rule: "G-07", Detail: detail})
-	}
+	t.showBreak(now, out)
 	e.Report = r
+}
+
+// showBreak tells the console of the break in force at now, once (G-07).
+func (t *Table) showBreak(now time.Time, out *Output) {
+	l, ok := t.levelAt(now)
+	if !ok || !l.Break || t.tour.BreakShown == l.No {
+		return
+	}
+	t.tour.BreakShown = l.No
+	detail := "break"
+	if w := t.WakeAt(now); !w.IsZero() {
+		detail = "break until " + w.UTC().Format(time.RFC3339)
+	}
+	out.notice(Notice{Kind: "break", Seat: -1, Rule: "G-07", Detail: detail})
+}
+
+// ClockTurned tells the console of a break that started while the table
+// was between hands (G-07): no hand ends in it to say so. Nothing changes
+// (Duplicate) when there is nothing new to tell.
+func (t *Table) ClockTurned(now time.Time) Output {
+	if t.tour == nil || t.hand != nil {
+		return Output{Seq: t.seq, Duplicate: true}
+	}
+	if l, ok := t.levelAt(now); !ok || !l.Break || t.tour.BreakShown == l.No {
+		return Output{Seq: t.seq, Duplicate: true}
+	}
+	out := t.changed()
+	t.showBreak(now, &out)
+	return out
 }
 
 // studPlayable counts the seats a stud hand would deal in.

@@ -167,6 +167,51 @@ func TestLevels_NoHandBeforeLevelOneOrInABreak_G07(t *testing.T) {
 	}
 }
 
+// TestBreak_ToldWhenItStartsBetweenHands_G07: a break that starts while
+// the table waits between hands is told to the console when the clock
+// turns (ClockTurned), once; one that a hand played into is told at that
+// hand's end, and not again. Only a hand's end told it: a live table held
+// between hands showed no break at all.
+func TestBreak_ToldWhenItStartsBetweenHands_G07(t *testing.T) {
+	t.Parallel()
+	breaks := func(out Output) int {
+		n := 0
+		for _, no := range out.Notices {
+			if no.Kind == "break" && no.Rule == "G-07" {
+				n++
+			}
+		}
+		return n
+	}
+	tb := tourTable(t, engine.Live, 1000, 1000)
+	brk, after, brk2 := t0.Add(time.Hour), t0.Add(75*time.Minute), t0.Add(2*time.Hour)
+	levels := []Level{level(1, t0, 25, 50), {No: 2, Start: brk, Break: true}, level(3, after, 50, 100), {No: 4, Start: brk2, Break: true},
+		level(5, brk2.Add(15*time.Minute), 100, 200)}
+	if _, _, err := tb.SetLevels(1, levels); err != nil {
+		t.Fatal(err)
+	}
+	if out := tb.ClockTurned(brk.Add(-time.Second)); !out.Duplicate || breaks(out) != 0 {
+		t.Fatalf("a break told before it starts: %+v", out)
+	}
+	if out := tb.ClockTurned(brk); out.Duplicate || breaks(out) != 1 {
+		t.Fatalf("G-07: the break starting between hands is not told: %+v", out)
+	}
+	if out := tb.ClockTurned(brk.Add(time.Second)); !out.Duplicate || breaks(out) != 0 {
+		t.Fatalf("G-07: the break told twice: %+v", out)
+	}
+	// The next break starts during a hand: told at its end, once.
+	mustStart(t, tb, 1, brk2.Add(-time.Second))
+	if out := tb.ClockTurned(brk2); !out.Duplicate {
+		t.Fatalf("told during a hand: %+v", out)
+	}
+	if out := playOut(t, tb, brk2.Add(time.Second)); breaks(out) != 1 {
+		t.Fatalf("G-07: the break a hand played into is not told at its end: %+v", out.Notices)
+	}
+	if out := tb.ClockTurned(brk2.Add(2 * time.Second)); !out.Duplicate {
+		t.Fatalf("G-07: the break told twice: %+v", out)
+	}
+}
+
 func TestLevels_RevisionsAndRetraction_TR20(t *testing.T) {
 	t.Parallel()
 	tb := tourTable(t, engine.Digital, 1000, 1000)

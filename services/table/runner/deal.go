@@ -73,6 +73,11 @@ func (t *Table) wake() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.waker, t.wakeFor = nil, time.Time{}
+		// A break starting between hands is on the console now (G-07).
+		now := t.r.d.Clock.Now()
+		if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.ClockTurned(now), nil }, nil); err != nil {
+			t.r.d.Logger.ErrorContext(t.r.ctx, "clock turned", "table", t.id, "error", err)
+		}
 		t.schedule()
 	})
 }
