@@ -1,0 +1,261 @@
+package dealer
+
+import (
+	"errors"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/services/table/engine/button"
+	"github.com/cardroom/cardroom/services/table/engine/refusal"
+)
+
+func (t *Table) checkSeat(seat int) error {
+	if seat < 0 || seat >= len(t.seats) {
+		return ErrNoSuchSeat.Withf("seat %d is not a seat at a %d-seat table", seat, len(t.seats))
+	}
+	return nil
+}
+
+// FreeSeat returns the lowest empty seat, or ErrTableFull.
+func (t *Table) FreeSeat() (int, error) {
+	for i, s := range t.seats {
+		if !s.Occupied() {
+			return i, nil
+		}
+	}
+	return -1, ErrTableFull
+}
+
+// CheckSit reports whether player may sit in seat now (before the service
+// asks the wallet for the buy-in).
+func (t *Table) CheckSit(seat int, player string) error {
+	if err := t.checkSeat(seat); err != nil {
+		return err
+	}
+	if t.SeatOf(player) >= 0 {
+		return ErrAlreadySeated
+	}
+	if t.seats[seat].Occupied() {
+		if _, err := t.FreeSeat(); err != nil {
+			return err
+		}
+		return ErrSeatTaken.Withf("seat %d is taken", seat)
+	}
+	return nil
+}
+
+// Sit seats player in seat with stack chips (already moved to the table's
+// escrow by the wallet). A new player waits for the big blind unless they
+// choose to post now (TP-13); on a tournament table they play at once.
+// Sitting down during a hand deals the player in from the next hand.
+func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output, error) {
+	if err := t.CheckSit(seat, player); err != nil {
+		return Output{}, err
+	}
+	if stack <= 0 {
+		return Output{}, ErrBadAmount
+	}
+	if t.closing {
+		return Output{}, fault.New(fault.Precondition, "TABLE_CLOSED", "the table is closed")
+	}
+	bs := button.Sit(player, stack)
+	t.seats[seat] = Seat{Player: bs.Player, Stack: bs.Stack, New: bs.New && !t.cfg.Tournament, PostNow: postNow}
+	return t.changed(), nil
+}
+
+// SitUnpaid seats a player like Sit whose buy-in the wallet has yet to
+// commit: they are not dealt in until Paid. sitting names the wallet's
+// sitting the buy-in opens (its hold).
+func (t *Table) SitUnpaid(seat int, player string, stack int64, postNow bool, sitting string) (Output, error) {
+	out, err := t.Sit(seat, player, stack, postNow)
+	if err == nil {
+		t.seats[seat].Unpaid = true
+		t.seats[seat].Sitting = sitting
+	}
+	return out, err
+}
+
+// Paid records that the wallet committed the buy-in of the player in seat.
+func (t *Table) Paid(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].Unpaid = false
+	return t.changed(), nil
+}
+
+// SitOut marks the player in seat as sitting out from the next hand: they
+// are not dealt in and owe the blinds that pass them (TP-12, TP-15, TP-18).
+func (t *Table) SitOut(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].SittingOut = true
+	t.seats[seat].PostNow = false
+	return t.changed(), nil
+}
+
+// Return brings a player who sat out back. With postNow they pay what they
+// owe and are dealt in at the next hand; otherwise they wait for the big
+// blind (TP-15, TP-16, TP-18).
+func (t *Table) Return(seat int, postNow bool) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if err := t.penaltyInForce(seat); err != nil {
+		return Output{}, err
+	}
+	t.seats[seat].SittingOut = false
+	t.seats[seat].PostNow = postNow
+	return t.changed(), nil
+}
+
+// ErrStraddleNotAllowed refuses a straddle request at a table that never
+// deals one: tournament tables (TP-20) and stud, which has no blinds.
+var ErrStraddleNotAllowed = fault.Rule(fault.Precondition, "TP-20", "STRADDLE_NOT_ALLOWED", "this table deals no straddle")
+
+// RequestStraddle records (on) or withdraws (!on) the request of the
+// player in seat to straddle the next hand: a live blind of twice the big
+// blind, posted by the seat after the big blind, which then acts last
+// before the flop and sizes raises like a big blind (TP-20, G-12). Only
+// cash hold'em-family tables deal straddles. Between hands the request is
+// checked at once against the next hand's plan; a request made during a
+// hand is checked when the next hand is dealt, and if the seat is then not
+// the one after the big blind (or cannot cover the straddle) that hand is
+// dealt without it.
+func (t *Table) RequestStraddle(seat int, on bool) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.cfg.Tournament {
+		return Output{}, ErrStraddleNotAllowed.Withf("no straddle on tournament tables")
+	}
+	if t.cfg.Game.IsStud() {
+		return Output{}, ErrStraddleNotAllowed.Withf("stud has no blinds to straddle")
+	}
+	if on && t.hand == nil && !t.closing {
+		bt := t.buttonTable()
+		bt.Seats[seat].Straddle = true
+		if _, err := button.PlanHand(bt); isStraddleRefusal(err) {
+			return Output{}, err
+		}
+	}
+	t.seats[seat].Straddle = on
+	return t.changed(), nil
+}
+
+// isStraddleRefusal reports whether err is the planner refusing a
+// straddle request (TP-20).
+func isStraddleRefusal(err error) bool {
+	var be *refusal.Error
+	return errors.As(err, &be) && be.Rule == "TP-20"
+}
+
+// Options returns what the player in seat may choose before the next hand
+// (TP-13, TP-15, TP-16, TP-18): nil when they owe nothing.
+func (t *Table) Options(seat int) []button.Option {
+	if seat < 0 || seat >= len(t.seats) || t.cfg.Game.IsStud() {
+		return nil
+	}
+	return button.Options(seat, t.buttonSeat(t.seats[seat]), t.stakes(), t.cfg.Tournament)
+}
+
+// TopUp adds chips the wallet has moved to the table. Between hands they
+// play at once; during a hand they wait for its end (CS-05). A player with
+// no chips left has rebought: the blinds they missed are collected under
+// TP-19.
+func (t *Table) TopUp(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, ErrTopUpBusted.Wrap(err)
+	}
+	if amount <= 0 {
+		return Output{}, ErrBadAmount
+	}
+	s := &t.seats[seat]
+	if t.dealtIn(seat) {
+		s.Pending += amount
+	} else {
+		if s.Stack == 0 && !s.New {
+			s.Rebought = true
+		}
+		s.Stack += amount
+	}
+	return t.changed(), nil
+}
+
+// Leave takes the player in seat away from the table. Between hands, or if
+// they are not in the hand, they leave at once with their stack; if they
+// are in the hand in progress they leave when it ends, and the seat folds
+// (or checks) whenever its turn comes (TP-56: the hand may be removed).
+func (t *Table) Leave(seat int, now time.Time) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.dealtIn(seat) && !t.hand.Done() {
+		t.seats[seat].Leaving = true
+		out := t.changed()
+		if err := t.settle(&out, now); err != nil {
+			return Output{}, err
+		}
+		return out, nil
+	}
+	out := t.changed()
+	t.vacate(seat, &out)
+	return out, nil
+}
+
+func (t *Table) vacate(seat int, out *Output) {
+	s := t.seats[seat]
+	// An unpaid seat takes nothing: its chips never reached the table (the
+	// service releases the hold instead of committing it).
+	if !s.Unpaid {
+		out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending, Sitting: s.Sitting})
+	}
+	out.SeatsOpened = append(out.SeatsOpened, seat)
+	t.seats[seat] = Seat{}
+}
+
+func (t *Table) occupied(seat int) error {
+	if err := t.checkSeat(seat); err != nil {
+		return err
+	}
+	if !t.seats[seat].Occupied() {
+		return ErrEmptySeat.Withf("seat %d is empty", seat)
+	}
+	return nil
+}
+
+// Unseat removes a player whose buy-in did not go through: they take no
+// chips with them, because none reached the table. It refuses a player
+// dealt into the hand in progress.
+func (t *Table) Unseat(seat int) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	if t.dealtIn(seat) {
+		return Output{}, fault.New(fault.Precondition, "SEAT_IN_HAND", "the seat is in the hand in progress")
+	}
+	t.seats[seat] = Seat{}
+	out := t.changed()
+	out.SeatsOpened = []int{seat}
+	return out, nil
+}
+
+// TakeBack removes chips a top-up added when the wallet would not commit
+// them: from the queued chips first (CS-05), then from the stack between
+// hands. It refuses to take chips the seat has in play.
+func (t *Table) TakeBack(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	s := &t.seats[seat]
+	switch {
+	case s.Pending >= amount:
+		s.Pending -= amount
+	case !t.dealtIn(seat) && s.Stack >= amount:
+		s.Stack -= amount
+	default:
+		return Output{}, fault.New(fault.Precondition, "CHIPS_IN_PLAY", "the chips are in play; the floor settles it after the hand")
+	}
+	return t.changed(), nil
+}

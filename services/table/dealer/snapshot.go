@@ -1,0 +1,104 @@
+package dealer
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cardroom/cardroom/services/table/engine"
+	"github.com/cardroom/cardroom/services/table/engine/button"
+)
+
+// snapshot is a table's state as JSON. Secret holds what no one may read
+// from storage without the key: the hand (deck and hole cards), its setup
+// and its event log.
+type snapshot struct {
+	ID       string           `json:"id"`
+	Config   engine.Config    `json:"config"`
+	Settings Settings         `json:"settings"`
+	Seats    []Seat           `json:"seats"`
+	Previous button.Positions `json:"previous"`
+	Started  bool             `json:"started,omitempty"`
+	HandNo   int64            `json:"hand_no"`
+	Seq      int64            `json:"seq"`
+	Recent   []string         `json:"recent,omitempty"`
+	Deadline time.Time        `json:"deadline,omitzero"`
+	Called   bool             `json:"clock_called,omitempty"`
+	InHand   bool             `json:"in_hand,omitempty"`
+	Closing  bool             `json:"closing,omitempty"`
+	Tour     *Tour            `json:"tour,omitempty"`
+	Proposal *Proposal        `json:"proposal,omitempty"`
+	LastHand *LastHand        `json:"last_hand,omitempty"`
+}
+
+type secret struct {
+	Hand  *engine.Hand   `json:"hand"`
+	Plan  button.Plan    `json:"plan"`
+	Setup engine.Setup   `json:"setup"`
+	Log   []engine.Event `json:"log"`
+	Start time.Time      `json:"start"`
+	// OOT are the out-of-turn wagers followed (TP-50, TP-52).
+	OOT []*Provisional `json:"oot_wagers,omitempty"`
+	// LegacyOOT is the one held wager a table stored before several could
+	// be held; read only.
+	LegacyOOT *Provisional `json:"oot,omitempty"`
+	// Acted are the seats that acted out of turn during the current turn
+	// (TP-47), if any.
+	Acted *ootActs `json:"oot_acted,omitempty"`
+}
+
+// Marshal returns the table's state: public (seats, positions, clock) and
+// secret (the hand in progress with its deck; nil between hands). The
+// service stores the secret part encrypted.
+func (t *Table) Marshal() (public, private []byte, err error) {
+	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
+		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
+		Tour: t.tour, Proposal: t.Proposal(), LastHand: t.last})
+	if err != nil {
+		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
+	}
+	if t.hand == nil {
+		return public, nil, nil
+	}
+	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart, OOT: t.oot, Acted: t.acted})
+	if err != nil {
+		return nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	return public, private, nil
+}
+
+// Unmarshal restores a table from Marshal's output.
+func Unmarshal(public, private []byte) (*Table, error) {
+	var s snapshot
+	if err := json.Unmarshal(public, &s); err != nil {
+		return nil, fmt.Errorf("unmarshal table: %w", err)
+	}
+	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
+		proposal: s.Proposal, last: s.LastHand}
+	if !s.InHand {
+		return t, nil
+	}
+	if private == nil {
+		return nil, fmt.Errorf("unmarshal table %s: hand %d in progress but not stored", s.ID, s.HandNo)
+	}
+	var sec secret
+	if err := json.Unmarshal(private, &sec); err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	t.hand, t.plan, t.setup, t.log, t.handStart, t.oot, t.acted = sec.Hand, sec.Plan, sec.Setup, sec.Log, sec.Start, sec.OOT, sec.Acted
+	if sec.LegacyOOT != nil {
+		t.oot = append(t.oot, sec.LegacyOOT)
+	}
+	return t, nil
+}
+
+// PublicSeats reads the seats from a table's public state (Marshal's first
+// result), for seat maps read from storage without loading the hand.
+func PublicSeats(public []byte) ([]Seat, error) {
+	var s snapshot
+	if err := json.Unmarshal(public, &s); err != nil {
+		return nil, fmt.Errorf("unmarshal table seats: %w", err)
+	}
+	return s.Seats, nil
+}
