@@ -23,7 +23,7 @@ echo "test: REDIS_URL=${REDIS_URL%%@*}... DATABASE_URL=${DATABASE_URL%%@*}..."
 
 # One go test over every module of go.work, so packages of all modules share
 # the build and run in parallel.
-go test -race -count=1 -timeout 15m github.com/cardroom/cardroom/...
+go test -race -count=1 -timeout 25m github.com/cardroom/cardroom/...
 # The dashboards and alerts check builds Prometheus's parsers: its own
 # module, outside the workspace (see deploy/observability/check).
 (cd deploy/observability/check && GOWORK=off go test -count=1 ./...)
