@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -222,7 +223,7 @@ func backoff(attempt int) time.Duration {
 func Retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.Code == "40001" || pgErr.Code == "40P01"
+		return pgErr.Code == pgerrcode.SerializationFailure || pgErr.Code == pgerrcode.DeadlockDetected
 	}
 	var sqliteErr *sqlite.Error
 	if errors.As(err, &sqliteErr) {
@@ -241,7 +242,7 @@ func Retryable(err error) bool {
 func IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.Code == "23505"
+		return pgErr.Code == pgerrcode.UniqueViolation
 	}
 	var sqliteErr *sqlite.Error
 	if errors.As(err, &sqliteErr) {

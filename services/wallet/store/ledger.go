@@ -250,7 +250,7 @@ func (t *Tx) postStepByStep(ctx context.Context, tr ledger.Transfer, args []any,
 	}
 	for _, r := range with {
 		if _, err := t.tx.ExecContext(ctx, r.insert(1), r.Values...); err != nil {
-			return nil, fmt.Errorf("insert %s with %s: %w", r.Table, tr.ID, err)
+			return nil, &rowError{table: r.Table, transfer: tr.ID, err: err}
 		}
 	}
 	return balances, nil

@@ -56,6 +56,7 @@ func contract(t *testing.T, open func(db *sqlstore.DB) *store.Store) {
 			{"audit finds a tampered balance", testAuditDetects},
 			{"a key row posts the key with the transfer", testKeyRow},
 			{"fenced presence opens the hold account and locks the balance", testFencedPresenceLocks},
+			{"each unique violation maps to its error", testViolationsMap},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -698,3 +699,64 @@ func testFencedPresenceLocks(t *testing.T, s *store.Store) {
 
 // errRollback ends a transaction a test wants undone.
 var errRollback = errors.New("roll back")
+
+// testViolationsMap: Post tells the unique violations apart by constraint
+// (PostgreSQL names it; on SQLite it is the row's table and the extended
+// result code, SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY), so each maps to
+// its own error, and another violation in the same table does not pass
+// for it.
+func testViolationsMap(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	cage, p := ledger.CageAccount("EUR"), ledger.PlayerAccount("viol-p", "EUR")
+	post := func(tr ledger.Transfer, with ...store.Row) error {
+		return s.Update(ctx, now, func(tx *store.Tx) error {
+			for _, e := range tr.Entries {
+				if err := tx.EnsureAccount(ctx, e.Account); err != nil {
+					return err
+				}
+			}
+			_, err := tx.Post(ctx, tr, store.Posting{GamingDay: "2026-11-30"}, with...)
+			return err
+		})
+	}
+	hold := func(trID, id, table string) (ledger.Transfer, store.Row) {
+		tr := build(t, trID, ledger.BuyInHold, ledger.Move{From: p, To: ledger.HoldAccount(table, "EUR"), Amount: 10})
+		return tr, store.HoldRow(store.Hold{ID: id, Player: "viol-p", Table: table, Currency: "EUR", Amount: 10, Structure: buyin.NoLimit,
+			HoldTransfer: tr.ID, ExpiresAt: now.Add(time.Minute), CreatedAt: now})
+	}
+	deposit := func(id string) ledger.Transfer {
+		return build(t, id, ledger.Deposit, ledger.Move{From: cage, To: p, Amount: 100})
+	}
+	keyRow := store.Row{Table: "idempotency_keys", Columns: []string{"key", "operation", "request_hash", "response", "created_at"},
+		Values: []any{"viol-key", "Op", "hash", []byte("response"), now.UnixMilli()}}
+	mustPost(t, s, deposit("viol-dep"))
+	mustPost(t, s, deposit("viol-reversed"))
+	mustPost(t, s, ledger.Reverse(deposit("viol-reversed"), "viol-rev-1", now, nil))
+	for _, setup := range []error{post(hold("viol-tr-1", "viol-h1", "VT1")), post(deposit("viol-k1"), keyRow)} {
+		if setup != nil {
+			t.Fatal(setup)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		err    error
+		is     error  // the error it maps to, or
+		reason string // the fault it maps to
+	}{
+		{"a second pending hold at a table (holds_one_pending)", post(hold("viol-tr-2", "viol-h2", "VT1")), store.ErrHoldPending, ""},
+		{"a taken idempotency key (idempotency_keys_pkey)", post(deposit("viol-k2"), keyRow), store.ErrKeyTaken, ""},
+		{"a hold's id again, at another table (holds_pkey)", post(hold("viol-tr-3", "viol-h1", "VT2")), nil, "TRANSFER_EXISTS"},
+		{"a transfer's id again (transfers_pkey)", post(deposit("viol-dep")), nil, "TRANSFER_EXISTS"},
+		{"a second reversal (transfers_reverses_key)", post(ledger.Reverse(deposit("viol-reversed"), "viol-rev-2", now, nil)), nil, "ALREADY_REVERSED"},
+	} {
+		f, isFault := fault.As(tc.err)
+		switch {
+		case tc.is != nil && !errors.Is(tc.err, tc.is):
+			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.is)
+		case tc.is == nil && (!isFault || f.Reason != tc.reason):
+			t.Errorf("%s: %v, want %s", tc.name, tc.err, tc.reason)
+		case tc.is == nil && (errors.Is(tc.err, store.ErrHoldPending) || errors.Is(tc.err, store.ErrKeyTaken)):
+			t.Errorf("%s: %v, taken for another violation", tc.name, tc.err)
+		}
+	}
+}
