@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
@@ -38,15 +37,32 @@ type part struct {
 	build       func(env *environment, db *sqlstore.DB) (*built, error)
 }
 
+// service is what every service package's New returns.
+type service interface {
+	// Register puts the service's gRPC services on a server.
+	Register(grpc.ServiceRegistrar)
+	// Run runs the background work (consumers, sweepers, timers) until its
+	// context ends and returns once it has drained.
+	Run(context.Context) error
+	// Close releases what the service holds (tables it deals, leases)
+	// after Run has returned.
+	Close() error
+}
+
 // built is a part ready to serve.
 type built struct {
-	register func(*grpc.Server)
-	// loops run in the background until their context ends (relays,
-	// consumers, sweepers); each returns once it has drained.
-	loops []func(context.Context) error
-	// close releases what the part holds (tables it deals, leases) after
-	// its loops have stopped.
-	close func() error
+	service
+	// relay publishes the part's outbox (nil: it has none); it runs beside
+	// Run, as long.
+	relay *events.Relay
+}
+
+// loops are the part's background loops: the relay's and Run.
+func (b *built) loops() []func(context.Context) error {
+	if b.relay == nil {
+		return []func(context.Context) error{b.Run}
+	}
+	return []func(context.Context) error{b.relay.Run, b.Run}
 }
 
 // environment is what every part shares in one process: configuration,
@@ -77,8 +93,8 @@ var allParts = []part{
 		grpcService: walletv1.WalletService_ServiceDesc.ServiceName,
 		dbOptions:   func() sqlstore.Options { return wallet.StoreOptions("", "") },
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
-			var cfg wallet.Config
-			if err := env.Parse(&cfg); err != nil {
+			cfg, err := config.Parse[wallet.Config](nil)
+			if err != nil {
 				return nil, fmt.Errorf("wallet settings: %w", err)
 			}
 			// The wallet asks the table service which epochs it issued,
@@ -100,9 +116,7 @@ var allParts = []part{
 			if err != nil {
 				return nil, err
 			}
-			return &built{register: w.Register, loops: []func(context.Context) error{
-				func(ctx context.Context) error { w.Run(ctx); return nil },
-			}}, nil
+			return &built{service: w}, nil
 		},
 	},
 	{
@@ -125,16 +139,12 @@ var allParts = []part{
 				return nil, err
 			}
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
-			svc, err := seating.New(context.Background(), seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay,
-				Tables: tablev1.NewTableServiceClient(tableConn), Config: cfg, Logger: e.log})
+			svc, err := seating.New(cfg, seating.Deps{DB: db, Clock: e.clock, Locker: e.locker, Bus: e.bus, Relay: relay,
+				Tables: tablev1.NewTableServiceClient(tableConn), Logger: e.log})
 			if err != nil {
 				return nil, err
 			}
-			return &built{
-				register: func(s *grpc.Server) { svc.Register(s) },
-				loops:    []func(context.Context) error{relay.Run, svc.Run},
-				close:    svc.Close,
-			}, nil
+			return &built{service: svc, relay: relay}, nil
 		},
 	},
 	{
@@ -142,13 +152,15 @@ var allParts = []part{
 		grpcService: tablev1.TableService_ServiceDesc.ServiceName,
 		dbOptions:   table.DBOptions,
 		build: func(e *environment, db *sqlstore.DB) (*built, error) {
-			var settings table.Settings
-			if err := env.Parse(&settings); err != nil {
+			settings, err := config.Parse[table.Settings](nil)
+			if err != nil {
 				return nil, fmt.Errorf("table settings: %w", err)
 			}
-			key, err := table.ResolveSealKey(settings.SealKey, e.cfg.DataDir)
+			// With Redis, calls about a table another replica deals are
+			// forwarded to the address it advertises with its lease.
+			cfg, err := settings.Config(e.cfg.DataDir, e.grpcAddr)
 			if err != nil {
-				return nil, fmt.Errorf("table seal key: %w", err)
+				return nil, err
 			}
 			walletConn, err := e.dial(table.Name, "wallet")
 			if err != nil {
@@ -159,24 +171,16 @@ var allParts = []part{
 				return nil, err
 			}
 			relay := events.NewRelay(db, e.bus, events.RelayOptions{Clock: e.clock, Logger: e.log})
-			svc, err := table.New(table.Deps{
-				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, SealKey: key, Logger: e.log, Shuffle: testShuffle,
-				HandPause: settings.HandPause, ActionTimeout: settings.ActionTimeout,
-				// With Redis, calls about a table another replica deals are
-				// forwarded to the address it advertises with its lease.
-				AdvertiseAddr: table.AdvertiseAddr(settings.AdvertiseAddr, e.grpcAddr),
-				Forward:       rpc.Options{Logger: e.log},
-				Wallet:        walletv1.NewWalletServiceClient(walletConn),
-				Seating:       seatingv1.NewSeatingServiceClient(seatingConn),
+			svc, err := table.New(cfg, table.Deps{
+				DB: db, Clock: e.clock, Locker: e.locker, Relay: relay, Logger: e.log, Shuffle: testShuffle,
+				Forward: rpc.Options{Logger: e.log},
+				Wallet:  walletv1.NewWalletServiceClient(walletConn),
+				Seating: seatingv1.NewSeatingServiceClient(seatingConn),
 			})
 			if err != nil {
 				return nil, err
 			}
-			return &built{
-				register: func(s *grpc.Server) { svc.Register(s) },
-				loops:    []func(context.Context) error{relay.Run, svc.Run},
-				close:    func() error { svc.Close(); return nil },
-			}, nil
+			return &built{service: svc, relay: relay}, nil
 		},
 	},
 	{
@@ -196,9 +200,13 @@ var allParts = []part{
 			}
 			// The bus brings its tables' table.hand_ended: knock-outs, then
 			// the director's moves.
-			svc := tournament.New(tournament.Deps{DB: db, Clock: e.clock, Wallet: walletv1.NewWalletServiceClient(walletConn),
+			svc, err := tournament.New(tournament.Config{}, tournament.Deps{DB: db, Clock: e.clock,
+				Wallet: walletv1.NewWalletServiceClient(walletConn),
 				Tables: tournamenttables.New(tablev1.NewTournamentTableServiceClient(tableConn)), Bus: e.bus, Logger: e.log})
-			return &built{register: func(s *grpc.Server) { svc.Register(s) }, loops: []func(context.Context) error{svc.Run}}, nil
+			if err != nil {
+				return nil, err
+			}
+			return &built{service: svc}, nil
 		},
 	},
 }

@@ -123,7 +123,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 			if err != nil {
 				return fmt.Errorf("start %s: %w", p.name, err)
 			}
-			b.register(grpcSrv)
+			b.Register(grpcSrv)
 			builts = append(builts, b)
 		}
 	}
@@ -134,7 +134,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	defer stopLoops()
 	var loops sync.WaitGroup
 	for _, b := range builts {
-		for _, loop := range b.loops {
+		for _, loop := range b.loops() {
 			loops.Go(func() {
 				if err := loop(loopCtx); err != nil && !errors.Is(err, context.Canceled) {
 					log.ErrorContext(loopCtx, "background loop stopped", "error", err)
@@ -235,9 +235,7 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 	stopLoops()
 	loops.Wait()
 	for _, b := range builts {
-		if b.close != nil {
-			err = errors.Join(err, b.close())
-		}
+		err = errors.Join(err, b.Close())
 	}
 	log.InfoContext(ctx, "stopped", "process", name)
 	return err

@@ -11,9 +11,8 @@
 //	settings, err := config.Parse[seating.Settings](nil) // CARDROOM_SEATING_*
 //	cfg, err := settings.Config()            // a timer out of range names its variable
 //	relay := events.NewRelay(db, bus, events.RelayOptions{Clock: clk, Logger: log})
-//	svc, err := seating.New(ctx, seating.Deps{DB: db, Clock: clk, Locker: locker,
-//		Bus: bus, Relay: relay, Tables: tablev1.NewTableServiceClient(tableConn),
-//		Config: cfg, Logger: log})
+//	svc, err := seating.New(cfg, seating.Deps{DB: db, Clock: clk, Locker: locker,
+//		Bus: bus, Relay: relay, Tables: tablev1.NewTableServiceClient(tableConn), Logger: log})
 //	svc.Register(grpcServer)
 //	go relay.Run(ctx) // publishes seating's outbox; drains once more when ctx ends
 //	go svc.Run(ctx)   // offer/absence/hold timers, table-event consumers, board poll
@@ -127,8 +126,6 @@ type Deps struct {
 	// Relay is the outbox relay of DB; the service adds its events through
 	// it so they go out at commit. The caller runs it (Relay.Run).
 	Relay *events.Relay
-	// Config tunes the service; zero means the defaults.
-	Config Config
 	// Logger reports failures of the background loops; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -139,9 +136,10 @@ type Service struct {
 	server *server.Server
 }
 
-// New wires the service over deps. It fails when a dependency is missing
-// or the configuration's timers are out of range (TIMER_OUT_OF_RANGE).
-func New(_ context.Context, deps Deps) (*Service, error) {
+// New wires the service over deps; cfg tunes it (zero: the defaults). It
+// fails when a dependency is missing or the configuration's timers are out
+// of range (TIMER_OUT_OF_RANGE).
+func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.DB == nil || deps.Locker == nil {
 		return nil, errors.New("seating: DB and Locker are required")
 	}
@@ -152,7 +150,7 @@ func New(_ context.Context, deps Deps) (*Service, error) {
 	r, err := room.New(room.Deps{
 		Store: store.New(deps.DB, deps.Locker), Relay: deps.Relay, Bus: deps.Bus, Tables: tables,
 		Clock: deps.Clock, Logger: deps.Logger,
-	}, deps.Config)
+	}, cfg)
 	if err != nil {
 		return nil, err
 	}

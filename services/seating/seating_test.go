@@ -28,8 +28,8 @@ func TestWiredServiceSeatsFromTheBus(t *testing.T) {
 	db := testkit.SQLite(t, seating.DBOptions())
 	bus := events.NewMemory(events.MemoryOptions{})
 	relay := events.NewRelay(db, bus, events.RelayOptions{})
-	svc, err := seating.New(t.Context(), seating.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewLocal(), Bus: bus, Relay: relay,
-		Config: seating.Config{SweepInterval: 50 * time.Millisecond, BoardPoll: 50 * time.Millisecond}})
+	svc, err := seating.New(seating.Config{SweepInterval: 50 * time.Millisecond, BoardPoll: 50 * time.Millisecond},
+		seating.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewLocal(), Bus: bus, Relay: relay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestWiredServiceSeatsFromTheBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bus.Publish(t.Context(), events.Event{ID: events.NewID(), Topic: "table.opened", Key: "t-plo", Payload: payload}); err != nil {
+	if err := bus.Publish(t.Context(), events.Event{ID: events.NewID(), Topic: events.TopicTableOpened, Key: "t-plo", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 10*time.Second, func() error {

@@ -72,7 +72,7 @@ func TestSettings_SetTimers(t *testing.T) {
 		t.Fatalf("config %+v", cfg)
 	}
 	db := testkit.SQLite(t, seating.DBOptions())
-	if _, err := seating.New(t.Context(), seating.Deps{DB: db, Locker: lock.NewLocal(), Config: cfg}); err != nil {
+	if _, err := seating.New(cfg, seating.Deps{DB: db, Locker: lock.NewLocal()}); err != nil {
 		t.Fatalf("New with the settings: %v", err)
 	}
 }
@@ -122,7 +122,7 @@ func TestSettings_TimerOutOfRangeFailsNamingTheVariable(t *testing.T) {
 	// The service refuses the same mistakes when wired without Settings.
 	db := testkit.SQLite(t, seating.DBOptions())
 	for _, cfg := range []seating.Config{{SweepInterval: -time.Second}, {BoardPoll: time.Hour}} {
-		if _, err := seating.New(t.Context(), seating.Deps{DB: db, Locker: lock.NewLocal(), Config: cfg}); !errors.Is(err, waitlist.ErrTimerOutOfRange) {
+		if _, err := seating.New(cfg, seating.Deps{DB: db, Locker: lock.NewLocal()}); !errors.Is(err, waitlist.ErrTimerOutOfRange) {
 			t.Errorf("New(%+v) = %v, want TIMER_OUT_OF_RANGE", cfg, err)
 		}
 	}

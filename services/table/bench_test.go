@@ -40,7 +40,7 @@ import (
 // closed loop that measures the most actions/s the service sustains (and
 // so, by Little's law, latency = tables / throughput); a pace such as 1s
 // measures the latency of one action at a realistic room load.
-// TABLE_BENCH_ASYNC_COMMIT=1 turns on Deps.AsyncActionCommit.
+// TABLE_BENCH_ASYNC_COMMIT=1 turns on Config.AsyncActionCommit.
 func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
 
 // BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
@@ -174,12 +174,12 @@ func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableS
 	relayDone := make(chan struct{})
 	go func() { _ = relay.Run(ctx); close(relayDone) }()
 	b.Cleanup(func() { cancel(); <-relayDone })
-	svc, err := table.New(table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}),
-		Relay: relay, SealKey: sealKey, AsyncActionCommit: asyncCommit})
+	svc, err := table.New(table.Config{SealKey: sealKey, AsyncActionCommit: asyncCommit},
+		table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}), Relay: relay})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(svc.Close)
+	b.Cleanup(func() { _ = svc.Close() })
 	g := testkit.StartGRPC(b, svc.Register)
 	return g, tablev1.NewTableServiceClient(g.Conn)
 }

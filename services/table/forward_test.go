@@ -166,9 +166,9 @@ func (c *cluster) replica(decks uint64) *replica {
 		t.Fatal(err)
 	}
 	addr := lis.Addr().String()
-	svc, err := table.New(table.Deps{DB: c.db, Clock: c.clock, Locker: c.locker(), SealKey: sealKey, Shuffle: seededDecks(decks),
-		Relay:         events.NewRelay(c.db, events.NewMemory(events.MemoryOptions{}), events.RelayOptions{}),
-		AdvertiseAddr: table.AdvertiseAddr("", addr), Forward: c.opts})
+	svc, err := table.New(table.Config{SealKey: sealKey, AdvertiseAddr: table.AdvertiseAddr("", addr)},
+		table.Deps{DB: c.db, Clock: c.clock, Locker: c.locker(), Shuffle: seededDecks(decks),
+			Relay: events.NewRelay(c.db, events.NewMemory(events.MemoryOptions{}), events.RelayOptions{}), Forward: c.opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func (c *cluster) replica(decks uint64) *replica {
 		stopped = true
 		_ = conn.Close()
 		rpc.Shutdown(srv, time.Second)
-		svc.Close()
+		_ = svc.Close()
 	}
 	t.Cleanup(stop)
 	return &replica{addr: addr, c: tablev1.NewTableServiceClient(conn), stop: stop}

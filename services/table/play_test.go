@@ -64,12 +64,12 @@ func start(t *testing.T, db *sqlstore.DB, clk *clock.Fake, decks func() cards.De
 	if deps.Locker == nil {
 		deps.Locker = lock.NewLocal() // a process of its own
 	}
-	deps.DB, deps.Clock, deps.Relay, deps.SealKey, deps.Shuffle = db, clk, relay, sealKey, decks
-	svc, err := table.New(deps)
+	deps.DB, deps.Clock, deps.Relay, deps.Shuffle = db, clk, relay, decks
+	svc, err := table.New(table.Config{SealKey: sealKey}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(svc.Close)
+	t.Cleanup(func() { _ = svc.Close() })
 	g := testkit.StartGRPC(t, svc.Register)
 	return &env{t: t, db: db, g: g, c: tablev1.NewTableServiceClient(g.Conn), svc: svc, clock: clk}
 }

@@ -1,13 +1,14 @@
 package table
 
 import (
+	"fmt"
 	"net"
 	"time"
 )
 
 // Settings are the table service's own environment variables, read by
-// cmd/cardroom with the same tags as platform/config (env, envDefault,
-// docDefault, doc, secret) and listed in the README from this struct.
+// cmd/cardroom with platform/config (config.Parse) and listed in the
+// README from this struct.
 type Settings struct {
 	// SealKey seals decks, hands in progress and hand histories.
 	SealKey string `env:"CARDROOM_TABLE_SEAL_KEY" secret:"true" docDefault:"(empty: generated)" doc:"AES-256-GCM key (32 bytes, base64 or hex) that seals decks, hands in progress and hand histories; every replica needs the same key. Empty generates a dev key in CARDROOM_DATA_DIR/table-seal.key."`
@@ -18,6 +19,19 @@ type Settings struct {
 	// AdvertiseAddr is the gRPC address other table replicas forward calls
 	// to this one at (see AdvertiseAddr).
 	AdvertiseAddr string `env:"CARDROOM_TABLE_ADVERTISE_ADDR" docDefault:"(empty: derived)" doc:"host:port at which other table replicas reach this one's gRPC server: the tables it deals are advertised with it in Redis, and a replica that gets a call about one of them forwards the call here. Empty: CARDROOM_GRPC_ADDR when it names a host, else this host's first non-loopback IP address with its port. Unused without CARDROOM_REDIS_URL (one process)."`
+}
+
+// Config returns the service configuration of the settings for a process
+// whose data lives in dataDir and whose gRPC server listens at listen: the
+// seal key resolved (ResolveSealKey) and the advertised address derived
+// (AdvertiseAddr).
+func (s Settings) Config(dataDir, listen string) (Config, error) {
+	key, err := ResolveSealKey(s.SealKey, dataDir)
+	if err != nil {
+		return Config{}, fmt.Errorf("table seal key: %w", err)
+	}
+	return Config{SealKey: key, HandPause: s.HandPause, ActionTimeout: s.ActionTimeout,
+		AdvertiseAddr: AdvertiseAddr(s.AdvertiseAddr, listen)}, nil
 }
 
 // AdvertiseAddr returns the address other replicas reach this one at: the

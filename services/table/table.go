@@ -47,24 +47,13 @@ func DBOptions() sqlstore.Options {
 		MaxOpenConns: 24}
 }
 
-// Deps is what the service needs from its process.
-type Deps struct {
-	DB     *sqlstore.DB
-	Clock  clock.Clock
-	Locker lock.Locker
-	Relay  *events.Relay
+// Config is the table service's settings as New takes them
+// (Settings.Config makes it from the environment's); the zero value, but
+// for the seal key, is the default.
+type Config struct {
 	// SealKey is the 32-byte AES-256-GCM key for decks, hands and
 	// histories (ResolveSealKey).
 	SealKey []byte
-	// Wallet takes buy-ins and pays cash-outs; dial it with the service's
-	// own token (rpc.Options.ServiceToken): the table strips the caller's.
-	// Nil plays without money (tests only).
-	Wallet walletv1.WalletServiceClient
-	// Seating confirms the offers players sit with. Nil: only the floor
-	// seats players.
-	Seating seatingv1.SeatingServiceClient
-	// Shuffle returns a shuffled deck; nil uses crypto/rand.
-	Shuffle func() cards.Deck
 	// HandPause is the pause between hands (0: the next hand is dealt at
 	// once).
 	HandPause time.Duration
@@ -84,6 +73,23 @@ type Deps struct {
 	// forwarded to (others answer TABLE_OWNED_ELSEWHERE for them), though
 	// it still forwards to the replicas that advertise.
 	AdvertiseAddr string
+}
+
+// Deps is what the service needs from its process.
+type Deps struct {
+	DB     *sqlstore.DB
+	Clock  clock.Clock
+	Locker lock.Locker
+	Relay  *events.Relay
+	// Wallet takes buy-ins and pays cash-outs; dial it with the service's
+	// own token (rpc.Options.ServiceToken): the table strips the caller's.
+	// Nil plays without money (tests only).
+	Wallet walletv1.WalletServiceClient
+	// Seating confirms the offers players sit with. Nil: only the floor
+	// seats players.
+	Seating seatingv1.SeatingServiceClient
+	// Shuffle returns a shuffled deck; nil uses crypto/rand.
+	Shuffle func() cards.Deck
 	// Forward configures the connections forwarded calls use (tests set
 	// the tracer provider); the caller's token is what they carry.
 	Forward rpc.Options
@@ -97,9 +103,9 @@ type Service struct {
 	forward *server.Forwarder
 }
 
-// New wires the service over deps.
-func New(deps Deps) (*Service, error) {
-	sealer, err := seal.New(deps.SealKey)
+// New wires the service over deps as cfg says.
+func New(cfg Config, deps Deps) (*Service, error) {
+	sealer, err := seal.New(cfg.SealKey)
 	if err != nil {
 		return nil, fmt.Errorf("table service: %w", err)
 	}
@@ -110,20 +116,20 @@ func New(deps Deps) (*Service, error) {
 		// Several replicas share the tables: leases name their holder so
 		// that calls reach it. The in-process locker has one process and
 		// nothing to forward.
-		if deps.AdvertiseAddr != "" {
-			rl = rl.WithHolder(deps.AdvertiseAddr)
+		if cfg.AdvertiseAddr != "" {
+			rl = rl.WithHolder(cfg.AdvertiseAddr)
 		}
 		locker, holders = rl, rl
 	}
 	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
-		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: deps.HandPause, AsyncActionCommit: deps.AsyncActionCommit, Logger: deps.Logger})
+		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: cfg.HandPause, AsyncActionCommit: cfg.AsyncActionCommit, Logger: deps.Logger})
 	var offers server.OfferVerifier
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}
 	}
 	srv := server.New(server.Config{Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Runner: r,
-		Offers: offers, ActionTimeout: deps.ActionTimeout})
-	fwd := server.NewForwarder(server.ForwardConfig{Self: deps.AdvertiseAddr, Holders: holders, Runner: r, Dial: deps.Forward,
+		Offers: offers, ActionTimeout: cfg.ActionTimeout})
+	fwd := server.NewForwarder(server.ForwardConfig{Self: cfg.AdvertiseAddr, Holders: holders, Runner: r, Dial: deps.Forward,
 		Logger: deps.Logger})
 	return &Service{server: srv, runner: r, forward: fwd}, nil
 }
@@ -145,9 +151,9 @@ func (s *Service) Run(ctx context.Context) error { return s.runner.Run(ctx) }
 
 // Close releases every table this process runs (Run does it on return)
 // and closes the connections to other replicas.
-func (s *Service) Close() {
+func (s *Service) Close() error {
 	s.runner.Close()
-	_ = s.forward.Close()
+	return s.forward.Close()
 }
 
 // CountCash counts the chips of the cash tables in db and their pending

@@ -49,12 +49,12 @@ func TestLeave_CashOutInRequestTrace(t *testing.T) {
 
 	db := testkit.SQLite(t, table.DBOptions())
 	w := tracedWallet{fakeWallet: newFakeWallet(map[string]int64{"ann": 1000}), tracer: tp.Tracer("wallet")}
-	svc, err := table.New(table.Deps{DB: db, Clock: clock.NewFake(t0), Locker: lock.NewLocal(), SealKey: sealKey,
+	svc, err := table.New(table.Config{SealKey: sealKey}, table.Deps{DB: db, Clock: clock.NewFake(t0), Locker: lock.NewLocal(),
 		Relay: events.NewRelay(db, events.NewMemory(events.MemoryOptions{}), events.RelayOptions{}), Wallet: w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(svc.Close)
+	t.Cleanup(func() { _ = svc.Close() })
 	issuer, verifier := testkit.Keys(t)
 	so := opts
 	so.Verifier = verifier

@@ -37,6 +37,10 @@ func DBOptions() sqlstore.Options {
 	return sqlstore.Options{Service: Name, Migrations: Migrations(), Shared: []sqlstore.MigrationSet{events.Migrations}}
 }
 
+// Config is the tournament service's settings. It has none yet: the
+// parameter gives New the shape of the other services' (New(cfg, deps)).
+type Config struct{}
+
 // Deps is what the service needs from its process.
 type Deps struct {
 	DB    *sqlstore.DB
@@ -75,8 +79,9 @@ type Service struct {
 	log      *slog.Logger
 }
 
-// New wires the service over deps.
-func New(deps Deps) *Service {
+// New wires the service over deps. It returns no error yet; the signature
+// is every service's.
+func New(_ Config, deps Deps) (*Service, error) {
 	log := deps.Logger
 	if log == nil {
 		log = slog.Default()
@@ -98,7 +103,7 @@ func New(deps Deps) *Service {
 		opts = append(opts, server.WithDirector(svc.director))
 	}
 	svc.server = server.New(st, deps.Clock, opts...)
-	return svc
+	return svc, nil
 }
 
 // Run finishes wallet payments left unanswered (a crash, the wallet down)
@@ -116,11 +121,11 @@ func (s *Service) Run(ctx context.Context) error {
 	if s.bus != nil {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				err := s.bus.Subscribe(ctx, server.TopicHandEnded, server.Consumer, s.HandleHandEnded)
+				err := s.bus.Subscribe(ctx, events.TopicHandEnded, server.Consumer, s.HandleHandEnded)
 				if err == nil || ctx.Err() != nil {
 					continue
 				}
-				s.log.ErrorContext(ctx, "tournament consumer", "topic", server.TopicHandEnded, "error", err)
+				s.log.ErrorContext(ctx, "tournament consumer", "topic", events.TopicHandEnded, "error", err)
 				select {
 				case <-ctx.Done():
 				case <-s.clock.After(time.Second):
@@ -141,6 +146,10 @@ func (s *Service) HandleHandEnded(ctx context.Context, ev events.Event) error {
 	}
 	return s.server.HandleHandEnded(ctx, ev)
 }
+
+// Close releases what New took: nothing beyond what Run's context stops
+// (the caller closes the database), so it returns nil.
+func (s *Service) Close() error { return nil }
 
 // Register exposes the service on a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {

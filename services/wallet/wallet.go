@@ -26,9 +26,8 @@ import (
 	"github.com/cardroom/cardroom/services/wallet/tables"
 )
 
-// Config is the wallet's room policy. The env tags follow platform/config's
-// conventions (github.com/caarlos0/env), so a command can read it with
-// env.Parse; the zero value means the defaults.
+// Config is the wallet's room policy, read from the environment with
+// platform/config (config.Parse); the zero value means the defaults.
 type Config struct {
 	// GamingDay is the room's gaming day (G-20), the "evening" of CS-09's
 	// one night, one stack; seating reads the same variables. The zero
@@ -101,8 +100,8 @@ type Deps struct {
 	Checks []bank.Check
 }
 
-// Wallet is the wired service.
-type Wallet struct {
+// Service is the wired wallet.
+type Service struct {
 	bank   *bank.Bank
 	server *server.Server
 	cfg    Config
@@ -169,7 +168,7 @@ func (cfg Config) Profile() (buyin.Profile, error) {
 }
 
 // New wires the wallet over an opened, migrated database.
-func New(cfg Config, deps Deps) (*Wallet, error) {
+func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.DB == nil {
 		return nil, fmt.Errorf("wallet: no database")
 	}
@@ -210,7 +209,7 @@ func New(cfg Config, deps Deps) (*Wallet, error) {
 	if deps.TableService != nil {
 		srv.WithTables(tables.NewInfo(deps.TableService))
 	}
-	return &Wallet{bank: b, server: srv, cfg: cfg, log: deps.Logger}, nil
+	return &Service{bank: b, server: srv, cfg: cfg, log: deps.Logger}, nil
 }
 
 // store opens the store over db, grouping requests into shared
@@ -229,23 +228,30 @@ func (cfg Config) store(db *sqlstore.DB) (*store.Store, error) {
 }
 
 // Register puts the wallet's gRPC service on s.
-func (w *Wallet) Register(s *grpc.Server) { walletv1.RegisterWalletServiceServer(s, w.server) }
+func (w *Service) Register(s grpc.ServiceRegistrar) {
+	walletv1.RegisterWalletServiceServer(s, w.server)
+}
 
 // Server returns the gRPC handlers (for in-process use and tests).
-func (w *Wallet) Server() walletv1.WalletServiceServer { return w.server }
+func (w *Service) Server() walletv1.WalletServiceServer { return w.server }
 
 // Bank returns the wallet's operations.
-func (w *Wallet) Bank() *bank.Bank { return w.bank }
+func (w *Service) Bank() *bank.Bank { return w.bank }
 
 // Run releases expired buy-in holds and prunes idempotency keys past
 // their retention until ctx ends. Every replica may run it: each release
 // is conditional on the hold still being held, and a key pruned twice is
-// deleted once.
-func (w *Wallet) Run(ctx context.Context) {
+// deleted once. It returns nil when ctx ends.
+func (w *Service) Run(ctx context.Context) error {
 	w.bank.RunSweeper(ctx, w.cfg.SweepInterval, func(err error) {
 		w.log.ErrorContext(ctx, "release expired holds", "error", err)
 	})
+	return nil
 }
+
+// Close releases what New took: nothing beyond what Run's context stops
+// (the caller closes the database), so it returns nil.
+func (w *Service) Close() error { return nil }
 
 // Audit checks the books in db: the ledger (per currency debits equal
 // credits and balances sum to zero, each balance equals the sum of its

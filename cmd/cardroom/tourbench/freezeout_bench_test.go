@@ -466,7 +466,7 @@ func handEnded(tournament, id string, e *dealer.HandEnded) events.Event {
 	if err != nil {
 		panic(err)
 	}
-	return events.Event{ID: fmt.Sprintf("%s/%d", id, e.HandNo), Topic: server.TopicHandEnded, Key: id, Payload: raw}
+	return events.Event{ID: fmt.Sprintf("%s/%d", id, e.HandNo), Topic: events.TopicHandEnded, Key: id, Payload: raw}
 }
 
 // bot picks a legal action: mostly check or call, sometimes fold, now and

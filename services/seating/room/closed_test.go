@@ -23,7 +23,7 @@ func tableClosed(t *testing.T, eventID, table string, kind tablev1.TableKind, pl
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: eventID, Topic: TopicTableClosed, Key: table, Payload: b}
+	return events.Event{ID: eventID, Topic: events.TopicTableClosed, Key: table, Payload: b}
 }
 
 // TestTableClosedBreaksTheTable: table.closed, delivered by the bus to the

@@ -56,7 +56,7 @@ func tableOpened(t *testing.T, id string, seats int) events.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: "opened-" + id, Topic: TopicTableOpened, Key: id, Payload: b}
+	return events.Event{ID: "opened-" + id, Topic: events.TopicTableOpened, Key: id, Payload: b}
 }
 
 func seatOpened(t *testing.T, eventID, table string, seat int) events.Event {
@@ -65,7 +65,7 @@ func seatOpened(t *testing.T, eventID, table string, seat int) events.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: eventID, Topic: TopicSeatOpened, Key: table, Payload: b}
+	return events.Event{ID: eventID, Topic: events.TopicSeatOpened, Key: table, Payload: b}
 }
 
 // list returns the id of the NL 2/5 list.
@@ -129,7 +129,7 @@ func playerSeated(t *testing.T, o waitlist.Offer) events.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: "seated-" + o.ID, Topic: TopicPlayerSeated, Key: o.Table, Payload: b}
+	return events.Event{ID: "seated-" + o.ID, Topic: events.TopicPlayerSeated, Key: o.Table, Payload: b}
 }
 
 func TestOfferExpiresToNextPlayerOnTheSweep(t *testing.T) {
@@ -227,7 +227,7 @@ func TestTableEventsAppliedOnce(t *testing.T) {
 	}
 	// A tournament table is not seating's.
 	b, _ := proto.Marshal(&tablev1.TableOpened{TableId: "tt", Game: nlhe, Seats: 9, Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT})
-	if err := f.room.HandleTableOpened(ctx, events.Event{ID: "x", Topic: TopicTableOpened, Payload: b}); err != nil {
+	if err := f.room.HandleTableOpened(ctx, events.Event{ID: "x", Topic: events.TopicTableOpened, Payload: b}); err != nil {
 		t.Fatal(err)
 	}
 	if f.game(t).Table("tt") != nil {
@@ -487,7 +487,7 @@ func TestAcceptingWithdrawsOffersInOtherGames_G21(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.room.HandleTableOpened(ctx, events.Event{ID: "opened-b1", Topic: TopicTableOpened, Key: "b1", Payload: b}); err != nil {
+	if err := f.room.HandleTableOpened(ctx, events.Event{ID: "opened-b1", Topic: events.TopicTableOpened, Key: "b1", Payload: b}); err != nil {
 		t.Fatal(err)
 	}
 	offers, err := f.room.Offers(ctx, "p12")

@@ -20,14 +20,6 @@ import (
 	"github.com/cardroom/cardroom/services/seating/wire"
 )
 
-// Topics seating consumes.
-const (
-	TopicTableOpened  = "table.opened"
-	TopicSeatOpened   = "table.seat_opened"
-	TopicPlayerSeated = "table.player_seated"
-	TopicTableClosed  = "table.closed"
-)
-
 // Run runs seating's background loops until ctx ends, then returns nil:
 // the timer sweeper (every SweepInterval on the room's clock), the board's
 // poll for changes made by other replicas (every BoardPoll), and, when the
@@ -68,8 +60,8 @@ func (r *Room) Run(ctx context.Context) error {
 	}
 	if r.bus != nil {
 		for topic, h := range map[string]events.Handler{
-			TopicTableOpened: r.HandleTableOpened, TopicSeatOpened: r.HandleSeatOpened, TopicPlayerSeated: r.HandlePlayerSeated,
-			TopicTableClosed: r.HandleTableClosed,
+			events.TopicTableOpened: r.HandleTableOpened, events.TopicSeatOpened: r.HandleSeatOpened, events.TopicPlayerSeated: r.HandlePlayerSeated,
+			events.TopicTableClosed: r.HandleTableClosed,
 		} {
 			subscribe(topic, r.cfg.Consumer, h)
 		}

@@ -62,7 +62,7 @@ func (h *harness) openTable(t *testing.T, id string, seats int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.room.HandleTableOpened(t.Context(), events.Event{ID: "open-" + id, Topic: room.TopicTableOpened, Key: id, Payload: b}); err != nil {
+	if err := h.room.HandleTableOpened(t.Context(), events.Event{ID: "open-" + id, Topic: events.TopicTableOpened, Key: id, Payload: b}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -299,7 +299,7 @@ func TestAbsencesAndFloorDecisions_CS13_CS14(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-1", Topic: room.TopicPlayerSeated, Payload: seated}); err != nil {
+	if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-1", Topic: events.TopicPlayerSeated, Payload: seated}); err != nil {
 		t.Fatal(err)
 	}
 	away, err := h.c.MarkAway(alice, &seatingv1.MarkAwayRequest{TableId: "t1", Kind: seatingv1.AbsenceKind_ABSENCE_KIND_LONG_BREAK})
@@ -357,7 +357,7 @@ func (h *harness) seat(t *testing.T, id, table string, players ...string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-" + o.GetOfferId(), Topic: room.TopicPlayerSeated, Payload: b}); err != nil {
+		if err := h.room.HandlePlayerSeated(t.Context(), events.Event{ID: "seated-" + o.GetOfferId(), Topic: events.TopicPlayerSeated, Payload: b}); err != nil {
 			t.Fatal(err)
 		}
 	}

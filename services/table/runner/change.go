@@ -257,16 +257,16 @@ func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
 		}{topic, m})
 	}
 	if e := out.Ended; e != nil {
-		add(TopicHandEnded, t.handEndedMessage(e))
+		add(events.TopicHandEnded, t.handEndedMessage(e))
 	}
 	for _, c := range out.CashOuts {
-		add(TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
+		add(events.TopicPlayerLeft, &tablev1.PlayerLeft{TableId: t.id, Seat: int32(c.Seat), PlayerId: c.Player, Stack: c.Stack})
 	}
 	// A closing table's seats are not open: table.closed told seating the
 	// table is gone, and a seat_opened after it would bring it back.
 	for _, s := range out.SeatsOpened {
 		if !t.dt.Closing() {
-			add(TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
+			add(events.TopicSeatOpened, &tablev1.SeatOpened{TableId: t.id, Seat: int32(s), Game: gameProto(t.def)})
 		}
 	}
 	evs := make([]events.Event, 0, len(msgs))

@@ -148,7 +148,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
 				return err
 			}
-			return d.Relay.Add(ctx, tx, events.Event{Topic: TopicPlayerSeated, Key: id, Payload: seated, Epoch: t.epoch()})
+			return d.Relay.Add(ctx, tx, events.Event{Topic: events.TopicPlayerSeated, Key: id, Payload: seated, Epoch: t.epoch()})
 		})
 	if err != nil {
 		t.releaseHold(ctx, a.Key, holdID)
@@ -406,7 +406,7 @@ func (t *Table) closedEvent() (events.Event, error) {
 	}
 	b, err := proto.Marshal(m)
 	if err != nil {
-		return events.Event{}, fmt.Errorf("table %s event %s: %w", t.id, TopicTableClosed, err)
+		return events.Event{}, fmt.Errorf("table %s event %s: %w", t.id, events.TopicTableClosed, err)
 	}
-	return events.Event{Topic: TopicTableClosed, Key: t.id, Payload: b, Epoch: t.epoch()}, nil
+	return events.Event{Topic: events.TopicTableClosed, Key: t.id, Payload: b, Epoch: t.epoch()}, nil
 }

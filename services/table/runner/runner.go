@@ -29,16 +29,6 @@ import (
 	"github.com/cardroom/cardroom/services/table/store"
 )
 
-// Topics of the events a table publishes.
-const (
-	TopicTableOpened  = "table.opened"
-	TopicSeatOpened   = "table.seat_opened"
-	TopicHandEnded    = "table.hand_ended"
-	TopicPlayerLeft   = "table.player_left"
-	TopicPlayerSeated = "table.player_seated"
-	TopicTableClosed  = "table.closed"
-)
-
 // LockKey is the lock that guards table id (the key lock.Claim uses for
 // the row id of the tables table).
 func LockKey(id string) string { return store.EntityTable + ":" + id }

@@ -24,9 +24,6 @@ import (
 // state and the events. What waits for the end of a hand is stored by the
 // change that ends it (withTournament).
 
-// TopicMoveUpdated is the topic of tablev1.MoveUpdated events.
-const TopicMoveUpdated = "table.move_updated"
-
 // ErrTableNotEmpty refuses to close a tournament table where entrants sit
 // or a moved entrant is bound.
 var ErrTableNotEmpty = fault.New(fault.Precondition, "TABLE_NOT_EMPTY", "entrants sit at the table or are on their way to it")
@@ -517,9 +514,9 @@ func (t *Table) publishMove(ctx context.Context, tx *sqlstore.Tx, id string) err
 	}
 	b, err := proto.Marshal(&tablev1.MoveUpdated{Move: MoveToProto(m)})
 	if err != nil {
-		return fmt.Errorf("table %s event %s: %w", t.id, TopicMoveUpdated, err)
+		return fmt.Errorf("table %s event %s: %w", t.id, events.TopicMoveUpdated, err)
 	}
-	return t.r.d.Relay.Add(ctx, tx, events.Event{Topic: TopicMoveUpdated, Key: m.TournamentID, Payload: b, Epoch: t.epoch()})
+	return t.r.d.Relay.Add(ctx, tx, events.Event{Topic: events.TopicMoveUpdated, Key: m.TournamentID, Payload: b, Epoch: t.epoch()})
 }
 
 // MoveToProto writes a move.

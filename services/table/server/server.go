@@ -26,9 +26,6 @@ import (
 // DefaultPageSize is the page size when a request leaves it 0.
 const DefaultPageSize = 50
 
-// TopicTableOpened is the topic of tablev1.TableOpened events.
-const TopicTableOpened = runner.TopicTableOpened
-
 // Config is what a Server needs.
 type Config struct {
 	Store  *store.Store
@@ -115,7 +112,7 @@ func (s *Server) create(ctx context.Context, d tables.Definition, actionSeconds 
 				return err
 			}
 		}
-		return s.relay.Add(ctx, tx, events.Event{Topic: TopicTableOpened, Key: d.ID, Payload: payload, Epoch: 1})
+		return s.relay.Add(ctx, tx, events.Event{Topic: events.TopicTableOpened, Key: d.ID, Payload: payload, Epoch: 1})
 	})
 	if err != nil {
 		return nil, err

@@ -18,7 +18,6 @@ import (
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table"
-	"github.com/cardroom/cardroom/services/table/server"
 )
 
 var now = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
@@ -33,7 +32,7 @@ func start(t *testing.T) (*testkit.GRPC, tablev1.TableServiceClient, <-chan *tab
 	done := make(chan struct{}, 2)
 	go func() { _ = relay.Run(ctx); done <- struct{}{} }()
 	go func() {
-		_ = bus.Subscribe(ctx, server.TopicTableOpened, "test", func(_ context.Context, ev events.Event) error {
+		_ = bus.Subscribe(ctx, events.TopicTableOpened, "test", func(_ context.Context, ev events.Event) error {
 			var m tablev1.TableOpened
 			if err := proto.Unmarshal(ev.Payload, &m); err != nil {
 				return err
@@ -44,11 +43,11 @@ func start(t *testing.T) (*testkit.GRPC, tablev1.TableServiceClient, <-chan *tab
 		done <- struct{}{}
 	}()
 	t.Cleanup(func() { cancel(); <-done; <-done })
-	svc, err := table.New(table.Deps{DB: db, Clock: clock.NewFake(now), Locker: lock.NewLocal(), Relay: relay, SealKey: make([]byte, 32)})
+	svc, err := table.New(table.Config{SealKey: make([]byte, 32)}, table.Deps{DB: db, Clock: clock.NewFake(now), Locker: lock.NewLocal(), Relay: relay})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(svc.Close)
+	t.Cleanup(func() { _ = svc.Close() })
 	g := testkit.StartGRPC(t, svc.Register)
 	return g, tablev1.NewTableServiceClient(g.Conn), opened
 }

@@ -827,7 +827,7 @@ func handEndedEvent(t *testing.T, msg *tablev1.HandEnded) events.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: fmt.Sprintf("%s-%d", msg.GetTableId(), msg.GetHandNo()), Topic: "table.hand_ended", Key: msg.GetTableId(), Payload: b}
+	return events.Event{ID: fmt.Sprintf("%s-%d", msg.GetTableId(), msg.GetHandNo()), Topic: events.TopicHandEnded, Key: msg.GetTableId(), Payload: b}
 }
 
 // TestHandEnded_HeldWhileTheyMayRebuyThenRemoved_TR13_TR16: a player out

@@ -14,7 +14,6 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
-	"github.com/cardroom/cardroom/services/tournament/server"
 )
 
 // potsEnded is a table.hand_ended event with the hand's pots.
@@ -24,7 +23,7 @@ func potsEnded(t *testing.T, id string, hand int64, stacks []*tablev1.SeatStack,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: id, Topic: server.TopicHandEnded, Key: "tbl-pko", Payload: b, Epoch: 1}
+	return events.Event{ID: id, Topic: events.TopicHandEnded, Key: "tbl-pko", Payload: b, Epoch: 1}
 }
 
 // TestProgressiveBounties_G36 feeds three knock-outs of a PKO event

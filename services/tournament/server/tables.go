@@ -20,10 +20,6 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
-// TopicHandEnded is the table service's topic the tournament consumes:
-// the knock-outs and the hand-for-hand hands of its attached tables.
-const TopicHandEnded = "table.hand_ended"
-
 // Consumer is the tournament's consumer group on the bus and its name in
 // processed_events.
 const Consumer = "tournament"

@@ -38,7 +38,7 @@ func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = bus.Subscribe(t.Context(), server.TopicHandEnded, server.Consumer, srv.HandleHandEnded)
+		_ = bus.Subscribe(t.Context(), events.TopicHandEnded, server.Consumer, srv.HandleHandEnded)
 	}()
 	t.Cleanup(func() { <-done })
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
@@ -52,7 +52,7 @@ func handEnded(t *testing.T, id, tableID string, hand int64, stacks []*tablev1.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events.Event{ID: id, Topic: server.TopicHandEnded, Key: tableID, Payload: b, Epoch: 1}
+	return events.Event{ID: id, Topic: events.TopicHandEnded, Key: tableID, Payload: b, Epoch: 1}
 }
 
 func TestAttachTable(t *testing.T) {
@@ -230,7 +230,7 @@ func TestHandEnded_RebuyWindowClosesByItself_TR13_TR16(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: server.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
+		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: events.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -365,7 +365,7 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bus.Publish(t.Context(), events.Event{ID: "h1", Topic: server.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
+	if err := bus.Publish(t.Context(), events.Event{ID: "h1", Topic: events.TopicHandEnded, Key: "tbl-one", Payload: b, Epoch: 1}); err != nil {
 		t.Fatal(err)
 	}
 	busted := tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
