@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -67,8 +68,8 @@ func (t *Table) retryMoney(req context.Context) {
 			t.failed(ctx, m, err)
 			continue
 		}
-		if uerr := t.undoBuyIn(ctx, m); uerr != nil {
-			d.Logger.ErrorContext(ctx, "undo a refused buy-in", "table", t.id, "key", m.Key, "error", uerr)
+		if _, uerr := t.undoBuyIn(ctx, m); uerr != nil {
+			t.failed(ctx, m, uerr)
 		}
 	}
 }
@@ -81,21 +82,33 @@ func (t *Table) retryMoney(req context.Context) {
 // they are cashed out to the player, ending that sitting. Releasing alone
 // (as before) left them in escrow for good. The caller holds t.mu.
 func (t *Table) giveBackBuyIn(ctx context.Context, m store.MoneyMove) error {
-	sctx := serviceContext(ctx)
-	_, err := t.wallet().ReleaseHold(sctx, &walletv1.ReleaseHoldRequest{IdempotencyKey: m.Key + "/release",
-		TableId: t.id, Epoch: t.epoch(), HoldId: m.HoldID})
-	if err == nil || !definite(err) {
+	committed, err := t.releaseBuyIn(ctx, m)
+	if err != nil || !committed {
 		return err
+	}
+	_, err = t.wallet().CashOut(serviceContext(ctx), &walletv1.CashOutRequest{IdempotencyKey: m.Key + "/give-back", TableId: t.id, Epoch: t.epoch(),
+		PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.HoldID, Seat: int32(m.Seat)})
+	return err
+}
+
+// releaseBuyIn releases the hold of a buy-in or top-up the table gives up
+// on. It returns nil when the chips are back with the player (released now
+// or before, or expired), committed when the hold was committed after all
+// (the chips are in the table's escrow), and any other answer as an error:
+// nobody knows where the chips are until the wallet says.
+func (t *Table) releaseBuyIn(ctx context.Context, m store.MoneyMove) (committed bool, err error) {
+	_, err = t.wallet().ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: m.Key + "/release",
+		TableId: t.id, Epoch: t.epoch(), HoldId: m.HoldID})
+	if err == nil {
+		return false, nil
 	}
 	switch walletHoldState(err) {
 	case "committed":
-		_, err = t.wallet().CashOut(sctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key + "/give-back", TableId: t.id, Epoch: t.epoch(),
-			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.HoldID, Seat: int32(m.Seat)})
-		return err
+		return true, nil
 	case "released", "expired":
-		return nil // the chips went back to the player
+		return false, nil // the chips went back to the player
 	}
-	return err
+	return false, err
 }
 
 // walletHoldState is the state the wallet names when it refuses to settle
@@ -161,20 +174,43 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 }
 
 // undoBuyIn takes back a seat or top-up whose hold the wallet would not
-// commit. The caller holds t.mu.
-func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) error {
+// commit, once the wallet has given the chips back: the release decides.
+// A commit refused for a reason that does not say the hold was not
+// committed (a retry after the commit's key was pruned, a key recorded
+// under another request hash) would otherwise undo a buy-in that went
+// through and strand it in the table's escrow; the release finds such a
+// hold committed, and the buy-in stands. A release that gets no answer
+// leaves the step pending for the next retry. The caller holds t.mu.
+// It reports whether the buy-in was undone.
+func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, err error) {
+	committed, err := t.releaseBuyIn(ctx, m)
+	if err != nil {
+		return false, fmt.Errorf("release the hold of %s before undoing it: %w", m.Key, err)
+	}
+	if committed {
+		return false, t.paid(ctx, m)
+	}
 	done := func(tx *sqlstore.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
 		return err
 	}
-	_, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
 		if m.Kind == store.MoveTopUp {
 			return dt.TakeBack(m.Seat, m.Amount)
 		}
 		return dt.Unseat(m.Seat)
 	}, done)
-	t.releaseHold(ctx, m.Key, m.HoldID)
-	return err
+	return err == nil, err
+}
+
+// paid records a buy-in or top-up whose hold the wallet committed. The
+// caller holds t.mu.
+func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
+	if m.Kind == store.MoveBuyIn {
+		t.markPaid(ctx, m)
+		return nil
+	}
+	return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by
@@ -190,6 +226,12 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.Sitting, Seat: int32(m.Seat)})
 	case store.MoveBuyIn, store.MoveTopUp:
 		_, err = t.wallet().CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
+		if walletHoldState(err) == "committed" {
+			// Committed before: this retry came after the wallet forgot
+			// the commit's key (pruned), so it ran again and found the
+			// hold committed. Nothing else commits a table's hold.
+			err = nil
+		}
 	}
 	if err != nil {
 		return err

@@ -159,13 +159,18 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 			if !definite(err) {
 				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
 			}
-			// The wallet refused the commit (the hold expired): undo the seat.
-			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
-				d.Logger.ErrorContext(ctx, "undo seat after a refused commit", "table", id, "seat", a.Seat, "error", uerr)
+			// The wallet refused the commit (the hold expired): undo the
+			// seat, unless the release finds the hold committed after all.
+			undone, uerr := t.undoBuyIn(ctx, move)
+			if uerr != nil {
+				d.Logger.ErrorContext(ctx, "undo seat after a refused commit (retried in the background)", "table", id, "seat", a.Seat, "error", uerr)
 			}
-			return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
+			if undone || uerr != nil {
+				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
+			}
+		} else {
+			t.markPaid(ctx, move)
 		}
-		t.markPaid(ctx, move)
 	}
 	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
 }
@@ -190,11 +195,16 @@ func (t *Table) checkCashOutPaid(ctx context.Context, player string) error {
 		With("table_id", t.id, "seat", strconv.Itoa(m.Seat), "stack", strconv.FormatInt(m.Amount, 10))
 }
 
-// definite reports whether a wallet error is a refusal rather than a
-// failure to reach it.
+// definite reports whether an error is the wallet's answer to the
+// request, rather than no answer: then the step is settled one way or the
+// other, and a refused commit is undone once the hold's release says where
+// the chips are (undoBuyIn). Aborted is no answer: the wallet lost a race
+// (a newer owner's epoch, a concurrent request under the same key still
+// in flight) and the step may yet go through; so are the transport's
+// codes.
 func definite(err error) bool {
 	switch status.Code(err) {
-	case codes.FailedPrecondition, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.PermissionDenied, codes.Aborted:
+	case codes.FailedPrecondition, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.PermissionDenied:
 		return true
 	}
 	return false
@@ -266,10 +276,13 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 				// wallet takes it.
 				return SeatView{}, fmt.Errorf("commit top-up of %s at %s (retried in the background): %w", player, id, err)
 			}
-			if uerr := t.undoBuyIn(ctx, move); uerr != nil {
-				d.Logger.ErrorContext(ctx, "undo a refused top-up", "table", id, "seat", seat, "error", uerr)
+			undone, uerr := t.undoBuyIn(ctx, move)
+			if uerr != nil {
+				d.Logger.ErrorContext(ctx, "undo a refused top-up (retried in the background)", "table", id, "seat", seat, "error", uerr)
 			}
-			return SeatView{}, fmt.Errorf("commit top-up of %s at %s: %w", player, id, err)
+			if undone || uerr != nil {
+				return SeatView{}, fmt.Errorf("commit top-up of %s at %s: %w", player, id, err)
+			}
 		}
 	}
 	return t.view(Viewer{Player: player}).Seats[seat], nil
