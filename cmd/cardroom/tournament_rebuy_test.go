@@ -16,8 +16,12 @@ import (
 // rebuyLong plays the rebuy event with its full field and slower levels.
 var rebuyLong = flag.Bool("rebuy-long", false, "play the rebuy tournament test's long form: 120 entrants, slower levels")
 
-// rebuyE2E runs the rebuy event's lean form, which is not yet known green
-// (it has not passed end to end on main): skipped by default until it has.
+// rebuyE2E runs the rebuy event's lean form, which is not yet known green:
+// skipped by default until it has passed end to end. Its last run (after
+// the closed-table fix) played to a winner in about a minute of play and
+// failed only the bubble check: the field stood at 13 with 12 places paid
+// (the 13th and 12th out in different hands) and the director never went
+// hand for hand (G-39).
 var rebuyE2E = flag.Bool("rebuy-e2e", false, "play the rebuy tournament test (lean form)")
 
 // rebuyEvent is the shape of the rebuy event the test plays.
@@ -38,10 +42,12 @@ func leanRebuyEvent() rebuyEvent {
 			{"small_blind": 25, "big_blind": 50, "duration": "8s"},
 			{"small_blind": 50, "big_blind": 100, "duration": "8s"},
 			{"break": true, "duration": "6s"},
-			{"small_blind": 100, "big_blind": 200, "duration": "8s"},
-			{"small_blind": 200, "big_blind": 400, "duration": "8s"},
-			{"small_blind": 400, "big_blind": 800, "duration": "8s"},
-			{"small_blind": 800, "big_blind": 1600, "duration": "8s"},
+			// After the break the levels are short: the event runs by
+			// default in make test, so it plays down fast.
+			{"small_blind": 100, "big_blind": 200, "duration": "6s"},
+			{"small_blind": 200, "big_blind": 400, "duration": "6s"},
+			{"small_blind": 400, "big_blind": 800, "duration": "6s"},
+			{"small_blind": 800, "big_blind": 1600, "duration": "6s"},
 			{"small_blind": 1500, "big_blind": 3000, "duration": "600s"},
 		}}
 }
@@ -64,7 +70,7 @@ func longRebuyEvent() rebuyEvent {
 // TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26:
 // a 60-entrant rebuy event (-rebuy-long: 120) with late registration on a
 // cluster (every part its own process on PostgreSQL and Redis, two table
-// replicas) with 8-second levels and a break. The floor creates and starts
+// replicas) with 8-second levels, a break, then 6-second levels. The floor creates and starts
 // it; the cage pays what the
 // players ask for. 15 players register after the start (G-23) and are
 // seated by the tournament; players rebuy when busted or below the
@@ -75,8 +81,10 @@ func longRebuyEvent() rebuyEvent {
 // (entries, rebuys, add-ons) whenever counted, the director's count after
 // every hand never differed (its status and mismatch metric), and the
 // books' entries agree; every hand played the level in force at its start
-// and none started in a break (TR-20, G-07); the director's hand-for-hand
-// at the bubble of 12 paid places dealt its rounds together (G-26, G-39); every balancing move took the player due the big blind
+// and none started in a break (TR-20, G-07); the director went
+// hand-for-hand exactly when the field stood at 13 with 12 places paid
+// (not when two players went out in one hand, leaving no bubble hand) and
+// dealt its rounds together (G-26, G-39); every balancing move took the player due the big blind
 // (TR-23); the prizes paid equal the pool of entries, rebuys and add-ons;
 // the ledger audit is clean.
 func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *testing.T) {
@@ -84,7 +92,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		t.Skip("runs every part of the suite in its own process")
 	}
 	if !*rebuyE2E && !*rebuyLong {
-		t.Skip("not yet seen green end to end: run with -rebuy-e2e (or -rebuy-long)")
+		t.Skip("not yet seen green end to end (the director misses the bubble, G-39): run with -rebuy-e2e (or -rebuy-long)")
 	}
 	t.Parallel()
 	ev := leanRebuyEvent()
@@ -256,8 +264,10 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 			t.Fatalf("no winner after %d actions", actions)
 		}
 		since := time.Since(clockStart)
-		// Late registration (G-23): a few a round while it is open.
-		for n := 0; n < 5 && late < len(players) && since > time.Second && time.Since(clockStart) < ev.lateReg-time.Second; n++ {
+		// Late registration (G-23): once the event has run a second, the
+		// late entrants register while it is open (all in one round: on a
+		// loaded machine a round of the bots can take seconds).
+		for late < len(players) && since > time.Second && time.Since(clockStart) < ev.lateReg-time.Second {
 			register(players[late])
 			late++
 			entries++
@@ -304,25 +314,32 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	if len(rebuys) == 0 || len(addOns) == 0 || addOnsAtBreak == 0 {
 		t.Fatalf("rebuys %v (%d asked), add-ons %d (%d asked, %d at the break)", rebuys, rebuyAsked, len(addOns), addOnAsked, addOnsAtBreak)
 	}
-	// The director played hand for hand at the bubble (G-26, G-39).
+	// When the director played hand for hand (G-26, G-39): checked below,
+	// against the hands that knocked out the players on the bubble.
 	var audit struct {
 		Records []struct {
 			Action string    `json:"action"`
 			At     time.Time `json:"create_time"`
+			Detail string    `json:"detail_json"`
 		}
 	}
 	r.must("GET", "/v1/tournaments/"+id+"/audit", r.floor, nil, &audit)
 	var h4hOn, h4hOff time.Time
+	h4hAt := -1 // the players left when it started
 	for _, rec := range audit.Records {
 		switch rec.Action {
 		case "hand_for_hand_on":
 			h4hOn = rec.At
+			var on struct {
+				PlayersLeft int `json:"players_left"`
+			}
+			if err := json.Unmarshal([]byte(rec.Detail), &on); err != nil {
+				t.Fatal(err)
+			}
+			h4hAt = on.PlayersLeft
 		case "hand_for_hand_off":
 			h4hOff = rec.At
 		}
-	}
-	if h4hOn.IsZero() {
-		t.Fatal("the event never went hand for hand")
 	}
 	if h4hOff.IsZero() {
 		h4hOff = time.Now()
@@ -410,7 +427,11 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	tables = tournamentTablesOf(t, r, id)
 	hands := handsOf(svc, t, tc, tables)
 	checkLevels(t, hands, clockStart, ev.sheet)
-	rounds := checkHandForHand(t, hands, h4hOn, h4hOff)
+	stood := checkBubble(t, hands, results.Finishes, len(results.Prizes), h4hOn, h4hAt)
+	rounds := 0
+	if !h4hOn.IsZero() {
+		rounds = checkHandForHand(t, hands, h4hOn, h4hOff)
+	}
 	balancing, breaking := checkMoves(svc, t, r, id, tc, hands)
 	total := 0
 	for _, hs := range hands {
@@ -418,9 +439,64 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	}
 	t.Logf("%d entrants (%d late), %d rebuys, %d add-ons (%d at the break); %d hands, %d actions, %d hand-for-hand rounds checked, %d balancing moves, %d moves breaking tables; %s",
 		n, ev.late, nRebuys, len(addOns), addOnsAtBreak, total, actions, rounds, balancing, breaking, time.Since(began).Round(time.Second))
-	if rounds == 0 {
+	if stood && rounds == 0 {
 		t.Error("no hand-for-hand round was played to check")
 	}
+}
+
+// checkBubble checks when the director went hand for hand by itself
+// (G-39): exactly when the field stood, between hands, at one more than
+// the places paid — that is, unless the players placed paid+1 and paid
+// were knocked out in one hand (TR-37), which leaves no bubble hand to
+// play. Thirteen players or more sit at two tables of nine at least. It
+// reports whether the field stood on the bubble.
+func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []struct {
+	PlayerID string `json:"player_id"`
+	Place    int    `json:"place"`
+}, paid int, on time.Time, at int) bool {
+	t.Helper()
+	// A player's knock-out hand is the last hand that dealt them in.
+	outIn := func(p string) string {
+		var last *tablev1.HandEnded
+		for _, hs := range hands {
+			for _, h := range hs {
+				if slices.ContainsFunc(h.GetStacks(), func(s *tablev1.SeatStack) bool { return s.GetPlayerId() == p }) &&
+					(last == nil || h.GetEndTime().AsTime().After(last.GetEndTime().AsTime())) {
+					last = h
+				}
+			}
+		}
+		if last == nil {
+			t.Fatalf("%s was dealt no hand", p)
+		}
+		return fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
+	}
+	var bubble, burst string // placed paid+1 and paid
+	for _, f := range finishes {
+		switch f.Place {
+		case paid + 1:
+			bubble = f.PlayerID
+		case paid:
+			burst = f.PlayerID
+		}
+	}
+	if paid < 9 || burst == "" {
+		t.Fatalf("%d places paid, the player placed %d %q", paid, paid, burst)
+	}
+	// No finish at paid+1: the two shared a place, out in one hand.
+	stood := bubble != "" && outIn(bubble) != outIn(burst)
+	switch {
+	case stood && on.IsZero():
+		t.Errorf("G-39: the field stood at %d with %d places paid (%s out in %s, %s in %s) and the event never went hand for hand",
+			paid+1, paid, bubble, outIn(bubble), burst, outIn(burst))
+	case !stood && !on.IsZero():
+		t.Errorf("G-39: hand for hand at %d players left, but the field never stood at %d: %s and %s were knocked out in %s",
+			at, paid+1, bubble, burst, outIn(burst))
+	case stood && at != paid+1:
+		t.Errorf("G-39: hand for hand started at %d players left, want %d", at, paid+1)
+	}
+	t.Logf("the bubble: %s placed %d, %s placed %d; hand for hand from %s (%d left)", bubble, paid+1, burst, paid, on.Format(time.StampMilli), at)
+	return stood
 }
 
 // checkHandForHand checks that while hand for hand (from on to off) the
