@@ -59,8 +59,9 @@ type Seat struct {
 	// on (CS-05).
 	Pending int64 `json:"pending,omitempty"`
 	// Leaving is a player who left during a hand they were dealt into: the
-	// seat folds (or checks) when its turn comes and is cashed out when
-	// the hand ends.
+	// seat checks when its turn comes, or folds facing a bet; a hand still
+	// live at the showdown is tabled for it (G-43); it is cashed out when
+	// the hand ends, with what the hand left it.
 	Leaving bool `json:"leaving,omitempty"`
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).

@@ -821,12 +821,14 @@ func TestStackNowDuringHand_G19_CS07(t *testing.T) {
 	}
 }
 
-// TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67: a player all in who asks
-// to leave during the hand is dealt to the showdown and their hand is
-// tabled there (never mucked for them), wins what it wins, and only then
-// is the seat cashed out with the result.
-func TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67(t *testing.T) {
+// TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67_G43: a player all in who
+// asks to leave during the hand is dealt to the showdown and their hand is
+// tabled there under the house rule for a seat that is away (G-43, cited
+// in the history; never mucked for them, TP-64), wins what it wins, and
+// only then is the seat cashed out with the result.
+func TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67_G43(t *testing.T) {
 	t.Parallel()
+	won := map[bool]int{}
 	for seed := uint64(1); seed <= 6; seed++ {
 		tb := newTable(t, Settings{}, 100, 100)
 		mustStart(t, tb, seed, t0)
@@ -850,21 +852,171 @@ func TestLeaveAllInKeepsTheHandLive_TP44_TP64_TP67(t *testing.T) {
 			if ev.Seat == shover && (ev.Kind == engine.EvMuck || ev.Kind == engine.EvKill) {
 				t.Fatalf("seed %d: TP-64 the leaving all-in hand was given away: %+v", seed, ev)
 			}
-			if ev.Seat == shover && ev.Kind == engine.EvShow && ev.Rule == "TP-67" {
+			if ev.Seat == shover && ev.Kind == engine.EvShow {
+				if ev.Rule != AwayRule {
+					t.Fatalf("seed %d: the away seat's hand tabled citing %q, want %s", seed, ev.Rule, AwayRule)
+				}
 				shown = true
 			}
 		}
 		if !shown {
-			t.Fatalf("seed %d: TP-67 the leaving all-in hand was not tabled: %+v", seed, evs)
+			t.Fatalf("seed %d: G-43 the leaving all-in hand was not tabled: %+v", seed, evs)
 		}
-		var won int64
+		var stack int64
 		for _, s := range end.Ended.Stacks {
 			if s.Seat == shover {
-				won = s.Stack
+				stack = s.Stack
 			}
 		}
-		if len(end.CashOuts) != 1 || end.CashOuts[0].Seat != shover || end.CashOuts[0].Stack != won || tb.seats[shover].Occupied() {
-			t.Fatalf("seed %d: TP-44 the leaver was cashed out %+v, the hand left them %d", seed, end.CashOuts, won)
+		if len(end.CashOuts) != 1 || end.CashOuts[0].Seat != shover || end.CashOuts[0].Stack != stack || tb.seats[shover].Occupied() {
+			t.Fatalf("seed %d: TP-44 the leaver was cashed out %+v, the hand left them %d", seed, end.CashOuts, stack)
 		}
+		won[stack == 200]++
+	}
+	if won[true] == 0 {
+		t.Fatalf("no seed let the away seat win: %v", won)
+	}
+}
+
+// TestLeaveDuringBetting_G43: a player with chips behind who asks to
+// leave during the hand is acted for by the house under G-43 — a check
+// when the seat may check, a fold facing a bet — and the history cites
+// G-43, not the time limit (TP-59: no clock ran); a seat that leaves and
+// is checked down to the showdown has its hand tabled.
+func TestLeaveDuringBetting_G43(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// bet: the seat after the leaver bets, so the leaver faces it.
+		bet  bool
+		want engine.EventKind
+	}{
+		{"checks when it may", false, engine.EvShow},
+		{"folds facing a bet", true, engine.EvFold},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tb := newTable(t, Settings{}, 100, 100, 100)
+			mustStart(t, tb, 3, t0)
+			for tb.Hand().Street() == engine.Preflop {
+				seat := tb.Hand().ToAct()
+				if _, ok := legal(tb.Hand(), engine.Check); ok {
+					act(t, tb, seat, engine.Check, 0)
+				} else {
+					act(t, tb, seat, engine.Call, 0)
+				}
+			}
+			// On the flop: the first to act leaves before acting.
+			leaver := tb.Hand().ToAct()
+			var evs []engine.Event
+			if tc.bet {
+				// The leaver checks, the next seat bets after the leave.
+				act(t, tb, leaver, engine.Check, 0)
+				out, err := tb.Leave(leaver, t0)
+				if err != nil || len(out.CashOuts) != 0 {
+					t.Fatalf("leave: %v %+v", err, out)
+				}
+				evs = append(evs, act(t, tb, tb.Hand().ToAct(), engine.Bet, 10).Events...)
+			} else {
+				out, err := tb.Leave(leaver, t0)
+				if err != nil || len(out.CashOuts) != 0 {
+					t.Fatalf("leave: %v %+v", err, out)
+				}
+				evs = append(evs, out.Events...)
+			}
+			for tb.InHand() {
+				seat := tb.Hand().ToAct()
+				kind := engine.Call
+				if _, ok := legal(tb.Hand(), engine.Check); ok {
+					kind = engine.Check
+				}
+				evs = append(evs, act(t, tb, seat, kind, 0).Events...)
+			}
+			var got []engine.Event
+			for _, ev := range evs {
+				if ev.Seat != leaver {
+					continue
+				}
+				if ev.Rule == "TP-59" {
+					t.Fatalf("the away seat's %s cites TP-59 though no clock ran", ev.Kind)
+				}
+				if ev.Rule == AwayRule {
+					got = append(got, ev)
+				}
+			}
+			if !slices.ContainsFunc(got, func(ev engine.Event) bool { return ev.Kind == tc.want }) {
+				t.Fatalf("G-43: the away seat's events %+v, want a %s citing %s", got, tc.want, AwayRule)
+			}
+			if tb.seats[leaver].Occupied() {
+				t.Fatal("the away seat is still seated after the hand")
+			}
+		})
+	}
+}
+
+// TestLeaveAllInAtALiveTable_G43: at a live table the cards are physical,
+// so the house cannot table the away seat's hand itself: the hand waits at
+// the showdown for the dealer to enter it (a timeout would muck a live
+// hand), the dealer's entry is recorded under G-43, and the away seat
+// leaves with what its hand won.
+func TestLeaveAllInAtALiveTable_G43(t *testing.T) {
+	t.Parallel()
+	cfg := nlhe()
+	cfg.Mode = engine.Live
+	tb := New("t1", cfg, 6, Settings{})
+	for i := range 2 {
+		if _, err := tb.Sit(i, string(rune('A'+i)), 100, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustStart(t, tb, 1, t0)
+	shover := tb.Hand().ToAct()
+	l, ok := legal(tb.Hand(), engine.Raise)
+	if !ok {
+		t.Fatal("no raise")
+	}
+	act(t, tb, shover, engine.Raise, l.Max)
+	if out, err := tb.Leave(shover, t0); err != nil || len(out.CashOuts) != 0 {
+		t.Fatalf("leave while all in: %v %+v", err, out)
+	}
+	caller := 1 - shover
+	evs := act(t, tb, caller, engine.Call, 0).Events
+	for _, street := range []string{"2c3d7h", "8c", "Js"} {
+		out, err := tb.Apply(Act{Action: engine.Action{Kind: engine.DealBoard, By: engine.RoleDealer, Cards: cards.MustParseList(street)}}, t0)
+		if err != nil {
+			t.Fatalf("board %s: %v", street, err)
+		}
+		evs = append(evs, out.Events...)
+	}
+	if !tb.InHand() || tb.Hand().Phase() != engine.PhaseShowdown || tb.Hand().ToAct() != shover {
+		t.Fatalf("G-43: the away seat's hand did not wait for the dealer at the showdown: in hand %v, to act %d", tb.InHand(), tb.Hand().ToAct())
+	}
+	out, err := tb.Apply(Act{Action: engine.Action{Seat: shover, Kind: engine.Show, By: engine.RoleDealer, Cards: cards.MustParseList("AsAh")}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = append(evs, out.Events...)
+	// The caller's kings cannot beat the aces: tabled, they are mucked
+	// (TP-66) and the hand ends.
+	end, err := tb.Apply(Act{Action: engine.Action{Seat: caller, Kind: engine.Show, By: engine.RoleDealer, Cards: cards.MustParseList("KsKh")}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = append(evs, end.Events...)
+	shown := false
+	for _, ev := range evs {
+		if ev.Seat == shover && (ev.Kind == engine.EvMuck || ev.Kind == engine.EvKill) {
+			t.Fatalf("TP-64: the away seat's live hand was given away: %+v", ev)
+		}
+		if ev.Seat == shover && ev.Kind == engine.EvShow && ev.Rule == AwayRule {
+			shown = true
+		}
+	}
+	if !shown {
+		t.Fatalf("G-43: the dealer's tabling of the away seat's hand is not recorded under %s: %+v", AwayRule, evs)
+	}
+	if len(end.CashOuts) != 1 || end.CashOuts[0].Seat != shover || end.CashOuts[0].Stack != 200 {
+		t.Fatalf("TP-44: the away seat's aces won 200 and were cashed out as %+v", end.CashOuts)
 	}
 }

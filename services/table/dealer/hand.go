@@ -195,6 +195,10 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	if a.Kind == engine.Show && t.seats[a.Seat].Leaving {
+		// A live table's dealer tabling the away seat's hand (G-43).
+		evs = awayRuled(evs, a.Seat)
+	}
 	out := t.accepted(act.ActionID, evs)
 	out.Confirmed, out.Overruled = confirmed, overruled
 	if r, ok := t.choiceRuling(a.Seat, evs); ok {
@@ -303,14 +307,23 @@ func (t *Table) settle(out *Output, now time.Time) error {
 		}
 		var a engine.Action
 		showdown := t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital
+		leaving := t.seats[seat].Leaving
 		switch {
-		case t.seats[seat].Leaving && showdown && t.canShow():
+		case leaving && showdown && t.canShow():
 			// A leave never gives a live hand away (TP-44: an all-in
-			// player is dealt to the showdown): the house tables the
-			// away seat's hand, which wins what it wins (TP-67), then
-			// the seat leaves with it.
+			// player is dealt to the showdown): under the house rule for
+			// a seat that is away (G-43) the house tables its hand,
+			// which wins what it wins, then the seat leaves with it.
 			a = engine.Action{Seat: seat, Kind: engine.Show}
-		case t.seats[seat].Leaving:
+		case leaving && t.hand.Phase() == engine.PhaseShowdown:
+			// A live table's dealer tables the away seat's cards (G-43),
+			// and a floor ruling pending on the hand comes first: a
+			// timeout here would muck a live hand, so no clock runs.
+			return nil
+		case leaving:
+			// Away during the betting (G-43): the seat checks when it
+			// may and otherwise its hand is folded (TP-56); an all-in
+			// seat is never asked.
 			a = engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
 		case showdown && !t.settings.ManualShowdown:
 			a = engine.Action{Seat: seat, Kind: engine.Show}
@@ -327,6 +340,9 @@ func (t *Table) settle(out *Output, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("table %s hand %d: automatic %s for seat %d: %w", t.id, t.handNo, a.Kind, seat, err)
 		}
+		if leaving {
+			evs = awayRuled(evs, seat)
+		}
 		t.log = append(t.log, evs...)
 		out.Events = append(out.Events, evs...)
 	}
@@ -335,6 +351,25 @@ func (t *Table) settle(out *Output, now time.Time) error {
 	}
 	t.dropStaleOOT()
 	return nil
+}
+
+// AwayRule is the house rule the table applies for a seat whose player
+// asked to leave during the hand (RULES.md G-43): it checks when it may,
+// its hand is folded facing a bet, and a hand live at the showdown is
+// tabled for it. The history cites it on what the house did for the seat.
+const AwayRule = "G-43"
+
+// awayRuled returns evs with what the house did for the away seat — its
+// check, fold or bring-in (which the engine records as a timeout, TP-59,
+// though no clock ran) and its tabled hand — citing AwayRule.
+func awayRuled(evs []engine.Event, seat int) []engine.Event {
+	evs = slices.Clone(evs)
+	for i := range evs {
+		if e := &evs[i]; e.Seat == seat && (e.Rule == "TP-59" || e.Kind == engine.EvShow) {
+			e.Rule = AwayRule
+		}
+	}
+	return evs
 }
 
 // canShow reports whether the seat in turn may table its hand now.

@@ -185,8 +185,11 @@ func (t *Table) TopUp(seat int, amount int64) (Output, error) {
 
 // Leave takes the player in seat away from the table. Between hands, or if
 // they are not in the hand, they leave at once with their stack; if they
-// are in the hand in progress they leave when it ends, and the seat folds
-// (or checks) whenever its turn comes (TP-56: the hand may be removed).
+// are in the hand in progress they leave when it ends, with what the hand
+// left them. Until then the house acts for the seat that is away (G-43): it
+// checks when it may and folds facing a bet (TP-56: the hand may be
+// removed), and a hand still live at the showdown — an all-in one (TP-44)
+// — is tabled for it and wins what it wins, never mucked (TP-64, TP-67).
 func (t *Table) Leave(seat int, now time.Time) (Output, error) {
 	if err := t.occupied(seat); err != nil {
 		return Output{}, err
