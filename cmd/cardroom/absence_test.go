@@ -239,3 +239,76 @@ func TestSeatOffersAcrossGames_G21(t *testing.T) {
 	r.checkChips("after the offers")
 	r.auditClean("after the offers")
 }
+
+// TestExpiredSeatOfferSaysSo_G21: a seat offer whose time ran out answers
+// an accept or a decline with 409 OFFER_EXPIRED citing G-21 and the time
+// it expired (it used to answer OFFER_CLOSED, which does not say why);
+// the player keeps their place on the list (the house default) and the
+// seat is not offered to them again.
+func TestExpiredSeatOfferSaysSo_G21(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	s := newSeededSuite(t, 23, "CARDROOM_SEATING_SWEEP_INTERVAL=100ms")
+	s.start()
+	r := newRoom(t, s, "eve")
+	var wl struct {
+		Waitlist struct {
+			ID     string `json:"waitlist_id"`
+			Policy map[string]any
+		}
+	}
+	r.must("POST", "/v1/waitlists", r.floor, map[string]any{"game": nlhe50100}, &wl)
+	policy := wl.Waitlist.Policy
+	policy["offer_timeout"] = "10s" // the shortest the house allows
+	r.must("PUT", "/v1/waitlists/"+wl.Waitlist.ID+"/policy", r.floor, policy, nil)
+	r.must("POST", "/v1/waitlists/"+wl.Waitlist.ID+"/entries", r.floor, map[string]any{"player_id": "eve"}, nil)
+	table := r.createTable("Expiry", 2)
+
+	type offerView struct {
+		ID      string `json:"offer_id"`
+		TableID string `json:"table_id"`
+		State   string `json:"state"`
+	}
+	offer := func() (offerView, bool) {
+		var out struct{ Offers []offerView }
+		r.must("GET", "/v1/seat-offers", r.tokens["eve"], nil, &out)
+		for _, o := range out.Offers {
+			if o.TableID == table {
+				return o, true
+			}
+		}
+		return offerView{}, false
+	}
+	var got offerView
+	waitFor(t, "eve's seat offer", 20*time.Second, func() bool {
+		o, ok := offer()
+		got = o
+		return ok && o.State == "OFFER_STATE_PENDING"
+	})
+	waitFor(t, "eve's offer expired", 60*time.Second, func() bool {
+		_, open := offer()
+		return !open
+	})
+	for _, answer := range []string{":accept", ":decline"} {
+		code, e := r.refused("POST", "/v1/seat-offers/"+got.ID+answer, r.tokens["eve"], map[string]any{})
+		if code != 409 || e.Reason != "OFFER_EXPIRED" || e.RuleID != "G-21" || e.Metadata["expire_time"] == "" {
+			t.Fatalf("G-21: eve's %s of her expired offer: %d %+v, want 409 OFFER_EXPIRED with the time", answer, code, e)
+		}
+	}
+	var list struct {
+		Board struct {
+			Entries []struct {
+				PlayerID string `json:"player_id"`
+			}
+		}
+	}
+	r.must("GET", "/v1/waitlists/"+wl.Waitlist.ID, r.floor, nil, &list)
+	if len(list.Board.Entries) != 1 || list.Board.Entries[0].PlayerID != "eve" {
+		t.Fatalf("G-21: eve's place after her offer expired: %+v", list.Board.Entries)
+	}
+	if o, open := offer(); open {
+		t.Fatalf("G-21: the seat eve let expire was offered to her again: %+v", o)
+	}
+}
