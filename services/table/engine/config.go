@@ -240,6 +240,12 @@ type Config struct {
 	// WinnerEntry (physical): at the showdown the floor enters the winners
 	// of each pot (AwardPot) instead of the tabled cards.
 	WinnerEntry bool `json:"winner_entry,omitempty"`
+	// DeadAntes makes every ante dead money in the main pot, as PHH's
+	// reference implementation counts antes, rather than a part of its
+	// poster's contribution level (TP-44). The PHH replayer sets it: a
+	// file's antes may be a dead small blind or an ante posted short,
+	// where the two readings build different pots. Tables leave it off.
+	DeadAntes bool `json:"dead_antes,omitempty"`
 }
 
 // Player is one seat dealt into the hand.

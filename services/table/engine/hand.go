@@ -56,7 +56,8 @@ type seat struct {
 	// Dead is the part of Total posted as dead money that belongs to the
 	// main pot and makes no contribution level of its own: a dead small
 	// blind (TP-15, G-06) and a big-blind ante. Antes stay contributions,
-	// so a player all in for less than the ante wins only its share.
+	// so a player all in for less than the ante wins only its share
+	// (unless Config.DeadAntes, the PHH replayer's reading).
 	Dead       int64         `json:"dead,omitempty"`
 	Hole       [7]cards.Card `json:"hole"`
 	N          uint8         `json:"n"`  // cards held
@@ -513,7 +514,7 @@ func (h *Hand) postOne(i int, kind PostKind, amount int64) { h.postOneFor(i, kin
 func (h *Hand) postOneFor(i int, kind PostKind, amount int64, rule string) {
 	p := &h.s.Seats[i]
 	got := h.put(p, amount, kind.Live())
-	if kind == PostDeadSmallBlind || kind == PostBigBlindAnte {
+	if kind == PostDeadSmallBlind || kind == PostBigBlindAnte || (kind == PostAnte && h.cfg.DeadAntes) {
 		p.Dead += got
 	}
 	if rule == "" {

@@ -183,7 +183,10 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 	if n > 10 {
 		return cfg, st, fmt.Errorf("%d players: %w", n, ErrUnsupported)
 	}
-	cfg = engine.Config{Game: game, Structure: structure, Mode: engine.Digital, Profile: engine.DefaultProfile()}
+	// PHH's antes are dead money in the main pot, as PokerKit builds its
+	// pots: a dead small blind exported as an ante (TP-15, TP-18) or an
+	// ante posted short must not make a pot of its own.
+	cfg = engine.Config{Game: game, Structure: structure, Mode: engine.Digital, Profile: engine.DefaultProfile(), DeadAntes: true}
 	conv := func(p *Number) (int64, error) {
 		if p == nil {
 			return 0, nil

@@ -55,9 +55,11 @@ func (r *Recorder) History() (*History, error) {
 // The PHH forced-bet fields are per position, so a hand whose posts do not
 // sit where PHH expects them (a missed or new-player big blind posted out of
 // position) is refused with ErrUnsupported; a dead small blind is dead money
-// and is written as an ante (refused when that changes the pots, see the
-// end of Export), and a small blind that
-// nobody posts (its seat empty) leaves the big blind alone in the vector. Floor actions have no PHH notation: a killed
+// and is written as an ante, which PHH counts as dead money too; a small
+// blind that nobody posts (its seat empty) leaves the big blind alone in the
+// vector. A hand with an ante posted short is refused where PHH's dead
+// antes would build other pots than the table's (see the end of Export).
+// Floor actions have no PHH notation: a killed
 // hand is written as a fold with a commentary naming the rule, and a hand
 // shown on request (TP-65) as a show.
 func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*History, error) {
@@ -145,15 +147,16 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 	if !hand.Done() {
 		h.Winnings = nil // PHH winnings are for a finished hand
 	}
-	if postedBy(events, -1, engine.PostDeadSmallBlind) {
-		// A dead small blind is main-pot dead money (TP-44); written as an
-		// ante it counts toward its poster's contribution, which changes
-		// the pots when the poster puts in more than the others (the
-		// excess comes back to them as a pot of their own). Such a file
-		// would not replay to the hand's stacks: refuse it.
+	if shortAnte(events) {
+		// PHH's antes are main-pot dead money, as a dead small blind is at
+		// the table (TP-44), but a table's ante is its poster's
+		// contribution: a player all in for less than the ante wins only
+		// its share there, and the whole of the antes in PHH. Where the
+		// two readings part the file would not replay to the hand's
+		// stacks: refuse it.
 		stacks, err := ReplayHistory(h)
 		if err != nil || numberList(stacks) != numberList(h.FinishingStacks) {
-			return nil, fmt.Errorf("a dead small blind that PHH's antes would put in the side pots: %w", ErrUnsupported)
+			return nil, fmt.Errorf("an ante posted short, which PHH would count as dead money: %w", ErrUnsupported)
 		}
 	}
 	return h, nil
@@ -298,6 +301,17 @@ func exportActions(events []engine.Event, player map[int]int) []Action {
 	}
 	flush()
 	return out
+}
+
+// shortAnte reports whether an ante was posted all in for less than the
+// ante (a player with fewer chips than the ante).
+func shortAnte(events []engine.Event) bool {
+	for _, e := range events {
+		if e.Kind == engine.EvPost && e.Post == engine.PostAnte && e.AllIn {
+			return true
+		}
+	}
+	return false
 }
 
 // postedBy reports whether seat (any seat for -1) made a post of the kind.

@@ -356,3 +356,36 @@ func TestReplayBlindVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayAntesAreDeadMoney replays hands whose antes are not all posted
+// in full: PHH's antes are dead money in the main pot, as PokerKit builds
+// its pots, so a player all in for less than the ante still plays for
+// every ante (13 here), not only for a pot of its own contribution level
+// (9, which the replayer used to give as it would at a table, TP-44). A
+// dead small blind exported as an ante (TP-18) is dead money the same way:
+// its poster, losing at the showdown, gets none of it back.
+func TestReplayAntesAreDeadMoney(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, antes, stacks, p3, actions, want string
+	}{
+		{name: "all in for less than the ante", antes: "[5, 5, 5]", stacks: "[100, 100, 3]", p3: "AcAd",
+			actions: `"p1 cc", "p2 cc", "d db 2c5h9d", "p1 cc", "p2 cc", "d db Js", "p1 cc", "p2 cc", "d db Qc", "p1 cc", "p2 cc",
+				"p1 sm 7c2d", "p2 sm KsKh", "p3 sm AcAd"`,
+			want: "[93, 97, 13]"},
+		{name: "a dead small blind as an ante", antes: "[0, 0, 1]", stacks: "[100, 100, 100]", p3: "AcQd",
+			actions: `"p3 cc", "p1 cc", "p2 cc", "d db 2c5h9d", "p1 cc", "p2 cc", "p3 cc", "d db Js", "p1 cc", "p2 cc", "p3 cc",
+				"d db Qc", "p1 cc", "p2 cc", "p3 cc", "p1 sm 7c2d", "p2 sm KsKh", "p3 sm AcQd"`,
+			want: "[98, 105, 97]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			file := "variant = \"NT\"\nantes = " + tt.antes + "\nblinds_or_straddles = [1, 2, 0]\nmin_bet = 2\nstarting_stacks = " + tt.stacks +
+				"\nactions = [\"d dh p1 7c2d\", \"d dh p2 KsKh\", \"d dh p3 " + tt.p3 + "\", " + tt.actions + "]\n"
+			if got, want := Replay(strings.NewReader(file), "f").String(), "f\tSTACKS\t"+tt.want; got != want {
+				t.Fatalf("got  %q\nwant %q\n%s", got, want, file)
+			}
+		})
+	}
+}
