@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -16,14 +18,6 @@ import (
 // rebuyLong plays the rebuy event with its full field and slower levels.
 var rebuyLong = flag.Bool("rebuy-long", false, "play the rebuy tournament test's long form: 120 entrants, slower levels")
 
-// rebuyE2E runs the rebuy event's lean form, which is not yet known green:
-// skipped by default until it has passed end to end. Its last run (after
-// the closed-table fix) played to a winner in about a minute of play and
-// failed only the bubble check: the field stood at 13 with 12 places paid
-// (the 13th and 12th out in different hands) and the director never went
-// hand for hand (G-39).
-var rebuyE2E = flag.Bool("rebuy-e2e", false, "play the rebuy tournament test (lean form)")
-
 // rebuyEvent is the shape of the rebuy event the test plays.
 type rebuyEvent struct {
 	early, late int // entrants before the start and late (G-23)
@@ -31,13 +25,10 @@ type rebuyEvent struct {
 	lateReg     time.Duration // late registration after the start (G-23)
 	rebuyPeriod time.Duration // TR-13
 	addOnWindow time.Duration // after the rebuy period (G-23)
-	breakAt     time.Duration // the break's start: the add-on is taken there (TR-17)
-	breakEnd    time.Duration
 }
 
 func leanRebuyEvent() rebuyEvent {
 	return rebuyEvent{early: 45, late: 15, lateReg: 9 * time.Second, rebuyPeriod: 12 * time.Second, addOnWindow: 10 * time.Second,
-		breakAt: 16 * time.Second, breakEnd: 22 * time.Second,
 		sheet: []map[string]any{
 			{"small_blind": 25, "big_blind": 50, "duration": "8s"},
 			{"small_blind": 50, "big_blind": 100, "duration": "8s"},
@@ -54,7 +45,6 @@ func leanRebuyEvent() rebuyEvent {
 
 func longRebuyEvent() rebuyEvent {
 	return rebuyEvent{early: 90, late: 30, lateReg: 20 * time.Second, rebuyPeriod: 25 * time.Second, addOnWindow: 20 * time.Second,
-		breakAt: 30 * time.Second, breakEnd: 45 * time.Second,
 		sheet: []map[string]any{
 			{"small_blind": 25, "big_blind": 50, "duration": "15s"},
 			{"small_blind": 50, "big_blind": 100, "duration": "15s"},
@@ -90,9 +80,6 @@ func longRebuyEvent() rebuyEvent {
 func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every part of the suite in its own process")
-	}
-	if !*rebuyE2E && !*rebuyLong {
-		t.Skip("not yet seen green end to end (the director misses the bubble, G-39): run with -rebuy-e2e (or -rebuy-long)")
 	}
 	t.Parallel()
 	ev := leanRebuyEvent()
@@ -174,8 +161,15 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		return n + int64(len(addOns))*addOnChips
 	}
 	tc, svc := tournamentTables(t, c.tables[0].grpcAddr(), c.gateway.token("cardroom-tournament", "service"))
+	// lateInFlight is set while late entries are being paid and seated:
+	// their chips reach the tables before the answers reach the test, so
+	// no count is made meanwhile.
+	lateInFlight := false
 	count := func(when string) {
 		t.Helper()
+		if lateInFlight {
+			return
+		}
 		n, err := tc.CountTournamentChips(svc, &tablev1.CountTournamentChipsRequest{TournamentId: id})
 		if err != nil {
 			t.Fatalf("%s: count chips: %v", when, err)
@@ -195,7 +189,32 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	// players out of the hand in play ask.
 	rng := rand.New(rand.NewPCG(3, 4))
 	rebuyAsked, addOnAsked, addOnsAtBreak := 0, 0, 0
-	money := func(since time.Duration) {
+	breakLevel := slices.IndexFunc(ev.sheet, func(row map[string]any) bool { return row["break"] == true })
+	// phase reads the tournament's clock: the rebuys are asked for in the
+	// levels before the break and the add-on in the break, as the event's
+	// own fast clock runs them, whatever time the test's rounds take.
+	const (
+		rebuyPhase = iota
+		breakPhase
+		laterPhase
+	)
+	phase := func() int {
+		var clock struct {
+			Index int `json:"level_index"`
+			Level struct {
+				Break bool `json:"break"`
+			} `json:"level"`
+		}
+		r.must("GET", "/v1/tournaments/"+id+"/clock", r.floor, nil, &clock)
+		switch {
+		case clock.Level.Break:
+			return breakPhase
+		case clock.Index < breakLevel:
+			return rebuyPhase
+		}
+		return laterPhase
+	}
+	money := func(now int) {
 		t.Helper()
 		for _, tb := range tables {
 			st := r.state(tb, r.floor)
@@ -208,7 +227,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 					continue
 				}
 				switch {
-				case since < ev.breakAt && s.Stack < stack && rebuys[p] < maxRebuys && (s.Stack == 0 || rng.IntN(2) == 0):
+				case now == rebuyPhase && s.Stack < stack && rebuys[p] < maxRebuys && (s.Stack == 0 || rng.IntN(2) == 0):
 					rebuyAsked++
 					code, body := r.do("POST", "/v1/tournaments/"+id+"/entries/"+p+":rebuy", r.cashier, map[string]any{"stack": s.Stack})
 					if code == http.StatusOK {
@@ -221,9 +240,9 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 					// The period and the table's last rebuy hand (TR-16)
 					// may end between the read and the ask.
 					if e.Reason != "REBUY_PERIOD_OVER" {
-						t.Fatalf("%s's rebuy at stack %d, %s into the event: %d %s", p, s.Stack, since, code, body)
+						t.Fatalf("%s's rebuy at stack %d: %d %s", p, s.Stack, code, body)
 					}
-				case since >= ev.breakAt && since < ev.breakEnd && !addOns[p] && slices.Index(players, p)%2 == 0 &&
+				case now == breakPhase && !addOns[p] && slices.Index(players, p)%2 == 0 &&
 					(s.Stack > 0 || rebuys[p] < maxRebuys):
 					addOnAsked++
 					code, body := r.do("POST", "/v1/tournaments/"+id+"/entries/"+p+":addOn", r.cashier,
@@ -233,9 +252,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 						if s.Stack == 0 {
 							rebuys[p]++
 						}
-						if at := time.Since(clockStart); at < ev.breakEnd {
-							addOnsAtBreak++
-						}
+						addOnsAtBreak++
 						count(fmt.Sprintf("after %s's add-on", p))
 						continue
 					}
@@ -244,15 +261,66 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 					// Not open yet where the table has not played its last
 					// rebuy hand (TR-16, TR-17); closed at the window's end.
 					if e.Reason != "ADD_ON_NOT_OPEN" && e.Reason != "ADD_ON_CLOSED" {
-						t.Fatalf("%s's add-on at stack %d, %s into the event: %d %s", p, s.Stack, since, code, body)
+						t.Fatalf("%s's add-on at stack %d: %d %s", p, s.Stack, code, body)
 					}
 				}
 			}
 		}
 	}
 
+	// Late registration (G-23): every late entrant asks at once after the
+	// start, each in a request of their own, while the bots play. An entry
+	// is taken while registration is open; one refused REGISTRATION_CLOSED
+	// must have been answered after the close the event names (its
+	// closed_at), so however slowly the machine seats them, the test
+	// checks the rule rather than a speed.
+	type lateAnswer struct {
+		player string
+		code   int
+		body   []byte
+		at     time.Time
+	}
+	lateAnswers := make(chan lateAnswer, ev.late)
+	lateInFlight = true
+	for _, p := range players[ev.early:] {
+		go func() {
+			code, body, err := c.gateway.requestErr("POST", "/v1/tournaments/"+id+"/entries", r.tokens[p], map[string]any{"player_id": p})
+			if err != nil {
+				code, body = 0, []byte(err.Error())
+			}
+			lateAnswers <- lateAnswer{player: p, code: code, body: body, at: time.Now()}
+		}()
+	}
+	late, lateAnswered := 0, 0
+	lateAnswer1 := func(a lateAnswer) {
+		t.Helper()
+		lateAnswered++
+		if a.code == http.StatusOK {
+			var out struct {
+				Entry struct {
+					Status string `json:"status"`
+				}
+			}
+			if err := json.Unmarshal(a.body, &out); err != nil || out.Entry.Status != "ENTRY_STATUS_ACTIVE" {
+				t.Fatalf("%s's late entry: %s", a.player, a.body)
+			}
+			late++
+			entries++
+			return
+		}
+		var e apiError
+		_ = json.Unmarshal(a.body, &e)
+		closed, err := time.Parse(time.RFC3339, e.Metadata["closed_at"])
+		if a.code != http.StatusBadRequest || e.Reason != "REGISTRATION_CLOSED" || err != nil {
+			t.Fatalf("%s's late entry: %d %s", a.player, a.code, a.body)
+		}
+		// closed_at is to the second, rounded down: the answer came after it.
+		if a.at.Before(closed) {
+			t.Fatalf("%s's late entry refused at %s, before registration closed at %s: %s", a.player, a.at.Format(time.StampMilli), closed, a.body)
+		}
+	}
+
 	bot := pushFold(rand.New(rand.NewPCG(1, 2)))
-	late := ev.early
 	deadline := time.Now().Add(8 * time.Minute)
 	// The bots play as fast as the tables deal: when nobody could act,
 	// the loop waits for the next tick.
@@ -263,19 +331,22 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		if time.Now().After(deadline) {
 			t.Fatalf("no winner after %d actions", actions)
 		}
-		since := time.Since(clockStart)
-		// Late registration (G-23): once the event has run a second, the
-		// late entrants register while it is open (all in one round: on a
-		// loaded machine a round of the bots can take seconds).
-		for late < len(players) && since > time.Second && time.Since(clockStart) < ev.lateReg-time.Second {
-			register(players[late])
-			late++
-			entries++
-			count(fmt.Sprintf("after %s registered late", players[late-1]))
-			tables = tournamentTablesOf(t, r, id)
+		for lateInFlight {
+			select {
+			case a := <-lateAnswers:
+				lateAnswer1(a)
+				if lateAnswered == ev.late {
+					lateInFlight = false
+					count(fmt.Sprintf("after %d of %d late entrants registered", late, ev.late))
+					tables = tournamentTablesOf(t, r, id)
+				}
+				continue
+			default:
+			}
+			break
 		}
-		if round%3 == 0 && since < ev.breakEnd+time.Second {
-			money(since)
+		if now := phase(); now != laterPhase && round%2 == 0 {
+			money(now)
 		}
 		if round%20 == 0 {
 			var got struct {
@@ -308,8 +379,14 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 			<-pace.C // the next hand is dealt when the director has handled the last
 		}
 	}
-	if late != len(players) {
-		t.Fatalf("only %d of %d late entrants registered while late registration was open", late-ev.early, ev.late)
+	for lateInFlight {
+		lateAnswer1(<-lateAnswers)
+		lateInFlight = lateAnswered < ev.late
+	}
+	// However slow the machine, the first late entrants ask within the
+	// window: none taken means late registration did not work.
+	if late == 0 {
+		t.Fatalf("none of %d late entrants registered while late registration was open", ev.late)
 	}
 	if len(rebuys) == 0 || len(addOns) == 0 || addOnsAtBreak == 0 {
 		t.Fatalf("rebuys %v (%d asked), add-ons %d (%d asked, %d at the break)", rebuys, rebuyAsked, len(addOns), addOnAsked, addOnsAtBreak)
@@ -345,7 +422,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		h4hOff = time.Now()
 	}
 
-	n := len(players)
+	n := ev.early + late
 	var results struct {
 		Finishes []struct {
 			PlayerID string `json:"player_id"`
@@ -370,7 +447,8 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		nRebuys += k
 	}
 	var payouts struct {
-		Pool int64 `json:"prize_pool,string"`
+		Pool   int64    `json:"prize_pool,string"`
+		Prizes []string `json:"prizes"` // each place's prize: the places paid
 	}
 	r.must("GET", "/v1/tournaments/"+id+"/payouts", r.floor, nil, &payouts)
 	var paid int64
@@ -427,7 +505,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	tables = tournamentTablesOf(t, r, id)
 	hands := handsOf(svc, t, tc, tables)
 	checkLevels(t, hands, clockStart, ev.sheet)
-	stood := checkBubble(t, hands, results.Finishes, len(results.Prizes), h4hOn, h4hAt)
+	stood := checkBubble(t, hands, results.Finishes, len(payouts.Prizes), h4hOn, h4hAt)
 	rounds := 0
 	if !h4hOn.IsZero() {
 		rounds = checkHandForHand(t, hands, h4hOn, h4hOff)
@@ -438,7 +516,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		total += len(hs)
 	}
 	t.Logf("%d entrants (%d late), %d rebuys, %d add-ons (%d at the break); %d hands, %d actions, %d hand-for-hand rounds checked, %d balancing moves, %d moves breaking tables; %s",
-		n, ev.late, nRebuys, len(addOns), addOnsAtBreak, total, actions, rounds, balancing, breaking, time.Since(began).Round(time.Second))
+		n, late, nRebuys, len(addOns), addOnsAtBreak, total, actions, rounds, balancing, breaking, time.Since(began).Round(time.Second))
 	if stood && rounds == 0 {
 		t.Error("no hand-for-hand round was played to check")
 	}
@@ -446,57 +524,80 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 
 // checkBubble checks when the director went hand for hand by itself
 // (G-39): exactly when the field stood, between hands, at one more than
-// the places paid — that is, unless the players placed paid+1 and paid
-// were knocked out in one hand (TR-37), which leaves no bubble hand to
-// play. Thirteen players or more sit at two tables of nine at least. It
+// the places paid — that is, unless the hand that took the field below
+// paid+2 also took it to paid or below (two or more out in one hand,
+// placed by TR-37), which leaves no bubble hand to play. The field is
+// followed hand by hand: every player placed was knocked out in the last
+// hand that dealt them in, and the hands are taken in the order they
+// ended. Places are not used: players out at different tables in one
+// hand-for-hand round share theirs (TR-37), so no one need be placed
+// paid+1. Thirteen players or more sit at two tables of nine at least. It
 // reports whether the field stood on the bubble.
 func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []struct {
 	PlayerID string `json:"player_id"`
 	Place    int    `json:"place"`
 }, paid int, on time.Time, at int) bool {
 	t.Helper()
+	if paid < 9 {
+		t.Fatalf("%d places paid", paid)
+	}
 	// A player's knock-out hand is the last hand that dealt them in.
-	outIn := func(p string) string {
+	type knockOut struct {
+		hand    *tablev1.HandEnded
+		players []string
+	}
+	byHand := map[string]*knockOut{}
+	for _, f := range finishes {
+		if f.Place == 1 {
+			continue // the winner
+		}
 		var last *tablev1.HandEnded
 		for _, hs := range hands {
 			for _, h := range hs {
-				if slices.ContainsFunc(h.GetStacks(), func(s *tablev1.SeatStack) bool { return s.GetPlayerId() == p }) &&
+				if slices.ContainsFunc(h.GetStacks(), func(s *tablev1.SeatStack) bool { return s.GetPlayerId() == f.PlayerID }) &&
 					(last == nil || h.GetEndTime().AsTime().After(last.GetEndTime().AsTime())) {
 					last = h
 				}
 			}
 		}
 		if last == nil {
-			t.Fatalf("%s was dealt no hand", p)
+			t.Fatalf("%s was dealt no hand", f.PlayerID)
 		}
-		return fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
+		key := fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
+		if byHand[key] == nil {
+			byHand[key] = &knockOut{hand: last}
+		}
+		byHand[key].players = append(byHand[key].players, f.PlayerID)
 	}
-	var bubble, burst string // placed paid+1 and paid
-	for _, f := range finishes {
-		switch f.Place {
-		case paid + 1:
-			bubble = f.PlayerID
-		case paid:
-			burst = f.PlayerID
+	var order []string
+	for key := range byHand {
+		order = append(order, key)
+	}
+	slices.SortFunc(order, func(a, b string) int {
+		return byHand[a].hand.GetEndTime().AsTime().Compare(byHand[b].hand.GetEndTime().AsTime())
+	})
+	left, stood, passed := len(finishes), "", ""
+	for _, key := range order {
+		before := left
+		left -= len(byHand[key].players)
+		switch {
+		case left == paid+1:
+			stood = fmt.Sprintf("%s (%v out)", key, byHand[key].players)
+		case before > paid+1 && left <= paid:
+			passed = fmt.Sprintf("%s took the field from %d to %d (%v out)", key, before, left, byHand[key].players)
 		}
 	}
-	if paid < 9 || burst == "" {
-		t.Fatalf("%d places paid, the player placed %d %q", paid, paid, burst)
-	}
-	// No finish at paid+1: the two shared a place, out in one hand.
-	stood := bubble != "" && outIn(bubble) != outIn(burst)
 	switch {
-	case stood && on.IsZero():
-		t.Errorf("G-39: the field stood at %d with %d places paid (%s out in %s, %s in %s) and the event never went hand for hand",
-			paid+1, paid, bubble, outIn(bubble), burst, outIn(burst))
-	case !stood && !on.IsZero():
-		t.Errorf("G-39: hand for hand at %d players left, but the field never stood at %d: %s and %s were knocked out in %s",
-			at, paid+1, bubble, burst, outIn(burst))
-	case stood && at != paid+1:
-		t.Errorf("G-39: hand for hand started at %d players left, want %d", at, paid+1)
+	case stood != "" && on.IsZero():
+		t.Errorf("G-39: the field stood at %d with %d places paid after %s and the event never went hand for hand", paid+1, paid, stood)
+	case stood == "" && !on.IsZero():
+		t.Errorf("G-39: hand for hand at %d players left, but the field never stood at %d: %s", at, paid+1, passed)
+	case stood != "" && at != paid+1:
+		t.Errorf("G-39: hand for hand started at %d players left, want %d (after %s)", at, paid+1, stood)
 	}
-	t.Logf("the bubble: %s placed %d, %s placed %d; hand for hand from %s (%d left)", bubble, paid+1, burst, paid, on.Format(time.StampMilli), at)
-	return stood
+	t.Logf("the bubble (%d places paid): stood after %q, passed in one hand: %q; hand for hand from %s (%d left)", paid, stood, passed,
+		on.Format(time.StampMilli), at)
+	return stood != ""
 }
 
 // checkHandForHand checks that while hand for hand (from on to off) the
@@ -531,4 +632,27 @@ func checkHandForHand(t *testing.T, hands map[string][]*tablev1.HandEnded, on, o
 		}
 	}
 	return checked
+}
+
+// requestErr is request for another goroutine than the test's: it
+// returns what fails instead of failing the test.
+func (s *suite) requestErr(method, path, token string, body any) (int, []byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req, err := http.NewRequest(method, s.base+path, bytes.NewReader(b))
+	if err != nil {
+		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw, err
 }

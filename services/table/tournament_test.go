@@ -426,6 +426,16 @@ func TestTournamentTables_PenaltyStacksRemoval_TR14_TR33_TR34(t *testing.T) {
 		if c := e.count("e3"); c.GetTotal()+removed != 5000 {
 			t.Fatalf("count %d + removed %d, issued 5000", c.GetTotal(), removed)
 		}
+		// TR-34: a repeat of the removal (its first answer lost) answers
+		// the removal as it was made, at the hand's end: removed, with
+		// the chips that left play, each time.
+		for i := range 2 {
+			again, err := e.tc.RemoveEntrant(svc, &tablev1.RemoveEntrantRequest{TableId: id, IdempotencyKey: "out/ann", PlayerId: "ann",
+				Reason: tablev1.RemovalReason_REMOVAL_REASON_DISQUALIFIED})
+			if err != nil || !again.GetDuplicate() || !again.GetRemoved() || again.GetChipsRemoved() != removed {
+				t.Fatalf("repeat %d of ann's removal: %v %v, want removed with %d chips", i, again, err, removed)
+			}
+		}
 		// cat's three missed hands: dealt dead heads-up, each over as it
 		// is dealt (TR-33, TP-57), the blinds posted.
 		if len(rep) < 4 {

@@ -263,8 +263,21 @@ func (r *Runner) RemoveEntrant(ctx context.Context, id, key, player string, why 
 	}
 	defer t.mu.Unlock()
 	if dup {
-		// Removed by the first request, or at the end of its hand.
-		return t.dt.SeatOf(player) < 0, 0, true, nil
+		// Removed by the first request, or at the end of its hand: the
+		// answer is the removal's, chips and all, however often it is
+		// asked (the first answer may have been lost). Still seated, the
+		// removal waits for the hand to end.
+		if t.dt.SeatOf(player) >= 0 {
+			return false, 0, true, nil
+		}
+		rm, ok, err := r.d.Store.LastRemoval(ctx, id, player)
+		if err != nil {
+			return false, 0, true, err
+		}
+		if ok && rm.Reason == int(why) {
+			return true, rm.Chips, true, nil
+		}
+		return true, 0, true, nil
 	}
 	for _, rm := range out.Removed {
 		if rm.Player == player {
@@ -443,6 +456,10 @@ func (t *Table) withTournament(ctx context.Context, out dealer.Output, extra fun
 		}
 		for _, rm := range removed {
 			if err := d.Store.DropEntrant(ctx, tx, tid, rm.Player, t.id); err != nil {
+				return err
+			}
+			r := store.Removal{Reason: int(rm.Reason), Chips: rm.Chips, Created: d.Clock.Now()}
+			if err := d.Store.AddRemoval(ctx, tx, t.id, rm.Player, r); err != nil {
 				return err
 			}
 		}

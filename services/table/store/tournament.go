@@ -187,6 +187,43 @@ func (s *Store) DropEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, pl
 	return nil
 }
 
+// Removal is an entrant a tournament table took off: why (the dealer's
+// RemovalReason) and the chips they left with.
+type Removal struct {
+	Reason  int
+	Chips   int64
+	Created time.Time
+}
+
+// AddRemoval records, in the transaction that removes them, that player
+// left table with chips; it replaces an earlier removal of the player
+// from the table.
+func (s *Store) AddRemoval(ctx context.Context, tx *sqlstore.Tx, table, player string, r Removal) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_removals (table_id, player_id, reason, chips, created_at_ms) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (table_id, player_id) DO UPDATE SET reason = excluded.reason, chips = excluded.chips, created_at_ms = excluded.created_at_ms`,
+		table, player, r.Reason, r.Chips, r.Created.UnixMilli()); err != nil {
+		return fmt.Errorf("record removal of %s from %s: %w", player, table, err)
+	}
+	return nil
+}
+
+// LastRemoval returns the last removal of player from table, and false
+// when the table never removed them.
+func (s *Store) LastRemoval(ctx context.Context, table, player string) (Removal, bool, error) {
+	var r Removal
+	var ms int64
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT reason, chips, created_at_ms FROM tournament_removals WHERE table_id = $1 AND player_id = $2`,
+		table, player).Scan(&r.Reason, &r.Chips, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("removal of %s from %s: %w", player, table, err)
+	}
+	r.Created = time.UnixMilli(ms)
+	return r, true, nil
+}
+
 // MoveState is a move's state (the values of tablev1.MoveState).
 type MoveState int
 

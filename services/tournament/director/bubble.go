@@ -162,28 +162,55 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 	return true, d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
 }
 
+// passBubble notes that the tournament's field passed the bubble without
+// hand-for-hand; it reports whether that is news to this process, so it
+// is logged once.
+func (d *Director) passBubble(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.passed[id] {
+		return false
+	}
+	d.passed[id] = true
+	return true
+}
+
 // startHandForHand starts hand-for-hand when the players left are one
 // more than the places paid (G-39): the tables between hands are stopped
 // there and, with the tables that cannot deal (idle), count as done with
 // the first round; the tables in a hand finish it; when none is in a hand
-// they deal together at once. It reports whether it started.
+// they deal together at once. A field that went from more than paid+1 to
+// paid or fewer in one hand (TR-37 places those out) passed the bubble
+// with no hand to play there: it is logged once, and nothing starts. It
+// reports whether it started.
 func (d *Director) startHandForHand(ctx context.Context, id string, players int, nums []int, idle []string) (bool, error) {
-	due := false
+	due, before, paid := false, 0, 0
 	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
-		due = false
+		due, before, paid = false, 0, 0
 		if cur.HandForHand.Active || cur.Event.Status != event.Running {
 			return nil
 		}
-		paid, err := placesPaid(tx, cur)
-		if err != nil || paid == 0 || players != paid+1 {
+		var err error
+		if paid, err = placesPaid(tx, cur); err != nil || paid == 0 || players > paid+1 {
 			return err
 		}
-		n, err := tx.CountAudit(auditHandForHandOn)
-		due = err == nil && n == 0
-		return err
+		if before, err = tx.CountAudit(auditHandForHandOn); err != nil {
+			return err
+		}
+		due = before == 0 && players == paid+1
+		return nil
 	})
-	if err != nil || !due {
+	if err != nil {
 		return false, err
+	}
+	if !due {
+		if before == 0 && paid > 0 && players <= paid && d.passBubble(id) {
+			// Two or more players went out in one hand from paid+2 or more
+			// (TR-37 places them): no bubble hand is left to play.
+			d.log.InfoContext(ctx, "director: no hand-for-hand: the field never stood at one more than the places paid", "tournament", id,
+				"players_left", players, "places_paid", paid, "rule_id", "G-39")
+		}
+		return false, nil
 	}
 	links, err := d.store.Tables(ctx, id)
 	if err != nil {

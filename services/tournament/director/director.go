@@ -70,8 +70,8 @@ type Director struct {
 	// is recorded; the server has the wallet make it).
 	bagged func(context.Context, string, entry.Payment) error
 
-	// mu guards mismatch, seatings, issuing, steps, failures, loaded and
-	// shorts.
+	// mu guards mismatch, seatings, issuing, steps, failures, loaded,
+	// shorts and passed.
 	mu sync.Mutex
 	// mismatch is each tournament's last chip count minus chips issued.
 	mismatch map[string]int64
@@ -91,6 +91,9 @@ type Director struct {
 	// shorts is, per tournament and table id, whether this process last
 	// held the table short (G-25) or released it (halt).
 	shorts map[string]map[string]bool
+	// passed are the tournaments whose field passed the bubble in one
+	// hand, without hand-for-hand (G-39), as logged.
+	passed map[string]bool
 }
 
 // toldShort returns what this process last told table tableID of
@@ -173,7 +176,7 @@ func New(d Deps) *Director {
 	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
 		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{},
 		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{},
-		shorts: map[string]map[string]bool{}}
+		shorts: map[string]map[string]bool{}, passed: map[string]bool{}}
 }
 
 // lock takes the tournament's step lock and returns its release.
@@ -553,7 +556,8 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 		if err != nil {
 			return err
 		}
-		err = d.recordRemoved(ctx, link.TournamentID, en, link.Table, r == tablev1.RemovalReason_REMOVAL_REASON_EXPELLED, rm.GetChipsRemoved())
+		err = d.recordRemoved(ctx, link.TournamentID, removalName(en), en.PlayerID, link.Table, r == tablev1.RemovalReason_REMOVAL_REASON_EXPELLED,
+			rm.GetChipsRemoved())
 		if err != nil {
 			return err
 		}
@@ -966,7 +970,7 @@ func (d *Director) move(ctx context.Context, id string, s slip, tableIDs map[int
 	if st != MoveInTransit {
 		return nil
 	}
-	return d.moveIn(ctx, id, m, true)
+	return d.moveIn(ctx, id, m, freeAlways)
 }
 
 // stay puts back in the books a player whose move the table cancelled:
@@ -1068,28 +1072,45 @@ func (d *Director) finishMoves(ctx context.Context, id string) error {
 		return err
 	}
 	for _, m := range moves {
-		// A seat still held here is freed by the hand's handling at its
-		// table, which a final table's redraw waits for (redrawFinal).
-		if err := d.moveIn(ctx, id, m, false); err != nil {
+		// A seat still held by a player the books have out is freed by the
+		// hand's handling at its table, which a final table's redraw waits
+		// for (redrawFinal); a table that cannot deal has no hand to end,
+		// so there it is freed now (G-42).
+		if err := d.moveIn(ctx, id, m, freeIfIdle); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// When moveIn takes a player the books have out off the seat a move goes
+// to.
+type freeing int
+
+const (
+	// freeNever leaves the seat to the hand's handling at its table.
+	freeNever freeing = iota
+	// freeIfIdle frees it when the table cannot deal: fewer than two
+	// players with chips and no hand in play, so no hand's end will
+	// (G-42).
+	freeIfIdle
+	// freeAlways frees it: the hand at that table has been handled.
+	freeAlways
+)
+
 // moveIn is a move's second step. The books free a busted player's seat
 // when they knock them out, before the hand's handling has taken them
 // off the table: a move decided meanwhile into that seat is refused
 // (SEAT_TAKEN, or TABLE_FULL at a full table) while they sit there, so
-// with free they are taken off first. A refusal leaves the chips in
-// transit (counted as such) for finishMoves to try again on a later
-// pass: it must not fail the hand's other work, which may be what frees
-// the seat.
-func (d *Director) moveIn(ctx context.Context, id string, m Move, free bool) error {
+// with free they are taken off first (as free says). A refusal leaves the
+// chips in transit (counted as such) for finishMoves to try again on a
+// later pass: it must not fail the hand's other work, which may be what
+// frees the seat.
+func (d *Director) moveIn(ctx context.Context, id string, m Move, free freeing) error {
 	_, err := d.tables.MoveIn(ctx, m.ToTableID, m.ID)
 	r := Refusal(err)
-	if free && (r == "SEAT_TAKEN" || r == "TABLE_FULL") {
-		freed, ferr := d.freeSeat(ctx, id, m)
+	if free != freeNever && (r == "SEAT_TAKEN" || r == "TABLE_FULL") {
+		freed, ferr := d.freeSeat(ctx, id, m, free == freeIfIdle)
 		if ferr != nil {
 			return ferr
 		}
@@ -1106,11 +1127,15 @@ func (d *Director) moveIn(ctx context.Context, id string, m Move, free bool) err
 }
 
 // freeSeat takes a player the books have out, with no chips, off the seat
-// a move goes to; freed reports whether the seat was theirs.
-func (d *Director) freeSeat(ctx context.Context, id string, m Move) (freed bool, err error) {
+// a move goes to; freed reports whether the seat was theirs. With idleOnly
+// it does so only at a table that cannot deal (G-42).
+func (d *Director) freeSeat(ctx context.Context, id string, m Move, idleOnly bool) (freed bool, err error) {
 	st, err := d.tables.Status(ctx, m.ToTableID)
 	if err != nil {
 		return false, err
+	}
+	if idleOnly && !cannotDeal(st) {
+		return false, nil
 	}
 	i := slices.IndexFunc(st.Seats, func(s SeatStatus) bool { return s.Seat == m.ToSeat })
 	if i < 0 || st.Seats[i].Stack > 0 || st.Seats[i].Player == m.Player {
@@ -1130,6 +1155,24 @@ func (d *Director) freeSeat(ctx context.Context, id string, m Move) (freed bool,
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// cannotDeal reports whether a table will end no hand: none in play and
+// fewer than two players with chips (G-42).
+func cannotDeal(st TableStatus) bool {
+	if st.Closed {
+		return true
+	}
+	if st.InHand {
+		return false
+	}
+	n := 0
+	for _, s := range st.Seats {
+		if s.Stack > 0 {
+			n++
+		}
+	}
+	return n < 2
 }
 
 // halt holds the short tables (halted, by balance.Halted) until balanced

@@ -29,6 +29,9 @@ type fakeTables struct {
 	// can be made to fail.
 	broken map[string]int
 	calls  map[string]int
+	// loseRemoval makes the next removals out of play (RemoveOut) go
+	// through and their answers get lost.
+	loseRemoval int
 }
 
 type fakeTable struct {
@@ -50,6 +53,9 @@ type fakeTable struct {
 	// leaving are the entrants who leave when the hand in progress ends:
 	// player → move id ("" for a busted entrant removed then).
 	leaving map[string]string
+	// removed are the chips each entrant left with, as the table
+	// service's removals record them: a repeat answers them.
+	removed map[string]int64
 }
 
 type absence struct {
@@ -101,7 +107,7 @@ func (f *fakeTables) Open(_ context.Context, t director.OpenTable) (string, erro
 	id := fmt.Sprintf("tbl%d", len(f.order)+1)
 	f.keys["open:"+t.Key] = id
 	f.tables[id] = &fakeTable{id: id, tournament: t.TournamentID, live: t.Live, size: t.Seats, seats: map[int]string{}, stacks: map[string]int64{}, holds: map[string]int64{},
-		absent: map[string]absence{}, leaving: map[string]string{}}
+		absent: map[string]absence{}, leaving: map[string]string{}, removed: map[string]int64{}}
 	f.order = append(f.order, id)
 	return id, nil
 }
@@ -312,7 +318,7 @@ func (f *fakeTables) RemoveBusted(_ context.Context, id, key, player string) err
 
 // RemoveOut takes a disqualified or expelled entrant off with their
 // chips (TR-34): now between hands, or when the hand in progress ends.
-func (f *fakeTables) RemoveOut(_ context.Context, id, key, player string, expel bool) (bool, int64, error) {
+func (f *fakeTables) RemoveOut(_ context.Context, id, key, player string, expel bool) (removed bool, chips int64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	tb, err := f.get(id)
@@ -320,8 +326,15 @@ func (f *fakeTables) RemoveOut(_ context.Context, id, key, player string, expel 
 		return false, 0, err
 	}
 	if dup, err := f.key(key, fmt.Sprint(id, player, expel)); dup {
-		_, gone := tb.where(player)
-		return !gone, 0, err
+		if _, seated := tb.where(player); seated || err != nil {
+			return false, 0, err
+		}
+		return true, tb.removed[player], nil
+	}
+	if f.loseRemoval > 0 {
+		// Made, and its answer lost on the way back.
+		f.loseRemoval--
+		defer func() { err = fmt.Errorf("remove %s: %w", player, director.ErrUnreachable) }()
 	}
 	for s, p := range tb.seats {
 		if p == player {
@@ -335,6 +348,7 @@ func (f *fakeTables) RemoveOut(_ context.Context, id, key, player string, expel 
 			chips := tb.stacks[p]
 			delete(tb.seats, s)
 			delete(tb.stacks, p)
+			tb.removed[p] = chips
 			return true, chips, nil
 		}
 	}
@@ -427,6 +441,8 @@ func (f *fakeTables) endHand(id string) {
 					break // stays, with no chips
 				}
 				m.Chips, m.State = tb.stacks[p], director.MoveInTransit
+			} else {
+				tb.removed[p] = tb.stacks[p]
 			}
 			delete(tb.seats, s)
 			delete(tb.stacks, p)

@@ -384,3 +384,63 @@ func TestFinalRedraw_HouseRuleOff_TR07(t *testing.T) {
 		t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
 	}
 }
+
+// TestFinishMoves_FreesASeatOnlyAtATableThatCannotDeal_G42: x is in
+// transit from table 1 to table 2, into the seat of q, whom the books
+// knocked out and table 2 still seats with no chips. Where table 2 can
+// deal, the handling of its hand frees the seat (as a final redraw waits
+// for), and a recovery pass leaves the move in transit; where it cannot
+// (one player left with chips besides q, no hand in play), no hand will
+// end there, so the pass takes q off and seats x with the chips in
+// transit (G-42) instead of leaving them in transit for ever.
+func TestFinishMoves_FreesASeatOnlyAtATableThatCannotDeal_G42(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		withChips int // table 2's players left with chips besides x
+		want      director.MoveState
+	}{
+		{"the table can deal", 3, director.MoveInTransit},
+		{"the table cannot deal", 1, director.MoveDelivered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s, f, d := started(t, db, 27)
+			ctx := t.Context()
+			p1, p2 := tablePlayers(t, s, 1), tablePlayers(t, s, 2)
+			q, x := p2[tc.withChips], p1[0]
+			bust(t, s, f, p2[tc.withChips:]...)
+			f.mu.Lock()
+			chips := f.tables["tbl1"].stacks[x]
+			f.mu.Unlock()
+			_, qSeat := f.at(q)
+			if st := moveOut(t, s, f, x, 2, qSeat); st != director.MoveInTransit {
+				t.Fatalf("move out between hands: %v", st)
+			}
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+			moves, err := f.Moves(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(moves, func(m director.Move) bool { return m.Player == x })
+			if i < 0 || moves[i].State != tc.want {
+				t.Fatalf("G-42: x's move %+v, want %v", moves, tc.want)
+			}
+			if tc.want != director.MoveDelivered {
+				return
+			}
+			if id, seat := f.at(x); id != "tbl2" || seat != qSeat {
+				t.Fatalf("x at %s seat %d, want tbl2 seat %d", id, seat, qSeat)
+			}
+			f.mu.Lock()
+			got := f.tables["tbl2"].stacks[x]
+			f.mu.Unlock()
+			if got != chips {
+				t.Fatalf("x arrived with %d chips, carried %d", got, chips)
+			}
+		})
+	}
+}

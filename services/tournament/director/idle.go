@@ -25,6 +25,12 @@ func (d *Director) Settle(ctx context.Context, id string) error {
 	if err := d.removeOut(ctx, id); err != nil {
 		return err
 	}
+	if t, err := d.store.Load(ctx, id); err == nil && t.Event.Status.PlayOver() {
+		// No hand's end counts the chips after a removal that ended the
+		// event: counted here, issued less removed.
+		d.countChips(ctx, t)
+		return nil
+	}
 	return d.settleIdle(ctx, id)
 }
 

@@ -15,6 +15,28 @@ import (
 // "chips_removed/<player>/<entry number>", so that they are counted once.
 const removedAction = "chips_removed/"
 
+// removingAction is the audit action recording that a table was asked to
+// take a player out of play (TR-34), under the same name as its
+// chips_removed record ("chips_removing/<player>/<entry number>"), with
+// the control's key. A removal asked for whose chips were never recorded
+// — the table's answer lost, or the process gone before it recorded them —
+// is asked again with its key: the table answers a repeat with the chips
+// it removed, so they are counted once, never left counted in play.
+const removingAction = "chips_removing/"
+
+// removingRecord is a removal asked for, as the audit records it.
+type removingRecord struct {
+	Player   string `json:"player_id"`
+	Table    int    `json:"table"`
+	TableID  string `json:"table_id"`
+	Key      string `json:"key"`
+	Expelled bool   `json:"expelled"`
+	Rule     string `json:"rule_id"`
+}
+
+// removalName is the name shared by a removal's records.
+func removalName(en entry.Entry) string { return fmt.Sprintf("%s/%d", en.PlayerID, en.Number()) }
+
 // removedRecord is a removal from play as the audit records it.
 type removedRecord struct {
 	Player   string `json:"player_id"`
@@ -30,10 +52,15 @@ type removedRecord struct {
 // (TR-34), their chips removed from play. The table lets them go at once
 // between hands, or when the hand they play ends (HandleHandEnded records
 // the chips then). Until they have gone, their seat — free in the books —
-// refuses the moves into it.
+// refuses the moves into it. It runs while play is over too: a
+// disqualification that ends the event (TR-34) still takes the player's
+// chips out of play, and they are counted as removed.
 func (d *Director) removeOut(ctx context.Context, id string) error {
 	t, err := d.store.Load(ctx, id)
-	if err != nil || t.Event.Status != event.Running {
+	if err != nil || (t.Event.Status != event.Running && !t.Event.Status.PlayOver()) {
+		return err
+	}
+	if err := d.removeAgain(ctx, id); err != nil {
 		return err
 	}
 	ens, err := d.store.Entries(ctx, id)
@@ -75,6 +102,10 @@ func (d *Director) removeOut(ctx context.Context, id string) error {
 				continue // in play, or busted (handEnded removes them)
 			}
 			key := fmt.Sprintf("trn/%s/out/%s/%s/tr34-%d", id, s.Player, l.TableID, en.Number())
+			ask := removingRecord{Player: s.Player, Table: l.Table, TableID: l.TableID, Key: key, Expelled: expelled[s.Player], Rule: "TR-34"}
+			if err := d.noteRemoving(ctx, id, removalName(en), ask); err != nil {
+				return err
+			}
 			removed, chips, err := d.tables.RemoveOut(ctx, l.TableID, key, s.Player, expelled[s.Player])
 			if r := Refusal(err); r == "NOT_SEATED" || r == "MOVE_IN_PROGRESS" {
 				continue // gone already, or on the move: the next pass
@@ -83,7 +114,7 @@ func (d *Director) removeOut(ctx context.Context, id string) error {
 				return err
 			}
 			if removed {
-				if err := d.recordRemoved(ctx, id, en, l.Table, expelled[s.Player], chips); err != nil {
+				if err := d.recordRemoved(ctx, id, removalName(en), s.Player, l.Table, expelled[s.Player], chips); err != nil {
 					return err
 				}
 			}
@@ -92,20 +123,82 @@ func (d *Director) removeOut(ctx context.Context, id string) error {
 	return nil
 }
 
-// recordRemoved records once the chips a player taken out of play (TR-34)
-// left the tables with: the chips counted at the tables are the chips
-// issued less these.
-func (d *Director) recordRemoved(ctx context.Context, id string, en entry.Entry, table int, expelled bool, chips int64) error {
-	if chips <= 0 {
-		return nil
-	}
-	action := fmt.Sprintf("%s%s/%d", removedAction, en.PlayerID, en.Number())
+// noteRemoving records once, before the table is asked, that a removal
+// named name is asked for (removingAction).
+func (d *Director) noteRemoving(ctx context.Context, id, name string, ask removingRecord) error {
+	action := removingAction + name
 	now := d.now()
 	return d.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
 		if done, err := tx.CountAudit(action); err != nil || done > 0 {
 			return err
 		}
-		rec := removedRecord{Player: en.PlayerID, Table: table, Rule: "TR-34", Expelled: expelled, Chips: chips}
+		return tx.AddAudit(Actor, action, ask, now)
+	})
+}
+
+// removeAgain asks the tables again for each removal asked for whose
+// chips were never recorded, with the key it was asked with: a table that
+// made it answers with the chips it removed; one whose hand still holds
+// the player removes them when it ends (HandleHandEnded records it then).
+func (d *Director) removeAgain(ctx context.Context, id string) error {
+	audit, err := d.store.Audit(ctx, id)
+	if err != nil {
+		return err
+	}
+	asked, done := map[string]removingRecord{}, map[string]bool{}
+	var names []string
+	for _, a := range audit {
+		switch {
+		case strings.HasPrefix(a.Action, removedAction):
+			done[strings.TrimPrefix(a.Action, removedAction)] = true
+		case strings.HasPrefix(a.Action, removingAction):
+			var r removingRecord
+			if err := jsonUnmarshal(a.Detail, &r); err != nil {
+				return err
+			}
+			name := strings.TrimPrefix(a.Action, removingAction)
+			asked[name] = r
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		r := asked[name]
+		if done[name] {
+			continue
+		}
+		removed, chips, err := d.tables.RemoveOut(ctx, r.TableID, r.Key, r.Player, r.Expelled)
+		if rf := Refusal(err); rf == "NOT_SEATED" || rf == "MOVE_IN_PROGRESS" || rf == "TABLE_CLOSED" {
+			// Never made there (the player sits elsewhere, where the seats
+			// are looked at next), or on the move: a later pass.
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if removed {
+			if err := d.recordRemoved(ctx, id, name, r.Player, r.Table, r.Expelled, chips); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordRemoved records once the chips a player taken out of play (TR-34)
+// left the tables with — none too, which settles the removal asked for:
+// the chips counted at the tables are the chips issued less these. name
+// is the removal's (removalName).
+func (d *Director) recordRemoved(ctx context.Context, id, name, player string, table int, expelled bool, chips int64) error {
+	if chips < 0 {
+		return nil
+	}
+	action := removedAction + name
+	now := d.now()
+	return d.store.Update(ctx, id, func(tx *store.Tx, _ *store.Tournament) error {
+		if done, err := tx.CountAudit(action); err != nil || done > 0 {
+			return err
+		}
+		rec := removedRecord{Player: player, Table: table, Rule: "TR-34", Expelled: expelled, Chips: chips}
 		return tx.AddAudit(Actor, action, rec, now)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -92,6 +93,79 @@ func TestSettle_DisqualifiedLeaveTheirTableWithTheirChips_TR34(t *testing.T) {
 			}
 			if d.Mismatch("ev1") != 0 {
 				t.Fatalf("after a repeat: chips mismatch %d", d.Mismatch("ev1"))
+			}
+		})
+	}
+}
+
+// TestSettle_RemovedChipsCountedOnceWhateverHappens_TR34: the chips of a
+// player the floor disqualifies between hands are counted as removed from
+// play (issued less removed) when the table's answer to the removal is
+// lost — the next pass asks again with the same key and the table answers
+// the chips it removed — and when the disqualification ended the event,
+// which no hand's end follows.
+func TestSettle_RemovedChipsCountedOnceWhateverHappens_TR34(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		lost      bool // the table's first answer is lost
+		playOver  bool // the disqualification ended the event
+		wantFirst bool // the first Settle fails
+	}{
+		{"answer lost", true, false, true},
+		{"event over", false, true, false},
+		{"event over, answer lost", true, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s, f, d := started(t, db, 27)
+			ctx := t.Context()
+			out := tablePlayers(t, s, 3)[0]
+			f.mu.Lock()
+			f.tables["tbl3"].stacks[out] += 700 // won chips: not the starting stack
+			f.tables["tbl3"].stacks[tablePlayers(t, s, 3)[1]] -= 700
+			chips := f.tables["tbl3"].stacks[out]
+			if tc.lost {
+				f.loseRemoval = 1
+			}
+			f.mu.Unlock()
+			edit(t, s, func(en *entry.Entry) { en.Status = entry.Busted }, out)
+			if tc.playOver {
+				if err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+					tr.Event.Status = event.Paying
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.Settle(ctx, "ev1"); (err != nil) != tc.wantFirst {
+				t.Fatalf("first settle: %v", err)
+			}
+			if id, seat := f.at(out); id != "" {
+				t.Fatalf("TR-34 disqualified %s still seated at %s seat %d", out, id, seat)
+			}
+			// The recovery pass (or the floor's next step) settles again; a
+			// third changes nothing.
+			for range 2 {
+				if err := d.Settle(ctx, "ev1"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			recs, err := s.AuditOf(ctx, "ev1", "chips_removed/"+out+"/1")
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("removal records %v (%v), want one", recs, err)
+			}
+			// A hand's end counts the chips.
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 1, DueBigBlind: tablePlayers(t, s, 2)[0]}); err != nil {
+				t.Fatal(err)
+			}
+			if d.Mismatch("ev1") != 0 {
+				t.Fatalf("chips not conserved: counted − (issued − removed) = %d", d.Mismatch("ev1"))
+			}
+			c, ok, err := s.ChipCheck(ctx, "ev1")
+			if want := int64(27*stack) - chips; err != nil || !ok || c.Issued != want || c.Mismatch() != 0 {
+				t.Fatalf("chip check %+v ok %v err %v, want %d issued less %d removed", c, ok, err, want, chips)
 			}
 		})
 	}

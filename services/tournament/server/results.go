@@ -535,9 +535,12 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 	}
 	if finished {
 		s.payAll(ctx, id, pays)
-	} else if resp.GetFinish() != nil {
-		// Out of play between hands (TR-34): no hand's end may follow at
-		// a table left unable to deal (TR-23, G-25).
+	}
+	if resp.GetFinish() != nil {
+		// Out of play (TR-34): the player leaves their table with their
+		// chips, counted as removed, even when it ends the event; between
+		// hands no hand's end may follow at a table left unable to deal
+		// (TR-23, G-25).
 		s.drive(ctx, "disqualification", id, s.directorSettle)
 	}
 	if resp.GetHandsToMiss() > 0 {
