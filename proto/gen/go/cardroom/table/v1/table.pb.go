@@ -3382,9 +3382,14 @@ func (x *LeaveRequest) GetSeat() int32 {
 // LeaveResponse says whether the player left now or leaves after the hand.
 type LeaveResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// left is true when the player was cashed out now.
+	// left is true when the player was cashed out now. False: the player is
+	// in the hand in progress and leaves when it ends, cashed out with what
+	// the hand leaves them; until then the house acts for the seat (G-43):
+	// it checks when it may, folds facing a bet, and a hand still live at
+	// the showdown (an all-in one) is tabled for it, never mucked.
 	Left bool `protobuf:"varint,1,opt,name=left,proto3" json:"left,omitempty"`
-	// stack is what was cashed out.
+	// stack is what was cashed out now; 0 while the leave waits for the
+	// hand's end.
 	Stack         int64 `protobuf:"varint,2,opt,name=stack,proto3" json:"stack,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
