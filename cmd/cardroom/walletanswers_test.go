@@ -34,13 +34,26 @@ import (
 
 // lossyWallet is the wallet's client with commits whose answer can be
 // lost: the wallet commits, the table hears Unavailable (the wallet cut
-// off or killed after committing).
+// off or killed after committing). It can also cut commits off before
+// they reach the wallet (cutCommit), and lose the answer of a hold
+// (loseHold).
 type lossyWallet struct {
 	walletv1.WalletServiceClient
-	loseCommit atomic.Bool
+	loseCommit, cutCommit, loseHold atomic.Bool
+}
+
+func (w *lossyWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest, opts ...grpc.CallOption) (*walletv1.HoldBuyInResponse, error) {
+	resp, err := w.WalletServiceClient.HoldBuyIn(ctx, in, opts...)
+	if err == nil && w.loseHold.Load() {
+		return nil, status.Error(codes.Unavailable, "the hold's answer was lost")
+	}
+	return resp, err
 }
 
 func (w *lossyWallet) CommitHold(ctx context.Context, in *walletv1.CommitHoldRequest, opts ...grpc.CallOption) (*walletv1.CommitHoldResponse, error) {
+	if w.cutCommit.Load() {
+		return nil, status.Error(codes.Unavailable, "the wallet is cut off")
+	}
 	resp, err := w.WalletServiceClient.CommitHold(ctx, in, opts...)
 	if err == nil && w.loseCommit.Load() {
 		return nil, status.Error(codes.Unavailable, "the commit's answer was lost")

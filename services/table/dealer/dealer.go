@@ -58,10 +58,19 @@ type Seat struct {
 	// Pending are chips bought during a hand: they play from the next hand
 	// on (CS-05).
 	Pending int64 `json:"pending,omitempty"`
+	// Unconfirmed are top-up chips whose commit the wallet has not
+	// confirmed yet (G-41): they are still in the wallet's hold, not the
+	// table's escrow, so they never play. The confirmed commit adds them to
+	// the stack, or to Pending during a hand the seat was dealt into
+	// (TopUpPaid); a refused one takes them back from here (TakeBack), which
+	// a hand in progress cannot prevent.
+	Unconfirmed int64 `json:"unconfirmed,omitempty"`
 	// Leaving is a player who left during a hand they were dealt into: the
 	// seat checks when its turn comes, or folds facing a bet; a hand still
 	// live at the showdown is tabled for it (G-43); it is cashed out when
 	// the hand ends, with what the hand left it.
+	// A seat with Unconfirmed chips leaves once the wallet has settled
+	// them (G-41).
 	Leaving bool `json:"leaving,omitempty"`
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).

@@ -171,16 +171,65 @@ func (t *Table) TopUp(seat int, amount int64) (Output, error) {
 	if amount <= 0 {
 		return Output{}, ErrBadAmount
 	}
+	t.addChips(seat, amount)
+	return t.changed(), nil
+}
+
+// addChips adds bought chips to the seat: to the stack between hands, to
+// Pending during a hand the seat was dealt into (CS-05).
+func (t *Table) addChips(seat int, amount int64) {
 	s := &t.seats[seat]
 	if t.dealtIn(seat) {
 		s.Pending += amount
-	} else {
-		if s.Stack == 0 && !s.New {
-			s.Rebought = true
-		}
-		s.Stack += amount
+		return
 	}
+	if s.Stack == 0 && !s.New {
+		s.Rebought = true
+	}
+	s.Stack += amount
+}
+
+// TopUpUnpaid records a top-up whose hold the wallet has yet to commit:
+// its chips wait in Seat.Unconfirmed and play only once TopUpPaid says the
+// wallet has them, so a commit refused later (the hold expired) takes back
+// chips that never went into a pot (G-41).
+func (t *Table) TopUpUnpaid(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, ErrTopUpBusted.Wrap(err)
+	}
+	if amount <= 0 {
+		return Output{}, ErrBadAmount
+	}
+	t.seats[seat].Unconfirmed += amount
 	return t.changed(), nil
+}
+
+// TopUpPaid records that the wallet committed a top-up of amount to the
+// seat: its chips join the stack, or Pending if the seat is in the hand in
+// progress (CS-05). A top-up stored before chips waited for their commit
+// (no Unconfirmed chips to move) is on the table already, and nothing
+// changes. A seat that asked to leave while its chips waited leaves now.
+func (t *Table) TopUpPaid(seat int, amount int64) (Output, error) {
+	if err := t.occupied(seat); err != nil {
+		return Output{}, err
+	}
+	out := t.changed()
+	if s := &t.seats[seat]; s.Unconfirmed >= amount {
+		s.Unconfirmed -= amount
+		t.addChips(seat, amount)
+		t.leaveSettled(seat, &out)
+	}
+	return out, nil
+}
+
+// leaveSettled vacates a seat that asked to leave (or whose table closed)
+// while a top-up waited for the wallet, once none waits and the seat is
+// not in the hand in progress.
+func (t *Table) leaveSettled(seat int, out *Output) {
+	s := t.seats[seat]
+	if s.Unconfirmed == 0 && (s.Leaving || t.closing) && !t.dealtIn(seat) {
+		t.vacate(seat, out)
+	}
 }
 
 // Leave takes the player in seat away from the table. Between hands, or if
@@ -209,6 +258,14 @@ func (t *Table) Leave(seat int, now time.Time) (Output, error) {
 
 func (t *Table) vacate(seat int, out *Output) {
 	s := t.seats[seat]
+	if s.Unconfirmed > 0 {
+		// The wallet has not said where a top-up's chips are: cashing the
+		// seat out now would either leave them out (and a commit that went
+		// through would strand them in escrow) or pay chips the escrow may
+		// never get. The seat leaves when they are settled (G-41).
+		t.seats[seat].Leaving = true
+		return
+	}
 	// An unpaid seat takes nothing: its chips never reached the table (the
 	// service releases the hold instead of committing it).
 	if !s.Unpaid {
@@ -245,14 +302,22 @@ func (t *Table) Unseat(seat int) (Output, error) {
 }
 
 // TakeBack removes chips a top-up added when the wallet would not commit
-// them: from the queued chips first (CS-05), then from the stack between
-// hands. It refuses to take chips the seat has in play.
+// them: from the chips waiting for the commit (G-41), which never play, so
+// a hand in progress does not stand in the way. A top-up stored before
+// chips waited for their commit is taken from the queued chips (CS-05),
+// then from the stack between hands; chips the seat has in play are
+// refused. A seat that asked to leave while its chips waited leaves now.
 func (t *Table) TakeBack(seat int, amount int64) (Output, error) {
 	if err := t.occupied(seat); err != nil {
 		return Output{}, err
 	}
 	s := &t.seats[seat]
 	switch {
+	case s.Unconfirmed >= amount:
+		s.Unconfirmed -= amount
+		out := t.changed()
+		t.leaveSettled(seat, &out)
+		return out, nil
 	case s.Pending >= amount:
 		s.Pending -= amount
 	case !t.dealtIn(seat) && s.Stack >= amount:

@@ -710,13 +710,16 @@ func (t *Table) Arrival(seat int) *Arrival {
 
 // Chips returns every chip at the table: stacks and chips pending. During
 // a hand the seats' stacks are those it started with, so the pot is
-// counted in them. Chips in transit to a held seat are not here.
+// counted in them. Chips in transit to a held seat are not here. Top-ups
+// the wallet has not confirmed are (Seat.Unconfirmed), as the buy-ins of
+// unpaid seats are: the wallet's audit takes the chips of uncommitted
+// holds off the count.
 func (t *Table) Chips() int64 { return chipsOf(t.seats) }
 
 func chipsOf(seats []Seat) int64 {
 	var n int64
 	for _, s := range seats {
-		n += s.Stack + s.Pending
+		n += s.Stack + s.Pending + s.Unconfirmed
 	}
 	return n
 }

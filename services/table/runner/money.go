@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -59,8 +60,10 @@ func (t *Table) retryMoney(req context.Context) {
 		}
 		err := t.finishMove(ctx, m)
 		if err == nil {
-			if m.Kind == store.MoveBuyIn {
-				t.markPaid(ctx, m)
+			if m.Kind != store.MoveCashOut {
+				if perr := t.paid(ctx, m); perr != nil {
+					t.failed(ctx, m, perr)
+				}
 			}
 			continue
 		}
@@ -194,6 +197,12 @@ func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, 
 		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
 		return err
 	}
+	if m.Kind == store.MoveTopUp && !t.seatedAt(m) {
+		// The seat went with the chips on it (a top-up stored before
+		// chips waited for their commit, G-41): there is nothing here to
+		// take back, and another player's chips must not be.
+		return false, fmt.Errorf("take back top-up %s: %w", m.Key, errTopUpSeatGone)
+	}
 	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
 		if m.Kind == store.MoveTopUp {
 			return dt.TakeBack(m.Seat, m.Amount)
@@ -203,14 +212,37 @@ func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, 
 	return err == nil, err
 }
 
-// paid records a buy-in or top-up whose hold the wallet committed. The
-// caller holds t.mu.
+// errTopUpSeatGone says a top-up's seat no longer holds its player.
+var errTopUpSeatGone = errors.New("the player no longer sits in the top-up's seat")
+
+// seatedAt reports whether m's player still sits in m's seat. The caller
+// holds t.mu.
+func (t *Table) seatedAt(m store.MoneyMove) bool {
+	s := t.dt.Seats()
+	return m.Seat < len(s) && s[m.Seat].Player == m.Player
+}
+
+// paid records a buy-in or top-up whose hold the wallet committed: the
+// seat is dealt in, or the top-up's chips join it (G-41), in the
+// transaction that marks the step done. The caller holds t.mu.
 func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 	if m.Kind == store.MoveBuyIn {
 		t.markPaid(ctx, m)
 		return nil
 	}
-	return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
+	if !t.seatedAt(m) {
+		// A top-up stored before chips waited for their commit, whose
+		// seat went with its chips on it.
+		return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
+	}
+	done := func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUpPaid(m.Seat, m.Amount) }, done); err != nil {
+		return fmt.Errorf("add the committed top-up %s to seat %d: %w", m.Key, m.Seat, err)
+	}
+	return nil
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by
@@ -236,8 +268,9 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	if err != nil {
 		return err
 	}
-	if m.Kind == store.MoveBuyIn {
-		// Done with the seat's Paid mark, in one transaction (markPaid).
+	if m.Kind != store.MoveCashOut {
+		// Done with the seat's Paid mark or the top-up's chips, in one
+		// transaction (paid).
 		return nil
 	}
 	return d.Store.FinishMoneyMove(ctx, m.Key)

@@ -236,6 +236,14 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		if m.TableID != id || m.Player != player || m.Amount != amount || m.Kind != store.MoveTopUp {
 			return SeatView{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
 		}
+		if !m.Done && t.wallet() != nil {
+			// The commit is still pending (its answer was lost): the
+			// retry settles it now, so that the answer says whether the
+			// chips are on the table (G-41).
+			if err := t.settleTopUp(ctx, m); err != nil {
+				return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
+			}
+		}
 		return t.view(Viewer{Player: player}).Seats[m.Seat], nil
 	}
 	seat := t.dt.SeatOf(player)
@@ -250,7 +258,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	if t.wallet() != nil {
 		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
 			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
-			Stack: t.dt.StackNow(seat) + s.Pending, Amount: amount, SittingId: sittingOf(s)})
+			Stack: t.dt.StackNow(seat) + s.Pending + s.Unconfirmed, Amount: amount, SittingId: sittingOf(s)})
 		if err != nil {
 			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}
@@ -263,29 +271,49 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		t.buying--
 		t.schedule()
 	}()
-	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUp(seat, amount) },
+	// With a wallet, the chips wait for the commit (G-41): they play only
+	// once the wallet has them in the table's escrow (paid).
+	topUp := (*dealer.Table).TopUpUnpaid
+	if t.wallet() == nil {
+		topUp = (*dealer.Table).TopUp
+	}
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return topUp(dt, seat, amount) },
 		func(tx *sqlstore.Tx) error { return d.Store.AddMoneyMove(ctx, tx, move) })
 	if err != nil {
 		t.releaseHold(ctx, key, holdID)
 		return SeatView{}, err
 	}
 	if t.wallet() != nil {
-		if err := t.finishMove(ctx, move); err != nil {
-			if !definite(err) {
-				// The commit is retried in the background until the
-				// wallet takes it.
-				return SeatView{}, fmt.Errorf("commit top-up of %s at %s (retried in the background): %w", player, id, err)
-			}
-			undone, uerr := t.undoBuyIn(ctx, move)
-			if uerr != nil {
-				d.Logger.ErrorContext(ctx, "undo a refused top-up (retried in the background)", "table", id, "seat", seat, "error", uerr)
-			}
-			if undone || uerr != nil {
-				return SeatView{}, fmt.Errorf("commit top-up of %s at %s: %w", player, id, err)
-			}
+		if err := t.settleTopUp(ctx, move); err != nil {
+			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}
 	}
 	return t.view(Viewer{Player: player}).Seats[seat], nil
+}
+
+// settleTopUp commits a top-up's hold and adds its chips to the seat, or
+// takes them back if the wallet refuses the commit (and its release says
+// the chips went back to the player). An error says the top-up is not on
+// the table: refused, or left for the background retry. The caller holds
+// t.mu.
+func (t *Table) settleTopUp(ctx context.Context, m store.MoneyMove) error {
+	err := t.finishMove(ctx, m)
+	if err == nil {
+		return t.paid(ctx, m)
+	}
+	if !definite(err) {
+		// The commit is retried in the background until the wallet
+		// answers; the chips wait for it.
+		return fmt.Errorf("commit (retried in the background): %w", err)
+	}
+	undone, uerr := t.undoBuyIn(ctx, m)
+	if uerr != nil {
+		t.r.d.Logger.ErrorContext(ctx, "undo a refused top-up (retried in the background)", "table", t.id, "seat", m.Seat, "error", uerr)
+	}
+	if undone || uerr != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil // the release found the hold committed: paid
 }
 
 // SitOut takes the player in seat out of the deal from the next hand.
