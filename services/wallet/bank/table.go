@@ -124,7 +124,13 @@ type HoldRequest struct {
 	Currency string
 	Game     buyin.Game
 	// Stack is the player's current stack when already seated (a top-up).
-	Stack  int64
+	// It is what the table saw when it asked, not part of what is asked,
+	// so it stays out of the idempotency key's request hash: a top-up
+	// whose answer was lost is retried after a hand has moved the stack,
+	// and must get the original hold, not IDEMPOTENCY_KEY_REUSED. The
+	// original answer stands as it was decided (G-19 against the stack
+	// then), like every replayed answer.
+	Stack  int64 `json:"-"`
 	Amount int64
 	// Sitting is the sitting a top-up adds to; empty for a sit-down.
 	Sitting string
