@@ -125,7 +125,7 @@ func (t *Table) Interpret(id string, seat int, e live.Entry) (Proposal, Output, 
 		return Proposal{}, Output{}, fault.Rule(fault.Precondition, "TP-46", "ACTION_NOT_ALLOWED", "seat "+strconv.Itoa(seat)+" has no action")
 	}
 	s := live.Situation{Structure: live.Structure(b.Structure), Tournament: b.Tournament, Preflop: b.Preflop, CurrentBet: b.CurrentBet,
-		InFront: b.InFront, Stack: b.Stack, MinRaiseTo: b.MinRaiseTo, MaxRaiseTo: b.MaxRaiseTo, LastRaise: b.LastRaise,
+		InFront: b.InFront, Stack: b.Stack, MinRaiseTo: b.MinRaiseTo, MaxRaiseTo: b.MaxRaiseTo, BigUnitTo: b.BigUnitTo, LastRaise: b.LastRaise,
 		ChipUnit: b.ChipUnit, RaiseClosed: b.RaiseClosed}
 	ru, err := live.Interpret(e, s)
 	if err != nil {

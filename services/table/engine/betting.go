@@ -705,8 +705,12 @@ type BettingState struct {
 	Stack      int64     `json:"stack"`    // chips behind
 	MinRaiseTo int64     `json:"min_raise_to"`
 	MaxRaiseTo int64     `json:"max_raise_to"`
-	LastRaise  int64     `json:"last_raise"` // the last full bet or raise increment
-	ChipUnit   int64     `json:"chip_unit"`
+	// BigUnitTo is, in fixed-limit stud with an open pair on fourth street
+	// (TP-28), the total of a bet or raise by the big unit while that is
+	// open besides MinRaiseTo; 0 otherwise.
+	BigUnitTo int64 `json:"big_unit_to,omitempty"`
+	LastRaise int64 `json:"last_raise"` // the last full bet or raise increment
+	ChipUnit  int64 `json:"chip_unit"`
 	// RaiseClosed is empty when the seat may bet or raise, otherwise the
 	// rule that stops it (TP-23, TP-24, TP-29, TP-44, TP-49, TP-58).
 	RaiseClosed string `json:"raise_closed,omitempty"`
@@ -754,6 +758,7 @@ func (h *Hand) bettingOf(i int) BettingState {
 	b.MaxRaiseTo = p.Bet + p.Stack
 	if o.aggr != noKind {
 		b.MaxRaiseTo = o.maxTo
+		b.BigUnitTo = o.altTo
 	} else {
 		b.RaiseClosed = h.whyErr(o.why).Rule
 	}

@@ -78,7 +78,14 @@ func TestStudOpenPairRaiseByBigUnit_TP28(t *testing.T) {
 		t.Fatalf("TP-28 raise options after a small bet %v, want [20 30]", raises)
 	}
 	refuse(t, h, Action{Seat: 1, Kind: Raise, Amount: 25}, "TP-28", refusal.WrongAmount)
+	// The live console reads a dealer's entry from the same situation.
+	if b, ok := h.Betting(); !ok || b.MinRaiseTo != 20 || b.BigUnitTo != 30 {
+		t.Fatalf("TP-28 betting situation %+v, want the raise to 20 or to 30", b)
+	}
 	act(t, h, Action{Seat: 1, Kind: Raise, Amount: 30})
+	if b, _ := h.Betting(); b.BigUnitTo != 0 {
+		t.Fatalf("G-18: after the big raise the situation still offers the big unit: %+v", b)
+	}
 	// G-18: the round is now in the big unit.
 	if l, _ := findLegal(h, Raise); l.Min != 50 || l.Max != 50 {
 		t.Fatalf("G-18 raise after the big raise: %+v, want to 50", l)

@@ -84,7 +84,7 @@ func FuzzInterpret(f *testing.F) {
 			if r.Amount < s.MinRaiseTo && !r.AllIn {
 				t.Fatalf("%v to %d below the minimum %d and not all-in", r.Action, r.Amount, s.MinRaiseTo)
 			}
-			if (s.Structure == PotLimit && r.Amount > s.MaxRaiseTo) || (s.Structure == FixedLimit && r.Amount > s.MinRaiseTo) {
+			if (s.Structure == PotLimit && r.Amount > s.MaxRaiseTo) || (s.Structure == FixedLimit && r.Amount > max(s.MinRaiseTo, s.BigUnitTo)) {
 				t.Fatalf("%v to %d above the %v maximum", r.Action, r.Amount, s.Structure)
 			}
 		case Call:

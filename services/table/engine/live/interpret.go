@@ -22,7 +22,7 @@ func Interpret(e Entry, s Situation) (Ruling, error) {
 	case PotLimit:
 		in.maxTo = min(in.all, s.MaxRaiseTo)
 	case FixedLimit:
-		in.maxTo = min(in.all, s.MinRaiseTo)
+		in.maxTo = min(in.all, max(s.MinRaiseTo, s.BigUnitTo))
 	}
 	in.canRaise = s.RaiseClosed == "" && in.all > s.CurrentBet
 	in.decide()
@@ -45,7 +45,7 @@ func validate(e Entry, s Situation) error {
 		v    int64
 	}{
 		{"current bet", s.CurrentBet}, {"chips in front", s.InFront}, {"stack", s.Stack},
-		{"minimum raise-to", s.MinRaiseTo}, {"maximum raise-to", s.MaxRaiseTo}, {"last raise", s.LastRaise},
+		{"minimum raise-to", s.MinRaiseTo}, {"maximum raise-to", s.MaxRaiseTo}, {"big-unit raise-to", s.BigUnitTo}, {"last raise", s.LastRaise},
 		{"declared amount", e.Amount}, {"chips pushed", e.ChipsTotal}, {"largest chip", e.LargestChip},
 	} {
 		if v.v < 0 {
@@ -127,10 +127,23 @@ func (in *interpreter) raiseTo(target int64, completeRule, completeText string) 
 		return
 	}
 	if in.s.Structure == FixedLimit {
-		if target != in.s.MinRaiseTo {
-			in.r.cite("TP-27", fmt.Sprintf("fixed limit: every bet and raise is one unit, to %d", in.s.MinRaiseTo))
+		switch big := in.s.BigUnitTo; {
+		case big > in.s.MinRaiseTo && target >= big:
+			// TP-28: with an open pair on fourth street the bet or raise
+			// may be by the big unit; more than that is the big unit.
+			in.r.cite("TP-28", fmt.Sprintf("open pair on fourth street: a bet or raise by the larger unit, to %d", big))
+			target = big
+		case big > in.s.MinRaiseTo:
+			if target != in.s.MinRaiseTo {
+				in.r.cite("TP-28", fmt.Sprintf("open pair on fourth street: a bet or raise is by the smaller unit, to %d, or the larger, to %d", in.s.MinRaiseTo, big))
+			}
+			target = in.s.MinRaiseTo
+		default:
+			if target != in.s.MinRaiseTo {
+				in.r.cite("TP-27", fmt.Sprintf("fixed limit: every bet and raise is one unit, to %d", in.s.MinRaiseTo))
+			}
+			target = in.s.MinRaiseTo
 		}
-		target = in.s.MinRaiseTo
 	}
 	if target < in.s.MinRaiseTo && target < in.all {
 		// An all-in for less stands as it is (TP-23); anything else short of

@@ -285,3 +285,40 @@ func TestAnnouncePot_TP43(t *testing.T) {
 		})
 	}
 }
+
+// TestInterpretOpenPair_TP28 rules on fixed-limit stud wagers with an open
+// pair on fourth street at 10/20, where a bet or raise may be by either
+// unit until someone has made it by the larger (TP-28).
+func TestInterpretOpenPair_TP28(t *testing.T) {
+	t.Parallel()
+	open := Situation{Structure: FixedLimit, Stack: 500, MinRaiseTo: 10, BigUnitTo: 20, ChipUnit: 5}
+	facing := Situation{Structure: FixedLimit, CurrentBet: 10, Stack: 500, MinRaiseTo: 20, BigUnitTo: 30, ChipUnit: 5}
+	tests := []struct {
+		name   string
+		e      Entry
+		s      Situation
+		action Action
+		amount int64
+		cites  string
+	}{
+		{"TP-28 the open bet by the larger unit", declare(DeclareBetOrRaise, 20, Entry{}), open, Bet, 20, "TP-28"},
+		{"TP-28 the open bet by the smaller unit", declare(DeclareBetOrRaise, 10, Entry{}), open, Bet, 10, ""},
+		{"TP-28 a raise by the larger unit after a small bet", declare(DeclareBetOrRaise, 30, Entry{}), facing, Raise, 30, "TP-28"},
+		{"TP-28 chips for a raise by the larger unit", chips(30, 3), facing, Raise, 30, "TP-28"},
+		{"TP-28 more than the larger unit is the larger unit", declare(DeclareBetOrRaise, 60, Entry{}), facing, Raise, 30, "TP-28"},
+		{"TP-28 between the units is the smaller unit", declare(DeclareBetOrRaise, 25, Entry{}), facing, Raise, 20, "TP-28"},
+		{"TP-28 a stack short of the larger unit is all in", declare(DeclareBetOrRaise, 30, Entry{}), short(facing, 25), Raise, 25, "TP-28"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := Interpret(tc.e, tc.s)
+			if err != nil {
+				t.Fatalf("Interpret: %v", err)
+			}
+			if r.Action != tc.action || r.Amount != tc.amount || (tc.cites != "" && !r.Rule(tc.cites)) || r.Rule("TP-27") {
+				t.Fatalf("got %v to %d, rules %+v; want %v to %d citing %q and not TP-27", r.Action, r.Amount, r.Rules, tc.action, tc.amount, tc.cites)
+			}
+		})
+	}
+}

@@ -126,6 +126,11 @@ type Situation struct {
 	// MaxRaiseTo is the largest total allowed: the pot-limit maximum in PL
 	// (TP-25, G-03). It is ignored in NL (the stack is the limit) and FL.
 	MaxRaiseTo int64
+	// BigUnitTo is, in fixed-limit stud with an open pair on fourth street
+	// (TP-28), the total of a bet or raise by the big unit, open besides
+	// MinRaiseTo (the small unit) until someone has bet or raised by it;
+	// 0 otherwise.
+	BigUnitTo int64
 	// LastRaise is the size of the largest bet or raise so far on the round,
 	// the base of the tournament 50 % rule (TP-41, G-14). 0 means
 	// MinRaiseTo - CurrentBet.
