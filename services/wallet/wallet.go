@@ -50,7 +50,9 @@ type Config struct {
 	// within minutes, but a dispute about a cash-in or buy-in is looked at
 	// days later, by someone who may replay the request to see what the
 	// wallet answered. Seven days (168h) covers that; at least an hour is
-	// required. The ledger itself is never pruned.
+	// required. The ledger itself is never pruned, nor are the keys of
+	// event payments (store.Request.Lasting), which a tournament may retry
+	// later than any window.
 	IdempotencyRetention time.Duration `env:"CARDROOM_WALLET_IDEMPOTENCY_RETENTION" envDefault:"168h" doc:"How long the wallet keeps an idempotency key and its stored response (a replay within it returns the original response; after it the request would run again). At least 1h; transfers and entries are never pruned."`
 	// MaxAmount is the per-transaction maximum: the largest amount one
 	// deposit, withdrawal, buy-in, tournament payment, prize or voucher may

@@ -136,7 +136,8 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 	if l, ok := any(req).(laned); ok {
 		lane = l.lane()
 	}
-	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body, Lane: lane}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
+	_, lasting := any(req).(eventPayment)
+	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body, Lane: lane, Lasting: lasting}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
 		r, err := fn(tx)
 		if err != nil {
 			return nil, err
@@ -154,6 +155,14 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 	}
 	return res, nil
 }
+
+// eventPayment is a payment to or from an event's prize pool: its key is
+// kept for good (store.Request.Lasting), so that a retry after the
+// idempotency key was pruned gets the original answer instead of paying
+// again. The tournament service names these payments by event, player,
+// kind and number, and may retry one long after the retention window (a
+// saga left pending, a director replaying its books).
+type eventPayment interface{ eventPayment() }
 
 // laned is a request that names the rows it mostly touches (a table's,
 // the cage's, an event's): the store batches requests of one lane

@@ -43,6 +43,8 @@ type ContributionRequest struct {
 // lane is the event's: its prize pool.
 func (r ContributionRequest) lane() string { return "event:" + r.Event }
 
+func (r ContributionRequest) eventPayment() {}
+
 func (r ContributionRequest) validate() (ledger.Currency, error) {
 	if err := validPlayer(r.Player); err != nil {
 		return "", err
@@ -162,6 +164,8 @@ type PrizeRequest struct {
 // lane is the event's: its prize pool.
 func (r PrizeRequest) lane() string { return "event:" + r.Event }
 
+func (r PrizeRequest) eventPayment() {}
+
 // PayPrize pays a prize from the event's prize pool; the pool cannot go
 // negative, so an event never pays out more than came in.
 func (b *Bank) PayPrize(ctx context.Context, r PrizeRequest) (TransferResult, error) {
@@ -208,6 +212,8 @@ type VoucherRequest struct {
 
 // lane is the event's: its prize pool.
 func (r VoucherRequest) lane() string { return "event:" + r.SourceEvent }
+
+func (r VoucherRequest) eventPayment() {}
 
 // VoucherResult is an issued voucher.
 type VoucherResult struct {
@@ -281,6 +287,8 @@ type RefundRequest struct {
 // lane is the event's: its prize pool.
 func (r RefundRequest) lane() string { return "event:" + r.Event }
 
+func (r RefundRequest) eventPayment() {}
+
 // RefundResult lists the reversals a refund posted.
 type RefundResult struct {
 	Event     string
@@ -347,6 +355,8 @@ type EntryRefundRequest struct {
 
 // lane is the event's: its prize pool.
 func (r EntryRefundRequest) lane() string { return "event:" + r.Event }
+
+func (r EntryRefundRequest) eventPayment() {}
 
 // RefundEntry posts the exact reversal of one entry (TR-04): the prize
 // part back out of the pool and the fee out of the house's account, to
@@ -415,6 +425,8 @@ type PoolSettlementRequest struct {
 
 // lane is the event's: its prize pool.
 func (r PoolSettlementRequest) lane() string { return "event:" + r.Event }
+
+func (r PoolSettlementRequest) eventPayment() {}
 
 // SettlePrizePool moves Amount from the event's prize pool to the player
 // or the house. The pool cannot go negative, so no settlement takes more

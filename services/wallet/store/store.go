@@ -89,6 +89,12 @@ type Request struct {
 	// cage's, an event's): on a grouped store they are batched together
 	// (GroupCommit). Any string; empty is a lane too.
 	Lane string
+	// Lasting records the key for good as well (payment_keys), in the
+	// transaction that does the request: a payment to or from an event's
+	// prize pool. Its key is the tournament's natural one (event, player,
+	// kind, number), and a retry that comes after the idempotency key was
+	// pruned must get the original answer, not pay a second time.
+	Lasting bool
 }
 
 func (r Request) hash() string {
@@ -118,8 +124,24 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 		return nil, false, fault.Invalidf("idempotency_key", "must be 1-300 characters")
 	}
 	hash := req.hash()
+	replayed = false
 	err = s.write(ctx, req.Lane, now, func(tx *Tx) error {
 		tx.key = &txKey{req: req, hash: hash}
+		if req.Lasting {
+			storedHash, stored, found, err := tx.paymentKey(ctx, req.Key)
+			if err != nil {
+				return err
+			}
+			if found {
+				// The request went through before its idempotency key was
+				// pruned: answer it again, and pay nothing.
+				if storedHash != hash {
+					return ErrKeyReused.Withf("idempotency key %q was used for a different request", req.Key).With("idempotency_key", req.Key)
+				}
+				resp, replayed = stored, true
+				return tx.recordKey(ctx, req, hash, stored)
+			}
+		}
 		out, err := fn(tx)
 		if err != nil {
 			return err
@@ -127,24 +149,20 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 		if tx.key.recorded != nil {
 			// fn posted its transfer with KeyRow: the key is already
 			// written, with the response fn promised.
-			resp = tx.key.recorded
-			return nil
-		}
-		res, err := tx.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, response, created_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, out, now.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("record idempotency key: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
+			out = tx.key.recorded
+		} else if err := tx.recordKey(ctx, req, hash, out); err != nil {
 			return err
-		} else if n == 0 {
-			return errKeyTaken
+		}
+		if req.Lasting {
+			if err := tx.recordPaymentKey(ctx, req, hash, out); err != nil {
+				return err
+			}
 		}
 		resp = out
 		return nil
 	})
 	if err == nil {
-		return resp, false, nil
+		return resp, replayed, nil
 	}
 	if _, isFault := fault.As(err); !isFault && !errors.Is(err, errKeyTaken) {
 		return nil, false, err
@@ -166,6 +184,53 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 
 // errKeyTaken rolls back a duplicate that lost the race for its key.
 var errKeyTaken = errors.New("idempotency key taken by a concurrent request")
+
+// recordKey writes the request's idempotency key with its response; a key
+// a concurrent duplicate wrote first is errKeyTaken.
+func (t *Tx) recordKey(ctx context.Context, req Request, hash string, resp []byte) error {
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, response, created_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, resp, t.now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record idempotency key: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return errKeyTaken
+	}
+	return nil
+}
+
+// recordPaymentKey writes a lasting request's key for good (payment_keys),
+// beside its idempotency key. Its primary key refuses a second payment
+// under the key: a concurrent duplicate that wrote it first (both came
+// after the idempotency key was pruned) is errKeyTaken, and the loser
+// answers with the winner's response.
+func (t *Tx) recordPaymentKey(ctx context.Context, req Request, hash string, resp []byte) error {
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO payment_keys (key, operation, request_hash, response, created_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, resp, t.now.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("record payment key: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return errKeyTaken
+	}
+	return nil
+}
+
+// paymentKey reads a lasting request's key from payment_keys.
+func (t *Tx) paymentKey(ctx context.Context, key string) (hash string, response []byte, found bool, err error) {
+	err = t.tx.QueryRowContext(ctx, `SELECT request_hash, response FROM payment_keys WHERE key = $1`, key).Scan(&hash, &response)
+	if noRows(err) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read payment key: %w", err)
+	}
+	return hash, response, true, nil
+}
 
 func (s *Store) lookupKey(ctx context.Context, key string) (hash string, response []byte, found bool, err error) {
 	err = s.db.SQL().QueryRowContext(ctx, `SELECT request_hash, response FROM idempotency_keys WHERE key = $1`, key).Scan(&hash, &response)
