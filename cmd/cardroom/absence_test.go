@@ -51,7 +51,8 @@ func (r *room) seatState(table, player string) seatState {
 
 // TestSeatingAbsenceAtTheTable_CS14_TP56_TP15_CS13: a player's long break
 // recorded by seating alone sits their seat out at the table (TP-56: not
-// dealt in, no blinds posted), coming back through seating deals them in
+// dealt in, no blinds posted; in the hand they are in when they go, the
+// house acts for the seat, G-43), coming back through seating deals them in
 // again (TP-15/TP-18), and the floor's release of an overdue short
 // absence stands the player up at the table, cashes them out and offers
 // the seat to the next player on the list (CS-13), whose buy-in, retried
@@ -67,10 +68,32 @@ func TestSeatingAbsenceAtTheTable_CS14_TP56_TP15_CS13(t *testing.T) {
 	r, _, t1 := cashRoom(t, s, 3, 5000, 20000, "ada", "ben", "cy", "dot")
 	r.playHand(t1, checkDown)
 
-	// CS-14: cy takes the long break with one call to seating.
+	// CS-14: cy takes the long break with one call to seating, in the
+	// middle of a hand she is in: that hand does not wait for her — the
+	// house acts for her seat (G-43), with no clock at this table.
+	st := r.waitHand(t1)
+	no, cySeat := st.Hand.HandNo, st.seatOf("cy")
+	if !st.Seats[cySeat].InHand {
+		t.Fatalf("cy is not in hand %d: %+v", no, st.Seats[cySeat])
+	}
 	r.must("POST", "/v1/seating/tables/"+t1+"/absences", r.tokens["cy"], map[string]any{"kind": "ABSENCE_KIND_LONG_BREAK"}, nil)
 	waitFor(t, "cy sat out at the table", 10*time.Second, func() bool { return r.seatState(t1, "cy").SittingOut })
-	r.playHand(t1, checkDown) // the hand cy may have been dealt before leaving
+	for st := r.state(t1, r.floor); st.live() && st.Hand.HandNo == no; st = r.state(t1, r.floor) {
+		if st.Hand.ToAct == cySeat {
+			t.Fatalf("G-43: hand %d waits for cy, who is away: %+v", no, st.Hand)
+		}
+		r.act(t1, checkDown)
+	}
+	actedFor := false
+	for _, e := range r.history(t1, no).Events {
+		if e.Seat == cySeat && (e.Rule == "TP-59" || e.Kind == "muck") {
+			t.Fatalf("G-43: cy's seat, away, was ruled %+v in hand %d", e, no)
+		}
+		actedFor = actedFor || (e.Seat == cySeat && e.Rule == "G-43")
+	}
+	if !actedFor {
+		t.Fatalf("G-43: the house never acted for cy's seat in hand %d", no)
+	}
 	for range 3 {
 		st := r.waitHand(t1)
 		if cy := st.Seats[st.seatOf("cy")]; cy.InHand || cy.Bet > 0 {

@@ -58,7 +58,8 @@
 // seating.player_away / player_back / absence_overdue / seat_released
 // (seatingv1.AbsenceEvent); seating itself carries them to the table
 // (Deps.Tables, consumer group "seating.table"): an away player is sat
-// out (TP-56), a returning one dealt in again under TP-15/TP-18, a
+// out (TP-56; in a hand they are still in, the house acts for the seat,
+// G-43), a returning one dealt in again under TP-15/TP-18, a
 // released one stood up and cashed out, after which the table reports
 // table.seat_opened and the seat is offered (CS-13, CS-14);
 // seating.open_table_suggested (seatingv1.OpenTableSuggested, key = list id).

@@ -23,13 +23,15 @@ type TableSeats struct {
 
 var _ room.Tables = TableSeats{}
 
-// SitOut takes the away player out of the deal from the next hand (TP-56).
+// SitOut takes the away player out of the deal from the next hand (TP-56)
+// and, in a hand they are still in, has the house act for the seat (G-43),
+// so the hand does not wait for a player who is not there.
 func (l TableSeats) SitOut(ctx context.Context, table string, seat int, player string) error {
 	return l.change(ctx, table, seat, player, func(s *tablev1.SeatState) error {
-		if s.GetSittingOut() {
+		if s.GetSittingOut() && !s.GetInHand() {
 			return nil
 		}
-		_, err := l.Client.SitOut(ctx, &tablev1.SitOutRequest{TableId: table, Seat: int32(seat)})
+		_, err := l.Client.SitOut(ctx, &tablev1.SitOutRequest{TableId: table, Seat: int32(seat), Away: true})
 		return err
 	})
 }

@@ -19,7 +19,9 @@ import (
 // (TP-15, TP-18), stand a released one up. Each call names the seat and the
 // player expected in it and is idempotent.
 type Tables interface {
-	// SitOut sits player out at seat from the next hand (CS-14, TP-56).
+	// SitOut sits player out at seat from the next hand (CS-14, TP-56)
+	// and has the house act for the seat in a hand they are still in
+	// (G-43).
 	SitOut(ctx context.Context, table string, seat int, player string) error
 	// Return deals player in again, waiting for the big blind (TP-15, TP-18).
 	Return(ctx context.Context, table string, seat int, player string) error

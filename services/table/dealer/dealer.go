@@ -72,6 +72,11 @@ type Seat struct {
 	// A seat with Unconfirmed chips leaves once the wallet has settled
 	// them (G-41).
 	Leaving bool `json:"leaving,omitempty"`
+	// Away is a player who stepped away from their seat during a hand
+	// they are in (StepAway): the house acts for the seat until the hand
+	// ends or they return (G-43), as for a leaving one, but the seat stays
+	// theirs, sitting out.
+	Away bool `json:"away,omitempty"`
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).
 	Unpaid bool `json:"unpaid,omitempty"`

@@ -1020,3 +1020,75 @@ func TestLeaveAllInAtALiveTable_G43(t *testing.T) {
 		t.Fatalf("TP-44: the away seat's aces won 200 and were cashed out as %+v", end.CashOuts)
 	}
 }
+
+// TestStepAwayDuringHand_CS14_TP56_G43: a player whose absence seating
+// records while they are in a hand (StepAway) does not hold the hand up:
+// the house acts for the seat whenever its turn comes (G-43: here a check,
+// the big blind not facing a raise), the seat keeps its chips and sits out
+// from the next hand (TP-56); a player who returns during the hand acts
+// for themselves again.
+func TestStepAwayDuringHand_CS14_TP56_G43(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// back: the player returns before their turn.
+		back bool
+	}{
+		{"the house acts for the away seat", false},
+		{"back before the turn, the player acts", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tb := newTable(t, Settings{}, 100, 100, 100)
+			mustStart(t, tb, 5, t0)
+			// Three-handed the big blind acts last before the flop.
+			away := (tb.Hand().ToAct() + 2) % 3
+			if _, err := tb.StepAway(away, t0); err != nil {
+				t.Fatal(err)
+			}
+			if !tb.seats[away].SittingOut || !tb.dealtIn(away) {
+				t.Fatalf("the away seat %d: %+v, want sitting out and still in the hand", away, tb.seats[away])
+			}
+			if tc.back {
+				if _, err := tb.Return(away, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var evs []engine.Event
+			for tb.InHand() && tb.Hand().ToAct() != away && tb.Hand().Street() == engine.Preflop {
+				evs = append(evs, act(t, tb, tb.Hand().ToAct(), engine.Call, 0).Events...)
+			}
+			var mine []engine.Event
+			for _, ev := range evs {
+				if ev.Seat == away && ev.Rule == AwayRule {
+					mine = append(mine, ev)
+				}
+			}
+			if tc.back {
+				if len(mine) != 0 || !tb.InHand() || tb.Hand().ToAct() != away {
+					t.Fatalf("G-43: the player back at the seat was acted for (%+v) instead of acting, to act %d", mine, tb.Hand().ToAct())
+				}
+				return
+			}
+			if len(mine) != 1 || mine[0].Kind != engine.EvCheck {
+				t.Fatalf("G-43: the away big blind was acted for as %+v, want one check", mine)
+			}
+			for tb.InHand() {
+				seat := tb.Hand().ToAct()
+				kind := engine.Call
+				if _, ok := legal(tb.Hand(), engine.Check); ok {
+					kind = engine.Check
+				}
+				act(t, tb, seat, kind, 0)
+			}
+			if !tb.seats[away].Occupied() || !tb.seats[away].SittingOut || tb.seats[away].Away {
+				t.Fatalf("TP-56: after the hand the away seat is %+v, want seated and sitting out", tb.seats[away])
+			}
+			mustStart(t, tb, 6, t0)
+			if tb.dealtIn(away) {
+				t.Fatal("TP-56: the away seat was dealt the next hand")
+			}
+		})
+	}
+}

@@ -195,7 +195,7 @@ func (t *Table) Apply(act Act, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	if a.Kind == engine.Show && t.seats[a.Seat].Leaving {
+	if a.Kind == engine.Show && (t.seats[a.Seat].Leaving || t.seats[a.Seat].Away) {
 		// A live table's dealer tabling the away seat's hand (G-43).
 		evs = awayRuled(evs, a.Seat)
 	}
@@ -307,7 +307,7 @@ func (t *Table) settle(out *Output, now time.Time) error {
 		}
 		var a engine.Action
 		showdown := t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital
-		leaving := t.seats[seat].Leaving
+		leaving := t.seats[seat].Leaving || t.seats[seat].Away
 		switch {
 		case leaving && showdown && t.canShow():
 			// A leave never gives a live hand away (TP-44: an all-in
@@ -426,6 +426,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 	out.History = &History{TableID: t.id, HandNo: t.handNo, Config: t.cfg, Setup: t.setup, Events: slices.Clone(t.log),
 		Hand: t.hand, Start: t.handStart, End: now}
 	for i := range t.seats {
+		t.seats[i].Away = false // sitting out from now on
 		if t.seats[i].Leaving || (t.closing && t.seats[i].Occupied()) {
 			t.vacate(i, out)
 		}

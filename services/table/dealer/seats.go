@@ -95,6 +95,25 @@ func (t *Table) SitOut(seat int) (Output, error) {
 	return t.changed(), nil
 }
 
+// StepAway is SitOut for a player who has left their seat now (an absence
+// recorded by seating, CS-13, CS-14): in the hand in progress, if they are
+// in it, the house acts for the seat as for one that is away (G-43) — it
+// checks when it may, folds facing a bet and tables a hand live at the
+// showdown — so the hand never waits for a player who is not there. The
+// seat keeps its chips and sits out from the next hand.
+func (t *Table) StepAway(seat int, now time.Time) (Output, error) {
+	out, err := t.SitOut(seat)
+	if err != nil || t.cfg.Tournament || !t.dealtIn(seat) || t.hand.Done() {
+		// A tournament seat is dealt and posts while away (TR-35).
+		return out, err
+	}
+	t.seats[seat].Away = true
+	if err := t.settle(&out, now); err != nil {
+		return Output{}, err
+	}
+	return out, nil
+}
+
 // Return brings a player who sat out back. With postNow they pay what they
 // owe and are dealt in at the next hand; otherwise they wait for the big
 // blind (TP-15, TP-16, TP-18).
@@ -105,7 +124,8 @@ func (t *Table) Return(seat int, postNow bool) (Output, error) {
 	if err := t.penaltyInForce(seat); err != nil {
 		return Output{}, err
 	}
-	t.seats[seat].SittingOut = false
+	// Back at the seat, the player acts for themselves again (G-43).
+	t.seats[seat].SittingOut, t.seats[seat].Away = false, false
 	t.seats[seat].PostNow = postNow
 	return t.changed(), nil
 }

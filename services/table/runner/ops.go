@@ -317,7 +317,11 @@ func (t *Table) settleTopUp(ctx context.Context, m store.MoneyMove) error {
 }
 
 // SitOut takes the player in seat out of the deal from the next hand.
-func (r *Runner) SitOut(ctx context.Context, id string, c Caller, seat int) (SeatView, error) {
+func (r *Runner) SitOut(ctx context.Context, id string, c Caller, seat int, away bool) (SeatView, error) {
+	if away {
+		now := r.d.Clock.Now()
+		return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.StepAway(seat, now) })
+	}
 	return r.seatChange(ctx, id, c, seat, func(dt *dealer.Table) (dealer.Output, error) { return dt.SitOut(seat) })
 }
 

@@ -146,7 +146,7 @@ func (s *Server) TopUp(ctx context.Context, req *tablev1.TopUpRequest) (*tablev1
 
 // SitOut takes a player out of the deal.
 func (s *Server) SitOut(ctx context.Context, req *tablev1.SitOutRequest) (*tablev1.SitOutResponse, error) {
-	sv, err := s.runner.SitOut(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()))
+	sv, err := s.runner.SitOut(ctx, req.GetTableId(), caller(ctx), int(req.GetSeat()), req.GetAway())
 	if err != nil {
 		return nil, err
 	}

@@ -3007,7 +3007,15 @@ type SitOutRequest struct {
 	// table_id identifies the table.
 	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// seat is the seat; a player may name only their own.
-	Seat          int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// away says the player has left the seat now (seating sends it for an
+	// absence it records, CS-13, CS-14): in a hand they are still in, the
+	// house acts for the seat (G-43) — it checks when it may, folds facing a
+	// bet, and a hand still live at the showdown is tabled for it — instead
+	// of the hand waiting for them. Without it the player plays the hand in
+	// progress out and sits out from the next. Ignored at tournament tables,
+	// where an absent player is dealt in (TR-35).
+	Away          bool `protobuf:"varint,3,opt,name=away,proto3" json:"away,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3054,6 +3062,13 @@ func (x *SitOutRequest) GetSeat() int32 {
 		return x.Seat
 	}
 	return 0
+}
+
+func (x *SitOutRequest) GetAway() bool {
+	if x != nil {
+		return x.Away
+	}
+	return false
 }
 
 // SitOutResponse is the seat.
@@ -5962,10 +5977,11 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x0fidempotency_key\x18\x04 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\"A\n" +
 	"\rTopUpResponse\x120\n" +
-	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"f\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"z\n" +
 	"\rSitOutRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12\x1d\n" +
-	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\"B\n" +
+	"\x04seat\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\t(\x00R\x04seat\x12\x12\n" +
+	"\x04away\x18\x03 \x01(\bR\x04away\"B\n" +
 	"\x0eSitOutResponse\x120\n" +
 	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\"\x81\x01\n" +
 	"\rReturnRequest\x126\n" +
