@@ -232,7 +232,7 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 		raw[j] = Int(b)
 	}
 	if ref >= 0 && refPlayer(raw) != ref {
-		return fmt.Errorf("blinds %s start the action after player %d, the engine started after player %d: %w",
+		return fmt.Errorf("a big blind posted live out of position (blinds %s): PHH starts the action after player %d, the table started it after player %d: %w",
 			numberList(raw), refPlayer(raw)+1, ref+1, ErrUnsupported)
 	}
 	return nil

@@ -331,3 +331,29 @@ func TestExportShortAnte(t *testing.T) {
 		})
 	}
 }
+
+// TestExportMissedBigBlindOutOfPosition_TP15: a returning player's missed
+// big blind is live (TP-15) and posted out of position; PHH's
+// blinds_or_straddles would start the action after that player rather than
+// after the big blind, so the hand is refused as unsupported with a reason
+// that says so (it used to say only that the blinds start the action
+// elsewhere).
+func TestExportMissedBigBlindOutOfPosition_TP15(t *testing.T) {
+	t.Parallel()
+	cfg := engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit,
+		Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, SmallBet: 10, BigBet: 20}}
+	st := engine.Setup{Button: 3, Deck: deckOf(t, "AcKdQh7d AdKsQs2c 3h8h9hTc 4s"),
+		Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
+			{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "dan", Stack: 500}},
+		Posts: []engine.Post{{Seat: 0, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 1, Kind: engine.PostBigBlind, Amount: 10},
+			{Seat: 2, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: "TP-15"}, {Seat: 2, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: "TP-15"}}}
+	rec, err := Record(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	playCalls(t, rec)
+	_, err = rec.History()
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "a big blind posted live out of position") {
+		t.Fatalf("export: %v, want unsupported: a big blind posted live out of position", err)
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -410,13 +411,14 @@ func maskHoleCards(ph *phh.History, v engine.View) {
 	}
 }
 
-// phhReason names why export failed without quoting cards.
+// phhReason names why export failed without quoting cards: the export's
+// own reasons name posts, players and amounts, never a card.
 func phhReason(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case strings.Contains(err.Error(), "not supported"):
-		return "a post PHH cannot express"
+	case errors.Is(err, phh.ErrUnsupported):
+		return strings.TrimSuffix(err.Error(), ": "+phh.ErrUnsupported.Error())
 	}
 	return "unsupported"
 }
