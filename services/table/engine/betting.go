@@ -524,20 +524,20 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *refusal.Error)
 			return Withdraw, 0, nil
 		}
 		if !o.fold {
-			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "nothing to call: check instead of folding")
+			return 0, 0, ruleErr("G-33", refusal.ActionNotAllowed, "nothing to call: check instead of folding")
 		}
 		return Fold, 0, nil
 	case Check:
 		if !o.check {
 			if o.bringIn {
-				return 0, 0, ruleErr("", refusal.ActionNotAllowed, "the bring-in must bring it in or complete")
+				return 0, 0, ruleErr("G-18", refusal.ActionNotAllowed, "the bring-in must bring it in or complete")
 			}
 			return 0, 0, ruleErr("G-33", refusal.CannotCheck, "facing a bet, the choices are call, raise or fold")
 		}
 		return Check, 0, nil
 	case Call:
 		if !o.call {
-			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "nothing to call")
+			return 0, 0, ruleErr("G-33", refusal.ActionNotAllowed, "nothing to call")
 		}
 		if a.Amount != 0 && a.Amount != o.callTo {
 			return 0, 0, rangeErr("TP-32", refusal.WrongAmount, "call amount is the round total", o.callTo, o.callTo)
@@ -545,7 +545,7 @@ func (h *Hand) checkBetting(i int, a Action) (ActionKind, int64, *refusal.Error)
 		return Call, o.callTo, nil
 	case BringIn:
 		if !o.bringIn {
-			return 0, 0, ruleErr("", refusal.ActionNotAllowed, "no bring-in pending")
+			return 0, 0, ruleErr("G-18", refusal.ActionNotAllowed, "no bring-in pending")
 		}
 		if a.Amount != 0 && a.Amount != o.bringInTo {
 			return 0, 0, rangeErr("G-18", refusal.WrongAmount, "the bring-in is the table's bring-in amount", o.bringInTo, o.bringInTo)

@@ -346,3 +346,38 @@ func TestStudBettingContextInEveryView_G18(t *testing.T) {
 		t.Fatalf("after the bring-in: due %d, by %d, unit %d; want -1, 1, 10", v.BringInDue, v.BringIn, v.Unit)
 	}
 }
+
+// TestActionNotAllowedNamesItsRule_G18_G33: a betting action the moment
+// does not allow cites the house rule that says what each action is — a
+// fold or a call with nothing to call (G-33), a check by the bring-in or a
+// bring-in when none is due (G-18) — so an app can show why.
+func TestActionNotAllowedNamesItsRule_G18_G33(t *testing.T) {
+	t.Parallel()
+	stud := func(t *testing.T) *Hand {
+		return mustHand(t, studCfg(Stud), Setup{Button: 2, Players: players(500, 500, 500),
+			Deck: stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")})
+	}
+	checkedAround := func(t *testing.T) *Hand {
+		h := mustHand(t, nlhe(50, 100), Setup{Button: 2, Players: players(1000, 1000, 1000),
+			Deck: holdemDeck(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")})
+		act(t, h, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Check})
+		return h // the flop, nobody has bet: seat 0 to act
+	}
+	cases := []struct {
+		name string
+		hand func(*testing.T) *Hand
+		a    Action
+		rule string
+	}{
+		{"fold with nothing to call", checkedAround, Action{Seat: 0, Kind: Fold}, "G-33"},
+		{"call with nothing to call", checkedAround, Action{Seat: 0, Kind: Call}, "G-33"},
+		{"the bring-in checks", stud, Action{Seat: 1, Kind: Check}, "G-18"},
+		{"a bring-in when none is due", checkedAround, Action{Seat: 0, Kind: BringIn}, "G-18"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			refuse(t, c.hand(t), c.a, c.rule, refusal.ActionNotAllowed)
+		})
+	}
+}
