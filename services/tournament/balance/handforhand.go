@@ -2,6 +2,7 @@ package balance
 
 import (
 	"slices"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
 )
@@ -18,6 +19,16 @@ type HandForHand struct {
 	// Tables are the tables in play; Done those that finished this round.
 	Tables []string
 	Done   []string
+	// Since is when it started. A hand that ended before then (its report
+	// handled after the start) is not a hand of any round: a table between
+	// hands at the start counts as done with the first round, or plays it.
+	Since time.Time
+}
+
+// Before reports whether a hand that ended at end ended before
+// hand-for-hand started, so that it is no hand of a round.
+func (h *HandForHand) Before(end time.Time) bool {
+	return h.Active && !h.Since.IsZero() && !end.IsZero() && end.Before(h.Since)
 }
 
 // Hand-for-hand failures.

@@ -91,7 +91,7 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		if len(nums) < 2 || players > mostPaid(t)+1 {
 			return false, nil
 		}
-		return d.startHandForHand(ctx, id, players, nums, idle)
+		return d.startHandForHand(ctx, id, h.Table, players, nums, idle)
 	}
 	table := strconv.Itoa(h.Table)
 	ids := make([]string, len(nums))
@@ -120,7 +120,10 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		}
 		slices.Sort(hf.Tables)
 		waits = slices.Contains(hf.Done, table)
-		roundOver = roundOver || len(hf.Done) == 0
+		// The books reset Done when this hand completed the round; a hand
+		// that ended before hand-for-hand started was counted in none
+		// (G-26), so an empty Done says nothing of it.
+		roundOver = roundOver || (len(hf.Done) == 0 && !hf.Before(h.End))
 		// A table that cannot deal (one player, or halted short, G-25)
 		// plays no round hand: waiting for it would stop every table.
 		for _, tb := range idle {
@@ -183,7 +186,7 @@ func (d *Director) passBubble(id string) bool {
 // paid or fewer in one hand (TR-37 places those out) passed the bubble
 // with no hand to play there: it is logged once, and nothing starts. It
 // reports whether it started.
-func (d *Director) startHandForHand(ctx context.Context, id string, players int, nums []int, idle []string) (bool, error) {
+func (d *Director) startHandForHand(ctx context.Context, id string, current, players int, nums []int, idle []string) (bool, error) {
 	due, before, paid := false, 0, 0
 	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		due, before, paid = false, 0, 0
@@ -232,6 +235,12 @@ func (d *Director) startHandForHand(ctx context.Context, id string, players int,
 		if st.Closed || st.InHand {
 			continue
 		}
+		// A table whose last hand the director has not handled yet (its
+		// lockstep hold still at that hand) is not done with the round:
+		// let go now, it would deal before its busted were taken off and
+		// its balancing made. That hand's handling lets it play its round
+		// hand (the hand ended before the start is no round's, G-26).
+		handled := n == current || st.Holds[HoldLockstep] == 0 || st.Holds[HoldLockstep] > st.HandNo
 		if err := d.tables.Hold(ctx, tableIDs[n], HoldLockstep, HoldFloor, st.HandNo); err != nil {
 			return false, err
 		}
@@ -239,7 +248,7 @@ func (d *Director) startHandForHand(ctx context.Context, id string, players int,
 		if st, err = d.tables.Status(ctx, tableIDs[n]); err != nil {
 			return false, err
 		}
-		if !st.InHand && !slices.Contains(idle, strconv.Itoa(n)) {
+		if !st.InHand && handled && !slices.Contains(idle, strconv.Itoa(n)) {
 			idle = append(idle, strconv.Itoa(n))
 		}
 	}
@@ -259,6 +268,7 @@ func (d *Director) startHandForHand(ctx context.Context, id string, players int,
 			ids = append(ids, strconv.Itoa(n))
 		}
 		cur.HandForHand.Start(ids)
+		cur.HandForHand.Since = now
 		for _, tb := range idle {
 			if slices.Contains(cur.HandForHand.Done, tb) {
 				continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
@@ -169,4 +170,97 @@ func mustActive(t *testing.T, s *store.Store) []string {
 		}
 	}
 	return out
+}
+
+// TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26: at the
+// bubble table 2 is between hands, its hand 4 over but not handled yet.
+// It is not let go with the first round: it would deal before its hand's
+// handling took its busted off and made its balancing move (seen in the
+// rebuy event: a move made after the table had dealt on, of a player no
+// longer due the big blind). Its hand 4, handled after the start, is no
+// round's hand: it lets table 2 play its round hand, and only the end of
+// that hand ends the round and lets both tables deal together.
+func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+	ctx := t.Context()
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for i := range 18 {
+			p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
+				Currency: "EUR", PrizePart: 100, Fee: 10}
+			if err := tx.AddPayment(p, 0, now); err != nil {
+				return err
+			}
+			if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeTables()
+	d := newDirector(s, f, clock.NewFake(now))
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	lockstep := func(id string) int64 {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.tables[id].holds[director.HoldLockstep]
+	}
+	for _, step := range []struct {
+		table int
+		id    string
+		no    int64
+	}{{1, "tbl1", 5}, {2, "tbl2", 3}, {1, "tbl1", 6}} {
+		f.tables[step.id].handNo = step.no
+		out := tablePlayers(t, s, step.table)[:2]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// record is the books' step for a round hand (the server's consumer).
+	record := func(table string) {
+		t.Helper()
+		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+			_, err := tr.HandForHand.HandEnded(table)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Table 2's hand 4 is over, not handled; table 1's hand 7 busts one:
+	// eleven left. Table 1 waits; table 2 stays held at hand 4.
+	f.tables["tbl2"].handNo = 4
+	f.tables["tbl1"].handNo = 7
+	out := tablePlayers(t, s, 1)[:1]
+	bust(t, s, f, out...)
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 7, Busted: out}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 7 || lockstep("tbl2") != 4 {
+		t.Fatalf("G-26 at the start tables deal through %d and %d, want 7 and 4", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	// Table 2's hand 4 is handled now (the books count it in no round):
+	// table 2 plays its round hand, table 1 still waits.
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 7 || lockstep("tbl2") != 5 {
+		t.Fatalf("G-26 after table 2's last hand before the start, tables deal through %d and %d, want 7 and 5", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	// Table 2's round hand 5 ends the round: both deal together.
+	f.tables["tbl2"].handNo = 5
+	record("2")
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5, End: now.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 6 {
+		t.Fatalf("G-26 after the first round tables deal through %d and %d, want 8 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	}
 }

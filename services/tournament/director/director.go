@@ -527,6 +527,9 @@ func (d *Director) HandleHandEnded(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	h := Hand{TableID: msg.GetTableId(), Table: link.Table, No: msg.GetHandNo(), Stacks: map[string]int64{}}
+	if msg.GetEndTime() != nil {
+		h.End = msg.GetEndTime().AsTime()
+	}
 	var counts []store.Stack
 	for _, st := range msg.GetStacks() {
 		if !st.GetArriving() {
@@ -595,6 +598,8 @@ type Hand struct {
 	// Stacks are the players' chips after the hand, by player: what a
 	// player moved after it carries (the movement slip's stack).
 	Stacks map[string]int64
+	// End is when the hand ended (zero: not known).
+	End time.Time
 }
 
 // HandEnded acts on a tournament's tables after a hand at one of them:
@@ -733,12 +738,25 @@ func (d *Director) Absent(ctx context.Context, id, player, key string) error {
 // are added once. A player the books have moved may not have reached the
 // new table yet (the move recorded or in transit): the moves are finished
 // and the chips go to the table the player sits at, and travel with them.
+// Once a table has them, the audit records it (chips_added): until then
+// the recovery pass adds them again (addChipsDue), so a failed try is
+// not the end of them.
 func (d *Director) AddChips(ctx context.Context, id, player, key string, chips int64, addOn bool) error {
 	_, tableID, err := d.seatOf(ctx, id, player)
 	if err != nil || tableID == "" || chips <= 0 {
 		return err
 	}
+	rule := "TR-14"
+	if addOn {
+		rule = "TR-17"
+	}
+	added := func(tableID string) error {
+		return d.recordChipsAdded(ctx, id, key, chipsAdded{Player: player, TableID: tableID, Chips: chips, AddOn: addOn, Rule: rule})
+	}
 	err = d.tables.AddChips(ctx, tableID, key, player, chips, addOn)
+	if err == nil {
+		return added(tableID)
+	}
 	if Refusal(err) != "NOT_SEATED" {
 		return err
 	}
@@ -755,7 +773,10 @@ func (d *Director) AddChips(ctx context.Context, id, player, key string, chips i
 			return serr
 		}
 		if !st.Closed && slices.ContainsFunc(st.Seats, func(s SeatStatus) bool { return s.Player == player }) {
-			return d.tables.AddChips(ctx, l.TableID, key, player, chips, addOn)
+			if err := d.tables.AddChips(ctx, l.TableID, key, player, chips, addOn); err != nil {
+				return err
+			}
+			return added(l.TableID)
 		}
 	}
 	return err
@@ -1374,6 +1395,11 @@ func (d *Director) recoverPass(ctx context.Context, id string) error {
 	}
 	if err := d.SyncLevels(ctx, id); err != nil {
 		errs = append(errs, fmt.Errorf("levels of %s: %w", id, err))
+	}
+	// Rebuy and add-on chips paid whose first try to put them on the
+	// table failed (TR-14, TR-17).
+	if err := d.addChipsDue(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("rebuy and add-on chips of %s: %w", id, err))
 	}
 	// A table that went idle before a colour-up break has no hand end
 	// in it: its race is run here (TR-22).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -268,6 +269,10 @@ func (f *fakeTables) AddChips(_ context.Context, id, key, player string, chips i
 	if dup, err := f.key(key, fmt.Sprint(id, player, chips, addOn)); dup {
 		return err
 	}
+	if err := f.failing("add_chips"); err != nil {
+		delete(f.keys, key)
+		return err
+	}
 	tb.stacks[player] += chips
 	return nil
 }
@@ -523,7 +528,7 @@ func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus,
 		// (tables.Client.Status) reads that as a closed table.
 		return director.TableStatus{Closed: true}, nil
 	}
-	st := director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed}
+	st := director.TableStatus{HandNo: tb.handNo, InHand: tb.inHand, Closed: tb.closed, Holds: maps.Clone(tb.holds)}
 	for seat, p := range tb.seats {
 		st.Seats = append(st.Seats, director.SeatStatus{Seat: seat, Player: p, Stack: tb.stacks[p]})
 	}

@@ -73,6 +73,10 @@ type TableStatus struct {
 	Closed bool
 	// Seats are the occupied seats.
 	Seats []SeatStatus
+	// Holds are the table's dealing holds: the hand each lets it deal
+	// through, by hold id (HoldLockstep: through the hand after the last
+	// one the director handled).
+	Holds map[string]int64
 }
 
 // SeatStatus is an occupied seat: the tournament's seat number (from 1),
@@ -81,6 +85,9 @@ type SeatStatus struct {
 	Seat   int
 	Player string
 	Stack  int64
+	// Pending are chips added during a hand (a rebuy, an add-on): the
+	// player's, behind from the next hand.
+	Pending int64
 }
 
 // OpenTable is a tournament table to open.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -287,9 +288,13 @@ func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.Unregis
 // Rebuy decides and pays a rebuy (TR-13…TR-16, G-23).
 func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*tournamentv1.RebuyResponse, error) {
 	id, player := req.GetTournamentId(), req.GetPlayerId()
+	stack, err := s.stackOf(ctx, id, player, req.GetStack())
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
 	var pays []entry.Payment
-	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		en, err := tx.Entry(player)
 		if err != nil {
 			return err
@@ -298,7 +303,7 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
 		p, chips, err := entry.Rebuy(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: req.GetStack()})
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack})
 		if err != nil {
 			return err
 		}
@@ -322,9 +327,13 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 // stack (TR-17, G-23).
 func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*tournamentv1.AddOnResponse, error) {
 	id, player := req.GetTournamentId(), req.GetPlayerId()
+	stack, err := s.stackOf(ctx, id, player, req.GetStack())
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
 	var pays []entry.Payment
-	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
 		en, err := tx.Entry(player)
 		if err != nil {
 			return err
@@ -333,7 +342,7 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
 		ps, _, err := entry.AddOn(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: req.GetStack()}, req.GetWithRebuy())
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack}, req.GetWithRebuy())
 		if err != nil {
 			return err
 		}
@@ -360,6 +369,24 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 	}
 	s.driveChips(ctx, id, player, pays)
 	return &tournamentv1.AddOnResponse{Entry: entryToProto(en), Chips: chips}, nil
+}
+
+// stackOf is the player's stack for a rebuy or an add-on (TR-15, TR-17):
+// the chips the tables hold for them when the director drives the
+// tables, whatever stack the request names; the request's otherwise (the
+// floor runs the tables).
+func (s *Server) stackOf(ctx context.Context, id, player string, asked int64) (int64, error) {
+	if s.director == nil {
+		return asked, nil
+	}
+	chips, found, err := s.director.Chips(ctx, id, player)
+	if err != nil {
+		return 0, fmt.Errorf("stack of %s: %w", player, err)
+	}
+	if !found {
+		return asked, nil
+	}
+	return chips, nil
 }
 
 // issuing holds the director's chip count of the tournament while a

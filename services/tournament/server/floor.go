@@ -66,6 +66,7 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 				ids = append(ids, strconv.Itoa(n))
 			}
 			t.HandForHand.Start(ids)
+			t.HandForHand.Since = now
 		}
 		resp.HandForHand = handForHandToProto(t.HandForHand)
 		return nil

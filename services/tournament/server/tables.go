@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -65,7 +67,9 @@ func (s *Server) AttachTable(ctx context.Context, req *tournamentv1.AttachTableR
 // TR-16, or take the add-on with a rebuy, TR-17) is held at the table —
 // the floor records the knock-out if they decline — and knocked out by
 // their table's first hand to end after the window closed there, unless
-// a rebuy was paid since they went out. During
+// a rebuy was paid since they went out; at a table that can no longer
+// deal, by the first hand to end at another table once the period is
+// over (G-42). During
 // hand-for-hand the hand is also the table's hand of the round (G-26), as
 // ReportHandEnded reports it. Each event is applied once, in the
 // transaction that records it as processed (events.Idempotent), so a
@@ -115,6 +119,53 @@ func countRebuyHand(t *store.Tournament, n int, started time.Time) {
 		t.RebuyHands = map[int]int{}
 	}
 	t.RebuyHands[n]++
+}
+
+// heldAtIdleTables returns the players held while they might rebuy
+// (TR-13) at a table other than the hand's (table) that can no longer
+// deal: fewer than two players the books have in play there who are not
+// held themselves. That table plays no more hands, so its last rebuy
+// hands (TR-16) are over and no hand of its own will knock them out (a
+// player alone at a broken table, their move cancelled for want of
+// chips): they are knocked out now, unless they may still take the
+// add-on with a rebuy or a rebuy was paid since they went out (G-42).
+// Each is added to seated.
+func heldAtIdleTables(tx *store.Tx, t *store.Tournament, table int, now time.Time, seated map[string]entry.Entry) ([]standings.Knockout, error) {
+	if len(t.HeldBusts) == 0 {
+		return nil, nil
+	}
+	ens, err := tx.Entries()
+	if err != nil {
+		return nil, err
+	}
+	live := map[int]int{}
+	for _, en := range ens {
+		if _, held := t.HeldBusts[en.PlayerID]; en.Status == entry.Active && en.Table != 0 && !held {
+			live[en.Table]++
+		}
+	}
+	var kos []standings.Knockout
+	for _, en := range ens {
+		at, held := t.HeldBusts[en.PlayerID]
+		if !held || en.Status != entry.Active || en.Table == 0 || en.Table == table || live[en.Table] >= 2 || en.Rebuys > at {
+			continue
+		}
+		if _, ok := seated[en.PlayerID]; ok {
+			continue // at the hand's table after all
+		}
+		hands := max(t.Rules.Entry.LastRebuyHands, handsSincePeriodEnd(t, en, 0))
+		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: hands}, false)
+		if errors.Is(err, entry.ErrMayStillRebuy) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		seated[en.PlayerID] = en
+		kos = append(kos, standings.Knockout{PlayerID: en.PlayerID, TableID: strconv.Itoa(en.Table)})
+	}
+	slices.SortFunc(kos, func(a, b standings.Knockout) int { return strings.Compare(a.PlayerID, b.PlayerID) })
+	return kos, nil
 }
 
 // rebuysAfter counts the entry's last rebuys asked for after end (TR-13):
@@ -216,17 +267,33 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		kos = append(kos, standings.Knockout{PlayerID: en.PlayerID, TableID: strconv.Itoa(link.Table), Hand: msg.GetHandNo(),
 			StartStack: st.GetStartStack()})
 	}
+	// Players held at another table that can no longer deal: it plays no
+	// more hands to count their last rebuy hands or knock them out (G-42).
+	idle, err := heldAtIdleTables(tx, t, link.Table, now, seated)
+	if err != nil {
+		return nil, err
+	}
 	var pays []entry.Payment
 	var b *standings.Board
 	var byPlayer map[string]entry.Entry
 	n := 0
-	if len(kos) > 0 {
+	if len(kos)+len(idle) > 0 {
 		var err error
-		if b, byPlayer, n, err = handBoard(tx, t, seated, kos); err != nil {
+		if b, byPlayer, n, err = handBoard(tx, t, seated, append(slices.Clone(idle), kos...)); err != nil {
 			return nil, err
 		}
 	}
-	if len(kos) > 0 && len(kos) >= n {
+	if len(idle) > 0 && len(kos)+len(idle) < n {
+		// Out before this hand's players: placed first, below them.
+		out, err := knockOut(tx, t, b, byPlayer, idle, price, now)
+		if err != nil {
+			return nil, err
+		}
+		pays = append(pays, out.pays...)
+		s.log.InfoContext(ctx, "tournament: held players knocked out at a table that cannot deal", "tournament", t.Event.ID,
+			"knocked_out", len(idle), "rule_id", "G-42")
+	}
+	if len(kos) > 0 && len(kos) >= n-len(idle) {
 		// A hand cannot bust every player left; the entries disagree with
 		// the table, which is for the floor to sort out.
 		s.log.ErrorContext(ctx, "tournament: table reports every remaining player busted; knock-outs not recorded",
@@ -244,9 +311,15 @@ func (s *Server) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tour
 		if err != nil {
 			return nil, err
 		}
-		pays = append(bounties, out.pays...)
+		pays = append(append(pays, bounties...), out.pays...)
 	}
-	if t.HandForHand.Active {
+	if msg.GetEndTime() != nil && t.HandForHand.Before(msg.GetEndTime().AsTime()) {
+		// Ended before hand-for-hand started, reported after (G-26): the
+		// table was between hands then, done with the first round or
+		// about to play it; this hand is no round's.
+		s.log.InfoContext(ctx, "tournament: hand ended before hand-for-hand started; not a round hand",
+			"tournament", t.Event.ID, "table", link.Table, "hand", msg.GetHandNo())
+	} else if t.HandForHand.Active {
 		_, _, ps, err := handEnded(tx, t, link.Table, price, now)
 		switch {
 		case errors.Is(err, balance.ErrWaitForTables), errors.Is(err, balance.ErrUnknownH4HTable):

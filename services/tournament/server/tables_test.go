@@ -379,3 +379,92 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 		t.Fatalf("TR-13 a, whose rebuy was paid after the hand ended, is %v", got)
 	}
 }
+
+// TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42:
+// two players out at table 2 in the rebuy period are held there while
+// they may rebuy (TR-13), and table 2, its last player with chips about to
+// be moved, deals no more hands: nothing of its own would count its last
+// rebuy hands (TR-16) or knock them out. A hand at table 1 in the period
+// leaves them held; the first hand to end anywhere once the period is
+// over knocks them out, placed together below that hand's players (G-42).
+func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d", "e", "f"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.SeatsPerTable = 3
+		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 1}
+	})
+	for n, tb := range []string{"tbl-one", "tbl-two"} {
+		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: int32(n + 1), TableId: tb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := map[int32][]string{}
+	seat := map[string]int32{}
+	for _, en := range f.entries(f.floor, t, id) {
+		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
+		seat[en.GetPlayerId()] = en.GetSeat()
+	}
+	if len(at[1]) != 3 || len(at[2]) != 3 {
+		t.Fatalf("the draw: %v", at)
+	}
+	slices.Sort(at[2])
+	no := int64(0)
+	hand := func(tb string, started time.Time, stacks map[string]int64, busted ...string) {
+		t.Helper()
+		no++
+		msg := &tablev1.HandEnded{TableId: tb, HandNo: no, StartTime: timestamppb.New(started), EndTime: timestamppb.New(started)}
+		for p, chips := range stacks {
+			msg.Stacks = append(msg.Stacks, &tablev1.SeatStack{Seat: seat[p], PlayerId: p, Stack: chips, StartStack: 3000})
+		}
+		for _, p := range busted {
+			msg.Busted = append(msg.Busted, seat[p])
+		}
+		b, err := proto.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: events.TopicHandEnded, Key: tb, Payload: b, Epoch: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(p string) tournamentv1.EntryStatus {
+		t.Helper()
+		return f.entries(f.floor, t, id)[p].GetStatus()
+	}
+	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
+	start := f.clk.Now()
+	x, y, z := at[2][0], at[2][1], at[2][2]
+	one := map[string]int64{at[1][0]: 3000, at[1][1]: 3000, at[1][2]: 3000}
+	// In the period: x and y go out at table 2 and are held (TR-13).
+	hand("tbl-two", start.Add(time.Minute), map[string]int64{x: 0, y: 0, z: 9000}, x, y)
+	hand("tbl-one", start.Add(2*time.Minute), one)
+	testkit.Eventually(t, 10*time.Second, func() error {
+		res, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+		if err != nil {
+			return err
+		}
+		if len(res.GetFinishes()) != 0 || status(x) != active || status(y) != active {
+			return fmt.Errorf("TR-13: knocked out while rebuys are open: %v", places(res.GetFinishes()))
+		}
+		return nil
+	})
+	f.clk.Advance(31 * time.Minute)
+	// The period is over; table 2 deals no more. Table 1's hand ends.
+	hand("tbl-one", start.Add(31*time.Minute), one)
+	testkit.Eventually(t, 10*time.Second, func() error {
+		if status(x) != busted || status(y) != busted {
+			return fmt.Errorf("G-42: %s %v and %s %v, held at a table that cannot deal", x, status(x), y, status(y))
+		}
+		return nil
+	})
+	res, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+	if got, want := places(res.GetFinishes()), []string{x + ":5/2", y + ":5/2"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("places %v (%v), want %v", got, err, want)
+	}
+	if status(z) != active {
+		t.Fatalf("%s, with chips, %v", z, status(z))
+	}
+}

@@ -279,10 +279,14 @@ func (c *Client) Status(ctx context.Context, tableID string) (director.TableStat
 		return director.TableStatus{}, err
 	}
 	st := resp.GetStatus()
-	out := director.TableStatus{HandNo: st.GetHandNo(), InHand: st.GetInHand(), Closed: st.GetClosed()}
+	out := director.TableStatus{HandNo: st.GetHandNo(), InHand: st.GetInHand(), Closed: st.GetClosed(), Holds: map[string]int64{}}
+	for _, h := range st.GetHolds() {
+		out.Holds[h.GetHoldId()] = h.GetDealThroughHand()
+	}
 	for _, s := range st.GetSeats() {
 		if s.GetPlayerId() != "" {
-			out.Seats = append(out.Seats, director.SeatStatus{Seat: int(s.GetSeat()) + 1, Player: s.GetPlayerId(), Stack: s.GetStack()})
+			out.Seats = append(out.Seats, director.SeatStatus{Seat: int(s.GetSeat()) + 1, Player: s.GetPlayerId(), Stack: s.GetStack(),
+				Pending: s.GetPendingChips()})
 		}
 	}
 	return out, nil
