@@ -406,7 +406,7 @@ func TestOutOfTurn_Refused_TP46(t *testing.T) {
 					t.Fatalf("a refused entry changed the table:\n%v\n%v", before, after)
 				}
 			}
-			refused(step{'C', kOOT, aCall, 0, nil}, "ACTION_NOT_ALLOWED", "TP-50") // nothing to call yet
+			refused(step{'C', kOOT, aCall, 0, nil}, "ACTION_NOT_ALLOWED", "G-33") // nothing to call yet: what a call is (G-33)
 			o.run([]step{{'A', kAct, aBet, 200, nil}})
 			refused(step{'B', kOOT, aRaise, 1000, nil}, "ACTION_NOT_ALLOWED", "TP-46") // B is in turn
 			refused(step{'C', kOOT, aRaise, 5000, nil}, "AMOUNT_ABOVE_STACK", "CS-05")
