@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
@@ -343,7 +344,7 @@ func (n *liveNight) deal(lt *liveTable, st liveState) {
 	n.t.Helper()
 	lt.handNo = st.Hand.HandNo
 	lt.deck = cards.NewDeck()
-	lt.deck.Shuffle(cards.NewSeeded(lt.seed*1000 + uint64(lt.handNo)))
+	lt.deck.Shuffle(random.Seeded(lt.seed*1000 + uint64(lt.handNo)))
 	lt.next = 0
 	lt.hole = map[int][]cards.Card{}
 	lt.tabled = map[int]bool{}

@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
 
 // In test builds CARDROOM_TEST_DECK_SEED seeds every shuffle from one
-// SplitMix64 stream, so a run with the same seed and actions deals the
+// seeded stream (platform/random.Seeded), so a run with the same seed and actions deals the
 // same cards (the crash test compares an interrupted night with an
 // uninterrupted one).
 func init() {
@@ -25,7 +26,7 @@ func init() {
 		panic(fmt.Sprintf("CARDROOM_TEST_DECK_SEED=%q: %v", v, err))
 	}
 	var mu sync.Mutex
-	src := cards.NewSeeded(seed)
+	src := random.Seeded(seed)
 	testShuffle = func() cards.Deck {
 		mu.Lock()
 		defer mu.Unlock()

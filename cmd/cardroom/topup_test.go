@@ -72,7 +72,7 @@ func TestLeaveWhileAllInKeepsTheHand_TP44_TP64_TP67_G43(t *testing.T) {
 		t.Skip("builds and runs the whole suite")
 	}
 	t.Parallel()
-	s := newSeededSuite(t, 44)
+	s := newSeededSuite(t, 45)
 	s.start()
 	r, _, t1 := cashRoom(t, s, 2, 5000, 20000, "ann", "bob")
 	r.playHand(t1, checkDown)

@@ -227,6 +227,8 @@ func Retryable(err error) bool {
 	}
 	var sqliteErr *sqlite.Error
 	if errors.As(err, &sqliteErr) {
+		// The primary result code is the low byte of an extended one
+		// (sqlite.org/rescode.html): SQLITE_BUSY_SNAPSHOT is still BUSY.
 		switch sqliteErr.Code() & 0xff {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return true

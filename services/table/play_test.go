@@ -19,6 +19,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
@@ -40,7 +41,7 @@ func seededDecks(seed uint64) func() cards.Deck {
 		defer mu.Unlock()
 		n++
 		d := cards.NewDeck()
-		d.Shuffle(cards.NewSeeded(seed*1000 + n))
+		d.Shuffle(random.Seeded(seed*1000 + n))
 		return d
 	}
 }
@@ -338,9 +339,24 @@ func TestPlay_Secrecy(t *testing.T) {
 		if masked == 0 {
 			t.Fatal("no PHH hid another player's cards: the check checked nothing")
 		}
+		// A player's list holds exactly the hands the floor's histories
+		// show them dealt in, however many the deck let them play.
+		dealt := 0
+		for n := int64(1); ; n++ {
+			h, err := e.c.GetHandHistory(e.floor(), &tablev1.GetHandHistoryRequest{TableId: id, HandNo: n})
+			if status.Code(err) == codes.NotFound {
+				break
+			}
+			if err != nil {
+				t.Fatalf("hand %d: %v", n, err)
+			}
+			if slices.ContainsFunc(h.GetHistory().GetSeats(), func(s *tablev1.HandHistorySeat) bool { return s.GetPlayerId() == "bob" }) {
+				dealt++
+			}
+		}
 		list, err := e.c.ListPlayerHands(e.player("bob"), &tablev1.ListPlayerHandsRequest{PlayerId: "bob"})
-		if err != nil || len(list.GetHands()) < 12 {
-			t.Fatalf("bob's hands: %v, %d", err, len(list.GetHands()))
+		if err != nil || dealt == 0 || len(list.GetHands()) != dealt {
+			t.Fatalf("bob's hands: %v, %d listed, dealt in %d", err, len(list.GetHands()), dealt)
 		}
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
@@ -196,7 +197,7 @@ func (o SeatingOffers) VerifyOffer(ctx context.Context, offerID, player, tableID
 // real play (Deps.Shuffle nil shuffles with crypto/rand).
 func SeededShuffle(seed uint64) func() cards.Deck {
 	var mu sync.Mutex
-	src := cards.NewSeeded(seed)
+	src := random.Seeded(seed)
 	return func() cards.Deck {
 		mu.Lock()
 		defer mu.Unlock()

@@ -11,13 +11,15 @@ import (
 
 	"google.golang.org/grpc"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
-	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -53,9 +55,8 @@ type Deps struct {
 	// books without money (tests only).
 	Wallet walletv1.WalletServiceClient
 	// Random draws seats and buttons (TR-06, TR-07); nil uses crypto/rand.
-	// Its method set matches the table engine's cards.Source, so
-	// cards.NewSeeded works for replays.
-	Random draw.Source
+	// random.Seeded replays a draw.
+	Random rand.Source
 	// Bus delivers the table service's table.hand_ended: the attached
 	// tables' knock-outs and hand-for-hand hands. Nil leaves them to the
 	// floor (RecordKnockouts, ReportHandEnded).
@@ -87,15 +88,15 @@ func New(_ Config, deps Deps) (*Service, error) {
 		log = slog.Default()
 	}
 	opts := []server.Option{server.WithWallet(deps.Wallet), server.WithLogger(log)}
-	random := draw.Source(server.CryptoSource())
+	rnd := random.Crypto()
 	if deps.Random != nil {
-		random = server.Locked(deps.Random)
-		opts = append(opts, server.WithRandom(random)) // one lock for the server and the director
+		rnd = random.Locked(deps.Random)
+		opts = append(opts, server.WithRandom(rnd)) // one lock for the server and the director
 	}
 	st := store.New(deps.DB)
 	svc := &Service{bus: deps.Bus, clock: deps.Clock, log: log}
 	if deps.Tables != nil {
-		svc.director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: random, Logger: log,
+		svc.director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: rnd, Logger: log,
 			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) },
 			Bagged: func(ctx context.Context, id string, pay entry.Payment) error {
 				return svc.server.FlightBagged(ctx, id, pay)

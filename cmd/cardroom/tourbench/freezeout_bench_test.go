@@ -14,9 +14,12 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
@@ -472,7 +475,7 @@ func handEnded(tournament, id string, e *dealer.HandEnded) events.Event {
 // bot picks a legal action: mostly check or call, sometimes fold, now and
 // then the most aggressive option with a random amount, all in a third of
 // those times (seeded).
-func bot(legal []engine.Legal, rng *cards.SplitMix64) engine.Action {
+func bot(legal []engine.Legal, rng rand.Source) engine.Action {
 	r := rng.Uint64()
 	l := legal[0]
 	switch x := r % 100; {
@@ -582,7 +585,7 @@ func freezeout(b *testing.B, n int) (hands int, wall time.Duration) {
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)
 	st := store.New(db)
-	src := server.Locked(cards.NewSeeded(1))
+	src := random.Locked(random.Seeded(1))
 	rm := newRoom(clk)
 	var srv *server.Server
 	d := director.New(director.Deps{Store: st, Tables: rm, Clock: clk, Random: src,
@@ -629,7 +632,7 @@ func freezeout(b *testing.B, n int) (hands int, wall time.Duration) {
 	if err := d.Start(ctx, id); err != nil {
 		b.Fatal(err)
 	}
-	rng := cards.NewSeeded(2)
+	rng := random.Seeded(2)
 	deck := cards.NewDeck()
 	idle := 0
 	for {
@@ -686,7 +689,7 @@ func freezeout(b *testing.B, n int) (hands int, wall time.Duration) {
 
 // playHand deals the next hand at table id if it may and plays it out
 // with bots; nil when it dealt none.
-func playHand(rm *room, id string, deck cards.Deck, rng *cards.SplitMix64) (*dealer.HandEnded, error) {
+func playHand(rm *room, id string, deck cards.Deck, rng rand.Source) (*dealer.HandEnded, error) {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	tb := rm.tables[id]

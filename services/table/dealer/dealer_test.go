@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
@@ -23,7 +24,7 @@ func nlhe() engine.Config {
 
 func seeded(seed uint64) cards.Deck {
 	d := cards.NewDeck()
-	d.Shuffle(cards.NewSeeded(seed))
+	d.Shuffle(random.Seeded(seed))
 	return d
 }
 

@@ -6,12 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"math/rand/v2"
+
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
 
 // randomPolicy plays a hand to the end with cheap random choices from
 // LegalActions: mostly check/call, sometimes fold, sometimes a random raise.
-func randomPolicy(h *Hand, rng *cards.SplitMix64) int {
+func randomPolicy(h *Hand, rng rand.Source) int {
 	n := 0
 	for !h.Done() {
 		legal := h.LegalActions()
@@ -47,7 +50,7 @@ func BenchmarkRandomHand6MaxNL(b *testing.B) {
 	cfg := nlhe(50, 100)
 	ps := players(10000, 10000, 10000, 10000, 10000, 10000)
 	deck := cards.NewDeck()
-	rng := cards.NewSeeded(1)
+	rng := random.Seeded(1)
 	var h Hand
 	actions := 0
 	b.ReportAllocs()
@@ -86,7 +89,7 @@ func TestResetMatchesNewHand(t *testing.T) {
 	cfg := nlhe(50, 100)
 	ps := players(3000, 10000, 500, 10000, 10000, 2500)
 	deck := cards.NewDeck()
-	src := cards.NewSeeded(9)
+	src := random.Seeded(9)
 	var reused Hand
 	for i := 0; i < 300; i++ {
 		deck.Shuffle(src)
@@ -95,8 +98,8 @@ func TestResetMatchesNewHand(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := mustHand(t, cfg, Setup{Button: i % 6, Players: ps, Deck: deck})
-		randomPolicy(&reused, cards.NewSeeded(seed))
-		randomPolicy(fresh, cards.NewSeeded(seed))
+		randomPolicy(&reused, random.Seeded(seed))
+		randomPolicy(fresh, random.Seeded(seed))
 		a, _ := json.Marshal(reused.Results())
 		b, _ := json.Marshal(fresh.Results())
 		if string(a) != string(b) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
@@ -96,7 +97,7 @@ func fuzzSetup(src *byteSource) (Config, Setup) {
 	}
 	setup.Button = src.next() % 10
 	setup.Deck = cards.NewDeck()
-	setup.Deck.Shuffle(cards.NewSeeded(uint64(src.u16())<<16 | uint64(src.u16())))
+	setup.Deck.Shuffle(random.Seeded(uint64(src.u16())<<16 | uint64(src.u16())))
 	if !gc.g.IsStud() && !cfg.Tournament && n >= 3 && flags&64 != 0 {
 		// Explicit posts with a straddle (TP-20).
 		h := Hand{}
@@ -472,7 +473,7 @@ func FuzzHand(f *testing.F) {
 // TestRandomHands runs the fuzz body over many seeded inputs in every game.
 func TestRandomHands(t *testing.T) {
 	t.Parallel()
-	rng := cards.NewSeeded(2026)
+	rng := random.Seeded(2026)
 	for i := 0; i < 3000; i++ {
 		b := make([]byte, 200)
 		for j := range b {
@@ -489,7 +490,7 @@ func TestRandomHands(t *testing.T) {
 // or the all-in (amount-less kinds take 0; a call or bring-in may give 0).
 func TestExactlyLegal(t *testing.T) {
 	t.Parallel()
-	rng := cards.NewSeeded(77)
+	rng := random.Seeded(77)
 	kinds := []ActionKind{Fold, Check, Call, Bet, Raise, BringIn, Complete, Show, Muck, RequestShow, Waive, Withdraw}
 	for n := 0; n < 250; n++ {
 		b := make([]byte, 120)

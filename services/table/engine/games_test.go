@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
@@ -315,7 +316,7 @@ func TestDeadSmallBlindCitesItsRule_TP18(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Game: Holdem, Structure: NoLimit, Stakes: Stakes{SmallBlind: 5, BigBlind: 10}}
 	d := cards.NewDeck()
-	d.Shuffle(cards.NewSeeded(1))
+	d.Shuffle(random.Seeded(1))
 	h := mustHand(t, cfg, Setup{Button: 0, Players: players(500, 500, 500, 500), Deck: d, Posts: []Post{
 		{Seat: 1, Kind: PostSmallBlind, Amount: 5}, {Seat: 2, Kind: PostBigBlind, Amount: 10},
 		{Seat: 3, Kind: PostDeadSmallBlind, Amount: 5, Rule: "TP-18"}}})

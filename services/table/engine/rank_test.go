@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
 
@@ -82,7 +83,7 @@ func refBest(cs []cards.Card) []int {
 
 func TestHighValueMatchesReference_TP68(t *testing.T) {
 	t.Parallel()
-	rng := cards.NewSeeded(5)
+	rng := random.Seeded(5)
 	d := cards.NewDeck()
 	sign := func(x int) int {
 		switch {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
@@ -107,7 +108,7 @@ func TestExportRoundTrip(t *testing.T) {
 					st.Posts = deadSmallBlindPosts(st, g.cfg.Stakes)
 				}
 				d := cards.NewDeck()
-				d.Shuffle(cards.NewSeeded(uint64(hand)))
+				d.Shuffle(random.Seeded(uint64(hand)))
 				st.Deck = d
 				rec := playRandom(t, rng, g.cfg, st)
 				h, err := rec.History()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
@@ -13,7 +14,7 @@ import (
 // CryptoShuffle returns a deck shuffled with crypto/rand.
 func CryptoShuffle() cards.Deck {
 	d := cards.NewDeck()
-	d.Shuffle(cards.NewCryptoSource())
+	d.Shuffle(random.Crypto())
 	return d
 }
 

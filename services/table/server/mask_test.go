@@ -3,6 +3,7 @@ package server
 import (
 	"testing"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/phh"
@@ -18,7 +19,7 @@ func TestPHHKeepsPublicStudCards(t *testing.T) {
 	cfg := engine.Config{Game: engine.Stud, Structure: engine.FixedLimit,
 		Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}
 	d := cards.NewDeck()
-	d.Shuffle(cards.NewSeeded(17))
+	d.Shuffle(random.Seeded(17))
 	st := engine.Setup{Button: 2, Deck: d, Players: []engine.Player{
 		{Seat: 0, ID: "ann", Stack: 100}, {Seat: 1, ID: "bob", Stack: 100}, {Seat: 2, ID: "cat", Stack: 100}}}
 	rec, err := phh.Record(cfg, st)

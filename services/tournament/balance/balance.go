@@ -8,6 +8,7 @@ package balance
 import (
 	"cmp"
 	"maps"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -224,24 +225,6 @@ func clone(tables []Table) []Table {
 	return out
 }
 
-// Source yields uniformly random 64-bit values (crypto/rand in
-// production, seeded in tests).
-type Source interface {
-	// Uint64 returns the next uniformly random value.
-	Uint64() uint64
-}
-
-func pick(src Source, n int) int {
-	// n is tiny (seats, players): the modulo bias of 2^64 mod n is far
-	// below anything observable, but reject it anyway for exactness.
-	limit := ^uint64(0) - ^uint64(0)%uint64(n)
-	for {
-		if v := src.Uint64(); v < limit {
-			return int(v % uint64(n))
-		}
-	}
-}
-
 // ErrCannotBreak refuses a table break that would leave players without
 // seats.
 var ErrCannotBreak = fault.New(fault.Precondition, "TABLE_BREAK_NO_ROOM", "the other tables have too few empty seats for the broken table's players")
@@ -263,7 +246,7 @@ func CanBreak(tables []Table) bool {
 // Break breaks the table with id breaking: its players go in random order
 // (TR-06: seats are drawn) each to the table that then has the fewest
 // players, ties drawn, at a seat drawn among that table's empty seats.
-func Break(tables []Table, breaking string, src Source) ([]Move, error) {
+func Break(tables []Table, breaking string, src rand.Source) ([]Move, error) {
 	ts := clone(tables)
 	i := slices.IndexFunc(ts, func(t Table) bool { return t.ID == breaking })
 	if i < 0 {
@@ -278,11 +261,9 @@ func Break(tables []Table, breaking string, src Source) ([]Move, error) {
 	if free < len(gone.Seats) {
 		return nil, ErrCannotBreak.Withf("%d players, %d empty seats", len(gone.Seats), free)
 	}
+	r := rand.New(src)
 	seats := gone.occupied()
-	for j := len(seats) - 1; j > 0; j-- { // Fisher–Yates
-		k := pick(src, j+1)
-		seats[j], seats[k] = seats[k], seats[j]
-	}
+	r.Shuffle(len(seats), func(i, j int) { seats[i], seats[j] = seats[j], seats[i] })
 	var moves []Move
 	for _, from := range seats {
 		fewest := len(rest[0].Seats)
@@ -298,14 +279,14 @@ func Break(tables []Table, breaking string, src Source) ([]Move, error) {
 				candidates = append(candidates, k)
 			}
 		}
-		to := &rest[candidates[pick(src, len(candidates))]]
+		to := &rest[candidates[r.IntN(len(candidates))]]
 		var empty []int
 		for s := 1; s <= to.MaxSeats; s++ {
 			if _, taken := to.Seats[s]; !taken {
 				empty = append(empty, s)
 			}
 		}
-		seat := empty[pick(src, len(empty))]
+		seat := empty[r.IntN(len(empty))]
 		player := gone.Seats[from]
 		to.Seats[seat] = player
 		moves = append(moves, Move{PlayerID: player, FromTable: gone.ID, FromSeat: from, ToTable: to.ID, ToSeat: seat, Rule: "TR-06"})
@@ -333,7 +314,7 @@ func DodgedBlinds(stack, smallBlind, bigBlind int64, missedSmall, missedBig bool
 // with the fewest players (ties drawn) in a drawn empty seat, as the seat
 // draw would (TR-06). ok is false when every table is full: the caller
 // opens a new table.
-func Place(tables []Table, src Source) (table string, seat int, ok bool) {
+func Place(tables []Table, src rand.Source) (table string, seat int, ok bool) {
 	fewest := -1
 	var candidates []int
 	for i, t := range tables {
@@ -351,12 +332,13 @@ func Place(tables []Table, src Source) (table string, seat int, ok bool) {
 	if len(candidates) == 0 {
 		return "", 0, false
 	}
-	t := tables[candidates[pick(src, len(candidates))]]
+	r := rand.New(src)
+	t := tables[candidates[r.IntN(len(candidates))]]
 	var empty []int
 	for s := 1; s <= t.MaxSeats; s++ {
 		if _, taken := t.Seats[s]; !taken {
 			empty = append(empty, s)
 		}
 	}
-	return t.ID, empty[pick(src, len(empty))], true
+	return t.ID, empty[r.IntN(len(empty))], true
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/cardroom/cardroom/platform/random"
 )
 
 // table builds a table of maxSeats with the given occupied seats; player
@@ -14,16 +16,6 @@ func table(id string, maxSeats, button int, seats ...int) Table {
 		t.Seats[s] = fmt.Sprintf("%s-%d", id, s)
 	}
 	return t
-}
-
-type splitMix struct{ state uint64 }
-
-func (s *splitMix) Uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 func TestWorstSeat_G25(t *testing.T) {
@@ -126,7 +118,7 @@ func TestBreak(t *testing.T) {
 	if !CanBreak(tables) {
 		t.Fatal("17 players on 3 nine-max tables fit on two")
 	}
-	moves, err := Break(tables, "c", &splitMix{state: 7})
+	moves, err := Break(tables, "c", random.Seeded(7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +144,7 @@ func TestBreak(t *testing.T) {
 	if CanBreak([]Table{table("a", 9, 1, 1, 2, 3, 4, 5, 6), table("b", 9, 1, 1, 2, 3, 4)}) {
 		t.Fatal("10 players do not fit on one table")
 	}
-	if _, err := Break([]Table{table("a", 2, 1, 1, 2), table("b", 2, 1, 1, 2)}, "b", &splitMix{}); err == nil {
+	if _, err := Break([]Table{table("a", 2, 1, 1, 2), table("b", 2, 1, 1, 2)}, "b", random.Seeded(0)); err == nil {
 		t.Fatal("break without room accepted")
 	}
 }
@@ -186,7 +178,7 @@ func TestPlace_G23(t *testing.T) {
 	tables := []Table{table("1", 9, 1, 1, 2, 3, 4, 5, 6, 7), table("2", 9, 1, 1, 2, 3, 4, 5), table("3", 9, 1, 2, 4, 6, 8, 9)}
 	seen := map[int]bool{}
 	for seed := range uint64(200) {
-		id, seat, ok := Place(tables, &splitMix{state: seed})
+		id, seat, ok := Place(tables, random.Seeded(seed))
 		if !ok || id == "1" {
 			t.Fatalf("G-23 late entry placed at %s/%d, %v; want a table with five", id, seat, ok)
 		}
@@ -200,7 +192,7 @@ func TestPlace_G23(t *testing.T) {
 	if len(seen) != 4 {
 		t.Fatalf("TR-06 empty seats at table 2 drawn: %v, want all four", seen)
 	}
-	if _, _, ok := Place([]Table{table("1", 2, 1, 1, 2)}, &splitMix{}); ok {
+	if _, _, ok := Place([]Table{table("1", 2, 1, 1, 2)}, random.Seeded(0)); ok {
 		t.Fatal("placed at a full table")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"cmp"
 	"slices"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 )
@@ -72,7 +74,7 @@ func (r Race) Validate() error {
 // up to one (G-08). Cards are dealt one per odd chip, round the table from
 // the lowest seat (TR-22: the race starts at seat 1); each seat's highest
 // card by suit ranks it; the best seats win one chip each.
-func Run(r Race, src draw.Source) ([]Result, error) {
+func Run(r Race, src rand.Source) ([]Result, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}

@@ -5,17 +5,8 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/random"
 )
-
-type splitMix struct{ state uint64 }
-
-func (s *splitMix) Uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
 
 func TestRun_TR22_G08(t *testing.T) {
 	t.Parallel()
@@ -40,7 +31,7 @@ func TestRun_TR22_G08(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for seed := range uint64(50) {
-				res, err := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: tt.players}, &splitMix{state: seed})
+				res, err := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: tt.players}, random.Seeded(seed))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +77,7 @@ func TestRun_TR22_NoKnockOut(t *testing.T) {
 	for seed := range uint64(20) {
 		res, err := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: []Player{
 			{Seat: 1, PlayerID: "a", Stack: 25, Chips: 1}, {Seat: 2, PlayerID: "b", Stack: 25, Chips: 1}, {Seat: 3, PlayerID: "c", Stack: 25, Chips: 1},
-		}}, &splitMix{state: seed})
+		}}, random.Seeded(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +105,8 @@ func TestRun_TR22_DealFromSeatOne(t *testing.T) {
 	players := []Player{{Seat: 6, Stack: 125, Chips: 1}, {Seat: 2, Stack: 125, Chips: 1}, {Seat: 4, Stack: 150, Chips: 2}}
 	reversed := slices.Clone(players)
 	slices.Reverse(reversed)
-	a, errA := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: players}, &splitMix{state: 3})
-	b, errB := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: reversed}, &splitMix{state: 3})
+	a, errA := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: players}, random.Seeded(3))
+	b, errB := Run(Race{Removed: 25, Into: 100, Lowest: 100, Players: reversed}, random.Seeded(3))
 	if errA != nil || errB != nil {
 		t.Fatal(errA, errB)
 	}
@@ -146,7 +137,7 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := Run(tt.r, &splitMix{}); fault.KindOf(err) != fault.Invalid {
+			if _, err := Run(tt.r, random.Seeded(0)); fault.KindOf(err) != fault.Invalid {
 				t.Fatalf("Run = %v", err)
 			}
 		})

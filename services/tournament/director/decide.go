@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/services/tournament/balance"
-	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -75,13 +76,13 @@ func Idle(plan []balance.Table, id string) bool {
 //     the table itself reports it (the dead-button planner, TR-21) goes
 //     to the worst seat of the shortest table (TR-23, G-25). One player
 //     per hand: the next one due is known after the next hand.
-func Decide(plan []balance.Table, h Hand, src draw.Source) []balance.Move {
+func Decide(plan []balance.Table, h Hand, src rand.Source) []balance.Move {
 	return DecideInOrder(plan, h, src, nil)
 }
 
 // DecideInOrder is Decide with the house's break order (G-40; nil:
 // highest-numbered first).
-func DecideInOrder(plan []balance.Table, h Hand, src draw.Source, order []int) []balance.Move {
+func DecideInOrder(plan []balance.Table, h Hand, src rand.Source, order []int) []balance.Move {
 	id := strconv.Itoa(h.Table)
 	i := slices.IndexFunc(plan, func(tb balance.Table) bool { return tb.ID == id })
 	if i < 0 {

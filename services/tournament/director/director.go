@@ -31,6 +31,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/telemetry"
@@ -61,7 +63,7 @@ type Director struct {
 	store  *store.Store
 	tables Tables
 	clock  clock.Clock
-	random draw.Source
+	random rand.Source
 	log    *slog.Logger
 	// record applies a hand to the event's books (knock-outs, places,
 	// hand-for-hand rounds) before the director acts on the tables.
@@ -157,7 +159,7 @@ type Deps struct {
 	Clock  clock.Clock
 	// Random draws seats when a table breaks (TR-06); it must be safe for
 	// concurrent use.
-	Random draw.Source
+	Random rand.Source
 	Logger *slog.Logger
 	// Record applies a table.hand_ended to the event's books first
 	// (server.HandleHandEnded: knock-outs placed by TR-37).

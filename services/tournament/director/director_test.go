@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -26,17 +27,6 @@ import (
 )
 
 var now = time.Date(2026, 12, 1, 19, 0, 0, 0, time.UTC)
-
-// splitMix is a seeded source for the draws.
-type splitMix struct{ s uint64 }
-
-func (s *splitMix) Uint64() uint64 {
-	s.s += 0x9e3779b97f4a7c15
-	z := s.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
 
 const stack = 5000
 
@@ -61,7 +51,7 @@ func runningWith(t *testing.T, db *sqlstore.DB, n int, rules house.Rules) *store
 	for i := range n {
 		players = append(players, fmt.Sprintf("p%02d", i+1))
 	}
-	src := &splitMix{s: 7}
+	src := random.Seeded(7)
 	seats, err := draw.Seats(players, 9, src)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +93,7 @@ func started(t *testing.T, db *sqlstore.DB, n int) (*store.Store, *fakeTables, *
 }
 
 func newDirector(s *store.Store, f *fakeTables, clk clock.Clock) *director.Director {
-	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: &splitMix{s: 11}})
+	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11)})
 }
 
 // at returns where the fake has a player: table id and seat.

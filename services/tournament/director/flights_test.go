@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	"github.com/cardroom/cardroom/services/tournament/director"
@@ -45,7 +46,7 @@ func TestBag_FlightStopsAtItsPlayerCount(t *testing.T) {
 		}
 		f := newFakeTables()
 		var pays []entry.Payment
-		d := director.New(director.Deps{Store: s, Tables: f, Clock: clock.NewFake(now), Random: &splitMix{s: 11},
+		d := director.New(director.Deps{Store: s, Tables: f, Clock: clock.NewFake(now), Random: random.Seeded(11),
 			Bagged: func(_ context.Context, id string, p entry.Payment) error { pays = append(pays, p); return nil }})
 		if err := d.Start(ctx, "ev1"); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/tournament/balance"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
@@ -67,7 +68,7 @@ func TestSeatingMatchesRebuild_TR23_G25(t *testing.T) {
 			for i := range 400 {
 				players = append(players, fmt.Sprintf("p%03d", i))
 			}
-			seats, err := draw.Seats(players, 9, &splitMix{s: seed})
+			seats, err := draw.Seats(players, 9, random.Seeded(seed))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,8 +109,8 @@ func TestSeatingMatchesRebuild_TR23_G25(t *testing.T) {
 					}
 					f.changed = f.changed[:0]
 					rebuilt := director.Plan(f.ens, 9)
-					mine := director.Decide(kept.Plan(), h, &splitMix{s: uint64(steps)})
-					want := director.Decide(rebuilt, h, &splitMix{s: uint64(steps)})
+					mine := director.Decide(kept.Plan(), h, random.Seeded(uint64(steps)))
+					want := director.Decide(rebuilt, h, random.Seeded(uint64(steps)))
 					if !reflect.DeepEqual(mine, want) {
 						t.Fatalf("step %d, hand at table %d: moves %+v on the kept seating, %+v on the rebuilt one", steps, n, mine, want)
 					}

@@ -1,6 +1,10 @@
 package draw
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cardroom/cardroom/platform/random"
+)
 
 // benchEntrants is the field of issue 10's draw benchmarks.
 const benchEntrants = 10_000
@@ -8,7 +12,7 @@ const benchEntrants = 10_000
 // BenchmarkSeatDraw10000 draws seats for 10,000 entrants at 9-handed
 // tables (TR-06): 1,112 tables.
 func BenchmarkSeatDraw10000(b *testing.B) {
-	field, src := players(benchEntrants), &splitMix{state: 1}
+	field, src := players(benchEntrants), random.Seeded(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Seats(field, 9, src); err != nil {
@@ -21,7 +25,7 @@ func BenchmarkSeatDraw10000(b *testing.B) {
 // the seat draw, then each table's seats gathered and its button drawn
 // (TR-06, TR-07, G-28) — what the tournament needs to open its tables.
 func BenchmarkTablePlan10000(b *testing.B) {
-	field, src := players(benchEntrants), &splitMix{state: 1}
+	field, src := players(benchEntrants), random.Seeded(1)
 	b.ReportAllocs()
 	tables := 0
 	for b.Loop() {

@@ -6,40 +6,11 @@ package draw
 
 import (
 	"fmt"
-	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cardroom/cardroom/platform/fault"
 )
-
-// Source yields uniformly random 64-bit values: crypto/rand in production,
-// a seeded generator in tests. Its method set matches the table engine's
-// cards.Source, so one implementation serves both.
-type Source interface {
-	// Uint64 returns the next uniformly random value.
-	Uint64() uint64
-}
-
-// uniform returns a uniform value in [0, n) without modulo bias (Lemire's
-// method with rejection).
-func uniform(src Source, n uint64) uint64 {
-	threshold := -n % n
-	for {
-		v := src.Uint64()
-		hi, lo := bits.Mul64(v, n)
-		if lo >= threshold {
-			return hi
-		}
-	}
-}
-
-// shuffle permutes s with an unbiased Fisher–Yates shuffle.
-func shuffle[T any](s []T, src Source) {
-	for i := len(s) - 1; i > 0; i-- {
-		j := int(uniform(src, uint64(i+1)))
-		s[i], s[j] = s[j], s[i]
-	}
-}
 
 // Seat is one drawn place: table number (1-based) and seat number
 // (1-based).
@@ -56,7 +27,7 @@ var ErrNoPlayers = fault.New(fault.Precondition, "NO_ENTRIES", "there are no ent
 // over the fewest tables of seatsPerTable that hold them, the tables'
 // sizes differing by at most one; which seats stay empty at a short table
 // is drawn too. The result is in table, then seat order.
-func Seats(players []string, seatsPerTable int, src Source) ([]Seat, error) {
+func Seats(players []string, seatsPerTable int, src rand.Source) ([]Seat, error) {
 	if len(players) == 0 {
 		return nil, ErrNoPlayers
 	}
@@ -66,6 +37,7 @@ func Seats(players []string, seatsPerTable int, src Source) ([]Seat, error) {
 	if dup := firstDuplicate(players); dup != "" {
 		return nil, fault.Invalidf("players", "%s appears twice", dup)
 	}
+	r := rand.New(src)
 	tables := (len(players) + seatsPerTable - 1) / seatsPerTable
 	var slots []Seat
 	for t := range tables {
@@ -77,7 +49,7 @@ func Seats(players []string, seatsPerTable int, src Source) ([]Seat, error) {
 		for i := range seats {
 			seats[i] = i + 1
 		}
-		shuffle(seats, src)
+		r.Shuffle(len(seats), func(i, j int) { seats[i], seats[j] = seats[j], seats[i] })
 		seats = seats[:n]
 		slices.Sort(seats)
 		for _, s := range seats {
@@ -85,7 +57,7 @@ func Seats(players []string, seatsPerTable int, src Source) ([]Seat, error) {
 		}
 	}
 	order := slices.Clone(players)
-	shuffle(order, src)
+	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for i := range slots {
 		slots[i].PlayerID = order[i]
 	}
@@ -127,7 +99,7 @@ var ErrTooFewSeats = fault.Rule(fault.Precondition, "TR-07", "BUTTON_DRAW_NEEDS_
 // Button deals one card to each occupied seat from a shuffled deck,
 // in seat order, and gives the button to the highest card by suit (TR-07,
 // G-28). It runs when a table opens and when the final table forms.
-func Button(seats []int, src Source) (ButtonResult, error) {
+func Button(seats []int, src rand.Source) (ButtonResult, error) {
 	if len(seats) < 2 {
 		return ButtonResult{}, ErrTooFewSeats
 	}
@@ -153,11 +125,11 @@ func Button(seats []int, src Source) (ButtonResult, error) {
 }
 
 // ShuffledDeck returns the 52 cards in an order drawn from src.
-func ShuffledDeck(src Source) []Card {
+func ShuffledDeck(src rand.Source) []Card {
 	deck := make([]Card, 52)
 	for i := range deck {
 		deck[i] = Card(i)
 	}
-	shuffle(deck, src)
+	rand.New(src).Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
 	return deck
 }

@@ -7,18 +7,8 @@ import (
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/random"
 )
-
-// splitMix is a seeded source for tests.
-type splitMix struct{ state uint64 }
-
-func (s *splitMix) Uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
 
 func players(n int) []string {
 	out := make([]string, n)
@@ -43,7 +33,7 @@ func TestSeats_TR06(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := Seats(players(tt.n), tt.seats, &splitMix{state: 42})
+			got, err := Seats(players(tt.n), tt.seats, random.Seeded(42))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +54,7 @@ func TestSeats_TR06(t *testing.T) {
 				t.Fatalf("sizes %v (players %d), want %v", sizes, len(seen), tt.wantSizes)
 			}
 			// The same seed replays the same draw; it is a log, not a secret.
-			again, _ := Seats(players(tt.n), tt.seats, &splitMix{state: 42})
+			again, _ := Seats(players(tt.n), tt.seats, random.Seeded(42))
 			if !slices.Equal(got, again) {
 				t.Fatal("same seed, different draw")
 			}
@@ -78,7 +68,7 @@ func TestSeats_TR06_Random(t *testing.T) {
 	t.Parallel()
 	hits := map[int]int{}
 	for seed := range uint64(900) {
-		got, err := Seats(players(9), 9, &splitMix{state: seed})
+		got, err := Seats(players(9), 9, random.Seeded(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +101,7 @@ func TestSeatsRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Seats(tt.players, tt.seats, &splitMix{})
+			_, err := Seats(tt.players, tt.seats, random.Seeded(0))
 			if f, ok := fault.As(err); !ok || f.Reason != tt.reason {
 				t.Fatalf("err = %v, want %s", err, tt.reason)
 			}
@@ -129,7 +119,7 @@ func TestButton_TR07_G28(t *testing.T) {
 	t.Run("G-28 highest card by suit wins", func(t *testing.T) {
 		t.Parallel()
 		for seed := range uint64(200) {
-			b, err := Button([]int{1, 3, 4, 7, 9}, &splitMix{state: seed})
+			b, err := Button([]int{1, 3, 4, 7, 9}, random.Seeded(seed))
 			if err != nil {
 				t.Fatal(err)
 			}

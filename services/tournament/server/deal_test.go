@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
@@ -92,9 +93,9 @@ func TestProposeDealHoldsTables_TR38(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	tables := &heldTables{seats: map[string][]director.SeatStatus{}, holds: map[string]bool{}}
-	d := director.New(director.Deps{Store: st, Tables: tables, Clock: clk, Random: &seeded{state: 3}})
+	d := director.New(director.Deps{Store: st, Tables: tables, Clock: clk, Random: random.Seeded(3)})
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(&seeded{state: 11}),
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(random.Seeded(11)),
 			server.WithWallet(w), server.WithDirector(d)))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"time"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
-	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/standings"
@@ -174,7 +175,7 @@ func (s *Server) settle(ctx context.Context, id string, pays []entry.Payment) (e
 
 // applyPayment changes the entry for a settled step; keep is false when
 // the entry is gone.
-func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Payment, done bool, transferID string, src draw.Source) (keep bool, err error) {
+func applyPayment(tx *store.Tx, t *store.Tournament, en *entry.Entry, p entry.Payment, done bool, transferID string, src rand.Source) (keep bool, err error) {
 	switch p.Kind {
 	case entry.PayEntry:
 		if !done {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
@@ -37,7 +38,7 @@ func TestFlightsIntoDay2_G33(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	w := newFakeWallet(map[string]int64{"a": 20000, "b": 20000, "c": 20000, "d": 20000, "e": 20000, "f": 20000})
-	srv := server.New(st, clk, server.WithRandom(&seeded{state: 11}), server.WithWallet(w))
+	srv := server.New(st, clk, server.WithRandom(random.Seeded(11)), server.WithWallet(w))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
@@ -29,7 +30,7 @@ func TestWatchLobby_G07_G26(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(&seeded{state: 11}),
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(random.Seeded(11)),
 			server.WithWallet(newFakeWallet(map[string]int64{"ann": 10000, "bob": 10000, "cat": 10000}))))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, floor: g.As(t, "floor-1", auth.Floor)}

@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/fault"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/balance"
@@ -155,7 +157,7 @@ func (s *Server) drive(ctx context.Context, what, id string, step func(context.C
 // a table break does: at the shortest table, in a drawn empty seat; a new
 // table opens when every table is full, under a number no table of the
 // event had (a broken table's is closed at the table service).
-func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src draw.Source) error {
+func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src rand.Source) error {
 	ens, err := tx.Entries()
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
@@ -215,16 +216,6 @@ func (w *fakeWallet) get(player string) int64 {
 	return w.balance[player]
 }
 
-type seeded struct{ state uint64 }
-
-func (s *seeded) Uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
 type fixture struct {
 	g     *testkit.GRPC
 	c     tournamentv1.TournamentServiceClient
@@ -239,7 +230,7 @@ func startWithWallet(t *testing.T, w *fakeWallet) *fixture {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		opts := []server.Option{server.WithRandom(&seeded{state: 11})}
+		opts := []server.Option{server.WithRandom(random.Seeded(11))}
 		if w != nil {
 			opts = append(opts, server.WithWallet(w))
 		}

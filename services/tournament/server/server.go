@@ -7,18 +7,19 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"math/rand/v2"
+
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/random"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
-	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -32,7 +33,7 @@ type Server struct {
 	store  *store.Store
 	clock  clock.Clock
 	wallet walletv1.WalletServiceClient
-	random draw.Source
+	random rand.Source
 	log    *slog.Logger
 	// director drives the tables; nil leaves them to the floor.
 	director *director.Director
@@ -54,8 +55,8 @@ func WithDirector(d *director.Director) Option { return func(s *Server) { s.dire
 // WithRandom draws seats and buttons from src instead of crypto/rand
 // (seeded tests and replays). Calls are serialized, so src need not be
 // safe for concurrent use.
-func WithRandom(src draw.Source) Option {
-	return func(s *Server) { s.random = &lockedSource{src: src} }
+func WithRandom(src rand.Source) Option {
+	return func(s *Server) { s.random = random.Locked(src) }
 }
 
 // WithLogger logs what the event consumer drops (undecodable events,
@@ -68,28 +69,9 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// Locked returns src safe for concurrent use.
-func Locked(src draw.Source) draw.Source { return &lockedSource{src: src} }
-
-// CryptoSource returns the server's default source: crypto/rand.
-func CryptoSource() draw.Source { return cryptoSource{} }
-
-// lockedSource serializes a source shared by concurrent requests.
-type lockedSource struct {
-	mu  sync.Mutex // guards src
-	src draw.Source
-}
-
-// Uint64 returns the next value of the wrapped source.
-func (l *lockedSource) Uint64() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.src.Uint64()
-}
-
 // New returns a Server over s.
 func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
-	srv := &Server{store: s, clock: clk, random: cryptoSource{}, log: slog.Default()}
+	srv := &Server{store: s, clock: clk, random: random.Crypto(), log: slog.Default()}
 	for _, o := range opts {
 		o(srv)
 	}

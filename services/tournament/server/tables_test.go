@@ -17,6 +17,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -32,7 +33,7 @@ func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations(),
 		Shared: []sqlstore.MigrationSet{events.Migrations}})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithRandom(&seeded{state: 11}), server.WithWallet(w))
+	srv := server.New(store.New(db), clk, server.WithRandom(random.Seeded(11)), server.WithWallet(w))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	bus := events.NewMemory(events.MemoryOptions{})
 	done := make(chan struct{})

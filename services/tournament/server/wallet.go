@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 
 	"google.golang.org/grpc/codes"
@@ -14,18 +12,6 @@ import (
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 )
-
-// cryptoSource draws from crypto/rand: seat and button draws in play.
-type cryptoSource struct{}
-
-// Uint64 returns a uniformly random value.
-func (cryptoSource) Uint64() uint64 {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err)) // the OS has no randomness left: nothing fair can be drawn
-	}
-	return binary.LittleEndian.Uint64(b[:])
-}
 
 // ErrPaymentPending tells the caller that the wallet did not answer; the
 // step is recorded and the same call finishes it.

@@ -1,6 +1,6 @@
 // Package cards holds playing cards, decks and the shuffle. It is pure: the
-// only randomness is what a caller injects, and production code injects
-// crypto/rand through NewCryptoSource.
+// only randomness is the source a caller injects, and production code
+// injects crypto/rand through platform/random.Crypto.
 package cards
 
 import (
