@@ -4,7 +4,8 @@
 # go.work (and the Go code under tools/), go mod tidy -diff on every
 # module, revive
 # (doc comments on every exported name, error style; rules in
-# tools/lint/revive.toml), buf lint and buf format on our protos. Runs every
+# tools/lint/revive.toml), function length and cognitive complexity
+# (tools/lint/revive-size.toml, with a shrink-only allowlist), buf lint and buf format on our protos. Runs every
 # check, prints each finding, and exits non-zero when there was any.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -124,6 +125,26 @@ for m in $modules deploy/observability/check; do
 	fi
 	finding "revive in $m"
 done
+
+echo "== function size"
+# Limits in tools/lint/revive-size.toml; the functions over them when they
+# came in are listed in tools/lint/size-allowlist.txt, which may only shrink.
+if [[ -x $bin/revive ]]; then
+	if ! sizes=$(scripts/funcsize.sh "$bin/revive"); then
+		finding "function size check did not run"
+	fi
+	allowed=$(grep -v '^#' tools/lint/size-allowlist.txt | sort -u)
+	grown=$(comm -23 <(echo "$sizes") <(echo "$allowed") | grep .)
+	if [[ -n $grown ]]; then
+		finding "functions over the size limits of tools/lint/revive-size.toml (split them):"
+		echo "$grown" >&2
+	fi
+	shrunk=$(comm -13 <(echo "$sizes") <(echo "$allowed") | grep .)
+	if [[ -n $shrunk ]]; then
+		finding "within the limits now: delete these lines from tools/lint/size-allowlist.txt:"
+		echo "$shrunk" >&2
+	fi
+fi
 
 echo "== buf lint, buf format"
 buf() { (cd proto && GOWORK=off go tool -modfile=../tools/buf/go.mod buf "$@"); }
