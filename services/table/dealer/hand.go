@@ -305,35 +305,8 @@ func (t *Table) settle(out *Output, now time.Time) error {
 		if seat < 0 {
 			break
 		}
-		var a engine.Action
-		showdown := t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital
-		leaving := t.seats[seat].Leaving || t.seats[seat].Away
-		switch {
-		case leaving && showdown && t.canShow():
-			// A leave never gives a live hand away (TP-44: an all-in
-			// player is dealt to the showdown): under the house rule for
-			// a seat that is away (G-43) the house tables its hand,
-			// which wins what it wins, then the seat leaves with it.
-			a = engine.Action{Seat: seat, Kind: engine.Show}
-		case leaving && t.hand.Phase() == engine.PhaseShowdown:
-			// A live table's dealer tables the away seat's cards (G-43),
-			// and a floor ruling pending on the hand comes first: a
-			// timeout here would muck a live hand, so no clock runs.
-			return nil
-		case leaving:
-			// Away during the betting (G-43): the seat checks when it
-			// may and otherwise its hand is folded (TP-56); an all-in
-			// seat is never asked.
-			a = engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
-		case showdown && !t.settings.ManualShowdown:
-			a = engine.Action{Seat: seat, Kind: engine.Show}
-			if !t.canShow() {
-				a.Kind = engine.Timeout
-			}
-		default:
-			if t.deadline.IsZero() && t.settings.ActionTimeout > 0 {
-				t.deadline = now.Add(t.settings.ActionTimeout)
-			}
+		a, leaving, wait := t.automatic(seat, now)
+		if wait {
 			return nil
 		}
 		evs, err := t.hand.Apply(a)
@@ -351,6 +324,44 @@ func (t *Table) settle(out *Output, now time.Time) error {
 	}
 	t.dropStaleOOT()
 	return nil
+}
+
+// automatic decides what the house does for the seat in turn (seat):
+// act for a seat that is away (G-43) or table a hand at a digital
+// showdown; wait is true when the player, or the dealer, decides, and
+// then the action clock is set if the table runs one.
+func (t *Table) automatic(seat int, now time.Time) (a engine.Action, leaving, wait bool) {
+	showdown := t.hand.Phase() == engine.PhaseShowdown && t.cfg.Mode == engine.Digital
+	leaving = t.seats[seat].Leaving || t.seats[seat].Away
+	switch {
+	case leaving && showdown && t.canShow():
+		// A leave never gives a live hand away (TP-44: an all-in
+		// player is dealt to the showdown): under the house rule for
+		// a seat that is away (G-43) the house tables its hand,
+		// which wins what it wins, then the seat leaves with it.
+		a = engine.Action{Seat: seat, Kind: engine.Show}
+	case leaving && t.hand.Phase() == engine.PhaseShowdown:
+		// A live table's dealer tables the away seat's cards (G-43),
+		// and a floor ruling pending on the hand comes first: a
+		// timeout here would muck a live hand, so no clock runs.
+		return engine.Action{}, leaving, true
+	case leaving:
+		// Away during the betting (G-43): the seat checks when it
+		// may and otherwise its hand is folded (TP-56); an all-in
+		// seat is never asked.
+		a = engine.Action{Seat: seat, Kind: engine.Timeout, By: engine.RoleDealer}
+	case showdown && !t.settings.ManualShowdown:
+		a = engine.Action{Seat: seat, Kind: engine.Show}
+		if !t.canShow() {
+			a.Kind = engine.Timeout
+		}
+	default:
+		if t.deadline.IsZero() && t.settings.ActionTimeout > 0 {
+			t.deadline = now.Add(t.settings.ActionTimeout)
+		}
+		return engine.Action{}, leaving, true
+	}
+	return a, leaving, false
 }
 
 // AwayRule is the house rule the table applies for a seat whose player

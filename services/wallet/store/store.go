@@ -164,21 +164,30 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 	if err == nil {
 		return resp, replayed, nil
 	}
+	stored, err := s.answerDuplicate(ctx, req.Key, hash, err)
+	return stored, err == nil, err
+}
+
+// answerDuplicate turns a failed write of a keyed request into the answer
+// the key already holds: a duplicate that lost the race for its key, or
+// whose fn failed after the original succeeded, gets the original's stored
+// response (replayed); anything else keeps its error.
+func (s *Store) answerDuplicate(ctx context.Context, key, hash string, err error) ([]byte, error) {
 	if _, isFault := fault.As(err); !isFault && !errors.Is(err, errKeyTaken) {
-		return nil, false, err
+		return nil, err
 	}
-	storedHash, stored, found, lookupErr := s.lookupKey(ctx, req.Key)
+	storedHash, stored, found, lookupErr := s.lookupKey(ctx, key)
 	switch {
 	case lookupErr != nil:
-		return nil, false, lookupErr
+		return nil, lookupErr
 	case !found && errors.Is(err, errKeyTaken):
-		return nil, false, fault.New(fault.Aborted, "IDEMPOTENCY_KEY_BUSY", "a concurrent request with this key did not finish; retry")
+		return nil, fault.New(fault.Aborted, "IDEMPOTENCY_KEY_BUSY", "a concurrent request with this key did not finish; retry")
 	case !found:
-		return nil, false, err
+		return nil, err
 	case storedHash != hash:
-		return nil, false, ErrKeyReused.Withf("idempotency key %q was used for a different request", req.Key).With("idempotency_key", req.Key)
+		return nil, ErrKeyReused.Withf("idempotency key %q was used for a different request", key).With("idempotency_key", key)
 	default:
-		return stored, true, nil
+		return stored, nil
 	}
 }
 
