@@ -59,59 +59,51 @@ func TestTopUpPlaysOnlyOncePaid_G41_CS05(t *testing.T) {
 			}, true},
 	}
 	for _, tc := range cases {
-		for _, postgres := range []bool{false, true} {
-			name := tc.name + "/sqlite"
-			if postgres {
-				name = tc.name + "/postgres"
+		eachMoneyStore(t, tc.name, func(t *testing.T, r *moneyRig) {
+			r.deposit("ann", 1000)
+			r.deposit("bob", 1000)
+			id := r.openTable()
+			sit := func(player string, seat int32) {
+				t.Helper()
+				if _, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: seat, PlayerId: player, Amount: 100,
+					PostNow: true, IdempotencyKey: player + "-sits"}); err != nil {
+					t.Fatalf("%s sits: %v", player, err)
+				}
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				r := newMoneyRig(t, postgres)
-				r.deposit("ann", 1000)
-				r.deposit("bob", 1000)
-				id := r.openTable()
-				sit := func(player string, seat int32) {
-					t.Helper()
-					if _, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: seat, PlayerId: player, Amount: 100,
-						PostNow: true, IdempotencyKey: player + "-sits"}); err != nil {
-						t.Fatalf("%s sits: %v", player, err)
-					}
-				}
-				sit("ann", 0)
-				tc.before(r)
-				_, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
-				if status.Code(err) != codes.Unavailable {
-					t.Fatalf("top-up with the commit unsettled: %v, want Unavailable", err)
-				}
-				r.client.cutCommit.Store(false)
-				r.client.loseCommit.Store(false)
-				sit("bob", 1)
+			sit("ann", 0)
+			tc.before(r)
+			_, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
+			if status.Code(err) != codes.Unavailable {
+				t.Fatalf("top-up with the commit unsettled: %v, want Unavailable", err)
+			}
+			r.client.cutCommit.Store(false)
+			r.client.loseCommit.Store(false)
+			sit("bob", 1)
 
-				st := r.state(id)
-				ann := st.GetSeats()[0]
-				if st.GetHand() == nil || !ann.GetInHand() {
-					t.Fatalf("no hand dealt to ann and bob: %v", st)
-				}
-				if in := ann.GetStack() + ann.GetBet(); in > 100 || ann.GetPendingChips() != 0 {
-					t.Fatalf("G-41: ann plays %d (+%d pending) with her top-up unsettled; she paid for 100", in, ann.GetPendingChips())
-				}
-				tc.after(t, r, id)
+			st := r.state(id)
+			ann := st.GetSeats()[0]
+			if st.GetHand() == nil || !ann.GetInHand() {
+				t.Fatalf("no hand dealt to ann and bob: %v", st)
+			}
+			if in := ann.GetStack() + ann.GetBet(); in > 100 || ann.GetPendingChips() != 0 {
+				t.Fatalf("G-41: ann plays %d (+%d pending) with her top-up unsettled; she paid for 100", in, ann.GetPendingChips())
+			}
+			tc.after(t, r, id)
 
-				st = r.state(id)
-				ann = st.GetSeats()[0]
-				if st.GetHand() == nil || !ann.GetInHand() {
-					t.Fatalf("the hand ended before the top-up was settled: %v", st)
-				}
-				want := int64(0)
-				if tc.paid {
-					want = 100
-				}
-				if ann.GetPendingChips() != want {
-					t.Fatalf("ann's seat after the top-up was settled: %v, want %d pending (CS-05)", ann, want)
-				}
-				r.reconciled("after the top-up was settled", id, 2000)
-			})
-		}
+			st = r.state(id)
+			ann = st.GetSeats()[0]
+			if st.GetHand() == nil || !ann.GetInHand() {
+				t.Fatalf("the hand ended before the top-up was settled: %v", st)
+			}
+			want := int64(0)
+			if tc.paid {
+				want = 100
+			}
+			if ann.GetPendingChips() != want {
+				t.Fatalf("ann's seat after the top-up was settled: %v, want %d pending (CS-05)", ann, want)
+			}
+			r.reconciled("after the top-up was settled", id, 2000)
+		})
 	}
 }
 

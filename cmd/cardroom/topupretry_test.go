@@ -19,45 +19,37 @@ import (
 // are held and committed once.
 func TestTopUpRetriedAfterTheHoldsAnswerWasLost_CS07(t *testing.T) {
 	t.Parallel()
-	for _, postgres := range []bool{false, true} {
-		name := "sqlite"
-		if postgres {
-			name = "postgres"
+	eachMoneyStore(t, "", func(t *testing.T, r *moneyRig) {
+		r.deposit("ann", 1000)
+		r.deposit("bob", 1000)
+		id := r.openTable()
+		for i, p := range []string{"ann", "bob"} {
+			if i == 1 {
+				r.client.loseHold.Store(true)
+				_, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
+				if status.Code(err) != codes.Unavailable {
+					t.Fatalf("top-up with the hold's answer lost: %v, want Unavailable", err)
+				}
+				r.client.loseHold.Store(false)
+			}
+			if _, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 100,
+				PostNow: true, IdempotencyKey: p + "-sits"}); err != nil {
+				t.Fatalf("%s sits: %v", p, err)
+			}
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			r := newMoneyRig(t, postgres)
-			r.deposit("ann", 1000)
-			r.deposit("bob", 1000)
-			id := r.openTable()
-			for i, p := range []string{"ann", "bob"} {
-				if i == 1 {
-					r.client.loseHold.Store(true)
-					_, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
-					if status.Code(err) != codes.Unavailable {
-						t.Fatalf("top-up with the hold's answer lost: %v, want Unavailable", err)
-					}
-					r.client.loseHold.Store(false)
-				}
-				if _, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: int32(i), PlayerId: p, Amount: 100,
-					PostNow: true, IdempotencyKey: p + "-sits"}); err != nil {
-					t.Fatalf("%s sits: %v", p, err)
-				}
-			}
-			if ann := r.state(id).GetSeats()[0]; !ann.GetInHand() || ann.GetStack() == 100 {
-				t.Fatalf("ann's stack did not move in a hand: %v", ann)
-			}
-			resp, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
-			if err != nil {
-				t.Fatalf("CS-07: the retry of ann's top-up: %v", err)
-			}
-			if s := resp.GetSeat(); s.GetPendingChips() != 100 {
-				t.Fatalf("CS-05: the retry answers %v; want 100 pending for the next hand", s)
-			}
-			if got := r.balance(ledger.PlayerAccount("ann", "EUR")); got != 800 {
-				t.Fatalf("ann's wallet: %d, want 800 (100 and one top-up of 100)", got)
-			}
-			r.reconciled("after the retried top-up", id, 2000)
-		})
-	}
+		if ann := r.state(id).GetSeats()[0]; !ann.GetInHand() || ann.GetStack() == 100 {
+			t.Fatalf("ann's stack did not move in a hand: %v", ann)
+		}
+		resp, err := r.tableClient().TopUp(r.floor(), &tablev1.TopUpRequest{TableId: id, PlayerId: "ann", Amount: 100, IdempotencyKey: "ann-tops-up"})
+		if err != nil {
+			t.Fatalf("CS-07: the retry of ann's top-up: %v", err)
+		}
+		if s := resp.GetSeat(); s.GetPendingChips() != 100 {
+			t.Fatalf("CS-05: the retry answers %v; want 100 pending for the next hand", s)
+		}
+		if got := r.balance(ledger.PlayerAccount("ann", "EUR")); got != 800 {
+			t.Fatalf("ann's wallet: %d, want 800 (100 and one top-up of 100)", got)
+		}
+		r.reconciled("after the retried top-up", id, 2000)
+	})
 }

@@ -76,6 +76,26 @@ type moneyRig struct {
 	g           *testkit.GRPC
 }
 
+// eachMoneyStore runs test in parallel subtests on a money rig over SQLite
+// and over PostgreSQL, named name/sqlite and name/postgres (sqlite and
+// postgres when name is empty).
+func eachMoneyStore(t *testing.T, name string, test func(t *testing.T, r *moneyRig)) {
+	t.Helper()
+	for _, postgres := range []bool{false, true} {
+		sub := "sqlite"
+		if postgres {
+			sub = "postgres"
+		}
+		if name != "" {
+			sub = name + "/" + sub
+		}
+		t.Run(sub, func(t *testing.T) {
+			t.Parallel()
+			test(t, newMoneyRig(t, postgres))
+		})
+	}
+}
+
 func newMoneyRig(t *testing.T, postgres bool) *moneyRig {
 	t.Helper()
 	open := testkit.SQLite
@@ -249,38 +269,30 @@ func TestCommitGoneThrough_NeverUndone(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		for _, postgres := range []bool{false, true} {
-			name := tc.name + "/sqlite"
-			if postgres {
-				name = tc.name + "/postgres"
+		eachMoneyStore(t, tc.name, func(t *testing.T, r *moneyRig) {
+			r.deposit("ann", 1000)
+			id := r.openTable()
+			r.client.loseCommit.Store(true)
+			_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 0, PlayerId: "ann", Amount: 200, PostNow: true,
+				IdempotencyKey: "ann-sits"})
+			if status.Code(err) != codes.Unavailable {
+				t.Fatalf("sit with the commit's answer lost: %v, want Unavailable", err)
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				r := newMoneyRig(t, postgres)
-				r.deposit("ann", 1000)
-				id := r.openTable()
-				r.client.loseCommit.Store(true)
-				_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 0, PlayerId: "ann", Amount: 200, PostNow: true,
-					IdempotencyKey: "ann-sits"})
-				if status.Code(err) != codes.Unavailable {
-					t.Fatalf("sit with the commit's answer lost: %v, want Unavailable", err)
-				}
-				r.client.loseCommit.Store(false)
-				if got := r.balance(ledger.TableAccount(id, "EUR")); got != 200 {
-					t.Fatalf("escrow after the commit: %d, want 200", got)
-				}
-				tc.forget(t, r)
-				r.restartTables() // the next owner finishes the pending commit
+			r.client.loseCommit.Store(false)
+			if got := r.balance(ledger.TableAccount(id, "EUR")); got != 200 {
+				t.Fatalf("escrow after the commit: %d, want 200", got)
+			}
+			tc.forget(t, r)
+			r.restartTables() // the next owner finishes the pending commit
 
-				st, err := r.tableClient().GetTableState(r.floor(), &tablev1.GetTableStateRequest{TableId: id})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if s := st.GetState().GetSeats()[0]; s.GetPlayerId() != "ann" || s.GetStack() != 200 {
-					t.Fatalf("ann's seat after the next owner's retry: %v (her buy-in is in escrow)", s)
-				}
-				r.books("after the retry", id, "ann", 1000)
-			})
-		}
+			st, err := r.tableClient().GetTableState(r.floor(), &tablev1.GetTableStateRequest{TableId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := st.GetState().GetSeats()[0]; s.GetPlayerId() != "ann" || s.GetStack() != 200 {
+				t.Fatalf("ann's seat after the next owner's retry: %v (her buy-in is in escrow)", s)
+			}
+			r.books("after the retry", id, "ann", 1000)
+		})
 	}
 }
