@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -160,40 +159,27 @@ type change func(tx *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error)
 // update runs c on game id under its lock and fence; d, when not nil, is
 // recorded as the floor's decision in the same transaction.
 func (r *Room) update(ctx context.Context, id string, d *store.Decision, c change) (store.Record, error) {
-	elsewhere, err := r.elsewhere(ctx, id)
-	if err != nil {
-		return store.Record{}, err
-	}
 	return r.store.Update(ctx, id, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
-		return r.apply(ctx, tx, g, epoch, elsewhere, d, c)
+		return r.apply(ctx, tx, g, epoch, d, c)
 	})
 }
 
-// elsewhere returns the players holding a seat in a game other than id,
-// with the table (G-21). It is read before the game's transaction: a seat
-// taken elsewhere meanwhile is caught by that game's own update (accepting
-// an offer withdraws the player's offers in every other game) and by the
-// table, which refuses a second seat.
-func (r *Room) elsewhere(ctx context.Context, id string) (map[string]string, error) {
-	recs, _, err := r.store.List(ctx, 0, "")
+// apply runs c on g inside tx, publishes the events and records d. The
+// players seated elsewhere are read in the same transaction, and the
+// index of who holds a seat where is updated with the game (G-21).
+func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epoch int64, d *store.Decision, c change) error {
+	elsewhere, err := r.store.HeldElsewhere(ctx, tx, g.ID)
 	if err != nil {
-		return nil, fmt.Errorf("players seated in other games: %w", err)
+		return err
 	}
-	out := map[string]string{}
-	for _, rec := range recs {
-		if rec.Game.ID != id {
-			maps.Copy(out, rec.Game.Holding())
-		}
-	}
-	return out, nil
-}
-
-func (r *Room) apply(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game, epoch int64, elsewhere map[string]string, d *store.Decision, c change) error {
 	// G-21: offers to players seated in another game are withdrawn and
 	// none is made to them, whatever the change.
 	evs := g.Busy(elsewhere, r.clock.Now())
 	more, err := c(tx, g)
 	if err != nil {
+		return err
+	}
+	if err := r.store.IndexHolders(ctx, tx, g); err != nil {
 		return err
 	}
 	evs = append(evs, more...)
@@ -357,7 +343,7 @@ func (r *Room) Answer(ctx context.Context, offerID, player string, accept bool, 
 	if a.Floor {
 		d = decision(a, action, player, offerID)
 	}
-	rec, err := r.update(ctx, id, d, func(_ *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
+	rec, err := r.update(ctx, id, d, func(tx *sqlstore.Tx, g *waitlist.Game) ([]waitlist.Event, error) {
 		who := player
 		if who == "" && a.Floor {
 			if o := g.Offer(offerID); o != nil {
@@ -371,6 +357,9 @@ func (r *Room) Answer(ctx context.Context, offerID, player string, accept bool, 
 		var err error
 		if accept {
 			out, evs, err = g.Accept(offerID, who, r.clock.Now())
+			if err == nil {
+				err = r.claim(ctx, tx, g.ID, out)
+			}
 		} else {
 			out, evs, err = g.Decline(offerID, who, r.clock.Now())
 		}
@@ -383,6 +372,43 @@ func (r *Room) Answer(ctx context.Context, offerID, player string, accept bool, 
 		r.withdrawElsewhere(ctx, id, out.Player)
 	}
 	return Offer{Game: rec.Game, Offer: out}, err
+}
+
+// noChange is the change that only runs what every change runs: offers to
+// players seated elsewhere withdrawn, the seat-holder index brought up to
+// date.
+func noChange(*sqlstore.Tx, *waitlist.Game) ([]waitlist.Event, error) { return nil, nil }
+
+// index brings every game's seat holders into the index (G-21), each game
+// under its own lock: games last saved before the index existed are
+// indexed once the service starts.
+func (r *Room) index(ctx context.Context) error {
+	recs, _, err := r.store.List(ctx, 0, "")
+	if err != nil {
+		return fmt.Errorf("index seat holders: %w", err)
+	}
+	var errs []error
+	for _, rec := range recs {
+		if _, err := r.update(ctx, rec.Game.ID, nil, noChange); err != nil {
+			errs = append(errs, fmt.Errorf("index seat holders of %s: %w", rec.Game.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// claim records the accepted offer's seat as the player's one seat in the
+// room (G-21). Another game may have seated the player after this game
+// read who is seated elsewhere: then the acceptance is refused and,
+// its transaction undone, nothing of it remains.
+func (r *Room) claim(ctx context.Context, tx *sqlstore.Tx, id string, o waitlist.Offer) error {
+	table, err := r.store.Claim(ctx, tx, id, o.Player, o.Table)
+	if err != nil {
+		return err
+	}
+	if table != "" {
+		return waitlist.ErrSeatedElsewhere.With("table_id", table)
+	}
+	return nil
 }
 
 // withdrawElsewhere withdraws the pending offers player holds in games
@@ -400,7 +426,7 @@ func (r *Room) withdrawElsewhere(ctx context.Context, id, player string) {
 		if o.Game.ID == id || o.Offer.State != waitlist.Pending {
 			continue
 		}
-		if _, err := r.update(ctx, o.Game.ID, nil, func(*sqlstore.Tx, *waitlist.Game) ([]waitlist.Event, error) { return nil, nil }); err != nil {
+		if _, err := r.update(ctx, o.Game.ID, nil, noChange); err != nil {
 			r.log.WarnContext(ctx, "seating: offer in another game not withdrawn", "player", player, "waitlist", o.Game.ID, "error", err)
 		}
 	}

@@ -20,14 +20,18 @@ import (
 	"github.com/cardroom/cardroom/services/seating/wire"
 )
 
-// Run runs seating's background loops until ctx ends, then returns nil:
-// the timer sweeper (every SweepInterval on the room's clock), the board's
+// Run first brings the seat-holder index up to date with every game
+// (G-21), then runs seating's background loops until ctx ends and returns
+// nil: the timer sweeper (every SweepInterval on the room's clock), the board's
 // poll for changes made by other replicas (every BoardPoll), and, when the
 // room has a bus, the consumers of table.opened, table.seat_opened,
 // table.player_seated and table.closed (consumer group Config.Consumer)
 // and, when it has Tables, of its own absence events (group
 // Config.Consumer + ".table", HandleAbsence). A loop that fails is logged and retried; none of them stops the others.
 func (r *Room) Run(ctx context.Context) error {
+	if err := r.index(ctx); err != nil && ctx.Err() == nil {
+		r.log.ErrorContext(ctx, "seating: seat holders not indexed", "error", err)
+	}
 	var wg sync.WaitGroup
 	loop := func(name string, every time.Duration, round func(context.Context) error) {
 		wg.Go(func() {
@@ -190,14 +194,10 @@ func (r *Room) HandleTableClosed(ctx context.Context, ev events.Event) error {
 // consume applies an event to game id once: under the game's lock, inside
 // the idempotent consumer's transaction, through the owner's fence.
 func (r *Room) consume(ctx context.Context, id string, ev events.Event, c change) error {
-	elsewhere, err := r.elsewhere(ctx, id)
-	if err != nil {
-		return err
-	}
 	return r.store.Locked(ctx, id, func(ctx context.Context, owner *lock.Owner) error {
 		apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
 			_, err := r.store.Apply(ctx, tx, owner.Fence, func(tx *sqlstore.Tx, g *waitlist.Game, epoch int64) error {
-				return r.apply(ctx, tx, g, epoch, elsewhere, nil, c)
+				return r.apply(ctx, tx, g, epoch, nil, c)
 			})
 			return err
 		}

@@ -2,8 +2,9 @@
 // SQLite embedded, PostgreSQL distributed). A game — its list, tables,
 // offers and absences — is one row holding waitlist.Game as JSON, so one
 // fenced UPDATE moves the whole aggregate from one valid state to the next.
-// Beside it: the table → game index, the CS-14 long-break ledger (which
-// spans games) and the floor's decisions.
+// Beside it: the table → game index, the player → game index of seat
+// holders (G-21: one seat in the room, enforced by its primary key), the
+// CS-14 long-break ledger (which spans games) and the floor's decisions.
 package store
 
 import (
