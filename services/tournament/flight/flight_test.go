@@ -9,11 +9,11 @@ import (
 
 var day = time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC)
 
-// TestCarry_G33: a player who bagged in two flights goes to Day 2 with
+// TestCarry_G34: a player who bagged in two flights goes to Day 2 with
 // one bag by the house policy (the larger by default, ties to the
 // earlier); the other is forfeited; every other bag is kept; chips kept
 // plus forfeited are the chips bagged.
-func TestCarry_G33(t *testing.T) {
+func TestCarry_G34(t *testing.T) {
 	t.Parallel()
 	bags := []Bag{
 		{Flight: "1A", Player: "ann", Chips: 12_000, BaggedAt: day},

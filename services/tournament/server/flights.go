@@ -180,7 +180,7 @@ func (s *Server) GetPlayerHistory(ctx context.Context, req *tournamentv1.GetPlay
 			return nil, err
 		}
 		pe := &tournamentv1.PlayerEvent{TournamentId: h.Event.ID, Name: h.Event.Name, StartTime: timestamppb.New(h.Event.StartsAt),
-			State: stateToProto[h.Event.Status], Entry: pb, Place: int32(h.Place), Prize: h.Prize, Bagged: h.Bagged}
+			State: stateToProto[h.Event.Status], Entry: pb, Place: int32(h.Place), Prize: h.Prize, Bounties: h.Bounties, Bagged: h.Bagged}
 		for _, p := range h.Penalties {
 			pe.Penalties = append(pe.Penalties, &tournamentv1.PlayerPenalty{Type: penaltyTypeToProto[p.Type], Reason: p.Reason,
 				IssuedBy: p.IssuedBy, HandsToMiss: int32(p.HandsToMiss), IssueTime: timestamppb.New(p.Issued)})

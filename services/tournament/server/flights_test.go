@@ -23,7 +23,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
-// TestFlightsIntoDay2_G33: two Day 1 flights feed one Day 2 (issue 13). A
+// TestFlightsIntoDay2_G34: two Day 1 flights feed one Day 2 (issue 13). A
 // flight must name a scheduled Day 2 (NOT_A_DAY2); nobody registers for
 // the Day 2 itself (ENTER_A_FLIGHT); it starts once every flight has
 // bagged (FLIGHTS_NOT_BAGGED). Each flight's bags (as the director records
@@ -32,7 +32,7 @@ import (
 // (G-34), seated by a new draw; its prize pool is the sum of the flights'
 // and its payouts count every flight entry. The history shows a player's
 // flights and Day 2 to them and to the floor, and to nobody else.
-func TestFlightsIntoDay2_G33(t *testing.T) {
+func TestFlightsIntoDay2_G34(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	st := store.New(db)

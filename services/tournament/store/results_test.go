@@ -29,6 +29,7 @@ func TestResultsContract(t *testing.T) {
 		want := []standings.Finish{{PlayerID: "c", Place: 3, Shared: 1}, {PlayerID: "a", Place: 1, Shared: 2, Removed: true}, {PlayerID: "b", Place: 1, Shared: 2}}
 		pen := standings.Penalty{Type: standings.MissedHands, Reason: "phone", IssuedBy: "floor-1", Hand: 42, Rounds: 2, HandsToMiss: 14, Override: true, Issued: now}
 		prize := entry.Payment{Key: "trn/f1/b/prize/1", Kind: entry.PayPrize, EventID: "f1", PlayerID: "b", Currency: "EUR", Amount: 7000, Place: 1}
+		bounty := entry.Payment{Key: "trn/f1/c/bounty/1/b", Kind: entry.PayBounty, EventID: "f1", PlayerID: "b", Currency: "EUR", Amount: 1250}
 		err := s.Update(ctx, "f1", func(tx *Tx, _ *Tournament) error {
 			if err := tx.PutEntry(entry.Entry{EventID: "f1", PlayerID: "a", Status: entry.Active, RegisteredAt: now, HandsToMiss: 14, Left: true}); err != nil {
 				return err
@@ -46,6 +47,12 @@ func TestResultsContract(t *testing.T) {
 				return err
 			}
 			if err := tx.AddAudit("admin-1", "update", map[string]string{"reason": "typo"}, now); err != nil {
+				return err
+			}
+			if err := tx.PutEntry(entry.Entry{EventID: "f1", PlayerID: "b", Status: entry.Active, RegisteredAt: now}); err != nil {
+				return err
+			}
+			if err := tx.AddPayment(bounty, 0, now); err != nil {
 				return err
 			}
 			return tx.AddPayment(prize, 0, now)
@@ -71,7 +78,15 @@ func TestResultsContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if all, err := s.PendingPayments(ctx); err != nil || len(all) != 1 || all[0].Payment != prize {
+		// A player's history (issue 13): place, prize and bounty apart.
+		hist, err := s.PlayerHistory(ctx, "b")
+		if err != nil || len(hist) != 1 || hist[0].Place != 1 || hist[0].Prize != 7000 || hist[0].Bounties != 1250 {
+			t.Fatalf("PlayerHistory(b) = %+v, %v", hist, err)
+		}
+		if hist, err := s.PlayerHistory(ctx, "a"); err != nil || len(hist) != 1 || len(hist[0].Penalties) != 2 || hist[0].Prize != 0 {
+			t.Fatalf("PlayerHistory(a) = %+v, %v", hist, err)
+		}
+		if all, err := s.PendingPayments(ctx); err != nil || len(all) != 2 {
 			t.Fatalf("PendingPayments = %+v, %v", all, err)
 		}
 		pays, err := s.Payments(ctx, "f1", int(entry.PayPrize), int(entry.PayVoucher))

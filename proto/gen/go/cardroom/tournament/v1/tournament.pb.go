@@ -6985,7 +6985,10 @@ type PlayerEvent struct {
 	// penalties are the penalties given in the event, in order.
 	Penalties []*PlayerPenalty `protobuf:"bytes,8,rep,name=penalties,proto3" json:"penalties,omitempty"`
 	// bagged is the stack the player bagged in this flight; 0 when none.
-	Bagged        int64 `protobuf:"varint,9,opt,name=bagged,proto3" json:"bagged,omitempty"`
+	Bagged int64 `protobuf:"varint,9,opt,name=bagged,proto3" json:"bagged,omitempty"`
+	// bounties is the bounty cash the player won in the event, minor units
+	// (G-36): heads of players they knocked out and, at the end, their own.
+	Bounties      int64 `protobuf:"varint,10,opt,name=bounties,proto3" json:"bounties,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7079,6 +7082,13 @@ func (x *PlayerEvent) GetPenalties() []*PlayerPenalty {
 func (x *PlayerEvent) GetBagged() int64 {
 	if x != nil {
 		return x.Bagged
+	}
+	return 0
+}
+
+func (x *PlayerEvent) GetBounties() int64 {
+	if x != nil {
+		return x.Bounties
 	}
 	return 0
 }
@@ -8153,7 +8163,7 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\tissued_by\x18\x03 \x01(\tR\bissuedBy\x12\"\n" +
 	"\rhands_to_miss\x18\x04 \x01(\x05R\vhandsToMiss\x129\n" +
 	"\n" +
-	"issue_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tissueTime\"\xfe\x02\n" +
+	"issue_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tissueTime\"\x9a\x03\n" +
 	"\vPlayerEvent\x12#\n" +
 	"\rtournament_id\x18\x01 \x01(\tR\ftournamentId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -8164,7 +8174,9 @@ const file_cardroom_tournament_v1_tournament_proto_rawDesc = "" +
 	"\x05place\x18\x06 \x01(\x05R\x05place\x12\x14\n" +
 	"\x05prize\x18\a \x01(\x03R\x05prize\x12C\n" +
 	"\tpenalties\x18\b \x03(\v2%.cardroom.tournament.v1.PlayerPenaltyR\tpenalties\x12\x16\n" +
-	"\x06bagged\x18\t \x01(\x03R\x06bagged\"W\n" +
+	"\x06bagged\x18\t \x01(\x03R\x06bagged\x12\x1a\n" +
+	"\bbounties\x18\n" +
+	" \x01(\x03R\bbounties\"W\n" +
 	"\x18GetPlayerHistoryResponse\x12;\n" +
 	"\x06events\x18\x01 \x03(\v2#.cardroom.tournament.v1.PlayerEventR\x06events\"\\\n" +
 	"\x18ListMovementSlipsRequest\x12@\n" +
