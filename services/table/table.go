@@ -84,7 +84,7 @@ type Deps struct {
 	Relay  *events.Relay
 	// Wallet takes buy-ins and pays cash-outs; dial it with the service's
 	// own token (rpc.Options.ServiceToken): the table strips the caller's.
-	// Nil plays without money (tests only).
+	// Nil plays without money (runner.NoMoney: tests of play).
 	Wallet walletv1.WalletServiceClient
 	// Seating confirms the offers players sit with. Nil: only the floor
 	// seats players.
@@ -122,8 +122,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		}
 		locker, holders = rl, rl
 	}
+	var wallet runner.Wallet = runner.NoMoney{}
+	if deps.Wallet != nil {
+		wallet = Wallet{Client: deps.Wallet}
+	}
 	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
-		Wallet: deps.Wallet, Shuffle: deps.Shuffle, HandPause: cfg.HandPause, AsyncActionCommit: cfg.AsyncActionCommit, Logger: deps.Logger})
+		Wallet: wallet, Shuffle: deps.Shuffle, HandPause: cfg.HandPause, AsyncActionCommit: cfg.AsyncActionCommit, Logger: deps.Logger})
 	var offers server.OfferVerifier
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}

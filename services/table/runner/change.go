@@ -197,7 +197,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		for _, c := range o.CashOuts {
 			cashOuts = append(cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
 				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Sitting: sittingOf(dealer.Seat{Player: c.Player, Sitting: c.Sitting}),
-				Done: t.wallet() == nil, Created: now})
+				Done: !t.wallet().Escrow(), Created: now})
 		}
 		extra = t.withRulings(ctx, o, extra)
 		extra = t.withTournament(ctx, o, extra)

@@ -8,20 +8,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/status"
 
-	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/sqlstore"
-	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/store"
 )
-
-// serviceContext drops the caller's bearer token, so that calls to the
-// wallet go out with the table service's own identity (the wallet's table
-// RPCs are for the service role) while the trace carries on.
-func serviceContext(ctx context.Context) context.Context { return auth.WithToken(ctx, "") }
 
 // retryMoney finishes the table's unfinished wallet steps: commits of
 // holds whose seat was stored, and cash-outs. A commit the wallet refuses
@@ -34,7 +25,7 @@ func serviceContext(ctx context.Context) context.Context { return auth.WithToken
 // that they appear in the request's trace.
 func (t *Table) retryMoney(req context.Context) {
 	d := t.r.d
-	if t.wallet() == nil || t.stopped != nil {
+	if !t.wallet().Escrow() || t.stopped != nil {
 		return
 	}
 	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
@@ -85,44 +76,12 @@ func (t *Table) retryMoney(req context.Context) {
 // they are cashed out to the player, ending that sitting. Releasing alone
 // (as before) left them in escrow for good. The caller holds t.mu.
 func (t *Table) giveBackBuyIn(ctx context.Context, m store.MoneyMove) error {
-	committed, err := t.releaseBuyIn(ctx, m)
+	committed, err := t.wallet().Release(ctx, t.step(m.Key+"/release"), m.HoldID)
 	if err != nil || !committed {
 		return err
 	}
-	_, err = t.wallet().CashOut(serviceContext(ctx), &walletv1.CashOutRequest{IdempotencyKey: m.Key + "/give-back", TableId: t.id, Epoch: t.epoch(),
-		PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.HoldID, Seat: int32(m.Seat)})
-	return err
-}
-
-// releaseBuyIn releases the hold of a buy-in or top-up the table gives up
-// on. It returns nil when the chips are back with the player (released now
-// or before, or expired), committed when the hold was committed after all
-// (the chips are in the table's escrow), and any other answer as an error:
-// nobody knows where the chips are until the wallet says.
-func (t *Table) releaseBuyIn(ctx context.Context, m store.MoneyMove) (committed bool, err error) {
-	_, err = t.wallet().ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: m.Key + "/release",
-		TableId: t.id, Epoch: t.epoch(), HoldId: m.HoldID})
-	if err == nil {
-		return false, nil
-	}
-	switch walletHoldState(err) {
-	case "committed":
-		return true, nil
-	case "released", "expired":
-		return false, nil // the chips went back to the player
-	}
-	return false, err
-}
-
-// walletHoldState is the state the wallet names when it refuses to settle
-// a hold that is no longer held (HOLD_NOT_HELD), or "".
-func walletHoldState(err error) string {
-	for _, d := range status.Convert(err).Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "HOLD_NOT_HELD" {
-			return info.GetMetadata()["state"]
-		}
-	}
-	return ""
+	return t.wallet().CashOut(ctx, t.step(m.Key+"/give-back"), CashOut{Player: m.Player, Seat: m.Seat, Currency: t.def.Currency,
+		Stack: m.Amount, Sitting: m.HoldID})
 }
 
 // StuckAfter is how many failed attempts make a pending wallet step
@@ -186,7 +145,7 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 // leaves the step pending for the next retry. The caller holds t.mu.
 // It reports whether the buy-in was undone.
 func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, err error) {
-	committed, err := t.releaseBuyIn(ctx, m)
+	committed, err := t.wallet().Release(ctx, t.step(m.Key+"/release"), m.HoldID)
 	if err != nil {
 		return false, fmt.Errorf("release the hold of %s before undoing it: %w", m.Key, err)
 	}
@@ -248,39 +207,27 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 // finishMove performs one recorded wallet step (idempotent at the wallet by
 // its key) and marks it done.
 func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
-	d := t.r.d
-	ctx = serviceContext(ctx)
-	epoch := t.epoch()
-	var err error
-	switch m.Kind {
-	case store.MoveCashOut:
-		_, err = t.wallet().CashOut(ctx, &walletv1.CashOutRequest{IdempotencyKey: m.Key, TableId: t.id, Epoch: epoch,
-			PlayerId: m.Player, Currency: t.def.Currency, Stack: m.Amount, SittingId: m.Sitting, Seat: int32(m.Seat)})
-	case store.MoveBuyIn, store.MoveTopUp:
-		_, err = t.wallet().CommitHold(ctx, &walletv1.CommitHoldRequest{IdempotencyKey: m.Key + "/commit", TableId: t.id, Epoch: epoch, HoldId: m.HoldID})
-		if walletHoldState(err) == "committed" {
-			// Committed before: this retry came after the wallet forgot
-			// the commit's key (pruned), so it ran again and found the
-			// hold committed. Nothing else commits a table's hold.
-			err = nil
-		}
-	}
-	if err != nil {
-		return err
-	}
 	if m.Kind != store.MoveCashOut {
 		// Done with the seat's Paid mark or the top-up's chips, in one
 		// transaction (paid).
-		return nil
+		return t.wallet().Commit(ctx, t.step(m.Key+"/commit"), m.HoldID)
 	}
-	return d.Store.FinishMoneyMove(ctx, m.Key)
+	err := t.wallet().CashOut(ctx, t.step(m.Key), CashOut{Player: m.Player, Seat: m.Seat, Currency: t.def.Currency, Stack: m.Amount,
+		Sitting: m.Sitting})
+	if err != nil {
+		return err
+	}
+	return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
 }
 
-// wallet is the wallet client for this table's chips: none for a
-// tournament table, whose chips are tournament chips, not money.
-func (t *Table) wallet() walletv1.WalletServiceClient {
+// wallet is the wallet for this table's chips: none for a tournament
+// table, whose chips are tournament chips, not money.
+func (t *Table) wallet() Wallet {
 	if t.def.Config.Tournament {
-		return nil
+		return NoMoney{}
 	}
 	return t.r.d.Wallet
 }
+
+// step names a wallet step of the table under key, fenced by its epoch.
+func (t *Table) step(key string) Step { return Step{Key: key, Table: t.id, Epoch: t.epoch()} }

@@ -6,15 +6,12 @@ import (
 	"strconv"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
-	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/store"
@@ -113,17 +110,14 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if err := t.checkCashOutPaid(ctx, a.Player); err != nil {
 		return SitResult{}, err
 	}
-	holdID := ""
-	if t.wallet() != nil {
-		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: a.Key, TableId: id,
-			Epoch: t.epoch(), PlayerId: a.Player, Seat: int32(a.Seat), Currency: t.def.Currency, Game: gameProto(t.def), Amount: a.Amount})
-		if err != nil {
-			return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
-		}
-		holdID = resp.GetHold().GetHoldId()
+	w := t.wallet()
+	holdID, err := w.Hold(ctx, Hold{Step: t.step(a.Key), Player: a.Player, Seat: a.Seat, Currency: t.def.Currency, Game: gameProto(t.def),
+		Amount: a.Amount})
+	if err != nil {
+		return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
 	}
 	move := store.MoneyMove{Key: a.Key, TableID: id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
-		HoldID: holdID, Done: t.wallet() == nil, Created: d.Clock.Now()}
+		HoldID: holdID, Done: !w.Escrow(), Created: d.Clock.Now()}
 	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: id, Seat: int32(a.Seat), PlayerId: a.Player, Stack: a.Amount, OfferId: a.OfferID})
 	if err != nil {
 		return SitResult{}, err
@@ -137,7 +131,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	sit := func(dt *dealer.Table, seat int, player string, stack int64, postNow bool, _ string) (dealer.Output, error) {
 		return dt.Sit(seat, player, stack, postNow)
 	}
-	if t.wallet() != nil {
+	if w.Escrow() {
 		sit = (*dealer.Table).SitUnpaid
 	}
 	sitting := holdID // the wallet's sitting is named by the hold that opens it
@@ -154,7 +148,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		t.releaseHold(ctx, a.Key, holdID)
 		return SitResult{}, err
 	}
-	if t.wallet() != nil {
+	if w.Escrow() {
 		if err := t.finishMove(ctx, move); err != nil {
 			if !definite(err) {
 				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
@@ -195,27 +189,8 @@ func (t *Table) checkCashOutPaid(ctx context.Context, player string) error {
 		With("table_id", t.id, "seat", strconv.Itoa(m.Seat), "stack", strconv.FormatInt(m.Amount, 10))
 }
 
-// definite reports whether an error is the wallet's answer to the
-// request, rather than no answer: then the step is settled one way or the
-// other, and a refused commit is undone once the hold's release says where
-// the chips are (undoBuyIn). Aborted is no answer: the wallet lost a race
-// (a newer owner's epoch, a concurrent request under the same key still
-// in flight) and the step may yet go through; so are the transport's
-// codes.
-func definite(err error) bool {
-	switch status.Code(err) {
-	case codes.FailedPrecondition, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.PermissionDenied:
-		return true
-	}
-	return false
-}
-
 func (t *Table) releaseHold(ctx context.Context, key, holdID string) {
-	if holdID == "" || t.wallet() == nil {
-		return
-	}
-	if _, err := t.wallet().ReleaseHold(serviceContext(ctx), &walletv1.ReleaseHoldRequest{IdempotencyKey: key + "/release",
-		TableId: t.id, Epoch: t.epoch(), HoldId: holdID}); err != nil {
+	if _, err := t.wallet().Release(ctx, t.step(key+"/release"), holdID); err != nil {
 		t.r.d.Logger.WarnContext(ctx, "release hold (it expires by itself)", "table", t.id, "error", err)
 	}
 }
@@ -236,7 +211,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		if m.TableID != id || m.Player != player || m.Amount != amount || m.Kind != store.MoveTopUp {
 			return SeatView{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
 		}
-		if !m.Done && t.wallet() != nil {
+		if !m.Done {
 			// The commit is still pending (its answer was lost): the
 			// retry settles it now, so that the answer says whether the
 			// chips are on the table (G-41).
@@ -254,18 +229,14 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		return SeatView{}, err
 	}
 	s := t.dt.Seats()[seat]
-	holdID := ""
-	if t.wallet() != nil {
-		resp, err := t.wallet().HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: key, TableId: id,
-			Epoch: t.epoch(), PlayerId: player, Seat: int32(seat), Currency: t.def.Currency, Game: gameProto(t.def),
-			Stack: t.dt.StackNow(seat) + s.Pending + s.Unconfirmed, Amount: amount, SittingId: sittingOf(s)})
-		if err != nil {
-			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
-		}
-		holdID = resp.GetHold().GetHoldId()
+	w := t.wallet()
+	holdID, err := w.Hold(ctx, Hold{Step: t.step(key), Player: player, Seat: seat, Currency: t.def.Currency, Game: gameProto(t.def),
+		Stack: t.dt.StackNow(seat) + s.Pending + s.Unconfirmed, Amount: amount, Sitting: sittingOf(s)})
+	if err != nil {
+		return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 	}
 	move := store.MoneyMove{Key: key, TableID: id, Kind: store.MoveTopUp, Player: player, Seat: seat, Amount: amount,
-		HoldID: holdID, Sitting: sittingOf(s), Done: t.wallet() == nil, Created: d.Clock.Now()}
+		HoldID: holdID, Sitting: sittingOf(s), Done: !w.Escrow(), Created: d.Clock.Now()}
 	t.buying++
 	defer func() {
 		t.buying--
@@ -274,7 +245,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	// With a wallet, the chips wait for the commit (G-41): they play only
 	// once the wallet has them in the table's escrow (paid).
 	topUp := (*dealer.Table).TopUpUnpaid
-	if t.wallet() == nil {
+	if !w.Escrow() {
 		topUp = (*dealer.Table).TopUp
 	}
 	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return topUp(dt, seat, amount) },
@@ -283,7 +254,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		t.releaseHold(ctx, key, holdID)
 		return SeatView{}, err
 	}
-	if t.wallet() != nil {
+	if w.Escrow() {
 		if err := t.settleTopUp(ctx, move); err != nil {
 			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}

@@ -23,7 +23,6 @@ import (
 	"github.com/cardroom/cardroom/platform/lock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/telemetry"
-	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/seal"
 	"github.com/cardroom/cardroom/services/table/store"
@@ -41,9 +40,9 @@ type Deps struct {
 	Locker lock.Locker
 	Relay  *events.Relay
 	Sealer *seal.Sealer
-	// Wallet moves buy-ins and cash-outs. Nil runs without money moves:
-	// chips appear and vanish at the table (tests of play only).
-	Wallet walletv1.WalletServiceClient
+	// Wallet moves buy-ins and cash-outs (NoMoney: chips appear and vanish
+	// at the table).
+	Wallet Wallet
 	// Shuffle returns a freshly shuffled deck; nil shuffles with
 	// crypto/rand (tests inject seeded decks).
 	Shuffle func() cards.Deck
