@@ -23,6 +23,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // Name is the service's name: its SQLite file, its PostgreSQL schema, its
@@ -87,7 +88,10 @@ func New(_ Config, deps Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	opts := []server.Option{server.WithWallet(deps.Wallet), server.WithLogger(log)}
+	opts := []server.Option{server.WithLogger(log)}
+	if deps.Wallet != nil {
+		opts = append(opts, server.WithWallet(wallet.New(deps.Wallet)))
+	}
 	rnd := random.Crypto()
 	if deps.Random != nil {
 		rnd = random.Locked(deps.Random)

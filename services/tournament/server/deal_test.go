@@ -18,6 +18,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // heldTables is the table service as a deal sees it: one table per
@@ -96,7 +97,7 @@ func TestProposeDealHoldsTables_TR38(t *testing.T) {
 	d := director.New(director.Deps{Store: st, Tables: tables, Clock: clk, Random: random.Seeded(3)})
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
 		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(random.Seeded(11)),
-			server.WithWallet(w), server.WithDirector(d)))
+			server.WithWallet(wallet.New(w)), server.WithDirector(d)))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

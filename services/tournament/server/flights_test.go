@@ -21,6 +21,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/flight"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // TestFlightsIntoDay2_G34: two Day 1 flights feed one Day 2 (issue 13). A
@@ -38,7 +39,7 @@ func TestFlightsIntoDay2_G34(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	w := newFakeWallet(map[string]int64{"a": 20000, "b": 20000, "c": 20000, "d": 20000, "e": 20000, "f": 20000})
-	srv := server.New(st, clk, server.WithRandom(random.Seeded(11)), server.WithWallet(w))
+	srv := server.New(st, clk, server.WithRandom(random.Seeded(11)), server.WithWallet(wallet.New(w)))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

@@ -18,6 +18,7 @@ import (
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // startResumable is startWithWallet that also hands back the server, for
@@ -26,7 +27,7 @@ func startResumable(t *testing.T, w *fakeWallet) (*fixture, *server.Server) {
 	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithWallet(w), server.WithRandom(random.Seeded(5)))
+	srv := server.New(store.New(db), clk, server.WithWallet(wallet.New(w)), server.WithRandom(random.Seeded(5)))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, srv

@@ -23,6 +23,7 @@ import (
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // fakeWallet is the wallet's tournament side in memory: balances, the
@@ -232,7 +233,7 @@ func startWithWallet(t *testing.T, w *fakeWallet) *fixture {
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
 		opts := []server.Option{server.WithRandom(random.Seeded(11))}
 		if w != nil {
-			opts = append(opts, server.WithWallet(w))
+			opts = append(opts, server.WithWallet(wallet.New(w)))
 		}
 		tournamentv1.RegisterTournamentServiceServer(r, server.New(store.New(db), clk, opts...))
 	})

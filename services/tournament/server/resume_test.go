@@ -14,6 +14,7 @@ import (
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // TestResumePayments: steps the wallet did not answer are finished by the
@@ -23,7 +24,7 @@ func TestResumePayments(t *testing.T) {
 	w := newFakeWallet(balances("a", "b", "c"))
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithWallet(w), server.WithRandom(random.Seeded(5)))
+	srv := server.New(store.New(db), clk, server.WithWallet(wallet.New(w)), server.WithRandom(random.Seeded(5)))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

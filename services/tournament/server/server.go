@@ -18,7 +18,6 @@ import (
 	"github.com/cardroom/cardroom/platform/random"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
-	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -32,7 +31,7 @@ type Server struct {
 	tournamentv1.UnimplementedTournamentServiceServer
 	store  *store.Store
 	clock  clock.Clock
-	wallet walletv1.WalletServiceClient
+	wallet Wallet
 	random rand.Source
 	log    *slog.Logger
 	// director drives the tables; nil leaves them to the floor.
@@ -42,11 +41,10 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// WithWallet moves entry, rebuy, add-on and refund money through the
-// wallet. The client must be dialled with the service's own token
-// (rpc.Options.ServiceToken): the server drops the caller's before calling.
-// Without it the server keeps the books alone (tests without money).
-func WithWallet(w walletv1.WalletServiceClient) Option { return func(s *Server) { s.wallet = w } }
+// WithWallet moves entry, rebuy, add-on and refund money through w
+// (wallet.New). Without it the server keeps the books alone (tests
+// without money).
+func WithWallet(w Wallet) Option { return func(s *Server) { s.wallet = w } }
 
 // WithDirector has d drive the tournament's tables: the start seats the
 // draw at them, a pause or resume of the clock sends them the schedule.
@@ -71,7 +69,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // New returns a Server over s.
 func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
-	srv := &Server{store: s, clock: clk, random: random.Crypto(), log: slog.Default()}
+	srv := &Server{store: s, clock: clk, wallet: noMoney{}, random: random.Crypto(), log: slog.Default()}
 	for _, o := range opts {
 		o(srv)
 	}

@@ -24,6 +24,7 @@ import (
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
 // startWithBus is startWithWallet with the events tables in the database
@@ -33,7 +34,7 @@ func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations(),
 		Shared: []sqlstore.MigrationSet{events.Migrations}})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithRandom(random.Seeded(11)), server.WithWallet(w))
+	srv := server.New(store.New(db), clk, server.WithRandom(random.Seeded(11)), server.WithWallet(wallet.New(w)))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	bus := events.NewMemory(events.MemoryOptions{})
 	done := make(chan struct{})

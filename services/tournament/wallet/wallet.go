@@ -1,0 +1,95 @@
+// Package wallet is the tournament server's adapter to the wallet service:
+// it implements server.Wallet over the generated WalletService client and
+// classifies the wallet's errors in one place: a status the wallet decided
+// (InvalidArgument, FailedPrecondition, NotFound, PermissionDenied,
+// AlreadyExists, OutOfRange, Unauthenticated) is a refusal
+// (server.PaymentRefused, nothing moved); anything else is no answer.
+package wallet
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/cardroom/cardroom/platform/auth"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/entry"
+	"github.com/cardroom/cardroom/services/tournament/server"
+)
+
+// Client pays a tournament's saga steps through the wallet service.
+type Client struct {
+	c walletv1.WalletServiceClient
+}
+
+var _ server.Wallet = (*Client)(nil)
+
+// New returns a Client over c, which must be dialled with the service's
+// own token (rpc.Options.ServiceToken): the tournament service pays, not
+// the player, and the caller's token is dropped before each call.
+func New(c walletv1.WalletServiceClient) *Client { return &Client{c: c} }
+
+// Pay asks the wallet for one saga step under its idempotency key.
+func (w *Client) Pay(ctx context.Context, p entry.Payment) (server.Paid, error) {
+	ctx = auth.WithToken(ctx, "")
+	var (
+		transfer *walletv1.Transfer
+		total    int64
+		err      error
+	)
+	switch p.Kind {
+	case entry.PayEntry:
+		var r *walletv1.EnterResponse
+		r, err = w.c.Enter(ctx, &walletv1.EnterRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee, VoucherId: p.VoucherID})
+		transfer = r.GetTransfer()
+	case entry.PayRebuy:
+		var r *walletv1.RebuyResponse
+		r, err = w.c.Rebuy(ctx, &walletv1.RebuyRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee})
+		transfer = r.GetTransfer()
+	case entry.PayAddOn:
+		var r *walletv1.AddOnResponse
+		r, err = w.c.AddOn(ctx, &walletv1.AddOnRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee})
+		transfer = r.GetTransfer()
+	case entry.PayPrize, entry.PayBounty:
+		// A bounty (G-36) leaves the event's pool like a prize, at place 0.
+		var r *walletv1.PayPrizeResponse
+		r, err = w.c.PayPrize(ctx, &walletv1.PayPrizeRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+			Currency: p.Currency, Amount: p.Amount, Place: int32(p.Place)})
+		transfer = r.GetTransfer()
+	case entry.PayVoucher:
+		var r *walletv1.IssueVoucherResponse
+		r, err = w.c.IssueVoucher(ctx, &walletv1.IssueVoucherRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID,
+			SourceEventId: p.EventID, TargetEventId: p.TargetEventID, Currency: p.Currency, Amount: p.Amount})
+		transfer = &walletv1.Transfer{TransferId: r.GetVoucher().GetTransferId()}
+	case entry.RefundEntry:
+		var r *walletv1.RefundEntryResponse
+		r, err = w.c.RefundEntry(ctx, &walletv1.RefundEntryRequest{IdempotencyKey: p.Key, EventId: p.EventID, PlayerId: p.PlayerID,
+			TransferId: p.RefundOf, Reason: p.Note})
+		transfer, total = r.GetTransfer(), r.GetTransfer().GetAmount()
+	case entry.SettlePool:
+		var r *walletv1.SettlePrizePoolResponse
+		r, err = w.c.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: p.Key, EventId: p.EventID, Currency: p.Currency,
+			Amount: p.Amount, PlayerId: p.PlayerID, Reason: p.Note, ToEventId: p.TargetEventID})
+		transfer = r.GetTransfer()
+	case entry.RefundEvent:
+		var r *walletv1.RefundResponse
+		r, err = w.c.Refund(ctx, &walletv1.RefundRequest{IdempotencyKey: p.Key, EventId: p.EventID, Reason: p.Note})
+		total = r.GetTotal()
+	default:
+		return server.Paid{}, &server.PaymentRefused{Err: fmt.Errorf("payment %s: unknown kind %s", p.Key, p.Kind)}
+	}
+	switch status.Code(err) {
+	case codes.OK:
+		return server.Paid{TransferID: transfer.GetTransferId(), Total: total}, nil
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.NotFound, codes.PermissionDenied, codes.AlreadyExists,
+		codes.OutOfRange, codes.Unauthenticated:
+		// Its status (reason, rule) goes back to the caller as it is.
+		return server.Paid{}, &server.PaymentRefused{Err: fmt.Errorf("wallet %s %s: %w", p.Kind, p.Key, err)}
+	}
+	return server.Paid{}, err
+}
