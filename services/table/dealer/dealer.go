@@ -190,29 +190,6 @@ type Output struct {
 	Overruled *Proposal
 }
 
-// History is a finished hand as stored: setup and every event, enough to
-// show it to each viewer, audit it and export it as PHH. It holds every
-// card, so the service stores it encrypted.
-type History struct {
-	TableID string         `json:"table_id"`
-	HandNo  int64          `json:"hand_no"`
-	Config  engine.Config  `json:"config"`
-	Setup   engine.Setup   `json:"setup"`
-	Events  []engine.Event `json:"events"`
-	Hand    *engine.Hand   `json:"hand"`
-	Start   time.Time      `json:"start"`
-	End     time.Time      `json:"end"`
-}
-
-// Players returns the players dealt into the hand by seat.
-func (h *History) Players() map[int]string {
-	out := make(map[int]string, len(h.Setup.Players))
-	for _, p := range h.Setup.Players {
-		out[p.Seat] = p.ID
-	}
-	return out
-}
-
 // Errors of the table (the engine's refusals pass through as faults naming
 // their rule).
 var (

@@ -240,3 +240,23 @@ func (h *Hand) Clone() *Hand {
 	c.s.Pots = clonePots(h.s.Pots)
 	return c
 }
+
+// VisibleEvents copies evs with every card the viewer in seat may not see
+// replaced by cards.Unknown: hole cards are private to their seat; burn
+// cards, mucked and killed hands are nobody's; up cards, the board and
+// shown or exposed hands are everyone's.
+func VisibleEvents(evs []Event, seat int) []Event {
+	out := slices.Clone(evs)
+	for i := range out {
+		e := &out[i]
+		switch {
+		case e.Kind == EvDealUp || e.Kind == EvDealBoard || e.Kind == EvShow || e.Kind == EvExpose:
+		case (e.Kind == EvDealHole || e.Kind == EvHoleEntry) && e.Seat == seat && seat >= 0:
+		default:
+			for k := range e.Cards {
+				e.Cards[k] = cards.Unknown
+			}
+		}
+	}
+	return out
+}

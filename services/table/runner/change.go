@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
+	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/store"
 )
@@ -285,7 +286,7 @@ func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {
 // state). The caller holds t.mu.
 func (t *Table) announce(out dealer.Output) {
 	for w := range t.watchers {
-		c := Change{Events: visibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.changeView(w.viewer)}
+		c := Change{Events: engine.VisibleEvents(out.Events, t.viewerSeat(w.viewer)), Notices: out.Notices, View: t.changeView(w.viewer)}
 		select {
 		case w.ch <- c:
 		default:

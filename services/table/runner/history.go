@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/cardroom/cardroom/services/table/dealer"
-	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/store"
 )
 
@@ -31,7 +30,3 @@ func (r *Runner) History(ctx context.Context, tableID string, handNo int64) (*de
 func (r *Runner) PlayerHands(ctx context.Context, player string, limit int) ([]store.PlayerHand, error) {
 	return r.d.Store.PlayerHands(ctx, player, limit)
 }
-
-// VisibleEvents returns evs as the player in seat may see them (Spectator
-// for anyone else): see visibleEvents.
-func VisibleEvents(evs []engine.Event, seat int) []engine.Event { return visibleEvents(evs, seat) }

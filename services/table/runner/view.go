@@ -8,7 +8,6 @@ import (
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/button"
-	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
 
 // View is a table as one viewer may see it.
@@ -120,26 +119,6 @@ func (t *Table) changeView(v Viewer) View {
 		ev := h.View(out.ViewerSeat)
 		ev.Legal = nil
 		out.Hand = &ev
-	}
-	return out
-}
-
-// visibleEvents copies evs with every card the viewer in seat may not see
-// replaced by cards.Unknown: hole cards are private to their seat; burn
-// cards, mucked and killed hands are nobody's; up cards, the board and
-// shown or exposed hands are everyone's.
-func visibleEvents(evs []engine.Event, seat int) []engine.Event {
-	out := slices.Clone(evs)
-	for i := range out {
-		e := &out[i]
-		switch {
-		case e.Kind == engine.EvDealUp || e.Kind == engine.EvDealBoard || e.Kind == engine.EvShow || e.Kind == engine.EvExpose:
-		case (e.Kind == engine.EvDealHole || e.Kind == engine.EvHoleEntry) && e.Seat == seat && seat >= 0:
-		default:
-			for k := range e.Cards {
-				e.Cards[k] = cards.Unknown
-			}
-		}
 	}
 	return out
 }

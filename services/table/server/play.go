@@ -14,7 +14,6 @@ import (
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
-	"github.com/cardroom/cardroom/services/table/engine/cards"
 	"github.com/cardroom/cardroom/services/table/phh"
 	"github.com/cardroom/cardroom/services/table/runner"
 )
@@ -262,43 +261,32 @@ func (s *Server) GetHandHistory(ctx context.Context, req *tablev1.GetHandHistory
 	if err != nil {
 		return nil, err
 	}
-	seat := runner.Spectator
-	if !c.Floor {
-		for s, p := range h.Players() {
-			if p == c.Player {
-				seat = s
-			}
-		}
-		if seat == runner.Spectator {
-			return nil, fault.New(fault.Forbidden, "NOT_YOUR_HAND", "a player reads only the hands they played")
-		}
+	r, err := h.Reader(c.Player, c.Floor)
+	if err != nil {
+		return nil, err
 	}
 	if req.GetFormat() == tablev1.HistoryFormat_HISTORY_FORMAT_PHH {
-		text, err := phhFor(h, c.Floor, seat)
+		ph, err := h.PHH(r)
 		if err != nil {
-			return nil, err
+			return nil, fault.New(fault.Precondition, "PHH_UNSUPPORTED", "this hand cannot be written as PHH: "+phhReason(err))
 		}
-		return &tablev1.GetHandHistoryResponse{Content: text, ContentType: "application/toml"}, nil
+		var b strings.Builder
+		if _, err := ph.WriteTo(&b); err != nil {
+			return nil, fmt.Errorf("write PHH: %w", err)
+		}
+		return &tablev1.GetHandHistoryResponse{Content: b.String(), ContentType: "application/toml"}, nil
 	}
-	return &tablev1.GetHandHistoryResponse{History: historyProto(h, c.Floor, seat), ContentType: "application/json"}, nil
+	return &tablev1.GetHandHistoryResponse{History: historyProto(h, r), ContentType: "application/json"}, nil
 }
 
-// historyProto is a hand's history as the reader may see it: the final
-// view (the full one for the floor, TP-71; the player's own with what the
-// showdown exposed, otherwise) and the events with the cards the reader
-// may see. Cards are written "As", "Td"; "??" is a card the reader may
-// not see.
-func historyProto(h *dealer.History, full bool, seat int) *tablev1.HandHistory {
-	dealt := engine.Dealt(h.Events, h.Hand) // physical cards as they came to be known
-	v := h.Hand.HistoryView(seat)
-	evs := historyEvents(dealt, v, seat)
-	if full {
-		v, evs = h.Hand.FullView(), dealt
-	}
+// historyProto is a hand's history as r may see it (dealer.History.View).
+// Cards are written "As", "Td"; "??" is a card the reader may not see.
+func historyProto(h *dealer.History, r dealer.Reader) *tablev1.HandHistory {
+	v, evs := h.View(r)
 	doc := &tablev1.HandHistory{TableId: h.TableID, HandNo: h.HandNo, StartTime: timestamppb.New(h.Start), EndTime: timestamppb.New(h.End),
 		Game: h.Config.Game.String(), Button: int32(h.Setup.Button), Board: cardStrings(v.Board)}
 	res := h.Hand.Results()
-	autoMucked := autoMuckedSeats(h.Hand)
+	autoMucked := h.AutoMucked()
 	for _, sv := range v.Seats {
 		hs := &tablev1.HandHistorySeat{Seat: int32(sv.Seat), PlayerId: sv.ID, FinalStack: sv.Stack, Cards: cardStrings(sv.Cards),
 			CardsUp: make([]bool, len(sv.Cards)), Folded: sv.Folded, Shown: sv.Shown || sv.Exposed, Mucked: sv.Mucked, Killed: sv.Killed,
@@ -334,81 +322,6 @@ func historyProto(h *dealer.History, full bool, seat int) *tablev1.HandHistory {
 		doc.Events = append(doc.Events, he)
 	}
 	return doc
-}
-
-// autoMuckedSeats lists the hands auto-mucked at the showdown (TP-66):
-// visible in a history view to anyone, hidden in the table view.
-func autoMuckedSeats(h *engine.Hand) map[int]bool {
-	out := map[int]bool{}
-	hist, table := h.HistoryView(runner.Spectator), h.View(runner.Spectator)
-	for i, s := range hist.Seats {
-		if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown && table.Seats[i].Cards[0] == cards.Unknown {
-			out[s.Seat] = true
-		}
-	}
-	return out
-}
-
-// historyEvents hides in events the hole cards that the history view
-// hides.
-func historyEvents(evs []engine.Event, v engine.View, seat int) []engine.Event {
-	visible := map[int]bool{}
-	for _, s := range v.Seats {
-		if len(s.Cards) > 0 && s.Cards[0] != cards.Unknown {
-			visible[s.Seat] = true
-		}
-	}
-	out := runner.VisibleEvents(evs, seat)
-	for i := range out {
-		if e := &out[i]; (e.Kind == engine.EvDealHole || e.Kind == engine.EvHoleEntry) && visible[e.Seat] {
-			e.Cards = evs[i].Cards
-		}
-	}
-	return out
-}
-
-func phhFor(h *dealer.History, full bool, seat int) (string, error) {
-	ph, err := phh.Export(h.Setup, h.Events, h.Hand)
-	if err != nil {
-		return "", fault.New(fault.Precondition, "PHH_UNSUPPORTED", "this hand cannot be written as PHH: "+phhReason(err))
-	}
-	if !full {
-		maskHoleCards(ph, h.Hand.HistoryView(seat))
-	}
-	var b strings.Builder
-	if _, err := ph.WriteTo(&b); err != nil {
-		return "", fmt.Errorf("write PHH: %w", err)
-	}
-	return b.String(), nil
-}
-
-// maskHoleCards hides in ph's deals the cards the reader's history view v
-// hides, card by card: a stud player who folded on 3rd street keeps the
-// door card dealt face up ("d dh p3 ????8d"), as the JSON history shows it.
-// PHH numbers players from 1 in its own order, so cards are matched by
-// player id and by the order they were dealt, which is the view's order.
-func maskHoleCards(ph *phh.History, v engine.View) {
-	known := map[string][]cards.Card{}
-	for _, s := range v.Seats {
-		known[s.ID] = s.Cards
-	}
-	dealt := map[int]int{} // PHH player → cards dealt so far
-	for i := range ph.Actions {
-		a := &ph.Actions[i]
-		if a.Kind != phh.DealHole {
-			continue
-		}
-		var k []cards.Card
-		if a.Player >= 1 && a.Player <= len(ph.Players) {
-			k = known[ph.Players[a.Player-1]]
-		}
-		for j := range a.Cards {
-			if n := dealt[a.Player]; n >= len(k) || k[n] == cards.Unknown {
-				a.Cards[j] = cards.Unknown
-			}
-			dealt[a.Player]++
-		}
-	}
 }
 
 // phhReason names why export failed without quoting cards: the export's
