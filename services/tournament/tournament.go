@@ -104,6 +104,9 @@ func New(_ Config, deps Deps) (*Service, error) {
 			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) },
 			Bagged: func(ctx context.Context, id string, pay entry.Payment) error {
 				return svc.server.FlightBagged(ctx, id, pay)
+			},
+			KnockOutHeld: func(ctx context.Context, id string) (map[string]int, error) {
+				return svc.server.KnockOutHeld(ctx, id)
 			}})
 		opts = append(opts, server.WithDirector(svc.director))
 	}

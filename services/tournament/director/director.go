@@ -71,6 +71,9 @@ type Director struct {
 	// bagged moves a bagged flight's prize pool to its Day 2 (the step
 	// is recorded; the server has the wallet make it).
 	bagged func(context.Context, string, entry.Payment) error
+	// heldOut knocks out the players held for a rebuy at tables that
+	// cannot deal once they may not rebuy any more (G-42).
+	heldOut func(context.Context, string) (map[string]int, error)
 
 	// mu guards mismatch, seatings, issuing, steps, failures, loaded,
 	// shorts and passed.
@@ -167,6 +170,11 @@ type Deps struct {
 	// Bagged makes the recorded wallet step that moves a bagged flight's
 	// prize pool to its Day 2 (issue 13); nil leaves it pending.
 	Bagged func(ctx context.Context, flightID string, pay entry.Payment) error
+	// KnockOutHeld has the books knock out the players held while they
+	// might rebuy (TR-13) at tables that cannot deal, once they may not
+	// rebuy any more (server.KnockOutHeld, G-42), and returns them with
+	// their tables' numbers; nil leaves them to a hand's end elsewhere.
+	KnockOutHeld func(ctx context.Context, id string) (map[string]int, error)
 }
 
 // New returns a Director.
@@ -175,7 +183,7 @@ func New(d Deps) *Director {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged,
+	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged, heldOut: d.KnockOutHeld,
 		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{},
 		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{},
 		shorts: map[string]map[string]bool{}, passed: map[string]bool{}}

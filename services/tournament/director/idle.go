@@ -2,6 +2,8 @@ package director
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -34,10 +36,16 @@ func (d *Director) Settle(ctx context.Context, id string) error {
 	return d.settleIdle(ctx, id)
 }
 
-// settleIdle is Settle under the tournament's step lock. Each round breaks
-// at most one table; a break leaves a table with two players or more,
-// which deals, so the rounds are few.
+// settleIdle is Settle under the tournament's step lock. Players held for
+// a rebuy at tables that cannot deal, who may not rebuy any more, are
+// knocked out first: they hold their seats in the books, so with them no
+// table looks short or due to break. Each round breaks at most one table;
+// a break leaves a table with two players or more, which deals, so the
+// rounds are few.
 func (d *Director) settleIdle(ctx context.Context, id string) error {
+	if err := d.knockOutHeld(ctx, id); err != nil {
+		return err
+	}
 	for range 8 {
 		acted, err := d.settleRound(ctx, id)
 		if err != nil || !acted {
@@ -107,4 +115,40 @@ func (d *Director) settleRound(ctx context.Context, id string) (bool, error) {
 	}
 	d.log.InfoContext(ctx, "director: no table can deal; breaking one between hands", "tournament", id, "table", n)
 	return true, d.balance(ctx, t, h)
+}
+
+// knockOutHeld has the books knock out the players held while they might
+// rebuy (TR-13) at tables that cannot deal, once they may not (G-42), and
+// takes them off those tables: when no table can deal, no hand ends to
+// do either. A player the books knocked out whom a crash left seated is
+// taken off as any busted player at an idle table is (closeOld, freeSeat,
+// the next hand's end).
+func (d *Director) knockOutHeld(ctx context.Context, id string) error {
+	if d.heldOut == nil {
+		return nil
+	}
+	out, err := d.heldOut(ctx, id)
+	if err != nil || len(out) == 0 {
+		return err
+	}
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return err
+	}
+	tableIDs := map[int]string{}
+	for _, l := range links {
+		tableIDs[l.Table] = l.TableID
+	}
+	for _, p := range slices.Sorted(maps.Keys(out)) {
+		tableID := tableIDs[out[p]]
+		err := d.tables.RemoveBusted(ctx, tableID, fmt.Sprintf("trn/%s/out/%s/%s/held", id, p, tableID), p)
+		if r := Refusal(err); r != "" {
+			d.log.WarnContext(ctx, "director: held player knocked out not taken off the table", "table_id", tableID, "player", p, "reason", r)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,13 +1,18 @@
 package director_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -147,4 +152,144 @@ func TestRecover_BreaksAndReleasesWhenNoTableCanDeal_TR23_G25(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hold takes players' chips (they lost them at their table) and holds
+// them at their seats while they may rebuy (TR-13), as the books do with
+// a player out of chips in the rebuy period: in play, seated, not dealt
+// in. Their chips went to a player with chips at their table.
+func hold(t *testing.T, s *store.Store, f *fakeTables, players ...string) {
+	t.Helper()
+	err := s.Update(t.Context(), "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+		if tr.HeldBusts == nil {
+			tr.HeldBusts = map[string]int{}
+		}
+		for _, p := range players {
+			tr.HeldBusts[p] = 0 // no rebuys when they went out
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range players {
+		tb, _ := f.where("ev1", p)
+		lost := tb.stacks[p]
+		tb.stacks[p] = 0
+		for _, o := range tb.seats {
+			if tb.stacks[o] > 0 {
+				tb.stacks[o] += lost
+				break
+			}
+		}
+	}
+}
+
+// TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42: every
+// table is left with one player with chips and players held out of chips
+// while they may still take the add-on with a rebuy (TR-13, TR-17). The
+// books seat the held players, so no table is short or due to break, and
+// no table can deal, so no hand ends anywhere to knock them out once the
+// window closes (G-42): on a cluster the rebuy event stalled so with ten
+// players left. While the window is open they stay in play; once the
+// clock closes it, the recovery pass knocks them out, placed together,
+// takes them off their tables and breaks the tables, so one deals again.
+func TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s := runningWith(t, db, 27, house.Rules{NoFinalRedraw: true})
+		// A rebuy event: the period over, the add-on window open.
+		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+			tr.Rules.Entry = entry.Policy{RebuyPeriod: 30 * time.Minute, LastRebuyHands: 1, MaxRebuys: 2, RebuyChips: stack,
+				AddOn: true, AddOnWindow: 15 * time.Minute, AddOnChips: 2 * stack}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk := clock.NewFake(now.Add(31 * time.Minute))
+		f := newFakeTables()
+		books := server.New(s, clk)
+		d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld})
+		if err := d.Start(ctx, "ev1"); err != nil {
+			t.Fatal(err)
+		}
+		var held []string
+		for i, h := range []int{3, 2, 3} {
+			players := tablePlayers(t, s, i+1)
+			gone(t, s, f, players[1+h:]...)
+			hold(t, s, f, players[1:1+h]...)
+			held = append(held, players[1:1+h]...)
+		}
+		dealing := func() int {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			n := 0
+			for _, id := range f.order {
+				tb := f.tables[id]
+				withChips := 0
+				for _, p := range tb.seats {
+					if tb.stacks[p] > 0 {
+						withChips++
+					}
+				}
+				if _, short := tb.holds[director.HoldShort]; !tb.closed && !short && withChips >= 2 {
+					n++
+				}
+			}
+			return n
+		}
+		status := func() map[entry.Status][]string {
+			out := map[entry.Status][]string{}
+			for _, en := range mustEntries(t, s) {
+				if slices.Contains(held, en.PlayerID) {
+					out[en.Status] = append(out[en.Status], en.PlayerID)
+				}
+			}
+			return out
+		}
+		// TR-17: they may still take the add-on with a rebuy.
+		if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := status(); len(got[entry.Active]) != len(held) {
+			t.Fatalf("TR-17: knocked out while the add-on with a rebuy is open: %v", got)
+		}
+		if n := dealing(); n != 0 {
+			t.Fatalf("%d tables can deal with one player with chips at each", n)
+		}
+		clk.Advance(15 * time.Minute) // the add-on window closes
+		if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := status(); len(got[entry.Busted]) != len(held) {
+			t.Fatalf("G-42: held at tables that cannot deal after the add-on window closed: %v", got)
+		}
+		for _, p := range held {
+			if id, _ := f.at(p); id != "" {
+				t.Errorf("G-42: %s, knocked out, still seated at %s", p, id)
+			}
+		}
+		res, err := s.Results(ctx, "ev1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if !slices.Contains(held, r.PlayerID) || r.Place != 4 {
+				t.Errorf("finish %+v, want the %d held placed together 4th", r, len(held))
+			}
+		}
+		if len(res) != len(held) {
+			t.Errorf("%d finishes, want %d: %+v", len(res), len(held), res)
+		}
+		if n := dealing(); n == 0 {
+			t.Fatal("after the recovery pass no table can deal: the event stalls")
+		}
+		if d.Mismatch("ev1") != 0 {
+			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
+		}
+	})
 }

@@ -168,6 +168,71 @@ func heldAtIdleTables(tx *store.Tx, t *store.Tournament, table int, now time.Tim
 	return kos, nil
 }
 
+// KnockOutHeld knocks out the players held while they might rebuy
+// (TR-13) at tables that can no longer deal, once they may not rebuy or
+// take the add-on with a rebuy any more (G-42), placed together. The
+// first hand to end at another table does that too, but when no table can
+// deal — each left with one player with chips beside the held ones — no
+// hand ends anywhere, and the event would wait for ever: the director's
+// recovery pass asks for it by the clock (director.Deps.KnockOutHeld)
+// before it breaks the tables no hand's end will. It returns the players
+// knocked out with their tables' numbers, for the director to take them
+// off.
+func (s *Server) KnockOutHeld(ctx context.Context, id string) (map[string]int, error) {
+	// Every running event is asked every pass: one read unless someone
+	// is held.
+	if t, err := s.store.Load(ctx, id); err != nil || t.Event.Status != event.Running || len(t.HeldBusts) == 0 {
+		return nil, err
+	}
+	price, err := s.seatPrice(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var (
+		out  map[string]int
+		pays []entry.Payment
+	)
+	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		out, pays = nil, nil
+		if t.Event.Status != event.Running {
+			return nil
+		}
+		seated := map[string]entry.Entry{}
+		kos, err := heldAtIdleTables(tx, t, 0, now, seated)
+		if err != nil || len(kos) == 0 {
+			return err
+		}
+		b, byPlayer, n, err := handBoard(tx, t, seated, kos)
+		if err != nil {
+			return err
+		}
+		if len(kos) >= n {
+			// Nobody left with chips: the books disagree with the tables.
+			s.log.ErrorContext(ctx, "tournament: every player left is held for a rebuy; none knocked out", "tournament", id, "held", len(kos))
+			return nil
+		}
+		ko, err := knockOut(tx, t, b, byPlayer, kos, price, now)
+		if err != nil {
+			return err
+		}
+		pays, out = ko.pays, make(map[string]int, len(kos))
+		for _, k := range kos {
+			out[k.PlayerID] = seated[k.PlayerID].Table
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > 0 {
+		s.log.InfoContext(ctx, "tournament: held players knocked out at tables that cannot deal, with no hand to end",
+			"tournament", id, "knocked_out", len(out), "rule_id", "G-42")
+	}
+	s.payAll(ctx, id, pays)
+	return out, nil
+}
+
 // rebuysAfter counts the entry's last rebuys asked for after end (TR-13):
 // paid since a hand that ended then.
 func rebuysAfter(tx *store.Tx, id string, en entry.Entry, end time.Time) (int, error) {
