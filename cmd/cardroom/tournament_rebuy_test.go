@@ -539,7 +539,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		rounds = checkHandForHand(t, hands, h4hOn, h4hOff)
 		// The round hands: those that ended while it was on (a round that
 		// bursts the bubble, or leaves the final table, may be the only
-		// one, with no next hand to check against).
+		// one: its hands are checked against those in play at the start).
 		for _, hs := range hands {
 			for _, h := range hs {
 				if end := h.GetEndTime().AsTime(); end.After(h4hOn) && !end.After(h4hOff) {
@@ -639,17 +639,27 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 }
 
 // checkHandForHand checks that while hand for hand (from on to off) the
-// tables dealt together (G-26): a table's next hand started only once
-// every hand another table had begun before the table's last one ended
-// was over. It returns how many hands it checked.
+// tables dealt together (G-26): a table's first hand in it started only
+// once every hand begun at another table before hand for hand started had
+// ended (every table finishes the hand it is playing and waits), and a
+// later one only once every hand another table had begun before the
+// table's last one ended was over. A bubble that bursts in the first
+// round leaves only first hands to check. It returns how many hands it
+// checked.
 func checkHandForHand(t *testing.T, hands map[string][]*tablev1.HandEnded, on, off time.Time) int {
 	t.Helper()
 	checked := 0
 	for a, hs := range hands {
-		for i := 1; i < len(hs); i++ {
-			prev, h := hs[i-1], hs[i]
-			if prev.GetStartTime().AsTime().Before(on) || !h.GetStartTime().AsTime().Before(off) {
+		for i, h := range hs {
+			start := h.GetStartTime().AsTime()
+			if start.Before(on) || !start.Before(off) {
 				continue
+			}
+			// The other tables' hands that must be over before h starts:
+			// begun in [from, until).
+			from, until, what := time.Time{}, on, "before hand for hand started"
+			if i > 0 && !hs[i-1].GetStartTime().AsTime().Before(on) {
+				from, until, what = on, hs[i-1].GetEndTime().AsTime(), fmt.Sprintf("before hand %d there ended", hs[i-1].GetHandNo())
 			}
 			checked++
 			for b, others := range hands {
@@ -658,12 +668,12 @@ func checkHandForHand(t *testing.T, hands map[string][]*tablev1.HandEnded, on, o
 				}
 				for _, x := range others {
 					xs := x.GetStartTime().AsTime()
-					if xs.Before(on) || !xs.Before(prev.GetEndTime().AsTime()) {
+					if xs.Before(from) || !xs.Before(until) {
 						continue
 					}
-					if x.GetEndTime().AsTime().After(h.GetStartTime().AsTime()) {
-						t.Errorf("hand for hand: hand %d at %s started while hand %d at %s, begun before hand %d there ended, was still on",
-							h.GetHandNo(), a, x.GetHandNo(), b, prev.GetHandNo())
+					if x.GetEndTime().AsTime().After(start) {
+						t.Errorf("G-26 hand for hand: hand %d at %s started while hand %d at %s, begun %s, was still on",
+							h.GetHandNo(), a, x.GetHandNo(), b, what)
 					}
 				}
 			}
