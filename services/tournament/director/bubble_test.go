@@ -9,9 +9,11 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
+	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/standings"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -172,16 +174,15 @@ func mustActive(t *testing.T, s *store.Store) []string {
 	return out
 }
 
-// TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26: at the
-// bubble table 2 is between hands, its hand 4 over but not handled yet.
-// It is not let go with the first round: it would deal before its hand's
-// handling took its busted off and made its balancing move (seen in the
-// rebuy event: a move made after the table had dealt on, of a player no
-// longer due the big blind). Its hand 4, handled after the start, is no
-// round's hand: it lets table 2 play its round hand, and only the end of
-// that hand ends the round and lets both tables deal together.
-func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
-	t.Parallel()
+// atTheBubbleWithAHandNotHandled is the bubble of an 18-entrant event
+// with ten places paid (G-39): table 1's hand 7 has just left eleven
+// players and started hand-for-hand, table 1 waits for the round at its
+// hand 7, table 2 is between hands, its hand 4 over but not handled yet,
+// held at it. It returns the books, the tables, the director, each
+// table's lockstep hold and the books' step for a round hand (the
+// server's consumer).
+func atTheBubbleWithAHandNotHandled(t *testing.T) (*store.Store, *fakeTables, *director.Director, func(string) int64, func(string)) {
+	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
 	ctx := t.Context()
@@ -246,6 +247,21 @@ func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
 	if lockstep("tbl1") != 7 || lockstep("tbl2") != 4 {
 		t.Fatalf("G-26 at the start tables deal through %d and %d, want 7 and 4", lockstep("tbl1"), lockstep("tbl2"))
 	}
+	return s, f, d, lockstep, record
+}
+
+// TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26: at the
+// bubble table 2 is between hands, its hand 4 over but not handled yet.
+// It is not let go with the first round: it would deal before its hand's
+// handling took its busted off and made its balancing move (seen in the
+// rebuy event: a move made after the table had dealt on, of a player no
+// longer due the big blind). Its hand 4, handled after the start, is no
+// round's hand: it lets table 2 play its round hand, and only the end of
+// that hand ends the round and lets both tables deal together.
+func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
+	t.Parallel()
+	_, f, d, lockstep, record := atTheBubbleWithAHandNotHandled(t)
+	ctx := t.Context()
 	// Table 2's hand 4 is handled now (the books count it in no round):
 	// table 2 plays its round hand, table 1 still waits.
 	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err != nil {
@@ -262,5 +278,30 @@ func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
 	}
 	if lockstep("tbl1") != 8 || lockstep("tbl2") != 6 {
 		t.Fatalf("G-26 after the first round tables deal through %d and %d, want 8 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	}
+}
+
+// TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26: the floor stops
+// hand-for-hand while table 1 waits for the round and table 2's hand 4,
+// over, is not handled yet. Table 1 deals on; table 2 stays held until
+// its hand's handling (its busted taken off, its balancing made), which
+// then lets it deal (before, both were let go together, and table 2
+// dealt before its hand was handled).
+func TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26(t *testing.T) {
+	t.Parallel()
+	s, _, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
+	ctx := t.Context()
+	books := server.New(s, clock.NewFake(now), server.WithDirector(d))
+	if _, err := books.SetHandForHand(ctx, &tournamentv1.SetHandForHandRequest{TournamentId: "ev1", On: false}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 4 {
+		t.Fatalf("G-26 hand-for-hand off: tables deal through %d and %d, want 8 and 4 (table 2's hand 4 not handled)", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl2") != 5 {
+		t.Fatalf("G-26 table 2's hand 4 handled after hand-for-hand stopped: it deals through %d, want 5", lockstep("tbl2"))
 	}
 }

@@ -709,8 +709,28 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 }
 
 // DealTogether lets every table that waits between hands deal its next
-// one: a hand-for-hand round is over, or hand-for-hand stopped (G-26).
+// one: a hand-for-hand round is over (every table's hand was handled).
 func (d *Director) DealTogether(ctx context.Context, id string) error {
+	return d.dealTogether(ctx, id, func(int, TableStatus) bool { return true })
+}
+
+// EndHandForHand lets the tables deal on once the floor stopped
+// hand-for-hand (G-26): those done with the round (done, the books' list
+// before the stop) or let deal already. A table whose last hand the
+// director has not handled yet (its lockstep hold still at that hand)
+// stays held: let go now, it would deal before its busted were taken off
+// and its balancing made; that hand's handling lets it deal. It runs under
+// the step lock, so no hand's handling is half done meanwhile.
+func (d *Director) EndHandForHand(ctx context.Context, id string, done []string) error {
+	defer d.lock(id)()
+	return d.dealTogether(ctx, id, func(n int, st TableStatus) bool {
+		return slices.Contains(done, strconv.Itoa(n)) || st.Holds[HoldLockstep] != st.HandNo
+	})
+}
+
+// dealTogether lets every table between hands for which handled holds deal
+// its next hand.
+func (d *Director) dealTogether(ctx context.Context, id string, handled func(n int, st TableStatus) bool) error {
 	links, err := d.store.Tables(ctx, id)
 	if err != nil {
 		return err
@@ -722,7 +742,7 @@ func (d *Director) DealTogether(ctx context.Context, id string) error {
 			errs = append(errs, err)
 			continue
 		}
-		if st.Closed || st.InHand {
+		if st.Closed || st.InHand || !handled(l.Table, st) {
 			continue
 		}
 		if err := d.tables.Hold(ctx, l.TableID, HoldLockstep, HoldFloor, st.HandNo+1); err != nil && Refusal(err) != "TABLE_CLOSED" {

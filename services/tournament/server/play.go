@@ -127,10 +127,6 @@ func (s *Server) directorStart(ctx context.Context, id string) error {
 	return s.director.Start(ctx, id)
 }
 
-func (s *Server) directorDealTogether(ctx context.Context, id string) error {
-	return s.director.DealTogether(ctx, id)
-}
-
 // directorSettle has the director balance or break tables that no hand's
 // end will (TR-23, G-25): the floor took players out of play between hands.
 func (s *Server) directorSettle(ctx context.Context, id string) error {
