@@ -420,12 +420,26 @@ type Table struct {
 	HandsSincePeriodEnd int
 	// Stack is the player's stack between hands.
 	Stack int64
+	// Idle says that the player's table can deal no more hands (fewer than
+	// two players in play with chips there, G-42): once the rebuy period
+	// is over, its last rebuy hands (TR-16) are over too.
+	Idle bool
+}
+
+// lastRebuyHandsOver reports whether the player's table has played its
+// last rebuy hands (TR-16) once the period is over.
+func (t Table) lastRebuyHandsOver(p Policy) bool {
+	return t.Idle || t.HandsSincePeriodEnd >= p.LastRebuyHands
 }
 
 // Rebuy and add-on failures.
 var (
-	ErrNoRebuys        = fault.Rule(fault.Precondition, "TR-18", "REBUY_NOT_ALLOWED", "this event has no rebuys")
-	ErrRebuyClosed     = fault.Rule(fault.Precondition, "TR-16", "REBUY_PERIOD_OVER", "the rebuy period and its last rebuy hands are over")
+	ErrNoRebuys    = fault.Rule(fault.Precondition, "TR-18", "REBUY_NOT_ALLOWED", "this event has no rebuys")
+	ErrRebuyClosed = fault.Rule(fault.Precondition, "TR-16", "REBUY_PERIOD_OVER", "the rebuy period and its last rebuy hands are over")
+	// ErrRebuyClosedIdle refuses a rebuy after the period at a table that
+	// deals no more hands: it plays no last rebuy hands (G-42).
+	ErrRebuyClosedIdle = fault.Rule(fault.Precondition, "G-42", "REBUY_PERIOD_OVER",
+		"the rebuy period is over and the player's table deals no more hands, so its last rebuy hands are over")
 	ErrRebuyStack      = fault.Rule(fault.Precondition, "TR-15", "REBUY_NOT_ALLOWED", "a rebuy needs a stack smaller than the starting stack")
 	ErrRebuyLimit      = fault.Rule(fault.Precondition, "G-23", "REBUY_LIMIT_REACHED", "the player has used every rebuy this event allows")
 	ErrNoAddOn         = fault.Rule(fault.Precondition, "TR-17", "ADD_ON_NOT_ALLOWED", "this event has no add-on")
@@ -443,7 +457,7 @@ func rebuyOpen(e event.Event, p Policy, t Table) bool {
 	if t.Now.Before(e.StartsAt.Add(p.RebuyPeriod)) {
 		return true
 	}
-	return t.HandsSincePeriodEnd < p.LastRebuyHands
+	return !t.lastRebuyHandsOver(p)
 }
 
 // Rebuy decides a rebuy for the entry (TR-13…TR-16, G-23) and returns the
@@ -457,6 +471,9 @@ func Rebuy(e event.Event, p Policy, en Entry, t Table) (Payment, int64, error) {
 		return Payment{}, 0, ErrEntryNotActive.Withf("the entry is %s", en.Status)
 	}
 	if !rebuyOpen(e, p, t) {
+		if t.Idle && t.HandsSincePeriodEnd < p.LastRebuyHands {
+			return Payment{}, 0, ErrRebuyClosedIdle
+		}
 		return Payment{}, 0, ErrRebuyClosed
 	}
 	if t.Stack >= e.StartingStack {
@@ -486,7 +503,7 @@ func AddOn(e event.Event, p Policy, en Entry, t Table, withRebuy bool) ([]Paymen
 		return nil, 0, ErrAddOnTaken
 	}
 	periodEnd := e.StartsAt.Add(p.RebuyPeriod)
-	if e.Status != event.Running || t.Now.Before(periodEnd) || t.HandsSincePeriodEnd < p.LastRebuyHands {
+	if e.Status != event.Running || t.Now.Before(periodEnd) || !t.lastRebuyHandsOver(p) {
 		return nil, 0, ErrAddOnNotYet
 	}
 	if !t.Now.Before(periodEnd.Add(p.AddOnWindow)) {

@@ -229,6 +229,8 @@ func TestRebuy(t *testing.T) {
 		{"TR-15 stack above start", event.Rebuy, 0, Table{Now: start.Add(30 * time.Minute), Stack: 25000}, "REBUY_NOT_ALLOWED", "TR-15"},
 		{"TR-16 period over, second of three last hands", event.Rebuy, 0, Table{Now: start.Add(61 * time.Minute), HandsSincePeriodEnd: 2}, "", ""},
 		{"TR-16 period over, three last hands played", event.Rebuy, 0, Table{Now: start.Add(61 * time.Minute), HandsSincePeriodEnd: 3}, "REBUY_PERIOD_OVER", "TR-16"},
+		{"TR-13 G-42 period over at a table that deals no more hands", event.Rebuy, 0, Table{Now: start.Add(61 * time.Minute), HandsSincePeriodEnd: 1, Idle: true}, "REBUY_PERIOD_OVER", "G-42"},
+		{"TR-13 in the period at a table that deals no more hands", event.Rebuy, 0, Table{Now: start.Add(59 * time.Minute), Idle: true}, "", ""},
 		{"G-23 rebuy limit", event.Rebuy, 2, Table{Now: start.Add(30 * time.Minute)}, "REBUY_LIMIT_REACHED", "G-23"},
 		{"TR-18 freezeout", event.Freezeout, 0, Table{Now: start.Add(30 * time.Minute)}, "REBUY_NOT_ALLOWED", "TR-18"},
 	}
@@ -273,6 +275,7 @@ func TestAddOn_TR17(t *testing.T) {
 	}{
 		{"TR-17 after the last rebuy hand", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 3, Stack: 15000}, false, "", "", []string{"trn/t1/ann/add-on/1"}, 20000},
 		{"TR-17 not during the last rebuy hands", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 2, Stack: 15000}, false, "ADD_ON_NOT_OPEN", "TR-17", nil, 0},
+		{"TR-17 G-42 at a table that deals no more hands", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 1, Stack: 15000, Idle: true}, false, "", "", []string{"trn/t1/ann/add-on/1"}, 20000},
 		{"TR-17 not during the rebuy period", Entry{Status: Active}, Table{Now: start.Add(time.Minute), HandsSincePeriodEnd: 9, Stack: 15000}, false, "ADD_ON_NOT_OPEN", "TR-17", nil, 0},
 		{"TR-17 no chips: rebuy first", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 3}, false, "REBUY_BEFORE_ADD_ON", "TR-17", nil, 0},
 		{"TR-17 no chips: rebuy and add-on combined", Entry{Status: Active, Rebuys: 1}, Table{Now: after, HandsSincePeriodEnd: 3}, true, "", "", []string{"trn/t1/ann/rebuy/2", "trn/t1/ann/add-on/1"}, 30000},

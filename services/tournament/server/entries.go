@@ -303,8 +303,12 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 		if en == nil {
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
+		idle, err := idleTable(tx, t, *en, now)
+		if err != nil {
+			return err
+		}
 		p, chips, err := entry.Rebuy(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack})
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack, Idle: idle})
 		if err != nil {
 			return err
 		}
@@ -342,8 +346,13 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 		if en == nil {
 			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
+		idle, err := idleTable(tx, t, *en, now)
+		if err != nil {
+			return err
+		}
 		ps, _, err := entry.AddOn(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack}, req.GetWithRebuy())
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack, Idle: idle},
+			req.GetWithRebuy())
 		if err != nil {
 			return err
 		}

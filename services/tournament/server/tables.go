@@ -138,12 +138,7 @@ func heldAtIdleTables(tx *store.Tx, t *store.Tournament, table int, now time.Tim
 	if err != nil {
 		return nil, err
 	}
-	live := map[int]int{}
-	for _, en := range ens {
-		if _, held := t.HeldBusts[en.PlayerID]; en.Status == entry.Active && en.Table != 0 && !held {
-			live[en.Table]++
-		}
-	}
+	live := liveAt(t, ens)
 	var kos []standings.Knockout
 	for _, en := range ens {
 		at, held := t.HeldBusts[en.PlayerID]
@@ -153,8 +148,7 @@ func heldAtIdleTables(tx *store.Tx, t *store.Tournament, table int, now time.Tim
 		if _, ok := seated[en.PlayerID]; ok {
 			continue // at the hand's table after all
 		}
-		hands := max(t.Rules.Entry.LastRebuyHands, handsSincePeriodEnd(t, en, 0))
-		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: hands}, false)
+		err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0), Idle: true}, false)
 		if errors.Is(err, entry.ErrMayStillRebuy) {
 			continue
 		}
@@ -231,6 +225,34 @@ func (s *Server) KnockOutHeld(ctx context.Context, id string) (map[string]int, e
 	}
 	s.payAll(ctx, id, pays)
 	return out, nil
+}
+
+// liveAt counts, by table, the players the books have in play there who
+// are not held for a rebuy (TR-13): a table with fewer than two can deal
+// no more hands (G-42).
+func liveAt(t *store.Tournament, ens []entry.Entry) map[int]int {
+	live := map[int]int{}
+	for _, en := range ens {
+		if _, held := t.HeldBusts[en.PlayerID]; en.Status == entry.Active && en.Table != 0 && !held {
+			live[en.Table]++
+		}
+	}
+	return live
+}
+
+// idleTable reports whether the player's table can deal no more hands
+// (G-42) where that decides a rebuy or an add-on: the rebuy period is over
+// and the table has not counted its last rebuy hands (TR-16), which it
+// never will. Its last rebuy hands are then over.
+func idleTable(tx *store.Tx, t *store.Tournament, en entry.Entry, now time.Time) (bool, error) {
+	if en.Table == 0 || now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) || t.RebuyHands[en.Table] >= t.Rules.Entry.LastRebuyHands {
+		return false, nil
+	}
+	ens, err := tx.Entries()
+	if err != nil {
+		return false, err
+	}
+	return liveAt(t, ens)[en.Table] < 2, nil
 }
 
 // rebuysAfter counts the entry's last rebuys asked for after end (TR-13):

@@ -387,8 +387,9 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 // they may rebuy (TR-13), and table 2, its last player with chips about to
 // be moved, deals no more hands: nothing of its own would count its last
 // rebuy hands (TR-16) or knock them out. A hand at table 1 in the period
-// leaves them held; the first hand to end anywhere once the period is
-// over knocks them out, placed together below that hand's players (G-42).
+// leaves them held; once the period is over they may not rebuy, and the
+// first hand to end anywhere knocks them out, placed together below that
+// hand's players (G-42).
 func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *testing.T) {
 	t.Parallel()
 	players := []string{"a", "b", "c", "d", "e", "f"}
@@ -454,7 +455,11 @@ func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *test
 		return nil
 	})
 	f.clk.Advance(31 * time.Minute)
-	// The period is over; table 2 deals no more. Table 1's hand ends.
+	// The period is over and table 2 deals no more: its last rebuy hand is
+	// over too, so x may not rebuy (TR-13, G-42).
+	_, err := f.c.Rebuy(f.floor, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: x, Stack: 0})
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_PERIOD_OVER", "G-42")
+	// Table 1's hand ends.
 	hand("tbl-one", start.Add(31*time.Minute), one)
 	testkit.Eventually(t, 10*time.Second, func() error {
 		if status(x) != busted || status(y) != busted {
