@@ -379,18 +379,22 @@ func (r *Room) Answer(ctx context.Context, offerID, player string, accept bool, 
 // date.
 func noChange(*sqlstore.Tx, *waitlist.Game) ([]waitlist.Event, error) { return nil, nil }
 
-// index brings every game's seat holders into the index (G-21), each game
-// under its own lock: games last saved before the index existed are
-// indexed once the service starts.
+// index brings the seat holders of games last saved before the index
+// existed into it (G-21), each game under its own lock; a game the index
+// already matches is not touched.
 func (r *Room) index(ctx context.Context) error {
 	recs, _, err := r.store.List(ctx, 0, "")
 	if err != nil {
 		return fmt.Errorf("index seat holders: %w", err)
 	}
+	ids, err := r.store.Unindexed(ctx, recs)
+	if err != nil {
+		return fmt.Errorf("index seat holders: %w", err)
+	}
 	var errs []error
-	for _, rec := range recs {
-		if _, err := r.update(ctx, rec.Game.ID, nil, noChange); err != nil {
-			errs = append(errs, fmt.Errorf("index seat holders of %s: %w", rec.Game.ID, err))
+	for _, id := range ids {
+		if _, err := r.update(ctx, id, nil, noChange); err != nil {
+			errs = append(errs, fmt.Errorf("index seat holders of %s: %w", id, err))
 		}
 	}
 	return errors.Join(errs...)

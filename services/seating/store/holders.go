@@ -10,23 +10,65 @@ import (
 	"github.com/cardroom/cardroom/services/seating/waitlist"
 )
 
+// holder is one row of the seat-holder index.
+type holder struct{ waitlist, table string }
+
+// querier is a transaction or the database.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// holders reads the index rows that where (a condition on waitlist_id
+// with one argument, or none) selects, by player.
+func holders(ctx context.Context, q querier, where string, args ...any) (map[string]holder, error) {
+	rows, err := q.QueryContext(ctx, `SELECT player_id, waitlist_id, table_id FROM seat_holders `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read seat holders: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]holder{}
+	for rows.Next() {
+		var player string
+		var h holder
+		if err := rows.Scan(&player, &h.waitlist, &h.table); err != nil {
+			return nil, fmt.Errorf("read seat holders: %w", err)
+		}
+		out[player] = h
+	}
+	return out, rows.Err()
+}
+
 // HeldElsewhere returns the players holding a seat in a game other than
 // id, each with the table (G-21), as of tx.
 func (s *Store) HeldElsewhere(ctx context.Context, tx *sqlstore.Tx, id string) (map[string]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT player_id, table_id FROM seat_holders WHERE waitlist_id <> $1`, id)
+	hs, err := holders(ctx, tx, `WHERE waitlist_id <> $1`, id)
 	if err != nil {
-		return nil, fmt.Errorf("players seated in other games than %s: %w", id, err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var player, table string
-		if err := rows.Scan(&player, &table); err != nil {
-			return nil, fmt.Errorf("players seated in other games than %s: %w", id, err)
+	out := make(map[string]string, len(hs))
+	for player, h := range hs {
+		out[player] = h.table
+	}
+	return out, nil
+}
+
+// Unindexed returns the games among recs holding a seat for a player the
+// index does not have there: games last saved before the index existed.
+func (s *Store) Unindexed(ctx context.Context, recs []Record) ([]string, error) {
+	hs, err := holders(ctx, s.db.SQL(), ``)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, rec := range recs {
+		for player, table := range rec.Game.Holding() {
+			if hs[player] != (holder{rec.Game.ID, table}) {
+				out = append(out, rec.Game.ID)
+				break
+			}
 		}
-		out[player] = table
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Claim records, inside tx, that player holds a seat at table in game id.
@@ -82,25 +124,12 @@ func (s *Store) holds(ctx context.Context, tx *sqlstore.Tx, id, player string) (
 // until it ends.
 func (s *Store) IndexHolders(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Game) error {
 	holding := g.Holding()
-	rows, err := tx.QueryContext(ctx, `SELECT player_id, table_id FROM seat_holders WHERE waitlist_id = $1`, g.ID)
+	indexed, err := holders(ctx, tx, `WHERE waitlist_id = $1`, g.ID)
 	if err != nil {
 		return fmt.Errorf("index seat holders of %s: %w", g.ID, err)
 	}
-	indexed := map[string]string{}
-	for rows.Next() {
-		var player, table string
-		if err := rows.Scan(&player, &table); err != nil {
-			rows.Close()
-			return fmt.Errorf("index seat holders of %s: %w", g.ID, err)
-		}
-		indexed[player] = table
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("index seat holders of %s: %w", g.ID, err)
-	}
-	for player, table := range indexed {
-		if holding[player] == table {
+	for player, h := range indexed {
+		if holding[player] == h.table {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM seat_holders WHERE player_id = $1 AND waitlist_id = $2`, player, g.ID); err != nil {
