@@ -5,16 +5,8 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/cardroom/cardroom/platform/clock"
-	"github.com/cardroom/cardroom/platform/events"
-	"github.com/cardroom/cardroom/platform/lock"
-	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/runner"
@@ -29,9 +21,6 @@ const DefaultPageSize = 50
 // Config is what a Server needs.
 type Config struct {
 	Store  *store.Store
-	Clock  clock.Clock
-	Locker lock.Locker
-	Relay  *events.Relay
 	Runner *runner.Runner
 	// Offers checks the seating offers players sit with; nil refuses
 	// players' own sit-downs (the floor still seats anyone).
@@ -45,79 +34,39 @@ type Config struct {
 type Server struct {
 	tablev1.UnimplementedTableServiceServer
 	store         *store.Store
-	clock         clock.Clock
-	locker        lock.Locker
-	relay         *events.Relay
 	runner        *runner.Runner
 	offers        OfferVerifier
 	actionTimeout time.Duration
 }
 
-// New returns a Server. Table mutations run under the table's lock from
-// locker; events go out through relay's outbox.
+// New returns a Server; every change goes through the runner.
 func New(c Config) *Server {
-	return &Server{store: c.Store, clock: c.Clock, locker: c.Locker, relay: c.Relay, runner: c.Runner, offers: c.Offers,
-		actionTimeout: c.ActionTimeout}
+	return &Server{store: c.Store, runner: c.Runner, offers: c.Offers, actionTimeout: c.ActionTimeout}
 }
 
-// CreateTable opens a table. The creator holds the table's lock while it
-// writes the table (at fencing epoch 1) and its table.opened event in one
-// transaction.
+// CreateTable opens a table (runner.Open).
 func (s *Server) CreateTable(ctx context.Context, req *tablev1.CreateTableRequest) (*tablev1.CreateTableResponse, error) {
 	if req.GetKind() == tablev1.TableKind_TABLE_KIND_TOURNAMENT {
 		// Bound to its tournament from the start (OpenTournamentTable).
 		return nil, ErrTournamentTableLocked.Withf("a tournament opens its own tables")
 	}
-	t, err := s.create(ctx, tablepb.DefinitionFromProto(req), req.GetActionSeconds(), nil)
+	d, err := s.runner.Open(ctx, s.timed(tablepb.DefinitionFromProto(req), req.GetActionSeconds()))
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.CreateTableResponse{Table: t}, nil
+	return &tablev1.CreateTableResponse{Table: tablepb.TableToProto(d)}, nil
 }
 
-// create opens table d with the decision time actionSeconds asks for (0:
-// the service default, -1: none): it checks d, names it, and writes it (at
-// fencing epoch 1) with its table.opened event and also in one
-// transaction, holding the table's lock.
-func (s *Server) create(ctx context.Context, d tables.Definition, actionSeconds int32, also func(tx *sqlstore.Tx, d tables.Definition) error) (*tablev1.Table, error) {
+// timed is d with the decision time actionSeconds asks for (0: the
+// service default, -1: none).
+func (s *Server) timed(d tables.Definition, actionSeconds int32) tables.Definition {
 	switch a := actionSeconds; {
 	case a == 0:
 		d.ActionTimeout = s.actionTimeout
 	case a > 0:
 		d.ActionTimeout = time.Duration(a) * time.Second
 	}
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, err
-	}
-	// Stored to the millisecond: a table reads back as it was created.
-	d.ID, d.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Millisecond)
-	t := tablepb.TableToProto(d)
-	payload, err := proto.Marshal(&tablev1.TableOpened{TableId: d.ID, Name: d.Name, Game: t.GetGame(), Seats: t.GetSeats(), Kind: t.GetKind()})
-	if err != nil {
-		return nil, err
-	}
-
-	lease, err := s.locker.Acquire(ctx, runner.LockKey(d.ID))
-	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", d.ID, err)
-	}
-	defer func() { _ = lease.Release(context.WithoutCancel(ctx)) }()
-	err = s.store.Create(lease.Context(), d, func(tx *sqlstore.Tx) error {
-		if also != nil {
-			if err := also(tx, d); err != nil {
-				return err
-			}
-		}
-		return s.relay.Add(ctx, tx, events.Event{Topic: events.TopicTableOpened, Key: d.ID, Payload: payload, Epoch: 1})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	return d
 }
 
 // ListTables lists open tables in the order they were opened.

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/fault"
-	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
@@ -34,30 +33,24 @@ func (s *Server) Tournament() *Tournament { return &Tournament{s: s} }
 // repeated key returns the table it opened.
 func (t *Tournament) OpenTournamentTable(ctx context.Context, req *tablev1.OpenTournamentTableRequest) (*tablev1.OpenTournamentTableResponse, error) {
 	s := t.s
-	const kind = "open"
-	if id, ok, err := s.store.ControlTable(ctx, req.GetIdempotencyKey(), kind); err != nil {
-		return nil, err
-	} else if ok {
-		tab, err := s.getTable(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if tab.GetTournamentId() != req.GetTournamentId() {
-			return nil, store.ErrKeyReused.Withf("the key opened a table of another tournament")
-		}
-		return &tablev1.OpenTournamentTableResponse{Table: tab, Duplicate: true}, nil
-	}
 	d := tablepb.DefinitionFromProto(&tablev1.CreateTableRequest{Name: req.GetName(), Game: req.GetGame(), Seats: req.GetSeats(),
 		Kind: tablev1.TableKind_TABLE_KIND_TOURNAMENT, Mode: req.GetMode()})
 	d.TournamentID = req.GetTournamentId()
-	tab, err := s.create(ctx, d, req.GetActionSeconds(), func(tx *sqlstore.Tx, d tables.Definition) error {
-		return s.store.AddControl(ctx, tx, store.Control{Key: req.GetIdempotencyKey(), TableID: d.ID, Kind: kind, Fingerprint: d.TournamentID,
-			Created: d.CreatedAt})
-	})
+	d, dup, err := s.runner.OpenTournament(ctx, s.timed(d, req.GetActionSeconds()), req.GetIdempotencyKey())
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.OpenTournamentTableResponse{Table: tab}, nil
+	if !dup {
+		return &tablev1.OpenTournamentTableResponse{Table: tablepb.TableToProto(d)}, nil
+	}
+	tab, err := s.getTable(ctx, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	if tab.GetTournamentId() != req.GetTournamentId() {
+		return nil, store.ErrKeyReused.Withf("the key opened a table of another tournament")
+	}
+	return &tablev1.OpenTournamentTableResponse{Table: tab, Duplicate: true}, nil
 }
 
 // CloseTournamentTable closes an empty tournament table.
