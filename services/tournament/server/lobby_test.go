@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,8 +25,10 @@ import (
 // picture with the next level and the time to the break from the sheet
 // (G-07), the leaderboard from the starting stacks before any hand and
 // from the tables' stacks after each (ranks shared by equal stacks), the
-// average and largest stack and the hand-for-hand state (G-26); a new
-// count after a hand is sent again, and nothing while only time runs down.
+// average and largest stack and the hand-for-hand state (G-26: off, then
+// round 1 with the table to play it once the floor starts it, off again
+// once stopped); a new count after a hand is sent again, and nothing
+// while only time runs down.
 func TestWatchLobby_G07_G26(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
@@ -63,6 +67,8 @@ func TestWatchLobby_G07_G26(t *testing.T) {
 		player string
 		stack  int64
 	}
+	// playing are the tables the lobby shows playing a hand-for-hand round (G-26); nil: not hand for hand.
+	var playing []int32
 	next := func(step string, want []rankRow, largest int64) *tournamentv1.WatchLobbyResponse {
 		t.Helper()
 		m, err := feed.Recv()
@@ -88,8 +94,10 @@ func TestWatchLobby_G07_G26(t *testing.T) {
 			m.GetClock().GetPayouts().GetPrizePool() != 15000 {
 			t.Fatalf("%s: largest %d average %d: %v", step, m.GetLargestStack(), m.GetAverageStack(), m)
 		}
-		if hfh := m.GetHandForHand(); hfh == nil || hfh.GetActive() {
-			t.Fatalf("%s: hand-for-hand %v", step, hfh)
+		hfh := m.GetHandForHand()
+		if hfh == nil || hfh.GetActive() != (playing != nil) || !slices.Equal(hfh.GetPlaying(), playing) ||
+			len(hfh.GetWaiting()) != 0 || hfh.GetRound() != map[bool]int32{true: 1}[playing != nil] {
+			t.Fatalf("%s: hand-for-hand %v, want playing %v", step, hfh, playing)
 		}
 		return m
 	}
@@ -117,5 +125,14 @@ func TestWatchLobby_G07_G26(t *testing.T) {
 	m = next("level 2", []rankRow{{1, "bob", 30000}, {2, "ann", 15000}, {2, "cat", 15000}}, 30000)
 	if m.GetNextLevel().GetAnte() != 200 || m.GetTimeToBreak().AsDuration() != 20*time.Minute {
 		t.Fatalf("level 2: next %v, to the break %v", m.GetNextLevel(), m.GetTimeToBreak())
+	}
+	// The floor starts hand-for-hand (G-26): the lobby shows round 1 with
+	// table 1 to play it; stopped, it shows it off again.
+	for _, on := range []bool{true, false} {
+		if _, err := f.c.SetHandForHand(f.floor, &tournamentv1.SetHandForHandRequest{TournamentId: id, On: on}); err != nil {
+			t.Fatal(err)
+		}
+		playing = map[bool][]int32{true: {1}}[on]
+		next(fmt.Sprintf("hand-for-hand %v", on), []rankRow{{1, "bob", 30000}, {2, "ann", 15000}, {2, "cat", 15000}}, 30000)
 	}
 }
