@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -602,4 +603,78 @@ func TestTournamentTables_ConsoleFeed_TR20_TR23_TR33(t *testing.T) {
 		}
 		return fmt.Errorf("the dealer's feed has not shown %+v yet (%d of %d)", want[next], next, len(want))
 	})
+}
+
+// TestTournamentTables_ConsoleToldOfALevelWhenTheClockTurns_TR20: the
+// clock turns to level 2 during a hand. The dealer's console (a live
+// table) and a digital table's feed say so at once — "level 2: 50/100,
+// from the next hand" — while the hand plays on at level 1, instead of
+// only when the next hand starts; that hand plays level 2 and does not
+// announce it again.
+func TestTournamentTables_ConsoleToldOfALevelWhenTheClockTurns_TR20(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []tablev1.TableMode{tablev1.TableMode_TABLE_MODE_LIVE, tablev1.TableMode_TABLE_MODE_DIGITAL} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewFake(t0)
+			e := startTour(t, testkit.SQLite(t, table.DBOptions()), clk)
+			id := e.openTable("e9", 1, mode)
+			feed, stop := watch(e.g.As(t, "dealer-1", auth.Dealer), t, e.c, id)
+			defer stop()
+			if _, err := e.tc.SetLevels(e.svc(), &tablev1.SetLevelsRequest{TableId: id, Revision: 1, Levels: levelsAt(t0)}); err != nil {
+				t.Fatal(err)
+			}
+			e.seat(id, "ann", 0, 5000)
+			e.seat(id, "bob", 1, 5000)
+			levels := func() []string {
+				var out []string
+				for _, m := range feed() {
+					for _, ev := range m.GetEvents() {
+						if ev.GetKind() == "level" {
+							out = append(out, ev.GetDetail())
+						}
+					}
+				}
+				return out
+			}
+			testkit.Eventually(t, 5*time.Second, func() error {
+				if st := e.tournamentTable(id); !st.GetInHand() || st.GetLevel() != 1 || len(levels()) != 1 {
+					return fmt.Errorf("no hand of level 1 announced: %v, %q", st, levels())
+				}
+				return nil
+			})
+			clk.Advance(20 * time.Minute)
+			want := []string{"level 1: 25/50", "level 2: 50/100, from the next hand"}
+			testkit.Eventually(t, 5*time.Second, func() error {
+				if got := levels(); !slices.Equal(got, want) {
+					return fmt.Errorf("TR-20: the feed tells the levels %q, want %q", got, want)
+				}
+				return nil
+			})
+			if st := e.tournamentTable(id); !st.GetInHand() || st.GetHandNo() != 1 {
+				t.Fatalf("TR-20: hand 1 did not play on: %v", st)
+			}
+			if mode != tablev1.TableMode_TABLE_MODE_DIGITAL {
+				return
+			}
+			e.finishHand(id)
+			testkit.Eventually(t, 5*time.Second, func() error {
+				if st := e.tournamentTable(id); !st.GetInHand() || st.GetHandNo() != 2 {
+					return fmt.Errorf("no hand 2: %v", st)
+				}
+				return nil
+			})
+			e.finishHand(id)
+			testkit.Eventually(t, 5*time.Second, func() error {
+				rs := e.reports(id)
+				if len(rs) < 2 || rs[0].GetLevel() != 1 || rs[1].GetLevel() != 2 {
+					return fmt.Errorf("TR-20: hands 1 and 2 played levels %v, want 1 and 2", rs)
+				}
+				return nil
+			})
+			if got := levels(); !slices.Equal(got, want) {
+				t.Fatalf("TR-20: level 2 announced again at its first hand: %q", got)
+			}
+		})
+	}
 }

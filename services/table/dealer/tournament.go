@@ -67,6 +67,10 @@ type Tour struct {
 	// BreakShown is the row of the last break the console was told of
 	// (G-07), so that a break is announced once.
 	BreakShown int `json:"break_shown,omitempty"`
+	// LevelShown is the last level the console was told of: when the
+	// clock turned to it, or at the first hand of it (TR-20), so that a
+	// level is announced once.
+	LevelShown int `json:"level_shown,omitempty"`
 }
 
 // RemovalReason says why an entrant leaves the table.
@@ -820,7 +824,16 @@ func (t *Table) startLevel(now time.Time) ([]Notice, error) {
 		return nil, nil
 	}
 	t.tour.Level = l.No
-	return []Notice{{Kind: "level", Seat: -1, Amount: l.Stakes.BigBlind, Rule: "TR-20", Detail: levelText(l)}}, nil
+	if t.tour.LevelShown == l.No {
+		return nil, nil // told when the clock turned
+	}
+	t.tour.LevelShown = l.No
+	return []Notice{levelNotice(l, "")}, nil
+}
+
+// levelNotice tells the console of a level (TR-20), with a note.
+func levelNotice(l Level, note string) Notice {
+	return Notice{Kind: "level", Seat: -1, Amount: l.Stakes.BigBlind, Rule: "TR-20", Detail: levelText(l) + note}
 }
 
 // levelText says a level's stakes: "level 4: 100/200, big blind ante 200".
@@ -906,19 +919,36 @@ func (t *Table) showBreak(now time.Time, out *Output) {
 	out.notice(Notice{Kind: "break", Seat: -1, Rule: "G-07", Detail: detail})
 }
 
-// ClockTurned tells the console of a break that started while the table
-// was between hands (G-07): no hand ends in it to say so. Nothing changes
-// (Duplicate) when there is nothing new to tell.
+// ClockTurned tells the console what the clock turned to, which no hand
+// has said yet: a playing level when it starts, also during a hand (its
+// stakes apply from the next hand, TR-20), and a break that started while
+// the table was between hands (G-07; one that starts during a hand is
+// told when the hand ends). Nothing changes (Duplicate) when there is
+// nothing new to tell.
 func (t *Table) ClockTurned(now time.Time) Output {
-	if t.tour == nil || t.hand != nil {
-		return Output{Seq: t.seq, Duplicate: true}
+	dup := Output{Seq: t.seq, Duplicate: true}
+	if t.tour == nil {
+		return dup
 	}
-	if l, ok := t.levelAt(now); !ok || !l.Break || t.tour.BreakShown == l.No {
-		return Output{Seq: t.seq, Duplicate: true}
+	l, ok := t.levelAt(now)
+	switch {
+	case !ok:
+		return dup
+	case !l.Break && l.No != t.tour.Level && l.No != t.tour.LevelShown:
+		out := t.changed()
+		t.tour.LevelShown = l.No
+		note := ""
+		if t.hand != nil {
+			note = ", from the next hand"
+		}
+		out.notice(levelNotice(l, note))
+		return out
+	case l.Break && t.hand == nil && t.tour.BreakShown != l.No:
+		out := t.changed()
+		t.showBreak(now, &out)
+		return out
 	}
-	out := t.changed()
-	t.showBreak(now, &out)
-	return out
+	return dup
 }
 
 // studPlayable counts the seats a stud hand would deal in.

@@ -190,7 +190,8 @@ func TestBreak_ToldWhenItStartsBetweenHands_G07(t *testing.T) {
 	if _, _, err := tb.SetLevels(1, levels); err != nil {
 		t.Fatal(err)
 	}
-	if out := tb.ClockTurned(brk.Add(-time.Second)); !out.Duplicate || breaks(out) != 0 {
+	// Level 1, in force and never dealt, is told (TR-20); no break yet.
+	if out := tb.ClockTurned(brk.Add(-time.Second)); breaks(out) != 0 || len(out.Notices) != 1 || out.Notices[0].Kind != "level" {
 		t.Fatalf("a break told before it starts: %+v", out)
 	}
 	if out := tb.ClockTurned(brk); out.Duplicate || breaks(out) != 1 {

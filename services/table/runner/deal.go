@@ -51,13 +51,11 @@ func (t *Table) schedule() {
 }
 
 // wake arms the waker for the start of the next row of a tournament
-// table's schedule, when the table is between hands: the table may deal
-// again then (TR-20, G-07). The caller holds t.mu.
+// table's schedule: the console is told of the new level then, also
+// during a hand (TR-20), and a table between hands may deal again (G-07).
+// The caller holds t.mu.
 func (t *Table) wake() {
-	at := time.Time{}
-	if !t.dt.InHand() {
-		at = t.dt.WakeAt(t.r.d.Clock.Now())
-	}
+	at := t.dt.WakeAt(t.r.d.Clock.Now())
 	if at.Equal(t.wakeFor) {
 		return
 	}
@@ -74,7 +72,8 @@ func (t *Table) wake() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.waker, t.wakeFor = nil, time.Time{}
-		// A break starting between hands is on the console now (G-07).
+		// A level or a break between hands is on the console now (TR-20,
+		// G-07).
 		now := t.r.d.Clock.Now()
 		if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.ClockTurned(now), nil }, nil); err != nil {
 			t.r.d.Logger.ErrorContext(t.r.ctx, "clock turned", "table", t.id, "error", err)
