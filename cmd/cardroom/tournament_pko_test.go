@@ -33,8 +33,9 @@ var (
 // half in cash and half on the winner's head (G-36); the heads of the
 // players in the deal are paid to them (G-37); bounties paid equal the
 // bounty pool and prizes paid equal the prize pool, to the cent; each
-// player's wallet moved by exactly their prizes and bounties; every step
-// is in the audit log; the ledger audit is clean.
+// player's wallet moved by exactly their prizes and bounties, and their
+// history shows their place, prize and bounties (issue 13); every step is
+// in the audit log; the ledger audit is clean.
 func TestTournamentPKODeal_G36_G37_TR38(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every part of the suite in its own process")
@@ -333,6 +334,39 @@ func TestTournamentPKODeal_G36_G37_TR38(t *testing.T) {
 		}
 	}
 
+	// Each player's history (issue 13), read by the player, shows the
+	// event with their place, prize and bounty cash as the results have
+	// them; together they are both pools.
+	want := map[string]playerEvent{}
+	for _, f := range results.Finishes {
+		want[f.PlayerID] = playerEvent{ID: id, Place: f.Place}
+	}
+	for _, list := range []struct {
+		paid   []paid
+		amount func(*playerEvent) *int64
+	}{{results.Prizes, func(h *playerEvent) *int64 { return &h.Prize }}, {results.Bounties, func(h *playerEvent) *int64 { return &h.Bounties }}} {
+		for _, p := range list.paid {
+			h := want[p.PlayerID]
+			*list.amount(&h) += p.Amount
+			want[p.PlayerID] = h
+		}
+	}
+	var inHistory int64
+	for _, p := range players {
+		var hist struct {
+			Events []playerEvent `json:"events"`
+		}
+		r.must("GET", "/v1/players/"+p+"/tournament-history", r.tokens[p], nil, &hist)
+		if len(hist.Events) != 1 || hist.Events[0] != want[p] {
+			t.Errorf("%s's history %+v, the results say %+v", p, hist.Events, want[p])
+			continue
+		}
+		inHistory += hist.Events[0].Prize + hist.Events[0].Bounties
+	}
+	if inHistory != payouts.Pool+int64(n*bountyPart) {
+		t.Errorf("the players' histories hold %d, the pools %d", inHistory, payouts.Pool+int64(n*bountyPart))
+	}
+
 	// Every step is in the audit log: a bounty record per knock-out, the
 	// deal's proposal, each answer and the confirmation.
 	var audit struct {
@@ -350,6 +384,15 @@ func TestTournamentPKODeal_G36_G37_TR38(t *testing.T) {
 		t.Fatalf("audit %v", count)
 	}
 	r.auditClean("after the PKO and its deal")
+}
+
+// playerEvent is a player's part in one event as their history shows it
+// over REST (GET /v1/players/{id}/tournament-history).
+type playerEvent struct {
+	ID       string `json:"tournament_id"`
+	Place    int    `json:"place"`
+	Prize    int64  `json:"prize,string"`
+	Bounties int64  `json:"bounties,string"`
 }
 
 // deal is a deal proposal as REST shows it.
