@@ -131,22 +131,7 @@ func TestLimitHoldemDeadSmallBlindExportsPHH_TP18(t *testing.T) {
 			}
 		}
 
-		path := fmt.Sprintf("/v1/tables/%s/hands/%d?format=HISTORY_FORMAT_PHH", table, no)
-		var ph struct{ Content string }
-		for _, who := range append([]string{"floor"}, players...) {
-			token := r.floor
-			if who != "floor" {
-				token = r.tokens[who]
-			}
-			if code, body := r.do("GET", path, token, nil); code != http.StatusOK {
-				t.Fatalf("TP-18: %s's PHH of hand %d with a dead small blind: %d %s, want 200", who, no, code, body)
-			}
-		}
-		r.must("GET", path, r.floor, nil, &ph)
-		h, err := phh.Parse(strings.NewReader(ph.Content))
-		if err != nil {
-			t.Fatalf("hand %d: parse the PHH: %v\n%s", no, err, ph.Content)
-		}
+		h := r.replayPHH(table, no, players)
 		var antes []string
 		for i, a := range h.Antes {
 			if a.Value() != 0 {
@@ -154,17 +139,42 @@ func TestLimitHoldemDeadSmallBlindExportsPHH_TP18(t *testing.T) {
 			}
 		}
 		if !slices.Equal(antes, []string{"cat 5"}) {
-			t.Fatalf("hand %d: antes %v, want cat's dead small blind of 5 alone\n%s", no, antes, ph.Content)
-		}
-		line := phh.Replay(strings.NewReader(ph.Content), "hand")
-		if line.Err != nil || line.Reject != nil || numbers(line.Stacks) != numbers(h.FinishingStacks) {
-			t.Fatalf("hand %d: the PHH replays to %s, the table paid %s\n%s", no, line, numbers(h.FinishingStacks), ph.Content)
+			t.Fatalf("hand %d: antes %v, want cat's dead small blind of 5 alone", no, antes)
 		}
 		r.checkChips("after the dead small blind hand")
 		r.auditClean("after the dead small blind hand")
 		return
 	}
 	t.Fatal("TP-18: cat came back with post_now and posted no dead small blind within four hands")
+}
+
+// replayPHH fetches hand no's PHH as the floor and as each player (every
+// copy must be served), replays the floor's file with the PHH replayer and
+// fails the test unless it ends with the finishing stacks the table paid.
+// It returns the floor's file, parsed.
+func (r *room) replayPHH(table string, no int64, players []string) *phh.History {
+	r.t.Helper()
+	path := fmt.Sprintf("/v1/tables/%s/hands/%d?format=HISTORY_FORMAT_PHH", table, no)
+	for _, who := range append([]string{"floor"}, players...) {
+		token := r.floor
+		if who != "floor" {
+			token = r.tokens[who]
+		}
+		if code, body := r.do("GET", path, token, nil); code != http.StatusOK {
+			r.t.Fatalf("%s's PHH of hand %d: %d %s, want 200", who, no, code, body)
+		}
+	}
+	var ph struct{ Content string }
+	r.must("GET", path, r.floor, nil, &ph)
+	h, err := phh.Parse(strings.NewReader(ph.Content))
+	if err != nil {
+		r.t.Fatalf("hand %d: parse the PHH: %v\n%s", no, err, ph.Content)
+	}
+	line := phh.Replay(strings.NewReader(ph.Content), "hand")
+	if line.Err != nil || line.Reject != nil || numbers(line.Stacks) != numbers(h.FinishingStacks) {
+		r.t.Fatalf("hand %d: the PHH replays to %s, the table paid %s\n%s", no, line, numbers(h.FinishingStacks), ph.Content)
+	}
+	return h
 }
 
 // numbers writes a list of PHH numbers as "[a, b, …]".

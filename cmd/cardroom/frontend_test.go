@@ -416,7 +416,8 @@ func TestSeatOffersOnAStream_G21(t *testing.T) {
 // his seat, posting nothing, until his seat owes both blinds. Back with
 // post_now, the first hand he is dealt in names his missed big blind live
 // and his small blind dead, each citing TP-15 (both used to read TP-10,
-// like an ordinary blind). Every hand's state and history agree on whether
+// like an ordinary blind), and exports as PHH that replays to the table's
+// stacks. Every hand's state and history agree on whether
 // the button is dead (G-05; on a cash table it rests on a player, TP-09).
 // The chips and the books reconcile afterwards.
 func TestMissedBlindsPostedOnReturn_TP15(t *testing.T) {
@@ -537,6 +538,12 @@ func TestMissedBlindsPostedOnReturn_TP15(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("TP-15: dan's posts on his return in hand %d: %v, want %v", no, got, want)
 		}
+		// The hand exports as PHH (it used to be refused PHH_UNSUPPORTED,
+		// his live big blind out of position): his dead small blind is his
+		// ante, his live big blind is in his first action, and the file
+		// replays to the stacks the table paid.
+		h := r.replayPHH(table, no, []string{"ann", "bob", "cat", "dan"})
+		checkLiveBlindPHH(t, h, "dan", "TP-15", "5")
 		r.checkChips("after dan's return")
 		r.auditClean("after dan's return")
 		return

@@ -424,6 +424,7 @@ type history struct {
 
 type historyEvent struct {
 	Kind   string
+	Post   string
 	Seat   int
 	Amount int64 `json:"amount,string"`
 	Cards  []string

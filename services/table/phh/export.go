@@ -52,13 +52,20 @@ func (r *Recorder) History() (*History, error) {
 // button, which puts the small blind first in button games (the big blind
 // heads-up) and the dealer's left first in stud, as PHH wants.
 //
-// The PHH forced-bet fields are per position, so a hand whose posts do not
-// sit where PHH expects them (a missed or new-player big blind posted out of
-// position) is refused with ErrUnsupported; a dead small blind is dead money
-// and is written as an ante, which PHH counts as dead money too; a small
-// blind that nobody posts (its seat empty) leaves the big blind alone in the
-// vector. A hand with an ante posted short is refused where PHH's dead
-// antes would build other pots than the table's (see the end of Export).
+// The PHH forced-bet fields are per position: a dead small blind is dead
+// money and is written as an ante, which PHH counts as dead money too; a
+// small blind that nobody posts (its seat empty) leaves the big blind alone
+// in the vector. A big blind posted live out of position — a returning
+// player's (TP-15), a new player's on the button (TP-16) or at once
+// (TP-13) — cannot be a blind in PHH, whose action starts after the
+// largest blind, so it is written where its chips go: into the poster's
+// first action (a check is then a call of it, a call or raise is to the
+// same total), or, where the poster folds, is killed or is all in from the
+// post and never acts, as the poster's ante; the action carries a comment
+// naming the rule. A hand with such a post or with an ante posted short is
+// replayed before it is returned and refused with ErrUnsupported where the
+// file would replay to other stacks than the table's (see the end of
+// Export).
 // Floor actions have no PHH notation: a killed
 // hand is written as a fold with a commentary naming the rule, and a hand
 // shown on request (TP-65) as a show.
@@ -105,9 +112,11 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 	}
 	antes := make([]int64, n)
 	blinds := make([]int64, n)
-	if err := exportPosts(events, player, cfg, antes, blinds); err != nil {
+	live, err := exportPosts(events, player, cfg, antes, blinds)
+	if err != nil {
 		return nil, err
 	}
+	notes := placeLivePosts(events, player, live, antes)
 	if n == 2 { // the specification reverses forced bets heads-up
 		antes[0], antes[1] = antes[1], antes[0]
 		blinds[0], blinds[1] = blinds[1], blinds[0]
@@ -134,6 +143,7 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 		h.MinBet = ptr(mb)
 	}
 	h.Actions = exportActions(events, player)
+	annotate(h.Actions, notes)
 	var won = make([]int64, n)
 	for _, e := range events {
 		if e.Kind == engine.EvAward {
@@ -147,33 +157,106 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 	if !hand.Done() {
 		h.Winnings = nil // PHH winnings are for a finished hand
 	}
-	if shortAnte(events) {
-		// PHH's antes are main-pot dead money, as a dead small blind is at
-		// the table (TP-44), but a table's ante is its poster's
-		// contribution: a player all in for less than the ante wins only
-		// its share there, and the whole of the antes in PHH. Where the
-		// two readings part the file would not replay to the hand's
-		// stacks: refuse it.
+	// PHH's antes are main-pot dead money, as a dead small blind is at the
+	// table (TP-44), but a table's ante is its poster's contribution: a
+	// player all in for less than the ante wins only its share there, and
+	// the whole of the antes in PHH. A live big blind written into its
+	// poster's first action is not in the pot yet when the players before
+	// them act, which a pot-limit raise can see; one written as an ante is
+	// dead money rather than the poster's contribution. Where the readings
+	// part the file would not replay to the hand's stacks: refuse it.
+	var why string
+	switch {
+	case len(live) > 0:
+		why = "a big blind posted live out of position, which PHH can write only into its poster's first action or as an ante"
+	case shortAnte(events):
+		why = "an ante posted short, which PHH would count as dead money"
+	}
+	if why != "" {
 		stacks, err := ReplayHistory(h)
-		if err != nil || numberList(stacks) != numberList(h.FinishingStacks) {
-			return nil, fmt.Errorf("an ante posted short, which PHH would count as dead money: %w", ErrUnsupported)
+		if err == nil && numberList(stacks) != numberList(h.FinishingStacks) {
+			err = fmt.Errorf("replays to %s, the table's stacks are %s", numberList(stacks), numberList(h.FinishingStacks))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s (%v): %w", why, err, ErrUnsupported)
 		}
 	}
 	return h, nil
 }
 
+// placeLivePosts decides where each big blind posted live out of position
+// (live, by 0-based player) goes in PHH: into the poster's first action
+// when they check, call or raise, otherwise into their ante. It returns
+// the comment for that action of each poster (1-based player).
+func placeLivePosts(events []engine.Event, player map[int]int, live map[int]int64, antes []int64) map[int]string {
+	notes := map[int]string{}
+	for i, amount := range live {
+		seat, rule := -1, "TP-13"
+		for s, p := range player {
+			if p == i+1 {
+				seat = s
+			}
+		}
+		acted := false
+		for _, e := range events {
+			if e.Seat != seat {
+				continue
+			}
+			if e.Kind == engine.EvPost && e.Post.Live() && e.Rule != "" {
+				rule = e.Rule
+			}
+			if kind := e.Kind; kind == engine.EvFold || kind == engine.EvKill || kind == engine.EvCheck ||
+				kind == engine.EvCall || kind == engine.EvBet || kind == engine.EvRaise {
+				acted = kind != engine.EvFold && kind != engine.EvKill
+				break
+			}
+		}
+		note := fmt.Sprintf("big blind %d posted live out of position (%s) is in this action", amount, rule)
+		if !acted {
+			antes[i] += amount
+			note = fmt.Sprintf("big blind %d posted live out of position (%s) is written as the ante", amount, rule)
+		}
+		notes[i+1] = note
+	}
+	return notes
+}
+
+// annotate adds notes (by 1-based player) as the comment of each player's
+// first fold, check, call, bet or raise.
+func annotate(actions []Action, notes map[int]string) {
+	for i := range actions {
+		a := &actions[i]
+		note, ok := notes[a.Player]
+		if !ok || (a.Kind != Fold && a.Kind != CheckCall && a.Kind != CompleteBetRaise) {
+			continue
+		}
+		if a.HasComment {
+			note = a.Comment + "; " + note
+		}
+		a.Comment, a.HasComment = note, true
+		delete(notes, a.Player)
+	}
+}
+
 // exportPosts fills the per-player (1-based player map) antes and blinds
-// from the post events, refusing live posts PHH cannot place.
-func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, antes, blinds []int64) error {
+// from the post events, refusing live posts PHH cannot place. It returns
+// the big blinds posted live out of position (TP-13, TP-15, TP-16) by
+// 0-based player, which are in neither (see placeLivePosts).
+func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, antes, blinds []int64) (map[int]int64, error) {
 	n := len(antes)
 	k := cfg.Stakes
 	ref := -1 // the player the engine started pre-flop action after
+	live := map[int]int64{}
 	for _, e := range events {
 		if e.Kind != engine.EvPost {
 			continue
 		}
 		i := player[e.Seat] - 1
 		amount := e.Amount
+		if e.Post == engine.PostMissedBigBlind || e.Post == engine.PostNewPlayerBigBlind {
+			live[i] += amount // all in from the post: what it had
+			continue
+		}
 		if e.AllIn {
 			// A short stack posts what it has (G-31); PHH states the
 			// forced bet and caps it by the stack itself.
@@ -214,28 +297,27 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 			ref = i
 		}
 		if i != want && n == 2 {
-			return fmt.Errorf("%s posted by player %d of %d: PHH places it by position: %w", e.Post, i+1, n, ErrUnsupported)
+			return nil, fmt.Errorf("%s posted by player %d of %d: PHH places it by position: %w", e.Post, i+1, n, ErrUnsupported)
 		}
 		blinds[i] += amount
 	}
 	if n == 2 {
-		return nil
+		return live, nil
 	}
 	// With three or more players the blinds may sit anywhere PHH's vector
 	// can say, so long as a replay starts pre-flop action after the same
 	// player as the engine did (after its big blind or straddle): a dead
 	// small blind (the seat left of the button empty, the big blind first
-	// in PHH order) replays as one blind; a big blind posted out of
-	// position by a returning player does not.
+	// in PHH order) replays as one blind.
 	raw := make([]Number, n)
 	for j, b := range blinds {
 		raw[j] = Int(b)
 	}
 	if ref >= 0 && refPlayer(raw) != ref {
-		return fmt.Errorf("a big blind posted live out of position (blinds %s): PHH starts the action after player %d, the table started it after player %d: %w",
+		return nil, fmt.Errorf("blinds %s: PHH starts the action after player %d, the table started it after player %d: %w",
 			numberList(raw), refPlayer(raw)+1, ref+1, ErrUnsupported)
 	}
-	return nil
+	return live, nil
 }
 
 // exportActions turns the events into action notations.

@@ -75,6 +75,9 @@ func TestExportRoundTrip(t *testing.T) {
 		{"NT-bba", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, BigBlindAnte: 10}}},
 		{"FT", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
 		{"FT-dead-small-blind", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
+		{"NT-live-big-blind", engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
+		{"FT-live-big-blind", engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
+		{"PO-live-big-blind", engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
 		{"PO", engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}},
 		{"FO/8", engine.Config{Game: engine.OmahaHiLo, Structure: engine.FixedLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, SmallBet: 2, BigBet: 4}}},
 		{"F7S", engine.Config{Game: engine.Stud, Structure: engine.FixedLimit, Stakes: engine.Stakes{Ante: 1, BringIn: 2, SmallBet: 5, BigBet: 10}}},
@@ -86,7 +89,7 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(1, uint64(len(g.name))))
-			deadExported := 0
+			deadExported, liveExported, refused := 0, 0, 0
 			for hand := range handsPerGame {
 				n := 2 + rng.IntN(5)
 				if !g.cfg.Game.IsStud() {
@@ -106,14 +109,24 @@ func TestExportRoundTrip(t *testing.T) {
 					st.Posts = straddlePosts(st, g.cfg.Stakes)
 				case g.name == "FT-dead-small-blind" && n >= 3:
 					st.Posts = deadSmallBlindPosts(st, g.cfg.Stakes)
+				case strings.HasSuffix(g.name, "-live-big-blind") && n >= 3:
+					st.Posts = liveBigBlindPosts(st, g.cfg.Stakes, hand)
 				}
 				d := cards.NewDeck()
 				d.Shuffle(random.Seeded(uint64(hand)))
 				st.Deck = d
 				rec := playRandom(t, rng, g.cfg, st)
 				h, err := rec.History()
+				if g.name == "PO-live-big-blind" && errors.Is(err, ErrUnsupported) &&
+					strings.Contains(err.Error(), "a big blind posted live out of position") {
+					refused++ // a pot-limit raise before the poster acts
+					continue
+				}
 				if err != nil {
 					t.Fatalf("hand %d: export: %v", hand, err)
+				}
+				if strings.HasSuffix(g.name, "-live-big-blind") && st.Posts != nil {
+					liveExported++
 				}
 				if g.name == "NT-straddle" && st.Posts != nil && h.BlindsOrStraddles[2] != Int(4) {
 					t.Fatalf("hand %d: straddle not exported: %v", hand, h.BlindsOrStraddles)
@@ -147,6 +160,9 @@ func TestExportRoundTrip(t *testing.T) {
 			if g.name == "FT-dead-small-blind" && deadExported < handsPerGame/2 {
 				t.Fatalf("%d of %d hands with a dead small blind exported", deadExported, handsPerGame)
 			}
+			if strings.HasSuffix(g.name, "-live-big-blind") && (liveExported < handsPerGame/2 || refused > handsPerGame/10) {
+				t.Fatalf("%d of %d hands with a live big blind out of position exported, %d refused", liveExported, handsPerGame, refused)
+			}
 		})
 	}
 }
@@ -173,6 +189,28 @@ func deadSmallBlindPosts(st engine.Setup, k engine.Stakes) []engine.Post {
 		{Seat: at(0), Kind: engine.PostBigBlind, Amount: k.BigBlind},
 		{Seat: at(2), Kind: engine.PostDeadSmallBlind, Amount: k.SmallBlind},
 	}
+}
+
+// liveBigBlindPosts returns the blinds and one big blind posted live out of
+// position, by turns: a returning player's with a dead small blind
+// (TP-15), a new player's on the button with a dead small blind (TP-16)
+// and a new player's alone (TP-13), anywhere from under the gun to the
+// button.
+func liveBigBlindPosts(st engine.Setup, k engine.Stakes, hand int) []engine.Post {
+	at := clockwise(st)
+	n := len(st.Players)
+	posts := []engine.Post{{Seat: at(0), Kind: engine.PostSmallBlind, Amount: k.SmallBlind},
+		{Seat: at(1), Kind: engine.PostBigBlind, Amount: k.BigBlind}}
+	seat := at(2 + hand%(n-2))
+	switch hand % 3 {
+	case 0:
+		return append(posts, engine.Post{Seat: seat, Kind: engine.PostMissedBigBlind, Amount: k.BigBlind, Rule: "TP-15"},
+			engine.Post{Seat: seat, Kind: engine.PostDeadSmallBlind, Amount: k.SmallBlind, Rule: "TP-15"})
+	case 1:
+		return append(posts, engine.Post{Seat: at(n - 1), Kind: engine.PostMissedBigBlind, Amount: k.BigBlind, Rule: "TP-16"},
+			engine.Post{Seat: at(n - 1), Kind: engine.PostDeadSmallBlind, Amount: k.SmallBlind, Rule: "G-06"})
+	}
+	return append(posts, engine.Post{Seat: seat, Kind: engine.PostNewPlayerBigBlind, Amount: k.BigBlind, Rule: "TP-13"})
 }
 
 // clockwise returns the seat k places clockwise from the first seat of st
@@ -333,28 +371,118 @@ func TestExportShortAnte(t *testing.T) {
 	}
 }
 
-// TestExportMissedBigBlindOutOfPosition_TP15: a returning player's missed
-// big blind is live (TP-15) and posted out of position; PHH's
-// blinds_or_straddles would start the action after that player rather than
-// after the big blind, so the hand is refused as unsupported with a reason
-// that says so (it used to say only that the blinds start the action
-// elsewhere).
-func TestExportMissedBigBlindOutOfPosition_TP15(t *testing.T) {
+// TestExportLiveBigBlindOutOfPosition_TP15_TP16: a big blind posted live
+// out of position — a returning player's (TP-15), a new player's on the
+// button (TP-16, its small blind dead by G-06) — used to be refused
+// PHH_UNSUPPORTED, since PHH's blinds_or_straddles would start the action
+// after its poster rather than after the big blind. It is written into the
+// poster's first action (a check becomes a call of it; a raise is to the
+// same total) or, when the poster folds, as the poster's ante, each with a
+// comment naming the rule, and the file replays to the table's stacks. A
+// pot-limit raise the table allowed with the live blind already in the pot,
+// but PHH would not (the blind not in it yet), is refused with the reason.
+func TestExportLiveBigBlindOutOfPosition_TP15_TP16(t *testing.T) {
 	t.Parallel()
-	cfg := engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit,
+	limit := engine.Config{Game: engine.Holdem, Structure: engine.FixedLimit,
 		Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10, SmallBet: 10, BigBet: 20}}
-	st := engine.Setup{Button: 3, Deck: deckOf(t, "AcKdQh7d AdKsQs2c 3h8h9hTc 4s"),
-		Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
-			{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "dan", Stack: 500}},
-		Posts: []engine.Post{{Seat: 0, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 1, Kind: engine.PostBigBlind, Amount: 10},
-			{Seat: 2, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: "TP-15"}, {Seat: 2, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: "TP-15"}}}
-	rec, err := Record(cfg, st)
-	if err != nil {
-		t.Fatal(err)
+	potLimit := engine.Config{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10}}
+	blinds := []engine.Post{{Seat: 0, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 1, Kind: engine.PostBigBlind, Amount: 10}}
+	missed := func(seat int, rule, deadRule string) []engine.Post {
+		return append(slices.Clone(blinds), engine.Post{Seat: seat, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: rule},
+			engine.Post{Seat: seat, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: deadRule})
 	}
-	playCalls(t, rec)
-	_, err = rec.History()
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "a big blind posted live out of position") {
-		t.Fatalf("export: %v, want unsupported: a big blind posted live out of position", err)
+	tests := []struct {
+		name   string
+		cfg    engine.Config
+		posts  []engine.Post
+		poster int               // the seat posting out of position
+		first  engine.ActionKind // the poster's first action (then checks and calls)
+		raise  int64             // seat 2's raise-to before the poster acts (0: a call, if seat 2 acts first)
+		antes  string
+		note   string // in the comment of the poster's first action; "" refused
+	}{
+		{"TP-15 under the gun checks", limit, missed(2, "TP-15", "TP-15"), 2, engine.Check, 0,
+			"[0, 0, 5, 0]", "big blind 10 posted live out of position (TP-15) is in this action"},
+		{"TP-15 under the gun raises", limit, missed(2, "TP-15", "TP-15"), 2, engine.Raise, 0,
+			"[0, 0, 5, 0]", "big blind 10 posted live out of position (TP-15) is in this action"},
+		{"TP-15 on the button folds to a raise", limit, missed(3, "TP-15", "TP-15"), 3, engine.Fold, 20,
+			"[0, 0, 0, 15]", "big blind 10 posted live out of position (TP-15) is written as the ante"},
+		{"TP-16 on the button checks", limit, missed(3, "TP-16", "G-06"), 3, engine.Check, 0,
+			"[0, 0, 0, 5]", "big blind 10 posted live out of position (TP-16) is in this action"},
+		{"TP-16 on the button folds to a raise", limit, missed(3, "TP-16", "G-06"), 3, engine.Fold, 20,
+			"[0, 0, 0, 15]", "big blind 10 posted live out of position (TP-16) is written as the ante"},
+		{"TP-13 on the button calls a pot-limit raise", potLimit,
+			append(slices.Clone(blinds), engine.Post{Seat: 3, Kind: engine.PostNewPlayerBigBlind, Amount: 10, Rule: "TP-13"}), 3, engine.Call, 35,
+			"[0, 0, 0, 0]", "big blind 10 posted live out of position (TP-13) is in this action"},
+		// The table's pot raise counts the live blind (25 in the pot, call
+		// 10, raise 35: to 45); PHH's pot holds the blinds alone (to 35).
+		{"TP-13 on the button after a pot raise PHH would not allow", potLimit,
+			append(slices.Clone(blinds), engine.Post{Seat: 3, Kind: engine.PostNewPlayerBigBlind, Amount: 10, Rule: "TP-13"}), 3, engine.Call, 45,
+			"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st := engine.Setup{Button: 3, Deck: deckOf(t, "AcKdQh7d AdKsQs2c 3h8h9hTc 4s"), Posts: tt.posts,
+				Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
+					{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "dan", Stack: 500}}}
+			rec, err := Record(tt.cfg, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.raise > 0:
+				_, err = rec.Apply(engine.Action{Seat: 2, Kind: engine.Raise, Amount: tt.raise})
+			case tt.poster != 2:
+				_, err = rec.Apply(engine.Action{Seat: 2, Kind: engine.Call, Amount: 10})
+			}
+			if err != nil {
+				t.Fatalf("seat 2 before the poster: %v", err)
+			}
+			a := engine.Action{Seat: tt.poster, Kind: tt.first}
+			for _, l := range rec.Hand().LegalActions() {
+				if l.Seat == tt.poster && l.Kind == tt.first {
+					a.Amount = l.Min
+				}
+			}
+			if _, err := rec.Apply(a); err != nil {
+				t.Fatalf("the poster's %+v: %v (legal %+v)", a, err, rec.Hand().LegalActions())
+			}
+			playCalls(t, rec)
+			h, err := rec.History()
+			if tt.note == "" {
+				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "a big blind posted live out of position") ||
+					!strings.Contains(err.Error(), "above the pot-limit maximum") {
+					t.Fatalf("export: %v, want unsupported: a big blind posted live out of position, the raise above PHH's pot limit", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			if got := numberList(h.Antes); got != tt.antes {
+				t.Fatalf("antes %s, want %s", got, tt.antes)
+			}
+			if got := numberList(h.BlindsOrStraddles); got != "[5, 10, 0, 0]" {
+				t.Fatalf("blinds_or_straddles %s, want the small and big blind alone", got)
+			}
+			noted := false
+			for _, act := range h.Actions {
+				if act.Player == tt.poster+1 && act.Comment == tt.note {
+					noted = true
+				}
+			}
+			if !noted {
+				t.Fatalf("no action of the poster (p%d) comments %q: %+v", tt.poster+1, tt.note, h.Actions)
+			}
+			file, err := h.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := Replay(bytes.NewReader(file), "exported")
+			if line.Err != nil || line.Reject != nil || numberList(line.Stacks) != numberList(h.FinishingStacks) {
+				t.Fatalf("replay %s, table %s\n%s", line, numberList(h.FinishingStacks), file)
+			}
+		})
 	}
 }

@@ -1,0 +1,91 @@
+package main
+
+// Issue 17: a big blind posted live out of position (a returning player's,
+// TP-15; a new player's, TP-13) exported as PHH over REST.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cardroom/cardroom/services/table/phh"
+)
+
+// TestNewPlayerBigBlindExportsPHH_TP13 seats eve during a hand at a 5/10
+// table with post_now: a new player who posts an amount equal to the big
+// blind is dealt in at once, the post live (TP-13), wherever her seat is
+// outside the stretch from the button to the big blind (TP-17). She checks
+// the hand down. That hand's PHH — the floor's copy and every player's — is
+// served (it used to be refused 400 PHH_UNSUPPORTED: PHH's
+// blinds_or_straddles would start the action after her), and the floor's
+// file replays to the stacks the table paid. The chips and the books
+// reconcile afterwards.
+func TestNewPlayerBigBlindExportsPHH_TP13(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	players := []string{"ann", "bob", "cat", "dan", "eve"}
+	r := newFrontendRoom(t, players...)
+	table := r.openTable("New player 5/10", 5, 10, nil)["table_id"].(string)
+	for i, p := range players[:4] {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	r.waitHand(table)
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 4, "player_id": "eve", "amount": 1000, "post_now": true}, nil)
+
+	for range 5 {
+		no := r.playHand(table, checkDown)
+		hist := r.history(table, no)
+		var got, dealt []string
+		for _, s := range hist.Seats {
+			dealt = append(dealt, s.Player)
+		}
+		for _, e := range hist.Events {
+			if e.Kind == "post" && e.Seat == 4 {
+				got = append(got, fmt.Sprintf("%s/%s/%d", e.Post, e.Rule, e.Amount))
+			}
+		}
+		if len(got) == 0 {
+			continue // between the button and the big blind she waits (TP-17)
+		}
+		if want := []string{"new_player_big_blind/TP-13/10"}; !slices.Equal(got, want) {
+			if slices.Equal(got, []string{"big_blind/TP-10/10"}) {
+				t.Fatalf("TP-13: the big blind reached eve in hand %d before she could post out of position (change the seat)", no)
+			}
+			t.Fatalf("TP-13: eve's posts in hand %d: %v, want %v", no, got, want)
+		}
+		h := r.replayPHH(table, no, dealt)
+		checkLiveBlindPHH(t, h, "eve", "TP-13", "0")
+		r.checkChips("after eve's big blind")
+		r.auditClean("after eve's big blind")
+		return
+	}
+	t.Fatal("TP-13: eve sat down with post_now and posted no big blind within five hands")
+}
+
+// checkLiveBlindPHH checks how a hand's PHH writes who's big blind posted
+// live out of position under rule, in a hand they checked or called down:
+// not in blinds_or_straddles (PHH would start the action after them), ante
+// their ante (a dead small blind posted with it, or 0), and their first
+// action saying that it holds the live big blind.
+func checkLiveBlindPHH(t *testing.T, h *phh.History, who, rule, ante string) {
+	t.Helper()
+	i := slices.Index(h.Players, who)
+	if i < 0 {
+		t.Fatalf("%s: %s is not in the PHH's players %v", rule, who, h.Players)
+	}
+	if h.BlindsOrStraddles[i].Value() != 0 || h.Antes[i].String() != ante {
+		t.Fatalf("%s: %s's blind %s and ante %s in the PHH, want none and %s", rule, who, h.BlindsOrStraddles[i], h.Antes[i], ante)
+	}
+	for _, a := range h.Actions {
+		if a.Player == i+1 && a.Kind != phh.DealHole {
+			if !strings.Contains(a.Comment, "big blind 10 posted live out of position ("+rule+") is in this action") {
+				t.Fatalf("%s: %s's first action %+v does not say it holds the live big blind", rule, who, a)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s: %s never acts in the PHH", rule, who)
+}
