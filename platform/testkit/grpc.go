@@ -20,6 +20,9 @@ import (
 type GRPC struct {
 	Conn   *grpc.ClientConn
 	Issuer *auth.Issuer
+	// Verifier checks the Issuer's tokens, for a REST gateway in front of
+	// the server.
+	Verifier *auth.Verifier
 }
 
 // Keys returns a token issuer and a verifier sharing a fresh random
@@ -60,7 +63,7 @@ func StartGRPC(t testing.TB, register func(grpc.ServiceRegistrar)) *GRPC {
 		_ = conn.Close()
 		rpc.Shutdown(srv, time.Second)
 	})
-	return &GRPC{Conn: conn, Issuer: issuer}
+	return &GRPC{Conn: conn, Issuer: issuer, Verifier: verifier}
 }
 
 // As returns a context that calls as subject sub with the given roles.

@@ -26,7 +26,8 @@ func cardStrings(cs []cards.Card) []string {
 
 func seatToProto(s runner.SeatView) *tablev1.SeatState {
 	p := &tablev1.SeatState{Seat: int32(s.No), PlayerId: s.Player, Stack: s.Stack, SittingOut: s.SittingOut,
-		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New}
+		OwesSmallBlind: s.Debt.SmallBlind, OwesBigBlind: s.Debt.BigBlind, PendingChips: s.Pending, Leaving: s.Leaving, NewPlayer: s.New,
+		PendingTopUp: s.Unconfirmed}
 	p.PostNow = s.PostNow
 	p.Straddle = s.Straddle
 	p.MissedHands, p.LeftTournament, p.MoveId = int32(s.MissedHands), s.Left, s.MoveOut

@@ -1330,7 +1330,14 @@ type SeatState struct {
 	// cards_up says, card by card (same order as cards), which of the
 	// seat's cards were dealt face up: a stud player's up cards, which every
 	// player and spectator sees. All false in flop games.
-	CardsUp       []bool `protobuf:"varint,25,rep,packed,name=cards_up,json=cardsUp,proto3" json:"cards_up,omitempty"`
+	CardsUp []bool `protobuf:"varint,25,rep,packed,name=cards_up,json=cardsUp,proto3" json:"cards_up,omitempty"`
+	// pending_top_up are top-up chips (CS-05, CS-07) whose payment the
+	// wallet has not committed to the table yet (G-41): an app shows them
+	// as "top-up pending". They are in neither stack nor pending_chips and
+	// play in no hand until the commit moves them there; a refused commit
+	// (the hold expired) takes them back. A seat that asks to leave while
+	// any wait stays seated until they are settled (LeaveResponse).
+	PendingTopUp  int64 `protobuf:"varint,26,opt,name=pending_top_up,json=pendingTopUp,proto3" json:"pending_top_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1538,6 +1545,13 @@ func (x *SeatState) GetCardsUp() []bool {
 		return x.CardsUp
 	}
 	return nil
+}
+
+func (x *SeatState) GetPendingTopUp() int64 {
+	if x != nil {
+		return x.PendingTopUp
+	}
+	return 0
 }
 
 // BlindOption is one choice a new or returning player has (choose it with
@@ -3401,7 +3415,10 @@ type LeaveResponse struct {
 	// in the hand in progress and leaves when it ends, cashed out with what
 	// the hand leaves them; until then the house acts for the seat (G-43):
 	// it checks when it may, folds facing a bet, and a hand still live at
-	// the showdown (an all-in one) is tabled for it, never mucked.
+	// the showdown (an all-in one) is tabled for it, never mucked. Also
+	// false between hands while a top-up's payment is unsettled
+	// (SeatState.pending_top_up, G-41): the seat stays, sitting out, and is
+	// cashed out with all its chips once the wallet has settled it.
 	Left bool `protobuf:"varint,1,opt,name=left,proto3" json:"left,omitempty"`
 	// stack is what was cashed out now; 0 while the leave waits for the
 	// hand's end.
@@ -5826,7 +5843,7 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x11CloseTableRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\"D\n" +
 	"\x12CloseTableResponse\x12.\n" +
-	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\xe9\x05\n" +
+	"\x05table\x18\x01 \x01(\v2\x18.cardroom.table.v1.TableR\x05table\"\x8f\x06\n" +
 	"\tSeatState\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x14\n" +
@@ -5855,7 +5872,8 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x0fleft_tournament\x18\x16 \x01(\bR\x0eleftTournament\x12\x17\n" +
 	"\amove_id\x18\x17 \x01(\tR\x06moveId\x12\x1a\n" +
 	"\barriving\x18\x18 \x01(\bR\barriving\x12\x19\n" +
-	"\bcards_up\x18\x19 \x03(\bR\acardsUp\"\xb5\x01\n" +
+	"\bcards_up\x18\x19 \x03(\bR\acardsUp\x12$\n" +
+	"\x0epending_top_up\x18\x1a \x01(\x03R\fpendingTopUp\"\xb5\x01\n" +
 	"\vBlindOption\x12\x19\n" +
 	"\bpost_now\x18\x01 \x01(\bR\apostNow\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x12\n" +
