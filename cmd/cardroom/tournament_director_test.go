@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -191,7 +192,9 @@ func TestTournamentDirectorFreezeout_TR06_TR07_TR20_TR23_G07_G25(t *testing.T) {
 		}
 		var acted bool
 		if acted, seated = r.actAt(tables, bot, &actions); !acted {
-			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
+			// Not testkit.Eventually: an idle round is work, not only a
+			// wait — it is when replica.step catches a move in flight.
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 
@@ -296,6 +299,22 @@ func (r *room) actAt(tables []string, bot plan, actions *int) (acted bool, seate
 		acted = true
 	}
 	return acted, seated
+}
+
+// actOrAwait has bot act at tables(), polling until a seat does or over
+// (nil: never) says the play is over: between hands nobody is to act, and
+// the next hand is dealt once the director has handled the last. It
+// returns the players seated with chips, as actAt counts them.
+func (r *room) actOrAwait(tables func() []string, bot plan, actions *int, over func() bool) (seated int) {
+	r.t.Helper()
+	testkit.Eventually(r.t, time.Minute, func() error {
+		var acted bool
+		if acted, seated = r.actAt(tables(), bot, actions); acted || (over != nil && over()) {
+			return nil
+		}
+		return errors.New("no seat to act")
+	})
+	return seated
 }
 
 // handsOf reads every hand the tables played, by table.

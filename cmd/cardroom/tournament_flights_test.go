@@ -98,9 +98,7 @@ func TestTournamentFlightsIntoDay2_G34_TR06(t *testing.T) {
 			for _, id := range flights {
 				tables = append(tables, tournamentTablesOf(t, r, id)...)
 			}
-			if acted, _ := r.actAt(tables, bot, &actions); !acted {
-				time.Sleep(20 * time.Millisecond)
-			}
+			r.actAt(tables, bot, &actions) // waitFor polls again when nobody was to act
 		}
 		return done
 	})

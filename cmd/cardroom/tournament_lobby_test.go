@@ -249,9 +249,7 @@ func TestTournamentLobbyAndMovementSlips_TR06_TR23_G07(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no move delivered after %d actions: %+v", actions, slips.Slips)
 		}
-		if acted, _ := r.actAt(tables, bot, &actions); !acted {
-			time.Sleep(20 * time.Millisecond) // polling: the next hand is dealt when the director has handled the last
-		}
+		r.actOrAwait(func() []string { return tables }, bot, &actions, nil)
 	}
 
 	// Every slip: who, from, to, the stack carried as the hand's history

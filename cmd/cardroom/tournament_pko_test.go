@@ -118,9 +118,7 @@ func TestTournamentPKODeal_G36_G37_TR38(t *testing.T) {
 		if len(left) <= 9 {
 			play = endgame
 		}
-		if acted, _ := r.actAt(tournamentTablesOf(t, r, id), play, &actions); !acted {
-			time.Sleep(20 * time.Millisecond)
-		}
+		r.actOrAwait(func() []string { return tournamentTablesOf(t, r, id) }, play, &actions, func() bool { return len(active()) <= 4 })
 	}
 	// atRest plays out the hands in play and returns the players at the
 	// tables once none deals and the books have the same players in.
