@@ -199,6 +199,10 @@ type Profile struct {
 	// OpenPairSmallRaises switches off G-18 (default: once the big bet is
 	// made on a stud open-pair 4th street, raises are in the big unit).
 	OpenPairSmallRaises bool `json:"open_pair_small_raises,omitempty"`
+	// StudHiLoOpenPair switches off G-46 (default: TP-28's open pair is a
+	// seven-card stud rule, and in Stud Hi/Lo the round stays in the small
+	// unit): Stud Hi/Lo then gives the big-unit option too.
+	StudHiLoOpenPair bool `json:"stud_hi_lo_open_pair,omitempty"`
 }
 
 // DefaultProfile returns the "helsinki" profile: the seeds' values and the

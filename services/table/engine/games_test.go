@@ -55,6 +55,57 @@ func TestStudOpenPair_TP28_G18(t *testing.T) {
 	}
 }
 
+// TestStudHiLoOpenPairStaysSmall_G46: TP-28's open pair is a seven-card
+// stud rule; in Stud Hi/Lo an open pair on 4th street leaves the round in
+// the small unit (G-46: the bet, and the raise after it, are by the small
+// unit alone, and a bet by the big unit is refused). The profile's switch
+// gives Stud Hi/Lo the option (it used to have it always).
+func TestStudHiLoOpenPairStaysSmall_G46(t *testing.T) {
+	t.Parallel()
+	deck := stackedDeck(t, "AcAdAh KcKdKh 9c2cQh 9d3d5h")
+	amounts := func(h *Hand, kind ActionKind) []int64 {
+		var out []int64
+		for _, l := range h.LegalActions() {
+			if l.Kind == kind {
+				out = append(out, l.Min)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name        string
+		open        bool    // Profile.StudHiLoOpenPair
+		bets, raise []int64 // the bets offered on 4th, the raises after a bet of 10
+	}{
+		{"G-46 the house default: the small unit", false, []int64{10}, []int64{20}},
+		{"G-46 switched off: TP-28's option", true, []int64{10, 20}, []int64{20, 30}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := studCfg(StudHiLo)
+			cfg.Profile.StudHiLoOpenPair = tt.open
+			h := mustHand(t, cfg, Setup{Button: 2, Players: players(500, 500, 500), Deck: deck})
+			act(t, h, Action{Seat: 1, Kind: BringIn}, Action{Seat: 2, Kind: Call}, Action{Seat: 0, Kind: Call})
+			if h.Street() != Fourth || h.ToAct() != 0 {
+				t.Fatalf("the open pair of nines acts first on 4th: %v, seat %d", h.Street(), h.ToAct())
+			}
+			if got := amounts(h, Bet); !slices.Equal(got, tt.bets) {
+				t.Fatalf("bets offered %v, want %v", got, tt.bets)
+			}
+			if !tt.open {
+				refuse(t, h, Action{Seat: 0, Kind: Bet, Amount: 20}, "TP-27", refusal.WrongAmount)
+			}
+			act(t, h, Action{Seat: 0, Kind: Bet, Amount: 10})
+			if got := amounts(h, Raise); !slices.Equal(got, tt.raise) {
+				t.Fatalf("raises offered after a bet of 10 %v, want %v", got, tt.raise)
+			}
+			if b, _ := h.Betting(); (b.BigUnitTo != 0) != tt.open {
+				t.Fatalf("betting situation %+v: the big unit offered %v, want %v", b, b.BigUnitTo != 0, tt.open)
+			}
+		})
+	}
+}
+
 // TestStudOpenPairRaiseByBigUnit_TP28: after a small bet on 4th street
 // with an open pair, any player still in the hand may raise by the larger
 // unit (TP-28), and after that the round is in the big unit (G-18). A

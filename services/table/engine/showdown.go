@@ -83,9 +83,11 @@ func (h *Hand) bestShowing() int {
 	return best
 }
 
-// openPair reports whether any live seat's two up cards pair (TP-28).
+// openPair reports whether any live seat's two up cards pair (TP-28). TP-28
+// names seven-card stud alone: Stud Hi/Lo has no open-pair option unless
+// the profile gives it one (G-46), nor does razz.
 func (h *Hand) openPair() bool {
-	if h.cfg.Game != Stud && h.cfg.Game != StudHiLo {
+	if h.cfg.Game != Stud && (h.cfg.Game != StudHiLo || !h.cfg.Profile.StudHiLoOpenPair) {
 		return false
 	}
 	for i := range h.s.Seats {
