@@ -140,7 +140,10 @@ func (d *Director) knockOutHeld(ctx context.Context, id string) error {
 		tableIDs[l.Table] = l.TableID
 	}
 	for _, p := range slices.Sorted(maps.Keys(out)) {
-		tableID := tableIDs[out[p]]
+		tableID, ok := tableIDs[out[p]]
+		if !ok {
+			continue // no table is linked under that number: none seats them
+		}
 		err := d.tables.RemoveBusted(ctx, tableID, fmt.Sprintf("trn/%s/out/%s/%s/held", id, p, tableID), p)
 		if r := Refusal(err); r != "" {
 			d.log.WarnContext(ctx, "director: held player knocked out not taken off the table", "table_id", tableID, "player", p, "reason", r)
