@@ -30,6 +30,10 @@ type PlayerEvent struct {
 	Bagged int64
 }
 
+// historyEntries reads a player's entries in every event, by the index
+// tournament_entries_by_player (migration 00020).
+const historyEntries = `SELECT ` + entryColumns + ` FROM tournament_entries WHERE player_id = $1`
+
 // PlayerHistory returns every event the player entered, latest start
 // first, with their entry, place, prize, penalties and bag (issue 13), in
 // one snapshot.
@@ -37,7 +41,7 @@ func (s *Store) PlayerHistory(ctx context.Context, player string) ([]PlayerEvent
 	var out []PlayerEvent
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE player_id = $1`, player)
+		rows, err := tx.QueryContext(ctx, historyEntries, player)
 		if err != nil {
 			return fmt.Errorf("history of %s: %w", player, err)
 		}
