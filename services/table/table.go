@@ -132,7 +132,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}
 	}
-	srv := server.New(server.Config{Store: st, Runner: r, Offers: offers, ActionTimeout: cfg.ActionTimeout})
+	srv := server.New(server.Config{Runner: r, Offers: offers, ActionTimeout: cfg.ActionTimeout})
 	fwd := server.NewForwarder(server.ForwardConfig{Self: cfg.AdvertiseAddr, Holders: holders, Runner: r, Dial: deps.Forward,
 		Logger: deps.Logger})
 	return &Service{server: srv, runner: r, forward: fwd}, nil

@@ -137,10 +137,10 @@ func proposalToProto(p *dealer.Proposal) *tablev1.Proposal {
 
 // ListRulings lists a table's audited rulings.
 func (s *Server) ListRulings(ctx context.Context, req *tablev1.ListRulingsRequest) (*tablev1.ListRulingsResponse, error) {
-	if _, err := s.store.Get(ctx, req.GetTableId()); err != nil {
+	if _, err := s.runner.Definition(ctx, req.GetTableId()); err != nil {
 		return nil, err
 	}
-	log, err := s.store.AuditLog(ctx, req.GetTableId())
+	log, err := s.runner.AuditLog(ctx, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}

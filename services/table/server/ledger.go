@@ -25,7 +25,7 @@ func (s *Server) Ledger() *Ledger { return &Ledger{s: s} }
 
 // GetIssuedEpoch returns the highest fencing epoch issued for a table.
 func (l *Ledger) GetIssuedEpoch(ctx context.Context, r *tablev1.GetIssuedEpochRequest) (*tablev1.GetIssuedEpochResponse, error) {
-	epoch, err := l.s.store.IssuedEpoch(ctx, r.GetTableId())
+	epoch, err := l.s.runner.IssuedEpoch(ctx, r.GetTableId())
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ var ErrTournamentTableLocked = fault.New(fault.Precondition, "TOURNAMENT_TABLE_L
 
 // locked refuses change at a tournament table, naming rule and saying why.
 func (s *Server) locked(ctx context.Context, tableID, rule, why string) error {
-	def, err := s.store.Get(ctx, tableID)
+	def, err := s.runner.Definition(ctx, tableID)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,6 @@ const DefaultPageSize = 50
 
 // Config is what a Server needs.
 type Config struct {
-	Store  *store.Store
 	Runner *runner.Runner
 	// Offers checks the seating offers players sit with; nil refuses
 	// players' own sit-downs (the floor still seats anyone).
@@ -33,7 +32,6 @@ type Config struct {
 // Server implements tablev1.TableServiceServer.
 type Server struct {
 	tablev1.UnimplementedTableServiceServer
-	store         *store.Store
 	runner        *runner.Runner
 	offers        OfferVerifier
 	actionTimeout time.Duration
@@ -41,7 +39,7 @@ type Server struct {
 
 // New returns a Server; every change goes through the runner.
 func New(c Config) *Server {
-	return &Server{store: c.Store, runner: c.Runner, offers: c.Offers, actionTimeout: c.ActionTimeout}
+	return &Server{runner: c.Runner, offers: c.Offers, actionTimeout: c.ActionTimeout}
 }
 
 // CreateTable opens a table (runner.Open).
@@ -75,7 +73,7 @@ func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest)
 	if size == 0 {
 		size = DefaultPageSize
 	}
-	ls, next, err := s.store.ListListed(ctx, size, req.GetPageToken(), req.GetIncludeClosed())
+	ls, next, err := s.runner.List(ctx, size, req.GetPageToken(), req.GetIncludeClosed())
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +107,7 @@ func tableWithSeats(l store.Listed) (*tablev1.Table, error) {
 }
 
 func (s *Server) getTable(ctx context.Context, id string) (*tablev1.Table, error) {
-	l, err := s.store.GetListed(ctx, id)
+	l, err := s.runner.Listed(ctx, id)
 	if err != nil {
 		return nil, err
 	}

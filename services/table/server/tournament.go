@@ -26,7 +26,7 @@ type Tournament struct {
 }
 
 // Tournament returns the server of the tournament controls, over the same
-// store and runner as s.
+// runner as s.
 func (s *Server) Tournament() *Tournament { return &Tournament{s: s} }
 
 // OpenTournamentTable opens a tournament table bound to its tournament; a
@@ -85,7 +85,7 @@ func (t *Tournament) SetButton(ctx context.Context, req *tablev1.SetButtonReques
 
 // SetLevels gives the table its level schedule.
 func (t *Tournament) SetLevels(ctx context.Context, req *tablev1.SetLevelsRequest) (*tablev1.SetLevelsResponse, error) {
-	def, err := t.s.store.Get(ctx, req.GetTableId())
+	def, err := t.s.runner.Definition(ctx, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func (t *Tournament) ListMoves(ctx context.Context, req *tablev1.ListMovesReques
 	for i, st := range req.GetStates() {
 		states[i] = store.MoveState(st)
 	}
-	moves, next, err := t.s.store.ListMoves(ctx, req.GetTournamentId(), states, size, req.GetPageToken())
+	moves, next, err := t.s.runner.Moves(ctx, req.GetTournamentId(), states, size, req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (t *Tournament) ListMoves(ctx context.Context, req *tablev1.ListMovesReques
 
 // CountTournamentChips counts a tournament's chips in one snapshot.
 func (t *Tournament) CountTournamentChips(ctx context.Context, req *tablev1.CountTournamentChipsRequest) (*tablev1.CountTournamentChipsResponse, error) {
-	tabs, moves, err := t.s.store.TournamentChips(ctx, req.GetTournamentId())
+	tabs, moves, err := t.s.runner.TournamentChips(ctx, req.GetTournamentId())
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (t *Tournament) GetTournamentTable(ctx context.Context, req *tablev1.GetTou
 
 // ListHandResults returns a table's hand reports.
 func (t *Tournament) ListHandResults(ctx context.Context, req *tablev1.ListHandResultsRequest) (*tablev1.ListHandResultsResponse, error) {
-	def, err := t.s.store.Get(ctx, req.GetTableId())
+	def, err := t.s.runner.Definition(ctx, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func (t *Tournament) ListHandResults(ctx context.Context, req *tablev1.ListHandR
 	if size == 0 {
 		size = 100
 	}
-	raw, err := t.s.store.HandReports(ctx, req.GetTableId(), req.GetAfterHandNo(), size)
+	raw, err := t.s.runner.HandReports(ctx, req.GetTableId(), req.GetAfterHandNo(), size)
 	if err != nil {
 		return nil, err
 	}
