@@ -19,7 +19,7 @@ import (
 var t0 = time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 
 func nlhe() engine.Config {
-	return engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}, Profile: engine.DefaultProfile()}
+	return engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2, ChipUnit: 1}, Profile: engine.DefaultProfile()}
 }
 
 func seeded(seed uint64) cards.Deck {
@@ -1089,6 +1089,37 @@ func TestStepAwayDuringHand_CS14_TP56_G43(t *testing.T) {
 			mustStart(t, tb, 6, t0)
 			if tb.dealtIn(away) {
 				t.Fatal("TP-56: the away seat was dealt the next hand")
+			}
+		})
+	}
+}
+
+// TestStoredTableWithoutChipUnit_TP31: a cash table stored before tables
+// had a smallest chip deals its next hands in the one a new table at its
+// stakes gets (TP-31: 5 at 5/10), not the engine's default of 1; a
+// tournament table's stays as stored (its levels set it).
+func TestStoredTableWithoutChipUnit_TP31(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		tournament bool
+		want       int64
+	}{{"cash", false, 5}, {"tournament", true, 0}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := nlhe()
+			cfg.Stakes = engine.Stakes{SmallBlind: 5, BigBlind: 10}
+			cfg.Tournament = tt.tournament
+			pub, priv, err := New("old", cfg, 6, Settings{}).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Unmarshal(pub, priv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := back.Config().Stakes.ChipUnit; got != tt.want {
+				t.Fatalf("chip unit %d, want %d", got, tt.want)
 			}
 		})
 	}

@@ -73,6 +73,11 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	if err := json.Unmarshal(public, &s); err != nil {
 		return nil, fmt.Errorf("unmarshal table: %w", err)
 	}
+	if k := &s.Config.Stakes; k.ChipUnit == 0 && !s.Config.Tournament {
+		// A cash table stored before it had a smallest chip deals its next
+		// hands in the one a new table at its stakes gets (TP-31), not 1.
+		k.ChipUnit = k.SmallestChip()
+	}
 	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
 		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
 		proposal: s.Proposal, last: s.LastHand}

@@ -252,6 +252,21 @@ type Config struct {
 	DeadAntes bool `json:"dead_antes,omitempty"`
 }
 
+// SmallestChip is the smallest chip the stakes are posted in (TP-31), a
+// cash table's min_chip_unit unless the floor sets one: the largest amount
+// that divides every blind, ante, bring-in and fixed-limit bet — 5 at a
+// 5/10 table, 25 at 25/50, 5 at 25/50 with a 5 ante. It is 1 when the
+// stakes are all zero.
+func (k Stakes) SmallestChip() int64 {
+	g := int64(0)
+	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
+		for v != 0 {
+			g, v = v, g%v
+		}
+	}
+	return max(g, 1)
+}
+
 // Player is one seat dealt into the hand.
 type Player struct {
 	Seat  int    `json:"seat"`

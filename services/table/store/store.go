@@ -169,6 +169,11 @@ func scan(r scanner) (Listed, error) {
 	if err := json.Unmarshal([]byte(cfg), &d.Config); err != nil {
 		return l, fmt.Errorf("table %s config: %w", d.ID, err)
 	}
+	if k := &d.Config.Stakes; k.ChipUnit == 0 && d.Kind == tables.Cash {
+		// A cash table stored before it had a smallest chip (TP-31) gets
+		// the one a new table at its stakes gets, not the engine's 1.
+		k.ChipUnit = k.SmallestChip()
+	}
 	return l, nil
 }
 

@@ -59,3 +59,31 @@ func TestStore(t *testing.T) {
 		}
 	})
 }
+
+// TestOldCashTableGetsItsChipUnit_TP31: a cash table stored before tables
+// had a smallest chip (its config has no chip_unit) reads with the one a
+// new table at its stakes gets — 5 at 5/10 — rather than the engine's
+// default of 1, which let a raise to 23 through and split pots to 1 chip.
+// A tournament table's comes from its levels and stays unset.
+func TestOldCashTableGetsItsChipUnit_TP31(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		for _, tt := range []struct {
+			id   string
+			kind tables.Kind
+			want int64
+		}{{"old-cash", tables.Cash, 5}, {"old-tournament", tables.Tournament, 0}} {
+			// Not validated: stored as a table of before the setting.
+			d := tables.Definition{ID: tt.id, Name: tt.id, Seats: 9, Kind: tt.kind, CreatedAt: time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC),
+				Config: engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10}}}
+			if err := s.Create(t.Context(), d, nil); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(t.Context(), tt.id)
+			if err != nil || got.Config.Stakes.ChipUnit != tt.want {
+				t.Fatalf("%s: chip unit %d, %v; want %d", tt.id, got.Config.Stakes.ChipUnit, err, tt.want)
+			}
+		}
+	})
+}

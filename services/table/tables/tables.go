@@ -124,20 +124,6 @@ func (d *Definition) Validate() error {
 	return nil
 }
 
-// DefaultChipUnit is the smallest chip the stakes k are posted in (TP-31):
-// the largest amount that divides every blind, ante, bring-in and
-// fixed-limit bet: 5 at a 5/10 table, 25 at 25/50, 5 at 25/50 with a 5
-// ante. It is 1 when the stakes are all zero.
-func DefaultChipUnit(k engine.Stakes) int64 {
-	g := int64(0)
-	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
-		for v != 0 {
-			g, v = v, g%v
-		}
-	}
-	return max(g, 1)
-}
-
 // checkChipUnit fills in a cash table's smallest chip (TP-31) when the
 // floor left it 0 and checks that every stake is a whole number of it: a
 // hand with a blind of 7 chips of 5 could not be posted. Tournament tables
@@ -151,7 +137,7 @@ func checkChipUnit(d *Definition) error {
 		if d.Kind != Cash {
 			return nil
 		}
-		k.ChipUnit = DefaultChipUnit(*k)
+		k.ChipUnit = k.SmallestChip()
 	}
 	for _, v := range [...]int64{k.SmallBlind, k.BigBlind, k.Ante, k.BigBlindAnte, k.BringIn, k.SmallBet, k.BigBet} {
 		if v%k.ChipUnit != 0 {
