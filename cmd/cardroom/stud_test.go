@@ -180,3 +180,75 @@ func checkPublicStudCardsInPHH(t *testing.T, r *room, table string, no int64) {
 		}
 	}
 }
+
+// TestStudHiLoOpenPairStaysSmall_G46 plays Stud Hi/Lo at 20/40 over REST
+// until a fourth street on which a player still in the hand shows an open
+// pair. TP-28's big-unit option is a seven-card stud rule: here the player
+// to open is offered the bet by the small unit alone (it used to be offered
+// 40 too), and a bet of 40 is refused WRONG_AMOUNT citing TP-27 (G-46).
+func TestStudHiLoOpenPairStaysSmall_G46(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	players := []string{"ann", "bob", "cat", "dan", "eve", "fay", "gus"}
+	r := newFrontendRoom(t, players...)
+	var out struct{ Table map[string]any }
+	r.must("POST", "/v1/tables", r.floor, map[string]any{"name": "Stud 8 20/40", "seats": 8, "kind": "TABLE_KIND_CASH",
+		"mode": "TABLE_MODE_DIGITAL", "game": map[string]any{"variant": "VARIANT_STUD_HI_LO", "structure": "STRUCTURE_FIXED_LIMIT",
+			"stakes": map[string]any{"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}}}, &out)
+	table := out.Table["table_id"].(string)
+	r.tables = append(r.tables, table)
+	for i, p := range players {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	// openPair reports whether a seat still in the hand shows a pair.
+	openPair := func() bool {
+		var raw struct {
+			State struct {
+				Seats []struct {
+					Cards   []string
+					CardsUp []bool `json:"cards_up"`
+					InHand  bool   `json:"in_hand"`
+					Folded  bool
+				}
+			}
+		}
+		r.must("GET", "/v1/tables/"+table+"/state", r.floor, nil, &raw)
+		for _, s := range raw.State.Seats {
+			var up []string
+			for i, c := range s.Cards {
+				if i < len(s.CardsUp) && s.CardsUp[i] {
+					up = append(up, c[:1])
+				}
+			}
+			if s.InHand && !s.Folded && len(up) == 2 && up[0] == up[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for range 600 {
+		st := r.waitHand(table)
+		p := st.Seats[st.Hand.ToAct].PlayerID
+		own := r.state(table, r.tokens[p])
+		bets := legalAll(own, "ACTION_KIND_BET")
+		if own.Hand.Street != "fourth" || len(bets) == 0 || !openPair() {
+			r.act(table, studMove)
+			continue
+		}
+		if len(bets) != 1 || bets[0].Min != 20 {
+			t.Fatalf("G-46: an open pair in Stud Hi/Lo, %s is offered bets %+v, want 20 alone", p, bets)
+		}
+		code, e := r.refused("POST", "/v1/tables/"+table+"/actions", r.tokens[p], map[string]any{"kind": "ACTION_KIND_BET", "amount": 40,
+			"expected_sequence": own.Sequence})
+		if code != http.StatusBadRequest || e.Reason != "WRONG_AMOUNT" || e.RuleID != "TP-27" {
+			t.Fatalf("G-46: a bet of 40 on an open pair in Stud Hi/Lo: %d %+v, want 400 WRONG_AMOUNT TP-27", code, e)
+		}
+		r.playHand(table, checkDown)
+		r.checkChips("after the open-pair hand")
+		r.auditClean("after the open-pair hand")
+		return
+	}
+	t.Fatal("no fourth street with an open pair in 600 actions")
+}
