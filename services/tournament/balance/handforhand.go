@@ -19,6 +19,12 @@ type HandForHand struct {
 	// Tables are the tables in play; Done those that finished this round.
 	Tables []string
 	Done   []string
+	// Release are the tables that waited for a round when it stopped
+	// (Done then, or every table when the round that burst the bubble
+	// ended): the director lets each deal on and strikes it off, and a
+	// recovery pass retries those left, so a failed call or a crash
+	// between the stop and the tables never leaves one held for good.
+	Release []string `json:",omitempty"`
 	// Since is when it started. A hand that ended before then (its report
 	// handled after the start) is not a hand of any round: a table between
 	// hands at the start counts as done with the first round, or plays it.
@@ -44,8 +50,13 @@ func (h *HandForHand) Start(tables []string) {
 	slices.Sort(h.Tables)
 }
 
-// Stop turns it off (the bubble burst).
-func (h *HandForHand) Stop() { *h = HandForHand{} }
+// Stop turns it off; the tables done with the round wait in Release until
+// the director lets them deal on.
+func (h *HandForHand) Stop() { *h = HandForHand{Release: slices.Clone(h.Done)} }
+
+// StopAfterRound turns it off at the end of a round (the bubble burst):
+// every table in play waits in Release until the director lets it deal on.
+func (h *HandForHand) StopAfterRound() { *h = HandForHand{Release: slices.Clone(h.Tables)} }
 
 // MayDeal reports whether a table may start a hand: always when hand-for-
 // hand is off, otherwise only if it has not played this round's hand.

@@ -98,11 +98,11 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 	for i, n := range nums {
 		ids[i] = strconv.Itoa(n)
 	}
-	var active, waits, roundOver bool
+	var active, waits, roundOver, stopped bool
 	now := d.now()
 	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		hf := &cur.HandForHand
-		active, waits, roundOver = hf.Active, false, false
+		active, waits, roundOver, stopped = hf.Active, false, false, false
 		if !active {
 			return nil // the floor stopped it meanwhile and dealt the tables together
 		}
@@ -147,7 +147,8 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		}
 		// The bubble burst (or one table is left): play goes on at each
 		// table's own pace.
-		hf.Stop()
+		hf.StopAfterRound()
+		stopped = true
 		return tx.AddAudit(Actor, auditHandForHandOff, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
 	})
 	switch {
@@ -155,6 +156,8 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		return false, err
 	case !active:
 		return false, nil
+	case stopped:
+		return true, d.release(ctx, id)
 	case roundOver:
 		return true, d.DealTogether(ctx, id)
 	case waits:

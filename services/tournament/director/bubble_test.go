@@ -305,3 +305,38 @@ func TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26(t *testing.T) {
 		t.Fatalf("G-26 table 2's hand 4 handled after hand-for-hand stopped: it deals through %d, want 5", lockstep("tbl2"))
 	}
 }
+
+// TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26: the
+// floor stops hand-for-hand while table 1 waits for the round, and the
+// call that lets it deal on fails (a table replica restarting). The books
+// keep it in the tables to let go, and the director's recovery pass lets
+// it deal; table 2, its hand 4 not handled, stays held (before, a failed
+// call left table 1 held for good: nothing retried it).
+func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T) {
+	t.Parallel()
+	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
+	ctx := t.Context()
+	books := server.New(s, clock.NewFake(now), server.WithDirector(d))
+	f.mu.Lock()
+	f.fail["Hold"] = 1
+	f.mu.Unlock()
+	if _, err := books.SetHandForHand(ctx, &tournamentv1.SetHandForHandRequest{TournamentId: "ev1", On: false}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 7 {
+		t.Fatalf("table 1 deals through %d with its call failed, want 7", lockstep("tbl1"))
+	}
+	tr, err := s.Load(ctx, "ev1")
+	if err != nil || !slices.Equal(tr.HandForHand.Release, []string{"1"}) {
+		t.Fatalf("G-26 the books' tables to let go after the failed call: %v %v, want [1]", tr.HandForHand.Release, err)
+	}
+	if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 4 {
+		t.Fatalf("G-26 after the recovery pass tables deal through %d and %d, want 8 and 4", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	if tr, err := s.Load(ctx, "ev1"); err != nil || len(tr.HandForHand.Release) != 0 {
+		t.Fatalf("G-26 tables still to let go after the recovery pass: %v %v", tr.HandForHand.Release, err)
+	}
+}

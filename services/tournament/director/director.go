@@ -708,48 +708,74 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	return err
 }
 
-// DealTogether lets every table that waits between hands deal its next
-// one: a hand-for-hand round is over (every table's hand was handled).
-func (d *Director) DealTogether(ctx context.Context, id string) error {
-	return d.dealTogether(ctx, id, func(int, TableStatus) bool { return true })
-}
-
 // EndHandForHand lets the tables deal on once the floor stopped
-// hand-for-hand (G-26): those done with the round (done, the books' list
-// before the stop) or let deal already. A table whose last hand the
+// hand-for-hand (G-26): those the books hold in Release (done with the
+// round at the stop) or let deal already. A table whose last hand the
 // director has not handled yet (its lockstep hold still at that hand)
 // stays held: let go now, it would deal before its busted were taken off
 // and its balancing made; that hand's handling lets it deal. It runs under
 // the step lock, so no hand's handling is half done meanwhile.
-func (d *Director) EndHandForHand(ctx context.Context, id string, done []string) error {
+func (d *Director) EndHandForHand(ctx context.Context, id string) error {
 	defer d.lock(id)()
-	return d.dealTogether(ctx, id, func(n int, st TableStatus) bool {
-		return slices.Contains(done, strconv.Itoa(n)) || st.Holds[HoldLockstep] != st.HandNo
-	})
+	return d.release(ctx, id)
 }
 
-// dealTogether lets every table between hands for which handled holds deal
-// its next hand.
-func (d *Director) dealTogether(ctx context.Context, id string, handled func(n int, st TableStatus) bool) error {
-	links, err := d.store.Tables(ctx, id)
+// release lets the tables the books hold in HandForHand.Release deal on
+// and strikes off each one let go (or closed); those whose call failed
+// stay for the next try (a recovery pass). Under the step lock.
+func (d *Director) release(ctx context.Context, id string) error {
+	t, err := d.store.Load(ctx, id)
 	if err != nil {
 		return err
 	}
-	var errs []error
+	if t.HandForHand.Active || len(t.HandForHand.Release) == 0 {
+		return nil
+	}
+	waiting := t.HandForHand.Release
+	failed, err := d.dealTogether(ctx, id, func(n int, st TableStatus) bool {
+		return slices.Contains(waiting, strconv.Itoa(n)) || st.Holds[HoldLockstep] != st.HandNo
+	})
+	uerr := d.store.Update(ctx, id, func(_ *store.Tx, cur *store.Tournament) error {
+		if !cur.HandForHand.Active {
+			cur.HandForHand.Release = slices.DeleteFunc(cur.HandForHand.Release, func(tb string) bool { return !slices.Contains(failed, tb) })
+		}
+		return nil
+	})
+	return errors.Join(err, uerr)
+}
+
+// DealTogether lets every table that waits between hands deal its next
+// one: a hand-for-hand round is over (every table's hand was handled).
+func (d *Director) DealTogether(ctx context.Context, id string) error {
+	_, err := d.dealTogether(ctx, id, func(int, TableStatus) bool { return true })
+	return err
+}
+
+// dealTogether lets every table between hands for which handled holds deal
+// its next hand; it returns the tables (by number) it could not ask.
+func (d *Director) dealTogether(ctx context.Context, id string, handled func(n int, st TableStatus) bool) ([]string, error) {
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		failed []string
+		errs   []error
+	)
 	for _, l := range links {
 		st, err := d.tables.Status(ctx, l.TableID)
 		if err != nil {
-			errs = append(errs, err)
+			failed, errs = append(failed, strconv.Itoa(l.Table)), append(errs, err)
 			continue
 		}
 		if st.Closed || st.InHand || !handled(l.Table, st) {
 			continue
 		}
 		if err := d.tables.Hold(ctx, l.TableID, HoldLockstep, HoldFloor, st.HandNo+1); err != nil && Refusal(err) != "TABLE_CLOSED" {
-			errs = append(errs, err)
+			failed, errs = append(failed, strconv.Itoa(l.Table)), append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return failed, errors.Join(errs...)
 }
 
 // Absent tells the player's table what the books say of their absence:
@@ -1420,6 +1446,11 @@ func (d *Director) recoverPass(ctx context.Context, id string) error {
 		return fmt.Errorf("bag %s: %w", id, err)
 	}
 	var errs []error
+	// Tables left waiting when hand-for-hand stopped (G-26): the call
+	// that lets them deal failed, or the process stopped before it.
+	if err := d.release(ctx, id); err != nil {
+		errs = append(errs, fmt.Errorf("hand-for-hand tables of %s: %w", id, err))
+	}
 	if err := d.closeLeft(ctx, id); err != nil {
 		errs = append(errs, fmt.Errorf("tables left by %s: %w", id, err))
 	}

@@ -40,17 +40,13 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 	}
 	now := s.now()
 	resp := &tournamentv1.SetHandForHandResponse{}
-	var (
-		pays []entry.Payment
-		done []string // the tables done with the round when it stopped
-	)
+	var pays []entry.Payment
 	err = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		resp.Finishes, pays, done = nil, nil, nil
+		resp.Finishes, pays = nil, nil
 		if t.Event.Status != event.Running {
 			return ErrNotRunning
 		}
 		if !req.GetOn() {
-			done = slices.Clone(t.HandForHand.Done)
 			fs, ps, err := placePending(tx, t, price, now)
 			if err != nil {
 				return err
@@ -80,10 +76,9 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 	}
 	s.payAll(ctx, id, pays)
 	if !req.GetOn() {
-		// The tables waiting for the round deal again (G-26).
-		s.drive(ctx, "hand-for-hand off", id, func(ctx context.Context, id string) error {
-			return s.director.EndHandForHand(ctx, id, done)
-		})
+		// The tables waiting for the round deal again (G-26); those it
+		// cannot reach now are let go by the director's recovery pass.
+		s.drive(ctx, "hand-for-hand off", id, s.director.EndHandForHand)
 	}
 	return resp, nil
 }

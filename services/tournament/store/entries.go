@@ -182,7 +182,7 @@ func update(ctx context.Context, db *sqlstore.DB, sqt *sqlstore.Tx, id string, f
 		return err
 	}
 	h4h := ""
-	if t.HandForHand.Active || len(t.PendingKnockouts) > 0 {
+	if t.HandForHand.Active || len(t.HandForHand.Release) > 0 || len(t.PendingKnockouts) > 0 {
 		raw, err := json.Marshal(handForHandState{HandForHand: t.HandForHand, Pending: t.PendingKnockouts})
 		if err != nil {
 			return fmt.Errorf("update tournament %s: %w", id, err)
