@@ -19,11 +19,11 @@ type HandForHand struct {
 	// Tables are the tables in play; Done those that finished this round.
 	Tables []string
 	Done   []string
-	// Release are the tables that waited for a round when it stopped
-	// (Done then, or every table when the round that burst the bubble
-	// ended): the director lets each deal on and strikes it off, and a
-	// recovery pass retries those left, so a failed call or a crash
-	// between the stop and the tables never leaves one held for good.
+	// Release are the tables waiting to be let deal: every table when a
+	// round ended, the tables done with the round when it stopped. The
+	// director lets each deal on and strikes it off, and its recovery pass
+	// retries those left, so a failed call or a crash between the books
+	// and the tables never leaves one held for good.
 	Release []string `json:",omitempty"`
 	// Since is when it started. A hand that ended before then (its report
 	// handled after the start) is not a hand of any round: a table between
@@ -87,7 +87,7 @@ func (h *HandForHand) HandEnded(table string) (next bool, err error) {
 		return false, nil
 	}
 	h.Round++
-	h.Done = nil
+	h.Done, h.Release = nil, slices.Clone(h.Tables)
 	return true, nil
 }
 
@@ -101,7 +101,7 @@ func (h *HandForHand) TableClosed(table string) (next bool) {
 	h.Done = slices.DeleteFunc(h.Done, func(t string) bool { return t == table })
 	if len(h.Tables) > 0 && len(h.Done) == len(h.Tables) {
 		h.Round++
-		h.Done = nil
+		h.Done, h.Release = nil, slices.Clone(h.Tables)
 		return true
 	}
 	return false

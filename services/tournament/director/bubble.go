@@ -98,11 +98,11 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 	for i, n := range nums {
 		ids[i] = strconv.Itoa(n)
 	}
-	var active, waits, roundOver, stopped bool
+	var active, waits, roundOver bool
 	now := d.now()
 	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		hf := &cur.HandForHand
-		active, waits, roundOver, stopped = hf.Active, false, false, false
+		active, waits, roundOver = hf.Active, false, false
 		if !active {
 			return nil // the floor stopped it meanwhile and dealt the tables together
 		}
@@ -138,6 +138,7 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		if !roundOver || len(cur.PendingKnockouts) > 0 {
 			return nil
 		}
+		hf.Release = slices.Clone(hf.Tables)
 		paid, err := placesPaid(tx, cur)
 		if err != nil {
 			return err
@@ -148,7 +149,6 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		// The bubble burst (or one table is left): play goes on at each
 		// table's own pace.
 		hf.StopAfterRound()
-		stopped = true
 		return tx.AddAudit(Actor, auditHandForHandOff, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
 	})
 	switch {
@@ -156,10 +156,8 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		return false, err
 	case !active:
 		return false, nil
-	case stopped:
-		return true, d.release(ctx, id)
 	case roundOver:
-		return true, d.DealTogether(ctx, id)
+		return true, d.release(ctx, id)
 	case waits:
 		return true, nil // G-26: it waits for the other tables' hands
 	}
@@ -296,7 +294,7 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 	}
 	d.log.InfoContext(ctx, "director: hand-for-hand at the bubble", "tournament", id, "players_left", players, "tables", len(nums))
 	if together {
-		return true, d.DealTogether(ctx, id)
+		return true, d.release(ctx, id)
 	}
 	return true, nil
 }

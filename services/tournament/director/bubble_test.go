@@ -340,3 +340,37 @@ func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T
 		t.Fatalf("G-26 tables still to let go after the recovery pass: %v %v", tr.HandForHand.Release, err)
 	}
 }
+
+// TestHandForHand_ATableNotLetGoAtARoundsEndIsByTheRecoveryPass_G26: a
+// round ends and the call that lets table 1 deal its next round hand
+// fails. The books keep it to be let go and the recovery pass does it;
+// table 2, let go already, is not asked again (before, table 1 stayed
+// held, and with it the round for good).
+func TestHandForHand_ATableNotLetGoAtARoundsEndIsByTheRecoveryPass_G26(t *testing.T) {
+	t.Parallel()
+	s, f, d, lockstep, record := atTheBubbleWithAHandNotHandled(t)
+	ctx := t.Context()
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	f.tables["tbl2"].handNo = 5
+	record("2")
+	f.mu.Lock()
+	f.fail["Hold"] = 1
+	f.mu.Unlock()
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5, End: now.Add(time.Second)}); err == nil {
+		t.Fatal("the failed call to table 1 was not reported")
+	}
+	if lockstep("tbl1") != 7 || lockstep("tbl2") != 6 {
+		t.Fatalf("after the round with table 1's call failed tables deal through %d and %d, want 7 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+		t.Fatal(err)
+	}
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 6 {
+		t.Fatalf("G-26 after the recovery pass tables deal through %d and %d, want 8 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	}
+	if tr, err := s.Load(ctx, "ev1"); err != nil || len(tr.HandForHand.Release) != 0 {
+		t.Fatalf("G-26 tables still to let go after the recovery pass: %v %v", tr.HandForHand.Release, err)
+	}
+}

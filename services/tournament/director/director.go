@@ -722,33 +722,33 @@ func (d *Director) EndHandForHand(ctx context.Context, id string) error {
 
 // release lets the tables the books hold in HandForHand.Release deal on
 // and strikes off each one let go (or closed); those whose call failed
-// stay for the next try (a recovery pass). Under the step lock.
+// stay for the next try (a recovery pass). While hand-for-hand is on, a
+// table done with the new round already is not let go again; once it is
+// off, a table let deal already is asked again harmlessly. Under the step
+// lock.
 func (d *Director) release(ctx context.Context, id string) error {
 	t, err := d.store.Load(ctx, id)
 	if err != nil {
 		return err
 	}
-	if t.HandForHand.Active || len(t.HandForHand.Release) == 0 {
+	hf := t.HandForHand
+	if len(hf.Release) == 0 {
 		return nil
 	}
-	waiting := t.HandForHand.Release
 	failed, err := d.dealTogether(ctx, id, func(n int, st TableStatus) bool {
-		return slices.Contains(waiting, strconv.Itoa(n)) || st.Holds[HoldLockstep] != st.HandNo
+		tb := strconv.Itoa(n)
+		if hf.Active {
+			return slices.Contains(hf.Release, tb) && !slices.Contains(hf.Done, tb)
+		}
+		return slices.Contains(hf.Release, tb) || st.Holds[HoldLockstep] != st.HandNo
 	})
 	uerr := d.store.Update(ctx, id, func(_ *store.Tx, cur *store.Tournament) error {
-		if !cur.HandForHand.Active {
-			cur.HandForHand.Release = slices.DeleteFunc(cur.HandForHand.Release, func(tb string) bool { return !slices.Contains(failed, tb) })
-		}
+		cur.HandForHand.Release = slices.DeleteFunc(cur.HandForHand.Release, func(tb string) bool {
+			return slices.Contains(hf.Release, tb) && !slices.Contains(failed, tb)
+		})
 		return nil
 	})
 	return errors.Join(err, uerr)
-}
-
-// DealTogether lets every table that waits between hands deal its next
-// one: a hand-for-hand round is over (every table's hand was handled).
-func (d *Director) DealTogether(ctx context.Context, id string) error {
-	_, err := d.dealTogether(ctx, id, func(int, TableStatus) bool { return true })
-	return err
 }
 
 // dealTogether lets every table between hands for which handled holds deal
