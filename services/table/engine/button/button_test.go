@@ -798,3 +798,68 @@ func TestPostKindMatchesEngine(t *testing.T) {
 		t.Error("TP-10 live/dead flags wrong")
 	}
 }
+
+// TestNewPlayerPostsOnTheButton_TP16 plays hands in a row as a table does: a
+// new player sits down, lets the big blind pass, then chooses to post now.
+// The button, moving on one hand at a time, must come to the seat, which
+// posts the small and the big blind there (TP-16: big blind live, small blind
+// dead by G-06) and is dealt in — not wait for the big blind in turn.
+func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
+	t.Parallel()
+	seats := with(six(), 5, func(s *Seat) { *s = Seat{} })
+	seats = with(seats, 4, func(s *Seat) { *s = Sit("E", 500); s.SittingOut = true })
+	prev := Positions{Button: 1, SmallBlind: 2, BigBlind: 3}
+
+	p := mustPlan(t, cash(seats, prev)) // the big blind passes seat 4: {2,3,0}
+	if p.Positions.BigBlind == 4 || p.DealtIn(4) {
+		t.Fatalf("seat 4 sits out and should let the big blind pass: %+v", p.Positions)
+	}
+	prev, seats = p.Positions, p.Next(seats)
+	if got := seats[4].Debt; got != (Debt{SmallBlind: true, BigBlind: true}) {
+		t.Fatalf("TP-16: debt after letting the big blind pass = %+v, want both", got)
+	}
+	seats[4].SittingOut, seats[4].PostNow = false, true
+
+	buttons := []int{prev.Button}
+	for hand := 0; hand < 6 && !p.DealtIn(4); hand++ {
+		p = mustPlan(t, cash(seats, prev))
+		buttons = append(buttons, p.Positions.Button)
+		if p.Positions.BigBlind == prev.BigBlind {
+			t.Fatalf("big blind did not advance: %+v → %+v", prev, p.Positions)
+		}
+		prev, seats = p.Positions, p.Next(seats)
+	}
+	if !p.DealtIn(4) || p.Positions.Button != 4 {
+		t.Fatalf("TP-16: seat 4 never posted on the button; buttons %v, last %+v, skipped %+v", buttons, p.Positions, p.Skipped)
+	}
+	if want := []int{2, 3, 4}; !reflect.DeepEqual(buttons, want) {
+		t.Errorf("TP-16: buttons %v, want %v: the button goes to seat 4 when it moves on from seat 3", buttons, want)
+	}
+	want := []Post{
+		{Seat: 4, Kind: PostMissedBigBlind, Amount: 10, Live: true, Rule: "TP-16"},
+		{Seat: 4, Kind: PostDeadSmallBlind, Amount: 5, Live: false, Rule: "G-06"},
+	}
+	if got := postsOf(p, 4); !reflect.DeepEqual(got, want) {
+		t.Errorf("TP-16 posts = %+v, want %+v", got, want)
+	}
+	if p.Positions.SmallBlind != 1 || p.Positions.BigBlind != 2 || p.SmallBlindDead {
+		t.Errorf("blinds = %+v dead SB %v, want the small blind on 1 and the big blind on 2 (TP-10)", p.Positions, p.SmallBlindDead)
+	}
+	if len(p.Players) != 5 || p.Players[len(p.Players)-1].Seat != 4 {
+		t.Errorf("dealt %v, want all five with seat 4 last on the button (TP-09)", seatsOf(p))
+	}
+
+	// The rotation goes on: the button back on the small blind's right, the
+	// big blind advancing, seat 4 in the game owing nothing.
+	seats = p.Next(seats)
+	if seats[4].Debt.Owes() || seats[4].New || seats[4].PostNow {
+		t.Fatalf("TP-16: seat 4 after posting = %+v, want in the game owing nothing", seats[4])
+	}
+	for range 5 {
+		next := mustPlan(t, cash(seats, prev))
+		if len(next.Players) != 5 || next.Positions.BigBlind != (prev.BigBlind+1)%5 || next.SmallBlindDead {
+			t.Fatalf("after TP-16: %+v → %+v dealt %v", prev, next.Positions, seatsOf(next))
+		}
+		prev, seats = next.Positions, next.Next(seats)
+	}
+}

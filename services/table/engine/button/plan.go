@@ -247,9 +247,33 @@ func (p *planner) place() {
 	for i := start; p.between(i, p.bb, p.sbPos); i = p.prev(i) {
 		if p.buttonCapable(i) {
 			p.btn = i
-			return
+			break
 		}
 	}
+	p.btn = p.postOnButton(p.btn)
+}
+
+// postOnButton returns the seat that takes the button instead of btn: a new
+// player who let the big blind pass and chose to post now, when the button,
+// moving on from last hand's, comes to their seat first (TP-16: they post
+// the small and the big blind there). Starting from the small blind, as the
+// other players do, would never bring the button to them: the big blind
+// reaches them first, so they could only wait for it. Otherwise it is btn.
+func (p *planner) postOnButton(btn int) int {
+	from := p.t.Previous.Button
+	if btn == from || !p.between(btn, from, p.sbPos) {
+		return btn // the button stays or moves back: it comes to no one new
+	}
+	for i := p.next(from); i != btn && p.between(i, p.bb, p.sbPos); i = p.next(i) {
+		if !p.buttonCapable(i) {
+			continue
+		}
+		if s := p.t.Seats[i]; s.New && s.Debt.Owes() && s.PostNow {
+			return i
+		}
+		return btn
+	}
+	return btn
 }
 
 // notPlaying is the skip record of an occupied seat that cannot play.

@@ -22,7 +22,10 @@
 //     (always on tournament tables, TR-21) it may rest in front of an empty
 //     seat; with ButtonOnPlayer (the cash default, TP-09) it rests on the
 //     nearest player to the right of the small blind instead, so the same
-//     player may keep it for a second hand.
+//     player may keep it for a second hand. A new player who let the big
+//     blind pass and chose to post now takes the button when it moves on
+//     from last hand's button to their seat first, and posts both blinds
+//     there (TP-16).
 //   - Heads-up (two players who can play) the big blind still advances and
 //     the other player has the button and posts the small blind (G-04).
 //   - Cash: a seat that sits out, or has no chips, while the big blind passes
