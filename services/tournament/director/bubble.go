@@ -216,13 +216,9 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 		}
 		return false, nil
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return false, err
-	}
-	tableIDs := map[int]string{}
-	for _, l := range links {
-		tableIDs[l.Table] = l.TableID
 	}
 	// Each table between hands is stopped at its last hand, then read
 	// again: one that started a hand meanwhile finishes it as its first

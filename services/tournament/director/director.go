@@ -751,6 +751,20 @@ func (d *Director) release(ctx context.Context, id string) error {
 	return errors.Join(err, uerr)
 }
 
+// tableIDs returns the table service's id of each of the tournament's
+// tables, by number.
+func (d *Director) tableIDs(ctx context.Context, id string) (map[int]string, error) {
+	links, err := d.store.Tables(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]string, len(links))
+	for _, l := range links {
+		out[l.Table] = l.TableID
+	}
+	return out, nil
+}
+
 // dealTogether lets every table between hands for which handled holds deal
 // its next hand; it returns the tables (by number) it could not ask.
 func (d *Director) dealTogether(ctx context.Context, id string, handled func(n int, st TableStatus) bool) ([]string, error) {
@@ -1008,13 +1022,9 @@ func (d *Director) balance(ctx context.Context, t store.Tournament, h Hand) erro
 	if err != nil {
 		return err
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return err
-	}
-	tableIDs := map[int]string{}
-	for _, l := range links {
-		tableIDs[l.Table] = l.TableID
 	}
 	for _, s := range slips {
 		if err := d.move(ctx, id, s, tableIDs); err != nil {
@@ -1488,13 +1498,9 @@ func (d *Director) recoverMoves(ctx context.Context, id string) error {
 		seen[m.ID] = true
 		cancelled[m.ID] = m.State == MoveCancelled
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return err
-	}
-	tableIDs := map[int]string{}
-	for _, l := range links {
-		tableIDs[l.Table] = l.TableID
 	}
 	// The cancelled moves the books have settled (stay) are not looked at
 	// again.

@@ -85,13 +85,9 @@ func (d *Director) settleRound(ctx context.Context, id string) (bool, error) {
 	if err != nil || len(nums) == 0 {
 		return false, err
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return false, err
-	}
-	tableIDs := map[int]string{}
-	for _, l := range links {
-		tableIDs[l.Table] = l.TableID
 	}
 	// A halt the books no longer call for (players taken out of play
 	// between hands at the other tables) would keep the only table that
@@ -131,13 +127,9 @@ func (d *Director) knockOutHeld(ctx context.Context, id string) error {
 	if err != nil || len(out) == 0 {
 		return err
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return err
-	}
-	tableIDs := map[int]string{}
-	for _, l := range links {
-		tableIDs[l.Table] = l.TableID
 	}
 	for _, p := range slices.Sorted(maps.Keys(out)) {
 		tableID, ok := tableIDs[out[p]]
