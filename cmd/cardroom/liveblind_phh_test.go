@@ -89,3 +89,85 @@ func checkLiveBlindPHH(t *testing.T, h *phh.History, who, rule, ante string) {
 	}
 	t.Fatalf("%s: %s never acts in the PHH", rule, who)
 }
+
+// TestNewPlayerPostsOnTheButton_TP16 seats eve during a hand at a 5/10
+// table and sits her out, so the big blind passes her seat: a new player who
+// let the big blind pass owes both blinds (TP-16). Back with post_now while
+// the button is still short of her seat, she waits (G-06) until the button,
+// moving on a seat a hand, comes to her: there she posts the big blind live
+// (TP-16) and the small blind dead (G-06) and is dealt in. The big blind
+// used to reach her first (the button was placed back from the small blind
+// only), so she never posted on the button. The chips and the books
+// reconcile afterwards.
+func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	players := []string{"ann", "bob", "cat", "dan", "eve"}
+	r := newFrontendRoom(t, players...)
+	table := r.openTable("Button 5/10", 5, 10, nil)["table_id"].(string)
+	for i, p := range players[:4] {
+		r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": i, "player_id": p, "amount": 1000}, nil)
+	}
+	r.waitHand(table)
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 4, "player_id": "eve", "amount": 1000}, nil)
+	r.must("POST", "/v1/tables/"+table+"/seats/4:sit-out", r.tokens["eve"], map[string]any{}, nil)
+
+	var raw struct {
+		State struct {
+			Seats []struct {
+				PlayerID string `json:"player_id"`
+				OwesSB   bool   `json:"owes_small_blind"`
+				OwesBB   bool   `json:"owes_big_blind"`
+			}
+		}
+	}
+	owesBoth := func() bool {
+		r.must("GET", "/v1/tables/"+table+"/state", r.floor, nil, &raw)
+		for _, s := range raw.State.Seats {
+			if s.PlayerID == "eve" {
+				return s.OwesSB && s.OwesBB
+			}
+		}
+		t.Fatal("eve is not seated")
+		return false
+	}
+	// eve comes back once she owes both blinds, while the hand under way
+	// has its button on seat 2 or 3 (big blind on 0 or 1): her return
+	// counts from the next hand, and the button then reaches her seat
+	// before the big blind does.
+	for hands := 0; ; hands++ {
+		if hands == 10 {
+			t.Fatal("TP-16: eve sat out for 10 hands and does not owe both blinds")
+		}
+		st := r.waitHand(table)
+		if owesBoth() && (st.Hand.Button == 2 || st.Hand.Button == 3) {
+			break
+		}
+		r.playHand(table, checkDown)
+	}
+	r.must("POST", "/v1/tables/"+table+"/seats/4:return", r.tokens["eve"], map[string]any{"post_now": true}, nil)
+
+	for range 4 {
+		no := r.playHand(table, checkDown)
+		hist := r.history(table, no)
+		var got []string
+		for _, e := range hist.Events {
+			if e.Kind == "post" && e.Seat == 4 {
+				got = append(got, fmt.Sprintf("%s/%s/%d", e.Post, e.Rule, e.Amount))
+			}
+		}
+		if len(got) == 0 {
+			continue // the button has not reached her: she waits (G-06, TP-16)
+		}
+		want := []string{"missed_big_blind/TP-16/10", "dead_small_blind/G-06/5"}
+		if !slices.Equal(got, want) || hist.Button != 4 {
+			t.Fatalf("TP-16: eve's posts in hand %d: %v with the button on %d, want %v on the button (seat 4)", no, got, hist.Button, want)
+		}
+		r.checkChips("after eve's post on the button")
+		r.auditClean("after eve's post on the button")
+		return
+	}
+	t.Fatal("TP-16: eve came back with post_now and was not dealt in within four hands")
+}
