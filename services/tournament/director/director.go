@@ -684,7 +684,11 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	}
 	d.countChips(ctx, t)
 	if t.Event.Status != event.Running {
-		return nil
+		// The event's play is over: no recovery pass comes for it again, so
+		// the tables it left are closed now — a broken table where a player
+		// held for a rebuy was knocked out by a hand elsewhere (G-42) still
+		// seats them until taken off.
+		return d.closeLeft(ctx, id)
 	}
 	if t.Rules.Flight != nil {
 		// A flight's day ends at its stop: the table deals no more hands
