@@ -126,8 +126,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Wallet != nil {
 		wallet = Wallet{Client: deps.Wallet}
 	}
-	r := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
+	r, err := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
 		Wallet: wallet, Shuffle: deps.Shuffle, HandPause: cfg.HandPause, AsyncActionCommit: cfg.AsyncActionCommit, Logger: deps.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("table service: %w", err)
+	}
 	var offers server.OfferVerifier
 	if deps.Seating != nil {
 		offers = SeatingOffers{Client: deps.Seating}

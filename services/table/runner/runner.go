@@ -77,8 +77,15 @@ type Runner struct {
 	loading map[string]chan struct{} // closed when a claim in progress ends
 }
 
+// ErrNoWallet refuses a Runner without Deps.Wallet: every cash table's
+// buy-in and cash-out goes through it (NoMoney for tables without money).
+var ErrNoWallet = errors.New("table runner: no wallet (Deps.Wallet; runner.NoMoney moves no money)")
+
 // New returns a Runner. Close it to release its tables.
-func New(d Deps) *Runner {
+func New(d Deps) (*Runner, error) {
+	if d.Wallet == nil {
+		return nil, ErrNoWallet
+	}
 	if d.Shuffle == nil {
 		d.Shuffle = CryptoShuffle
 	}
@@ -90,7 +97,7 @@ func New(d Deps) *Runner {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	telemetry.CountChipMismatches(ctx, "hand", 0) // the series exists at zero
-	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}, loading: map[string]chan struct{}{}}
+	return &Runner{d: d, ctx: ctx, cancel: cancel, tables: map[string]*Table{}, loading: map[string]chan struct{}{}}, nil
 }
 
 // Run claims every open table it can, then every 5 s claims the open
