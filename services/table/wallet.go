@@ -10,6 +10,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/runner"
+	"github.com/cardroom/cardroom/services/table/tablepb"
 )
 
 // Wallet is the runner's wallet over the wallet service's gRPC client, and
@@ -35,7 +36,7 @@ func (Wallet) Escrow() bool { return true }
 // Hold holds a buy-in or top-up.
 func (w Wallet) Hold(ctx context.Context, h runner.Hold) (string, error) {
 	resp, err := w.Client.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: h.Key, TableId: h.Table, Epoch: h.Epoch,
-		PlayerId: h.Player, Seat: int32(h.Seat), Currency: h.Currency, Game: h.Game, Stack: h.Stack, Amount: h.Amount, SittingId: h.Sitting})
+		PlayerId: h.Player, Seat: int32(h.Seat), Currency: h.Currency, Game: tablepb.GameToProto(h.Game), Stack: h.Stack, Amount: h.Amount, SittingId: h.Sitting})
 	return resp.GetHold().GetHoldId(), classify(err)
 }
 

@@ -19,6 +19,7 @@ import (
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table"
+	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/runner"
 )
 
@@ -34,7 +35,8 @@ type answeringWallet struct {
 	block  bool  // answer nothing until the caller gives up
 
 	mu      sync.Mutex
-	callers []string // who each call came from
+	callers []string     // who each call came from
+	game    *gamev1.Game // the game the hold asked for
 }
 
 func (w *answeringWallet) reply(ctx context.Context) error {
@@ -49,7 +51,10 @@ func (w *answeringWallet) reply(ctx context.Context) error {
 	return w.answer
 }
 
-func (w *answeringWallet) HoldBuyIn(ctx context.Context, _ *walletv1.HoldBuyInRequest) (*walletv1.HoldBuyInResponse, error) {
+func (w *answeringWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest) (*walletv1.HoldBuyInResponse, error) {
+	w.mu.Lock()
+	w.game = in.GetGame()
+	w.mu.Unlock()
 	if err := w.reply(ctx); err != nil {
 		return nil, err
 	}
@@ -196,8 +201,7 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 			w := table.Wallet{Client: client}
 			step := runner.Step{Key: "sit/k1", Table: "t1", Epoch: 3}
 			holdID, err := w.Hold(ctx, runner.Hold{Step: step, Player: "ann", Seat: 2, Currency: "USD", Amount: 100,
-				Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
-					Stakes: &gamev1.Stakes{SmallBlind: 1, BigBlind: 2}}})
+				Game: engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}})
 			checkStep(t, "hold", err, c.hold, c.code)
 			if wantID := map[bool]string{true: "hold-1"}[err == nil]; holdID != wantID {
 				t.Errorf("hold: id %q, want %q", holdID, wantID)
@@ -228,6 +232,10 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 			}
 			if len(srv.callers) != 4 {
 				t.Errorf("the wallet was called %d times, want 4 (one per step)", len(srv.callers))
+			}
+			if g := srv.game; g.GetVariant() != gamev1.Variant_VARIANT_HOLDEM || g.GetStructure() != gamev1.Structure_STRUCTURE_NO_LIMIT ||
+				g.GetStakes().GetBigBlind() != 2 {
+				t.Errorf("the hold asked for game %v, want no-limit hold'em 1/2", g)
 			}
 		})
 	}

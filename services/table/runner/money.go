@@ -126,11 +126,7 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 	if m.Seat >= len(seats) || seats[m.Seat].Player != m.Player || !seats[m.Seat].Unpaid {
 		return
 	}
-	done := func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
-		return err
-	}
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, done); err != nil {
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, settled(ctx, m)); err != nil {
 		t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
 	}
 }
@@ -152,10 +148,6 @@ func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, 
 	if committed {
 		return false, t.paid(ctx, m)
 	}
-	done := func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
-		return err
-	}
 	if m.Kind == store.MoveTopUp && !t.seatedAt(m) {
 		// The seat went with the chips on it (a top-up stored before
 		// chips waited for their commit, G-41): there is nothing here to
@@ -167,7 +159,7 @@ func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, 
 			return dt.TakeBack(m.Seat, m.Amount)
 		}
 		return dt.Unseat(m.Seat)
-	}, done)
+	}, settled(ctx, m))
 	return err == nil, err
 }
 
@@ -194,14 +186,20 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 		// seat went with its chips on it.
 		return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
 	}
-	done := func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
-		return err
-	}
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUpPaid(m.Seat, m.Amount) }, done); err != nil {
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUpPaid(m.Seat, m.Amount) },
+		settled(ctx, m)); err != nil {
 		return fmt.Errorf("add the committed top-up %s to seat %d: %w", m.Key, m.Seat, err)
 	}
 	return nil
+}
+
+// settled marks the wallet step m done in the transaction of the change
+// that settles it at the table.
+func settled(ctx context.Context, m store.MoneyMove) func(*sqlstore.Tx) error {
+	return func(tx *sqlstore.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
+		return err
+	}
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by

@@ -111,7 +111,7 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		return SitResult{}, err
 	}
 	w := t.wallet()
-	holdID, err := w.Hold(ctx, Hold{Step: t.step(a.Key), Player: a.Player, Seat: a.Seat, Currency: t.def.Currency, Game: gameProto(t.def),
+	holdID, err := w.Hold(ctx, Hold{Step: t.step(a.Key), Player: a.Player, Seat: a.Seat, Currency: t.def.Currency, Game: t.def.Config,
 		Amount: a.Amount})
 	if err != nil {
 		return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
@@ -230,7 +230,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 	}
 	s := t.dt.Seats()[seat]
 	w := t.wallet()
-	holdID, err := w.Hold(ctx, Hold{Step: t.step(key), Player: player, Seat: seat, Currency: t.def.Currency, Game: gameProto(t.def),
+	holdID, err := w.Hold(ctx, Hold{Step: t.step(key), Player: player, Seat: seat, Currency: t.def.Currency, Game: t.def.Config,
 		Stack: t.dt.StackNow(seat) + s.Pending + s.Unconfirmed, Amount: amount, Sitting: sittingOf(s)})
 	if err != nil {
 		return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
+	"github.com/cardroom/cardroom/services/table/engine"
 )
 
 // Wallet is the cash wallet as a table's money sagas use it: a buy-in or
@@ -45,8 +45,10 @@ type Hold struct {
 	Player   string
 	Seat     int
 	Currency string
-	Game     *gamev1.Game
-	Amount   int64
+	// Game is the game the table deals: the wallet's buy-in rules are
+	// the game's.
+	Game   engine.Config
+	Amount int64
 	// Stack is a top-up's seat's chips now, pending and unconfirmed ones
 	// included (CS-07).
 	Stack int64
