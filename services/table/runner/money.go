@@ -35,37 +35,45 @@ func (t *Table) retryMoney(req context.Context) {
 		return
 	}
 	for _, m := range moves {
-		if m.Kind == store.MoveBuyIn {
-			if s := t.dt.Seats(); m.Seat >= len(s) || s[m.Seat].Player != m.Player || !s[m.Seat].Unpaid {
-				// The seat went (the player left, the table closed) before the
-				// wallet confirmed the commit: give the chips back instead.
-				if err := t.giveBackBuyIn(ctx, m); err != nil {
-					t.failed(ctx, m, err)
-					continue
-				}
-				if err := d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
-					d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
-				}
-				continue
-			}
-		}
-		err := t.finishMove(ctx, m)
-		if err == nil {
-			if m.Kind != store.MoveCashOut {
-				if perr := t.paid(ctx, m); perr != nil {
-					t.failed(ctx, m, perr)
-				}
-			}
-			continue
-		}
-		if m.Kind == store.MoveCashOut || !definite(err) {
+		t.retryMove(ctx, m)
+	}
+}
+
+// retryMove finishes one unfinished wallet step. The caller holds t.mu.
+func (t *Table) retryMove(ctx context.Context, m store.MoneyMove) {
+	if m.Kind == store.MoveBuyIn && !t.unpaidAt(m) {
+		// The seat went (the player left, the table closed) before the
+		// wallet confirmed the commit: give the chips back instead.
+		if err := t.giveBackBuyIn(ctx, m); err != nil {
 			t.failed(ctx, m, err)
-			continue
+			return
 		}
+		if err := t.r.d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
+			t.r.d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
+		}
+		return
+	}
+	err := t.finishMove(ctx, m)
+	switch {
+	case err == nil && m.Kind == store.MoveCashOut:
+	case err == nil:
+		if perr := t.paid(ctx, m); perr != nil {
+			t.failed(ctx, m, perr)
+		}
+	case m.Kind == store.MoveCashOut || !definite(err):
+		t.failed(ctx, m, err)
+	default:
 		if _, uerr := t.undoBuyIn(ctx, m); uerr != nil {
 			t.failed(ctx, m, uerr)
 		}
 	}
+}
+
+// unpaidAt reports whether m's player still sits in m's seat waiting for
+// the buy-in's commit. The caller holds t.mu.
+func (t *Table) unpaidAt(m store.MoneyMove) bool {
+	s := t.dt.Seats()
+	return m.Seat < len(s) && s[m.Seat].Player == m.Player && s[m.Seat].Unpaid
 }
 
 // giveBackBuyIn returns the buy-in of a seat that went before the wallet
@@ -122,8 +130,7 @@ func sittingOf(s dealer.Seat) string {
 // markPaid deals in a player whose buy-in the wallet committed. The caller
 // holds t.mu.
 func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
-	seats := t.dt.Seats()
-	if m.Seat >= len(seats) || seats[m.Seat].Player != m.Player || !seats[m.Seat].Unpaid {
+	if !t.unpaidAt(m) {
 		return
 	}
 	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, settled(ctx, m)); err != nil {

@@ -68,46 +68,10 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if a.Key == "" {
 		// A fresh key names no earlier sit-down: nothing to look up.
 		a.Key = "sit/" + events.NewID()
-	} else {
-		// A retry of a sit-down that went through returns its seat.
-		if m, ok, err := d.Store.MoneyMove(ctx, a.Key); err != nil {
-			return SitResult{}, err
-		} else if ok {
-			if m.TableID != id || m.Player != a.Player || m.Amount != a.Amount || m.Kind != store.MoveBuyIn {
-				if err := a.verify(ctx); err != nil {
-					return SitResult{}, err
-				}
-				return SitResult{}, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
-			}
-			if s := t.dt.SeatOf(a.Player); s >= 0 {
-				return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s], HoldID: m.HoldID}, nil
-			}
-			return SitResult{}, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
-		}
+	} else if res, ok, err := t.satBefore(ctx, a); ok || err != nil {
+		return res, err
 	}
-	if err := a.verify(ctx); err != nil {
-		return SitResult{}, err
-	}
-	if a.Seat < 0 {
-		if a.Seat, err = t.dt.FreeSeat(); err != nil {
-			return SitResult{}, err
-		}
-	}
-	if err := t.dt.CheckSit(a.Seat, a.Player); err != nil {
-		return SitResult{}, err
-	}
-	if t.dt.Closing() {
-		return SitResult{}, ErrClosed
-	}
-	if t.holdsSeats() {
-		// G-21: asked before the wallet holds the buy-in, so that the
-		// refusal moves no money; the seat's transaction settles a race
-		// (seated.go).
-		if err := d.Store.CheckSeatedElsewhere(ctx, a.Player, id); err != nil {
-			return SitResult{}, err
-		}
-	}
-	if err := t.checkCashOutPaid(ctx, a.Player); err != nil {
+	if a.Seat, err = t.checkSit(ctx, a); err != nil {
 		return SitResult{}, err
 	}
 	w := t.wallet()
@@ -149,24 +113,59 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 		return SitResult{}, err
 	}
 	if w.Escrow() {
-		if err := t.finishMove(ctx, move); err != nil {
-			if !definite(err) {
-				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s (retried in the background): %w", a.Player, id, err)
-			}
-			// The wallet refused the commit (the hold expired): undo the
-			// seat, unless the release finds the hold committed after all.
-			undone, uerr := t.undoBuyIn(ctx, move)
-			if uerr != nil {
-				d.Logger.ErrorContext(ctx, "undo seat after a refused commit (retried in the background)", "table", id, "seat", a.Seat, "error", uerr)
-			}
-			if undone || uerr != nil {
-				return SitResult{}, fmt.Errorf("commit buy-in of %s at %s: %w", a.Player, id, err)
-			}
-		} else {
-			t.markPaid(ctx, move)
+		// A refused commit undoes the seat, unless the release finds the
+		// hold committed after all.
+		if err := t.settle(ctx, move); err != nil {
+			return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
 		}
 	}
 	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
+}
+
+// satBefore answers the retry of a sit-down under a.Key that went
+// through with its seat (ok). The caller holds t.mu.
+func (t *Table) satBefore(ctx context.Context, a SitArgs) (res SitResult, ok bool, err error) {
+	m, ok, err := t.r.d.Store.MoneyMove(ctx, a.Key)
+	if err != nil || !ok {
+		return SitResult{}, false, err
+	}
+	if m.TableID != t.id || m.Player != a.Player || m.Amount != a.Amount || m.Kind != store.MoveBuyIn {
+		if err := a.verify(ctx); err != nil {
+			return SitResult{}, true, err
+		}
+		return SitResult{}, true, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
+	}
+	if s := t.dt.SeatOf(a.Player); s >= 0 {
+		return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s], HoldID: m.HoldID}, true, nil
+	}
+	return SitResult{}, true, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
+}
+
+// checkSit checks a new sit-down before the wallet holds its buy-in, so
+// that a refusal moves no money, and returns its seat (the lowest free one
+// for a.Seat < 0). The caller holds t.mu.
+func (t *Table) checkSit(ctx context.Context, a SitArgs) (seat int, err error) {
+	if err := a.verify(ctx); err != nil {
+		return 0, err
+	}
+	if seat = a.Seat; seat < 0 {
+		if seat, err = t.dt.FreeSeat(); err != nil {
+			return 0, err
+		}
+	}
+	if err := t.dt.CheckSit(seat, a.Player); err != nil {
+		return 0, err
+	}
+	if t.dt.Closing() {
+		return 0, ErrClosed
+	}
+	if t.holdsSeats() {
+		// G-21: the seat's transaction settles a race (seated.go).
+		if err := t.r.d.Store.CheckSeatedElsewhere(ctx, a.Player, t.id); err != nil {
+			return 0, err
+		}
+	}
+	return seat, t.checkCashOutPaid(ctx, a.Player)
 }
 
 // ErrCashOutPending refuses a sit-down at the table the player left while
@@ -215,7 +214,7 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 			// The commit is still pending (its answer was lost): the
 			// retry settles it now, so that the answer says whether the
 			// chips are on the table (G-41).
-			if err := t.settleTopUp(ctx, m); err != nil {
+			if err := t.settle(ctx, m); err != nil {
 				return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 			}
 		}
@@ -255,31 +254,31 @@ func (r *Runner) TopUp(ctx context.Context, id string, c Caller, player string, 
 		return SeatView{}, err
 	}
 	if w.Escrow() {
-		if err := t.settleTopUp(ctx, move); err != nil {
+		if err := t.settle(ctx, move); err != nil {
 			return SeatView{}, fmt.Errorf("top up %s at %s: %w", player, id, err)
 		}
 	}
 	return t.view(Viewer{Player: player}).Seats[seat], nil
 }
 
-// settleTopUp commits a top-up's hold and adds its chips to the seat, or
-// takes them back if the wallet refuses the commit (and its release says
-// the chips went back to the player). An error says the top-up is not on
-// the table: refused, or left for the background retry. The caller holds
-// t.mu.
-func (t *Table) settleTopUp(ctx context.Context, m store.MoneyMove) error {
+// settle commits a buy-in's or top-up's hold and deals the seat in or
+// adds the chips to it (paid), or undoes the seat or takes the chips back
+// if the wallet refuses the commit (and its release says the chips went
+// back to the player). An error says the buy-in or top-up is not on the
+// table: refused, or left for the background retry. The caller holds t.mu.
+func (t *Table) settle(ctx context.Context, m store.MoneyMove) error {
 	err := t.finishMove(ctx, m)
 	if err == nil {
 		return t.paid(ctx, m)
 	}
 	if !definite(err) {
 		// The commit is retried in the background until the wallet
-		// answers; the chips wait for it.
+		// answers; the seat or chips wait for it.
 		return fmt.Errorf("commit (retried in the background): %w", err)
 	}
 	undone, uerr := t.undoBuyIn(ctx, m)
 	if uerr != nil {
-		t.r.d.Logger.ErrorContext(ctx, "undo a refused top-up (retried in the background)", "table", t.id, "seat", m.Seat, "error", uerr)
+		t.r.d.Logger.ErrorContext(ctx, "undo a refused "+m.Kind+" (retried in the background)", "table", t.id, "seat", m.Seat, "error", uerr)
 	}
 	if undone || uerr != nil {
 		return fmt.Errorf("commit: %w", err)
