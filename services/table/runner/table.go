@@ -130,11 +130,4 @@ func (t *Table) epoch() int64 {
 	return t.fence.Epoch
 }
 
-// live reports the table's current sequence number, for tests.
-func (t *Table) seq() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.dt.Seq()
-}
-
 func gameProto(d tables.Definition) *gamev1.Game { return tablepb.GameToProto(d.Config) }
