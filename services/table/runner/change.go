@@ -237,13 +237,17 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	}))
 }
 
-// saveStateOnly writes the table row with one fenced statement.
+// saveStateOnly writes the table row with one fenced statement, grouped
+// with other tables' (store.StateGroup): one commit and one WAL flush for
+// all the tables that wrote at once. The write does not end with the
+// request (a caller that gives up would leave the table not knowing
+// whether its state was stored), only with the lease.
 func (t *Table) saveStateOnly(ctx context.Context, st store.State, closed bool) error {
-	save := t.r.d.Store.SaveStateNow
+	save := t.r.d.States.Save
 	if t.r.d.AsyncActionCommit {
 		save = t.r.d.Store.SaveStateAsync
 	}
-	return t.underLease(ctx, func(ctx context.Context) error { return save(ctx, t.fence, st, closed) })
+	return t.underLease(context.WithoutCancel(ctx), func(ctx context.Context) error { return save(ctx, t.fence, st, closed) })
 }
 
 func (t *Table) outboxEvents(out dealer.Output) ([]events.Event, error) {

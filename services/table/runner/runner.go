@@ -34,8 +34,11 @@ func LockKey(id string) string { return store.EntityTable + ":" + id }
 
 // Deps is what a Runner needs.
 type Deps struct {
-	DB     *sqlstore.DB
-	Store  *store.Store
+	DB    *sqlstore.DB
+	Store *store.Store
+	// States group-commits the state writes of plain actions; nil means
+	// store.NewStateGroup's defaults over Store.
+	States *store.StateGroup
 	Clock  clock.Clock
 	Locker lock.Locker
 	Relay  *events.Relay
@@ -94,6 +97,9 @@ func New(d Deps) (*Runner, error) {
 	}
 	if d.ClaimWait == 0 {
 		d.ClaimWait = 2 * time.Second
+	}
+	if d.States == nil && d.Store != nil {
+		d.States = store.NewStateGroup(d.Store, 0, 0)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	telemetry.CountChipMismatches(ctx, "hand", 0) // the series exists at zero

@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+)
+
+// StateSave is one table's state write: what SaveStateNow takes.
+type StateSave struct {
+	Fence  sqlstore.Fence
+	State  State
+	Closed bool
+}
+
+// SaveStates writes several tables' play states at once, each under its
+// own fence, and returns one error per save: nil, or one wrapping
+// sqlstore.ErrFencedOut when that table's epoch has moved on (the others
+// are written all the same). err is set instead when the write as a
+// whole failed, and then nothing was written. No two saves may name the
+// same table.
+//
+// On PostgreSQL it is one UPDATE statement outside any transaction: one
+// round trip, one commit and one WAL flush for every table in it. On
+// SQLite it is one transaction with a statement per table.
+func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error, err error) {
+	seen := make(map[string]bool, len(saves))
+	for _, sv := range saves {
+		if seen[sv.Fence.ID] {
+			return nil, fmt.Errorf("save table states: table %s twice", sv.Fence.ID)
+		}
+		seen[sv.Fence.ID] = true
+	}
+	if s.db.Dialect() != sqlstore.Postgres {
+		return s.saveStatesTx(ctx, saves)
+	}
+	n := len(saves)
+	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
+	hands, closing, closed := make([][]byte, n), make([]bool, n), make([]bool, n)
+	for i, sv := range saves {
+		ids[i], epochs[i], states[i] = sv.Fence.ID, sv.Fence.Epoch, string(sv.State.Public)
+		hands[i], closing[i], closed[i] = sv.State.Hand, sv.State.Closing, sv.Closed
+	}
+	// unnest keeps the statement's text the same for every batch size, so
+	// its prepared form is reused.
+	rows, err := s.db.SQL().QueryContext(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::boolean[], $6::boolean[]) AS v (id, epoch, state, hand, closing, closed)
+		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, ids, epochs, states, hands, closing, closed)
+	if err != nil {
+		return nil, fmt.Errorf("save %d table states: %w", n, err)
+	}
+	defer rows.Close()
+	saved := make(map[string]bool, n)
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("save %d table states: %w", n, err)
+		}
+		saved[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("save %d table states: %w", n, err)
+	}
+	errs = make([]error, n)
+	for i, sv := range saves {
+		if !saved[sv.Fence.ID] {
+			errs[i] = fmt.Errorf("save table %s state: %w", sv.Fence.ID, sqlstore.ErrFencedOut)
+		}
+	}
+	return errs, nil
+}
+
+// saveStatesTx is SaveStates as one transaction of single-table writes.
+func (s *Store) saveStatesTx(ctx context.Context, saves []StateSave) ([]error, error) {
+	errs := make([]error, len(saves))
+	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+		clear(errs)
+		for i, sv := range saves {
+			err := s.SaveState(ctx, tx, sv.Fence, sv.State, sv.Closed)
+			switch {
+			case errors.Is(err, sqlstore.ErrFencedOut):
+				errs[i] = err // a statement that touched no row: the transaction goes on
+			case err != nil:
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save %d table states: %w", len(saves), err)
+	}
+	return errs, nil
+}
+
+// StateGroup group-commits the state writes of plain actions: concurrent
+// tables' writes queue, and a committer writes whatever has queued with
+// one SaveStates (one statement, one commit, one WAL flush on
+// PostgreSQL) instead of one commit and one flush per table. Each table
+// keeps its own fence and its own answer: a table fenced out gets
+// ErrFencedOut while the others in its batch are written. No write waits
+// for a batch to fill: a committer takes what queued while the last batch
+// ran, so a quiet service writes each alone and a busy one batches more
+// the busier it is.
+type StateGroup struct {
+	store      *Store
+	maxBatch   int
+	committers int
+
+	mu      sync.Mutex
+	queue   []*stateCall
+	running int
+
+	batches, saves atomic.Int64
+}
+
+// State group defaults.
+const (
+	// DefaultStateBatch is the most table states one write carries.
+	DefaultStateBatch = 64
+	// DefaultStateCommitters is how many batches run at once, each on a
+	// connection of its own: a few, so that the pool (24 for the table
+	// service) keeps connections for the transactions of hands that end,
+	// sit-downs and reads.
+	DefaultStateCommitters = 4
+	// stateGroupTimeout bounds one batch, so that it ends even if the
+	// database stops answering.
+	stateGroupTimeout = time.Minute
+)
+
+// stateCall is one table's write waiting for, or running in, a batch.
+type stateCall struct {
+	ctx   context.Context
+	save  StateSave
+	taken bool // guarded by the group's mu
+	gone  bool // the caller left before a batch took it; guarded by mu
+	err   error
+	done  chan struct{}
+}
+
+// NewStateGroup returns a group committer of table states over s, with
+// at most maxBatch states per write and committers writes at once (0:
+// the defaults; SQLite has one committer, as it has one writer).
+func NewStateGroup(s *Store, maxBatch, committers int) *StateGroup {
+	if maxBatch <= 0 {
+		maxBatch = DefaultStateBatch
+	}
+	if committers <= 0 {
+		committers = DefaultStateCommitters
+	}
+	if s.db.Dialect() != sqlstore.Postgres {
+		committers = 1
+	}
+	return &StateGroup{store: s, maxBatch: maxBatch, committers: committers}
+}
+
+// StateGroupStats are what a StateGroup did so far.
+type StateGroupStats struct {
+	// Batches is the number of writes (commits) made.
+	Batches int64
+	// Saves is the number of table states they carried (fenced-out
+	// ones included).
+	Saves int64
+}
+
+// Stats reports the group's counts.
+func (g *StateGroup) Stats() StateGroupStats {
+	return StateGroupStats{Batches: g.batches.Load(), Saves: g.saves.Load()}
+}
+
+// Save writes a table's play state under its fence, as SaveStateNow does,
+// in the next batch, and waits for that batch. The write itself does not
+// end with ctx: a caller whose ctx ends before a batch took its write
+// returns at once and the write never happens; one whose write was taken
+// waits for the outcome, so that whether the state was stored is always
+// known when Save returns a nil or fencing error. (Callers that must
+// not wait, such as a table that lost its lease, get ctx's cause and the
+// write may still commit — harmlessly, since a new owner's claim either
+// sees it or fences it out.)
+func (g *StateGroup) Save(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("save table %s state: %w", f.ID, context.Cause(ctx))
+	}
+	c := &stateCall{ctx: ctx, save: StateSave{Fence: f, State: st, Closed: closed}, done: make(chan struct{})}
+	g.mu.Lock()
+	g.queue = append(g.queue, c)
+	if g.running < g.committers {
+		g.running++
+		go g.lead()
+	}
+	g.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	taken := c.taken
+	c.gone = !taken
+	g.mu.Unlock()
+	if !taken {
+		return fmt.Errorf("save table %s state: %w", f.ID, context.Cause(ctx))
+	}
+	return fmt.Errorf("save table %s state: %w (the write was in a batch being committed: it may have committed)", f.ID, context.Cause(ctx))
+}
+
+// lead runs batches until no write waits.
+func (g *StateGroup) lead() {
+	for {
+		batch := g.take()
+		if batch == nil {
+			return
+		}
+		g.run(batch)
+	}
+}
+
+// take removes up to maxBatch waiting writes from the queue, or, when none
+// waits, stops this committer and returns nil.
+func (g *StateGroup) take() []*stateCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var batch []*stateCall
+	n := 0
+	for ; n < len(g.queue) && len(batch) < g.maxBatch; n++ {
+		c := g.queue[n]
+		g.queue[n] = nil
+		if c.gone {
+			continue
+		}
+		c.taken = true
+		batch = append(batch, c)
+	}
+	g.queue = g.queue[n:]
+	if len(g.queue) == 0 {
+		g.queue = nil // let the backing array go
+	}
+	if len(batch) == 0 {
+		g.running--
+	}
+	return batch
+}
+
+// run writes a batch and answers each caller. When the write as a whole
+// fails, each state is written again alone, so that every table gets its
+// own outcome (one table's bad write never fails the others).
+func (g *StateGroup) run(batch []*stateCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), stateGroupTimeout)
+	defer cancel()
+	saves := make([]StateSave, len(batch))
+	for i, c := range batch {
+		saves[i] = c.save
+	}
+	errs, err := g.store.SaveStates(ctx, saves)
+	if err == nil {
+		g.batches.Add(1)
+		g.saves.Add(int64(len(batch)))
+	}
+	for i, c := range batch {
+		switch {
+		case err == nil:
+			c.err = errs[i]
+		case len(batch) == 1:
+			c.err = err
+		default:
+			sv := c.save
+			c.err = g.store.SaveStateNow(ctx, sv.Fence, sv.State, sv.Closed)
+			if c.err == nil {
+				g.batches.Add(1)
+				g.saves.Add(1)
+			}
+		}
+		close(c.done)
+	}
+}
