@@ -175,6 +175,46 @@ func TestCrashBetweenCommitAndPublishStillDelivers(t *testing.T) {
 	})
 }
 
+// failsAfter publishes its first n events, then refuses the rest.
+type failsAfter struct {
+	events.Bus
+	n *atomic.Int64
+}
+
+func (b failsAfter) Publish(ctx context.Context, ev events.Event) error {
+	if b.n.Add(-1) < 0 {
+		return errors.New("bus down")
+	}
+	return b.Bus.Publish(ctx, ev)
+}
+
+// TestRelayMarksWhatItPublishedBeforeAFailure: a round's rows are marked
+// published together after they went out; when the bus fails mid-round,
+// the rows published before the failure are marked and the rest stay in
+// the outbox for the next round, which publishes only those.
+func TestRelayMarksWhatItPublishedBeforeAFailure(t *testing.T) {
+	t.Parallel()
+	eachStoreAndBus(t, func(t *testing.T, db *sqlstore.DB, bus events.Bus) {
+		for i := range 5 {
+			openTable(t, db, fmt.Sprintf("t-round-%d", i))
+		}
+		var left atomic.Int64
+		left.Store(2)
+		if n, err := events.NewRelay(db, failsAfter{bus, &left}, events.RelayOptions{}).Flush(t.Context()); err == nil || n != 2 {
+			t.Fatalf("flush to a bus failing after 2 = %d, %v; want 2 and an error", n, err)
+		}
+		if got := unpublished(t, db); got != 3 {
+			t.Fatalf("unpublished rows = %d, want 3", got)
+		}
+		if n, err := events.NewRelay(db, bus, events.RelayOptions{}).Flush(t.Context()); err != nil || n != 3 {
+			t.Fatalf("next round = %d, %v; want 3, nil", n, err)
+		}
+		if got := unpublished(t, db); got != 0 {
+			t.Fatalf("unpublished rows after the next round = %d, want 0", got)
+		}
+	})
+}
+
 func TestRedeliveredEventIsAppliedOnce(t *testing.T) {
 	t.Parallel()
 	eachStoreAndBus(t, func(t *testing.T, db *sqlstore.DB, bus events.Bus) {

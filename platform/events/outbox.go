@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -163,11 +165,10 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 		if first {
 			r.recordLag(ctx, rows)
 		}
-		for _, row := range rows {
-			if err := r.publish(ctx, row); err != nil {
-				return total, err
-			}
-			total++
+		n, err := r.publishAll(ctx, rows)
+		total += n
+		if err != nil {
+			return total, err
 		}
 		if len(rows) < r.opts.BatchSize {
 			return total, nil
@@ -202,8 +203,54 @@ func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 	return rows, nil
 }
 
+// publishAll publishes rows in order until one fails, then marks those
+// it published with one statement (one commit for the round, not one per
+// event), and returns how many it published and marked.
+func (r *Relay) publishAll(ctx context.Context, rows []outboxRow) (int, error) {
+	var sent []outboxRow
+	var pubErr error
+	for _, row := range rows {
+		if pubErr = r.publish(ctx, row); pubErr != nil {
+			break
+		}
+		sent = append(sent, row)
+	}
+	if err := r.markPublished(ctx, sent); err != nil {
+		// Published but not marked: they go out again next round,
+		// which at-least-once allows.
+		return 0, errors.Join(pubErr, err)
+	}
+	return len(sent), pubErr
+}
+
+// markPublished stamps rows as published. The rows are named one by one:
+// a range of seqs could take in a row committed late with a lower seq
+// (seqs are taken before commit), never published.
+func (r *Relay) markPublished(ctx context.Context, rows []outboxRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(rows)+1)
+	args = append(args, r.opts.Clock.Now().UnixMilli())
+	var in strings.Builder
+	for i, row := range rows {
+		if i > 0 {
+			in.WriteString(", ")
+		}
+		in.WriteString("$" + strconv.Itoa(i+2))
+		args = append(args, row.seq)
+	}
+	if _, err := r.db.SQL().ExecContext(ctx, `UPDATE outbox SET published_at = $1 WHERE seq IN (`+in.String()+`)`, args...); err != nil {
+		return fmt.Errorf("mark %d events published: %w", len(rows), err)
+	}
+	for _, row := range rows {
+		published.Add(ctx, 1, metric.WithAttributes(attribute.String("messaging.destination.name", row.ev.Topic)))
+	}
+	return nil
+}
+
 // publish sends one row inside a producer span that continues the trace of
-// the transaction that wrote it, then marks it published.
+// the transaction that wrote it; publishAll marks it published.
 func (r *Relay) publish(ctx context.Context, row outboxRow) error {
 	ev := row.ev
 	pctx, span := tracer(r.opts.TracerProvider).Start(Extract(ctx, ev), "publish "+ev.Topic,
@@ -216,13 +263,6 @@ func (r *Relay) publish(ctx context.Context, row outboxRow) error {
 		span.SetStatus(codes.Error, err.Error())
 		return fmt.Errorf("publish event %s: %w", ev.ID, err)
 	}
-	_, err := r.db.SQL().ExecContext(ctx, `UPDATE outbox SET published_at = $1 WHERE seq = $2`, r.opts.Clock.Now().UnixMilli(), row.seq)
-	if err != nil {
-		// Published but not marked: it goes out again next round, which
-		// at-least-once allows.
-		return fmt.Errorf("mark event %s published: %w", ev.ID, err)
-	}
-	published.Add(ctx, 1, metric.WithAttributes(attribute.String("messaging.destination.name", ev.Topic)))
 	return nil
 }
 
