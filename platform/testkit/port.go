@@ -23,7 +23,10 @@ var handedOut sync.Map
 // which is also where every outgoing connection (a child's to Redis or
 // PostgreSQL) takes its local port, so under load another process's
 // connection took it in between and the child failed "address already in
-// use". Below that range only an explicit bind can take a port.
+// use". Below that range only an explicit bind can take a port — and
+// another test process's FreeAddr could pick the same port for its own
+// child in the seconds before either child binds it, so the port is also
+// reserved machine-wide (reserve) until the test ends.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	lo, hi := belowEphemeral()
@@ -32,14 +35,20 @@ func FreeAddr(t testing.TB) string {
 		if _, taken := handedOut.LoadOrStore(port, true); taken {
 			continue
 		}
+		release, ok := reserve(port)
+		if !ok {
+			continue // another test process handed it out
+		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
+			release()
 			continue // someone listens there
 		}
 		if err := l.Close(); err != nil {
 			t.Fatalf("free address %s: %v", addr, err)
 		}
+		t.Cleanup(release)
 		return addr
 	}
 	t.Fatalf("no free loopback port in [%d, %d)", lo, hi)

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"net"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -38,4 +39,40 @@ func TestFreeAddrIsBelowTheEphemeralRange(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestReserveHoldsAPortUntilReleased checks the machine-wide claim that
+// keeps two test processes' FreeAddr from handing one port to two
+// children: a held port cannot be claimed again (the kernel refuses the
+// name to every process alike) until it is released.
+func TestReserveHoldsAPortUntilReleased(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the claim is an abstract Unix socket, Linux only")
+	}
+	addr := FreeAddr(t) // claimed by this test until it ends
+	_, raw, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reserve(port); ok {
+		t.Fatalf("port %d claimed twice", port)
+	}
+	other := port + 1
+	release, ok := reserve(other)
+	if !ok {
+		t.Skipf("port %d is claimed by another test process", other)
+	}
+	if _, ok := reserve(other); ok {
+		t.Fatalf("port %d claimed twice", other)
+	}
+	release()
+	again, ok := reserve(other)
+	if !ok {
+		t.Fatalf("port %d still claimed after its release", other)
+	}
+	again()
 }
