@@ -97,8 +97,8 @@ func checkLiveBlindPHH(t *testing.T, h *phh.History, who, rule, ante string) {
 // moving on a seat a hand, comes to her: there she posts the big blind live
 // (TP-16) and the small blind dead (G-06) and is dealt in. The big blind
 // used to reach her first (the button was placed back from the small blind
-// only), so she never posted on the button. The chips and the books
-// reconcile afterwards.
+// only), so she never posted on the button. That hand's PHH replays to the
+// stacks paid. The chips and the books reconcile afterwards.
 func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the whole suite")
@@ -152,7 +152,10 @@ func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
 	for range 4 {
 		no := r.playHand(table, checkDown)
 		hist := r.history(table, no)
-		var got []string
+		var got, dealt []string
+		for _, s := range hist.Seats {
+			dealt = append(dealt, s.Player)
+		}
 		for _, e := range hist.Events {
 			if e.Kind == "post" && e.Seat == 4 {
 				got = append(got, fmt.Sprintf("%s/%s/%d", e.Post, e.Rule, e.Amount))
@@ -165,6 +168,11 @@ func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
 		if !slices.Equal(got, want) || hist.Button != 4 {
 			t.Fatalf("TP-16: eve's posts in hand %d: %v with the button on %d, want %v on the button (seat 4)", no, got, hist.Button, want)
 		}
+		// The hand exports as PHH and the floor's file replays to the
+		// stacks the table paid: her live big blind is in her first
+		// action, the dead small blind her ante.
+		h := r.replayPHH(table, no, dealt)
+		checkLiveBlindPHH(t, h, "eve", "TP-16", "5")
 		r.checkChips("after eve's post on the button")
 		r.auditClean("after eve's post on the button")
 		return

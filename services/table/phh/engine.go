@@ -262,7 +262,11 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 			}
 			posts = append(posts, engine.Post{Seat: seat, Kind: blindKind(j), Amount: c})
 		}
-		if standardBlinds(raw) {
+		standard, err := standardVector(raw, structure, h.MinBet, scale)
+		if err != nil {
+			return cfg, st, err
+		}
+		if standard {
 			for _, p := range posts {
 				switch p.Kind {
 				case engine.PostSmallBlind:
@@ -298,9 +302,6 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 			mb, err := conv(h.MinBet)
 			if err != nil {
 				return cfg, st, err
-			}
-			if standardBlinds(h.BlindsOrStraddles) && k.BigBlind != 0 && k.BigBlind != mb {
-				return cfg, st, fmt.Errorf("min_bet %s differs from the big blind: %w", h.MinBet, ErrUnsupported)
 			}
 			k.BigBlind = mb
 		}
@@ -338,6 +339,30 @@ func standardBlinds(raw []Number) bool {
 		}
 	}
 	return v(2) == 0 || v(2) == 2*v(1) && len(raw) > 2
+}
+
+// standardVector reports whether raw is read as small blind, big blind and
+// straddle (standardBlinds) in a file whose min_bet, when it has one, is
+// that big blind. [0, 5, 10] is two readings: no small blind, a big blind
+// of 5 and a straddle of 10 — or, with min_bet 10, the small blind 5 and
+// the big blind 10 one place on, the first player posting nothing, as
+// when a new player posts on the button (TP-16) and the blinds move on
+// past the seat left of it. The min_bet decides: a vector whose big blind
+// is not the minimum bet is read as any other vector (the largest blind
+// is the one action starts after, the minimum bet min_bet).
+func standardVector(raw []Number, structure engine.Structure, minBet *Number, scale int64) (bool, error) {
+	if !standardBlinds(raw) || structure == engine.FixedLimit || minBet == nil {
+		return standardBlinds(raw), nil
+	}
+	bb, err := chips(raw[1], scale)
+	if err != nil {
+		return false, err
+	}
+	mb, err := chips(*minBet, scale)
+	if err != nil {
+		return false, err
+	}
+	return bb == mb, nil
 }
 
 // refPlayer returns the 0-based player pre-flop action starts after for

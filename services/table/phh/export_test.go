@@ -486,3 +486,50 @@ func TestExportLiveBigBlindOutOfPosition_TP15_TP16(t *testing.T) {
 		})
 	}
 }
+
+// TestExportPostOnTheButtonBlindsMovedOn_TP16: a new player who posts on
+// the button (TP-16, the small blind dead by G-06) takes it as the blinds
+// move on a seat, so the seat left of the button posts nothing, the small
+// blind is one seat on and the big blind two. PHH lists the players from
+// the button's left, so its vector reads [0, 5, 10, 0] — which a reader
+// can take for no small blind, a big blind of 5 and a straddle of 10. The
+// file's min_bet (10) says which: the replay read it as a straddle and
+// refused the file ("min_bet 10 differs from the big blind"), so the
+// table refused every such hand's PHH. The file now replays to the
+// table's stacks at no-limit hold'em and pot-limit Omaha.
+func TestExportPostOnTheButtonBlindsMovedOn_TP16(t *testing.T) {
+	t.Parallel()
+	stakes := engine.Stakes{SmallBlind: 5, BigBlind: 10}
+	for _, cfg := range []engine.Config{{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: stakes},
+		{Game: engine.Omaha, Structure: engine.PotLimit, Stakes: stakes}} {
+		t.Run(cfg.Structure.String(), func(t *testing.T) {
+			t.Parallel()
+			st := engine.Setup{Button: 3, Deck: deckOf(t, "AcKdQh7d AdKsQs2c 3h8h9hTc 4s"),
+				Posts: []engine.Post{{Seat: 1, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 2, Kind: engine.PostBigBlind, Amount: 10},
+					{Seat: 3, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: "TP-16"},
+					{Seat: 3, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: "G-06"}},
+				Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
+					{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "eve", Stack: 500}}}
+			rec, err := Record(cfg, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			playCalls(t, rec)
+			h, err := rec.History()
+			if err != nil {
+				t.Fatalf("export: %v", err)
+			}
+			if got := numberList(h.BlindsOrStraddles); got != "[0, 5, 10, 0]" {
+				t.Fatalf("blinds_or_straddles %s, want [0, 5, 10, 0]", got)
+			}
+			file, err := h.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := Replay(bytes.NewReader(file), "exported")
+			if line.Err != nil || line.Reject != nil || numberList(line.Stacks) != numberList(h.FinishingStacks) {
+				t.Fatalf("replay %s, table %s\n%s", line, numberList(h.FinishingStacks), file)
+			}
+		})
+	}
+}
