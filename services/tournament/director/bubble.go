@@ -59,11 +59,12 @@ func mostPaid(t store.Tournament) int {
 }
 
 // handForHand keeps the tables in step near the money once the hand at
-// h's table has been handled (G-26, G-39). It reports whether it took
-// charge of the table's next hand: hand-for-hand is on, so the table
-// waits for the round or the tables deal together. Otherwise the caller
-// lets the table deal its next hand as usual.
-func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, error) {
+// h's table has been handled (G-26, G-39). stood are the sizes the field
+// stood at, between hands, before h's own knock-outs (fieldBefore). It
+// reports whether it took charge of the table's next hand: hand-for-hand
+// is on, so the table waits for the round or the tables deal together.
+// Otherwise the caller lets the table deal its next hand as usual.
+func (d *Director) handForHand(ctx context.Context, id string, h Hand, stood []int) (bool, error) {
 	t, err := d.store.Load(ctx, id)
 	if err != nil || t.Event.Status != event.Running {
 		return false, err
@@ -91,7 +92,7 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 		if len(nums) < 2 || players > mostPaid(t)+1 {
 			return false, nil
 		}
-		return d.startHandForHand(ctx, id, h.Table, players, nums, idle)
+		return d.startHandForHand(ctx, id, h.Table, players, stood, nums, idle)
 	}
 	table := strconv.Itoa(h.Table)
 	ids := make([]string, len(nums))
@@ -166,6 +167,47 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand) (bool, er
 	return true, d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
 }
 
+// fieldBefore brings the tournament's kept seating up to date at the
+// start of the handling of a hand at table and returns the sizes the
+// field stood at, between hands, before the hand's own knock-outs: as
+// the seating last had it (players the recovery pass knocked out once
+// they could no longer rebuy, G-42, or whose hand's handling failed
+// after the books recorded it), and after every knock-out the books have
+// made since but the hand's own players at table (a player held for a
+// rebuy at a table that can no longer deal, knocked out by this hand's
+// report and placed below its players, G-42). The hand that ended with
+// the field there was in play when it stood on the bubble, so it is the
+// first round's hand (G-39). Nil when the seating was not kept yet, or
+// no bubble is to come (hand-for-hand on, a satellite, play over).
+func (d *Director) fieldBefore(ctx context.Context, t store.Tournament, table int) []int {
+	if t.Event.Status != event.Running || t.HandForHand.Active || t.Event.Format == event.Satellite {
+		return nil
+	}
+	k := d.kept(t.Event.ID)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.s == nil {
+		return nil
+	}
+	before := k.s.Players()
+	var own []string
+	if i, ok := slices.BinarySearch(k.s.nums, table); ok {
+		for _, p := range k.s.tables[i].Seats {
+			own = append(own, p)
+		}
+	}
+	if err := k.sync(d.fromStore(ctx, t.Event.ID), t.Rules.SeatsPerTable); err != nil {
+		return nil // the handling reads the seating again and fails there
+	}
+	out := 0
+	for _, p := range own {
+		if !k.s.Seated(p) {
+			out++
+		}
+	}
+	return []int{before, k.s.Players() + out}
+}
+
 // passBubble notes that the tournament's field passed the bubble without
 // hand-for-hand; it reports whether that is news to this process, so it
 // is logged once.
@@ -180,14 +222,16 @@ func (d *Director) passBubble(id string) bool {
 }
 
 // startHandForHand starts hand-for-hand when the players left are one
-// more than the places paid (G-39): the tables between hands are stopped
-// there and, with the tables that cannot deal (idle), count as done with
-// the first round; the tables in a hand finish it; when none is in a hand
-// they deal together at once. A field that went from more than paid+1 to
-// paid or fewer in one hand (TR-37 places those out) passed the bubble
-// with no hand to play there: it is logged once, and nothing starts. It
-// reports whether it started.
-func (d *Director) startHandForHand(ctx context.Context, id string, current, players int, nums []int, idle []string) (bool, error) {
+// more than the places paid (G-39), or the field stood there between hands
+// before the current hand's own knock-outs (stood): the tables between
+// hands are stopped there and, with the tables that cannot deal (idle),
+// count as done with the first round; the tables in a hand finish it; when
+// none is in a hand they deal together at once, and the round that leaves
+// no more players than places paid stops it. A field that went from more
+// than paid+1 to paid or fewer in one hand (TR-37 places those out) passed
+// the bubble with no hand to play there: it is logged once, and nothing
+// starts. It reports whether it started.
+func (d *Director) startHandForHand(ctx context.Context, id string, current, players int, stood []int, nums []int, idle []string) (bool, error) {
 	due, before, paid := false, 0, 0
 	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		due, before, paid = false, 0, 0
@@ -201,7 +245,7 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 		if before, err = tx.CountAudit(auditHandForHandOn); err != nil {
 			return err
 		}
-		due = before == 0 && players == paid+1
+		due = before == 0 && (players == paid+1 || slices.Contains(stood, paid+1))
 		return nil
 	})
 	if err != nil {
@@ -277,7 +321,8 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 			together = together || next
 		}
 		started = true
-		return tx.AddAudit(Actor, auditHandForHandOn, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
+		// The players left when the field stood on the bubble.
+		return tx.AddAudit(Actor, auditHandForHandOn, bubbleRecord{PlayersLeft: paid + 1, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
 	})
 	if err != nil || !started {
 		// Not started after all: the tables stopped go on.
@@ -288,7 +333,8 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 		}
 		return false, err
 	}
-	d.log.InfoContext(ctx, "director: hand-for-hand at the bubble", "tournament", id, "players_left", players, "tables", len(nums))
+	d.log.InfoContext(ctx, "director: hand-for-hand at the bubble", "tournament", id, "players_left", paid+1, "players_in_play", players,
+		"tables", len(nums))
 	if together {
 		return true, d.release(ctx, id)
 	}

@@ -1,6 +1,7 @@
 package director_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -372,5 +373,114 @@ func TestHandForHand_ATableNotLetGoAtARoundsEndIsByTheRecoveryPass_G26(t *testin
 	}
 	if tr, err := s.Load(ctx, "ev1"); err != nil || len(tr.HandForHand.Release) != 0 {
 		t.Fatalf("G-26 tables still to let go after the recovery pass: %v %v", tr.HandForHand.Release, err)
+	}
+}
+
+// TestHandForHand_StartsWhenTheFieldStoodOnTheBubbleBeforeAHandsKnockouts_G39_G42:
+// 18 entrants at two tables, ten places paid, twelve left. A player held
+// for a rebuy at a table that could no longer deal is knocked out once
+// they may not rebuy any more (G-42) — by the recovery pass between hands,
+// or by the report of a hand at the other table, placed below its players
+// — which leaves eleven, the places paid and one; the hand at table 1
+// then knocks out one more. The field stood on the bubble between hands,
+// and that hand was in play then: hand-for-hand starts, audited at eleven
+// players left, and stops at the end of its first round (ten left). Before,
+// the director looked only at the field after the hand (ten), logged that
+// the bubble was passed in one hand and never went hand for hand (seen in
+// the rebuy event).
+func TestHandForHand_StartsWhenTheFieldStoodOnTheBubbleBeforeAHandsKnockouts_G39_G42(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// recovered: the held player is knocked out by the recovery pass
+		// before the hand ends; otherwise by the hand's report.
+		recovered bool
+	}{
+		{name: "knocked out by the recovery pass", recovered: true},
+		{name: "knocked out by the hand's report", recovered: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+			ctx := t.Context()
+			err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+				for i := range 18 {
+					p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
+						Currency: "EUR", PrizePart: 100, Fee: 10}
+					if err := tx.AddPayment(p, 0, now); err != nil {
+						return err
+					}
+					if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newFakeTables()
+			d := newDirector(s, f, clock.NewFake(now))
+			if err := d.Start(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			// Busts down to twelve, two at a time.
+			for _, step := range []struct {
+				table int
+				id    string
+				no    int64
+			}{{1, "tbl1", 5}, {2, "tbl2", 3}, {1, "tbl1", 6}} {
+				f.tables[step.id].handNo = step.no
+				out := tablePlayers(t, s, step.table)[:2]
+				bust(t, s, f, out...)
+				if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := len(mustActive(t, s)); n != 12 {
+				t.Fatalf("%d left, want 12", n)
+			}
+			held := tablePlayers(t, s, 2)[0]
+			bust(t, s, f, held)
+			if tc.recovered {
+				if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Table 1's hand 7 knocks out one more: ten left.
+			f.tables["tbl1"].handNo = 7
+			out := tablePlayers(t, s, 1)[:1]
+			bust(t, s, f, out...)
+			if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 7, Busted: out}); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := s.Load(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tr.HandForHand.Active {
+				t.Fatal("G-39: the field stood at eleven for ten places between hands and hand-for-hand did not start")
+			}
+			audit, err := s.Audit(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			left := -1
+			for _, a := range audit {
+				if a.Action == "hand_for_hand_on" {
+					var on struct {
+						PlayersLeft int `json:"players_left"`
+					}
+					if err := json.Unmarshal(a.Detail, &on); err != nil {
+						t.Fatal(err)
+					}
+					left = on.PlayersLeft
+				}
+			}
+			if left != 11 {
+				t.Fatalf("G-39: hand-for-hand audited at %d players left, want 11", left)
+			}
+		})
 	}
 }

@@ -642,6 +642,8 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	if t.Event.Status != event.Running && !t.Event.Status.PlayOver() {
 		return nil
 	}
+	// Read before anything here moves a player (G-39).
+	stood := d.fieldBefore(ctx, t, h.Table)
 	for _, p := range h.Busted {
 		// One read per busted player, not the whole field (issue 10).
 		en, _, err := d.store.Entry(ctx, id, p)
@@ -702,7 +704,7 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 		}
 	}
 	// Near the money the tables play hand-for-hand (G-26, G-39).
-	if inStep, err := d.handForHand(ctx, id, h); err != nil || inStep {
+	if inStep, err := d.handForHand(ctx, id, h, stood); err != nil || inStep {
 		return err
 	}
 	err = d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
