@@ -123,8 +123,13 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand, stood []i
 		waits = slices.Contains(hf.Done, table)
 		// The books reset Done when this hand completed the round; a hand
 		// that ended before hand-for-hand started was counted in none
-		// (G-26), so an empty Done says nothing of it.
-		roundOver = roundOver || (len(hf.Done) == 0 && !hf.Before(h.End))
+		// (G-26), so an empty Done says nothing of it. Nor does it for a
+		// table broken in this hand's handling: the books took it out of
+		// the round and out of Done, which then holds no table that has
+		// played; unless that completed the round (Release), the others
+		// still play theirs (seen in the rebuy event: every table let deal
+		// before its round hand was handled).
+		roundOver = roundOver || (len(hf.Done) == 0 && !hf.Before(h.End) && (slices.Contains(hf.Tables, table) || len(hf.Release) > 0))
 		// A table that cannot deal (one player, or halted short, G-25)
 		// plays no round hand: waiting for it would stop every table.
 		for _, tb := range idle {
@@ -164,7 +169,11 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand, stood []i
 	}
 	// The table's hand did not count for the round (it ended before the
 	// round started, or the table joined since): it plays its round hand.
-	return true, d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1)
+	// A table broken in this hand's handling plays none.
+	if err := d.tables.Hold(ctx, h.TableID, HoldLockstep, HoldFloor, h.No+1); err != nil && Refusal(err) != "TABLE_CLOSED" {
+		return true, err
+	}
+	return true, nil
 }
 
 // fieldBefore brings the tournament's kept seating up to date at the

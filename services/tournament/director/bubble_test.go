@@ -484,3 +484,73 @@ func TestHandForHand_StartsWhenTheFieldStoodOnTheBubbleBeforeAHandsKnockouts_G39
 		})
 	}
 }
+
+// TestHandForHand_ATableBrokenAfterItsRoundHandEndsNoRound_G26: in the
+// first round table 3 has played its round hand (the only table done so
+// far) and breaks at that hand's end: the players fit in two tables. Table
+// 1 is still in its round hand and table 2's round hand is over but not
+// handled yet. The break takes table 3 out of the round (and out of its
+// tables done), which must not end the round: table 2 stays held until its
+// hand's handling and table 1 finishes its hand. Before, the empty list of
+// tables done read as a round just completed: every table between hands
+// was let deal, table 2 before its round hand was handled (seen in the
+// rebuy event: a table dealt its next hand while another's round hand was
+// still on), and the hand's handling failed on the closed table's hold.
+func TestHandForHand_ATableBrokenAfterItsRoundHandEndsNoRound_G26(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s, f, d := started(t, db, 27)
+	ctx := t.Context()
+	// Nine out, three at each table, between hands: eighteen fit in two
+	// tables.
+	for _, n := range []int{1, 2, 3} {
+		out := tablePlayers(t, s, n)[:3]
+		bust(t, s, f, out...)
+		for _, p := range out {
+			if err := f.RemoveBusted(ctx, fmt.Sprintf("tbl%d", n), "out/"+p, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lockstep := func(id string) int64 {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.tables[id].holds[director.HoldLockstep]
+	}
+	f.mu.Lock()
+	f.tables["tbl1"].handNo, f.tables["tbl1"].inHand = 5, true
+	f.tables["tbl1"].holds[director.HoldLockstep] = 5
+	f.tables["tbl2"].handNo = 5 // over, not handled: held at it
+	f.tables["tbl2"].holds[director.HoldLockstep] = 5
+	f.tables["tbl3"].handNo = 5
+	f.tables["tbl3"].holds[director.HoldLockstep] = 5
+	f.mu.Unlock()
+	// Hand-for-hand started before these hands ended; the books counted
+	// table 3's hand 5 as its round hand.
+	err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+		tr.HandForHand.Start([]string{"1", "2", "3"})
+		tr.HandForHand.Since = now.Add(-time.Second)
+		_, err := tr.HandForHand.HandEnded("3")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl3", Table: 3, No: 5, End: now}); err != nil {
+		t.Fatalf("G-26 table 3's hand, its table broken: %v", err)
+	}
+	if len(tablePlayers(t, s, 3)) != 0 {
+		t.Fatalf("table 3 not broken: %v", tablePlayers(t, s, 3))
+	}
+	tr, err := s.Load(ctx, "ev1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf := tr.HandForHand
+	if !hf.Active || hf.Round != 1 || !slices.Equal(hf.Tables, []string{"1", "2"}) || len(hf.Done) != 0 || len(hf.Release) != 0 {
+		t.Fatalf("G-26 after table 3 broke: %+v; want round 1 of tables 1 and 2, none done, none to let go", hf)
+	}
+	if lockstep("tbl2") != 5 || lockstep("tbl1") != 5 {
+		t.Fatalf("G-26 tables 1 and 2 deal through %d and %d before their round hands were handled, want 5 and 5", lockstep("tbl1"), lockstep("tbl2"))
+	}
+}

@@ -642,7 +642,7 @@ func (d *Director) handEnded(ctx context.Context, id string, h Hand) error {
 	if t.Event.Status != event.Running && !t.Event.Status.PlayOver() {
 		return nil
 	}
-	// Read before anything here moves a player (G-39).
+	// Read before anything here brings the kept seating up to date (G-39).
 	stood := d.fieldBefore(ctx, t, h.Table)
 	for _, p := range h.Busted {
 		// One read per busted player, not the whole field (issue 10).
