@@ -203,6 +203,9 @@ func setup(h *History, scale int64) (engine.Config, engine.Setup, error) {
 	if k.BigBet, err = conv(h.BigBet); err != nil {
 		return cfg, st, err
 	}
+	if k.ChipUnit, err = chipUnit(h, scale); err != nil {
+		return cfg, st, err
+	}
 	st.Button = n - 1
 	for i, s := range h.StartingStacks {
 		c, err := chips(s, scale)
@@ -339,6 +342,39 @@ func standardBlinds(raw []Number) bool {
 		}
 	}
 	return v(2) == 0 || v(2) == 2*v(1) && len(raw) > 2
+}
+
+// ChipUnitField is the user-defined PHH field (the specification's
+// underscore prefix) that carries the table's smallest chip (TP-31): a
+// pot that does not divide evenly is split to it and the odd chips go by
+// TP-73, so a replay needs it to pay what the table paid. Files without
+// it split to the file's smallest unit.
+const ChipUnitField = "_min_chip_unit"
+
+// chipUnit reads the file's smallest chip (ChipUnitField) in the replay's
+// units; 0 (the engine's default of one unit) when the file has none.
+func chipUnit(h *History, scale int64) (int64, error) {
+	v, ok := h.Extra[ChipUnitField]
+	if !ok {
+		return 0, nil
+	}
+	var n Number
+	switch x := v.(type) {
+	case int64:
+		n = Int(x)
+	case float64:
+		n = Float(x)
+	default:
+		return 0, fmt.Errorf("%s = %v: want a number", ChipUnitField, v)
+	}
+	c, err := chips(n, scale)
+	if err != nil {
+		return 0, err
+	}
+	if c <= 0 {
+		return 0, fmt.Errorf("%s = %v: want a positive amount", ChipUnitField, v)
+	}
+	return c, nil
 }
 
 // standardVector reports whether raw is read as small blind, big blind and

@@ -142,6 +142,11 @@ func Export(setup engine.Setup, events []engine.Event, hand *engine.Hand) (*Hist
 		}
 		h.MinBet = ptr(mb)
 	}
+	if cu := k.ChipUnit; cu > 1 {
+		// Odd chips go by the table's smallest chip (TP-73): without it a
+		// split pot replays to other stacks than the table paid.
+		h.Extra = map[string]any{ChipUnitField: cu}
+	}
 	h.Actions = exportActions(events, player)
 	annotate(h.Actions, notes)
 	var won = make([]int64, n)
