@@ -259,6 +259,14 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 		i := player[e.Seat] - 1
 		amount := e.Amount
 		if e.Post == engine.PostMissedBigBlind || e.Post == engine.PostNewPlayerBigBlind {
+			if e.AllIn && n > 2 && amount < k.BigBlind {
+				// All in from a post short of the big blind: a live blind
+				// smaller than the big blind, which PHH's vector holds
+				// without moving where the action starts (after the
+				// largest). As an ante it would be dead money.
+				blinds[i] += amount
+				continue
+			}
 			live[i] += amount // all in from the post: what it had
 			continue
 		}

@@ -533,3 +533,42 @@ func TestExportPostOnTheButtonBlindsMovedOn_TP16(t *testing.T) {
 		})
 	}
 }
+
+// TestExportShortLiveBlindAllIn_TP15: a returning player with 5 chips owes
+// the big blind of 10 (TP-15) and is all in from posting 5 live. Written
+// as their ante — PHH's dead money — the file replayed to other stacks
+// (the poster won only their own chips back), so the hand was refused.
+// A live post short of the big blind fits PHH's blinds vector without
+// moving where the action starts, and the file now replays exactly.
+func TestExportShortLiveBlindAllIn_TP15(t *testing.T) {
+	t.Parallel()
+	cfg := engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 5, BigBlind: 10}}
+	// The poster (seat 2) holds aces and wins the main pot of 15.
+	st := engine.Setup{Button: 3, Deck: deckOf(t, "7c2dAh8s 3d4hAs9c 5c6dKhQs 8d"),
+		Posts: []engine.Post{{Seat: 0, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 1, Kind: engine.PostBigBlind, Amount: 10},
+			{Seat: 2, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: "TP-15"}},
+		Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
+			{Seat: 2, ID: "cat", Stack: 5}, {Seat: 3, ID: "dan", Stack: 500}}}
+	rec, err := Record(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	playCalls(t, rec)
+	h, err := rec.History()
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if got := numberList(h.BlindsOrStraddles); got != "[5, 10, 5, 0]" {
+		t.Fatalf("blinds_or_straddles %s, want the short live blind beside the blinds", got)
+	}
+	if got := numberList(h.Antes); got != "[0, 0, 0, 0]" {
+		t.Fatalf("antes %s, want none", got)
+	}
+	stacks, err := ReplayHistory(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := numberList(stacks), numberList(h.FinishingStacks); got != want {
+		t.Fatalf("replay %s, table %s", got, want)
+	}
+}
