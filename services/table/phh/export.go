@@ -271,21 +271,7 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 			continue
 		}
 		if e.AllIn {
-			// A short stack posts what it has (G-31); PHH states the
-			// forced bet and caps it by the stack itself.
-			switch e.Post {
-			case engine.PostAnte:
-				amount = k.Ante
-			case engine.PostBigBlindAnte:
-				amount = k.BigBlindAnte
-			case engine.PostSmallBlind, engine.PostDeadSmallBlind:
-				amount = k.SmallBlind
-			case engine.PostBigBlind:
-				amount = k.BigBlind
-			case engine.PostStraddle:
-				amount = 2 * k.BigBlind
-			}
-			amount = max(amount, e.Amount)
+			amount = statedPost(e, k)
 		}
 		want := -1 // the player PHH expects to post this blind
 		switch e.Post {
@@ -331,6 +317,26 @@ func exportPosts(events []engine.Event, player map[int]int, cfg engine.Config, a
 			numberList(raw), refPlayer(raw)+1, ref+1, ErrUnsupported)
 	}
 	return live, nil
+}
+
+// statedPost is the forced bet a post all in for less states: a short
+// stack posts what it has (G-31); PHH states the forced bet and caps it
+// by the stack itself.
+func statedPost(e engine.Event, k engine.Stakes) int64 {
+	amount := e.Amount
+	switch e.Post {
+	case engine.PostAnte:
+		amount = k.Ante
+	case engine.PostBigBlindAnte:
+		amount = k.BigBlindAnte
+	case engine.PostSmallBlind, engine.PostDeadSmallBlind:
+		amount = k.SmallBlind
+	case engine.PostBigBlind:
+		amount = k.BigBlind
+	case engine.PostStraddle:
+		amount = 2 * k.BigBlind
+	}
+	return max(amount, e.Amount)
 }
 
 // exportActions turns the events into action notations.
