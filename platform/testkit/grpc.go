@@ -55,15 +55,35 @@ func StartGRPC(t testing.TB, register func(grpc.ServiceRegistrar)) *GRPC {
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Serve(lis) }()
-	conn, err := rpc.Dial(lis.Addr().String(), rpc.Options{})
+	t.Cleanup(func() { rpc.Shutdown(srv, time.Second) })
+	return &GRPC{Conn: dial(t, lis.Addr().String(), rpc.Options{}), Issuer: issuer, Verifier: verifier}
+}
+
+// ServiceConn returns a connection to the server as another part dials
+// it: a call whose context carries no token goes with a service token for
+// subject sub (rpc.Options.ServiceToken).
+func (g *GRPC) ServiceConn(t testing.TB, sub string) *grpc.ClientConn {
+	t.Helper()
+	return dial(t, g.Conn.Target(), rpc.Options{ServiceToken: g.Issuer.ServiceTokens(sub, time.Hour)})
+}
+
+// Unreachable returns a connection to an address nothing listens on: a
+// neighbour that is down.
+func Unreachable(t testing.TB) *grpc.ClientConn {
+	t.Helper()
+	return dial(t, FreeAddr(t), rpc.Options{})
+}
+
+// dial connects to target and closes the connection when the test ends
+// (before a server StartGRPC started stops).
+func dial(t testing.TB, target string, o rpc.Options) *grpc.ClientConn {
+	t.Helper()
+	conn, err := rpc.Dial(target, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = conn.Close()
-		rpc.Shutdown(srv, time.Second)
-	})
-	return &GRPC{Conn: conn, Issuer: issuer, Verifier: verifier}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
 
 // As returns a context that calls as subject sub with the given roles.

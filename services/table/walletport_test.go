@@ -3,7 +3,6 @@ package table_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
-	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
@@ -82,20 +80,10 @@ func (w *answeringWallet) CashOut(ctx context.Context, _ *walletv1.CashOutReques
 func serveWallet(t *testing.T, srv walletv1.WalletServiceServer, down bool) (walletv1.WalletServiceClient, context.Context) {
 	t.Helper()
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { walletv1.RegisterWalletServiceServer(r, srv) })
-	target := g.Conn.Target()
+	conn := g.ServiceConn(t, "table")
 	if down {
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		target = lis.Addr().String()
-		_ = lis.Close()
+		conn = testkit.Unreachable(t)
 	}
-	conn, err := rpc.Dial(target, rpc.Options{ServiceToken: g.Issuer.ServiceTokens("table", time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
 	return walletv1.NewWalletServiceClient(conn), g.As(t, "ann", auth.Player)
 }
 
