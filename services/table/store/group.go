@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
 // StateSave is one table's state write: what SaveStateNow takes.
@@ -252,9 +253,12 @@ func (g *StateGroup) run(batch []*stateCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), stateGroupTimeout)
 	defer cancel()
 	saves := make([]StateSave, len(batch))
+	requests := make([]context.Context, len(batch))
 	for i, c := range batch {
-		saves[i] = c.save
+		saves[i], requests[i] = c.save, c.ctx
 	}
+	ctx, span := telemetry.Batch(ctx, "table states group commit", requests)
+	defer span.End()
 	errs, err := g.store.SaveStates(ctx, saves)
 	if err == nil {
 		g.batches.Add(1)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
 // GroupCommit sets how the store batches concurrent requests (Idempotent)
@@ -260,6 +261,12 @@ func (g *group) take(cm *committer) []*groupCall {
 func (g *group) run(batch []*groupCall) (again []*groupCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), groupTimeout)
 	defer cancel()
+	requests := make([]context.Context, len(batch))
+	for i, c := range batch {
+		requests[i] = c.ctx
+	}
+	ctx, span := telemetry.Batch(ctx, "wallet transfers group commit", requests)
+	defer span.End()
 	opts := sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}
 	if len(batch) == 1 {
 		c := batch[0]
