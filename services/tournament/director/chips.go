@@ -11,40 +11,54 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
-// Chips returns the chips a player has in play as the tables hold them:
-// at the table the books seat them at, their stack and the chips added
-// during the hand in play (pending: theirs, behind from the next hand);
-// on the move, the chips in transit. found is false when no table holds
-// them. A rebuy (TR-15) and an add-on (TR-17) are decided on these, not
-// on a stack the cage types in.
-func (d *Director) Chips(ctx context.Context, id, player string) (chips int64, found bool, err error) {
+// Holding is what a player has in play as the tables hold it.
+type Holding struct {
+	// Chips are the player's stack and the chips added during the hand in
+	// play (pending: theirs, behind from the next hand), or the chips in
+	// transit on a move.
+	Chips int64
+	// AllIn says that the player is all in in the hand in play, nothing
+	// behind: the hand decides what they keep.
+	AllIn bool
+}
+
+// holding is what seat s of a table holds.
+func holding(s SeatStatus) Holding {
+	return Holding{Chips: s.Stack + s.Pending, AllIn: s.AllIn}
+}
+
+// Chips returns what a player has in play as the tables hold it: at the
+// table the books seat them at, or on the move. found is false when no
+// table holds them. A rebuy (TR-15) and an add-on (TR-17) are decided on
+// it, not on a stack the cage types in.
+func (d *Director) Chips(ctx context.Context, id, player string) (h Holding, found bool, err error) {
 	_, tableID, err := d.seatOf(ctx, id, player)
 	if err != nil {
-		return 0, false, err
+		return Holding{}, false, err
 	}
 	if tableID != "" {
 		st, err := d.tables.Status(ctx, tableID)
 		if err != nil {
-			return 0, false, err
+			return Holding{}, false, err
 		}
 		if i := slices.IndexFunc(st.Seats, func(s SeatStatus) bool { return s.Player == player }); i >= 0 && !st.Closed {
-			return st.Seats[i].Stack + st.Seats[i].Pending, true, nil
+			return holding(st.Seats[i]), true, nil
 		}
 	}
 	// Moved by the books: still at the table they leave, in transit, or
 	// seated at the new table already.
 	moves, err := d.tables.Moves(ctx, id, MoveInTransit)
 	if err != nil {
-		return 0, false, err
+		return Holding{}, false, err
 	}
 	for _, m := range moves {
 		if m.Player == player {
-			return m.Chips, true, nil
+			return Holding{Chips: m.Chips}, true, nil
 		}
 	}
 	links, err := d.store.Tables(ctx, id)
 	if err != nil {
-		return 0, false, err
+		return Holding{}, false, err
 	}
 	for _, l := range links {
 		if l.TableID == tableID {
@@ -52,13 +66,13 @@ func (d *Director) Chips(ctx context.Context, id, player string) (chips int64, f
 		}
 		st, err := d.tables.Status(ctx, l.TableID)
 		if err != nil {
-			return 0, false, err
+			return Holding{}, false, err
 		}
 		if i := slices.IndexFunc(st.Seats, func(s SeatStatus) bool { return s.Player == player }); i >= 0 && !st.Closed {
-			return st.Seats[i].Stack + st.Seats[i].Pending, true, nil
+			return holding(st.Seats[i]), true, nil
 		}
 	}
-	return 0, false, nil
+	return Holding{}, false, nil
 }
 
 // chipsAddedAction is the audit action recording that a paid rebuy's or

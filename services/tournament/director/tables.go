@@ -88,6 +88,10 @@ type SeatStatus struct {
 	// Pending are chips added during a hand (a rebuy, an add-on): the
 	// player's, behind from the next hand.
 	Pending int64
+	// AllIn is a player all in in the hand in play: dealt in with
+	// nothing behind (no player folds with nothing behind; one who has
+	// nothing left acts no more).
+	AllIn bool
 }
 
 // OpenTable is a tournament table to open.

@@ -420,6 +420,9 @@ type Table struct {
 	HandsSincePeriodEnd int
 	// Stack is the player's stack between hands.
 	Stack int64
+	// AllIn says that the player is all in in the hand in play: Stack
+	// (nothing behind) is not yet what the hand leaves them.
+	AllIn bool
 	// Idle says that the player's table can deal no more hands (fewer than
 	// two players in play with chips there, G-42): once the rebuy period
 	// is over, its last rebuy hands (TR-16) are over too.
@@ -446,6 +449,7 @@ var (
 	ErrAddOnNotYet     = fault.Rule(fault.Precondition, "TR-17", "ADD_ON_NOT_OPEN", "the add-on opens after the last rebuy hand")
 	ErrAddOnClosed     = fault.Rule(fault.Precondition, "G-23", "ADD_ON_CLOSED", "the add-on window has closed")
 	ErrAddOnTaken      = fault.Rule(fault.Precondition, "TR-17", "ADD_ON_TAKEN", "the player has already taken the add-on")
+	ErrAddOnAfterHand  = fault.Rule(fault.Precondition, "TR-17", "ADD_ON_AFTER_HAND", "the player is all in in the hand in play: whether a rebuy must come with the add-on is known when the hand ends")
 	ErrAddOnRebuyFirst = fault.Rule(fault.Precondition, "TR-17", "REBUY_BEFORE_ADD_ON", "a player with no chips must rebuy before the add-on (the two may be taken together)")
 )
 
@@ -511,6 +515,12 @@ func AddOn(e event.Event, p Policy, en Entry, t Table, withRebuy bool) ([]Paymen
 	}
 	var pays []Payment
 	chips := p.AddOnChips
+	if t.Stack == 0 && t.AllIn {
+		// Not lost yet, nor kept: with the add-on alone a player who then
+		// loses the hand skips the rebuy TR-17 asks of them; with a rebuy,
+		// one who wins pays for a rebuy not needed.
+		return nil, 0, ErrAddOnAfterHand
+	}
 	if t.Stack == 0 {
 		if !withRebuy {
 			return nil, 0, ErrAddOnRebuyFirst

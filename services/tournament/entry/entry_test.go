@@ -279,6 +279,10 @@ func TestAddOn_TR17(t *testing.T) {
 		{"TR-17 not during the rebuy period", Entry{Status: Active}, Table{Now: start.Add(time.Minute), HandsSincePeriodEnd: 9, Stack: 15000}, false, "ADD_ON_NOT_OPEN", "TR-17", nil, 0},
 		{"TR-17 no chips: rebuy first", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 3}, false, "REBUY_BEFORE_ADD_ON", "TR-17", nil, 0},
 		{"TR-17 no chips: rebuy and add-on combined", Entry{Status: Active, Rebuys: 1}, Table{Now: after, HandsSincePeriodEnd: 3}, true, "", "", []string{"trn/t1/ann/rebuy/2", "trn/t1/ann/add-on/1"}, 30000},
+		// All in in the hand in play: neither the add-on alone (a loss would
+		// skip the rebuy) nor with a rebuy (a win would not need it).
+		{"TR-17 all in: after the hand", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 3, AllIn: true}, false, "ADD_ON_AFTER_HAND", "TR-17", nil, 0},
+		{"TR-17 all in: not with a rebuy either", Entry{Status: Active}, Table{Now: after, HandsSincePeriodEnd: 3, AllIn: true}, true, "ADD_ON_AFTER_HAND", "TR-17", nil, 0},
 		{"TR-17 only once", Entry{Status: Active, AddOn: true}, Table{Now: after, HandsSincePeriodEnd: 3, Stack: 1}, false, "ADD_ON_TAKEN", "TR-17", nil, 0},
 		{"G-23 window closed", Entry{Status: Active}, Table{Now: start.Add(time.Hour + 15*time.Minute), HandsSincePeriodEnd: 3, Stack: 1}, false, "ADD_ON_CLOSED", "G-23", nil, 0},
 	}

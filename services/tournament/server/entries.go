@@ -11,6 +11,7 @@ import (
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/standings"
@@ -289,7 +290,7 @@ func (s *Server) UnregisterPlayer(ctx context.Context, req *tournamentv1.Unregis
 // Rebuy decides and pays a rebuy (TR-13…TR-16, G-23).
 func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*tournamentv1.RebuyResponse, error) {
 	id, player := req.GetTournamentId(), req.GetPlayerId()
-	stack, err := s.stackOf(ctx, id, player, req.GetStack())
+	held, err := s.stackOf(ctx, id, player, req.GetStack())
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +309,7 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 			return err
 		}
 		p, chips, err := entry.Rebuy(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack, Idle: idle})
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: held.Chips, AllIn: held.AllIn, Idle: idle})
 		if err != nil {
 			return err
 		}
@@ -332,7 +333,7 @@ func (s *Server) Rebuy(ctx context.Context, req *tournamentv1.RebuyRequest) (*to
 // stack (TR-17, G-23).
 func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*tournamentv1.AddOnResponse, error) {
 	id, player := req.GetTournamentId(), req.GetPlayerId()
-	stack, err := s.stackOf(ctx, id, player, req.GetStack())
+	held, err := s.stackOf(ctx, id, player, req.GetStack())
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +352,7 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 			return err
 		}
 		ps, _, err := entry.AddOn(t.Event, t.Rules.Entry, *en,
-			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: stack, Idle: idle},
+			entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, req.GetHandsSincePeriodEnd()), Stack: held.Chips, AllIn: held.AllIn, Idle: idle},
 			req.GetWithRebuy())
 		if err != nil {
 			return err
@@ -385,18 +386,18 @@ func (s *Server) AddOn(ctx context.Context, req *tournamentv1.AddOnRequest) (*to
 // the chips the tables hold for them when the director drives the
 // tables, whatever stack the request names; the request's otherwise (the
 // floor runs the tables).
-func (s *Server) stackOf(ctx context.Context, id, player string, asked int64) (int64, error) {
+func (s *Server) stackOf(ctx context.Context, id, player string, asked int64) (director.Holding, error) {
 	if s.director == nil {
-		return asked, nil
+		return director.Holding{Chips: asked}, nil
 	}
-	chips, found, err := s.director.Chips(ctx, id, player)
+	h, found, err := s.director.Chips(ctx, id, player)
 	if err != nil {
-		return 0, fmt.Errorf("stack of %s: %w", player, err)
+		return director.Holding{}, fmt.Errorf("stack of %s: %w", player, err)
 	}
 	if !found {
-		return asked, nil
+		return director.Holding{Chips: asked}, nil
 	}
-	return chips, nil
+	return h, nil
 }
 
 // issuing holds the director's chip count of the tournament while a

@@ -286,7 +286,7 @@ func (c *Client) Status(ctx context.Context, tableID string) (director.TableStat
 	for _, s := range st.GetSeats() {
 		if s.GetPlayerId() != "" {
 			out.Seats = append(out.Seats, director.SeatStatus{Seat: int(s.GetSeat()) + 1, Player: s.GetPlayerId(), Stack: s.GetStack(),
-				Pending: s.GetPendingChips()})
+				Pending: s.GetPendingChips(), AllIn: s.GetInHand() && s.GetStack() == 0})
 		}
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package tables_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -77,11 +78,39 @@ func TestClassify(t *testing.T) {
 // statuser answers GetTournamentTable with err.
 type statuser struct {
 	tablev1.TournamentTableServiceClient
-	err error
+	err    error
+	status *tablev1.TournamentTableStatus
 }
 
 func (c statuser) GetTournamentTable(context.Context, *tablev1.GetTournamentTableRequest, ...grpc.CallOption) (*tablev1.GetTournamentTableResponse, error) {
-	return nil, c.err
+	if c.err != nil {
+		return nil, c.err
+	}
+	return &tablev1.GetTournamentTableResponse{Status: c.status}, nil
+}
+
+// TestStatus_AllInWithNothingBehind_TR17: a seat dealt into the hand in
+// play with nothing behind is all in — its chips are in the pot, not lost
+// — which the add-on's decision needs (TR-17: a player who lost every chip
+// must rebuy first; one all in waits for the hand's end). A seat with
+// chips behind, or one not dealt in with none (busted), is not.
+func TestStatus_AllInWithNothingBehind_TR17(t *testing.T) {
+	t.Parallel()
+	st, err := tables.New(statuser{status: &tablev1.TournamentTableStatus{InHand: true, Seats: []*tablev1.TournamentSeat{
+		{Seat: 0, PlayerId: "ann", Stack: 0, InHand: true},
+		{Seat: 1, PlayerId: "bob", Stack: 500, InHand: true},
+		{Seat: 2, PlayerId: "cat", Stack: 0, PendingChips: 2000},
+	}}}).Status(t.Context(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, s := range st.Seats {
+		got[s.Player] = s.AllIn
+	}
+	if want := map[string]bool{"ann": true, "bob": false, "cat": false}; !maps.Equal(got, want) {
+		t.Fatalf("all in: %v, want %v", got, want)
+	}
 }
 
 // TestStatus_ClosedTable: the table service refuses to read a closed

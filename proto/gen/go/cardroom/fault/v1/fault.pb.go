@@ -659,6 +659,10 @@ const (
 	// REASON_NOT_A_DAY2 means the event a flight names is not a scheduled
 	// Day 2 in the flight's currency (issue 13).
 	Reason_REASON_NOT_A_DAY2 Reason = 497
+	// REASON_ADD_ON_AFTER_HAND means the player is all in in the hand in play,
+	// nothing behind: whether a rebuy must come with the add-on (TR-17) is
+	// known when the hand ends; ask again then.
+	Reason_REASON_ADD_ON_AFTER_HAND Reason = 498
 )
 
 // Enum value maps for Reason.
@@ -880,6 +884,7 @@ var (
 		495: "REASON_FLIGHTS_NOT_BAGGED",
 		496: "REASON_ENTER_A_FLIGHT",
 		497: "REASON_NOT_A_DAY2",
+		498: "REASON_ADD_ON_AFTER_HAND",
 	}
 	Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":                      0,
@@ -1098,6 +1103,7 @@ var (
 		"REASON_FLIGHTS_NOT_BAGGED":               495,
 		"REASON_ENTER_A_FLIGHT":                   496,
 		"REASON_NOT_A_DAY2":                       497,
+		"REASON_ADD_ON_AFTER_HAND":                498,
 	}
 )
 
@@ -1235,7 +1241,7 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\bmetadata\x18\x06 \x03(\v2&.cardroom.fault.v1.Error.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\x945\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\xb35\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fREASON_INTERNAL\x10\x01\x12\x1b\n" +
@@ -1453,7 +1459,8 @@ const file_cardroom_fault_v1_fault_proto_rawDesc = "" +
 	"\"REASON_STRUCTURE_CHANGE_NOT_FUTURE\x10\xee\x03\x12\x1e\n" +
 	"\x19REASON_FLIGHTS_NOT_BAGGED\x10\xef\x03\x12\x1a\n" +
 	"\x15REASON_ENTER_A_FLIGHT\x10\xf0\x03\x12\x16\n" +
-	"\x11REASON_NOT_A_DAY2\x10\xf1\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
+	"\x11REASON_NOT_A_DAY2\x10\xf1\x03\x12\x1d\n" +
+	"\x18REASON_ADD_ON_AFTER_HAND\x10\xf2\x03\"\x04\b\x06\x10\x06\"\x06\b\xcc\x01\x10\xcc\x01\"\x06\b\xd0\x01\x10\xd0\x01\"\x06\b\xd1\x01\x10\xd1\x01\"\x06\b\xd3\x01\x10\xd3\x01\"\x06\b\xd5\x01\x10\xd5\x01\"\x06\b\xdb\x01\x10\xdb\x01*\x11REASON_FENCE_LOST*\x1dREASON_ACCOUNT_ALREADY_EXISTS*\x11REASON_BAD_AMOUNT*\x1bREASON_BAD_OUT_OF_TURN_CASE*\x17REASON_BAD_PLAYER_COUNT*\x14REASON_BAD_SITUATION*\x10REASON_BAD_TABLE*\x15REASON_DECK_TOO_SHORTBEZCgithub.com/cardroom/cardroom/proto/gen/go/cardroom/fault/v1;faultv1b\x06proto3"
 
 var (
 	file_cardroom_fault_v1_fault_proto_rawDescOnce sync.Once
