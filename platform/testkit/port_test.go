@@ -20,15 +20,7 @@ func TestFreeAddrIsBelowTheEphemeralRange(t *testing.T) {
 			t.Fatalf("%s handed out twice", addr)
 		}
 		seen[addr] = true
-		_, raw, err := net.SplitHostPort(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		port, err := strconv.Atoi(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if port < lo || port >= hi {
+		if port := portOf(t, addr); port < lo || port >= hi {
 			t.Fatalf("%s outside [%d, %d)", addr, lo, hi)
 		}
 		l, err := net.Listen("tcp", addr)
@@ -49,15 +41,7 @@ func TestReserveHoldsAPortUntilReleased(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the claim is an abstract Unix socket, Linux only")
 	}
-	addr := FreeAddr(t) // claimed by this test until it ends
-	_, raw, err := net.SplitHostPort(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := strconv.Atoi(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	port := portOf(t, FreeAddr(t)) // claimed by this test until it ends
 	if _, ok := reserve(port); ok {
 		t.Fatalf("port %d claimed twice", port)
 	}
@@ -75,4 +59,18 @@ func TestReserveHoldsAPortUntilReleased(t *testing.T) {
 		t.Fatalf("port %d still claimed after its release", other)
 	}
 	again()
+}
+
+// portOf returns the port of a host:port address.
+func portOf(t *testing.T, addr string) int {
+	t.Helper()
+	_, raw, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
 }

@@ -258,6 +258,30 @@ func playCalls(t *testing.T, rec *Recorder) {
 	}
 }
 
+// exportCalled records the hand st deals under cfg, plays it with calls
+// and checks to its end (playCalls) and exports it.
+func exportCalled(t *testing.T, cfg engine.Config, st engine.Setup) (*History, error) {
+	t.Helper()
+	rec, err := Record(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	playCalls(t, rec)
+	return rec.History()
+}
+
+// checkReplays fails the test unless h replays to its finishing stacks.
+func checkReplays(t *testing.T, h *History) {
+	t.Helper()
+	stacks, err := ReplayHistory(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := numberList(stacks), numberList(h.FinishingStacks); got != want {
+		t.Fatalf("replay %s, table %s", got, want)
+	}
+}
+
 // deckOf returns a deck that deals top first, then the rest in order.
 func deckOf(t *testing.T, top string) cards.Deck {
 	t.Helper()
@@ -295,12 +319,7 @@ func TestExportDeadSmallBlind_TP18(t *testing.T) {
 			{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "dan", Stack: 500}},
 		Posts: []engine.Post{{Seat: 0, Kind: engine.PostSmallBlind, Amount: 5}, {Seat: 1, Kind: engine.PostBigBlind, Amount: 10},
 			{Seat: 2, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: "TP-18"}}}
-	rec, err := Record(cfg, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	playCalls(t, rec)
-	h, err := rec.History()
+	h, err := exportCalled(t, cfg, st)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
@@ -312,13 +331,7 @@ func TestExportDeadSmallBlind_TP18(t *testing.T) {
 	if got := numberList(h.FinishingStacks); got != "[535, 490, 485, 490]" {
 		t.Fatalf("finishing_stacks %s, want [535, 490, 485, 490]", got)
 	}
-	stacks, err := ReplayHistory(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := numberList(stacks), numberList(h.FinishingStacks); got != want {
-		t.Fatalf("replay %s, table %s", got, want)
-	}
+	checkReplays(t, h)
 }
 
 // TestExportShortAnte: an ante posted all in for less (3 of 5) is its
@@ -345,12 +358,7 @@ func TestExportShortAnte(t *testing.T) {
 			// gets the third and sixth cards.
 			st := engine.Setup{Button: 2, Deck: deckOf(t, "7cKs"+tt.short[:2]+"2dKh"+tt.short[2:]+" 2c5h9d Js Qc"),
 				Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 100}, {Seat: 1, ID: "bob", Stack: 100}, {Seat: 2, ID: "cat", Stack: 3}}}
-			rec, err := Record(cfg, st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			playCalls(t, rec)
-			h, err := rec.History()
+			h, err := exportCalled(t, cfg, st)
 			if tt.refused {
 				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "ante posted short") {
 					t.Fatalf("export: %v, want unsupported: an ante posted short", err)
@@ -360,13 +368,7 @@ func TestExportShortAnte(t *testing.T) {
 			if err != nil {
 				t.Fatalf("export: %v", err)
 			}
-			stacks, err := ReplayHistory(h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := numberList(stacks), numberList(h.FinishingStacks); got != want {
-				t.Fatalf("replay %s, table %s", got, want)
-			}
+			checkReplays(t, h)
 		})
 	}
 }
@@ -510,26 +512,14 @@ func TestExportPostOnTheButtonBlindsMovedOn_TP16(t *testing.T) {
 					{Seat: 3, Kind: engine.PostDeadSmallBlind, Amount: 5, Rule: "G-06"}},
 				Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
 					{Seat: 2, ID: "cat", Stack: 500}, {Seat: 3, ID: "eve", Stack: 500}}}
-			rec, err := Record(cfg, st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			playCalls(t, rec)
-			h, err := rec.History()
+			h, err := exportCalled(t, cfg, st)
 			if err != nil {
 				t.Fatalf("export: %v", err)
 			}
 			if got := numberList(h.BlindsOrStraddles); got != "[0, 5, 10, 0]" {
 				t.Fatalf("blinds_or_straddles %s, want [0, 5, 10, 0]", got)
 			}
-			file, err := h.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			line := Replay(bytes.NewReader(file), "exported")
-			if line.Err != nil || line.Reject != nil || numberList(line.Stacks) != numberList(h.FinishingStacks) {
-				t.Fatalf("replay %s, table %s\n%s", line, numberList(h.FinishingStacks), file)
-			}
+			checkReplays(t, h)
 		})
 	}
 }
@@ -549,12 +539,7 @@ func TestExportShortLiveBlindAllIn_TP15(t *testing.T) {
 			{Seat: 2, Kind: engine.PostMissedBigBlind, Amount: 10, Rule: "TP-15"}},
 		Players: []engine.Player{{Seat: 0, ID: "ann", Stack: 500}, {Seat: 1, ID: "bob", Stack: 500},
 			{Seat: 2, ID: "cat", Stack: 5}, {Seat: 3, ID: "dan", Stack: 500}}}
-	rec, err := Record(cfg, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	playCalls(t, rec)
-	h, err := rec.History()
+	h, err := exportCalled(t, cfg, st)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
@@ -564,11 +549,5 @@ func TestExportShortLiveBlindAllIn_TP15(t *testing.T) {
 	if got := numberList(h.Antes); got != "[0, 0, 0, 0]" {
 		t.Fatalf("antes %s, want none", got)
 	}
-	stacks, err := ReplayHistory(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := numberList(stacks), numberList(h.FinishingStacks); got != want {
-		t.Fatalf("replay %s, table %s", got, want)
-	}
+	checkReplays(t, h)
 }
