@@ -34,23 +34,7 @@ func TestHandForHand_StartsAtTheBubbleAndStopsWhenItBursts_G26_G39_TR37(t *testi
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
 	ctx := t.Context()
-	// The entries were paid: the field the payouts count.
-	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
-		for i := range 18 {
-			p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
-				Currency: "EUR", PrizePart: 100, Fee: 10}
-			if err := tx.AddPayment(p, 0, now); err != nil {
-				return err
-			}
-			if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	payEntries(t, s, 18) // the field the payouts count
 	f := newFakeTables()
 	d := newDirector(s, f, clock.NewFake(now))
 	if err := d.Start(ctx, "ev1"); err != nil {
@@ -187,22 +171,7 @@ func atTheBubbleWithAHandNotHandled(t *testing.T) (*store.Store, *fakeTables, *d
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
 	ctx := t.Context()
-	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
-		for i := range 18 {
-			p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
-				Currency: "EUR", PrizePart: 100, Fee: 10}
-			if err := tx.AddPayment(p, 0, now); err != nil {
-				return err
-			}
-			if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	payEntries(t, s, 18) // the field the payouts count
 	f := newFakeTables()
 	d := newDirector(s, f, clock.NewFake(now))
 	if err := d.Start(ctx, "ev1"); err != nil {
@@ -404,22 +373,7 @@ func TestHandForHand_StartsWhenTheFieldStoodOnTheBubbleBeforeAHandsKnockouts_G39
 			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 			s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
 			ctx := t.Context()
-			err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
-				for i := range 18 {
-					p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
-						Currency: "EUR", PrizePart: 100, Fee: 10}
-					if err := tx.AddPayment(p, 0, now); err != nil {
-						return err
-					}
-					if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			payEntries(t, s, 18) // the field the payouts count
 			f := newFakeTables()
 			d := newDirector(s, f, clock.NewFake(now))
 			if err := d.Start(ctx, "ev1"); err != nil {
@@ -552,5 +506,27 @@ func TestHandForHand_ATableBrokenAfterItsRoundHandEndsNoRound_G26(t *testing.T) 
 	}
 	if lockstep("tbl2") != 5 || lockstep("tbl1") != 5 {
 		t.Fatalf("G-26 tables 1 and 2 deal through %d and %d before their round hands were handled, want 5 and 5", lockstep("tbl1"), lockstep("tbl2"))
+	}
+}
+
+// payEntries records the entries of n players (p01…) as paid: the field
+// the payouts count.
+func payEntries(t *testing.T, s *store.Store, n int) {
+	t.Helper()
+	err := s.Update(t.Context(), "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		for i := range n {
+			p := entry.Payment{Key: fmt.Sprintf("pay/%d", i), Kind: entry.PayEntry, EventID: "ev1", PlayerID: fmt.Sprintf("p%02d", i+1),
+				Currency: "EUR", PrizePart: 100, Fee: 10}
+			if err := tx.AddPayment(p, 0, now); err != nil {
+				return err
+			}
+			if _, err := tx.SettlePayment(p.Key, true, "tr", ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
