@@ -19,6 +19,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/server"
@@ -74,43 +75,43 @@ type Deps struct {
 
 // Service is the tournament service.
 type Service struct {
-	server   *server.Server
-	director *director.Director
-	bus      events.Bus
-	clock    clock.Clock
-	log      *slog.Logger
+	desk   *desk.Desk
+	server *server.Server
+	bus    events.Bus
+	clock  clock.Clock
+	log    *slog.Logger
 }
 
-// New wires the service over deps. It returns no error yet; the signature
-// is every service's.
+// New wires the service over deps: the store, the desk over it (with the
+// director when Deps.Tables drives the tables) and the gRPC server over
+// the desk. It returns no error yet; the signature is every service's.
 func New(_ Config, deps Deps) (*Service, error) {
 	log := deps.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	opts := []server.Option{server.WithLogger(log)}
-	if deps.Wallet != nil {
-		opts = append(opts, server.WithWallet(wallet.New(deps.Wallet)))
-	}
 	rnd := random.Crypto()
 	if deps.Random != nil {
-		rnd = random.Locked(deps.Random)
-		opts = append(opts, server.WithRandom(rnd)) // one lock for the server and the director
+		rnd = random.Locked(deps.Random) // one lock for the desk and the director
 	}
 	st := store.New(deps.DB)
 	svc := &Service{bus: deps.Bus, clock: deps.Clock, log: log}
+	dd := desk.Deps{Store: st, Clock: deps.Clock, Random: rnd, Logger: log}
+	if deps.Wallet != nil {
+		dd.Wallet = wallet.New(deps.Wallet)
+	}
 	if deps.Tables != nil {
-		svc.director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: rnd, Logger: log,
+		dd.Director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: rnd, Logger: log,
 			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) },
 			Bagged: func(ctx context.Context, id string, pay entry.Payment) error {
-				return svc.server.FlightBagged(ctx, id, pay)
+				return svc.desk.FlightBagged(ctx, id, pay)
 			},
 			KnockOutHeld: func(ctx context.Context, id string) (map[string]int, error) {
 				return svc.server.KnockOutHeld(ctx, id)
 			}})
-		opts = append(opts, server.WithDirector(svc.director))
 	}
-	svc.server = server.New(st, deps.Clock, opts...)
+	svc.desk = desk.New(dd)
+	svc.server = server.New(svc.desk)
 	return svc, nil
 }
 
@@ -122,9 +123,9 @@ func New(_ Config, deps Deps) (*Service, error) {
 // CancelTournament) and the tables' knock-outs are not recorded.
 func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = s.server.Run(ctx) })
-	if s.director != nil {
-		wg.Go(func() { _ = s.director.Run(ctx) })
+	wg.Go(func() { _ = s.desk.Run(ctx) })
+	if d := s.desk.Director(); d != nil {
+		wg.Go(func() { _ = d.Run(ctx) })
 	}
 	if s.bus != nil {
 		wg.Go(func() {
@@ -149,8 +150,8 @@ func (s *Service) Run(ctx context.Context) error {
 // tests and processes that deliver events themselves: the event's books
 // (knock-outs), then, with Deps.Tables, the director's moves.
 func (s *Service) HandleHandEnded(ctx context.Context, ev events.Event) error {
-	if s.director != nil {
-		return s.director.HandleHandEnded(ctx, ev)
+	if d := s.desk.Director(); d != nil {
+		return d.HandleHandEnded(ctx, ev)
 	}
 	return s.server.HandleHandEnded(ctx, ev)
 }

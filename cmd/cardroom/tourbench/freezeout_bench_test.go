@@ -25,6 +25,7 @@ import (
 	"github.com/cardroom/cardroom/services/table/dealer"
 	"github.com/cardroom/cardroom/services/table/engine"
 	"github.com/cardroom/cardroom/services/table/engine/cards"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -590,7 +591,7 @@ func freezeout(b *testing.B, n int) (hands int, wall time.Duration) {
 	var srv *server.Server
 	d := director.New(director.Deps{Store: st, Tables: rm, Clock: clk, Random: src,
 		Record: func(ctx context.Context, ev events.Event) error { return srv.HandleHandEnded(ctx, ev) }})
-	srv = server.New(st, clk, server.WithRandom(src), server.WithDirector(d))
+	srv = server.New(desk.New(desk.Deps{Store: st, Clock: clk, Random: src, Director: d}))
 
 	const id = "fz"
 	e := event.Event{ID: id, Name: "Freezeout", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,

@@ -11,6 +11,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
@@ -261,7 +262,7 @@ func TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26(t *testing.T) {
 	t.Parallel()
 	s, _, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := server.New(s, clock.NewFake(now), server.WithDirector(d))
+	books := server.New(desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d}))
 	if _, err := books.SetHandForHand(ctx, &tournamentv1.SetHandForHandRequest{TournamentId: "ev1", On: false}); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T
 	t.Parallel()
 	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := server.New(s, clock.NewFake(now), server.WithDirector(d))
+	books := server.New(desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d}))
 	f.mu.Lock()
 	f.fail["Hold"] = 1
 	f.mu.Unlock()

@@ -38,6 +38,17 @@ const (
 	Paying
 )
 
+var statusNames = [...]string{"UNSPECIFIED", "SCHEDULED", "RUNNING", "FINISHED", "CANCELLED", "PAYING"}
+
+// String names the status as the API's TournamentState does, without its
+// TOURNAMENT_STATE_ prefix.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "UNKNOWN"
+}
+
 // PlayOver reports whether play has ended: the winner is placed, whether
 // or not every prize is paid yet.
 func (s Status) PlayOver() bool { return s == Finished || s == Paying }

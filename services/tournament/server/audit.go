@@ -6,18 +6,11 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/cardroom/cardroom/platform/auth"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/levels"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
-
-// actor is the caller's subject for the audit log.
-func actor(ctx context.Context) string {
-	p, _ := auth.FromContext(ctx)
-	return p.Subject
-}
 
 // UpdateTournament renames, reschedules or replaces the structure sheet
 // of a scheduled tournament (TR-03, G-07), or changes the levels to come

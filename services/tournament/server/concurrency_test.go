@@ -14,6 +14,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -33,7 +34,7 @@ func TestConcurrentRegistration(t *testing.T) {
 		w := newFakeWallet(balances(names...))
 		clk := clock.NewFake(now)
 		g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-			tournamentv1.RegisterTournamentServiceServer(r, server.New(store.New(db), clk, server.WithWallet(wallet.New(w))))
+			tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: store.New(db), Clock: clk, Wallet: wallet.New(w)})))
 		})
 		f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w, floor: g.As(t, "floor-1", auth.Floor)}
 		id := f.create(t, func(r *tournamentv1.CreateTournamentRequest) {

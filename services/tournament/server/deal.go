@@ -336,7 +336,7 @@ func (s *Server) ConfirmDeal(ctx context.Context, req *tournamentv1.ConfirmDealR
 	if err != nil {
 		return nil, err
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	return &tournamentv1.ConfirmDealResponse{Deal: dealToProto(d)}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -96,8 +97,8 @@ func TestProposeDealHoldsTables_TR38(t *testing.T) {
 	tables := &heldTables{seats: map[string][]director.SeatStatus{}, holds: map[string]bool{}}
 	d := director.New(director.Deps{Store: st, Tables: tables, Clock: clk, Random: random.Seeded(3)})
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(random.Seeded(11)),
-			server.WithWallet(wallet.New(w)), server.WithDirector(d)))
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: st, Clock: clk, Random: random.Seeded(11),
+			Wallet: wallet.New(w), Director: d})))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

@@ -18,7 +18,6 @@ import (
 // Multi-day failures (issue 13).
 var (
 	ErrFlightsNotBagged = fault.New(fault.Precondition, "FLIGHTS_NOT_BAGGED", "a Day 2 starts once every one of its flights has bagged its survivors")
-	ErrEnterAFlight     = fault.New(fault.Precondition, "ENTER_A_FLIGHT", "a Day 2 is entered through its flights")
 	ErrNotADay2         = fault.New(fault.Precondition, "NOT_A_DAY2", "a flight feeds a scheduled Day 2 in its own currency")
 )
 
@@ -153,34 +152,20 @@ func bagsResponse(bags, kept []flight.Bag) *tournamentv1.ListBagsResponse {
 	return resp
 }
 
-// FlightBagged has the wallet move a bagged flight's prize pool to its
-// Day 2: the step the director recorded, settled like every other (issue
-// 13); director.Deps.Bagged.
-func (s *Server) FlightBagged(ctx context.Context, id string, pay entry.Payment) error {
-	_, _, err := s.settle(ctx, id, []entry.Payment{pay})
-	return err
-}
-
-// GetPlayerHistory returns a player's events, latest first: the entry
-// (re-entries, rebuys, add-on, money), place, prize, penalties and bag
-// (issue 13). A player reads their own history only.
+// GetPlayerHistory returns a player's events, latest first (issue 13;
+// desk.PlayerHistory). A player reads their own history only.
 func (s *Server) GetPlayerHistory(ctx context.Context, req *tournamentv1.GetPlayerHistoryRequest) (*tournamentv1.GetPlayerHistoryResponse, error) {
-	player := req.GetPlayerId()
-	if err := actFor(ctx, player); err != nil {
+	if err := actFor(ctx, req.GetPlayerId()); err != nil {
 		return nil, err
 	}
-	hist, err := s.store.PlayerHistory(ctx, player)
+	hist, err := s.desk.PlayerHistory(ctx, req.GetPlayerId())
 	if err != nil {
 		return nil, err
 	}
 	resp := &tournamentv1.GetPlayerHistoryResponse{}
 	for _, h := range hist {
-		pb, err := s.entryWithMoney(ctx, h.Event.ID, h.Entry)
-		if err != nil {
-			return nil, err
-		}
 		pe := &tournamentv1.PlayerEvent{TournamentId: h.Event.ID, Name: h.Event.Name, StartTime: timestamppb.New(h.Event.StartsAt),
-			State: stateToProto[h.Event.Status], Entry: pb, Place: int32(h.Place), Prize: h.Prize, Bounties: h.Bounties, Bagged: h.Bagged}
+			State: stateToProto[h.Event.Status], Entry: withMoney(h.Entry), Place: int32(h.Place), Prize: h.Prize, Bounties: h.Bounties, Bagged: h.Bagged}
 		for _, p := range h.Penalties {
 			pe.Penalties = append(pe.Penalties, &tournamentv1.PlayerPenalty{Type: penaltyTypeToProto[p.Type], Reason: p.Reason,
 				IssuedBy: p.IssuedBy, HandsToMiss: int32(p.HandsToMiss), IssueTime: timestamppb.New(p.Issued)})

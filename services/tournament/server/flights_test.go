@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/flight"
@@ -51,7 +52,8 @@ func TestFlightsIntoDay2_G34(t *testing.T) {
 			st := store.New(db)
 			clk := clock.NewFake(now)
 			w := newFakeWallet(map[string]int64{"a": 20000, "b": 20000, "c": 20000, "d": 20000, "e": 20000, "f": 20000})
-			srv := server.New(st, clk, server.WithRandom(random.Seeded(11)), server.WithWallet(wallet.New(w)))
+			dk := desk.New(desk.Deps{Store: st, Clock: clk, Random: random.Seeded(11), Wallet: wallet.New(w)})
+			srv := server.New(dk)
 			g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 			f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 				floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}
@@ -122,7 +124,7 @@ func TestFlightsIntoDay2_G34(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := srv.FlightBagged(ctx, id, pay); err != nil {
+				if err := dk.FlightBagged(ctx, id, pay); err != nil {
 					t.Fatal(err)
 				}
 			}

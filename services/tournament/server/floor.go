@@ -74,7 +74,7 @@ func (s *Server) SetHandForHand(ctx context.Context, req *tournamentv1.SetHandFo
 	if err != nil {
 		return nil, err
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	if !req.GetOn() {
 		// The tables waiting for the round deal again (G-26); those it
 		// cannot reach now are let go by the director's recovery pass.
@@ -111,7 +111,7 @@ func (s *Server) ReportHandEnded(ctx context.Context, req *tournamentv1.ReportHa
 	if err != nil {
 		return nil, err
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	return resp, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -35,8 +36,8 @@ func TestWatchLobby_G07_G26(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clk, server.WithRandom(random.Seeded(11)),
-			server.WithWallet(wallet.New(newFakeWallet(map[string]int64{"ann": 10000, "bob": 10000, "cat": 10000})))))
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: st, Clock: clk, Random: random.Seeded(11),
+			Wallet: wallet.New(newFakeWallet(map[string]int64{"ann": 10000, "bob": 10000, "cat": 10000}))})))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, floor: g.As(t, "floor-1", auth.Floor)}
 	id := f.create(t, func(r *tournamentv1.CreateTournamentRequest) {

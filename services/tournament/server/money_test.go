@@ -16,21 +16,23 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
-// startResumable is startWithWallet that also hands back the server, for
+// startResumable is startWithWallet that also hands back the desk, for
 // its resume loop (Service.Run's work).
-func startResumable(t *testing.T, w *fakeWallet) (*fixture, *server.Server) {
+func startResumable(t *testing.T, w *fakeWallet) (*fixture, *desk.Desk) {
 	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithWallet(wallet.New(w)), server.WithRandom(random.Seeded(5)))
+	dk := desk.New(desk.Deps{Store: store.New(db), Clock: clk, Wallet: wallet.New(w), Random: random.Seeded(5)})
+	srv := server.New(dk)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
-		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, srv
+		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, dk
 }
 
 func (f *fixture) entries(ctx context.Context, t *testing.T, id string) map[string]*tournamentv1.Entry {
@@ -61,7 +63,7 @@ func (f *fixture) state(t *testing.T, id string) tournamentv1.TournamentState {
 func TestUnregisterRefund_WalletDown_TR04(t *testing.T) {
 	t.Parallel()
 	w := newFakeWallet(balances("a", "b"))
-	f, srv := startResumable(t, w)
+	f, dk := startResumable(t, w)
 	id := f.create(t, nil)
 	f.register(t, id, "a")
 	f.register(t, id, "b")
@@ -79,7 +81,7 @@ func TestUnregisterRefund_WalletDown_TR04(t *testing.T) {
 		t.Fatalf("payouts while the refund is pending: %v, %v", pay, err)
 	}
 	// The resume loop finishes it.
-	if err := srv.ResumePayments(t.Context()); err != nil {
+	if err := dk.ResumePayments(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	en = f.entries(f.floor, t, id)["a"]
@@ -98,7 +100,7 @@ func TestUnregisterRefund_WalletDown_TR04(t *testing.T) {
 	if key := "trn/" + id + "/b/entry-refund/1"; w.calls[key] != 2 || w.get("b") != 100000 || w.pool[id] != 0 || w.house != 0 {
 		t.Fatalf("b's refund: calls %d, balance %d, pool %d, house %d", w.calls[key], w.get("b"), w.pool[id], w.house)
 	}
-	if err := srv.ResumePayments(t.Context()); err != nil || w.get("b") != 100000 {
+	if err := dk.ResumePayments(t.Context()); err != nil || w.get("b") != 100000 {
 		t.Fatalf("nothing left to resume: %v, balance %d", err, w.get("b"))
 	}
 }
@@ -215,7 +217,7 @@ func TestReentry_G23(t *testing.T) {
 func TestPayingUntilPaid_TR36(t *testing.T) {
 	t.Parallel()
 	w := newFakeWallet(balances("a", "b", "c"))
-	f, srv := startResumable(t, w)
+	f, dk := startResumable(t, w)
 	id := f.create(t, nil)
 	for _, p := range []string{"a", "b", "c"} {
 		f.register(t, id, p)
@@ -237,7 +239,7 @@ func TestPayingUntilPaid_TR36(t *testing.T) {
 	}
 	_, err = f.c.SettlePrizePool(f.floor, &tournamentv1.SettlePrizePoolRequest{TournamentId: id, Reason: "too early"})
 	wantRule(t, err, codes.FailedPrecondition, "PRIZES_NOT_PAID", "TR-34")
-	if err := srv.ResumePayments(t.Context()); err != nil {
+	if err := dk.ResumePayments(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.state(t, id); got != tournamentv1.TournamentState_TOURNAMENT_STATE_FINISHED || w.get("a") != 100000-6100+15000 {

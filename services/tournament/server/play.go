@@ -9,11 +9,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"math/rand/v2"
-
 	"github.com/cardroom/cardroom/platform/fault"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
-	"github.com/cardroom/cardroom/services/tournament/balance"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
@@ -147,49 +144,6 @@ func (s *Server) drive(ctx context.Context, what, id string, step func(context.C
 	if err := step(ctx, id); err != nil {
 		s.log.WarnContext(ctx, "tournament: tables not driven yet", "step", what, "tournament", id, "error", err)
 	}
-}
-
-// seatLate seats a player who registered after the start (G-23) the way
-// a table break does: at the shortest table, in a drawn empty seat; a new
-// table opens when every table is full, under a number no table of the
-// event had (a broken table's is closed at the table service).
-func seatLate(tx *store.Tx, t *store.Tournament, en *entry.Entry, src rand.Source) error {
-	ens, err := tx.Entries()
-	if err != nil {
-		return err
-	}
-	links, err := tx.Tables()
-	if err != nil {
-		return err
-	}
-	byTable := map[int]balance.Table{}
-	highest := 0
-	for _, l := range links {
-		highest = max(highest, l.Table)
-	}
-	for _, o := range ens {
-		if o.Status != entry.Active || o.Table == 0 || o.PlayerID == en.PlayerID {
-			continue
-		}
-		tb, ok := byTable[o.Table]
-		if !ok {
-			tb = balance.Table{ID: strconv.Itoa(o.Table), MaxSeats: t.Rules.SeatsPerTable, Seats: map[int]string{}}
-		}
-		tb.Seats[o.Seat] = o.PlayerID
-		byTable[o.Table] = tb
-		highest = max(highest, o.Table)
-	}
-	var tables []balance.Table
-	for _, n := range slices.Sorted(maps.Keys(byTable)) {
-		tables = append(tables, byTable[n])
-	}
-	id, seat, ok := balance.Place(tables, src)
-	if !ok {
-		id, seat, _ = balance.Place([]balance.Table{{ID: strconv.Itoa(highest + 1), MaxSeats: t.Rules.SeatsPerTable, Seats: map[int]string{}}}, src)
-	}
-	en.Table, _ = strconv.Atoi(id)
-	en.Seat = seat
-	return tx.AddDraw("late_seat", draw.Seat{PlayerID: en.PlayerID, Table: en.Table, Seat: en.Seat}, en.RegisteredAt)
 }
 
 func (s *Server) clockResponse(t store.Tournament) *tournamentv1.GetClockResponse {
@@ -330,86 +284,11 @@ func placeholders(n int) []standings.Finish {
 }
 
 // CancelTournament cancels the event and has the wallet refund it (TR-03,
-// G-30). The refund is a saga step keyed per event: calling again after an
-// interrupted refund finishes it.
+// G-30; desk.Cancel).
 func (s *Server) CancelTournament(ctx context.Context, req *tournamentv1.CancelTournamentRequest) (*tournamentv1.CancelTournamentResponse, error) {
-	id := req.GetTournamentId()
-	now := s.now()
-	var pay entry.Payment
-	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		if t.Event.Status == event.Cancelled {
-			rec, ok, err := tx.Payment(entry.CancelPayment(t.Event, "").Key)
-			if err != nil {
-				return err
-			}
-			if ok && rec.State == store.PaymentPending {
-				pay = rec.Payment // finish the interrupted refund with its own reason
-				return nil
-			}
-			return event.ErrNotCancellable
-		}
-		ps, err := tx.PendingPayments("")
-		if err != nil {
-			return err
-		}
-		if len(ps) > 0 {
-			// A payment still in flight could land after the refund.
-			return entry.ErrPaymentInFlight.Withf("%d payments have not settled; repeat their requests first", len(ps))
-		}
-		if err := t.Event.Cancel(); err != nil {
-			return err
-		}
-		pay = entry.CancelPayment(t.Event, req.GetReason())
-		if err := tx.AddAudit(actor(ctx), "cancel", map[string]string{"reason": req.GetReason()}, now); err != nil {
-			return err
-		}
-		return tx.AddPayment(pay, 0, now)
-	})
+	t, refunded, err := s.desk.Cancel(ctx, req.GetTournamentId(), req.GetReason(), actor(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return s.refund(ctx, id, pay)
-}
-
-// refund asks the wallet for a cancelled event's refund and records the
-// answer; the entries it paid back become Refunded.
-func (s *Server) refund(ctx context.Context, id string, pay entry.Payment) (*tournamentv1.CancelTournamentResponse, error) {
-	out := s.pay(ctx, pay)
-	if !out.done && !out.refused {
-		return nil, out.err
-	}
-	var resp tournamentv1.CancelTournamentResponse
-	err := s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		failure := ""
-		if out.err != nil {
-			failure = out.err.Error()
-		}
-		if _, err := tx.SettlePayment(pay.Key, out.done, "", failure); err != nil {
-			return err
-		}
-		if out.done {
-			ens, err := tx.Entries()
-			if err != nil {
-				return err
-			}
-			for _, en := range ens {
-				if en.TransferID != "" {
-					en.Status = entry.Refunded
-					if err := tx.PutEntry(en); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		resp.Tournament = tournamentToProto(*t)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if out.refused {
-		return nil, out.err
-	}
-	resp.Refunded = out.total
-	return &resp, nil
+	return &tournamentv1.CancelTournamentResponse{Tournament: tournamentToProto(t), Refunded: refunded}, nil
 }

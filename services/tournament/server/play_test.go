@@ -21,6 +21,7 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -231,11 +232,11 @@ func startWithWallet(t *testing.T, w *fakeWallet) *fixture {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		opts := []server.Option{server.WithRandom(random.Seeded(11))}
+		deps := desk.Deps{Store: store.New(db), Clock: clk, Random: random.Seeded(11)}
 		if w != nil {
-			opts = append(opts, server.WithWallet(wallet.New(w)))
+			deps.Wallet = wallet.New(w)
 		}
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(store.New(db), clk, opts...))
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(deps)))
 	})
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}

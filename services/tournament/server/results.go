@@ -315,7 +315,7 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 	if err != nil {
 		return nil, err
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	if resp.Finished {
 		resp.Prizes, err = s.prizes(ctx, id)
 		if err != nil {
@@ -327,44 +327,6 @@ func (s *Server) RecordKnockouts(ctx context.Context, req *tournamentv1.RecordKn
 		s.drive(ctx, "knock-outs", id, s.directorSettle)
 	}
 	return resp, nil
-}
-
-// payAll asks the wallet for each step and records the definite answers;
-// steps the wallet did not answer stay pending for PayPrizes and
-// Service.Run. The answer that pays the last prize finishes the event.
-func (s *Server) payAll(ctx context.Context, id string, pays []entry.Payment) {
-	for _, p := range pays {
-		out := s.pay(ctx, p)
-		if !out.done && !out.refused {
-			continue
-		}
-		failure := ""
-		if out.err != nil {
-			failure = out.err.Error()
-		}
-		// A failed write leaves the step pending; PayPrizes repeats it
-		// under the same key.
-		_ = s.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-			if _, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure); err != nil {
-				return err
-			}
-			return finishWhenPaid(tx, t)
-		})
-	}
-}
-
-// finishWhenPaid moves a Paying event to Finished once every prize and
-// voucher step is paid; one pending or refused keeps it Paying.
-func finishWhenPaid(tx *store.Tx, t *store.Tournament) error {
-	if t.Event.Status != event.Paying {
-		return nil
-	}
-	unpaid, err := tx.UnpaidPrizes()
-	if err != nil || unpaid > 0 {
-		return err
-	}
-	t.Event.Status = event.Finished
-	return nil
 }
 
 var prizeStates = map[store.PaymentState]tournamentv1.PrizeState{
@@ -452,7 +414,7 @@ func (s *Server) PayPrizes(ctx context.Context, req *tournamentv1.PayPrizesReque
 			pays = append(pays, r.Payment)
 		}
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	prizes, err := s.prizes(ctx, id)
 	if err != nil {
 		return nil, err
@@ -534,7 +496,7 @@ func (s *Server) IssuePenalty(ctx context.Context, req *tournamentv1.IssuePenalt
 		return nil, err
 	}
 	if finished {
-		s.payAll(ctx, id, pays)
+		s.desk.PayAll(ctx, id, pays)
 	}
 	if resp.GetFinish() != nil {
 		// Out of play (TR-34): the player leaves their table with their

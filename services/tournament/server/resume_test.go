@@ -12,6 +12,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -24,7 +25,8 @@ func TestResumePayments(t *testing.T) {
 	w := newFakeWallet(balances("a", "b", "c"))
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithWallet(wallet.New(w)), server.WithRandom(random.Seeded(5)))
+	dk := desk.New(desk.Deps{Store: store.New(db), Clock: clk, Wallet: wallet.New(w), Random: random.Seeded(5)})
+	srv := server.New(dk)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}
@@ -33,7 +35,7 @@ func TestResumePayments(t *testing.T) {
 	w.down = 1
 	_, err := f.c.RegisterPlayer(f.g.As(t, "b", auth.Player), &tournamentv1.RegisterPlayerRequest{TournamentId: id, PlayerId: "b"})
 	wantRule(t, err, codes.Unavailable, "PAYMENT_PENDING", "")
-	if err := srv.ResumePayments(t.Context()); err != nil {
+	if err := dk.ResumePayments(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	list, _ := f.c.ListEntries(f.floor, &tournamentv1.ListEntriesRequest{TournamentId: id})
@@ -44,13 +46,13 @@ func TestResumePayments(t *testing.T) {
 	w.down = 1
 	_, err = f.c.CancelTournament(f.admin, &tournamentv1.CancelTournamentRequest{TournamentId: id, Reason: "power cut"})
 	wantRule(t, err, codes.Unavailable, "PAYMENT_PENDING", "")
-	if err := srv.ResumePayments(t.Context()); err != nil {
+	if err := dk.ResumePayments(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if w.get("a") != 100000 || w.get("b") != 100000 {
 		t.Fatalf("refund not finished: a %d b %d", w.get("a"), w.get("b"))
 	}
-	if err := srv.ResumePayments(t.Context()); err != nil || w.calls["trn/"+id+"/refund"] != 2 {
+	if err := dk.ResumePayments(t.Context()); err != nil || w.calls["trn/"+id+"/refund"] != 2 {
 		t.Fatalf("nothing left to resume: %v, calls %v", err, w.calls)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -15,9 +16,9 @@ import (
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/fault"
-	"github.com/cardroom/cardroom/platform/random"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
@@ -26,55 +27,24 @@ import (
 // DefaultPageSize is the page size when a request leaves it 0.
 const DefaultPageSize = 50
 
-// Server implements tournamentv1.TournamentServiceServer.
+// Server implements tournamentv1.TournamentServiceServer over a desk.
 type Server struct {
 	tournamentv1.UnimplementedTournamentServiceServer
+	desk   *desk.Desk
 	store  *store.Store
 	clock  clock.Clock
-	wallet Wallet
 	random rand.Source
 	log    *slog.Logger
 	// director drives the tables; nil leaves them to the floor.
 	director *director.Director
 }
 
-// Option configures a Server.
-type Option func(*Server)
-
-// WithWallet moves entry, rebuy, add-on and refund money through w
-// (wallet.New). Without it the server keeps the books alone (tests
-// without money).
-func WithWallet(w Wallet) Option { return func(s *Server) { s.wallet = w } }
-
-// WithDirector has d drive the tournament's tables: the start seats the
-// draw at them, a pause or resume of the clock sends them the schedule.
-func WithDirector(d *director.Director) Option { return func(s *Server) { s.director = d } }
-
-// WithRandom draws seats and buttons from src instead of crypto/rand
-// (seeded tests and replays). Calls are serialized, so src need not be
-// safe for concurrent use.
-func WithRandom(src rand.Source) Option {
-	return func(s *Server) { s.random = random.Locked(src) }
+// New returns a Server over d.
+func New(d *desk.Desk) *Server {
+	return &Server{desk: d, store: d.Store(), clock: d.Clock(), random: d.Random(), log: d.Logger(), director: d.Director()}
 }
 
-// WithLogger logs what the event consumer drops (undecodable events,
-// hand-for-hand hands out of turn); nil keeps slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(s *Server) {
-		if l != nil {
-			s.log = l
-		}
-	}
-}
-
-// New returns a Server over s.
-func New(s *store.Store, clk clock.Clock, opts ...Option) *Server {
-	srv := &Server{store: s, clock: clk, wallet: noMoney{}, random: random.Crypto(), log: slog.Default()}
-	for _, o := range opts {
-		o(srv)
-	}
-	return srv
-}
+func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
 
 // CreateTournament schedules a tournament with its published house rules:
 // entry policy, structure sheet, payouts (TR-36); what the request leaves

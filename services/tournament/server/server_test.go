@@ -16,6 +16,7 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -26,7 +27,7 @@ func start(t *testing.T) (*testkit.GRPC, tournamentv1.TournamentServiceClient) {
 	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(store.New(db), clock.NewFake(now)))
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: store.New(db), Clock: clock.NewFake(now)})))
 	})
 	return g, tournamentv1.NewTournamentServiceClient(g.Conn)
 }

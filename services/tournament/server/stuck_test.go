@@ -11,6 +11,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -24,7 +25,7 @@ func TestGetTournament_ShowsStuckStepsAndTheFinalRedrawSetting(t *testing.T) {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	st := store.New(db)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
-		tournamentv1.RegisterTournamentServiceServer(r, server.New(st, clock.NewFake(now)))
+		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: st, Clock: clock.NewFake(now)})))
 	})
 	c := tournamentv1.NewTournamentServiceClient(g.Conn)
 	floor := g.As(t, "floor-1", auth.Floor)

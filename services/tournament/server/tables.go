@@ -103,7 +103,7 @@ func (s *Server) HandleHandEnded(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	// Prize steps the wallet does not answer now stay pending for Run.
-	s.payAll(ctx, link.TournamentID, pays)
+	s.desk.PayAll(ctx, link.TournamentID, pays)
 	return nil
 }
 
@@ -223,7 +223,7 @@ func (s *Server) KnockOutHeld(ctx context.Context, id string) (map[string]int, e
 		s.log.InfoContext(ctx, "tournament: held players knocked out at tables that cannot deal, with no hand to end",
 			"tournament", id, "knocked_out", len(out), "rule_id", "G-42")
 	}
-	s.payAll(ctx, id, pays)
+	s.desk.PayAll(ctx, id, pays)
 	return out, nil
 }
 
@@ -238,21 +238,6 @@ func liveAt(t *store.Tournament, ens []entry.Entry) map[int]int {
 		}
 	}
 	return live
-}
-
-// idleTable reports whether the player's table can deal no more hands
-// (G-42) where that decides a rebuy or an add-on: the rebuy period is over
-// and the table has not counted its last rebuy hands (TR-16), which it
-// never will. Its last rebuy hands are then over.
-func idleTable(tx *store.Tx, t *store.Tournament, en entry.Entry, now time.Time) (bool, error) {
-	if en.Table == 0 || now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) || t.RebuyHands[en.Table] >= t.Rules.Entry.LastRebuyHands {
-		return false, nil
-	}
-	ens, err := tx.Entries()
-	if err != nil {
-		return false, err
-	}
-	return liveAt(t, ens)[en.Table] < 2, nil
 }
 
 // rebuysAfter counts the entry's last rebuys asked for after end (TR-13):

@@ -22,6 +22,7 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -34,7 +35,7 @@ func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations(),
 		Shared: []sqlstore.MigrationSet{events.Migrations}})
 	clk := clock.NewFake(now)
-	srv := server.New(store.New(db), clk, server.WithRandom(random.Seeded(11)), server.WithWallet(wallet.New(w)))
+	srv := server.New(desk.New(desk.Deps{Store: store.New(db), Clock: clk, Random: random.Seeded(11), Wallet: wallet.New(w)}))
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	bus := events.NewMemory(events.MemoryOptions{})
 	done := make(chan struct{})

@@ -1,9 +1,9 @@
-// Package wallet is the tournament server's adapter to the wallet service:
-// it implements server.Wallet over the generated WalletService client and
+// Package wallet is the tournament desk's adapter to the wallet service:
+// it implements desk.Wallet over the generated WalletService client and
 // classifies the wallet's errors in one place: a status the wallet decided
 // (InvalidArgument, FailedPrecondition, NotFound, PermissionDenied,
 // AlreadyExists, OutOfRange, Unauthenticated) is a refusal
-// (server.PaymentRefused, nothing moved); anything else is no answer.
+// (desk.PaymentRefused, nothing moved); anything else is no answer.
 package wallet
 
 import (
@@ -15,8 +15,8 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/entry"
-	"github.com/cardroom/cardroom/services/tournament/server"
 )
 
 // Client pays a tournament's saga steps through the wallet service.
@@ -24,7 +24,7 @@ type Client struct {
 	c walletv1.WalletServiceClient
 }
 
-var _ server.Wallet = (*Client)(nil)
+var _ desk.Wallet = (*Client)(nil)
 
 // New returns a Client over c, which must be dialled with the service's
 // own token (rpc.Options.ServiceToken): the tournament service pays, not
@@ -32,7 +32,7 @@ var _ server.Wallet = (*Client)(nil)
 func New(c walletv1.WalletServiceClient) *Client { return &Client{c: c} }
 
 // Pay asks the wallet for one saga step under its idempotency key.
-func (w *Client) Pay(ctx context.Context, p entry.Payment) (server.Paid, error) {
+func (w *Client) Pay(ctx context.Context, p entry.Payment) (desk.Paid, error) {
 	ctx = auth.WithToken(ctx, "")
 	var (
 		transfer *walletv1.Transfer
@@ -81,15 +81,15 @@ func (w *Client) Pay(ctx context.Context, p entry.Payment) (server.Paid, error) 
 		r, err = w.c.Refund(ctx, &walletv1.RefundRequest{IdempotencyKey: p.Key, EventId: p.EventID, Reason: p.Note})
 		total = r.GetTotal()
 	default:
-		return server.Paid{}, &server.PaymentRefused{Err: fmt.Errorf("payment %s: unknown kind %s", p.Key, p.Kind)}
+		return desk.Paid{}, &desk.PaymentRefused{Err: fmt.Errorf("payment %s: unknown kind %s", p.Key, p.Kind)}
 	}
 	switch status.Code(err) {
 	case codes.OK:
-		return server.Paid{TransferID: transfer.GetTransferId(), Total: total}, nil
+		return desk.Paid{TransferID: transfer.GetTransferId(), Total: total}, nil
 	case codes.InvalidArgument, codes.FailedPrecondition, codes.NotFound, codes.PermissionDenied, codes.AlreadyExists,
 		codes.OutOfRange, codes.Unauthenticated:
 		// Its status (reason, rule) goes back to the caller as it is.
-		return server.Paid{}, &server.PaymentRefused{Err: fmt.Errorf("wallet %s %s: %w", p.Kind, p.Key, err)}
+		return desk.Paid{}, &desk.PaymentRefused{Err: fmt.Errorf("wallet %s %s: %w", p.Kind, p.Key, err)}
 	}
-	return server.Paid{}, err
+	return desk.Paid{}, err
 }

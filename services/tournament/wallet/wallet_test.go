@@ -15,8 +15,8 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/testkit"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/entry"
-	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
 )
 
@@ -113,7 +113,7 @@ var payments = []entry.Payment{
 }
 
 // paid is what each kind's step that goes through answers.
-var paid = map[entry.Kind]server.Paid{
+var paid = map[entry.Kind]desk.Paid{
 	entry.PayEntry:    {TransferID: "tr-entry"},
 	entry.PayRebuy:    {TransferID: "tr-rebuy"},
 	entry.PayAddOn:    {TransferID: "tr-add-on"},
@@ -125,15 +125,15 @@ var paid = map[entry.Kind]server.Paid{
 	entry.RefundEvent: {Total: 70},
 }
 
-// Outcomes of a step as the server reads them (server.Wallet).
+// Outcomes of a step as the desk reads them (desk.Wallet).
 const (
 	done    = "done"    // nil: the money moved
-	refused = "refused" // *server.PaymentRefused: nothing moved, for good
+	refused = "refused" // *desk.PaymentRefused: nothing moved, for good
 	pending = "pending" // any other error: no answer, the same key repeats it
 )
 
 func outcome(err error) string {
-	var r *server.PaymentRefused
+	var r *desk.PaymentRefused
 	switch {
 	case err == nil:
 		return done
@@ -195,7 +195,7 @@ func TestPayClassifiesAnswers(t *testing.T) {
 				if err != nil && status.Code(err) != c.code {
 					t.Errorf("%s: code %s (%v), want %s", p.Kind, status.Code(err), err, c.code)
 				}
-				if want := map[bool]server.Paid{true: paid[p.Kind]}[c.want == done]; got != want {
+				if want := map[bool]desk.Paid{true: paid[p.Kind]}[c.want == done]; got != want {
 					t.Errorf("%s: paid %+v, want %+v", p.Kind, got, want)
 				}
 			}
@@ -217,7 +217,7 @@ func TestPayClassifiesAnswers(t *testing.T) {
 }
 
 // pay pays p; block: giving up after 100 ms.
-func pay(ctx context.Context, w *wallet.Client, p entry.Payment, block bool) (server.Paid, error) {
+func pay(ctx context.Context, w *wallet.Client, p entry.Payment, block bool) (desk.Paid, error) {
 	if block {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, 100*time.Millisecond)

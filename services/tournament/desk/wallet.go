@@ -1,4 +1,4 @@
-package server
+package desk
 
 import (
 	"context"
@@ -50,8 +50,8 @@ type outcome struct {
 }
 
 // pay asks the wallet for one saga step.
-func (s *Server) pay(ctx context.Context, p entry.Payment) outcome {
-	paid, err := s.wallet.Pay(ctx, p)
+func (d *Desk) pay(ctx context.Context, p entry.Payment) outcome {
+	paid, err := d.wallet.Pay(ctx, p)
 	var refused *PaymentRefused
 	switch {
 	case err == nil:
