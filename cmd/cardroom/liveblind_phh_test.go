@@ -179,3 +179,68 @@ func TestNewPlayerPostsOnTheButton_TP16(t *testing.T) {
 	}
 	t.Fatal("TP-16: eve came back with post_now and was not dealt in within four hands")
 }
+
+// TestTwoDealtWithOneWaitingPlayHeadsUp_G04 plays ann (seat 0) and cat
+// (seat 2) heads-up; during a hand with the button on ann, dan sits down
+// in seat 1 without posting, so the next hand's button falls on his seat
+// and he waits for it to pass (G-06). That hand is dealt to two and is
+// played heads-up (G-04): the button goes to cat, who posts the small
+// blind and acts first before the flop, ann posts the big blind and acts
+// first after it. The button used to stay on dan's seat, cat acted first
+// on every round, and the hand's PHH was refused 400 PHH_UNSUPPORTED (PHH
+// plays two-handed hands by G-04). Every copy of its PHH is served and the
+// floor's replays to the stacks the table paid; the chips and the books
+// reconcile afterwards.
+func TestTwoDealtWithOneWaitingPlayHeadsUp_G04(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the whole suite")
+	}
+	t.Parallel()
+	r := newFrontendRoom(t, "ann", "cat", "dan")
+	table := r.openTable("Heads-up 5/10", 5, 10, nil)["table_id"].(string)
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 0, "player_id": "ann", "amount": 1000}, nil)
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 2, "player_id": "cat", "amount": 1000}, nil)
+	for hands := 0; r.waitHand(table).Hand.Button != 0; hands++ {
+		if hands == 4 {
+			t.Fatal("G-04: the button did not come to ann (seat 0) in four heads-up hands")
+		}
+		r.playHand(table, checkDown)
+	}
+	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 1, "player_id": "dan", "amount": 1000}, nil)
+	r.playHand(table, checkDown)
+
+	no := r.playHand(table, checkDown)
+	hist := r.history(table, no)
+	var dealt, posts, order []string
+	for _, s := range hist.Seats {
+		dealt = append(dealt, s.Player)
+	}
+	flop := false
+	for _, e := range hist.Events {
+		switch {
+		case e.Kind == "post":
+			posts = append(posts, fmt.Sprintf("%d %s/%s/%d", e.Seat, e.Post, e.Rule, e.Amount))
+		case e.Kind == "deal_board":
+			flop = true
+		case flop && (e.Kind == "check" || e.Kind == "call"):
+			order = append(order, fmt.Sprint(e.Seat))
+		case !flop && (e.Kind == "check" || e.Kind == "call") && len(order) == 0:
+			order = append(order, "pre "+fmt.Sprint(e.Seat))
+		}
+	}
+	if !slices.Equal(dealt, []string{"ann", "cat"}) {
+		t.Fatalf("hand %d dealt %v, want ann and cat with dan waiting for the button to pass (G-06)", no, dealt)
+	}
+	if hist.Button != 2 {
+		t.Errorf("G-04: hand %d's button on seat %d, want cat's (2): the button goes to the player not in the big blind", no, hist.Button)
+	}
+	if want := []string{"2 small_blind/G-04/5", "0 big_blind/TP-10/10"}; !slices.Equal(posts, want) {
+		t.Errorf("G-04: hand %d's posts %v, want %v", no, posts, want)
+	}
+	if len(order) < 3 || order[0] != "pre 2" || order[1] != "0" || order[2] != "2" {
+		t.Errorf("G-04: hand %d's first actions by seat %v, want cat (2) first before the flop, ann (0) first after it", no, order)
+	}
+	r.replayPHH(table, no, dealt)
+	r.checkChips("after the heads-up hand with dan waiting")
+	r.auditClean("after the heads-up hand with dan waiting")
+}

@@ -68,11 +68,14 @@ func TestEveryHandExportsAsPHH(t *testing.T) {
 						t.Errorf("no %s post in %d hands: the night proves nothing of it (posts seen: %v)", want, n.hands, n.posted)
 					}
 				}
+				if n.waitingHeadsUp == 0 {
+					t.Errorf("no hand dealt to two with a third player waiting in %d hands: G-04's heads-up by the players dealt in is unproved", n.hands)
+				}
 			}
 			if n.exported < n.hands*9/10 {
 				t.Errorf("%d of %d hands exported: too few to have proved much", n.exported, n.hands)
 			}
-			t.Logf("%d hands, %d exported, refused as documented: %v", n.hands, n.exported, n.refused)
+			t.Logf("%d hands (%d heads-up with a player waiting), %d exported, refused as documented: %v", n.hands, n.waitingHeadsUp, n.exported, n.refused)
 		})
 	}
 }
@@ -89,6 +92,9 @@ type night struct {
 	refused  map[string]int // documented refusals by reason
 	posted   map[string]int // forced bets dealt, by kind and rule
 	deck     uint64
+	// waitingHeadsUp counts the hands dealt to two while a third player
+	// with chips, not sitting out, waited (G-04 with G-06 or TP-13).
+	waitingHeadsUp int
 }
 
 func newNight(t *testing.T, cfg engine.Config, seed uint64) *night {
@@ -193,6 +199,12 @@ func (n *night) betweenHands() {
 func (n *night) playHand() {
 	n.now = n.now.Add(time.Minute)
 	n.deck++
+	ready := 0
+	for _, s := range n.tb.Seats() {
+		if s.Occupied() && s.Stack > 0 && !s.SittingOut {
+			ready++
+		}
+	}
 	out, err := n.tb.StartHand(seeded(n.deck), n.now)
 	if err != nil {
 		n.t.Fatalf("hand %d: start: %v", n.hands+1, err)
@@ -216,6 +228,9 @@ func (n *night) playHand() {
 		}
 	}
 	n.hands++
+	if len(out.History.Setup.Players) == 2 && ready > 2 {
+		n.waitingHeadsUp++
+	}
 	n.export(out.History)
 }
 
@@ -252,9 +267,6 @@ func (n *night) export(h *History) {
 		case !errors.Is(err, phh.ErrUnsupported):
 		case strings.Contains(err.Error(), "a big blind posted live out of position"):
 			n.refused["a live blind out of position PHH cannot place"]++
-			return
-		case strings.Contains(err.Error(), "heads-up with the small blind off the button"):
-			n.refused["heads-up with the button on a seat not dealt in"]++
 			return
 		}
 		n.t.Errorf("hand %d: PHH: %v\nposts: %v", h.HandNo, err, postsOf(h.Events))

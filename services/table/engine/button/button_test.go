@@ -204,6 +204,14 @@ func TestPositions(t *testing.T) {
 			order: []int{0, 1}, first: 1, headsUp: true,
 			wantPosts: map[int][]PostKind{1: {PostSmallBlind}, 0: {PostBigBlind}},
 		},
+		{
+			name: "G-04 two dealt in, a new player waiting on the button's seat (G-06): heads-up, the button moves to the small blind",
+			table: cash([]Seat{{Player: "A", Stack: 100}, Sit("D", 100), {Player: "C", Stack: 100}, {}},
+				Positions{Button: 0, SmallBlind: 1, BigBlind: 2}),
+			want:  Positions{Button: 2, SmallBlind: 2, BigBlind: 0},
+			order: []int{0, 2}, first: 2, headsUp: true,
+			wantPosts: map[int][]PostKind{2: {PostSmallBlind}, 0: {PostBigBlind}},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -151,8 +151,19 @@ func check(t *testing.T, tb Table, p Plan) {
 		t.Fatalf("%d big blinds, %d small blinds, big blind dealt=%v", bbs, sbs, dealt[p.Positions.BigBlind])
 	}
 	pos := p.Positions
-	if pos.BigBlind == pos.SmallBlind || pos.BigBlind == pos.Button || (pos.Button == pos.SmallBlind) != p.HeadsUp {
+	if pos.BigBlind == pos.SmallBlind || pos.BigBlind == pos.Button {
 		t.Fatalf("positions %+v heads-up=%v", pos, p.HeadsUp)
+	}
+	// G-04: two dealt in play heads-up, the button on the player not in
+	// the big blind and posting the small blind unless it is dead.
+	if p.HeadsUp != (len(p.Players) == 2) {
+		t.Fatalf("G-04: heads-up=%v with %d dealt in", p.HeadsUp, len(p.Players))
+	}
+	if p.HeadsUp && (!dealt[pos.Button] || (!p.SmallBlindDead && pos.Button != pos.SmallBlind)) {
+		t.Fatalf("G-04: heads-up positions %+v (small blind dead %v, button dealt %v)", pos, p.SmallBlindDead, dealt[pos.Button])
+	}
+	if !p.HeadsUp && pos.Button == pos.SmallBlind {
+		t.Fatalf("positions %+v: the button posts the small blind only heads-up", pos)
 	}
 	if tb.Previous.BigBlind != NoSeat && pos.BigBlind == tb.Previous.BigBlind {
 		t.Fatalf("the big blind did not advance from %d", pos.BigBlind)

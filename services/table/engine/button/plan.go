@@ -156,6 +156,9 @@ func (p *planner) plan() (Plan, error) {
 	if len(order) < 2 {
 		return Plan{}, refusal.New("TP-10", refusal.TooFewPlayers, fmt.Sprintf("%d player(s) would be dealt in; a hand needs two", len(order)))
 	}
+	if len(order) == 2 && !p.headsUp {
+		order = p.dealtHeadsUp(order)
+	}
 
 	p.postBlinds(first, order)
 	straddler, offer, err := p.straddle(order)
@@ -186,6 +189,26 @@ func (p *planner) plan() (Plan, error) {
 		plan.PreflopFirst = p.nextDealt(p.bb) // TP-11
 	}
 	return plan, nil
+}
+
+// dealtHeadsUp plays a hand dealt to two players heads-up (G-04) even when
+// more can play: a third seated player waiting for the big blind (TP-13) or
+// for the button to pass (G-06). The button goes to the player not in the
+// big blind, who posts the small blind when one is posted, acts first
+// before the flop and last after it. Left on a seat not dealt in, the
+// button would have the small blind act first after the flop, which no
+// heads-up rule allows (and PHH, which orders heads-up play by G-04,
+// could not record the hand). The next hand's blinds move on from this
+// hand's blinds, not its button, so no one posts twice or skips a blind.
+// It returns the deal order from the button's new place.
+func (p *planner) dealtHeadsUp(order []int) []int {
+	p.headsUp = true
+	for _, i := range order {
+		if i != p.bb {
+			p.btn = i
+		}
+	}
+	return p.dealOrder()
 }
 
 // deal decides who is dealt in, recording the skipped seats, and returns

@@ -226,8 +226,8 @@ type Plan struct {
 	Positions Positions
 	// SmallBlindDead is true when nobody posts the small blind.
 	SmallBlindDead bool
-	// HeadsUp is true when two players can play (G-04): the button posts
-	// the small blind and acts first before the flop.
+	// HeadsUp is true when two players are dealt in (G-04): the button
+	// posts the small blind, acts first before the flop and last after it.
 	HeadsUp bool
 	// Posts are the forced bets in posting order: blinds, big-blind ante,
 	// debts and new-player posts, antes, straddle.
