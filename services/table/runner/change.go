@@ -211,10 +211,12 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 		// atomic by itself, saves the BEGIN and COMMIT round trips.
 		return t.saveStateOnly(ctx, st, closed)
 	}
-	return held(t.update(ctx, false, func(tx *sqlstore.Tx) error {
-		if err := d.Store.SaveState(ctx, tx, t.fence, st, closed); err != nil {
-			return err
-		}
+	// The state and all it caused in one transaction, fenced, shared with
+	// the other tables writing at the same moment (store.StateGroup): a
+	// hand's end commits with them instead of alone. Like a plain
+	// action's write, it is waited for once taken (only the lease ends
+	// the wait), so the table knows whether its hand end was stored.
+	caused := func(ctx context.Context, tx *sqlstore.Tx) error {
 		for _, h := range hands {
 			if err := d.Store.SaveHand(ctx, tx, h.hand, h.players); err != nil {
 				return err
@@ -234,6 +236,9 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 			return extra(tx)
 		}
 		return nil
+	}
+	return held(t.underLease(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		return d.States.SaveWith(ctx, store.StateSave{Fence: t.fence, State: st, Closed: closed, Also: caused})
 	}))
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,11 +13,20 @@ import (
 	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
-// StateSave is one table's state write: what SaveStateNow takes.
+// StateSave is one table's state write: what SaveStateNow takes, and
+// what the change also wrote.
 type StateSave struct {
 	Fence  sqlstore.Fence
 	State  State
 	Closed bool
+	// Also, when set, writes what the change caused besides the table row
+	// (a hand's history, its events, cash-outs, rulings) in the same
+	// transaction as the state, once the state was written under its
+	// fence; it is not run for a table fenced out. Its statements are
+	// detached from ctx's cancellation (sqlstore.Tx.Within) and it may run
+	// more than once (a transaction run again after a conflict, or the
+	// table written alone after its batch failed).
+	Also func(ctx context.Context, tx *sqlstore.Tx) error
 }
 
 // SaveStates writes several tables' play states at once, each under its
@@ -27,19 +37,30 @@ type StateSave struct {
 // same table.
 //
 // On PostgreSQL it is one UPDATE statement outside any transaction: one
-// round trip, one commit and one WAL flush for every table in it. On
-// SQLite it is one transaction with a statement per table.
+// round trip, one commit and one WAL flush for every table in it; when a
+// save has Also, the UPDATE and every written table's Also run in one
+// transaction (one commit, one flush for all of them), and an Also that
+// fails fails the whole write. On SQLite it is one transaction with a
+// statement per table.
 func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error, err error) {
 	seen := make(map[string]bool, len(saves))
+	also := false
 	for _, sv := range saves {
 		if seen[sv.Fence.ID] {
 			return nil, fmt.Errorf("save table states: table %s twice", sv.Fence.ID)
 		}
 		seen[sv.Fence.ID] = true
+		also = also || sv.Also != nil
 	}
-	if s.db.Dialect() != sqlstore.Postgres {
+	if s.db.Dialect() != sqlstore.Postgres || also {
 		return s.saveStatesTx(ctx, saves)
 	}
+	return s.updateStates(ctx, s.db.SQL(), saves)
+}
+
+// updateStates is SaveStates' fenced UPDATE of every table in saves on
+// PostgreSQL, through q (the database, or a transaction).
+func (s *Store) updateStates(ctx context.Context, q sqlstore.Querier, saves []StateSave) ([]error, error) {
 	n := len(saves)
 	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
 	hands, closing, closed := make([][]byte, n), make([]bool, n), make([]bool, n)
@@ -49,7 +70,7 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 	}
 	// unnest keeps the statement's text the same for every batch size, so
 	// its prepared form is reused.
-	rows, err := s.db.SQL().QueryContext(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
+	rows, err := q.QueryContext(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
 		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::boolean[], $6::boolean[]) AS v (id, epoch, state, hand, closing, closed)
 		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, ids, epochs, states, hands, closing, closed)
 	if err != nil {
@@ -67,7 +88,7 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("save %d table states: %w", n, err)
 	}
-	errs = make([]error, n)
+	errs := make([]error, n)
 	for i, sv := range saves {
 		if !saved[sv.Fence.ID] {
 			errs[i] = fmt.Errorf("save table %s state: %w", sv.Fence.ID, sqlstore.ErrFencedOut)
@@ -76,18 +97,36 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 	return errs, nil
 }
 
-// saveStatesTx is SaveStates as one transaction of single-table writes.
+// saveStatesTx is SaveStates as one transaction: the states (one UPDATE
+// on PostgreSQL, a statement per table on SQLite), then the Also of every
+// table written.
 func (s *Store) saveStatesTx(ctx context.Context, saves []StateSave) ([]error, error) {
 	errs := make([]error, len(saves))
-	err := s.db.Tx(ctx, func(tx *sqlstore.Tx) error {
+	err := s.db.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
 		clear(errs)
-		for i, sv := range saves {
-			err := s.SaveState(ctx, tx, sv.Fence, sv.State, sv.Closed)
-			switch {
-			case errors.Is(err, sqlstore.ErrFencedOut):
-				errs[i] = err // a statement that touched no row: the transaction goes on
-			case err != nil:
+		if s.db.Dialect() == sqlstore.Postgres {
+			written, err := s.updateStates(ctx, tx, saves)
+			if err != nil {
 				return err
+			}
+			copy(errs, written)
+		} else {
+			for i, sv := range saves {
+				err := s.SaveState(ctx, tx, sv.Fence, sv.State, sv.Closed)
+				switch {
+				case errors.Is(err, sqlstore.ErrFencedOut):
+					errs[i] = err // a statement that touched no row: the transaction goes on
+				case err != nil:
+					return err
+				}
+			}
+		}
+		for i, sv := range saves {
+			if errs[i] != nil || sv.Also == nil {
+				continue
+			}
+			if err := tx.Within(func(tx *sqlstore.Tx) error { return sv.Also(ctx, tx) }); err != nil {
+				return fmt.Errorf("table %s: %w", sv.Fence.ID, err)
 			}
 		}
 		return nil
@@ -96,6 +135,20 @@ func (s *Store) saveStatesTx(ctx context.Context, saves []StateSave) ([]error, e
 		return nil, fmt.Errorf("save %d table states: %w", len(saves), err)
 	}
 	return errs, nil
+}
+
+// SaveStateWith writes one table's state, and its Also in the same
+// transaction, alone: SaveStateNow when it has no Also.
+func (s *Store) SaveStateWith(ctx context.Context, sv StateSave) error {
+	if sv.Also == nil {
+		return s.SaveStateNow(ctx, sv.Fence, sv.State, sv.Closed)
+	}
+	return s.db.TxWith(ctx, sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}, func(tx *sqlstore.Tx) error {
+		if err := s.SaveState(ctx, tx, sv.Fence, sv.State, sv.Closed); err != nil {
+			return err
+		}
+		return sv.Also(ctx, tx)
+	})
 }
 
 // StateGroup group-commits the state writes of plain actions: concurrent
@@ -183,10 +236,21 @@ func (g *StateGroup) Stats() StateGroupStats {
 // write may still commit — harmlessly, since a new owner's claim either
 // sees it or fences it out.)
 func (g *StateGroup) Save(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
+	return g.SaveWith(ctx, StateSave{Fence: f, State: st, Closed: closed})
+}
+
+// SaveWith is Save of a StateSave whose Also (a hand's end: its history,
+// events, the next deck) is written in the batch's transaction, so that
+// hands ending at several tables, and the plain actions written with them,
+// share one commit. A batch that fails as a whole (an Also refused) is
+// written again table by table, each with its Also in a transaction of
+// its own, so a refusal is its own table's alone.
+func (g *StateGroup) SaveWith(ctx context.Context, sv StateSave) error {
+	f := sv.Fence
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("save table %s state: %w", f.ID, context.Cause(ctx))
 	}
-	c := &stateCall{ctx: ctx, save: StateSave{Fence: f, State: st, Closed: closed}, done: make(chan struct{})}
+	c := &stateCall{ctx: ctx, save: sv, done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
 	if g.running < g.committers {
@@ -271,8 +335,7 @@ func (g *StateGroup) run(batch []*stateCall) {
 		case len(batch) == 1:
 			c.err = err
 		default:
-			sv := c.save
-			c.err = g.store.SaveStateNow(ctx, sv.Fence, sv.State, sv.Closed)
+			c.err = g.store.SaveStateWith(ctx, c.save)
 			if c.err == nil {
 				g.batches.Add(1)
 				g.saves.Add(1)

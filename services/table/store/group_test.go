@@ -191,3 +191,84 @@ func TestStateGroupCallerLeavesBeforeBatch(t *testing.T) {
 		}
 	})
 }
+
+// TestStateGroupWritesHandEndsInTheBatch: a hand's end (its history and
+// player index, written by the save's Also) goes into the batch's one
+// transaction with the plain writes; a table fenced out writes neither its
+// state nor its hand (ARCHITECTURE.md, "Correctness under concurrency");
+// and a hand end refused (here a hand stored twice) fails its own table
+// alone — the batch is written again table by table.
+func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		fences := createTables(t, s, 4)
+		claim(t, db, "t2")
+		end := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
+		handEnd := func(id string, no int64) func(ctx context.Context, tx *sqlstore.Tx) error {
+			return func(ctx context.Context, tx *sqlstore.Tx) error {
+				return s.SaveHand(ctx, tx, Hand{TableID: id, HandNo: no, Start: end.Add(-time.Minute), End: end, History: []byte{1, 2, 3}},
+					[]HandPlayer{{Player: "alice", Seat: 1, Net: 5}, {Player: "bob", Seat: 2, Net: -5}})
+			}
+		}
+		g := NewStateGroup(s, 0, 0)
+		run := func(saves []StateSave) []error {
+			batch := make([]*stateCall, len(saves))
+			for i, sv := range saves {
+				batch[i] = &stateCall{ctx: t.Context(), save: sv, done: make(chan struct{})}
+			}
+			g.run(batch)
+			errs := make([]error, len(batch))
+			for i, c := range batch {
+				<-c.done
+				errs[i] = c.err
+			}
+			return errs
+		}
+		// t0 and t2 end hand 1, t1 and t3 act: one batch.
+		errs := run([]StateSave{
+			{Fence: fences[0], State: stateOf(0), Also: handEnd("t0", 1)},
+			{Fence: fences[1], State: stateOf(1)},
+			{Fence: fences[2], State: stateOf(2), Also: handEnd("t2", 1)},
+			{Fence: fences[3], State: stateOf(3)},
+		})
+		for i, err := range errs {
+			if fenced := errors.Is(err, sqlstore.ErrFencedOut); fenced != (i == 2) || (i != 2 && err != nil) {
+				t.Fatalf("save %d: %v (want FENCED_OUT for t2 alone)", i, err)
+			}
+		}
+		if st := g.Stats(); st.Batches != 1 || st.Saves != 4 {
+			t.Fatalf("stats %+v, want the four saves in one batch", st)
+		}
+		for _, c := range []struct {
+			table  string
+			stored bool
+		}{{"t0", true}, {"t2", false}} {
+			if _, err := s.GetHand(t.Context(), c.table, 1); (err == nil) != c.stored {
+				t.Fatalf("hand 1 of %s: %v (want stored %v)", c.table, err, c.stored)
+			}
+		}
+		if played, err := s.HandPlayed(t.Context(), "bob", "t0", 1); err != nil || !played {
+			t.Fatalf("bob's hand 1 at t0 indexed = %v, %v", played, err)
+		}
+		checkState(t, s, "t0", stateOf(0))
+		checkState(t, s, "t2", State{})
+
+		// t0 stores hand 1 again (refused: it is stored), t3 ends hand 1
+		// and t1 acts: t0 alone fails, the others are stored.
+		errs = run([]StateSave{
+			{Fence: fences[0], State: stateOf(10), Also: handEnd("t0", 1)},
+			{Fence: fences[1], State: stateOf(11)},
+			{Fence: fences[3], State: stateOf(13), Also: handEnd("t3", 1)},
+		})
+		if errs[0] == nil || errs[1] != nil || errs[2] != nil {
+			t.Fatalf("errors %v: want t0's alone", errs)
+		}
+		checkState(t, s, "t0", stateOf(0))
+		checkState(t, s, "t1", stateOf(11))
+		checkState(t, s, "t3", stateOf(13))
+		if _, err := s.GetHand(t.Context(), "t3", 1); err != nil {
+			t.Fatalf("hand 1 of t3: %v", err)
+		}
+	})
+}

@@ -156,6 +156,9 @@ type Hand struct {
 
 // SaveHand stores a finished hand and indexes it by player.
 func (s *Store) SaveHand(ctx context.Context, tx *sqlstore.Tx, h Hand, players []HandPlayer) error {
+	if tx.Dialect() == sqlstore.Postgres {
+		return s.saveHandPostgres(ctx, tx, h, players)
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hands (table_id, hand_no, started_at_ms, ended_at_ms, history) VALUES ($1, $2, $3, $4, $5)`,
 		h.TableID, h.HandNo, h.Start.UnixMilli(), h.End.UnixMilli(), h.History); err != nil {
 		return fmt.Errorf("save hand %s/%d: %w", h.TableID, h.HandNo, err)
@@ -180,6 +183,27 @@ func (s *Store) SaveHand(ctx context.Context, tx *sqlstore.Tx, h Hand, players [
 	// The deck has done its job: the history holds the dealt cards.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`, h.TableID, h.HandNo); err != nil {
 		return fmt.Errorf("drop deck %s/%d: %w", h.TableID, h.HandNo, err)
+	}
+	return nil
+}
+
+// saveHandPostgres is SaveHand in one statement, one round trip instead
+// of three: the hand, its players (unnest keeps the text the same for any
+// number of them, so its prepared form is reused) and the used deck's
+// removal.
+func (s *Store) saveHandPostgres(ctx context.Context, tx *sqlstore.Tx, h Hand, players []HandPlayer) error {
+	ids, seats, nets := make([]string, len(players)), make([]int64, len(players)), make([]int64, len(players))
+	for i, p := range players {
+		ids[i], seats[i], nets[i] = p.Player, int64(p.Seat), p.Net
+	}
+	if _, err := tx.ExecContext(ctx, `WITH hand AS (
+			INSERT INTO hands (table_id, hand_no, started_at_ms, ended_at_ms, history) VALUES ($1, $2, $3, $4, $5)),
+		players AS (
+			INSERT INTO hand_players (player_id, table_id, hand_no, seat, net, ended_at_ms)
+			SELECT v.player, $1, $2, v.seat, v.net, $4 FROM unnest($6::text[], $7::bigint[], $8::bigint[]) AS v (player, seat, net))
+		DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`,
+		h.TableID, h.HandNo, h.Start.UnixMilli(), h.End.UnixMilli(), h.History, ids, seats, nets); err != nil {
+		return fmt.Errorf("save hand %s/%d: %w", h.TableID, h.HandNo, err)
 	}
 	return nil
 }
