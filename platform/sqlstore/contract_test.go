@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -427,6 +428,43 @@ func TestDialectMigrations(t *testing.T) {
 		}
 		if got != string(db.Dialect()) {
 			t.Fatalf("marker = %q, want %q", got, db.Dialect())
+		}
+	})
+}
+
+// dialectFileMigrations is a shared tree (no dialect directories) with a
+// file for each dialect alone: each engine runs the shared files and its
+// own, never the other's (which would fail on it).
+var dialectFileMigrations = fstest.MapFS{
+	"00001_marker.sql": {Data: []byte("-- +goose Up\nCREATE TABLE marker (dialect TEXT NOT NULL);\n")},
+	"00002_fill.postgres.sql": {Data: []byte(`-- +goose Up
+ALTER TABLE marker SET (fillfactor = 50);
+INSERT INTO marker (dialect) VALUES ('postgres');
+`)},
+	"00002_fill.sqlite.sql": {Data: []byte(`-- +goose Up
+INSERT INTO marker (dialect) VALUES ('sqlite');
+`)},
+	"00003_after.sql": {Data: []byte("-- +goose Up\nINSERT INTO marker (dialect) VALUES ('both');\n")},
+}
+
+func TestDialectFileMigrations(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "dialectfiles", Migrations: dialectFileMigrations}, func(t *testing.T, db *sqlstore.DB) {
+		rows, err := db.SQL().QueryContext(t.Context(), `SELECT dialect FROM marker`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, d)
+		}
+		if want := []string{string(db.Dialect()), "both"}; !slices.Equal(got, want) {
+			t.Fatalf("markers = %v, want %v", got, want)
 		}
 	})
 }

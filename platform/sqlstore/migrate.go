@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -72,14 +75,54 @@ func (d *DB) migrate(ctx context.Context, fsys fs.FS, table string) error {
 }
 
 // dialectDir picks the dialect's own subdirectory when the tree has one.
+// A tree without one is shared by both dialects, apart from a file whose
+// name ends in .<dialect>.sql (00010_rows.postgres.sql), which is the
+// named dialect's alone: the other dialect never sees it, so a statement
+// that only one engine knows (a PostgreSQL storage parameter) needs no
+// tree of its own per dialect.
 func dialectDir(fsys fs.FS, dialect Dialect) (fs.FS, error) {
 	info, err := fs.Stat(fsys, string(dialect))
 	switch {
 	case err == nil && info.IsDir():
 		return fs.Sub(fsys, string(dialect))
 	case err == nil, errors.Is(err, fs.ErrNotExist):
-		return fsys, nil
+		return dialectFiles{fsys: fsys, dialect: dialect}, nil
 	default:
 		return nil, err
 	}
+}
+
+// dialectFiles is a shared migration tree as one dialect sees it: every
+// file but those named for another dialect.
+type dialectFiles struct {
+	fsys    fs.FS
+	dialect Dialect
+}
+
+// Open opens a file of the tree; one named for another dialect does not
+// exist.
+func (d dialectFiles) Open(name string) (fs.File, error) {
+	if d.otherDialect(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return d.fsys.Open(name)
+}
+
+// Glob lists the tree's files matching pattern, those named for another
+// dialect left out (goose finds migrations by globbing).
+func (d dialectFiles) Glob(pattern string) ([]string, error) {
+	names, err := fs.Glob(d.fsys, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(names, d.otherDialect), nil
+}
+
+func (d dialectFiles) otherDialect(name string) bool {
+	for _, other := range []Dialect{Postgres, SQLite} {
+		if other != d.dialect && strings.HasSuffix(path.Base(name), "."+string(other)+".sql") {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,8 @@ import (
 var migrationFiles embed.FS
 
 // Migrations returns the service's goose migrations for
-// sqlstore.Options.Migrations; the same files run on both dialects.
+// sqlstore.Options.Migrations; the same files run on both dialects, but
+// for those named .postgres.sql, which run on PostgreSQL alone.
 func Migrations() fs.FS {
 	sub, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
