@@ -15,13 +15,11 @@ import (
 
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
-	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
-	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 	"github.com/cardroom/cardroom/services/tournament/wallet"
@@ -90,47 +88,28 @@ func New(_ Config, deps Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	rnd := random.Crypto()
-	if deps.Random != nil {
-		rnd = random.Locked(deps.Random) // one lock for the desk and the director
-	}
-	st := store.New(deps.DB)
-	svc := &Service{bus: deps.Bus, clock: deps.Clock, log: log}
-	dd := desk.Deps{Store: st, Clock: deps.Clock, Random: rnd, Logger: log}
+	dd := desk.Deps{Store: store.New(deps.DB), Clock: deps.Clock, Random: deps.Random, Logger: log, Tables: deps.Tables}
 	if deps.Wallet != nil {
 		dd.Wallet = wallet.New(deps.Wallet)
 	}
-	if deps.Tables != nil {
-		dd.Director = director.New(director.Deps{Store: st, Tables: deps.Tables, Clock: deps.Clock, Random: rnd, Logger: log,
-			Record: func(ctx context.Context, ev events.Event) error { return svc.server.HandleHandEnded(ctx, ev) },
-			Bagged: func(ctx context.Context, id string, pay entry.Payment) error {
-				return svc.desk.FlightBagged(ctx, id, pay)
-			},
-			KnockOutHeld: func(ctx context.Context, id string) (map[string]int, error) {
-				return svc.server.KnockOutHeld(ctx, id)
-			}})
-	}
-	svc.desk = desk.New(dd)
-	svc.server = server.New(svc.desk)
+	d := desk.New(dd)
+	svc := &Service{desk: d, server: server.New(d), bus: deps.Bus, clock: deps.Clock, log: log}
 	return svc, nil
 }
 
 // Run finishes wallet payments left unanswered (a crash, the wallet down)
 // at once and then every minute, and, with a bus, consumes
-// table.hand_ended (consumer group server.Consumer), until ctx ends. Run
+// table.hand_ended (consumer group desk.Consumer), until ctx ends. Run
 // it as one of the process's loops; without it a pending payment is
 // finished only when its request is repeated (RegisterPlayer, PayPrizes,
 // CancelTournament) and the tables' knock-outs are not recorded.
 func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.desk.Run(ctx) })
-	if d := s.desk.Director(); d != nil {
-		wg.Go(func() { _ = d.Run(ctx) })
-	}
 	if s.bus != nil {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				err := s.bus.Subscribe(ctx, events.TopicHandEnded, server.Consumer, s.HandleHandEnded)
+				err := s.bus.Subscribe(ctx, events.TopicHandEnded, desk.Consumer, s.HandleHandEnded)
 				if err == nil || ctx.Err() != nil {
 					continue
 				}
@@ -148,12 +127,10 @@ func (s *Service) Run(ctx context.Context) error {
 
 // HandleHandEnded is the table.hand_ended consumer Run subscribes, for
 // tests and processes that deliver events themselves: the event's books
-// (knock-outs), then, with Deps.Tables, the director's moves.
+// (knock-outs), then, with Deps.Tables, the director's moves
+// (desk.HandleHandEnded).
 func (s *Service) HandleHandEnded(ctx context.Context, ev events.Event) error {
-	if d := s.desk.Director(); d != nil {
-		return d.HandleHandEnded(ctx, ev)
-	}
-	return s.server.HandleHandEnded(ctx, ev)
+	return s.desk.HandleHandEnded(ctx, ev)
 }
 
 // Close releases what New took: nothing beyond what Run's context stops

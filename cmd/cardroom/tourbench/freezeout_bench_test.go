@@ -32,7 +32,6 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/house"
 	"github.com/cardroom/cardroom/services/tournament/levels"
-	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -588,10 +587,9 @@ func freezeout(b *testing.B, n int) (hands int, wall time.Duration) {
 	st := store.New(db)
 	src := random.Locked(random.Seeded(1))
 	rm := newRoom(clk)
-	var srv *server.Server
-	d := director.New(director.Deps{Store: st, Tables: rm, Clock: clk, Random: src,
-		Record: func(ctx context.Context, ev events.Event) error { return srv.HandleHandEnded(ctx, ev) }})
-	srv = server.New(desk.New(desk.Deps{Store: st, Clock: clk, Random: src, Director: d}))
+	// The desk's director, wired as the service wires it: each hand to
+	// the desk's books first.
+	d := desk.New(desk.Deps{Store: st, Clock: clk, Random: src, Tables: rm}).Director()
 
 	const id = "fz"
 	e := event.Event{ID: id, Name: "Freezeout", Game: "HOLDEM", Structure: "NO_LIMIT", Format: event.Freezeout,

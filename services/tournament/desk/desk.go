@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/clock"
@@ -33,7 +34,14 @@ type Deps struct {
 	// Logger logs what the consumer drops and the tables not driven yet;
 	// nil is slog.Default().
 	Logger *slog.Logger
-	// Director drives the tables; nil leaves them to the floor.
+	// Tables has the desk's director drive the events' tables at the
+	// table service, the books of what happens there kept by this desk:
+	// the hands' knock-outs (HandleHandEnded), a bagged flight's pool
+	// (FlightBagged), players held at tables that cannot deal
+	// (KnockOutHeld). Nil leaves the tables to the floor.
+	Tables director.Tables
+	// Director drives the tables with a director built elsewhere (tests
+	// that give it deps of their own); it wins over Tables.
 	Director *director.Director
 }
 
@@ -61,12 +69,29 @@ func New(deps Deps) *Desk {
 	if d.log == nil {
 		d.log = slog.Default()
 	}
+	if d.director == nil && deps.Tables != nil {
+		d.director = director.New(director.Deps{Store: d.store, Tables: deps.Tables, Clock: d.clock, Random: d.random, Logger: d.log,
+			Record: d.record, Bagged: d.FlightBagged, KnockOutHeld: d.KnockOutHeld})
+	}
 	return d
 }
 
 // Director returns the director that drives the tables, nil when the
 // floor does.
 func (d *Desk) Director() *director.Director { return d.director }
+
+// Run finishes wallet payments left unanswered (a crash, the wallet down)
+// at once and then every ResumeInterval, and, with a director, runs its
+// recovery pass (director.Run), until ctx ends.
+func (d *Desk) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = d.resume(ctx) })
+	if d.director != nil {
+		wg.Go(func() { _ = d.director.Run(ctx) })
+	}
+	wg.Wait()
+	return nil
+}
 
 // now is the clock's time as stored: to the millisecond, so an event
 // reads back as it was written.
@@ -83,16 +108,3 @@ func (d *Desk) drive(ctx context.Context, what, id string, step func(context.Con
 		d.log.WarnContext(ctx, "tournament: tables not driven yet", "step", what, "tournament", id, "error", err)
 	}
 }
-
-// Store gives the server the store it still reads itself while its
-// handlers move to the desk (issue 16).
-func (d *Desk) Store() *store.Store { return d.store }
-
-// Clock is the desk's clock.
-func (d *Desk) Clock() clock.Clock { return d.clock }
-
-// Random is the desk's source of draws.
-func (d *Desk) Random() rand.Source { return d.random }
-
-// Logger is the desk's logger.
-func (d *Desk) Logger() *slog.Logger { return d.log }

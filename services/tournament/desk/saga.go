@@ -267,10 +267,9 @@ func (d *Desk) ResumePayments(ctx context.Context) error {
 // ResumeInterval is how often Run retries unanswered payments.
 const ResumeInterval = time.Minute
 
-// Run resumes unanswered payments at once and then every ResumeInterval
-// until ctx ends. Failures are retried on the next round; Run returns nil
-// when ctx ends.
-func (d *Desk) Run(ctx context.Context) error {
+// resume resumes unanswered payments at once and then every
+// ResumeInterval until ctx ends. Failures are retried on the next round.
+func (d *Desk) resume(ctx context.Context) error {
 	for {
 		_ = d.ResumePayments(ctx) // what fails stays pending for the next round
 		select {

@@ -10,12 +10,10 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
-	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
-	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/standings"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -49,7 +47,7 @@ func TestHandForHand_StartsAtTheBubbleAndStopsWhenItBursts_G26_G39_TR37(t *testi
 		}
 		return tr.HandForHand.Active, tr.HandForHand.Done
 	}
-	// record is the books' step for a hand ended in a round (the server's
+	// record is the books' step for a hand ended in a round (the desk's
 	// hand_ended consumer): the table has played its round hand.
 	record := func(table string) {
 		t.Helper()
@@ -195,7 +193,7 @@ func atTheBubbleWithAHandNotHandled(t *testing.T) (*store.Store, *fakeTables, *d
 			t.Fatal(err)
 		}
 	}
-	// record is the books' step for a round hand (the server's consumer).
+	// record is the books' step for a round hand (the desk's consumer).
 	record := func(table string) {
 		t.Helper()
 		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
@@ -262,8 +260,8 @@ func TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26(t *testing.T) {
 	t.Parallel()
 	s, _, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := server.New(desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d}))
-	if _, err := books.SetHandForHand(ctx, &tournamentv1.SetHandForHandRequest{TournamentId: "ev1", On: false}); err != nil {
+	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d})
+	if _, err := books.SetHandForHand(ctx, "ev1", false); err != nil {
 		t.Fatal(err)
 	}
 	if lockstep("tbl1") != 8 || lockstep("tbl2") != 4 {
@@ -287,11 +285,11 @@ func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T
 	t.Parallel()
 	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := server.New(desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d}))
+	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d})
 	f.mu.Lock()
 	f.fail["Hold"] = 1
 	f.mu.Unlock()
-	if _, err := books.SetHandForHand(ctx, &tournamentv1.SetHandForHandRequest{TournamentId: "ev1", On: false}); err != nil {
+	if _, err := books.SetHandForHand(ctx, "ev1", false); err != nil {
 		t.Fatal(err)
 	}
 	if lockstep("tbl1") != 7 {

@@ -165,14 +165,14 @@ type Deps struct {
 	Random rand.Source
 	Logger *slog.Logger
 	// Record applies a table.hand_ended to the event's books first
-	// (server.HandleHandEnded: knock-outs placed by TR-37).
+	// (desk.Desk: knock-outs placed by TR-37).
 	Record func(context.Context, events.Event) error
 	// Bagged makes the recorded wallet step that moves a bagged flight's
 	// prize pool to its Day 2 (issue 13); nil leaves it pending.
 	Bagged func(ctx context.Context, flightID string, pay entry.Payment) error
 	// KnockOutHeld has the books knock out the players held while they
 	// might rebuy (TR-13) at tables that cannot deal, once they may not
-	// rebuy any more (server.KnockOutHeld, G-42), and returns them with
+	// rebuy any more (desk.Desk.KnockOutHeld, G-42), and returns them with
 	// their tables' numbers; nil leaves them to a hand's end elsewhere.
 	KnockOutHeld func(ctx context.Context, id string) (map[string]int, error)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
-	"github.com/cardroom/cardroom/services/tournament/server"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -213,7 +212,7 @@ func TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42(t *testing
 		}
 		clk := clock.NewFake(now.Add(31 * time.Minute))
 		f := newFakeTables()
-		books := server.New(desk.New(desk.Deps{Store: s, Clock: clk}))
+		books := desk.New(desk.Deps{Store: s, Clock: clk})
 		d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld})
 		if err := d.Start(ctx, "ev1"); err != nil {
 			t.Fatal(err)

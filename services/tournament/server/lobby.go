@@ -1,9 +1,7 @@
 package server
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
@@ -12,27 +10,13 @@ import (
 
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/director"
-	"github.com/cardroom/cardroom/services/tournament/entry"
-	"github.com/cardroom/cardroom/services/tournament/store"
 )
-
-// lobbySlips is how many of the latest movement slips the lobby shows.
-const lobbySlips = 20
 
 // ListMovementSlips returns every movement slip of the tournament with
 // where its move stands at the tables (issue 10 item 4).
 func (s *Server) ListMovementSlips(ctx context.Context, req *tournamentv1.ListMovementSlipsRequest) (*tournamentv1.ListMovementSlipsResponse, error) {
-	if _, err := s.store.Load(ctx, req.GetTournamentId()); err != nil {
-		return nil, err
-	}
-	if s.director == nil {
-		return &tournamentv1.ListMovementSlipsResponse{}, nil
-	}
-	slips, err := s.director.RecordedSlips(ctx, req.GetTournamentId())
+	slips, err := s.desk.MovementSlips(ctx, req.GetTournamentId())
 	if err != nil {
-		return nil, err
-	}
-	if err := s.director.Track(ctx, req.GetTournamentId(), slips); err != nil {
 		return nil, err
 	}
 	resp := &tournamentv1.ListMovementSlipsResponse{}
@@ -80,112 +64,32 @@ type lobby struct {
 // lobby reads the tournament's lobby; over caches the slips of the moves
 // already over.
 func (s *Server) lobby(ctx context.Context, id string, over map[string]director.Slip) (lobby, error) {
-	t, ens, err := s.loadWithEntries(ctx, id)
+	l, err := s.desk.Lobby(ctx, id, over)
 	if err != nil {
 		return lobby{}, err
 	}
-	p, err := s.pictureOf(ctx, t, ens)
-	if err != nil {
-		return lobby{}, err
+	p := pictureOf(l.Picture)
+	msg := &tournamentv1.WatchLobbyResponse{Clock: p.msg, HandForHand: handForHandToProto(l.Tournament.HandForHand)}
+	for _, st := range l.Leaderboard {
+		msg.ChipCounts = append(msg.ChipCounts, &tournamentv1.LeaderboardEntry{PlayerId: st.PlayerID, Table: int32(st.Table),
+			Seat: int32(st.Seat), Stack: st.Stack, HandNo: st.HandNo, Rank: int32(st.Rank)})
 	}
-	stacks, err := s.store.Stacks(ctx, id)
-	if err != nil {
-		return lobby{}, err
-	}
-	msg := &tournamentv1.WatchLobbyResponse{Clock: p.msg, ChipCounts: leaderboard(t, ens, stacks),
-		HandForHand: handForHandToProto(t.HandForHand)}
-	if p.msg.GetPlayersLeft() > 0 {
-		msg.AverageStack = p.msg.GetChipsInPlay() / int64(p.msg.GetPlayersLeft())
+	if l.PlayersLeft > 0 {
+		msg.AverageStack = l.ChipsInPlay / int64(l.PlayersLeft)
 	}
 	if len(msg.ChipCounts) > 0 {
 		msg.LargestStack = msg.ChipCounts[0].GetStack()
 	}
-	if t.Clock.Started.IsZero() {
-		// Before the start the clock shows level 1, full length.
-		t.Clock.Started = p.at
+	if l.Ahead.HasNext {
+		msg.NextLevel = levelToProto(l.Ahead.Next)
 	}
-	ahead := t.Clock.Ahead(p.at)
-	if ahead.HasNext {
-		msg.NextLevel = levelToProto(ahead.Next)
+	if l.Ahead.HasBreak {
+		msg.TimeToBreak = durationpb.New(l.Ahead.ToBreak)
 	}
-	if ahead.HasBreak {
-		msg.TimeToBreak = durationpb.New(ahead.ToBreak)
-	}
-	slips, err := s.latestSlips(ctx, id, over)
-	if err != nil {
-		return lobby{}, err
-	}
-	for _, sl := range slips {
+	for _, sl := range l.Slips {
 		msg.MovementSlips = append(msg.MovementSlips, slipToProto(sl))
 	}
 	return lobby{picture: p, msg: msg}, nil
-}
-
-// latestSlips returns the latest movement slips, asking the table service
-// where their moves stand only while one of them is not over. A table
-// service that does not answer leaves them as recorded: the lobby goes on.
-func (s *Server) latestSlips(ctx context.Context, id string, over map[string]director.Slip) ([]director.Slip, error) {
-	if s.director == nil {
-		return nil, nil
-	}
-	slips, err := s.director.RecordedSlips(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	slips = slips[max(0, len(slips)-lobbySlips):]
-	track := false
-	for i, sl := range slips {
-		if o, ok := over[sl.MoveID]; ok {
-			slips[i] = o
-		} else {
-			track = true
-		}
-	}
-	if !track {
-		return slips, nil
-	}
-	if err := s.director.Track(ctx, id, slips); err != nil {
-		s.log.DebugContext(ctx, "lobby: moves not tracked", "tournament", id, "error", err)
-		return slips, nil
-	}
-	for _, sl := range slips {
-		if sl.State.Final() {
-			over[sl.MoveID] = sl
-		}
-	}
-	return slips, nil
-}
-
-// leaderboard ranks the players left by their stacks after their tables'
-// last hands (the starting stack and the chips bought since before a
-// table has dealt), largest first; equal stacks share a rank.
-func leaderboard(t store.Tournament, ens []entry.Entry, stacks map[string]store.Stack) []*tournamentv1.LeaderboardEntry {
-	var out []*tournamentv1.LeaderboardEntry
-	for _, en := range ens {
-		if en.Status != entry.Active {
-			continue
-		}
-		e := &tournamentv1.LeaderboardEntry{PlayerId: en.PlayerID, Table: int32(en.Table), Seat: int32(en.Seat)}
-		if c, ok := stacks[en.PlayerID]; ok {
-			e.Stack, e.HandNo = c.Chips, c.HandNo
-		} else {
-			e.Stack = t.Event.StartingStack + int64(en.Rebuys)*t.Rules.Entry.RebuyChips
-			if en.AddOn {
-				e.Stack += t.Rules.Entry.AddOnChips
-			}
-		}
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b *tournamentv1.LeaderboardEntry) int {
-		return cmp.Or(cmp.Compare(b.GetStack(), a.GetStack()), cmp.Compare(a.GetPlayerId(), b.GetPlayerId()))
-	})
-	for i, e := range out {
-		e.Rank = int32(i + 1)
-		if i > 0 && out[i-1].GetStack() == e.GetStack() {
-			e.Rank = out[i-1].GetRank()
-		}
-	}
-	return out
 }
 
 // same reports whether l shows what o showed: the same clock picture, the

@@ -1,27 +1,21 @@
-// Package server is the tournament service's gRPC face: it translates
-// between proto and the event domain and leaves authorization by role to
-// the platform interceptor (the (cardroom.auth.v1.access) option).
+// Package server is the tournament service's gRPC face: each handler
+// translates the request to domain values, makes one call to the desk
+// (package desk) and translates its answer back. Authorization by role is
+// the platform interceptor's (the (cardroom.auth.v1.access) option); the
+// server checks only that a player acts for themselves. The desk's errors
+// go back as they are: platform/rpc maps them to gRPC statuses.
 package server
 
 import (
 	"context"
-	"log/slog"
 	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"math/rand/v2"
-
-	"github.com/cardroom/cardroom/platform/clock"
-	"github.com/cardroom/cardroom/platform/fault"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
-	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/event"
-	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
 // DefaultPageSize is the page size when a request leaves it 0.
@@ -30,34 +24,17 @@ const DefaultPageSize = 50
 // Server implements tournamentv1.TournamentServiceServer over a desk.
 type Server struct {
 	tournamentv1.UnimplementedTournamentServiceServer
-	desk   *desk.Desk
-	store  *store.Store
-	clock  clock.Clock
-	random rand.Source
-	log    *slog.Logger
-	// director drives the tables; nil leaves them to the floor.
-	director *director.Director
+	desk *desk.Desk
 }
 
 // New returns a Server over d.
-func New(d *desk.Desk) *Server {
-	return &Server{desk: d, store: d.Store(), clock: d.Clock(), random: d.Random(), log: d.Logger(), director: d.Director()}
-}
-
-func (s *Server) now() time.Time { return s.clock.Now().UTC().Truncate(time.Millisecond) }
+func New(d *desk.Desk) *Server { return &Server{desk: d} }
 
 // CreateTournament schedules a tournament with its published house rules:
 // entry policy, structure sheet, payouts (TR-36); what the request leaves
 // out takes the defaults.
 func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateTournamentRequest) (*tournamentv1.CreateTournamentResponse, error) {
-	// Stored to the millisecond: a tournament reads back as it was created.
-	now := s.now()
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, err
-	}
 	e := event.Event{
-		ID:            id.String(),
 		Name:          strings.TrimSpace(req.GetName()),
 		Game:          strings.TrimPrefix(req.GetVariant().String(), "VARIANT_"),
 		Structure:     strings.TrimPrefix(req.GetStructure().String(), "STRUCTURE_"),
@@ -66,34 +43,11 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 		BuyIn:         event.BuyIn{PrizePool: req.GetBuyIn(), Fee: req.GetFee(), Currency: req.GetCurrency()},
 		StartingStack: req.GetStartingStack(),
 		StartsAt:      req.GetStartTime().AsTime().UTC(),
-		Status:        event.Scheduled,
-		CreatedAt:     now,
-	}
-	if err := e.Validate(now); err != nil {
-		return nil, err
-	}
-	if e.Format == event.Satellite {
-		// TR-19: the prizes are entries to the target, which must exist.
-		target, err := s.store.Load(ctx, e.TargetEventID)
-		if err != nil {
-			return nil, err
-		}
-		if target.Event.BuyIn.Currency != e.BuyIn.Currency {
-			return nil, fault.Rule(fault.Invalid, "TR-19", "SATELLITE_CURRENCY", "a satellite pays in its target's currency").With("field", "currency")
-		}
 	}
 	rules := rulesFromProto(req)
 	rules.Flight, rules.Day2 = multiDayFromProto(req)
-	if err := rules.Validate(e); err != nil {
-		return nil, err
-	}
-	if rules.Flight != nil {
-		if err := s.checkFlight(ctx, e, rules.Flight, len(rules.WithDefaults(e).Sheet.Levels)); err != nil {
-			return nil, err
-		}
-	}
-	t := store.Tournament{Event: e, Rules: rules.WithDefaults(e)}
-	if err := s.store.Create(ctx, e, t.Rules); err != nil {
+	t, err := s.desk.Create(ctx, e, rules)
+	if err != nil {
 		return nil, err
 	}
 	return &tournamentv1.CreateTournamentResponse{Tournament: tournamentToProto(t)}, nil
@@ -105,7 +59,7 @@ func (s *Server) ListTournaments(ctx context.Context, req *tournamentv1.ListTour
 	if size == 0 {
 		size = DefaultPageSize
 	}
-	p, err := s.store.List(ctx, size, req.GetPageToken())
+	p, err := s.desk.List(ctx, size, req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -116,26 +70,19 @@ func (s *Server) ListTournaments(ctx context.Context, req *tournamentv1.ListTour
 	return resp, nil
 }
 
-// GetTournament returns one tournament.
+// GetTournament returns one tournament with its chip count and the steps
+// the director is stuck on.
 func (s *Server) GetTournament(ctx context.Context, req *tournamentv1.GetTournamentRequest) (*tournamentv1.GetTournamentResponse, error) {
-	t, err := s.store.Load(ctx, req.GetTournamentId())
+	st, err := s.desk.Tournament(ctx, req.GetTournamentId())
 	if err != nil {
 		return nil, err
 	}
-	pb := tournamentToProto(t)
-	check, ok, err := s.store.ChipCheck(ctx, t.Event.ID)
-	if err != nil {
-		return nil, err
+	pb := tournamentToProto(st.Tournament)
+	if st.ChipCheck != nil {
+		pb.ChipCheck = chipCheckToProto(*st.ChipCheck)
 	}
-	if ok {
-		pb.ChipCheck = chipCheckToProto(check)
-	}
-	stuck, err := s.store.StuckSteps(ctx, t.Event.ID)
-	if err != nil {
-		return nil, err
-	}
-	for _, st := range stuck {
-		pb.StuckSteps = append(pb.StuckSteps, stuckStepToProto(st))
+	for _, stuck := range st.Stuck {
+		pb.StuckSteps = append(pb.StuckSteps, stuckStepToProto(stuck))
 	}
 	return &tournamentv1.GetTournamentResponse{Tournament: pb}, nil
 }

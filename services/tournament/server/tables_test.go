@@ -29,19 +29,20 @@ import (
 )
 
 // startWithBus is startWithWallet with the events tables in the database
-// and the server consuming table.hand_ended from an in-memory bus.
+// and the desk consuming table.hand_ended from an in-memory bus.
 func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations(),
 		Shared: []sqlstore.MigrationSet{events.Migrations}})
 	clk := clock.NewFake(now)
-	srv := server.New(desk.New(desk.Deps{Store: store.New(db), Clock: clk, Random: random.Seeded(11), Wallet: wallet.New(w)}))
+	dk := desk.New(desk.Deps{Store: store.New(db), Clock: clk, Random: random.Seeded(11), Wallet: wallet.New(w)})
+	srv := server.New(dk)
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) { tournamentv1.RegisterTournamentServiceServer(r, srv) })
 	bus := events.NewMemory(events.MemoryOptions{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = bus.Subscribe(t.Context(), events.TopicHandEnded, server.Consumer, srv.HandleHandEnded)
+		_ = bus.Subscribe(t.Context(), events.TopicHandEnded, desk.Consumer, dk.HandleHandEnded)
 	}()
 	t.Cleanup(func() { <-done })
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,

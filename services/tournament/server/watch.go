@@ -8,8 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
-	"github.com/cardroom/cardroom/services/tournament/entry"
-	"github.com/cardroom/cardroom/services/tournament/store"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 )
 
 // watchPoll is how often a clock watch reads the tournament again. The
@@ -24,11 +23,11 @@ const watchPoll = 250 * time.Millisecond
 // running down, until the caller goes away or the server stops.
 func (s *Server) WatchClock(req *tournamentv1.WatchClockRequest, stream grpc.ServerStreamingServer[tournamentv1.WatchClockResponse]) error {
 	return poll(stream.Context(), func(ctx context.Context) (picture, error) {
-		t, ens, err := s.loadWithEntries(ctx, req.GetTournamentId())
+		p, err := s.desk.Picture(ctx, req.GetTournamentId())
 		if err != nil {
 			return picture{}, err
 		}
-		return s.pictureOf(ctx, t, ens)
+		return pictureOf(p), nil
 	}, picture.same, func(p picture) error { return stream.Send(p.msg) })
 }
 
@@ -67,42 +66,11 @@ type picture struct {
 	at  time.Time
 }
 
-// loadWithEntries reads the tournament and its entries.
-func (s *Server) loadWithEntries(ctx context.Context, id string) (store.Tournament, []entry.Entry, error) {
-	t, err := s.store.Load(ctx, id)
-	if err != nil {
-		return store.Tournament{}, nil, err
-	}
-	ens, err := s.store.Entries(ctx, id)
-	if err != nil {
-		return store.Tournament{}, nil, err
-	}
-	return t, ens, nil
-}
-
-// pictureOf reads the payouts and puts together what the clock shows of
-// the tournament and its entries.
-func (s *Server) pictureOf(ctx context.Context, t store.Tournament, ens []entry.Entry) (picture, error) {
-	pay, err := s.payouts(ctx, t)
-	if err != nil {
-		return picture{}, err
-	}
-	at := s.now()
-	msg := &tournamentv1.WatchClockResponse{Tournament: tournamentToProto(t), Clock: s.clockAt(t, at), Entrants: pay.GetEntrants(), Payouts: pay}
-	policy := t.Rules.Entry
-	for _, en := range ens {
-		if en.Status != entry.Active && en.Status != entry.Busted {
-			continue // never paid, or paid back
-		}
-		if en.Status == entry.Active {
-			msg.PlayersLeft++
-		}
-		msg.ChipsInPlay += t.Event.StartingStack + int64(en.Rebuys)*policy.RebuyChips
-		if en.AddOn {
-			msg.ChipsInPlay += policy.AddOnChips
-		}
-	}
-	return picture{msg: msg, at: at}, nil
+// pictureOf is what the clock shows of the desk's picture.
+func pictureOf(p desk.Picture) picture {
+	msg := &tournamentv1.WatchClockResponse{Tournament: tournamentToProto(p.Tournament), Clock: clockToProto(p.Clock),
+		Entrants: int32(p.Payouts.Entrants), Payouts: payoutsResponse(p.Payouts), PlayersLeft: int32(p.PlayersLeft), ChipsInPlay: p.ChipsInPlay}
+	return picture{msg: msg, at: p.At}
 }
 
 // same reports whether p shows what o showed: the same everything, and a

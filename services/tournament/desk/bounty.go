@@ -1,11 +1,9 @@
-package server
+package desk
 
 import (
-	"context"
 	"time"
 
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
-	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/bounty"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/standings"
@@ -175,18 +173,4 @@ func collectHeads(tx *store.Tx, t *store.Tournament, players []string, byPlayer 
 		pays = append(pays, pay)
 	}
 	return pays, nil
-}
-
-// bounties lists the bounties paid or to pay (GetResults).
-func (s *Server) bounties(ctx context.Context, id string) ([]*tournamentv1.BountyPayment, error) {
-	recs, err := s.store.Payments(ctx, id, int(entry.PayBounty))
-	if err != nil {
-		return nil, err
-	}
-	var out []*tournamentv1.BountyPayment
-	for _, r := range recs {
-		out = append(out, &tournamentv1.BountyPayment{PlayerId: r.PlayerID, KnockedOutPlayerId: r.Note, Amount: r.Amount,
-			HeadAdded: r.Chips, State: prizeStates[r.State], TransferId: r.TransferID})
-	}
-	return out, nil
 }
