@@ -168,12 +168,9 @@ func (d *Desk) Unregister(ctx context.Context, id, player string) (Entry, error)
 	now := d.now()
 	var refund entry.Payment
 	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		cur, err := tx.Entry(player)
+		cur, err := entryOf(tx, id, player)
 		if err != nil {
 			return err
-		}
-		if cur == nil {
-			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
 		}
 		if cur.Status == entry.Unregistered {
 			if p, err := pending(tx, player, entry.RefundEntry); err == nil {
@@ -181,7 +178,7 @@ func (d *Desk) Unregister(ctx context.Context, id, player string) (Entry, error)
 				return nil
 			}
 		}
-		en := *cur
+		en := cur
 		p, entryKey, err := entry.Unregister(t.Event, &en, now)
 		if err != nil {
 			return err
@@ -203,6 +200,18 @@ func (d *Desk) Unregister(ctx context.Context, id, player string) (Entry, error)
 		return Entry{}, err
 	}
 	return d.entryWithMoney(ctx, id, en)
+}
+
+// entryOf reads the player's entry, which must exist.
+func entryOf(tx *store.Tx, id, player string) (entry.Entry, error) {
+	en, err := tx.Entry(player)
+	if err != nil {
+		return entry.Entry{}, err
+	}
+	if en == nil {
+		return entry.Entry{}, entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
+	}
+	return *en, nil
 }
 
 // Purchase is a rebuy or an add-on asked for a player (TR-13…TR-17).
@@ -248,18 +257,15 @@ func (d *Desk) purchase(ctx context.Context, id, player string, buy Purchase,
 	now := d.now()
 	var pays []entry.Payment
 	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		en, err := tx.Entry(player)
+		en, err := entryOf(tx, id, player)
 		if err != nil {
 			return err
 		}
-		if en == nil {
-			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
-		}
-		idle, err := idleTable(tx, t, *en, now)
+		idle, err := idleTable(tx, t, en, now)
 		if err != nil {
 			return err
 		}
-		ps, err := decide(t, *en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, *en, buy.HandsSincePeriodEnd),
+		ps, err := decide(t, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, buy.HandsSincePeriodEnd),
 			Stack: held.Chips, AllIn: held.AllIn, Idle: idle})
 		if err != nil {
 			return err
@@ -343,14 +349,11 @@ func (d *Desk) driveChips(ctx context.Context, id, player string, pays []entry.P
 func (d *Desk) Leave(ctx context.Context, id, player string) (entry.Entry, error) {
 	var en entry.Entry
 	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		cur, err := tx.Entry(player)
+		cur, err := entryOf(tx, id, player)
 		if err != nil {
 			return err
 		}
-		if cur == nil {
-			return entry.ErrNotRegistered.Withf("%s has no entry in %s", player, id)
-		}
-		en = *cur
+		en = cur
 		if err := entry.Leave(t.Event, &en); err != nil {
 			return err
 		}

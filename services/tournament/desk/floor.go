@@ -27,31 +27,21 @@ type Round struct {
 // SetHandForHand starts hand-for-hand over the tables with players, or
 // stops it (G-26), placing knock-outs still waiting for their round.
 func (d *Desk) SetHandForHand(ctx context.Context, id string, on bool) (Round, error) {
-	price, err := d.seatPrice(ctx, id)
-	if err != nil {
-		return Round{}, err
-	}
-	now := d.now()
-	var (
-		res  Round
-		pays []entry.Payment
-	)
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		res, pays = Round{}, nil
+	var res Round
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) (pays []entry.Payment, err error) {
+		res = Round{}
 		if t.Event.Status != event.Running {
-			return ErrNotRunning
+			return nil, ErrNotRunning
 		}
 		if !on {
-			fs, ps, err := placePending(tx, t, price, now)
-			if err != nil {
-				return err
+			if res.Finishes, pays, err = placePending(tx, t, price, now); err != nil {
+				return nil, err
 			}
-			res.Finishes, pays = fs, ps
 			t.HandForHand.Stop()
 		} else {
 			ens, err := tx.Entries()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			var ids []string
 			for _, n := range slices.Sorted(maps.Keys(tables(ens, t.Rules.SeatsPerTable, nil))) {
@@ -61,12 +51,11 @@ func (d *Desk) SetHandForHand(ctx context.Context, id string, on bool) (Round, e
 			t.HandForHand.Since = now
 		}
 		res.HandForHand = t.HandForHand
-		return nil
+		return pays, nil
 	})
 	if err != nil {
 		return Round{}, err
 	}
-	d.PayAll(ctx, id, pays)
 	if !on {
 		// The tables waiting for the round deal again (G-26); those it
 		// cannot reach now are let go by the director's recovery pass.
@@ -78,29 +67,18 @@ func (d *Desk) SetHandForHand(ctx context.Context, id string, on bool) (Round, e
 // ReportHandEnded records a table's hand-for-hand hand (G-26); the last
 // table's report ends the round and places its knock-outs (TR-37).
 func (d *Desk) ReportHandEnded(ctx context.Context, id string, table int) (Round, error) {
-	price, err := d.seatPrice(ctx, id)
-	if err != nil {
-		return Round{}, err
-	}
-	now := d.now()
-	var (
-		res  Round
-		pays []entry.Payment
-	)
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		res, pays = Round{}, nil
-		next, fs, ps, err := handEnded(tx, t, table, price, now)
+	var res Round
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
+		next, fs, pays, err := handEnded(tx, t, table, price, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res = Round{HandForHand: t.HandForHand, Finishes: fs, Next: next, Finished: t.Event.Status.PlayOver()}
-		pays = ps
-		return nil
+		return pays, nil
 	})
 	if err != nil {
 		return Round{}, err
 	}
-	d.PayAll(ctx, id, pays)
 	return res, nil
 }
 

@@ -286,40 +286,32 @@ type Knocked struct {
 // to the players named (G-36) and finishes the event when one is left;
 // by is the floor, for the audit.
 func (d *Desk) RecordKnockouts(ctx context.Context, id string, reported []Knockout, by string) (Knocked, error) {
-	price, err := d.seatPrice(ctx, id)
-	if err != nil {
-		return Knocked{}, err
-	}
-	now := d.now()
-	var (
-		res  Knocked
-		pays []entry.Payment
-	)
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		res, pays = Knocked{}, nil
+	var res Knocked
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
+		res = Knocked{}
 		if t.Event.Status != event.Running {
-			return ErrNotRunning
+			return nil, ErrNotRunning
 		}
 		b, byPlayer, err := board(tx, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var (
 			kos         []standings.Knockout
 			eliminators [][]string
 		)
 		if len(reported) >= activeCount(byPlayer) {
-			return standings.ErrTooManyOut.Withf("%d knocked out with %d in play", len(reported), activeCount(byPlayer))
+			return nil, standings.ErrTooManyOut.Withf("%d knocked out with %d in play", len(reported), activeCount(byPlayer))
 		}
 		seen := map[string]bool{}
 		for _, k := range reported {
 			en, ok := byPlayer[k.PlayerID]
 			if !ok || en.Status != entry.Active || seen[en.PlayerID] {
-				return entry.ErrEntryNotActive.Withf("%s is not in play", k.PlayerID).With("player_id", k.PlayerID)
+				return nil, entry.ErrEntryNotActive.Withf("%s is not in play", k.PlayerID).With("player_id", k.PlayerID)
 			}
 			if err := entry.KnockOut(t.Event, t.Rules.Entry, en, entry.Table{Now: now, HandsSincePeriodEnd: handsSincePeriodEnd(t, en, 0)},
 				k.DeclinedRebuy); err != nil {
-				return err
+				return nil, err
 			}
 			seen[en.PlayerID] = true
 			kos = append(kos, k.Knockout)
@@ -330,26 +322,24 @@ func (d *Desk) RecordKnockouts(ctx context.Context, id string, reported []Knocko
 		for _, by := range eliminators {
 			for _, p := range by {
 				if en, ok := byPlayer[p]; !ok || en.Status != entry.Active || seen[p] {
-					return entry.ErrEntryNotActive.Withf("eliminator %s is not in play", p).With("player_id", p)
+					return nil, entry.ErrEntryNotActive.Withf("eliminator %s is not in play", p).With("player_id", p)
 				}
 			}
 		}
 		bounties, err := awardFloorBounties(tx, t, kos, eliminators, byPlayer, by, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out, err := knockOut(tx, t, b, byPlayer, kos, price, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pays, res.Deferred = append(bounties, out.pays...), out.deferred
-		res.Finished, res.Finishes = t.Event.Status.PlayOver(), out.finishes
-		return nil
+		res = Knocked{Finishes: out.finishes, Deferred: out.deferred, Finished: t.Event.Status.PlayOver()}
+		return append(bounties, out.pays...), nil
 	})
 	if err != nil {
 		return Knocked{}, err
 	}
-	d.PayAll(ctx, id, pays)
 	if res.Finished {
 		if res.Prizes, err = d.Prizes(ctx, id); err != nil {
 			return Knocked{}, err
@@ -444,69 +434,55 @@ type Penalised struct {
 // TR-33, G-27); disqualification and expulsion place the player (TR-34).
 // The penalty's time is the desk's.
 func (d *Desk) IssuePenalty(ctx context.Context, id, player string, p standings.Penalty, playersAtTable int) (Penalised, error) {
-	price, err := d.seatPrice(ctx, id)
-	if err != nil {
-		return Penalised{}, err
-	}
-	now := d.now()
-	p.Issued = now
-	var (
-		res      Penalised
-		pays     []entry.Payment
-		finished bool
-	)
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		res, pays, finished = Penalised{}, nil, false
+	var res Penalised
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) (pays []entry.Payment, err error) {
+		res = Penalised{}
 		if t.Event.Status != event.Running {
-			return ErrNotRunning
+			return nil, ErrNotRunning
 		}
 		b, byPlayer, err := board(tx, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		en, ok := byPlayer[player]
 		if !ok || en.Status != entry.Active {
-			return entry.ErrEntryNotActive.Withf("%s is not in play", player)
+			return nil, entry.ErrEntryNotActive.Withf("%s is not in play", player)
 		}
 		hist, err := tx.Penalties(player)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rec := standings.Record{PlayerID: player, Penalties: hist, Missing: en.HandsToMiss}
+		p.Issued = now
 		if err := rec.Issue(p, playersAtTable); err != nil {
-			return err
+			return nil, err
 		}
 		given := rec.Penalties[len(rec.Penalties)-1]
 		en.HandsToMiss = rec.Missing
 		if given.Type == standings.Disqualification || given.Type == standings.Expulsion {
 			f, err := b.Remove(player, given.Type == standings.Expulsion)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if err := tx.AddFinishes([]standings.Finish{f}, now); err != nil {
-				return err
+				return nil, err
 			}
 			res.Finish = &f
 			en.Status = entry.Busted
 			byPlayer[player] = en
-			_, ps, err := finishIfLast(tx, t, b, byPlayer, price, now)
-			if err != nil {
-				return err
+			// Prizes to pay only when it finished the event.
+			if _, pays, err = finishIfLast(tx, t, b, byPlayer, price, now); err != nil {
+				return nil, err
 			}
-			pays = ps
-			finished = t.Event.Status.PlayOver()
 		}
 		res.HandsToMiss, res.History = en.HandsToMiss, len(rec.Penalties)
 		if err := tx.AddPenalty(player, given); err != nil {
-			return err
+			return nil, err
 		}
-		return tx.PutEntry(en)
+		return pays, tx.PutEntry(en)
 	})
 	if err != nil {
 		return Penalised{}, err
-	}
-	if finished {
-		d.PayAll(ctx, id, pays)
 	}
 	if res.Finish != nil {
 		// Out of play (TR-34): the player leaves their table with their

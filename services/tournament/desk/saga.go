@@ -176,6 +176,29 @@ func (d *Desk) PayAll(ctx context.Context, id string, pays []entry.Payment) {
 	}
 }
 
+// book runs a change to the books that may place players and record
+// prizes and bounties to pay: change gets the price of a satellite seat
+// (TR-19) and the time and returns the steps it recorded, which are paid
+// once the change is committed (PayAll).
+func (d *Desk) book(ctx context.Context, id string, change func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error)) error {
+	price, err := d.seatPrice(ctx, id)
+	if err != nil {
+		return err
+	}
+	now := d.now()
+	var pays []entry.Payment
+	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		var err error
+		pays, err = change(tx, t, price, now) // each attempt replaces the last one's steps
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.PayAll(ctx, id, pays)
+	return nil
+}
+
 // finishWhenPaid moves a Paying event to Finished once every prize and
 // voucher step is paid; one pending or refused keeps it Paying.
 func finishWhenPaid(tx *store.Tx, t *store.Tournament) error {

@@ -184,43 +184,35 @@ func (d *Desk) KnockOutHeld(ctx context.Context, id string) (map[string]int, err
 	if t, err := d.store.Load(ctx, id); err != nil || t.Event.Status != event.Running || len(t.HeldBusts) == 0 {
 		return nil, err
 	}
-	price, err := d.seatPrice(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	now := d.now()
-	var (
-		out  map[string]int
-		pays []entry.Payment
-	)
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		out, pays = nil, nil
+	var out map[string]int
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
+		out = nil
 		if t.Event.Status != event.Running {
-			return nil
+			return nil, nil
 		}
 		seated := map[string]entry.Entry{}
 		kos, err := heldAtIdleTables(tx, t, 0, now, seated)
 		if err != nil || len(kos) == 0 {
-			return err
+			return nil, err
 		}
 		b, byPlayer, n, err := handBoard(tx, t, seated, kos)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(kos) >= n {
 			// Nobody left with chips: the books disagree with the tables.
 			d.log.ErrorContext(ctx, "tournament: every player left is held for a rebuy; none knocked out", "tournament", id, "held", len(kos))
-			return nil
+			return nil, nil
 		}
 		ko, err := knockOut(tx, t, b, byPlayer, kos, price, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pays, out = ko.pays, make(map[string]int, len(kos))
+		out = make(map[string]int, len(kos))
 		for _, k := range kos {
 			out[k.PlayerID] = seated[k.PlayerID].Table
 		}
-		return nil
+		return ko.pays, nil
 	})
 	if err != nil {
 		return nil, err
@@ -229,7 +221,6 @@ func (d *Desk) KnockOutHeld(ctx context.Context, id string) (map[string]int, err
 		d.log.InfoContext(ctx, "tournament: held players knocked out at tables that cannot deal, with no hand to end",
 			"tournament", id, "knocked_out", len(out), "rule_id", "G-42")
 	}
-	d.PayAll(ctx, id, pays)
 	return out, nil
 }
 

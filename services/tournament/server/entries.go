@@ -7,8 +7,6 @@ import (
 	"github.com/cardroom/cardroom/platform/fault"
 	tournamentv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/tournament/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
-	"github.com/cardroom/cardroom/services/tournament/entry"
-	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
 // ErrNotYourEntry refuses a player acting for another player's entry.
@@ -139,10 +137,4 @@ func (s *Server) LeaveTournament(ctx context.Context, req *tournamentv1.LeaveTou
 		return nil, err
 	}
 	return &tournamentv1.LeaveTournamentResponse{Entry: entryToProto(en)}, nil
-}
-
-// handsSincePeriodEnd is the larger of what the caller reports and what
-// the player's table has reported through ReportHandStarted (TR-16).
-func handsSincePeriodEnd(t *store.Tournament, en entry.Entry, reported int32) int {
-	return max(int(reported), t.RebuyHands[en.Table])
 }
