@@ -50,10 +50,15 @@ const (
 	// writes, and past 64 every other session's snapshot has to look
 	// subtransactions up on disk (pg_subtrans).
 	DefaultMaxBatch = 64
-	// DefaultCommitters is half the wallet's PostgreSQL pool (16), so
-	// that reads and the unbatched writes (the sweeper, epoch repairs)
-	// always find a connection.
-	DefaultCommitters = 8
+	// DefaultCommitters is two: a committer takes only what queued
+	// while its last batch ran, so the more committers the smaller the
+	// batches (24 buy-ins in flight made 1.65 per commit over eight, 5.6
+	// over two), and each commit is round trips and a flush that cost the
+	// database CPU. Measured on 2 cores (docs/CAPACITY.md, 2026-12-02):
+	// two committers gave more buy-ins/s than eight (874 and 1,081
+	// against 683 and 876) with a third less PostgreSQL CPU. The rest of
+	// the wallet's pool (16) serves reads and the unbatched writes.
+	DefaultCommitters = 2
 )
 
 // groupAttempts bounds how often a request refused by a transient
