@@ -4,21 +4,21 @@ import (
 	"context"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/rpc"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table/runner"
 	"github.com/cardroom/cardroom/services/table/tablepb"
 )
 
 // Wallet is the runner's wallet over the wallet service's gRPC client, and
-// the one place its answers are classified: FailedPrecondition, NotFound,
-// InvalidArgument, AlreadyExists and PermissionDenied are the wallet's
-// answer (runner.WalletRefused); any other code is no answer — Aborted
-// too: the wallet lost a race (a newer owner's epoch, a request under the
-// same key still in flight) and the step may yet go through.
+// the one place its answers are classified: a refusal by rpc.Refused's rule
+// is the wallet's answer (runner.WalletRefused); any other error is no
+// answer — Aborted too: the wallet lost a race (a newer owner's epoch, a
+// request under the same key still in flight) and the step may yet go
+// through.
 type Wallet struct {
 	Client walletv1.WalletServiceClient
 }
@@ -74,8 +74,7 @@ func (w Wallet) CashOut(ctx context.Context, s runner.Step, c runner.CashOut) er
 }
 
 func classify(err error) error {
-	switch status.Code(err) {
-	case codes.FailedPrecondition, codes.NotFound, codes.InvalidArgument, codes.AlreadyExists, codes.PermissionDenied:
+	if rpc.Refused(err) {
 		return &runner.WalletRefused{Err: err}
 	}
 	return err

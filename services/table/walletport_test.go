@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
@@ -124,7 +125,7 @@ func holdNotHeld(state string) error {
 // built as production builds it, to every step.
 func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
+	type answerCase struct {
 		name   string
 		answer error
 		block  bool // no answer before the caller's deadline
@@ -133,7 +134,8 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 		// keeps for the caller (the player learns why).
 		hold, commit, release, cashOut string
 		code                           codes.Code
-	}{
+	}
+	cases := []answerCase{
 		{name: "ok", hold: stepDone, commit: stepDone, release: stepDone, cashOut: stepDone},
 		{name: "insufficient funds", answer: fault.New(fault.Precondition, "INSUFFICIENT_FUNDS", "not enough money"),
 			hold: stepRefused, commit: stepRefused, release: stepRefused, cashOut: stepRefused, code: codes.FailedPrecondition},
@@ -169,12 +171,31 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 			hold: stepPending, commit: stepPending, release: stepPending, cashOut: stepPending, code: codes.Unavailable},
 		{name: "internal", answer: errors.New("disk full"),
 			hold: stepPending, commit: stepPending, release: stepPending, cashOut: stepPending, code: codes.Internal},
+		// The wallet refused the table's own token (expired before its
+		// renewal, a key being rolled), not the step: no answer, retried;
+		// the player must not read a 401 as their own session ending.
 		{name: "unauthenticated", answer: fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "token expired"),
 			hold: stepPending, commit: stepPending, release: stepPending, cashOut: stepPending, code: codes.Unauthenticated},
+		{name: "out of range", answer: status.Error(codes.OutOfRange, "the escrow holds less"),
+			hold: stepRefused, commit: stepRefused, release: stepRefused, cashOut: stepRefused, code: codes.OutOfRange},
 		{name: "no answer in time", block: true,
 			hold: stepPending, commit: stepPending, release: stepPending, cashOut: stepPending, code: codes.DeadlineExceeded},
 		{name: "wallet down", down: true,
 			hold: stepPending, commit: stepPending, release: stepPending, cashOut: stepPending, code: codes.Unavailable},
+	}
+	// Every code as a bare status, read as the tournament's wallet adapter
+	// reads it too: by the one rule (rpc.Refused).
+	for code := codes.Canceled; code <= codes.Unauthenticated; code++ {
+		sent := code
+		if code == codes.Unknown || code == codes.DataLoss {
+			sent = codes.Internal // the wallet's server masks them (rpc.ToStatus)
+		}
+		o := stepPending
+		if rpc.Refused(status.Error(code, "")) {
+			o = stepRefused
+		}
+		cases = append(cases, answerCase{name: "code " + code.String(), answer: status.Error(code, "the wallet's answer"),
+			hold: o, commit: o, release: o, cashOut: o, code: sent})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
