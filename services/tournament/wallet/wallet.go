@@ -1,19 +1,18 @@
 // Package wallet is the tournament desk's adapter to the wallet service:
 // it implements desk.Wallet over the generated WalletService client and
-// classifies the wallet's errors in one place: a status the wallet decided
-// (InvalidArgument, FailedPrecondition, NotFound, PermissionDenied,
-// AlreadyExists, OutOfRange, Unauthenticated) is a refusal
-// (desk.PaymentRefused, nothing moved); anything else is no answer.
+// classifies the wallet's errors in one place: a refusal by rpc.Refused's
+// rule, the rule the table's wallet adapter follows too, is the wallet's
+// (desk.PaymentRefused, nothing moved); anything else is no answer —
+// Unauthenticated too: the wallet refused the service's own token, not the
+// payment.
 package wallet
 
 import (
 	"context"
 	"fmt"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/cardroom/cardroom/platform/auth"
+	"github.com/cardroom/cardroom/platform/rpc"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -83,11 +82,10 @@ func (w *Client) Pay(ctx context.Context, p entry.Payment) (desk.Paid, error) {
 	default:
 		return desk.Paid{}, &desk.PaymentRefused{Err: fmt.Errorf("payment %s: unknown kind %s", p.Key, p.Kind)}
 	}
-	switch status.Code(err) {
-	case codes.OK:
+	switch {
+	case err == nil:
 		return desk.Paid{TransferID: transfer.GetTransferId(), Total: total}, nil
-	case codes.InvalidArgument, codes.FailedPrecondition, codes.NotFound, codes.PermissionDenied, codes.AlreadyExists,
-		codes.OutOfRange, codes.Unauthenticated:
+	case rpc.Refused(err):
 		// Its status (reason, rule) goes back to the caller as it is.
 		return desk.Paid{}, &desk.PaymentRefused{Err: fmt.Errorf("wallet %s %s: %w", p.Kind, p.Key, err)}
 	}

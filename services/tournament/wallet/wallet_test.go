@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/testkit"
 	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/tournament/desk"
@@ -154,14 +155,15 @@ func outcome(err error) string {
 // (its reason and rule) reaches the caller as it is.
 func TestPayClassifiesAnswers(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
+	type answerCase struct {
 		name   string
 		answer error
 		block  bool // no answer before the caller's deadline
 		down   bool // nothing listens
 		want   string
 		code   codes.Code
-	}{
+	}
+	cases := []answerCase{
 		{name: "ok", want: done},
 		{name: "insufficient funds", answer: fault.New(fault.Precondition, "INSUFFICIENT_FUNDS", "not enough money"),
 			want: refused, code: codes.FailedPrecondition},
@@ -172,15 +174,35 @@ func TestPayClassifiesAnswers(t *testing.T) {
 		{name: "forbidden", answer: fault.New(fault.Forbidden, "PERMISSION_DENIED", "not for this role"), want: refused,
 			code: codes.PermissionDenied},
 		{name: "out of range", answer: status.Error(codes.OutOfRange, "the pool holds less"), want: refused, code: codes.OutOfRange},
-		{name: "unauthenticated", answer: fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "token expired"), want: refused,
+		// The wallet refused the tournament's own token (expired before
+		// its renewal, a key being rolled), not the payment: no answer,
+		// repeated; the player must not read a 401 as their own session
+		// ending.
+		{name: "unauthenticated", answer: fault.New(fault.Unauthenticated, "UNAUTHENTICATED", "token expired"), want: pending,
 			code: codes.Unauthenticated},
-		{name: "fenced out", answer: fault.New(fault.Aborted, "IDEMPOTENCY_KEY_BUSY", "the same key is in flight"), want: pending,
+		{name: "key busy", answer: fault.New(fault.Aborted, "IDEMPOTENCY_KEY_BUSY", "the same key is in flight"), want: pending,
+			code: codes.Aborted},
+		{name: "fenced out", answer: fault.New(fault.Aborted, "FENCED_OUT", "a newer epoch owns the event"), want: pending,
 			code: codes.Aborted},
 		{name: "unavailable", answer: fault.New(fault.Unavailable, "UNAVAILABLE", "the database is down"), want: pending,
 			code: codes.Unavailable},
 		{name: "internal", answer: errors.New("disk full"), want: pending, code: codes.Internal},
 		{name: "no answer in time", block: true, want: pending, code: codes.DeadlineExceeded},
 		{name: "wallet down", down: true, want: pending, code: codes.Unavailable},
+	}
+	// Every code as a bare status, read as the table's wallet adapter
+	// reads it too: by the one rule (rpc.Refused).
+	for code := codes.Canceled; code <= codes.Unauthenticated; code++ {
+		sent := code
+		if code == codes.Unknown || code == codes.DataLoss {
+			sent = codes.Internal // the wallet's server masks them (rpc.ToStatus)
+		}
+		want := pending
+		if rpc.Refused(status.Error(code, "")) {
+			want = refused
+		}
+		cases = append(cases, answerCase{name: "code " + code.String(), answer: status.Error(code, "the wallet's answer"),
+			want: want, code: sent})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
