@@ -133,7 +133,7 @@ func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
 	if !t.unpaidAt(m) {
 		return
 	}
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, settled(ctx, m)); err != nil {
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, t.settled(ctx, m)); err != nil {
 		t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
 	}
 }
@@ -166,7 +166,7 @@ func (t *Table) undoBuyIn(ctx context.Context, m store.MoneyMove) (undone bool, 
 			return dt.TakeBack(m.Seat, m.Amount)
 		}
 		return dt.Unseat(m.Seat)
-	}, settled(ctx, m))
+	}, t.settled(ctx, m))
 	return err == nil, err
 }
 
@@ -194,7 +194,7 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 		return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
 	}
 	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUpPaid(m.Seat, m.Amount) },
-		settled(ctx, m)); err != nil {
+		t.settled(ctx, m)); err != nil {
 		return fmt.Errorf("add the committed top-up %s to seat %d: %w", m.Key, m.Seat, err)
 	}
 	return nil
@@ -202,11 +202,8 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 
 // settled marks the wallet step m done in the transaction of the change
 // that settles it at the table.
-func settled(ctx context.Context, m store.MoneyMove) func(*sqlstore.Tx) error {
-	return func(tx *sqlstore.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, m.Key)
-		return err
-	}
+func (t *Table) settled(ctx context.Context, m store.MoneyMove) func(*sqlstore.Tx) error {
+	return func(tx *sqlstore.Tx) error { return t.r.d.Store.SettleMoneyMove(ctx, tx, m.Key) }
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by
