@@ -106,21 +106,6 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // New returns a gateway forwarding to the services behind o.Conns. ctx
 // bounds nothing that outlives New: the connections belong to the caller.
 func New(ctx context.Context, o Options) (*Gateway, error) {
-	parts := []struct {
-		name, service string
-		conn          grpc.ClientConnInterface
-		register      registerFunc
-	}{
-		{"table", tablev1.TableService_ServiceDesc.ServiceName, o.Conns.Table,
-			handlers(tablev1.NewTableServiceClient, tablev1.RegisterTableServiceHandlerClient)},
-		{"tournament", tournamentv1.TournamentService_ServiceDesc.ServiceName, o.Conns.Tournament,
-			handlers(tournamentv1.NewTournamentServiceClient, tournamentv1.RegisterTournamentServiceHandlerClient)},
-		{"wallet", walletv1.WalletService_ServiceDesc.ServiceName, o.Conns.Wallet,
-			handlers(walletv1.NewWalletServiceClient, walletv1.RegisterWalletServiceHandlerClient)},
-		{"seating", seatingv1.SeatingService_ServiceDesc.ServiceName, o.Conns.Seating,
-			handlers(seatingv1.NewSeatingServiceClient, seatingv1.RegisterSeatingServiceHandlerClient)},
-	}
-
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -157,41 +142,74 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if health.timeout <= 0 {
 		health.timeout = 2 * time.Second
 	}
+	if err := register(ctx, o, api, health); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	root, err := rootHandler(api, health, fail)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	return &Gateway{handler: outermost(limitBodies(root, door.maxBody), o)}, nil
+}
+
+// register puts the four services' REST handlers and o's extra ones on
+// api, and a readiness check per service and per o.Checks on health.
+func register(ctx context.Context, o Options, api *runtime.ServeMux, health *healthHandler) error {
+	parts := []struct {
+		name, service string
+		conn          grpc.ClientConnInterface
+		register      registerFunc
+	}{
+		{"table", tablev1.TableService_ServiceDesc.ServiceName, o.Conns.Table,
+			handlers(tablev1.NewTableServiceClient, tablev1.RegisterTableServiceHandlerClient)},
+		{"tournament", tournamentv1.TournamentService_ServiceDesc.ServiceName, o.Conns.Tournament,
+			handlers(tournamentv1.NewTournamentServiceClient, tournamentv1.RegisterTournamentServiceHandlerClient)},
+		{"wallet", walletv1.WalletService_ServiceDesc.ServiceName, o.Conns.Wallet,
+			handlers(walletv1.NewWalletServiceClient, walletv1.RegisterWalletServiceHandlerClient)},
+		{"seating", seatingv1.SeatingService_ServiceDesc.ServiceName, o.Conns.Seating,
+			handlers(seatingv1.NewSeatingServiceClient, seatingv1.RegisterSeatingServiceHandlerClient)},
+	}
 	for _, p := range parts {
 		if p.conn == nil {
-			return nil, fmt.Errorf("gateway: no connection for the %s service", p.name)
+			return fmt.Errorf("no connection for the %s service", p.name)
 		}
 		// The handlers only keep the client; ctx is not retained by them.
 		// Every request leaves through CheckText: a NUL or invalid UTF-8
 		// in a path parameter or the body is refused here with 400.
 		if err := p.register(ctx, api, rpc.TextCheckedConn(p.conn)); err != nil {
-			return nil, fmt.Errorf("gateway: register %s: %w", p.name, err)
+			return fmt.Errorf("register %s: %w", p.name, err)
 		}
 		health.checks = append(health.checks, grpcHealthCheck(p.name, p.conn, p.service))
 	}
 	for i, register := range o.Register {
 		if err := register(ctx, api); err != nil {
-			return nil, fmt.Errorf("gateway: extra registration %d: %w", i, err)
+			return fmt.Errorf("extra registration %d: %w", i, err)
 		}
 	}
 	for name, ready := range o.Checks {
 		if ready == nil {
-			return nil, errors.New("gateway: nil check " + name)
+			return errors.New("nil check " + name)
 		}
 		health.checks = append(health.checks, check{part: name, ready: ready})
 	}
+	return nil
+}
 
-	// A plain switch rather than http.ServeMux: the mux would set
-	// Request.Pattern to "/", and otelhttp would then rename the span
-	// nameSpan gave the route.
+// rootHandler serves /healthz, the OpenAPI documents and the room's
+// screens itself and everything else through api.
+//
+// A plain switch rather than http.ServeMux: the mux would set
+// Request.Pattern to "/", and otelhttp would then rename the span
+// nameSpan gave the route.
+func rootHandler(api http.Handler, health *healthHandler, fail runtime.ErrorHandlerFunc) (http.Handler, error) {
 	healthz := getOnly(health, fail)
 	openapiDoc := getOnly(http.HandlerFunc(serveOpenAPI), fail)
 	openapi31Doc := getOnly(http.HandlerFunc(serveOpenAPI31), fail)
 	room, err := screens.New()
 	if err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
+		return nil, err
 	}
-	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/healthz":
 			healthz.ServeHTTP(w, r)
@@ -206,9 +224,12 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 		default:
 			api.ServeHTTP(w, r)
 		}
-	})
+	}), nil
+}
 
-	h := limitBodies(root, door.maxBody)
+// outermost wraps h in what every request meets first: CORS for
+// o.CORSOrigins (none: no CORS headers) and the request's span.
+func outermost(h http.Handler, o Options) http.Handler {
 	if len(o.CORSOrigins) > 0 {
 		h = cors.New(cors.Options{
 			AllowedOrigins: o.CORSOrigins,
@@ -227,7 +248,7 @@ func New(ctx context.Context, o Options) (*Gateway, error) {
 	if o.Propagator != nil {
 		otelOpts = append(otelOpts, otelhttp.WithPropagators(o.Propagator))
 	}
-	return &Gateway{handler: otelhttp.NewHandler(h, "gateway", otelOpts...)}, nil
+	return otelhttp.NewHandler(h, "gateway", otelOpts...)
 }
 
 // registerFunc adds one service's REST handlers to mux, calling it over cc.

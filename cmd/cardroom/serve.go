@@ -38,9 +38,9 @@ const serviceTokenTTL = time.Hour
 // order: gateway, in-flight RPCs, background loops (the outbox drains),
 // leases, databases, telemetry.
 func serve(ctx context.Context, cfg config.Config, parts []part, withGateway bool, stdout io.Writer) (err error) {
-	name := processName(parts, withGateway)
+	p := &process{cfg: cfg, parts: parts, name: processName(parts, withGateway), healthz: health.NewServer(), drainer: rpc.NewDrainer()}
 	tel, err := telemetry.Setup(ctx, telemetry.Options{
-		Service: name, Version: version(), OTLPEndpoint: cfg.OTel.ExporterEndpoint,
+		Service: p.name, Version: version(), OTLPEndpoint: cfg.OTel.ExporterEndpoint,
 		TraceFile: cfg.TraceFile, LogLevel: cfg.LogLevel,
 	})
 	if err != nil {
@@ -51,193 +51,261 @@ func serve(ctx context.Context, cfg config.Config, parts []part, withGateway boo
 		defer cancel()
 		err = errors.Join(err, tel.Shutdown(tctx))
 	}()
-	log := slog.Default()
+	p.log = slog.Default()
 
-	// /metrics first, so a process stuck starting up can still be scraped.
-	var metricsSrv *http.Server
-	var metricsLis net.Listener
-	if cfg.MetricsAddr != config.MetricsOff {
-		if metricsLis, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
-			return fmt.Errorf("listen metrics: %w", err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", tel.Metrics())
-		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := metricsSrv.Serve(metricsLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.ErrorContext(ctx, "metrics endpoint stopped", "error", err)
-			}
-		}()
-		// Last to close: the final scrape may come during the drain.
-		defer func() { _ = metricsSrv.Close() }()
-	}
-
-	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("signing key: %w", err)
-	}
-	verifier, err := auth.NewVerifier(key, nil)
+	// /metrics first, so a process stuck starting up can still be scraped;
+	// last to close: the final scrape may come during the drain.
+	closeMetrics, err := p.serveMetrics(ctx, tel)
 	if err != nil {
 		return err
 	}
-	issuer, err := auth.NewIssuer(key, nil)
+	defer closeMetrics()
+
+	verifier, issuer, err := signing(cfg)
 	if err != nil {
 		return err
 	}
-	env, err := newEnvironment(cfg, log, issuer)
+	env, err := newEnvironment(cfg, p.log, issuer)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, env.close()) }()
-
-	var (
-		grpcSrv  *grpc.Server
-		grpcLis  net.Listener
-		healthz  = health.NewServer()
-		drainer  = rpc.NewDrainer()
-		builts   []*built
-		dbs      []*sqlstore.DB
-		grpcAddr = cfg.GRPCAddr
-	)
-	defer func() {
-		for _, db := range dbs {
-			err = errors.Join(err, db.Close())
-		}
-	}()
+	defer func() { err = errors.Join(err, p.close()) }()
 	if len(parts) > 0 {
-		// Listen first: parts dial each other at this address in `all`.
-		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
-			return fmt.Errorf("listen gRPC: %w", err)
+		if err := p.buildParts(ctx, env, verifier); err != nil {
+			return err
 		}
-		grpcAddr = grpcLis.Addr().String()
-		env.grpcAddr, env.all = grpcAddr, len(parts) == len(allParts)
-		grpcSrv = rpc.NewServer(rpc.Options{Logger: log, Verifier: verifier, Health: healthz, Drainer: drainer,
-			MaxMessage: cfg.Limits.GRPCMaxMessage, MaxStreams: cfg.Limits.GRPCMaxStreams, Reflection: cfg.Limits.GRPCReflection})
-		for _, p := range parts {
-			db, err := openDB(ctx, cfg, p)
-			if err != nil {
-				return err
-			}
-			dbs = append(dbs, db)
-			b, err := p.build(env, db)
-			if err != nil {
-				return fmt.Errorf("start %s: %w", p.name, err)
-			}
-			b.Register(grpcSrv)
-			builts = append(builts, b)
+	}
+	p.startLoops(ctx)
+	if withGateway {
+		if err := p.openGateway(ctx, verifier); err != nil {
+			return err
 		}
 	}
 
-	// Background loops outlive ctx until the servers have stopped, so that
-	// work accepted before the signal still reaches the outbox and the bus.
-	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopLoops()
-	var loops sync.WaitGroup
-	for _, b := range builts {
+	serveErr := p.start()
+	printBanner(stdout, cfg, p.name, p.grpcLis, p.httpLis, p.metricsLis, issuer)
+	p.log.InfoContext(ctx, "started", "process", p.name, "grpc", addrOf(p.grpcLis), "http", addrOf(p.httpLis),
+		"metrics", addrOf(p.metricsLis))
+	select {
+	case <-ctx.Done():
+		p.log.InfoContext(ctx, "stopping", "process", p.name)
+	case err := <-serveErr:
+		return fmt.Errorf("server stopped: %w", err)
+	}
+	err = p.shutdown()
+	p.log.InfoContext(ctx, "stopped", "process", p.name)
+	return err
+}
+
+// process is what serve runs: its listeners and servers, its parts and
+// their databases, the parts' background loops and the gateway's
+// connections.
+type process struct {
+	cfg     config.Config
+	parts   []part
+	name    string
+	log     *slog.Logger
+	healthz *health.Server
+	drainer *rpc.Drainer
+
+	metricsLis net.Listener
+
+	grpcSrv *grpc.Server
+	grpcLis net.Listener
+	builts  []*built
+	dbs     []*sqlstore.DB
+
+	loops     sync.WaitGroup
+	stopLoops context.CancelFunc
+
+	httpSrv *http.Server
+	httpLis net.Listener
+	conns   []*grpc.ClientConn
+}
+
+// serveMetrics serves /metrics at the configured address (none when it is
+// off) and returns what closes it.
+func (p *process) serveMetrics(ctx context.Context, tel *telemetry.Telemetry) (closeMetrics func(), err error) {
+	if p.cfg.MetricsAddr == config.MetricsOff {
+		return func() {}, nil
+	}
+	if p.metricsLis, err = net.Listen("tcp", p.cfg.MetricsAddr); err != nil {
+		return nil, fmt.Errorf("listen metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", tel.Metrics())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(p.metricsLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.ErrorContext(ctx, "metrics endpoint stopped", "error", err)
+		}
+	}()
+	return func() { _ = srv.Close() }, nil
+}
+
+// signing returns the verifier of bearer tokens and the issuer of the
+// parts' own, both with the suite's signing key.
+func signing(cfg config.Config) (*auth.Verifier, *auth.Issuer, error) {
+	key, err := auth.ResolveKey(cfg.JWTKey, cfg.DataDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing key: %w", err)
+	}
+	verifier, err := auth.NewVerifier(key, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	issuer, err := auth.NewIssuer(key, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return verifier, issuer, nil
+}
+
+// buildParts listens for gRPC and builds every part on one server, each
+// with its own database.
+func (p *process) buildParts(ctx context.Context, env *environment, verifier *auth.Verifier) error {
+	// Listen first: parts dial each other at this address in `all`.
+	lis, err := net.Listen("tcp", p.cfg.GRPCAddr)
+	if err != nil {
+		return fmt.Errorf("listen gRPC: %w", err)
+	}
+	p.grpcLis = lis
+	env.grpcAddr, env.all = lis.Addr().String(), len(p.parts) == len(allParts)
+	l := p.cfg.Limits
+	p.grpcSrv = rpc.NewServer(rpc.Options{Logger: p.log, Verifier: verifier, Health: p.healthz, Drainer: p.drainer,
+		MaxMessage: l.GRPCMaxMessage, MaxStreams: l.GRPCMaxStreams, Reflection: l.GRPCReflection})
+	for _, pt := range p.parts {
+		db, err := openDB(ctx, p.cfg, pt)
+		if err != nil {
+			return err
+		}
+		p.dbs = append(p.dbs, db)
+		b, err := pt.build(env, db)
+		if err != nil {
+			return fmt.Errorf("start %s: %w", pt.name, err)
+		}
+		b.Register(p.grpcSrv)
+		p.builts = append(p.builts, b)
+	}
+	return nil
+}
+
+// startLoops starts the parts' background loops. They outlive ctx until
+// the servers have stopped, so that work accepted before the signal still
+// reaches the outbox and the bus.
+func (p *process) startLoops(ctx context.Context) {
+	loopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p.stopLoops = stop
+	for _, b := range p.builts {
 		for _, loop := range b.loops() {
-			loops.Go(func() {
+			p.loops.Go(func() {
 				if err := loop(loopCtx); err != nil && !errors.Is(err, context.Canceled) {
-					log.ErrorContext(loopCtx, "background loop stopped", "error", err)
+					p.log.ErrorContext(loopCtx, "background loop stopped", "error", err)
 				}
 			})
 		}
 	}
+}
 
-	var (
-		httpSrv *http.Server
-		httpLis net.Listener
-		conns   []*grpc.ClientConn
-	)
-	defer func() {
-		for _, c := range conns {
-			_ = c.Close()
+// openGateway builds the REST gateway over connections to the services —
+// this process's own gRPC address when it runs parts, the configured
+// addresses otherwise — and listens for HTTP.
+func (p *process) openGateway(ctx context.Context, verifier *auth.Verifier) error {
+	var gc gateway.Conns
+	byAddr := map[string]*grpc.ClientConn{} // in-process parts all share one address
+	for _, s := range []struct {
+		name string
+		conn *grpc.ClientConnInterface
+	}{{"table", &gc.Table}, {"tournament", &gc.Tournament}, {"wallet", &gc.Wallet}, {"seating", &gc.Seating}} {
+		addr := addrOf(p.grpcLis)
+		if p.grpcLis == nil {
+			addr, _ = p.cfg.Endpoints.Address(s.name)
 		}
-	}()
-	if withGateway {
-		// One connection per address: in-process parts all share grpcAddr.
-		byAddr := map[string]*grpc.ClientConn{}
-		dial := func(service string) (*grpc.ClientConn, error) {
-			addr := grpcAddr
-			if len(parts) == 0 {
-				addr, _ = cfg.Endpoints.Address(service)
-			}
-			if c, ok := byAddr[addr]; ok {
-				return c, nil
-			}
+		if byAddr[addr] == nil {
 			// No service token: the gateway only forwards the app's own
 			// bearer token, so an anonymous request stays anonymous (401).
-			c, err := rpc.Dial(addr, rpc.Options{Logger: log})
+			c, err := rpc.Dial(addr, rpc.Options{Logger: p.log})
 			if err != nil {
-				return nil, fmt.Errorf("dial %s at %s: %w", service, addr, err)
+				return fmt.Errorf("dial %s at %s: %w", s.name, addr, err)
 			}
 			byAddr[addr] = c
-			conns = append(conns, c)
-			return c, nil
+			p.conns = append(p.conns, c)
 		}
-		var gc gateway.Conns
-		for _, s := range []struct {
-			name string
-			conn *grpc.ClientConnInterface
-		}{{"table", &gc.Table}, {"tournament", &gc.Tournament}, {"wallet", &gc.Wallet}, {"seating", &gc.Seating}} {
-			c, err := dial(s.name)
-			if err != nil {
-				return err
-			}
-			*s.conn = c
-		}
-		gw, err := gateway.New(ctx, gateway.Options{Conns: gc, Verifier: verifier, MaxBody: cfg.Limits.HTTPMaxBody,
-			CORSOrigins: cfg.CORSOrigins, Logger: log})
-		if err != nil {
-			return fmt.Errorf("gateway: %w", err)
-		}
-		if httpLis, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-			return fmt.Errorf("listen HTTP: %w", err)
-		}
-		httpSrv = newHTTPServer(gw, cfg.Limits, log)
+		*s.conn = byAddr[addr]
 	}
+	gw, err := gateway.New(ctx, gateway.Options{Conns: gc, Verifier: verifier, MaxBody: p.cfg.Limits.HTTPMaxBody,
+		CORSOrigins: p.cfg.CORSOrigins, Logger: p.log})
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	if p.httpLis, err = net.Listen("tcp", p.cfg.HTTPAddr); err != nil {
+		return fmt.Errorf("listen HTTP: %w", err)
+	}
+	p.httpSrv = newHTTPServer(gw, p.cfg.Limits, p.log)
+	return nil
+}
 
+// start serves gRPC and HTTP, reports the parts serving, and returns where
+// a server that stops by itself says why.
+func (p *process) start() <-chan error {
 	serveErr := make(chan error, 2)
-	if grpcSrv != nil {
-		go func() { serveErr <- grpcSrv.Serve(grpcLis) }()
-		for _, p := range parts {
-			healthz.SetServingStatus(p.grpcService, healthpb.HealthCheckResponse_SERVING)
+	if p.grpcSrv != nil {
+		go func() { serveErr <- p.grpcSrv.Serve(p.grpcLis) }()
+		for _, pt := range p.parts {
+			p.healthz.SetServingStatus(pt.grpcService, healthpb.HealthCheckResponse_SERVING)
 		}
 	}
-	if httpSrv != nil {
-		go func() { serveErr <- httpSrv.Serve(httpLis) }()
+	if p.httpSrv != nil {
+		go func() { serveErr <- p.httpSrv.Serve(p.httpLis) }()
 	}
-	printBanner(stdout, cfg, name, grpcLis, httpLis, metricsLis, issuer)
-	log.InfoContext(ctx, "started", "process", name, "grpc", addrOf(grpcLis), "http", addrOf(httpLis), "metrics", addrOf(metricsLis))
+	return serveErr
+}
 
-	select {
-	case <-ctx.Done():
-		log.InfoContext(ctx, "stopping", "process", name)
-	case err := <-serveErr:
-		return fmt.Errorf("server stopped: %w", err)
-	}
-
-	// Shutdown, in reverse order of dependency.
-	healthz.Shutdown() // NOT_SERVING: load balancers stop sending work
+// shutdown stops the process in reverse order of dependency: health, feeds,
+// the gateway, in-flight RPCs, the background loops, then the parts.
+func (p *process) shutdown() (err error) {
+	p.healthz.Shutdown() // NOT_SERVING: load balancers stop sending work
 	// Feeds (table watches, the seating board, and the gateway's NDJSON
 	// streams over them) end now with SHUTTING_DOWN, so the drains below
 	// wait only for unary calls and a table's lease is let go promptly.
-	drainer.Drain()
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	p.drainer.Drain()
+	sctx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
 	defer cancel()
-	if httpSrv != nil {
-		if err := httpSrv.Shutdown(sctx); err != nil {
-			log.WarnContext(sctx, "gateway did not drain in time", "error", err)
+	if p.httpSrv != nil {
+		if err := p.httpSrv.Shutdown(sctx); err != nil {
+			p.log.WarnContext(sctx, "gateway did not drain in time", "error", err)
 		}
 	}
-	if grpcSrv != nil && !rpc.Shutdown(grpcSrv, cfg.ShutdownTimeout) {
-		log.WarnContext(sctx, "in-flight RPCs were cut off after the shutdown timeout")
+	if p.grpcSrv != nil && !rpc.Shutdown(p.grpcSrv, p.cfg.ShutdownTimeout) {
+		p.log.WarnContext(sctx, "in-flight RPCs were cut off after the shutdown timeout")
 	}
-	stopLoops()
-	loops.Wait()
-	for _, b := range builts {
+	p.endLoops()
+	for _, b := range p.builts {
 		err = errors.Join(err, b.Close())
 	}
-	log.InfoContext(ctx, "stopped", "process", name)
+	return err
+}
+
+// endLoops stops the background loops and waits for them to return.
+func (p *process) endLoops() {
+	if p.stopLoops != nil {
+		p.stopLoops()
+	}
+	p.loops.Wait()
+}
+
+// close lets go of what the process holds whether or not it started: the
+// background loops (stopped and waited for, so none outlives its
+// database), the gateway's connections and the parts' databases.
+func (p *process) close() (err error) {
+	p.endLoops()
+	for _, c := range p.conns {
+		_ = c.Close()
+	}
+	for _, db := range p.dbs {
+		err = errors.Join(err, db.Close())
+	}
 	return err
 }
 

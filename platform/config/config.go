@@ -177,6 +177,27 @@ func (c Config) Validate() error {
 	bad := func(name, value string, err error) {
 		errs = append(errs, fmt.Errorf("%s=%q: %w", name, value, err))
 	}
+	c.validateAddresses(bad)
+	if c.JWTKey != "" && len(c.JWTKey) < auth.MinKeyLen {
+		// Its length only: the key itself is never shown.
+		errs = append(errs, fmt.Errorf("CARDROOM_JWT_KEY: %d bytes, need at least %d", len(c.JWTKey), auth.MinKeyLen))
+	}
+	c.validateSecurity(bad)
+	c.validateLimits(bad)
+	c.validateOTel(bad)
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("config: %w", errors.Join(errs...))
+}
+
+// badSetting records a setting's name, its value as it may be shown, and
+// what is wrong with it.
+type badSetting func(name, value string, err error)
+
+// validateAddresses checks where the process listens and what it connects
+// to; the URLs are shown with their passwords redacted.
+func (c Config) validateAddresses(bad badSetting) {
 	for _, v := range Variables() {
 		if !v.hostPort {
 			continue
@@ -204,9 +225,11 @@ func (c Config) Validate() error {
 			bad("DATABASE_URL", redactURL(c.DatabaseURL), err)
 		}
 	}
-	if c.JWTKey != "" && len(c.JWTKey) < auth.MinKeyLen {
-		errs = append(errs, fmt.Errorf("CARDROOM_JWT_KEY: %d bytes, need at least %d", len(c.JWTKey), auth.MinKeyLen))
-	}
+}
+
+// validateSecurity checks the origins allowed, the lock lease and the dev
+// tokens.
+func (c Config) validateSecurity(bad badSetting) {
 	for _, o := range c.CORSOrigins {
 		if err := checkOrigin(o); err != nil {
 			bad("CARDROOM_CORS_ORIGINS", o, err)
@@ -220,6 +243,10 @@ func (c Config) Validate() error {
 	if c.DevTokens && c.JWTKey != "" {
 		bad("CARDROOM_DEV_TOKENS", "true", errors.New("dev tokens are printed only with the generated dev key, never with CARDROOM_JWT_KEY"))
 	}
+}
+
+// validateLimits checks the servers' timeouts and sizes.
+func (c Config) validateLimits(bad badSetting) {
 	for name, d := range map[string]time.Duration{
 		"CARDROOM_HTTP_READ_HEADER_TIMEOUT": c.Limits.HTTPReadHeaderTimeout, "CARDROOM_HTTP_READ_TIMEOUT": c.Limits.HTTPReadTimeout,
 		"CARDROOM_HTTP_WRITE_TIMEOUT": c.Limits.HTTPWriteTimeout, "CARDROOM_HTTP_IDLE_TIMEOUT": c.Limits.HTTPIdleTimeout,
@@ -240,6 +267,11 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		bad("CARDROOM_SHUTDOWN_TIMEOUT", c.ShutdownTimeout.String(), errors.New("must be positive"))
 	}
+}
+
+// validateOTel checks the OpenTelemetry settings, which the SDK reads
+// itself, at start-up.
+func (c Config) validateOTel(bad badSetting) {
 	if c.OTel.ExporterEndpoint != "" {
 		if err := checkURL(c.OTel.ExporterEndpoint, "http", "https"); err != nil {
 			bad("OTEL_EXPORTER_OTLP_ENDPOINT", redactURL(c.OTel.ExporterEndpoint), err)
@@ -260,10 +292,6 @@ func (c Config) Validate() error {
 			bad("OTEL_TRACES_SAMPLER_ARG", s, errors.New("want a ratio in 0..1"))
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("config: %w", errors.Join(errs...))
 }
 
 func checkHostPort(s string) error {

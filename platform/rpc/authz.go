@@ -75,28 +75,12 @@ func AccessFromDescriptors(files *protoregistry.Files, types *protoregistry.Type
 }
 
 func lookupAccess(files *protoregistry.Files, types *protoregistry.Types, fullMethod string) ([]auth.Role, bool, bool) {
-	svcName, methodName, ok := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
+	opts, ok := methodOptions(files, fullMethod)
 	if !ok {
-		return nil, false, false
-	}
-	d, err := files.FindDescriptorByName(protoreflect.FullName(svcName))
-	if err != nil {
-		return nil, false, false
-	}
-	sd, ok := d.(protoreflect.ServiceDescriptor)
-	if !ok {
-		return nil, false, false
-	}
-	md := sd.Methods().ByName(protoreflect.Name(methodName))
-	if md == nil {
 		return nil, false, false
 	}
 	xt, err := types.FindExtensionByName(AccessExtension)
 	if err != nil {
-		return nil, false, false
-	}
-	opts, ok := md.Options().(*descriptorpb.MethodOptions)
-	if !ok || opts == nil {
 		return nil, false, false
 	}
 	if !proto.HasExtension(opts, xt) {
@@ -115,26 +99,56 @@ func lookupAccess(files *protoregistry.Files, types *protoregistry.Types, fullMe
 	if !ok {
 		return nil, false, false
 	}
-	m := access.ProtoReflect()
+	roles, public := readAccess(access.ProtoReflect())
+	return roles, public, true
+}
+
+// methodOptions returns the options of the method fullMethod
+// ("/package.Service/Method") names in files.
+func methodOptions(files *protoregistry.Files, fullMethod string) (*descriptorpb.MethodOptions, bool) {
+	svcName, methodName, ok := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
+	if !ok {
+		return nil, false
+	}
+	d, err := files.FindDescriptorByName(protoreflect.FullName(svcName))
+	if err != nil {
+		return nil, false
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil, false
+	}
+	md := sd.Methods().ByName(protoreflect.Name(methodName))
+	if md == nil {
+		return nil, false
+	}
+	opts, ok := md.Options().(*descriptorpb.MethodOptions)
+	return opts, ok && opts != nil
+}
+
+// readAccess reads an access option's roles (ROLE_PLAYER → auth.Player;
+// unknown ones skipped) and whether it is public, by field name, so that
+// the platform needs no generated code of the proto module.
+func readAccess(m protoreflect.Message) (roles []auth.Role, public bool) {
 	fields := m.Descriptor().Fields()
-	var public bool
 	if f := fields.ByName("public"); f != nil && f.Kind() == protoreflect.BoolKind {
 		public = m.Get(f).Bool()
 	}
-	var roles []auth.Role
-	if f := fields.ByName("roles"); f != nil && f.IsList() && f.Kind() == protoreflect.EnumKind {
-		list := m.Get(f).List()
-		for i := range list.Len() {
-			v := f.Enum().Values().ByNumber(list.Get(i).Enum())
-			if v == nil {
-				continue
-			}
-			if r, err := auth.ParseRole(strings.TrimPrefix(string(v.Name()), "ROLE_")); err == nil {
-				roles = append(roles, r)
-			}
+	f := fields.ByName("roles")
+	if f == nil || !f.IsList() || f.Kind() != protoreflect.EnumKind {
+		return nil, public
+	}
+	list := m.Get(f).List()
+	for i := range list.Len() {
+		v := f.Enum().Values().ByNumber(list.Get(i).Enum())
+		if v == nil {
+			continue
+		}
+		if r, err := auth.ParseRole(strings.TrimPrefix(string(v.Name()), "ROLE_")); err == nil {
+			roles = append(roles, r)
 		}
 	}
-	return roles, public, true
+	return roles, public
 }
 
 // authenticator checks the bearer token of each call and enforces the

@@ -127,10 +127,38 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if d.maxAttempts <= 0 {
 		d.maxAttempts = 20
 	}
-	var (
-		driverName, dsn string
-		err             error
-	)
+	driverName, dsn, err := d.source()
+	if err != nil {
+		return nil, err
+	}
+	db, err := otelsql.Open(driverName, dsn, d.traceOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	d.db = db
+	// The pool's open, idle and waiting connections, for the platform dashboard.
+	stats, err := otelsql.RegisterDBStatsMetrics(db, otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)),
+		attribute.String("db.namespace", opts.Service)))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("measure %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	d.stats = stats
+	maxConns := d.poolSize()
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := d.prepare(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	}
+	return d, nil
+}
+
+// source sets d's dialect (and schema, in PostgreSQL) from its options
+// and returns the driver and data source to open.
+func (d *DB) source() (driverName, dsn string, err error) {
+	opts := d.opts
 	if opts.URL == "" {
 		d.dialect = SQLite
 		driverName = "sqlite"
@@ -143,19 +171,24 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			d.schema = opts.Service
 		}
 		if !identifier.MatchString(d.schema) {
-			return nil, fmt.Errorf("open database: schema %q must be a plain identifier", d.schema)
+			return "", "", fmt.Errorf("open database: schema %q must be a plain identifier", d.schema)
 		}
 		dsn, err = postgresDSN(opts.URL, d.schema)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+		return "", "", fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
 	}
-	// otelsql records the query text (placeholders only) and never the
-	// arguments, which can be secrets or hole cards; no AttributesGetter is
-	// installed that would add them (the contract suite checks).
+	return driverName, dsn, nil
+}
+
+// traceOptions are the database's span options. otelsql records the
+// query text (placeholders only) and never the arguments, which can be
+// secrets or hole cards; no AttributesGetter is installed that would add
+// them (the contract suite checks).
+func (d *DB) traceOptions() []otelsql.Option {
 	traceOpts := []otelsql.Option{
 		// Both bounded: the dialect and the service owning the database.
-		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)), attribute.String("db.namespace", opts.Service)),
+		otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)), attribute.String("db.namespace", d.opts.Service)),
 		otelsql.WithSpanOptions(otelsql.SpanOptions{
 			OmitConnResetSession: true,
 			OmitConnPrepare:      true,
@@ -169,40 +202,27 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			},
 		}),
 	}
-	if opts.TracerProvider != nil {
-		traceOpts = append(traceOpts, otelsql.WithTracerProvider(opts.TracerProvider))
+	if d.opts.TracerProvider != nil {
+		traceOpts = append(traceOpts, otelsql.WithTracerProvider(d.opts.TracerProvider))
 	}
-	db, err := otelsql.Open(driverName, dsn, traceOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
+	return traceOpts
+}
+
+// poolSize is how many connections the database's pool keeps open at
+// most: MaxOpenConns (SQLiteMaxOpenConns for SQLite, when set), or 16 for
+// SQLite and 8 for PostgreSQL.
+func (d *DB) poolSize() int {
+	n := d.opts.MaxOpenConns
+	if d.dialect == SQLite && d.opts.SQLiteMaxOpenConns > 0 {
+		n = d.opts.SQLiteMaxOpenConns
 	}
-	d.db = db
-	// The pool's open, idle and waiting connections, for the platform dashboard.
-	stats, err := otelsql.RegisterDBStatsMetrics(db, otelsql.WithAttributes(attribute.String("db.system.name", systemName(d.dialect)),
-		attribute.String("db.namespace", opts.Service)))
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("measure %s database for %s: %w", d.dialect, opts.Service, err)
+	if n > 0 {
+		return n
 	}
-	d.stats = stats
-	maxConns := opts.MaxOpenConns
-	if d.dialect == SQLite && opts.SQLiteMaxOpenConns > 0 {
-		maxConns = opts.SQLiteMaxOpenConns
+	if d.dialect == Postgres {
+		return 8
 	}
-	if maxConns <= 0 {
-		maxConns = 16
-		if d.dialect == Postgres {
-			maxConns = 8
-		}
-	}
-	db.SetMaxOpenConns(maxConns)
-	db.SetMaxIdleConns(maxConns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := d.prepare(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
-	}
-	return d, nil
+	return 16
 }
 
 func systemName(d Dialect) string {

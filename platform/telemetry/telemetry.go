@@ -119,18 +119,12 @@ func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 		tpOpts = append(tpOpts, sdktrace.WithSyncer(o.Exporter))
 	}
 	if o.TraceFile != "" {
-		f, err := os.OpenFile(o.TraceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		opt, closeFile, err := traceFile(o.TraceFile)
 		if err != nil {
-			return nil, fmt.Errorf("open trace file: %w", err)
+			return nil, err
 		}
-		closers = append(closers, func(context.Context) error { return f.Close() })
-		exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
-		if err != nil {
-			return nil, fmt.Errorf("trace file exporter: %w", err)
-		}
-		// Synchronous, so a test reading the file sees a span as soon as
-		// the request that produced it has answered.
-		tpOpts = append(tpOpts, sdktrace.WithSyncer(exp))
+		closers = append(closers, closeFile)
+		tpOpts = append(tpOpts, opt)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -145,16 +139,11 @@ func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 		sdkmetric.WithView(sdkmetric.NewView(sdkmetric.Instrument{Name: "http.server.*"},
 			sdkmetric.Stream{AttributeFilter: attribute.NewDenyKeysFilter("server.address", "server.port")}))}
 	if o.OTLPEndpoint != "" {
-		texp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(o.OTLPEndpoint))
+		tpOpt, mpOpt, err := otlp(ctx, o.OTLPEndpoint)
 		if err != nil {
-			return nil, fmt.Errorf("otlp trace exporter: %w", err)
+			return nil, err
 		}
-		tpOpts = append(tpOpts, sdktrace.WithBatcher(texp))
-		mexp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(o.OTLPEndpoint))
-		if err != nil {
-			return nil, fmt.Errorf("otlp metric exporter: %w", err)
-		}
-		mpOpts = append(mpOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(15*time.Second))))
+		tpOpts, mpOpts = append(tpOpts, tpOpt), append(mpOpts, mpOpt)
 	}
 	tp := sdktrace.NewTracerProvider(tpOpts...)
 	closers = append(closers, tp.Shutdown)
@@ -165,6 +154,38 @@ func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 	otel.SetMeterProvider(mp)
 	otel.SetTextMapPropagator(Propagator())
 	return &Telemetry{shutdown: shutdown, metrics: metricsHandler(reg)}, nil
+}
+
+// traceFile returns the option that writes every span to the file name,
+// and what closes the file.
+func traceFile(name string) (sdktrace.TracerProviderOption, func(context.Context) error, error) {
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open trace file: %w", err)
+	}
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(f))
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("trace file exporter: %w", err)
+	}
+	// Synchronous, so a test reading the file sees a span as soon as the
+	// request that produced it has answered.
+	return sdktrace.WithSyncer(exp), func(context.Context) error { return f.Close() }, nil
+}
+
+// otlp returns the options that export traces (batched) and metrics
+// (every 15 s) to the OTLP/gRPC collector at endpoint.
+func otlp(ctx context.Context, endpoint string) (sdktrace.TracerProviderOption, sdkmetric.Option, error) {
+	texp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(endpoint))
+	if err != nil {
+		return nil, nil, fmt.Errorf("otlp trace exporter: %w", err)
+	}
+	mexp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(endpoint))
+	if err != nil {
+		_ = texp.Shutdown(ctx)
+		return nil, nil, fmt.Errorf("otlp metric exporter: %w", err)
+	}
+	return sdktrace.WithBatcher(texp), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(15*time.Second))), nil
 }
 
 // Propagator is the W3C trace-context + baggage propagator Setup installs.
