@@ -133,17 +133,8 @@ func (g *Game) PlayerSeated(table string, seat int, player string, now time.Time
 	if g.closed(table) {
 		return nil
 	}
-	t := g.Table(table)
-	if t == nil {
-		g.Tables = append(g.Tables, Table{ID: table})
-		t = &g.Tables[len(g.Tables)-1]
-	}
-	s := t.seat(seat)
-	if s == nil {
-		t.Seats = append(t.Seats, Seat{Number: seat, State: Open})
-		slices.SortFunc(t.Seats, func(a, b Seat) int { return a.Number - b.Number })
-		s = t.seat(seat)
-	}
+	t := g.tableOf(table)
+	s, _ := t.seatOf(seat)
 	if s.State == Taken && s.Player == player {
 		s.Seated, s.HoldUntil = true, time.Time{}
 		return g.settle(now, nil)
@@ -307,15 +298,8 @@ func (g *Game) SeatOpened(table string, seat int, now time.Time) []Event {
 	if g.closed(table) {
 		return nil
 	}
-	t := g.Table(table)
-	if t == nil {
-		g.Tables = append(g.Tables, Table{ID: table})
-		t = &g.Tables[len(g.Tables)-1]
-	}
-	s := t.seat(seat)
-	if s == nil {
-		t.Seats = append(t.Seats, Seat{Number: seat, State: Open})
-		slices.SortFunc(t.Seats, func(a, b Seat) int { return a.Number - b.Number })
+	s, added := g.tableOf(table).seatOf(seat)
+	if added {
 		return g.settle(now, nil)
 	}
 	switch s.State {
@@ -333,6 +317,27 @@ func (g *Game) SeatOpened(table string, seat int, now time.Time) []Event {
 	}
 	*s = Seat{Number: s.Number, State: Open}
 	return g.settle(now, nil)
+}
+
+// tableOf returns the game's table, added when the game does not know it
+// yet.
+func (g *Game) tableOf(id string) *Table {
+	if t := g.Table(id); t != nil {
+		return t
+	}
+	g.Tables = append(g.Tables, Table{ID: id})
+	return &g.Tables[len(g.Tables)-1]
+}
+
+// seatOf returns the table's seat, added open (in seat order) when the
+// table does not know it yet; added says so.
+func (t *Table) seatOf(n int) (s *Seat, added bool) {
+	if s := t.seat(n); s != nil {
+		return s, false
+	}
+	t.Seats = append(t.Seats, Seat{Number: n, State: Open})
+	slices.SortFunc(t.Seats, func(a, b Seat) int { return a.Number - b.Number })
+	return t.seat(n), true
 }
 
 func (g *Game) withdrawOffersOf(player string) {
@@ -374,12 +379,7 @@ func (g *Game) TableClosed(table string, players []string, now time.Time) ([]Ent
 	if g.closed(table) {
 		return nil, nil
 	}
-	t := g.Table(table)
-	if t == nil {
-		g.Tables = append(g.Tables, Table{ID: table})
-		t = &g.Tables[len(g.Tables)-1]
-	}
-	for _, s := range t.Seats {
+	for _, s := range g.tableOf(table).Seats {
 		if s.State == Taken && !s.Seated && !slices.Contains(players, s.Player) {
 			players = append(players, s.Player)
 		}
