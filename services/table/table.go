@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -16,7 +15,6 @@ import (
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/lock"
-	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
@@ -196,19 +194,4 @@ func (o SeatingOffers) VerifyOffer(ctx context.Context, offerID, player, tableID
 		}
 	}
 	return ErrOfferNotValid
-}
-
-// SeededShuffle returns a deck source for tests and replays: the n-th deck
-// it deals is the same on every run with the same seed. Never use it for
-// real play (Deps.Shuffle nil shuffles with crypto/rand).
-func SeededShuffle(seed uint64) func() cards.Deck {
-	var mu sync.Mutex
-	src := random.Seeded(seed)
-	return func() cards.Deck {
-		mu.Lock()
-		defer mu.Unlock()
-		d := cards.NewDeck()
-		d.Shuffle(src)
-		return d
-	}
 }

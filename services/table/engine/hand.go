@@ -89,8 +89,6 @@ type seat struct {
 	LoOK          bool   `json:"lo_ok,omitempty"`
 }
 
-func (p *seat) cards() []cards.Card { return p.Hole[:p.N] }
-
 // upCards appends p's face-up cards to dst.
 func (p *seat) upCards(dst []cards.Card) []cards.Card {
 	for i := uint8(0); i < p.N; i++ {

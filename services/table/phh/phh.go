@@ -64,13 +64,6 @@ var variants = map[string]variantInfo{
 	FixedLimitBadugi:         {blinds: true, limit: true, holeN: 4},
 }
 
-// KnownVariant reports whether code is one of the variant codes of the
-// specification.
-func KnownVariant(code string) bool {
-	_, ok := variants[code]
-	return ok
-}
-
 // Number is a PHH amount. The specification allows an integer or a float
 // wherever it takes an amount; Number remembers which one was written so a
 // file round-trips unchanged.
