@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/services/tournament/deal"
@@ -272,32 +273,28 @@ func (d *Desk) AgreeDeal(ctx context.Context, id string, dealID int, player stri
 // player's own head in a knockout event (G-37), and the wallet is asked
 // to pay them under their keys.
 func (d *Desk) ConfirmDeal(ctx context.Context, id string, dealID int, reason, by string) (deal.Proposal, error) {
-	now := d.now()
-	var (
-		p    deal.Proposal
-		pays []entry.Payment
-	)
-	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		pays = nil
+	var p deal.Proposal
+	// The deal places nobody in a satellite's seats: the price is unused.
+	err := d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, _ int64, now time.Time) ([]entry.Payment, error) {
 		if t.Event.Status != event.Running {
-			return ErrNotRunning
+			return nil, ErrNotRunning
 		}
 		var err error
 		if p, err = openDeal(tx, dealID); err != nil {
-			return err
+			return nil, err
 		}
 		if err := p.Confirm(by, now); err != nil {
-			return err
+			return nil, err
 		}
 		if err := tx.PutDeal(p); err != nil {
-			return err
+			return nil, err
 		}
 		if err := tx.AddAudit(by, "deal_confirmed", map[string]any{"deal": p, "reason": reason}, now); err != nil {
-			return err
+			return nil, err
 		}
 		b, byPlayer, err := board(tx, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// G-37: the chip leader takes first place, the others go out
 		// together, placed by their stacks as in one hand (TR-37).
@@ -312,19 +309,17 @@ func (d *Desk) ConfirmDeal(ctx context.Context, id string, dealID int, reason, b
 		}
 		own, err := collectHeads(tx, t, others, byPlayer, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out, err := knockOut(tx, t, b, byPlayer, kos, 0, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pays = append(own, out.pays...)
-		return nil
+		return append(own, out.pays...), nil
 	})
 	if err != nil {
 		return deal.Proposal{}, err
 	}
-	d.PayAll(ctx, id, pays)
 	return p, nil
 }
 

@@ -40,9 +40,6 @@ type Deps struct {
 	// (FlightBagged), players held at tables that cannot deal
 	// (KnockOutHeld). Nil leaves the tables to the floor.
 	Tables director.Tables
-	// Director drives the tables with a director built elsewhere (tests
-	// that give it deps of their own); it wins over Tables.
-	Director *director.Director
 }
 
 // Desk is the tournament desk.
@@ -58,8 +55,7 @@ type Desk struct {
 
 // New returns a Desk over deps.
 func New(deps Deps) *Desk {
-	d := &Desk{store: deps.Store, clock: deps.Clock, wallet: deps.Wallet, random: random.Crypto(), log: deps.Logger,
-		director: deps.Director}
+	d := &Desk{store: deps.Store, clock: deps.Clock, wallet: deps.Wallet, random: random.Crypto(), log: deps.Logger}
 	if d.wallet == nil {
 		d.wallet = noMoney{}
 	}
@@ -69,7 +65,7 @@ func New(deps Deps) *Desk {
 	if d.log == nil {
 		d.log = slog.Default()
 	}
-	if d.director == nil && deps.Tables != nil {
+	if deps.Tables != nil {
 		d.director = director.New(director.Deps{Store: d.store, Tables: deps.Tables, Clock: d.clock, Random: d.random, Logger: d.log,
 			Record: d.record, Bagged: d.FlightBagged, KnockOutHeld: d.KnockOutHeld})
 	}

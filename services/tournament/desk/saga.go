@@ -9,7 +9,9 @@ import (
 
 	"math/rand/v2"
 
+	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/standings"
@@ -180,18 +182,35 @@ func (d *Desk) PayAll(ctx context.Context, id string, pays []entry.Payment) {
 // prizes and bounties to pay: change gets the price of a satellite seat
 // (TR-19) and the time and returns the steps it recorded, which are paid
 // once the change is committed (PayAll).
-func (d *Desk) book(ctx context.Context, id string, change func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error)) error {
+func (d *Desk) book(ctx context.Context, id string, change bookChange) error {
+	return d.bookOnce(ctx, id, nil, change)
+}
+
+// bookChange is a change to the books run by book.
+type bookChange func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error)
+
+// bookOnce is book; with ev, the change runs in the transaction that
+// records ev as processed by the desk's Consumer (events.Idempotent), and
+// not at all when it was processed before.
+func (d *Desk) bookOnce(ctx context.Context, id string, ev *events.Event, change bookChange) error {
 	price, err := d.seatPrice(ctx, id)
 	if err != nil {
 		return err
 	}
 	now := d.now()
 	var pays []entry.Payment
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		var err error
-		pays, err = change(tx, t, price, now) // each attempt replaces the last one's steps
-		return err
-	})
+	update := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
+		return d.store.UpdateIn(ctx, tx, id, func(tx *store.Tx, t *store.Tournament) error {
+			var err error
+			pays, err = change(tx, t, price, now) // each attempt replaces the last one's steps
+			return err
+		})
+	}
+	if ev != nil {
+		err = events.Idempotent(d.store.DB(), Consumer, update)(ctx, *ev)
+	} else {
+		err = d.store.DB().Tx(ctx, func(tx *sqlstore.Tx) error { return update(ctx, tx, events.Event{}) })
+	}
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cardroom/cardroom/platform/events"
-	"github.com/cardroom/cardroom/platform/sqlstore"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
 	"github.com/cardroom/cardroom/services/tournament/balance"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -92,25 +91,9 @@ func (d *Desk) record(ctx context.Context, ev events.Event) error {
 	if err != nil || !ok {
 		return err
 	}
-	price, err := d.seatPrice(ctx, link.TournamentID)
-	if err != nil {
-		return err
-	}
-	var pays []entry.Payment
-	apply := func(ctx context.Context, tx *sqlstore.Tx, _ events.Event) error {
-		return d.store.UpdateIn(ctx, tx, link.TournamentID, func(stx *store.Tx, t *store.Tournament) error {
-			// Each attempt replaces the last one's payments.
-			var err error
-			pays, err = d.tableHandEnded(ctx, stx, t, &msg, price)
-			return err
-		})
-	}
-	if err := events.Idempotent(d.store.DB(), Consumer, apply)(ctx, ev); err != nil {
-		return err
-	}
-	// Prize steps the wallet does not answer now stay pending for Run.
-	d.PayAll(ctx, link.TournamentID, pays)
-	return nil
+	return d.bookOnce(ctx, link.TournamentID, &ev, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
+		return d.tableHandEnded(ctx, tx, t, &msg, price, now)
+	})
 }
 
 // countRebuyHand counts a hand of tournament table n towards the last
@@ -246,7 +229,7 @@ func rebuysAfter(tx *store.Tx, id string, en entry.Entry, end time.Time) (int, e
 // What no redelivery can change — a tournament no longer running, the
 // table attached elsewhere meanwhile, a hand out of the hand-for-hand
 // round — is logged and applied as far as it goes, never retried.
-func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, price int64) ([]entry.Payment, error) {
+func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, price int64, now time.Time) ([]entry.Payment, error) {
 	link, ok, err := tx.TableLink(msg.GetTableId())
 	if err != nil {
 		return nil, err
@@ -254,7 +237,6 @@ func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tourna
 	if !ok || link.TournamentID != t.Event.ID || t.Event.Status != event.Running {
 		return nil, nil
 	}
-	now := d.now()
 	// The entries of the hand's players, one read each: the whole field
 	// (board) is read only when the hand knocks someone out, not after
 	// every hand (issue 10: O(seats) per hand, not O(entrants)).

@@ -258,9 +258,9 @@ func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
 // dealt before its hand was handled).
 func TestHandForHand_FloorStopsItBeforeAHandIsHandled_G26(t *testing.T) {
 	t.Parallel()
-	s, _, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
+	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d})
+	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Tables: f})
 	if _, err := books.SetHandForHand(ctx, "ev1", false); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T
 	t.Parallel()
 	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Director: d})
+	books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now), Tables: f})
 	f.mu.Lock()
 	f.fail["Hold"] = 1
 	f.mu.Unlock()

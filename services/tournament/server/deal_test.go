@@ -95,10 +95,9 @@ func TestProposeDealHoldsTables_TR38(t *testing.T) {
 	st := store.New(db)
 	clk := clock.NewFake(now)
 	tables := &heldTables{seats: map[string][]director.SeatStatus{}, holds: map[string]bool{}}
-	d := director.New(director.Deps{Store: st, Tables: tables, Clock: clk, Random: random.Seeded(3)})
 	g := testkit.StartGRPC(t, func(r grpc.ServiceRegistrar) {
 		tournamentv1.RegisterTournamentServiceServer(r, server.New(desk.New(desk.Deps{Store: st, Clock: clk, Random: random.Seeded(11),
-			Wallet: wallet.New(w), Director: d})))
+			Wallet: wallet.New(w), Tables: tables})))
 	})
 	f := &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
 		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}
