@@ -224,10 +224,6 @@ type Sitting struct {
 	Since     time.Time
 }
 
-// LegacySitting is the ID of a sitting opened before sittings had IDs
-// (migration 00003), by which the table names the seats it took then.
-func LegacySitting(player string) string { return "legacy/" + player }
-
 // OpenSitting records that the player sits at the table. A player has at
 // most one open sitting per table: while an earlier one is open (its
 // cash-out has not reached the wallet) it returns ErrCashOutPending.
