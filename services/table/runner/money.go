@@ -48,8 +48,8 @@ func (t *Table) retryMove(ctx context.Context, m store.MoneyMove) {
 			t.failed(ctx, m, err)
 			return
 		}
-		if err := t.r.d.Store.FinishMoneyMove(ctx, m.Key); err != nil {
-			t.r.d.Logger.WarnContext(ctx, "finish money move", "table", t.id, "error", err)
+		if err := t.r.d.Store.SettleMoneyMove(ctx, t.r.d.DB.SQL(), m.Key); err != nil {
+			t.r.d.Logger.WarnContext(ctx, "settle money move", "table", t.id, "error", err)
 		}
 		return
 	}
@@ -191,7 +191,7 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 	if !t.seatedAt(m) {
 		// A top-up stored before chips waited for their commit, whose
 		// seat went with its chips on it.
-		return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
+		return t.r.d.Store.SettleMoneyMove(ctx, t.r.d.DB.SQL(), m.Key)
 	}
 	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.TopUpPaid(m.Seat, m.Amount) },
 		t.settled(ctx, m)); err != nil {
@@ -219,7 +219,7 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	if err != nil {
 		return err
 	}
-	return t.r.d.Store.FinishMoneyMove(ctx, m.Key)
+	return t.r.d.Store.SettleMoneyMove(ctx, t.r.d.DB.SQL(), m.Key)
 }
 
 // wallet is the wallet for this table's chips: none for a tournament

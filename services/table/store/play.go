@@ -318,14 +318,6 @@ func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, err
 	return m, true, nil
 }
 
-// FinishMoneyMove marks a saga step done.
-func (s *Store) FinishMoneyMove(ctx context.Context, key string) error {
-	if _, err := s.db.SQL().ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, key); err != nil {
-		return fmt.Errorf("finish money move %s: %w", key, err)
-	}
-	return nil
-}
-
 // PendingMoneyMoves lists a table's unfinished saga steps, oldest first.
 func (s *Store) PendingMoneyMoves(ctx context.Context, tableID string) ([]MoneyMove, error) {
 	return s.pendingMoves(ctx, s.db.SQL(), `WHERE table_id = $1 AND NOT done`, tableID)

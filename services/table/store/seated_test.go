@@ -173,7 +173,7 @@ func TestPendingCashOutHoldsThePlayer_G21_CS09(t *testing.T) {
 				t.Fatalf("%s at %s: %v", c.player, c.table, err)
 			}
 		}
-		if err := s.FinishMoneyMove(ctx, move.Key); err != nil {
+		if err := s.SettleMoneyMove(ctx, db.SQL(), move.Key); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.CheckSeatedElsewhere(ctx, "eve", "next"); err != nil {

@@ -23,13 +23,7 @@ var migrationFiles embed.FS
 // Migrations returns the service's goose migrations for
 // sqlstore.Options.Migrations; the same files run on both dialects, but
 // for those named .postgres.sql, which run on PostgreSQL alone.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
-	}
-	return sub
-}
+func Migrations() fs.FS { return sqlstore.Embedded(migrationFiles, "migrations") }
 
 // Store reads and writes tables.
 type Store struct{ db *sqlstore.DB }
