@@ -19,7 +19,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -36,15 +35,7 @@ var migrationFiles embed.FS
 // Migrations creates the outbox and processed_events tables (one goose
 // set, version table goose_events_version, per-dialect files). Services add
 // it to sqlstore.Options.Shared.
-var Migrations = sqlstore.MigrationSet{Name: "events", FS: mustSub(migrationFiles, "migrations")}
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations = sqlstore.MigrationSet{Name: "events", FS: sqlstore.Embedded(migrationFiles, "migrations")}
 
 // Event is one fact a service announces.
 type Event struct {

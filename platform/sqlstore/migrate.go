@@ -22,6 +22,18 @@ type MigrationSet struct {
 	FS   fs.FS
 }
 
+// Embedded returns the tree under dir of an embedded file system (a
+// store's //go:embed migrations), for Options.Migrations or a
+// MigrationSet. It panics on a dir fs.Sub refuses: the tree is fixed at
+// build time.
+func Embedded(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
 // Migrate applies every pending migration: first each Options.Shared set in
 // order, then the service's own. Running it again is a no-op, and replicas
 // running it at once take turns (a PostgreSQL advisory lock per schema and

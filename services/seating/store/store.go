@@ -30,13 +30,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the service's goose migrations for
 // sqlstore.Options.Migrations; the same files run on both dialects.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
-	}
-	return sub
-}
+func Migrations() fs.FS { return sqlstore.Embedded(migrationFiles, "migrations") }
 
 // Entity is the fenced table; lock keys are "waitlists:<id>" (lock.Claim).
 const Entity = "waitlists"

@@ -26,13 +26,7 @@ var migrationFiles embed.FS
 
 // Migrations returns the service's goose migrations for
 // sqlstore.Options.Migrations; the same files run on both dialects.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
-	}
-	return sub
-}
+func Migrations() fs.FS { return sqlstore.Embedded(migrationFiles, "migrations") }
 
 // Store reads and writes tournaments.
 type Store struct{ db *sqlstore.DB }

@@ -22,20 +22,12 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 )
 
-// Migrations is the wallet's schema, one complete set per dialect; pass it
-// as sqlstore.Options.Migrations.
-//
 //go:embed migrations
 var migrations embed.FS
 
-// Migrations returns the migration tree for sqlstore.Options.Migrations.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
-	}
-	return sub
-}
+// Migrations returns the wallet's schema, one complete set per dialect,
+// for sqlstore.Options.Migrations.
+func Migrations() fs.FS { return sqlstore.Embedded(migrations, "migrations") }
 
 // ServiceName is the sqlstore service name: the SQLite file and PostgreSQL schema.
 const ServiceName = "wallet"
