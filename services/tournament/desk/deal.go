@@ -188,44 +188,35 @@ func (d *Desk) ProposeDeal(ctx context.Context, id string, method deal.Method, c
 	if err != nil {
 		return deal.Proposal{}, err
 	}
-	now := d.now()
-	var out deal.Proposal
-	err = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		if t.Event.Status != event.Running {
-			return ErrNotRunning
-		}
+	return running(ctx, d, id, func(tx *store.Tx, t *store.Tournament, now time.Time) (deal.Proposal, error) {
 		last, ok, err := tx.Deal()
 		if err != nil {
-			return err
+			return deal.Proposal{}, err
 		}
 		if ok && last.State == deal.Proposed {
-			return ErrDealOpen.With("deal_id", strconv.Itoa(last.ID))
+			return deal.Proposal{}, ErrDealOpen.With("deal_id", strconv.Itoa(last.ID))
 		}
 		ens, err := tx.Entries()
 		if err != nil {
-			return err
+			return deal.Proposal{}, err
 		}
 		players, exact := inPlay(ens, seated)
 		if !exact || len(t.PendingKnockouts) > 0 {
-			return ErrDealTablesInHand
+			return deal.Proposal{}, ErrDealTablesInHand
 		}
 		pool, entrants, err := tx.Contributions()
 		if err != nil {
-			return err
+			return deal.Proposal{}, err
 		}
-		out, err = deal.Propose(last.ID+1, method, players, prizesLeft(pool, entrants, *t, len(players)), custom, by, now)
+		out, err := deal.Propose(last.ID+1, method, players, prizesLeft(pool, entrants, *t, len(players)), custom, by, now)
 		if err != nil {
-			return err
+			return deal.Proposal{}, err
 		}
 		if err := tx.PutDeal(out); err != nil {
-			return err
+			return deal.Proposal{}, err
 		}
-		return tx.AddAudit(by, "deal_proposed", map[string]any{"deal": out, "reason": reason}, now)
+		return out, tx.AddAudit(by, "deal_proposed", map[string]any{"deal": out, "reason": reason}, now)
 	})
-	if err != nil {
-		return deal.Proposal{}, err
-	}
-	return out, nil
 }
 
 // openDeal reads the proposal in force, which must be dealID.

@@ -17,6 +17,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/services/tournament/director"
+	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -92,6 +93,27 @@ func (d *Desk) Run(ctx context.Context) error {
 // now is the clock's time as stored: to the millisecond, so an event
 // reads back as it was written.
 func (d *Desk) now() time.Time { return d.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// running runs change on a running event (ErrNotRunning otherwise) in
+// one store transaction and returns what it made, the zero T when it
+// fails.
+func running[T any](ctx context.Context, d *Desk, id string, change func(tx *store.Tx, t *store.Tournament, now time.Time) (T, error)) (T, error) {
+	now := d.now()
+	var out T
+	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
+		if t.Event.Status != event.Running {
+			return ErrNotRunning
+		}
+		var err error
+		out, err = change(tx, t, now) // each attempt replaces the last one's
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
 
 // drive has the director carry a committed change to the tables. What
 // the table service does not take now, the director's recovery pass

@@ -189,22 +189,16 @@ func (d *Desk) PauseClock(ctx context.Context, id string, pause bool, reason, by
 // hand plays the level then in force).
 func (d *Desk) controlClock(ctx context.Context, id, action, reason, by string, detail map[string]any, sheet bool,
 	change func(*levels.Clock, time.Time) error) (Reading, error) {
-	now := d.now()
-	var out store.Tournament
-	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		if t.Event.Status != event.Running {
-			return ErrNotRunning
-		}
+	out, err := running(ctx, d, id, func(tx *store.Tx, t *store.Tournament, now time.Time) (store.Tournament, error) {
 		if err := change(&t.Clock, now); err != nil {
-			return err
+			return store.Tournament{}, err
 		}
 		if sheet {
 			t.Rules.Sheet = t.Clock.Sheet
 		}
 		detail["reason"] = reason
 		detail["level_index"] = t.Clock.At(now).Index
-		out = *t
-		return tx.AddAudit(by, action, detail, now)
+		return *t, tx.AddAudit(by, action, detail, now)
 	})
 	if err != nil {
 		return Reading{}, err

@@ -503,23 +503,17 @@ func (d *Desk) IssuePenalty(ctx context.Context, id, player string, p standings.
 // the players dealt in (TR-33) and returns those who sit it out:
 // penalised players and players who left (TR-35).
 func (d *Desk) HandStarted(ctx context.Context, id string, table int, players []string) ([]string, error) {
-	now := d.now()
-	var out []string
-	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		out = nil
-		if t.Event.Status != event.Running {
-			return ErrNotRunning
-		}
+	return running(ctx, d, id, func(tx *store.Tx, t *store.Tournament, now time.Time) (out []string, _ error) {
 		// G-26: during hand-for-hand a table deals once per round.
 		if err := t.HandForHand.MayDeal(strconv.Itoa(table)); err != nil {
-			return err
+			return nil, err
 		}
 		// TR-16: after the rebuy period each table counts its last rebuy
 		// hands; a table the director runs has them counted from its
 		// table.hand_ended (countRebuyHand), not twice.
 		links, err := tx.Tables()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		run := slices.ContainsFunc(links, func(l store.TableLink) bool { return l.Table == table })
 		if !run && t.Rules.Entry.Rebuys() && !now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
@@ -531,7 +525,7 @@ func (d *Desk) HandStarted(ctx context.Context, id string, table int, players []
 		for _, player := range players {
 			en, err := tx.Entry(player)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if en == nil || en.Status != entry.Active {
 				continue
@@ -550,12 +544,11 @@ func (d *Desk) HandStarted(ctx context.Context, id string, table int, players []
 			}
 			en.HandsToMiss = rec.Missing
 			if err := tx.PutEntry(*en); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // ErrNoSuchTable refuses an operation on a table with nobody at it.
@@ -587,16 +580,10 @@ type Balanced struct {
 // BalanceTables balances (TR-23, G-25) or, with breakTable, breaks a table
 // and records the new seats; buttons are the tables' buttons by number.
 func (d *Desk) BalanceTables(ctx context.Context, id string, breakTable int, buttons map[int]int) (Balanced, error) {
-	now := d.now()
-	var res Balanced
-	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		res = Balanced{}
-		if t.Event.Status != event.Running {
-			return ErrNotRunning
-		}
+	return running(ctx, d, id, func(tx *store.Tx, t *store.Tournament, now time.Time) (res Balanced, _ error) {
 		ens, err := tx.Entries()
 		if err != nil {
-			return err
+			return Balanced{}, err
 		}
 		byTable := tables(ens, t.Rules.SeatsPerTable, buttons)
 		var list []balance.Table
@@ -610,11 +597,11 @@ func (d *Desk) BalanceTables(ctx context.Context, id string, breakTable int, but
 		kind := "balance"
 		if breakTable != 0 {
 			if _, ok := byTable[breakTable]; !ok {
-				return ErrNoSuchTable.With("table", strconv.Itoa(breakTable))
+				return Balanced{}, ErrNoSuchTable.With("table", strconv.Itoa(breakTable))
 			}
 			kind = "table_break"
 			if res.Moves, err = balance.Break(list, strconv.Itoa(breakTable), d.random); err != nil {
-				return err
+				return Balanced{}, err
 			}
 			// G-26: a broken table no longer holds up the round.
 			t.HandForHand.TableClosed(strconv.Itoa(breakTable))
@@ -630,27 +617,26 @@ func (d *Desk) BalanceTables(ctx context.Context, id string, breakTable int, but
 			en.Table, _ = strconv.Atoi(m.ToTable)
 			en.Seat = m.ToSeat
 			if err := tx.PutEntry(en); err != nil {
-				return err
+				return Balanced{}, err
 			}
 		}
 		if len(res.Moves) == 0 {
-			return nil
+			return res, nil
 		}
 		if err := tx.AddDraw(kind, res.Moves, now); err != nil {
-			return err
+			return Balanced{}, err
 		}
 		if kind == "table_break" && len(list) == 2 {
 			// TR-07: the button is drawn again when the final table forms.
 			b, err := finalButton(list, res.Moves, d.random)
 			if err != nil {
-				return err
+				return Balanced{}, err
 			}
 			res.FinalButton = &b
-			return tx.AddDraw("button", b.log(), now)
+			return res, tx.AddDraw("button", b.log(), now)
 		}
-		return nil
+		return res, nil
 	})
-	return res, err
 }
 
 // finalButton draws the button of the table a break of one of two tables
@@ -676,27 +662,20 @@ func finalButton(list []balance.Table, moves []balance.Move, src rand.Source) (B
 // RaceChips runs a chip race at one table (TR-22, G-08) and logs it; the
 // race's players must be seated there.
 func (d *Desk) RaceChips(ctx context.Context, id string, table int, race chiprace.Race) ([]chiprace.Result, error) {
-	now := d.now()
-	var results []chiprace.Result
-	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		results = nil
-		if t.Event.Status != event.Running {
-			return ErrNotRunning
-		}
+	return running(ctx, d, id, func(tx *store.Tx, _ *store.Tournament, now time.Time) ([]chiprace.Result, error) {
 		for _, p := range race.Players {
 			en, err := tx.Entry(p.PlayerID)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if en == nil || en.Status != entry.Active || en.Table != table || en.Seat != p.Seat {
-				return entry.ErrEntryNotActive.Withf("%s is not seated at table %d seat %d", p.PlayerID, table, p.Seat)
+				return nil, entry.ErrEntryNotActive.Withf("%s is not seated at table %d seat %d", p.PlayerID, table, p.Seat)
 			}
 		}
-		var err error
-		if results, err = chiprace.Run(race, d.random); err != nil {
-			return err
+		results, err := chiprace.Run(race, d.random)
+		if err != nil {
+			return nil, err
 		}
-		return tx.AddDraw("chip_race", map[string]any{"table": table, "race": race, "results": results}, now)
+		return results, tx.AddDraw("chip_race", map[string]any{"table": table, "race": race, "results": results}, now)
 	})
-	return results, err
 }
