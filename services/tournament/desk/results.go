@@ -515,40 +515,37 @@ func (d *Desk) HandStarted(ctx context.Context, id string, table int, players []
 		if err != nil {
 			return nil, err
 		}
-		run := slices.ContainsFunc(links, func(l store.TableLink) bool { return l.Table == table })
-		if !run && t.Rules.Entry.Rebuys() && !now.Before(t.Event.StartsAt.Add(t.Rules.Entry.RebuyPeriod)) {
-			if t.RebuyHands == nil {
-				t.RebuyHands = map[int]int{}
-			}
-			t.RebuyHands[table]++
+		if !slices.ContainsFunc(links, func(l store.TableLink) bool { return l.Table == table }) {
+			countRebuyHand(t, table, now)
 		}
 		for _, player := range players {
-			en, err := tx.Entry(player)
+			sits, err := sitsOut(tx, player)
 			if err != nil {
 				return nil, err
 			}
-			if en == nil || en.Status != entry.Active {
-				continue
-			}
-			if en.Left {
-				// TR-35: a player who left has blinds posted and a dead hand.
+			if sits {
 				out = append(out, player)
-				continue
-			}
-			if en.HandsToMiss == 0 {
-				continue
-			}
-			rec := standings.Record{Missing: en.HandsToMiss}
-			if rec.HandStarted() {
-				out = append(out, player)
-			}
-			en.HandsToMiss = rec.Missing
-			if err := tx.PutEntry(*en); err != nil {
-				return nil, err
 			}
 		}
 		return out, nil
 	})
+}
+
+// sitsOut counts a hand started for the player's missed-hand penalty
+// (TR-33) and reports whether they sit it out, penalised or gone (TR-35).
+func sitsOut(tx *store.Tx, player string) (bool, error) {
+	en, err := tx.Entry(player)
+	if err != nil || en == nil || en.Status != entry.Active {
+		return false, err
+	}
+	if en.Left || en.HandsToMiss == 0 {
+		// TR-35: a player who left has blinds posted and a dead hand.
+		return en.Left, nil
+	}
+	rec := standings.Record{Missing: en.HandsToMiss}
+	sits := rec.HandStarted()
+	en.HandsToMiss = rec.Missing
+	return sits, tx.PutEntry(*en)
 }
 
 // ErrNoSuchTable refuses an operation on a table with nobody at it.

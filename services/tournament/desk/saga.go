@@ -49,43 +49,16 @@ func (d *Desk) settle(ctx context.Context, id string, pays []entry.Payment) (ent
 			// The wallet did not answer: the step stays pending for a retry.
 			return entry.Entry{}, 0, out.err
 		}
+		var got int64
 		err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-			failure := ""
-			if out.err != nil {
-				failure = out.err.Error()
-			}
-			rec, _, err := tx.Payment(p.Key)
-			if err != nil {
-				return err
-			}
-			fresh, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure)
-			if err != nil {
-				return err
-			}
-			cur, err := tx.Entry(p.PlayerID)
-			if err != nil || cur == nil {
-				return err
-			}
-			en = *cur
-			if !fresh {
-				// Another call settled it first; report what it recorded.
-				if rec.State == store.PaymentDone {
-					chips += rec.Chips
-				}
-				return nil
-			}
-			if out.done {
-				chips += rec.Chips
-			}
-			keep, err := applyPayment(tx, t, &en, p, out.done, out.transferID, d.random)
-			if err != nil || !keep {
-				return err
-			}
-			return tx.PutEntry(en)
+			var err error
+			got, err = d.settleStep(tx, t, p, out, &en)
+			return err
 		})
 		if err != nil {
 			return entry.Entry{}, 0, err
 		}
+		chips += got
 		if out.refused && firstErr == nil {
 			firstErr = out.err
 		}
@@ -94,6 +67,36 @@ func (d *Desk) settle(ctx context.Context, id string, pays []entry.Payment) (ent
 		return entry.Entry{}, 0, firstErr
 	}
 	return en, chips, nil
+}
+
+// settleStep records the wallet's answer to step p and, the first time,
+// its effect on the entry, copied into en; it returns the step's chips.
+func (d *Desk) settleStep(tx *store.Tx, t *store.Tournament, p entry.Payment, out outcome, en *entry.Entry) (int64, error) {
+	rec, _, err := tx.Payment(p.Key)
+	if err != nil {
+		return 0, err
+	}
+	fresh, err := tx.SettlePayment(p.Key, out.done, out.transferID, out.failure())
+	if err != nil {
+		return 0, err
+	}
+	cur, err := tx.Entry(p.PlayerID)
+	if err != nil || cur == nil {
+		return 0, err
+	}
+	*en = *cur
+	var chips int64
+	if (fresh && out.done) || (!fresh && rec.State == store.PaymentDone) {
+		chips = rec.Chips // this answer's, or what the call that settled it first recorded
+	}
+	if !fresh {
+		return chips, nil
+	}
+	keep, err := applyPayment(tx, t, en, p, out.done, out.transferID, d.random)
+	if err != nil || !keep {
+		return chips, err
+	}
+	return chips, tx.PutEntry(*en)
 }
 
 // applyPayment changes the entry for a settled step; keep is false when
@@ -163,14 +166,10 @@ func (d *Desk) PayAll(ctx context.Context, id string, pays []entry.Payment) {
 		if !out.done && !out.refused {
 			continue
 		}
-		failure := ""
-		if out.err != nil {
-			failure = out.err.Error()
-		}
 		// A failed write leaves the step pending; PayPrizes repeats it
 		// under the same key.
 		_ = d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-			if _, err := tx.SettlePayment(p.Key, out.done, out.transferID, failure); err != nil {
+			if _, err := tx.SettlePayment(p.Key, out.done, out.transferID, out.failure()); err != nil {
 				return err
 			}
 			return finishWhenPaid(tx, t)
@@ -242,11 +241,7 @@ func (d *Desk) refund(ctx context.Context, id string, pay entry.Payment) (store.
 	}
 	var after store.Tournament
 	err := d.store.Update(ctx, id, func(tx *store.Tx, t *store.Tournament) error {
-		failure := ""
-		if out.err != nil {
-			failure = out.err.Error()
-		}
-		if _, err := tx.SettlePayment(pay.Key, out.done, "", failure); err != nil {
+		if _, err := tx.SettlePayment(pay.Key, out.done, "", out.failure()); err != nil {
 			return err
 		}
 		if out.done {

@@ -49,6 +49,14 @@ type outcome struct {
 	err        error
 }
 
+// failure is the refusal recorded with the step, "" for none.
+func (o outcome) failure() string {
+	if o.err == nil {
+		return ""
+	}
+	return o.err.Error()
+}
+
 // pay asks the wallet for one saga step.
 func (d *Desk) pay(ctx context.Context, p entry.Payment) outcome {
 	paid, err := d.wallet.Pay(ctx, p)
