@@ -27,6 +27,9 @@ type Tx struct {
 	// detached runs statements without their context's cancellation (a
 	// Savepoint's work: see there).
 	detached bool
+	// pipe, when set, is the pipeline the transaction's statements go
+	// through (DB.Pipeline); tx is then nil and only Query sends.
+	pipe *pipe
 }
 
 // ctx is the context a statement runs with.
@@ -39,16 +42,27 @@ func (t *Tx) ctx(ctx context.Context) context.Context {
 
 // ExecContext runs a statement inside the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if t.pipe != nil {
+		return nil, ErrNotPipelined
+	}
 	return t.tx.ExecContext(t.ctx(ctx), query, args...)
 }
 
 // QueryContext runs a query inside the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if t.pipe != nil {
+		return nil, ErrNotPipelined
+	}
 	return t.tx.QueryContext(t.ctx(ctx), query, args...)
 }
 
-// QueryRowContext runs a single-row query inside the transaction.
+// QueryRowContext runs a single-row query inside the transaction. A
+// pipelined transaction cannot (*sql.Row carries no error of ours): code
+// that may run in one checks Pipelined first.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if t.pipe != nil {
+		panic("sqlstore: QueryRowContext in a pipelined transaction (check Tx.Pipelined first)")
+	}
 	return t.tx.QueryRowContext(t.ctx(ctx), query, args...)
 }
 

@@ -1,0 +1,145 @@
+package sqlstore_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+)
+
+// TestPipeline checks DB.Pipeline on PostgreSQL: the fns' statements run
+// in rounds (every fn's second statement sees every fn's first, and a
+// round runs in the order given), everything commits together, and a
+// failure anywhere — a fn's error, a statement that cannot be pipelined,
+// a failing statement — keeps nothing. On SQLite it refuses to run.
+func TestPipeline(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "pipeline", Migrations: migrations}, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		// work inserts note id in its first statement, then counts the
+		// notes of its run (prefix) in its second; fail, when set, ends it
+		// after the first.
+		work := func(prefix, id string, seen *int, fail func(tx *sqlstore.Tx) error) func(tx *sqlstore.Tx) error {
+			return func(tx *sqlstore.Tx) error {
+				if err := tx.Query(ctx, `INSERT INTO notes (id, body) VALUES ($1, (SELECT COUNT(*)::text FROM notes WHERE id LIKE $2)) RETURNING id`,
+					[]any{prefix + id, prefix + "%"}, func(sqlstore.Rows) error { return nil }); err != nil {
+					return err
+				}
+				if fail != nil {
+					return fail(tx)
+				}
+				return tx.Query(ctx, `SELECT COUNT(*) FROM notes WHERE id LIKE $1`, []any{prefix + "%"}, func(rows sqlstore.Rows) error {
+					for rows.Next() {
+						if err := rows.Scan(seen); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+		}
+		// bodies lists the run's notes by id with, as body, how many of
+		// the run's notes were there when each was inserted.
+		bodies := func(prefix string) []string {
+			rows, err := db.SQL().QueryContext(ctx, `SELECT id || '=' || body FROM notes WHERE id LIKE $1 ORDER BY id`, prefix+"%")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []string
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, s)
+			}
+			return out
+		}
+
+		if db.Dialect() != sqlstore.Postgres {
+			err := db.Pipeline(ctx, []string{"a"}, []func(*sqlstore.Tx) error{work("sqlite-", "a", new(int), nil)})
+			if !errors.Is(err, sqlstore.ErrNotPipelined) {
+				t.Errorf("Pipeline on SQLite = %v, want ErrNotPipelined", err)
+			}
+			return
+		}
+
+		t.Run("rounds in the order given, committed together", func(t *testing.T) {
+			seen := make([]int, 3)
+			var committed []string
+			fns := make([]func(*sqlstore.Tx) error, 3)
+			for i := range fns {
+				fn := work("ok-", fmt.Sprint(i), &seen[i], nil)
+				fns[i] = func(tx *sqlstore.Tx) error {
+					if !tx.Pipelined() {
+						return errors.New("not pipelined")
+					}
+					tx.AfterCommit(func() { committed = append(committed, fmt.Sprint(i)) })
+					return fn(tx)
+				}
+			}
+			// Reversed: the round runs fn 2, then 1, then 0.
+			if err := db.Pipeline(ctx, []string{"c", "b", "a"}, fns); err != nil {
+				t.Fatal(err)
+			}
+			if want := []int{3, 3, 3}; !slices.Equal(seen, want) {
+				t.Errorf("second statements counted %v notes, want %v: each after every first statement", seen, want)
+			}
+			if got, want := bodies("ok-"), []string{"ok-0=2", "ok-1=1", "ok-2=0"}; !slices.Equal(got, want) {
+				t.Errorf("notes %v, want %v: inserted in the order given", got, want)
+			}
+			slices.Sort(committed)
+			if want := []string{"0", "1", "2"}; !slices.Equal(committed, want) {
+				t.Errorf("after-commit functions run: %v, want %v", committed, want)
+			}
+		})
+
+		refused := errors.New("refused")
+		for _, tc := range []struct {
+			name string
+			fail func(tx *sqlstore.Tx) error
+			want error
+		}{
+			{"a fn's error", func(*sqlstore.Tx) error { return refused }, refused},
+			{"a statement that cannot be pipelined", func(tx *sqlstore.Tx) error {
+				_, err := tx.ExecContext(ctx, `DELETE FROM notes`)
+				return err
+			}, sqlstore.ErrNotPipelined},
+			{"a failing statement", func(tx *sqlstore.Tx) error {
+				return tx.Query(ctx, `INSERT INTO notes (id, body) VALUES ('fail-0', 'again')`, nil, func(sqlstore.Rows) error { return nil })
+			}, nil},
+		} {
+			t.Run(tc.name+" keeps nothing", func(t *testing.T) {
+				var ran bool
+				fns := []func(*sqlstore.Tx) error{
+					work("fail-", "0", new(int), nil),
+					work("fail-", "1", new(int), tc.fail),
+					work("fail-", "2", new(int), nil),
+				}
+				fns = append(fns, func(tx *sqlstore.Tx) error { tx.AfterCommit(func() { ran = true }); return nil })
+				err := db.Pipeline(ctx, []string{"0", "1", "2", "3"}, fns)
+				if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+					t.Errorf("Pipeline = %v, want %v", err, tc.want)
+				}
+				if tc.want == nil && !sqlstore.IsUniqueViolation(err) {
+					t.Errorf("Pipeline = %v, want the failing statement's unique violation", err)
+				}
+				if got := bodies("fail-"); len(got) != 0 {
+					t.Errorf("notes kept after a failed pipeline: %v", got)
+				}
+				if ran {
+					t.Error("after-commit function ran")
+				}
+				// The connection went back to the pool clean: the pool
+				// still works.
+				if err := db.Tx(ctx, func(tx *sqlstore.Tx) error { return nil }); err != nil {
+					t.Errorf("a transaction after the failed pipeline: %v", err)
+				}
+			})
+		}
+	})
+}
