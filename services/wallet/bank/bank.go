@@ -137,7 +137,11 @@ func idempotent[Req, Res any](ctx context.Context, b *Bank, op, key string, req 
 		lane = l.lane()
 	}
 	_, lasting := any(req).(eventPayment)
-	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body, Lane: lane, Lasting: lasting}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
+	var exclusive []string
+	if p, ok := any(req).(pipelinable); ok {
+		exclusive = p.exclusive()
+	}
+	raw, _, err := b.store.Idempotent(ctx, store.Request{Key: key, Operation: op, Body: body, Lane: lane, Lasting: lasting, Exclusive: exclusive}, b.clock.Now().UTC(), func(tx *store.Tx) ([]byte, error) {
 		r, err := fn(tx)
 		if err != nil {
 			return nil, err
@@ -169,6 +173,11 @@ type eventPayment interface{ eventPayment() }
 // together (store.GroupCommit), so they share a commit instead of waiting
 // for each other's.
 type laned interface{ lane() string }
+
+// pipelinable is a request the store may pipeline with the others of its
+// batch (store.Request.Exclusive): exclusive names what it reads that
+// another request may write.
+type pipelinable interface{ exclusive() []string }
 
 // TransferResult is the outcome of an operation that posted one transfer.
 type TransferResult struct {

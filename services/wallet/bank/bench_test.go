@@ -143,6 +143,12 @@ func (w *buyInBench) run(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	if after := w.st.GroupStats(); after.Batches > before.Batches {
 		b.ReportMetric(float64(after.Requests-before.Requests)/float64(after.Batches-before.Batches), "buy-ins/commit")
+		if after.Requests > before.Requests && (after.Pipelined > before.Pipelined || after.PipelineFailures > before.PipelineFailures) {
+			// The share of buy-ins committed by a pipeline (PostgreSQL), and
+			// the pipelines that failed and left their batch to run in turn.
+			b.ReportMetric(float64(after.Pipelined-before.Pipelined)/float64(after.Requests-before.Requests), "pipelined/buy-in")
+			b.ReportMetric(float64(after.PipelineFailures-before.PipelineFailures), "pipelines-failed")
+		}
 	}
 }
 

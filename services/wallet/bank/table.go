@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/wallet/buyin"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/store"
@@ -175,6 +176,24 @@ func (b *Bank) HoldBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 	return res, err
 }
 
+// exclusive names what a hold reads that another request may write, so
+// that the store pipelines it only with requests that do not
+// (store.Request.Exclusive): the player's account, whose balance it reads
+// under lock and predicts, and the player's holds at the table (in any
+// currency), of which it allows one pending. The table's epoch and hold
+// account, which every hold at the table writes, are not read for
+// anything another hold's write changes: the epoch is checked by the
+// statement that records it, and the hold account's balance is not read.
+// Sittings and departures are written by commits and cash-outs, which are
+// not pipelined.
+func (r HoldRequest) exclusive() []string {
+	cur, err := ledger.ParseCurrency(r.Currency)
+	if err != nil {
+		return nil
+	}
+	return []string{string(ledger.PlayerAccount(r.Player, cur)), "holds:" + r.Player + "@" + r.Table}
+}
+
 // holdPending is ErrHoldPending naming the pending hold h.
 func holdPending(player, table string, h store.PendingHold) error {
 	return ErrHoldPending.Withf("%s already has hold %s pending at %s until %s; commit or release it first",
@@ -218,6 +237,11 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if p.Pending != nil {
 			if tx.Now().Before(p.Pending.ExpiresAt) {
 				return HoldResult{}, holdPending(r.Player, r.Table, *p.Pending)
+			}
+			if tx.Pipelined() {
+				// Releasing it takes statements a pipeline cannot send:
+				// the batch runs the ordinary way.
+				return HoldResult{}, sqlstore.ErrNotPipelined
 			}
 			if err := b.expireNow(ctx, tx, p.Pending.Hold(r.Player, r.Table)); err != nil {
 				return HoldResult{}, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,10 @@ const (
 	DefaultCommitters = 2
 )
 
+// errPipelineRefused stands for the failed pipeline of a batch that then
+// runs straight in savepoints.
+var errPipelineRefused = errors.New("pipeline refused")
+
 // groupAttempts bounds how often a request refused by a transient
 // conflict (a deadlock with another committer's or process's transaction)
 // is run again in a later batch.
@@ -82,6 +87,9 @@ type group struct {
 	queued func(waiting int)
 
 	batches, requests atomic.Int64
+	// pipelined counts the requests committed by a pipeline,
+	// pipelineFailures the pipelines that did not commit.
+	pipelined, pipelineFailures atomic.Int64
 }
 
 // committer runs the batches of the lanes hashed to it, one at a time.
@@ -93,10 +101,13 @@ type committer struct {
 
 // groupCall is one request waiting for, or running in, a batch.
 type groupCall struct {
-	ctx      context.Context
-	now      time.Time
-	fn       func(tx *Tx) error
-	attempts int
+	ctx context.Context
+	now time.Time
+	fn  func(tx *Tx) error
+	// exclusive, when set, lets the request be pipelined (Request.Exclusive,
+	// with its idempotency key).
+	exclusive []string
+	attempts  int
 	// state is queued, taken (by a batch) or abandoned (the caller left
 	// before a batch took it); guarded by its committer's mu.
 	state callState
@@ -142,6 +153,11 @@ type GroupStats struct {
 	// Requests is the number of requests those batches carried (refused
 	// ones included).
 	Requests int64
+	// Pipelined is how many of those requests were committed by a
+	// pipelined transaction (GroupCommit's pipeline), and PipelineFailures
+	// how many pipelined transactions failed and left their batch to run
+	// the ordinary way.
+	Pipelined, PipelineFailures int64
 }
 
 // GroupStats reports the group committer's counts (zero when the store
@@ -150,30 +166,32 @@ func (s *Store) GroupStats() GroupStats {
 	if s.group == nil {
 		return GroupStats{}
 	}
-	return GroupStats{Batches: s.group.batches.Load(), Requests: s.group.requests.Load()}
+	return GroupStats{Batches: s.group.batches.Load(), Requests: s.group.requests.Load(),
+		Pipelined: s.group.pipelined.Load(), PipelineFailures: s.group.pipelineFailures.Load()}
 }
 
-// write runs fn in a read-write transaction: a batch's savepoint when the
-// store groups, else one of its own.
-func (s *Store) write(ctx context.Context, lane string, now time.Time, fn func(tx *Tx) error) error {
+// write runs fn in a read-write transaction: a batch's when the store
+// groups (pipelined with the batch's other requests when exclusive names
+// what it reads: Request.Exclusive), else one of its own.
+func (s *Store) write(ctx context.Context, lane string, exclusive []string, now time.Time, fn func(tx *Tx) error) error {
 	if s.group == nil {
 		return s.update(ctx, now, fn)
 	}
-	return s.group.do(ctx, lane, now, fn)
+	return s.group.do(ctx, lane, exclusive, now, fn)
 }
 
 // do queues fn on its lane's committer and waits for its batch to commit.
 // A caller whose context ends first returns at once: before a batch took
 // its request, the request never runs; after, it may still commit with
 // its batch (as a request whose caller timed out during COMMIT may).
-func (g *group) do(ctx context.Context, lane string, now time.Time, fn func(tx *Tx) error) error {
+func (g *group) do(ctx context.Context, lane string, exclusive []string, now time.Time, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
 	h := fnv.New32a()
 	h.Write([]byte(lane))
 	cm := g.committers[h.Sum32()%uint32(len(g.committers))]
-	c := &groupCall{ctx: ctx, now: now, fn: fn, done: make(chan struct{})}
+	c := &groupCall{ctx: ctx, now: now, fn: fn, exclusive: exclusive, done: make(chan struct{})}
 	g.enqueue(cm, c)
 	select {
 	case <-c.done:
@@ -257,7 +275,14 @@ func (g *group) take(cm *committer) []*groupCall {
 // the outcome is known, except those refused by a transient conflict (a
 // deadlock), which it returns to be queued again for a later batch.
 //
-// It first runs the requests one after another without savepoints, which
+// On PostgreSQL it first pipelines the requests that allow it
+// (Request.Exclusive) in a transaction of their own (pipeline); when that
+// commits, they are answered and the rest of the batch runs as below.
+// When it does not, the whole batch runs as below, straight in savepoints:
+// what failed the pipeline (mostly a request refused) would most likely
+// fail a run without them too.
+//
+// It then runs the requests one after another without savepoints, which
 // cost a round trip each: when all succeed, as they mostly do, that is
 // the batch. When one fails, the transaction is rolled back and the batch
 // runs again with each request in its own savepoint, so the failure is
@@ -272,22 +297,13 @@ func (g *group) run(batch []*groupCall) (again []*groupCall) {
 	}
 	ctx, span := telemetry.Batch(ctx, "wallet transfers group commit", requests)
 	defer span.End()
+	batch, refused := g.pipeline(ctx, batch)
+	if len(batch) == 0 {
+		return nil
+	}
 	opts := sqlstore.TxOptions{Isolation: sql.LevelReadCommitted}
 	if len(batch) == 1 {
-		c := batch[0]
-		c.err = context.Cause(c.ctx) // nil unless its caller has gone
-		if c.err == nil {
-			// TxWith runs it again after a conflict, as a transaction of
-			// its own would be.
-			c.err = g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
-				return tx.Within(func(sub *sqlstore.Tx) error { return c.fn(&Tx{tx: sub, now: c.now, store: g.store}) })
-			})
-			if c.err == nil {
-				g.batches.Add(1)
-				g.requests.Add(1)
-			}
-		}
-		close(c.done)
+		g.runAlone(ctx, opts, batch[0])
 		return nil
 	}
 	errs := make([]error, len(batch))
@@ -309,9 +325,12 @@ func (g *group) run(batch []*groupCall) (again []*groupCall) {
 	fn := func(c *groupCall) func(*sqlstore.Tx) error {
 		return func(sub *sqlstore.Tx) error { return c.fn(&Tx{tx: sub, now: c.now, store: g.store}) }
 	}
-	err := g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
-		return runAll(tx, func(c *groupCall, i int) error { return tx.Within(fn(c)) })
-	})
+	err := errPipelineRefused
+	if !refused {
+		err = g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
+			return runAll(tx, func(c *groupCall, i int) error { return tx.Within(fn(c)) })
+		})
+	}
 	if err != nil {
 		// One request failed (or the commit did): again, each request
 		// in a savepoint, every failure its own request's.
@@ -343,4 +362,74 @@ func (g *group) run(batch []*groupCall) (again []*groupCall) {
 		close(c.done)
 	}
 	return again
+}
+
+// runAlone runs a batch of one request, which needs no savepoint: its
+// transaction is its own.
+func (g *group) runAlone(ctx context.Context, opts sqlstore.TxOptions, c *groupCall) {
+	c.err = context.Cause(c.ctx) // nil unless its caller has gone
+	if c.err == nil {
+		// TxWith runs it again after a conflict, as a transaction of its
+		// own would be.
+		c.err = g.store.db.TxWith(ctx, opts, func(tx *sqlstore.Tx) error {
+			return tx.Within(func(sub *sqlstore.Tx) error { return c.fn(&Tx{tx: sub, now: c.now, store: g.store}) })
+		})
+		if c.err == nil {
+			g.batches.Add(1)
+			g.requests.Add(1)
+		}
+	}
+	close(c.done)
+}
+
+// pipeline runs the batch's requests that allow it (exclusive set, no
+// exclusive name shared with another one taken, caller still waiting) as
+// one pipelined transaction (sqlstore.DB.Pipeline): a batch of n buy-ins
+// is three round trips — BEGIN with every request's first statement,
+// their second statements, COMMIT — where running them in turn costs two
+// per request. The requests' statements interleave, which is the same as
+// running them in turn since none reads what another writes: each names
+// what it reads that another request may write (the player's account, its
+// idempotency key) and no two taken share a name. When the transaction
+// commits, the requests taken are answered and the others returned; when
+// anything fails (a refusal, a statement that cannot be pipelined, a
+// conflict), nothing of it is kept and the whole batch is returned, to run
+// the ordinary way, where each request's outcome is its own.
+func (g *group) pipeline(ctx context.Context, batch []*groupCall) (rest []*groupCall, failed bool) {
+	if g.store.db.Dialect() != sqlstore.Postgres {
+		return batch, false
+	}
+	var taken []*groupCall
+	names := make(map[string]bool)
+	for _, c := range batch {
+		if len(c.exclusive) == 0 || c.ctx.Err() != nil || slices.ContainsFunc(c.exclusive, func(n string) bool { return names[n] }) {
+			rest = append(rest, c)
+			continue
+		}
+		for _, n := range c.exclusive {
+			names[n] = true
+		}
+		taken = append(taken, c)
+	}
+	if len(taken) == 0 {
+		return batch, false
+	}
+	order := make([]string, len(taken))
+	fns := make([]func(*sqlstore.Tx) error, len(taken))
+	for i, c := range taken {
+		order[i] = c.exclusive[0]
+		fns[i] = func(tx *sqlstore.Tx) error { return c.fn(&Tx{tx: tx, now: c.now, store: g.store}) }
+	}
+	if err := g.store.db.Pipeline(ctx, order, fns); err != nil {
+		g.pipelineFailures.Add(1)
+		return batch, true
+	}
+	g.batches.Add(1)
+	g.requests.Add(int64(len(taken)))
+	g.pipelined.Add(int64(len(taken)))
+	for _, c := range taken {
+		c.err = nil
+		close(c.done)
+	}
+	return rest, false
 }

@@ -269,24 +269,19 @@ func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []an
 	for _, r := range with {
 		args = append(args, r.Values...)
 	}
-	rows, err := t.tx.QueryContext(ctx, postStatement(len(tr.Entries), with), args...)
-	if err != nil {
-		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
-	}
 	balances := make(Balances, len(tr.Entries))
-	for rows.Next() {
-		var id string
-		var balance int64
-		if err := rows.Scan(&id, &balance); err != nil {
-			rows.Close()
-			return nil, err
+	err := t.tx.Query(ctx, postStatement(len(tr.Entries), with), args, func(rows sqlstore.Rows) error {
+		for rows.Next() {
+			var id string
+			var balance int64
+			if err := rows.Scan(&id, &balance); err != nil {
+				return err
+			}
+			balances[ledger.AccountID(id)] = balance
 		}
-		balances[ledger.AccountID(id)] = balance
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("post %s: %w", tr.ID, err)
 	}
 	for _, e := range tr.Entries {
@@ -335,6 +330,10 @@ func postStatement(entries int, with []Row) string {
 
 // postRefusal explains why a conditional balance update touched no row.
 func (t *Tx) postRefusal(ctx context.Context, tr ledger.Transfer, e ledger.Entry) error {
+	if t.tx.Pipelined() {
+		// Explained by the same request run the ordinary way.
+		return fmt.Errorf("post %s to %s: refused: %w", tr.ID, e.Account, sqlstore.ErrNotPipelined)
+	}
 	a, err := t.Account(ctx, e.Account)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,6 +88,27 @@ type Request struct {
 	// kind, number), and a retry that comes after the idempotency key was
 	// pruned must get the original answer, not pay a second time.
 	Lasting bool
+	// Exclusive, when set, lets a grouped store on PostgreSQL pipeline the
+	// request with the others of its batch (GroupCommit): it names what the
+	// request reads that another request may write — the player account
+	// whose balance it reads, say — and the first name orders the
+	// request's locks among the batch's. Requests that share a name (or an
+	// idempotency key) are not pipelined together. A pipelined request
+	// runs fn as always, but may send statements only with Tx.Query-based
+	// methods (FencedPresence, Post); any other fails the pipeline, and
+	// the batch then runs the ordinary way.
+	Exclusive []string
+}
+
+// exclusive is what the request names for the group commit's pipeline
+// (Exclusive) with its idempotency key, or nil when it is not to be
+// pipelined: a lasting request reads its payment key with a statement a
+// pipeline cannot send.
+func (r Request) exclusive() []string {
+	if len(r.Exclusive) == 0 || r.Lasting {
+		return nil
+	}
+	return append(slices.Clip(r.Exclusive), "key:"+r.Key)
 }
 
 func (r Request) hash() string {
@@ -117,7 +139,7 @@ func (s *Store) Idempotent(ctx context.Context, req Request, now time.Time, fn f
 	}
 	hash := req.hash()
 	replayed = false
-	err = s.write(ctx, req.Lane, now, func(tx *Tx) error {
+	err = s.write(ctx, req.Lane, req.exclusive(), now, func(tx *Tx) error {
 		tx.key = &txKey{req: req, hash: hash}
 		if req.Lasting {
 			storedHash, stored, found, err := tx.paymentKey(ctx, req.Key)
@@ -342,6 +364,10 @@ func (t *Tx) RecordedResponse() ([]byte, bool) {
 	}
 	return t.key.recorded, true
 }
+
+// Pipelined reports whether the transaction is a pipelined one
+// (Request.Exclusive), where only FencedPresence and Post send statements.
+func (t *Tx) Pipelined() bool { return t.tx.Pipelined() }
 
 // Now is the transaction's timestamp.
 func (t *Tx) Now() time.Time { return t.now }

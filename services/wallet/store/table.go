@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -48,6 +47,9 @@ const observeEpoch = `INSERT INTO table_epochs (id, epoch) VALUES ($1, $2)
 // was seen (fenced out), or this one, or the one seen, is higher than any
 // known issued.
 func (t *Tx) epochRefusal(ctx context.Context, table string, epoch int64) error {
+	if t.tx.Pipelined() {
+		return fmt.Errorf("observe epoch %d of table %s: %w", epoch, table, sqlstore.ErrNotPipelined)
+	}
 	var seen, issued int64
 	err := t.tx.QueryRowContext(ctx, `SELECT epoch, issued FROM table_epochs WHERE id = $1`, table).Scan(&seen, &issued)
 	if err != nil && !noRows(err) {
@@ -331,12 +333,16 @@ func (s *Store) PendingHold(ctx context.Context, player, table string) (PendingH
 // Presence reads the player's sitting at the table and their departures in
 // currency cur on the gaming day.
 func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Currency, gamingDay string) (Presence, error) {
-	rows, err := t.tx.QueryContext(ctx, presenceQuery, player, table, gamingDay, string(cur))
+	var p Presence
+	err := t.tx.Query(ctx, presenceQuery, []any{player, table, gamingDay, string(cur)}, func(rows sqlstore.Rows) error {
+		var err error
+		p, _, err = scanPresence(rows, player)
+		return err
+	})
 	if err != nil {
 		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
 	}
-	p, _, err := scanPresence(rows, player)
-	return p, err
+	return p, nil
 }
 
 // FencedPresence is what a buy-in reads before deciding: the table's
@@ -395,7 +401,9 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		args = append(args, string(a.Kind), a.Owner, a.Kind.AllowsNegative(), t.now.UnixMilli())
 		t.tx.AfterCommit(func() { t.store.opened.Store(hold, struct{}{}) })
 	}
-	rows, err := t.tx.QueryContext(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
+	var p Presence
+	var fenceHeld bool
+	err := t.tx.Query(ctx, `WITH ep AS (INSERT INTO table_epochs (id, epoch) VALUES ($2, $5)
 			ON CONFLICT (id) DO UPDATE SET epoch = excluded.epoch
 			WHERE table_epochs.epoch <= excluded.epoch AND excluded.epoch <= table_epochs.issued RETURNING epoch <= issued AS verified),
 		a1 AS MATERIALIZED (SELECT id, balance FROM accounts WHERE id = `+first+` AND NOT EXISTS (`+pendingHold+`) FOR NO KEY UPDATE),
@@ -403,13 +411,13 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		SELECT 'f', 0, '', '', '', (SELECT COUNT(*) FROM ep WHERE verified), 0, ''
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a1
 		UNION ALL SELECT CASE WHEN id = $6 THEN 'p' ELSE 'a' END, 0, '', '', '', balance, 0, '' FROM a2
-		UNION ALL `+presenceQuery, args...)
+		UNION ALL `+presenceQuery, args, func(rows sqlstore.Rows) error {
+		var err error
+		p, fenceHeld, err = scanPresence(rows, player)
+		return err
+	})
 	if err != nil {
 		return Presence{}, fmt.Errorf("read presence of %s at %s: %w", player, table, err)
-	}
-	p, fenceHeld, err := scanPresence(rows, player)
-	if err != nil {
-		return Presence{}, err
 	}
 	if !fenceHeld {
 		return Presence{}, t.epochRefusal(ctx, table, epoch)
@@ -433,8 +441,7 @@ const presenceQuery = `SELECT 's', seat, structure, currency, table_id, 0, since
 
 // scanPresence reads presenceQuery rows, and reports whether an 'f' row
 // (the fence check) counted one updated epoch.
-func scanPresence(rows *sql.Rows, player string) (Presence, bool, error) {
-	defer rows.Close()
+func scanPresence(rows sqlstore.Rows, player string) (Presence, bool, error) {
 	var p Presence
 	fenceHeld := false
 	for rows.Next() {
