@@ -167,6 +167,18 @@ func (d *DB) ReadTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return d.TxWith(ctx, TxOptions{ReadOnly: true}, fn)
 }
 
+// Read runs fn in a read-only transaction (ReadTx) and returns what it
+// read.
+func Read[T any](ctx context.Context, d *DB, fn func(tx *Tx) (T, error)) (T, error) {
+	var out T
+	err := d.ReadTx(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
 // TxWith runs fn like Tx with explicit options.
 func (d *DB) TxWith(ctx context.Context, opts TxOptions, fn func(tx *Tx) error) error {
 	sqlOpts := &sql.TxOptions{ReadOnly: opts.ReadOnly}

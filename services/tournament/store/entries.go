@@ -74,13 +74,7 @@ type PaymentRecord struct {
 
 // Load returns a tournament with its rules and clock.
 func (s *Store) Load(ctx context.Context, id string) (Tournament, error) {
-	var t Tournament
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		var err error
-		t, err = load(ctx, tx, id)
-		return err
-	})
-	return t, err
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) (Tournament, error) { return load(ctx, tx, id) })
 }
 
 func load(ctx context.Context, tx *sqlstore.Tx, id string) (Tournament, error) {
@@ -444,16 +438,12 @@ func (t *Tx) AddDraw(kind string, record any, now time.Time) error {
 
 // Entries returns a tournament's entries in registration order.
 func (s *Store) Entries(ctx context.Context, id string) ([]entry.Entry, error) {
-	var out []entry.Entry
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) ([]entry.Entry, error) {
 		if _, err := load(ctx, tx, id); err != nil {
-			return err
+			return nil, err
 		}
-		var err error
-		out, err = entries(ctx, tx, id)
-		return err
+		return entries(ctx, tx, id)
 	})
-	return out, err
 }
 
 // EntriesSince returns the entries written after entries revision rev

@@ -63,13 +63,7 @@ func (t *Tx) PutBags(day2 string, bags []flight.Bag) error {
 // Bags returns the bags of a flight, or every bag carried into a Day 2,
 // in the order they were made.
 func (s *Store) Bags(ctx context.Context, id string) ([]flight.Bag, error) {
-	var out []flight.Bag
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		var err error
-		out, err = bags(ctx, tx, id)
-		return err
-	})
-	return out, err
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) ([]flight.Bag, error) { return bags(ctx, tx, id) })
 }
 
 // Bags is Store.Bags inside the transaction.

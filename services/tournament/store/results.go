@@ -204,16 +204,12 @@ func (s *Store) Payments(ctx context.Context, id string, kinds ...int) ([]Paymen
 
 // Results returns the places given so far.
 func (s *Store) Results(ctx context.Context, id string) ([]standings.Finish, error) {
-	var out []standings.Finish
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) ([]standings.Finish, error) {
 		if _, err := load(ctx, tx, id); err != nil {
-			return err
+			return nil, err
 		}
-		var err error
-		out, err = finishes(ctx, tx, id)
-		return err
+		return finishes(ctx, tx, id)
 	})
-	return out, err
 }
 
 // PendingPayments returns every tournament's saga steps still waiting for

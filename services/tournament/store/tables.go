@@ -75,13 +75,7 @@ func (s *Store) UpdateIn(ctx context.Context, tx *sqlstore.Tx, id string, fn fun
 
 // Tables returns the tournament's tables by number, as attached.
 func (s *Store) Tables(ctx context.Context, id string) ([]TableLink, error) {
-	var out []TableLink
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		var err error
-		out, err = tableLinks(ctx, tx, id)
-		return err
-	})
-	return out, err
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) ([]TableLink, error) { return tableLinks(ctx, tx, id) })
 }
 
 // Tables is Store.Tables inside the transaction.
