@@ -91,8 +91,8 @@ func (d *Desk) record(ctx context.Context, ev events.Event) error {
 	if err != nil || !ok {
 		return err
 	}
-	return d.bookOnce(ctx, link.TournamentID, &ev, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
-		return d.tableHandEnded(ctx, tx, t, &msg, price, now)
+	return d.bookOnce(ctx, link.TournamentID, &ev, func(tx *store.Tx, t *store.Tournament, price int64, _ time.Time) ([]entry.Payment, error) {
+		return d.tableHandEnded(ctx, tx, t, &msg, price)
 	})
 }
 
@@ -229,7 +229,7 @@ func rebuysAfter(tx *store.Tx, id string, en entry.Entry, end time.Time) (int, e
 // What no redelivery can change — a tournament no longer running, the
 // table attached elsewhere meanwhile, a hand out of the hand-for-hand
 // round — is logged and applied as far as it goes, never retried.
-func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, price int64, now time.Time) ([]entry.Payment, error) {
+func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tournament, msg *tablev1.HandEnded, price int64) ([]entry.Payment, error) {
 	link, ok, err := tx.TableLink(msg.GetTableId())
 	if err != nil {
 		return nil, err
@@ -237,6 +237,10 @@ func (d *Desk) tableHandEnded(ctx context.Context, tx *store.Tx, t *store.Tourna
 	if !ok || link.TournamentID != t.Event.ID || t.Event.Status != event.Running {
 		return nil, nil
 	}
+	// The time the hand is applied, not when its report arrived: a report
+	// may wait for the write lock behind others, and the rebuy window
+	// (TR-13, TR-16) is judged when the knock-outs are booked.
+	now := d.now()
 	// The entries of the hand's players, one read each: the whole field
 	// (board) is read only when the hand knocks someone out, not after
 	// every hand (issue 10: O(seats) per hand, not O(entrants)).
