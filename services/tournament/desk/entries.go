@@ -511,17 +511,21 @@ func handsSincePeriodEnd(t *store.Tournament, en entry.Entry, reported int32) in
 	return max(int(reported), t.RebuyHands[en.Table])
 }
 
-// liveAt counts, by table, the players the books have in play there who
-// are not held for a rebuy (TR-13): a table with fewer than two can deal
-// no more hands (G-42).
-func liveAt(t *store.Tournament, ens []entry.Entry) map[int]int {
+// idleTables returns, by table number, whether a table can deal no more
+// hands of its own (G-42): fewer than two players the books have in play
+// there who are not held for a rebuy (TR-13); or any table once the final
+// table is due (TR-07), since every table left is then held for the
+// redraw, which waits for the players held at them and would otherwise
+// wait for ever.
+func idleTables(t *store.Tournament, ens []entry.Entry) func(table int) bool {
 	live := map[int]int{}
 	for _, en := range ens {
 		if _, held := t.HeldBusts[en.PlayerID]; en.Status == entry.Active && en.Table != 0 && !held {
 			live[en.Table]++
 		}
 	}
-	return live
+	final := director.FinalDue(director.Plan(ens, t.Rules.SeatsPerTable), t.Rules.SeatsPerTable)
+	return func(table int) bool { return final || live[table] < 2 }
 }
 
 // idleTable reports whether the player's table can deal no more hands
@@ -536,7 +540,7 @@ func idleTable(tx *store.Tx, t *store.Tournament, en entry.Entry, now time.Time)
 	if err != nil {
 		return false, err
 	}
-	return liveAt(t, ens)[en.Table] < 2, nil
+	return idleTables(t, ens)(en.Table), nil
 }
 
 // seatLate seats a player who registered after the start (G-23) the way

@@ -113,7 +113,8 @@ func countRebuyHand(t *store.Tournament, n int, started time.Time) {
 // heldAtIdleTables returns the players held while they might rebuy
 // (TR-13) at a table other than the hand's (table) that can no longer
 // deal: fewer than two players the books have in play there who are not
-// held themselves. That table plays no more hands, so its last rebuy
+// held themselves, or any table once the final table is due
+// (idleTables). That table plays no more hands, so its last rebuy
 // hands (TR-16) are over and no hand of its own will knock them out (a
 // player alone at a broken table, their move cancelled for want of
 // chips): they are knocked out now, unless they may still take the
@@ -127,11 +128,11 @@ func heldAtIdleTables(tx *store.Tx, t *store.Tournament, table int, now time.Tim
 	if err != nil {
 		return nil, err
 	}
-	live := liveAt(t, ens)
+	idle := idleTables(t, ens)
 	var kos []standings.Knockout
 	for _, en := range ens {
 		at, held := t.HeldBusts[en.PlayerID]
-		if !held || en.Status != entry.Active || en.Table == 0 || en.Table == table || live[en.Table] >= 2 || en.Rebuys > at {
+		if !held || en.Status != entry.Active || en.Table == 0 || en.Table == table || !idle(en.Table) || en.Rebuys > at {
 			continue
 		}
 		if _, ok := seated[en.PlayerID]; ok {

@@ -225,6 +225,9 @@ type fixture struct {
 	w     *fakeWallet
 	floor context.Context
 	admin context.Context
+	// dk is the desk behind the server, where a test plays the director's
+	// part (startWithBus).
+	dk *desk.Desk
 }
 
 func startWithWallet(t *testing.T, w *fakeWallet) *fixture {

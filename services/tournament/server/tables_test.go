@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func startWithBus(t *testing.T, w *fakeWallet) (*fixture, events.Bus) {
 	}()
 	t.Cleanup(func() { <-done })
 	return &fixture{g: g, c: tournamentv1.NewTournamentServiceClient(g.Conn), clk: clk, w: w,
-		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin)}, bus
+		floor: g.As(t, "floor-1", auth.Floor), admin: g.As(t, "admin-1", auth.Admin), dk: dk}, bus
 }
 
 // handEnded is a table.hand_ended event as the table service publishes it.
@@ -384,6 +385,32 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 	}
 }
 
+// handPublisher returns a function that publishes table.hand_ended for
+// tournament table tb as its table would: the hand numbered in order,
+// started and ended at started, the players' stacks at its end (starting
+// from 3,000) and the seats of those busted in it.
+func handPublisher(t *testing.T, bus events.Bus, seat map[string]int32) func(tb string, started time.Time, stacks map[string]int64, busted ...string) {
+	no := int64(0)
+	return func(tb string, started time.Time, stacks map[string]int64, busted ...string) {
+		t.Helper()
+		no++
+		msg := &tablev1.HandEnded{TableId: tb, HandNo: no, StartTime: timestamppb.New(started), EndTime: timestamppb.New(started)}
+		for p, chips := range stacks {
+			msg.Stacks = append(msg.Stacks, &tablev1.SeatStack{Seat: seat[p], PlayerId: p, Stack: chips, StartStack: 3000})
+		}
+		for _, p := range busted {
+			msg.Busted = append(msg.Busted, seat[p])
+		}
+		b, err := proto.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: events.TopicHandEnded, Key: tb, Payload: b, Epoch: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42:
 // two players out at table 2 in the rebuy period are held there while
 // they may rebuy (TR-13), and table 2, its last player with chips about to
@@ -416,25 +443,7 @@ func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *test
 		t.Fatalf("the draw: %v", at)
 	}
 	slices.Sort(at[2])
-	no := int64(0)
-	hand := func(tb string, started time.Time, stacks map[string]int64, busted ...string) {
-		t.Helper()
-		no++
-		msg := &tablev1.HandEnded{TableId: tb, HandNo: no, StartTime: timestamppb.New(started), EndTime: timestamppb.New(started)}
-		for p, chips := range stacks {
-			msg.Stacks = append(msg.Stacks, &tablev1.SeatStack{Seat: seat[p], PlayerId: p, Stack: chips, StartStack: 3000})
-		}
-		for _, p := range busted {
-			msg.Busted = append(msg.Busted, seat[p])
-		}
-		b, err := proto.Marshal(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := bus.Publish(t.Context(), events.Event{ID: fmt.Sprintf("h%d", no), Topic: events.TopicHandEnded, Key: tb, Payload: b, Epoch: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	hand := handPublisher(t, bus, seat)
 	status := func(p string) tournamentv1.EntryStatus {
 		t.Helper()
 		return f.entries(f.floor, t, id)[p].GetStatus()
@@ -475,5 +484,82 @@ func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *test
 	}
 	if status(z) != active {
 		t.Fatalf("%s, with chips, %v", z, status(z))
+	}
+}
+
+// TestKnockOutHeld_FinalTableDue_TR07_TR13_G42: once the players left fit
+// at one table, every table is held for the final table's redraw (TR-07),
+// which waits for the players held there for a rebuy (TR-13): no table
+// deals again, so none plays its last rebuy hands (TR-16). A player held
+// at a table that still has two players with chips may not rebuy once the
+// period is over (G-42), and the director's recovery pass knocks them out
+// (KnockOutHeld); before, the redraw waited for a hand that never came.
+func TestKnockOutHeld_FinalTableDue_TR07_TR13_G42(t *testing.T) {
+	t.Parallel()
+	players := []string{"a", "b", "c", "d", "e", "f"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.SeatsPerTable = 4
+		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 1}
+	})
+	for n, tb := range []string{"tbl-one", "tbl-two"} {
+		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: int32(n + 1), TableId: tb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := map[int32][]string{}
+	seat := map[string]int32{}
+	for _, en := range f.entries(f.floor, t, id) {
+		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
+		seat[en.GetPlayerId()] = en.GetSeat()
+	}
+	if len(at[1]) != 3 || len(at[2]) != 3 {
+		t.Fatalf("the draw: %v", at)
+	}
+	slices.Sort(at[1])
+	slices.Sort(at[2])
+	hand := handPublisher(t, bus, seat)
+	status := func(p string) tournamentv1.EntryStatus {
+		t.Helper()
+		return f.entries(f.floor, t, id)[p].GetStatus()
+	}
+	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
+	start := f.clk.Now()
+	a, b, c := at[1][0], at[1][1], at[1][2]
+	x, y, z := at[2][0], at[2][1], at[2][2]
+	// In the period x goes out at table 2 and is held (TR-13); y and z
+	// have chips there.
+	hand("tbl-two", start.Add(time.Minute), map[string]int64{x: 0, y: 4500, z: 4500}, x)
+	f.clk.Advance(31 * time.Minute)
+	// After the period table 1 plays its last rebuy hand, in which a and b
+	// go out for good: four players are left, who fit at one table.
+	hand("tbl-one", start.Add(31*time.Minute), map[string]int64{a: 0, b: 0, c: 9000}, a, b)
+	testkit.Eventually(t, 10*time.Second, func() error {
+		if status(a) != busted || status(b) != busted {
+			return fmt.Errorf("%s %v and %s %v, out after table 1's last rebuy hand", a, status(a), b, status(b))
+		}
+		return nil
+	})
+	if status(x) != active {
+		t.Fatalf("%s, held before the final table was due, %v", x, status(x))
+	}
+	// Table 2 still has two players with chips, but it deals no more
+	// hands before the redraw: x may not rebuy (G-42).
+	_, err := f.c.Rebuy(f.floor, &tournamentv1.RebuyRequest{TournamentId: id, PlayerId: x, Stack: 0})
+	wantRule(t, err, codes.FailedPrecondition, "REBUY_PERIOD_OVER", "G-42")
+	out, err := f.dk.KnockOutHeld(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{x: 2}; !maps.Equal(out, want) {
+		t.Fatalf("knocked out %v, want %v (G-42)", out, want)
+	}
+	if status(x) != busted {
+		t.Fatalf("G-42: %s %v once the final table is due", x, status(x))
+	}
+	res, err := f.c.GetResults(f.floor, &tournamentv1.GetResultsRequest{TournamentId: id})
+	if got, want := places(res.GetFinishes()), []string{x + ":4/1", a + ":5/2", b + ":5/2"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("places %v (%v), want %v", got, err, want)
 	}
 }
