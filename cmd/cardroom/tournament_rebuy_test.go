@@ -467,11 +467,8 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 
 	n := ev.early + late
 	var results struct {
-		Finishes []struct {
-			PlayerID string `json:"player_id"`
-			Place    int    `json:"place"`
-		}
-		Prizes []struct {
+		Finishes []finish
+		Prizes   []struct {
 			Amount int64  `json:"amount,string"`
 			State  string `json:"state"`
 		}
@@ -575,69 +572,82 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	}
 }
 
-// checkBubble checks when the director went hand for hand by itself
-// (G-39): exactly when the field stood, between hands, at one more than
-// the places paid — that is, unless the hand that took the field below
-// paid+2 also took it to paid or below (two or more out in one hand,
-// placed by TR-37), which leaves no bubble hand to play. The field is
-// followed hand by hand: every player placed was knocked out in the last
-// hand that dealt them in, and the hands are taken in the order they
-// ended. Places are not used: players out at different tables in one
-// hand-for-hand round share theirs (TR-37), so no one need be placed
-// paid+1. Thirteen players or more sit at two tables of nine at least. It
-// reports whether the field stood on the bubble.
-func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []struct {
+// finish is a player's place in the results: players given the same
+// place share it, knocked out in one step (TR-37).
+type finish struct {
 	PlayerID string `json:"player_id"`
 	Place    int    `json:"place"`
-}, paid int, on time.Time, at int) bool {
+}
+
+// checkBubble checks when the director went hand for hand by itself
+// (G-39): exactly when the field stood, between hands, at one more than
+// the places paid — that is, unless the step that took the field below
+// paid+2 also took it to paid or below (two or more out in one hand,
+// placed by TR-37), which leaves no bubble hand to play. The field is
+// followed step by step in the order of the places (the last out is
+// placed best): a step is the players out in one hand, its knock-out hand
+// being the last hand that dealt them in, or placed together — players
+// out at different tables in one hand-for-hand round, and players held
+// for a rebuy knocked out together by the clock once their tables could
+// no longer deal (G-42), long after the hands that left them without
+// chips. Thirteen players or more sit at two tables of nine at least. It
+// reports whether the field stood on the bubble.
+func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []finish, paid int, on time.Time, at int) bool {
 	t.Helper()
 	if paid < 9 {
 		t.Fatalf("%d places paid", paid)
 	}
-	// A player's knock-out hand is the last hand that dealt them in.
-	type knockOut struct {
-		hand    *tablev1.HandEnded
-		players []string
-	}
-	byHand := map[string]*knockOut{}
-	for _, f := range finishes {
-		if f.Place == 1 {
-			continue // the winner
-		}
+	lastHand := func(p string) string {
 		var last *tablev1.HandEnded
 		for _, hs := range hands {
 			for _, h := range hs {
-				if slices.ContainsFunc(h.GetStacks(), func(s *tablev1.SeatStack) bool { return s.GetPlayerId() == f.PlayerID }) &&
+				if slices.ContainsFunc(h.GetStacks(), func(s *tablev1.SeatStack) bool { return s.GetPlayerId() == p }) &&
 					(last == nil || h.GetEndTime().AsTime().After(last.GetEndTime().AsTime())) {
 					last = h
 				}
 			}
 		}
 		if last == nil {
-			t.Fatalf("%s was dealt no hand", f.PlayerID)
+			t.Fatalf("%s was dealt no hand", p)
 		}
-		key := fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
-		if byHand[key] == nil {
-			byHand[key] = &knockOut{hand: last}
+		return fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
+	}
+	type step struct {
+		hands   []string
+		place   int // the best place in the step
+		players []string
+	}
+	var steps []*step
+	byPlace := slices.Clone(finishes)
+	slices.SortStableFunc(byPlace, func(a, b finish) int { return b.Place - a.Place })
+	for _, f := range byPlace {
+		if f.Place == 1 {
+			continue // the winner
 		}
-		byHand[key].players = append(byHand[key].players, f.PlayerID)
+		hand := lastHand(f.PlayerID)
+		if n := len(steps); n > 0 && (steps[n-1].place == f.Place || slices.Contains(steps[n-1].hands, hand)) {
+			s := steps[n-1]
+			s.place, s.players = f.Place, append(s.players, f.PlayerID)
+			if !slices.Contains(s.hands, hand) {
+				s.hands = append(s.hands, hand)
+			}
+			continue
+		}
+		steps = append(steps, &step{hands: []string{hand}, place: f.Place, players: []string{f.PlayerID}})
 	}
-	var order []string
-	for key := range byHand {
-		order = append(order, key)
-	}
-	slices.SortFunc(order, func(a, b string) int {
-		return byHand[a].hand.GetEndTime().AsTime().Compare(byHand[b].hand.GetEndTime().AsTime())
-	})
 	left, stood, passed := len(finishes), "", ""
-	for _, key := range order {
+	for _, s := range steps {
 		before := left
-		left -= len(byHand[key].players)
+		left = s.place - 1
+		what := s.hands[0]
+		if len(s.hands) > 1 {
+			what = fmt.Sprintf("%d players placed together (last dealt in %v)", len(s.players), s.hands)
+		}
 		switch {
 		case left == paid+1:
-			stood = fmt.Sprintf("%s (%v out)", key, byHand[key].players)
+			stood = fmt.Sprintf("%s (%v out)", what, s.players)
 		case before > paid+1 && left <= paid:
-			passed = fmt.Sprintf("%s took the field from %d to %d (%v out)", key, before, left, byHand[key].players)
+			passed = fmt.Sprintf("%s took the field from %d to %d (%v out)", what, before, left, s.players)
 		}
 	}
 	switch {
