@@ -385,6 +385,45 @@ func TestHandEnded_RebuyPaidBeforeTheHandIsHandledIsNoKnockout_TR13(t *testing.T
 	}
 }
 
+// startRebuyTables starts a rebuy event of six players at two attached
+// tables (tbl-one, tbl-two) of seatsPerTable seats, three drawn to each,
+// with a 30-minute rebuy period and one last rebuy hand (TR-13, TR-16).
+// It returns the fixture, the event, each table's players in name order,
+// a function publishing a hand at a table (handPublisher) and one reading
+// a player's entry status.
+func startRebuyTables(t *testing.T, seatsPerTable int32) (*fixture, string, map[int32][]string,
+	func(tb string, started time.Time, stacks map[string]int64, busted ...string), func(p string) tournamentv1.EntryStatus) {
+	t.Helper()
+	players := []string{"a", "b", "c", "d", "e", "f"}
+	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
+	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
+		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
+		r.SeatsPerTable = seatsPerTable
+		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 1}
+	})
+	for n, tb := range []string{"tbl-one", "tbl-two"} {
+		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: int32(n + 1), TableId: tb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := map[int32][]string{}
+	seat := map[string]int32{}
+	for _, en := range f.entries(f.floor, t, id) {
+		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
+		seat[en.GetPlayerId()] = en.GetSeat()
+	}
+	if len(at[1]) != 3 || len(at[2]) != 3 {
+		t.Fatalf("the draw: %v", at)
+	}
+	slices.Sort(at[1])
+	slices.Sort(at[2])
+	status := func(p string) tournamentv1.EntryStatus {
+		t.Helper()
+		return f.entries(f.floor, t, id)[p].GetStatus()
+	}
+	return f, id, at, handPublisher(t, bus, seat), status
+}
+
 // handPublisher returns a function that publishes table.hand_ended for
 // tournament table tb as its table would: the hand numbered in order,
 // started and ended at started, the players' stacks at its end (starting
@@ -421,33 +460,7 @@ func handPublisher(t *testing.T, bus events.Bus, seat map[string]int32) func(tb 
 // hand's players (G-42).
 func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *testing.T) {
 	t.Parallel()
-	players := []string{"a", "b", "c", "d", "e", "f"}
-	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
-	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
-		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
-		r.SeatsPerTable = 3
-		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 1}
-	})
-	for n, tb := range []string{"tbl-one", "tbl-two"} {
-		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: int32(n + 1), TableId: tb}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	at := map[int32][]string{}
-	seat := map[string]int32{}
-	for _, en := range f.entries(f.floor, t, id) {
-		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
-		seat[en.GetPlayerId()] = en.GetSeat()
-	}
-	if len(at[1]) != 3 || len(at[2]) != 3 {
-		t.Fatalf("the draw: %v", at)
-	}
-	slices.Sort(at[2])
-	hand := handPublisher(t, bus, seat)
-	status := func(p string) tournamentv1.EntryStatus {
-		t.Helper()
-		return f.entries(f.floor, t, id)[p].GetStatus()
-	}
+	f, id, at, hand, status := startRebuyTables(t, 3)
 	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
 	start := f.clk.Now()
 	x, y, z := at[2][0], at[2][1], at[2][2]
@@ -496,34 +509,7 @@ func TestHandEnded_HeldAtATableThatCannotDealAreKnockedOut_TR13_TR16_G42(t *test
 // (KnockOutHeld); before, the redraw waited for a hand that never came.
 func TestKnockOutHeld_FinalTableDue_TR07_TR13_G42(t *testing.T) {
 	t.Parallel()
-	players := []string{"a", "b", "c", "d", "e", "f"}
-	f, bus := startWithBus(t, newFakeWallet(balances(players...)))
-	id := f.running(t, players, func(r *tournamentv1.CreateTournamentRequest) {
-		r.Format = tournamentv1.TournamentFormat_TOURNAMENT_FORMAT_REBUY
-		r.SeatsPerTable = 4
-		r.EntryPolicy = &tournamentv1.EntryPolicy{RebuyPeriod: durationpb.New(30 * time.Minute), LastRebuyHands: 1}
-	})
-	for n, tb := range []string{"tbl-one", "tbl-two"} {
-		if _, err := f.c.AttachTable(f.floor, &tournamentv1.AttachTableRequest{TournamentId: id, Table: int32(n + 1), TableId: tb}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	at := map[int32][]string{}
-	seat := map[string]int32{}
-	for _, en := range f.entries(f.floor, t, id) {
-		at[en.GetTable()] = append(at[en.GetTable()], en.GetPlayerId())
-		seat[en.GetPlayerId()] = en.GetSeat()
-	}
-	if len(at[1]) != 3 || len(at[2]) != 3 {
-		t.Fatalf("the draw: %v", at)
-	}
-	slices.Sort(at[1])
-	slices.Sort(at[2])
-	hand := handPublisher(t, bus, seat)
-	status := func(p string) tournamentv1.EntryStatus {
-		t.Helper()
-		return f.entries(f.floor, t, id)[p].GetStatus()
-	}
+	f, id, at, hand, status := startRebuyTables(t, 4)
 	active, busted := tournamentv1.EntryStatus_ENTRY_STATUS_ACTIVE, tournamentv1.EntryStatus_ENTRY_STATUS_BUSTED
 	start := f.clk.Now()
 	a, b, c := at[1][0], at[1][1], at[1][2]
