@@ -39,7 +39,7 @@ func TestBadInputOnEveryWriteRoute(t *testing.T) {
 	})
 	t.Run("redis+postgres", func(t *testing.T) {
 		t.Parallel()
-		s, key := newHostileSuite(t, "REDIS_URL="+testkit.RedisURL(t), "CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+		s, key := newHostileSuite(t, "REDIS_URL="+testkit.RedisURL(t), "CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 			"DATABASE_URL="+postgresDatabase(t))
 		fuzzWriteRoutes(t, newHostileRoom(t, s, key))
 	})

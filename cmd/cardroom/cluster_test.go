@@ -66,7 +66,7 @@ func newCluster(t *testing.T, o clusterOptions) *cluster {
 	}
 	shared := append([]string{
 		"REDIS_URL=" + o.redisURL,
-		"CARDROOM_REDIS_PREFIX=" + testkit.UniqueName(t) + ":",
+		"CARDROOM_REDIS_PREFIX=" + testkit.RedisPrefix(t),
 		"DATABASE_URL=" + postgresDatabase(t),
 		// Every process of one suite signs and checks tokens with one key,
 		// and every table replica seals hands with one key.

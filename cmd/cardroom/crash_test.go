@@ -82,7 +82,7 @@ func TestCrashMidHand(t *testing.T) {
 			t.Parallel()
 			killedPG = crashRun(t, newSeededSuite(t, crashSeed,
 				"REDIS_URL="+testkit.RedisURL(t),
-				"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+				"CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 				"DATABASE_URL="+postgresDatabase(t),
 			), true)
 		})

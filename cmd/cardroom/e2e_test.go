@@ -427,7 +427,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Parallel()
 		s := newSuite(t,
 			"REDIS_URL="+testkit.RedisURL(t),
-			"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+			"CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 			"DATABASE_URL="+postgresDatabase(t),
 		)
 		exerciseSuite(t, s, true)

@@ -33,7 +33,7 @@ func newFrontendRoomEnv(t *testing.T, env []string, players ...string) *room {
 	t.Helper()
 	s := newSeededSuite(t, frontendSeed, append([]string{
 		"REDIS_URL=" + testkit.RedisURL(t),
-		"CARDROOM_REDIS_PREFIX=" + testkit.UniqueName(t) + ":",
+		"CARDROOM_REDIS_PREFIX=" + testkit.RedisPrefix(t),
 		"DATABASE_URL=" + postgresDatabase(t),
 	}, env...)...)
 	s.start()

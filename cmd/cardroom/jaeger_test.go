@@ -133,7 +133,7 @@ func TestTracesInJaeger_CS03(t *testing.T) {
 	j := startJaeger(t, bin)
 	s := newSuite(t,
 		"REDIS_URL="+testkit.RedisURL(t),
-		"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+		"CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 		"DATABASE_URL="+postgresDatabase(t),
 		"OTEL_EXPORTER_OTLP_ENDPOINT=http://"+j.otlp,
 		"OTEL_BSP_SCHEDULE_DELAY=100", // spans reach Jaeger within the test's patience

@@ -39,7 +39,7 @@ func TestLiveNight_PhysicalCards_TP68(t *testing.T) {
 	start := time.Now()
 	s := newSuite(t,
 		"REDIS_URL="+testkit.RedisURL(t),
-		"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+		"CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 		"DATABASE_URL="+postgresDatabase(t),
 	)
 	s.start()

@@ -47,7 +47,7 @@ func TestNightAtCashGame_CS09_CS10(t *testing.T) {
 	start := time.Now()
 	s := newSeededSuite(t, nightSeed,
 		"REDIS_URL="+testkit.RedisURL(t),
-		"CARDROOM_REDIS_PREFIX="+testkit.UniqueName(t)+":",
+		"CARDROOM_REDIS_PREFIX="+testkit.RedisPrefix(t),
 		"DATABASE_URL="+postgresDatabase(t),
 	)
 	s.start()

@@ -133,7 +133,7 @@ func TestTournamentMoveSurvivesKill_TR23(t *testing.T) {
 		t.Skip("builds and runs the table service")
 	}
 	t.Parallel()
-	prefix := testkit.UniqueName(t) + ":"
+	prefix := testkit.RedisPrefix(t)
 	s := newSuite(t, "REDIS_URL="+testkit.RedisURL(t), "CARDROOM_REDIS_PREFIX="+prefix, "DATABASE_URL="+postgresDatabase(t),
 		"CARDROOM_JWT_KEY=a-test-signing-key-of-at-least-32-bytes",
 		"CARDROOM_TABLE_SEAL_KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",

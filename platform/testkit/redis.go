@@ -15,10 +15,21 @@ import (
 )
 
 // Redis returns a client for REDIS_URL and a key prefix unique to the test
-// ("t_<name>_<hex>:"). Every key under the prefix is deleted when the test
-// ends (SCAN + DEL; the shared server is never flushed). Use the prefix for
-// every key the test or the code under test writes.
+// (RedisPrefix). Use the prefix for every key the test or the code under
+// test writes.
 func Redis(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	prefix := RedisPrefix(t)
+	return newClient(t, RedisURL(t)), prefix
+}
+
+// RedisPrefix returns a key prefix unique to the test ("t_<name>_<hex>:")
+// for code that writes to REDIS_URL, a suite's processes included: every
+// key under it is deleted when the test ends (SCAN + DEL; the shared
+// server is never flushed). The deletion is registered now, so it runs
+// after the cleanups registered later — the processes started with the
+// prefix are stopped first and write nothing after it.
+func RedisPrefix(t testing.TB) string {
 	t.Helper()
 	client := newClient(t, RedisURL(t))
 	prefix := UniqueName(t) + ":"
@@ -42,7 +53,7 @@ func Redis(t testing.TB) (*redis.Client, string) {
 			keys = keys[n:]
 		}
 	})
-	return client, prefix
+	return prefix
 }
 
 func newClient(t testing.TB, rawURL string) *redis.Client {
