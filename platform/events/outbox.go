@@ -177,30 +177,20 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 }
 
 func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
-	q, err := r.db.SQL().QueryContext(ctx,
+	return sqlstore.Collect(ctx, r.db.SQL(), "read outbox",
 		`SELECT seq, id, topic, event_key, payload, epoch, headers, created_at FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
-		r.opts.BatchSize)
-	if err != nil {
-		return nil, fmt.Errorf("read outbox: %w", err)
-	}
-	defer q.Close()
-	var rows []outboxRow
-	for q.Next() {
-		var row outboxRow
-		var created int64
-		if err := q.Scan(&row.seq, &row.ev.ID, &row.ev.Topic, &row.ev.Key, &row.ev.Payload, &row.ev.Epoch, &row.headers, &created); err != nil {
-			return nil, fmt.Errorf("read outbox: %w", err)
-		}
-		row.created = time.UnixMilli(created)
-		if err := json.Unmarshal([]byte(row.headers), &row.ev.Headers); err != nil {
-			return nil, fmt.Errorf("read outbox row %d headers: %w", row.seq, err)
-		}
-		rows = append(rows, row)
-	}
-	if err := q.Err(); err != nil {
-		return nil, fmt.Errorf("read outbox: %w", err)
-	}
-	return rows, nil
+		[]any{r.opts.BatchSize}, func(q sqlstore.Scanner) (outboxRow, error) {
+			var row outboxRow
+			var created int64
+			if err := q.Scan(&row.seq, &row.ev.ID, &row.ev.Topic, &row.ev.Key, &row.ev.Payload, &row.ev.Epoch, &row.headers, &created); err != nil {
+				return row, err
+			}
+			row.created = time.UnixMilli(created)
+			if err := json.Unmarshal([]byte(row.headers), &row.ev.Headers); err != nil {
+				return row, fmt.Errorf("row %d headers: %w", row.seq, err)
+			}
+			return row, nil
+		})
 }
 
 // publishAll publishes rows in order until one fails, then marks those

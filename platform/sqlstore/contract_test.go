@@ -74,6 +74,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"observed epoch refuses lower ones", testObserveEpoch},
 		{"claiming a missing row is NotFound", testClaimMissing},
 		{"SQL spans are children of the caller's span", testSpans},
+		{"Collect reads every row in order and names what failed", testCollect},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +102,31 @@ func readCounter(t *testing.T, db *sqlstore.DB, id string) (value, epoch int64) 
 		t.Fatalf("read counter %s: %v", id, err)
 	}
 	return value, epoch
+}
+
+func testCollect(t *testing.T, db *sqlstore.DB) {
+	for _, id := range []string{"collect-b", "collect-a", "collect-c"} {
+		if _, err := db.SQL().ExecContext(t.Context(), `INSERT INTO notes (id, body) VALUES ($1, $2)`, id, "body of "+id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const q = `SELECT id FROM notes WHERE id LIKE $1 ORDER BY id`
+	got, err := sqlstore.Collect(t.Context(), db.SQL(), "notes", q, []any{"collect-%"}, sqlstore.ScanString)
+	if err != nil || !slices.Equal(got, []string{"collect-a", "collect-b", "collect-c"}) {
+		t.Fatalf("Collect = %q, %v; want the three notes in order", got, err)
+	}
+	if got, err := sqlstore.Collect(t.Context(), db.SQL(), "notes", q, []any{"none-%"}, sqlstore.ScanString); err != nil || got != nil {
+		t.Fatalf("Collect of no rows = %q, %v; want nil, nil", got, err)
+	}
+	bad := errors.New("bad row")
+	_, err = sqlstore.Collect(t.Context(), db.SQL(), "notes", q, []any{"collect-%"}, func(sqlstore.Scanner) (string, error) { return "", bad })
+	if !errors.Is(err, bad) || !strings.HasPrefix(err.Error(), "notes: ") {
+		t.Fatalf("Collect with a failing row = %v, want %v under \"notes: \"", err, bad)
+	}
+	_, err = sqlstore.Collect(t.Context(), db.SQL(), "missing", `SELECT id FROM no_such_table`, nil, sqlstore.ScanString)
+	if err == nil || !strings.HasPrefix(err.Error(), "missing: ") {
+		t.Fatalf("Collect of a failing query = %v, want an error under \"missing: \"", err)
+	}
 }
 
 func testMigrateTwice(t *testing.T, db *sqlstore.DB) {

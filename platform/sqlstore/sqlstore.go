@@ -366,6 +366,41 @@ type Querier interface {
 var _ Querier = (*sql.DB)(nil)
 var _ Querier = (*Tx)(nil)
 
+// Scanner is one row to read: *sql.Row, or *sql.Rows on a row.
+type Scanner = interface {
+	// Scan copies the row's columns into dest.
+	Scan(dest ...any) error
+}
+
+// Collect runs a query on q and returns its rows in order, each read by
+// scan. An error, the query's or a row's, is returned under what ("bags
+// of t1: ...").
+func Collect[T any](ctx context.Context, q Querier, what, query string, args []any, scan func(Scanner) (T, error)) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// ScanString reads a row of one text column, for Collect.
+func ScanString(r Scanner) (s string, err error) {
+	err = r.Scan(&s)
+	return s, err
+}
+
 // quoteIdent validates a table or column name the helpers splice into SQL.
 func quoteIdent(name string) (string, error) {
 	if !identifier.MatchString(name) {

@@ -13,14 +13,9 @@ import (
 // holder is one row of the seat-holder index.
 type holder struct{ waitlist, table string }
 
-// querier is a transaction or the database.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 // holders reads the index rows that where (a condition on waitlist_id
 // with one argument, or none) selects, by player.
-func holders(ctx context.Context, q querier, where string, args ...any) (map[string]holder, error) {
+func holders(ctx context.Context, q sqlstore.Querier, where string, args ...any) (map[string]holder, error) {
 	rows, err := q.QueryContext(ctx, `SELECT player_id, waitlist_id, table_id FROM seat_holders `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read seat holders: %w", err)

@@ -159,21 +159,9 @@ func (s *Store) List(ctx context.Context, size int, token string) ([]Record, str
 	if limit > 0 {
 		args = append(args, limit)
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, q, args...)
+	out, err := sqlstore.Collect(ctx, s.db.SQL(), "list waitlists", q, args, scan)
 	if err != nil {
-		return nil, "", fmt.Errorf("list waitlists: %w", err)
-	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scan(rows)
-		if err != nil {
-			return nil, "", fmt.Errorf("list waitlists: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("list waitlists: %w", err)
+		return nil, "", err
 	}
 	next := ""
 	if size > 0 && len(out) > size {
@@ -205,20 +193,8 @@ func (s *Store) Versions(ctx context.Context) (map[string]int64, error) {
 
 // Due returns the games with a timer run out by now.
 func (s *Store) Due(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM waitlists WHERE next_due_ms <= $1 ORDER BY next_due_ms`, now.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("due waitlists: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("due waitlists: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "due waitlists", `SELECT id FROM waitlists WHERE next_due_ms <= $1 ORDER BY next_due_ms`,
+		[]any{now.UnixMilli()}, sqlstore.ScanString)
 }
 
 // Locked runs fn holding the game's lock with a freshly claimed epoch
@@ -345,23 +321,14 @@ func (s *Store) RecordDecision(ctx context.Context, tx *sqlstore.Tx, d Decision)
 
 // Decisions returns the newest n decisions on a game, newest first.
 func (s *Store) Decisions(ctx context.Context, waitlistID string, n int) ([]Decision, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, waitlist_id, at_ms, floor_id, action, player_id, reason
-		FROM floor_decisions WHERE waitlist_id = $1 ORDER BY at_ms DESC, id DESC LIMIT $2`, waitlistID, n)
-	if err != nil {
-		return nil, fmt.Errorf("decisions on %s: %w", waitlistID, err)
-	}
-	defer rows.Close()
-	var out []Decision
-	for rows.Next() {
+	return sqlstore.Collect(ctx, s.db.SQL(), "decisions on "+waitlistID, `SELECT id, waitlist_id, at_ms, floor_id, action, player_id, reason
+		FROM floor_decisions WHERE waitlist_id = $1 ORDER BY at_ms DESC, id DESC LIMIT $2`, []any{waitlistID, n}, func(r sqlstore.Scanner) (Decision, error) {
 		var d Decision
 		var at int64
-		if err := rows.Scan(&d.ID, &d.Waitlist, &at, &d.Floor, &d.Action, &d.Player, &d.Reason); err != nil {
-			return nil, fmt.Errorf("decisions on %s: %w", waitlistID, err)
-		}
+		err := r.Scan(&d.ID, &d.Waitlist, &at, &d.Floor, &d.Action, &d.Player, &d.Reason)
 		d.At = time.UnixMilli(at).UTC()
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		return d, err
+	})
 }
 
 // SetName records the display name player goes by on the board.
@@ -402,15 +369,13 @@ func (s *Store) Names(ctx context.Context, players []string) (map[string]string,
 	return out, rows.Err()
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scan(r scanner) (Record, error) {
+func scan(r sqlstore.Scanner) (Record, error) {
 	var state string
 	return scanRaw(r, &state)
 }
 
 // scanRaw is scan that also returns the stored JSON in state.
-func scanRaw(r scanner, state *string) (Record, error) {
+func scanRaw(r sqlstore.Scanner, state *string) (Record, error) {
 	var rec Record
 	if err := r.Scan(state, &rec.Version); err != nil {
 		return Record{}, err

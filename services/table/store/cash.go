@@ -29,21 +29,8 @@ func (s *Store) IssuedEpoch(ctx context.Context, id string) (int64, error) {
 // every open table, and every closed one with a wallet step still pending
 // (its cash-outs are chips still in its escrow).
 func (s *Store) TablesToCount(ctx context.Context) ([]string, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tables WHERE NOT closed
-		OR id IN (SELECT table_id FROM money_moves WHERE NOT done) ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list tables to count: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list tables to count: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "list tables to count", `SELECT id FROM tables WHERE NOT closed
+		OR id IN (SELECT table_id FROM money_moves WHERE NOT done) ORDER BY id`, nil, sqlstore.ScanString)
 }
 
 // Snapshot is a table's public state, whether it is closed, and its

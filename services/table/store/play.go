@@ -92,20 +92,7 @@ func (s *Store) SaveStateAsync(ctx context.Context, f sqlstore.Fence, st State, 
 
 // OpenTables lists the ids of the tables not closed.
 func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tables WHERE NOT closed ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list open tables: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list open tables: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "list open tables", `SELECT id FROM tables WHERE NOT closed ORDER BY id`, nil, sqlstore.ScanString)
 }
 
 // SaveDeck stores the sealed deck of a hand before any of its cards is
@@ -235,23 +222,14 @@ type PlayerHand struct {
 
 // PlayerHands lists a player's most recent hands, newest first.
 func (s *Store) PlayerHands(ctx context.Context, player string, limit int) ([]PlayerHand, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT table_id, hand_no, seat, net, ended_at_ms FROM hand_players
-		WHERE player_id = $1 ORDER BY ended_at_ms DESC, hand_no DESC LIMIT $2`, player, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list hands of %s: %w", player, err)
-	}
-	defer rows.Close()
-	var out []PlayerHand
-	for rows.Next() {
+	return sqlstore.Collect(ctx, s.db.SQL(), "list hands of "+player, `SELECT table_id, hand_no, seat, net, ended_at_ms FROM hand_players
+		WHERE player_id = $1 ORDER BY ended_at_ms DESC, hand_no DESC LIMIT $2`, []any{player, limit}, func(r sqlstore.Scanner) (PlayerHand, error) {
 		var h PlayerHand
 		var end int64
-		if err := rows.Scan(&h.TableID, &h.HandNo, &h.Seat, &h.Net, &end); err != nil {
-			return nil, fmt.Errorf("list hands of %s: %w", player, err)
-		}
+		err := r.Scan(&h.TableID, &h.HandNo, &h.Seat, &h.Net, &end)
 		h.End = time.UnixMilli(end).UTC()
-		out = append(out, h)
-	}
-	return out, rows.Err()
+		return h, err
+	})
 }
 
 // HandPlayed reports whether player played the hand.
@@ -340,26 +318,17 @@ func (s *Store) PendingCashOut(ctx context.Context, player, tableID string) (Mon
 }
 
 func (s *Store) pendingMoves(ctx context.Context, q sqlstore.Querier, where string, args ...any) ([]MoneyMove, error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, created_at_ms, attempts, last_error, last_attempt_ms
-		FROM money_moves `+where+` ORDER BY created_at_ms, key`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("pending money moves: %w", err)
-	}
-	defer rows.Close()
-	var out []MoneyMove
-	for rows.Next() {
+	return sqlstore.Collect(ctx, q, "pending money moves", `SELECT key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, created_at_ms, attempts, last_error, last_attempt_ms
+		FROM money_moves `+where+` ORDER BY created_at_ms, key`, args, func(r sqlstore.Scanner) (MoneyMove, error) {
 		var m MoneyMove
 		var created, last int64
-		if err := rows.Scan(&m.Key, &m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &created, &m.Attempts, &m.LastError, &last); err != nil {
-			return nil, fmt.Errorf("pending money moves: %w", err)
-		}
+		err := r.Scan(&m.Key, &m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &created, &m.Attempts, &m.LastError, &last)
 		m.Created = time.UnixMilli(created).UTC()
 		if last > 0 {
 			m.LastAttempt = time.UnixMilli(last).UTC()
 		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		return m, err
+	})
 }
 
 // PendingSteps is how many saga steps of one kind are unfinished and when
@@ -436,25 +405,16 @@ func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
 
 // AuditLog lists a table's recorded rulings in order.
 func (s *Store) AuditLog(ctx context.Context, tableID string) ([]Audit, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids FROM audit
-		WHERE table_id = $1 ORDER BY seq, at_ms, id`, tableID)
-	if err != nil {
-		return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
-	}
-	defer rows.Close()
-	var out []Audit
-	for rows.Next() {
+	return sqlstore.Collect(ctx, s.db.SQL(), "audit log of "+tableID, `SELECT id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids
+		FROM audit WHERE table_id = $1 ORDER BY seq, at_ms, id`, []any{tableID}, func(r sqlstore.Scanner) (Audit, error) {
 		a := Audit{TableID: tableID}
 		var at int64
 		var rules string
-		if err := rows.Scan(&a.ID, &a.HandNo, &a.Actor, &a.Role, &a.Action, &a.Seat, &a.Reason, &at, &rules); err != nil {
-			return nil, fmt.Errorf("audit log of %s: %w", tableID, err)
-		}
+		err := r.Scan(&a.ID, &a.HandNo, &a.Actor, &a.Role, &a.Action, &a.Seat, &a.Reason, &at, &rules)
 		if rules != "" {
 			a.RuleIDs = strings.Split(rules, ",")
 		}
 		a.At = time.UnixMilli(at).UTC()
-		out = append(out, a)
-	}
-	return out, rows.Err()
+		return a, err
+	})
 }

@@ -112,22 +112,10 @@ func (s *Store) ListListed(ctx context.Context, size int, token string, includeC
 	if len(token) > 128 {
 		return nil, "", ErrBadPageToken
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+columns+`, state FROM tables
-		WHERE (NOT closed OR $3) AND id > $1 ORDER BY id LIMIT $2`, token, size+1, includeClosed)
+	out, err := sqlstore.Collect(ctx, s.db.SQL(), "list tables", `SELECT `+columns+`, state FROM tables
+		WHERE (NOT closed OR $3) AND id > $1 ORDER BY id LIMIT $2`, []any{token, size + 1, includeClosed}, scan)
 	if err != nil {
-		return nil, "", fmt.Errorf("list tables: %w", err)
-	}
-	defer rows.Close()
-	var out []Listed
-	for rows.Next() {
-		l, err := scan(rows)
-		if err != nil {
-			return nil, "", fmt.Errorf("list tables: %w", err)
-		}
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("list tables: %w", err)
+		return nil, "", err
 	}
 	next := ""
 	if len(out) > size {
@@ -137,10 +125,8 @@ func (s *Store) ListListed(ctx context.Context, size int, token string, includeC
 	return out, next, nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
 // scan scans columns followed by state.
-func scan(r scanner) (Listed, error) {
+func scan(r sqlstore.Scanner) (Listed, error) {
 	var l Listed
 	d := &l.Definition
 	var cfg string

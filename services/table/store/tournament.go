@@ -256,7 +256,7 @@ type Move struct {
 const moveColumns = `move_id, tournament_id, player_id, from_table_id, from_seat, to_table_id, to_seat, state, chips, missed_hands,
 	left_tournament, created_at_ms, updated_at_ms`
 
-func scanMove(r scanner) (Move, error) {
+func scanMove(r sqlstore.Scanner) (Move, error) {
 	var m Move
 	var created, updated int64
 	var state int
@@ -335,9 +335,9 @@ func (s *Store) ListMoves(ctx context.Context, tournament string, states []MoveS
 	}
 	args = append(args, size+1)
 	q += ` ORDER BY created_at_ms, move_id LIMIT $` + strconv.Itoa(len(args))
-	moves, err := queryMoves(ctx, s.db.SQL(), q, args...)
+	moves, err := sqlstore.Collect(ctx, s.db.SQL(), "moves of "+tournament, q, args, scanMove)
 	if err != nil {
-		return nil, "", fmt.Errorf("moves of %s: %w", tournament, err)
+		return nil, "", err
 	}
 	next := ""
 	if len(moves) > size {
@@ -346,23 +346,6 @@ func (s *Store) ListMoves(ctx context.Context, tournament string, states []MoveS
 		next = strconv.FormatInt(last.Created.UnixMilli(), 10) + "/" + last.ID
 	}
 	return moves, next, nil
-}
-
-func queryMoves(ctx context.Context, q sqlstore.Querier, query string, args ...any) ([]Move, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Move
-	for rows.Next() {
-		m, err := scanMove(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }
 
 // ArrivingAt reports whether a move in transit or arriving is bound for
@@ -390,21 +373,11 @@ func (s *Store) AddHandReport(ctx context.Context, tx *sqlstore.Tx, table string
 // HandReports returns up to size reports of table's hands numbered after
 // after, in order.
 func (s *Store) HandReports(ctx context.Context, table string, after int64, size int) ([][]byte, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT report FROM tournament_hands WHERE table_id = $1 AND hand_no > $2
-		ORDER BY hand_no LIMIT $3`, table, after, size)
-	if err != nil {
-		return nil, fmt.Errorf("reports of %s: %w", table, err)
-	}
-	defer rows.Close()
-	var out [][]byte
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, fmt.Errorf("reports of %s: %w", table, err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "reports of "+table, `SELECT report FROM tournament_hands WHERE table_id = $1 AND hand_no > $2
+		ORDER BY hand_no LIMIT $3`, []any{table, after, size}, func(r sqlstore.Scanner) (b []byte, err error) {
+		err = r.Scan(&b)
+		return b, err
+	})
 }
 
 // TournamentTable is one table of a tournament as stored: its public play
@@ -423,28 +396,22 @@ func (s *Store) TournamentChips(ctx context.Context, tournament string) ([]Tourn
 	var tabs []TournamentTable
 	var moves []Move
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		tabs, moves = nil, nil
-		rows, err := tx.QueryContext(ctx, `SELECT id, closed, state FROM tables WHERE tournament_id = $1 ORDER BY id`, tournament)
+		var err error
+		tabs, err = sqlstore.Collect(ctx, tx, "tables", `SELECT id, closed, state FROM tables WHERE tournament_id = $1 ORDER BY id`,
+			[]any{tournament}, func(r sqlstore.Scanner) (TournamentTable, error) {
+				var t TournamentTable
+				var public sql.NullString
+				err := r.Scan(&t.ID, &t.Closed, &public)
+				if public.Valid {
+					t.Public = []byte(public.String)
+				}
+				return t, err
+			})
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var t TournamentTable
-			var public sql.NullString
-			if err := rows.Scan(&t.ID, &t.Closed, &public); err != nil {
-				return err
-			}
-			if public.Valid {
-				t.Public = []byte(public.String)
-			}
-			tabs = append(tabs, t)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		moves, err = queryMoves(ctx, tx, `SELECT `+moveColumns+` FROM tournament_moves WHERE tournament_id = $1 AND state IN ($2, $3)
-			ORDER BY created_at_ms, move_id`, tournament, int(MoveInTransit), int(MoveArriving))
+		moves, err = sqlstore.Collect(ctx, tx, "moves in transit", `SELECT `+moveColumns+` FROM tournament_moves WHERE tournament_id = $1
+			AND state IN ($2, $3) ORDER BY created_at_ms, move_id`, []any{tournament, int(MoveInTransit), int(MoveArriving)}, scanMove)
 		return err
 	})
 	if err != nil {

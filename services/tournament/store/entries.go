@@ -216,7 +216,7 @@ func update(ctx context.Context, db *sqlstore.DB, sqt *sqlstore.Tx, id string, f
 
 const entryColumns = `tournament_id, player_id, status, rebuys, add_on, withdrawals, registered_at_ms, transfer_id, table_no, seat_no, hands_to_miss, left_play, reentries`
 
-func scanEntry(r scanner) (entry.Entry, error) {
+func scanEntry(r sqlstore.Scanner) (entry.Entry, error) {
 	var en entry.Entry
 	var status int
 	var registered int64
@@ -243,21 +243,8 @@ func (t *Tx) Entry(player string) (*entry.Entry, error) {
 func (t *Tx) Entries() ([]entry.Entry, error) { return entries(t.ctx, t.tx, t.id) }
 
 func entries(ctx context.Context, tx *sqlstore.Tx, id string) ([]entry.Entry, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE tournament_id = $1
-		ORDER BY registered_at_ms, player_id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("entries of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []entry.Entry
-	for rows.Next() {
-		en, err := scanEntry(rows)
-		if err != nil {
-			return nil, fmt.Errorf("entries of %s: %w", id, err)
-		}
-		out = append(out, en)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, tx, "entries of "+id, `SELECT `+entryColumns+` FROM tournament_entries WHERE tournament_id = $1
+		ORDER BY registered_at_ms, player_id`, []any{id}, scanEntry)
 }
 
 // Entrants counts the entries that hold a place in the field: paying,
@@ -339,7 +326,7 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 const paymentColumns = `idempotency_key, tournament_id, player_id, kind, currency, prize_part, fee, amount, place,
 	target_event_id, voucher_id, chips, state, transfer_id, failure, created_at_ms, note, refund_of`
 
-func scanPayment(r scanner) (PaymentRecord, error) {
+func scanPayment(r sqlstore.Scanner) (PaymentRecord, error) {
 	var p PaymentRecord
 	var kind, state int
 	var created int64
@@ -364,22 +351,9 @@ func (t *Tx) Payment(key string) (PaymentRecord, bool, error) {
 // PendingPayments returns the player's steps still waiting for the wallet
 // ("" for every player), oldest first.
 func (t *Tx) PendingPayments(player string) ([]PaymentRecord, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT `+paymentColumns+` FROM tournament_payments
+	return sqlstore.Collect(t.ctx, t.tx, "pending payments of "+t.id, `SELECT `+paymentColumns+` FROM tournament_payments
 		WHERE tournament_id = $1 AND state = $2 AND ($3 = '' OR player_id = $3) ORDER BY created_at_ms, idempotency_key`,
-		t.id, int(PaymentPending), player)
-	if err != nil {
-		return nil, fmt.Errorf("pending payments of %s: %w", t.id, err)
-	}
-	defer rows.Close()
-	var out []PaymentRecord
-	for rows.Next() {
-		p, err := scanPayment(rows)
-		if err != nil {
-			return nil, fmt.Errorf("pending payments of %s: %w", t.id, err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		[]any{t.id, int(PaymentPending), player}, scanPayment)
 }
 
 // SettlePayment records the wallet's answer to a pending step: done with
@@ -476,21 +450,9 @@ func entriesSince(ctx context.Context, tx *sqlstore.Tx, id string, rev int64) ([
 	if now <= rev {
 		return nil, now, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+entryColumns+` FROM tournament_entries WHERE tournament_id = $1 AND rev > $2
-		ORDER BY registered_at_ms, player_id`, id, rev)
-	if err != nil {
-		return nil, 0, fmt.Errorf("entries of %s since %d: %w", id, rev, err)
-	}
-	defer rows.Close()
-	var out []entry.Entry
-	for rows.Next() {
-		en, err := scanEntry(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("entries of %s since %d: %w", id, rev, err)
-		}
-		out = append(out, en)
-	}
-	return out, now, rows.Err()
+	out, err := sqlstore.Collect(ctx, tx, fmt.Sprintf("entries of %s since %d", id, rev), `SELECT `+entryColumns+`
+		FROM tournament_entries WHERE tournament_id = $1 AND rev > $2 ORDER BY registered_at_ms, player_id`, []any{id, rev}, scanEntry)
+	return out, now, err
 }
 
 // Entry returns the player's entry, ok false when there is none.
@@ -507,24 +469,15 @@ func (s *Store) Entry(ctx context.Context, id, player string) (en entry.Entry, o
 
 // Draws returns a tournament's draw log in order.
 func (s *Store) Draws(ctx context.Context, id string) ([]Draw, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, kind, record, created_at_ms FROM tournament_draws
-		WHERE tournament_id = $1 ORDER BY seq`, id)
-	if err != nil {
-		return nil, fmt.Errorf("draws of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []Draw
-	for rows.Next() {
+	return sqlstore.Collect(ctx, s.db.SQL(), "draws of "+id, `SELECT seq, kind, record, created_at_ms FROM tournament_draws
+		WHERE tournament_id = $1 ORDER BY seq`, []any{id}, func(r sqlstore.Scanner) (Draw, error) {
 		var d Draw
 		var rec string
 		var created int64
-		if err := rows.Scan(&d.Seq, &d.Kind, &rec, &created); err != nil {
-			return nil, fmt.Errorf("draws of %s: %w", id, err)
-		}
+		err := r.Scan(&d.Seq, &d.Kind, &rec, &created)
 		d.Record, d.CreatedAt = json.RawMessage(rec), time.UnixMilli(created).UTC()
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		return d, err
+	})
 }
 
 // Contributions sums the paid prize-pool parts of a tournament's entries,
@@ -539,11 +492,7 @@ func (t *Tx) Contributions() (pool int64, entries int, err error) {
 	return contributions(t.ctx, t.tx, t.id)
 }
 
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func contributions(ctx context.Context, q rowQuerier, id string) (pool int64, entries int, err error) {
+func contributions(ctx context.Context, q sqlstore.Querier, id string) (pool int64, entries int, err error) {
 	err = q.QueryRowContext(ctx, `SELECT COALESCE(SUM(prize_part), 0), COALESCE(SUM(CASE WHEN kind = $3 THEN 1 ELSE 0 END), 0)
 		FROM tournament_payments WHERE tournament_id = $1 AND state = $2 AND kind IN ($3, $4, $5)`,
 		id, int(PaymentDone), int(entry.PayEntry), int(entry.PayRebuy), int(entry.PayAddOn)).Scan(&pool, &entries)

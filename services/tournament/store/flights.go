@@ -27,22 +27,14 @@ type FlightState struct {
 
 // Flights returns the flights that feed this Day 2, by id.
 func (t *Tx) Flights() ([]FlightState, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT id, status FROM tournaments WHERE day2_id = $1 ORDER BY id`, t.id)
-	if err != nil {
-		return nil, fmt.Errorf("flights of %s: %w", t.id, err)
-	}
-	defer rows.Close()
-	var out []FlightState
-	for rows.Next() {
-		var f FlightState
-		var st int
-		if err := rows.Scan(&f.ID, &st); err != nil {
-			return nil, fmt.Errorf("flights of %s: %w", t.id, err)
-		}
-		f.Status = event.Status(st)
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(t.ctx, t.tx, "flights of "+t.id, `SELECT id, status FROM tournaments WHERE day2_id = $1 ORDER BY id`,
+		[]any{t.id}, func(r sqlstore.Scanner) (FlightState, error) {
+			var f FlightState
+			var st int
+			err := r.Scan(&f.ID, &st)
+			f.Status = event.Status(st)
+			return f, err
+		})
 }
 
 // PutBags records this flight's bagged stacks for its Day 2; a bag
@@ -70,21 +62,12 @@ func (s *Store) Bags(ctx context.Context, id string) ([]flight.Bag, error) {
 func (t *Tx) Bags() ([]flight.Bag, error) { return bags(t.ctx, t.tx, t.id) }
 
 func bags(ctx context.Context, tx *sqlstore.Tx, id string) ([]flight.Bag, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT flight_id, player_id, chips, table_no, seat_no, bagged_at_ms FROM tournament_bags
-		WHERE flight_id = $1 OR day2_id = $1 ORDER BY bagged_at_ms, flight_id, player_id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("bags of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []flight.Bag
-	for rows.Next() {
+	return sqlstore.Collect(ctx, tx, "bags of "+id, `SELECT flight_id, player_id, chips, table_no, seat_no, bagged_at_ms FROM tournament_bags
+		WHERE flight_id = $1 OR day2_id = $1 ORDER BY bagged_at_ms, flight_id, player_id`, []any{id}, func(r sqlstore.Scanner) (flight.Bag, error) {
 		var b flight.Bag
 		var at int64
-		if err := rows.Scan(&b.Flight, &b.Player, &b.Chips, &b.Table, &b.Seat, &at); err != nil {
-			return nil, fmt.Errorf("bags of %s: %w", id, err)
-		}
+		err := r.Scan(&b.Flight, &b.Player, &b.Chips, &b.Table, &b.Seat, &at)
 		b.BaggedAt = time.UnixMilli(at).UTC()
-		out = append(out, b)
-	}
-	return out, rows.Err()
+		return b, err
+	})
 }

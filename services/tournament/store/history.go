@@ -41,22 +41,9 @@ func (s *Store) PlayerHistory(ctx context.Context, player string) ([]PlayerEvent
 	var out []PlayerEvent
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
 		out = nil
-		rows, err := tx.QueryContext(ctx, historyEntries, player)
+		ens, err := sqlstore.Collect(ctx, tx, "history of "+player, historyEntries, []any{player}, scanEntry)
 		if err != nil {
-			return fmt.Errorf("history of %s: %w", player, err)
-		}
-		var ens []entry.Entry
-		for rows.Next() {
-			en, err := scanEntry(rows)
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("history of %s: %w", player, err)
-			}
-			ens = append(ens, en)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("history of %s: %w", player, err)
+			return err
 		}
 		for _, en := range ens {
 			pe, err := playerEvent(ctx, tx, player, en)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
@@ -17,21 +18,11 @@ import (
 func (t *Tx) Finishes() ([]standings.Finish, error) { return finishes(t.ctx, t.tx, t.id) }
 
 func finishes(ctx context.Context, tx *sqlstore.Tx, id string) ([]standings.Finish, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT player_id, place, shared, removed FROM tournament_finishes
-		WHERE tournament_id = $1 ORDER BY seq`, id)
-	if err != nil {
-		return nil, fmt.Errorf("finishes of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []standings.Finish
-	for rows.Next() {
-		var f standings.Finish
-		if err := rows.Scan(&f.PlayerID, &f.Place, &f.Shared, &f.Removed); err != nil {
-			return nil, fmt.Errorf("finishes of %s: %w", id, err)
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, tx, "finishes of "+id, `SELECT player_id, place, shared, removed FROM tournament_finishes
+		WHERE tournament_id = $1 ORDER BY seq`, []any{id}, func(r sqlstore.Scanner) (f standings.Finish, err error) {
+		err = r.Scan(&f.PlayerID, &f.Place, &f.Shared, &f.Removed)
+		return f, err
+	})
 }
 
 // FinishOf returns the player's place, ok false when they have none.
@@ -144,24 +135,16 @@ func (t *Tx) DeleteFinish(player string) error {
 
 // Penalties returns a player's penalty history in order.
 func (t *Tx) Penalties(player string) ([]standings.Penalty, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT type, reason, issued_by, hand, rounds, hands_to_miss, override, issued_at_ms
-		FROM tournament_penalties WHERE tournament_id = $1 AND player_id = $2 ORDER BY seq`, t.id, player)
-	if err != nil {
-		return nil, fmt.Errorf("penalties of %s/%s: %w", t.id, player, err)
-	}
-	defer rows.Close()
-	var out []standings.Penalty
-	for rows.Next() {
-		var p standings.Penalty
-		var typ int
-		var issued int64
-		if err := rows.Scan(&typ, &p.Reason, &p.IssuedBy, &p.Hand, &p.Rounds, &p.HandsToMiss, &p.Override, &issued); err != nil {
-			return nil, fmt.Errorf("penalties of %s/%s: %w", t.id, player, err)
-		}
-		p.Type, p.Issued = standings.PenaltyType(typ), time.UnixMilli(issued).UTC()
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(t.ctx, t.tx, "penalties of "+t.id+"/"+player, `SELECT type, reason, issued_by, hand, rounds, hands_to_miss,
+		override, issued_at_ms FROM tournament_penalties WHERE tournament_id = $1 AND player_id = $2 ORDER BY seq`,
+		[]any{t.id, player}, func(r sqlstore.Scanner) (standings.Penalty, error) {
+			var p standings.Penalty
+			var typ int
+			var issued int64
+			err := r.Scan(&typ, &p.Reason, &p.IssuedBy, &p.Hand, &p.Rounds, &p.HandsToMiss, &p.Override, &issued)
+			p.Type, p.Issued = standings.PenaltyType(typ), time.UnixMilli(issued).UTC()
+			return p, err
+		})
 }
 
 // AddPenalty appends a penalty to a player's history.
@@ -180,26 +163,9 @@ func (t *Tx) AddPenalty(player string, p standings.Penalty) error {
 // Payments returns a tournament's saga steps of the given kinds, oldest
 // first.
 func (s *Store) Payments(ctx context.Context, id string, kinds ...int) ([]PaymentRecord, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE tournament_id = $1
-		ORDER BY created_at_ms, idempotency_key`, id)
-	if err != nil {
-		return nil, fmt.Errorf("payments of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []PaymentRecord
-	for rows.Next() {
-		p, err := scanPayment(rows)
-		if err != nil {
-			return nil, fmt.Errorf("payments of %s: %w", id, err)
-		}
-		for _, k := range kinds {
-			if int(p.Kind) == k {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out, rows.Err()
+	out, err := sqlstore.Collect(ctx, s.db.SQL(), "payments of "+id, `SELECT `+paymentColumns+` FROM tournament_payments
+		WHERE tournament_id = $1 ORDER BY created_at_ms, idempotency_key`, []any{id}, scanPayment)
+	return slices.DeleteFunc(out, func(p PaymentRecord) bool { return !slices.Contains(kinds, int(p.Kind)) }), err
 }
 
 // Results returns the places given so far.
@@ -216,21 +182,8 @@ func (s *Store) Results(ctx context.Context, id string) ([]standings.Finish, err
 // the wallet, oldest first; a rebuy comes before the add-on recorded with
 // it.
 func (s *Store) PendingPayments(ctx context.Context) ([]PaymentRecord, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE state = $1
-		ORDER BY created_at_ms, kind, idempotency_key`, int(PaymentPending))
-	if err != nil {
-		return nil, fmt.Errorf("pending payments: %w", err)
-	}
-	defer rows.Close()
-	var out []PaymentRecord
-	for rows.Next() {
-		p, err := scanPayment(rows)
-		if err != nil {
-			return nil, fmt.Errorf("pending payments: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "pending payments", `SELECT `+paymentColumns+` FROM tournament_payments WHERE state = $1
+		ORDER BY created_at_ms, kind, idempotency_key`, []any{int(PaymentPending)}, scanPayment)
 }
 
 // AuditRecord is one management action (TR-03).
@@ -275,28 +228,14 @@ func (t *Tx) AuditOf(action string) ([]AuditRecord, error) {
 	return auditOf(t.ctx, t.tx, t.id, action)
 }
 
-// querier is what reads rows: the database, or a transaction.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func auditOf(ctx context.Context, q querier, id, action string) ([]AuditRecord, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
-		WHERE tournament_id = $1 AND ($2 = '' OR action = $2) ORDER BY seq`, id, action)
-	if err != nil {
-		return nil, fmt.Errorf("audit of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []AuditRecord
-	for rows.Next() {
+func auditOf(ctx context.Context, q sqlstore.Querier, id, action string) ([]AuditRecord, error) {
+	return sqlstore.Collect(ctx, q, "audit of "+id, `SELECT seq, actor, action, detail, created_at_ms FROM tournament_audit
+		WHERE tournament_id = $1 AND ($2 = '' OR action = $2) ORDER BY seq`, []any{id, action}, func(r sqlstore.Scanner) (AuditRecord, error) {
 		var a AuditRecord
 		var detail string
 		var created int64
-		if err := rows.Scan(&a.Seq, &a.Actor, &a.Action, &detail, &created); err != nil {
-			return nil, fmt.Errorf("audit of %s: %w", id, err)
-		}
+		err := r.Scan(&a.Seq, &a.Actor, &a.Action, &detail, &created)
 		a.Detail, a.CreatedAt = json.RawMessage(detail), time.UnixMilli(created).UTC()
-		out = append(out, a)
-	}
-	return out, rows.Err()
+		return a, err
+	})
 }

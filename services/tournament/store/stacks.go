@@ -53,23 +53,22 @@ func (s *Store) SaveStacks(ctx context.Context, id string, stacks []Stack) error
 // Stacks returns every player's last reported stack in the tournament, by
 // player.
 func (s *Store) Stacks(ctx context.Context, id string) (map[string]Stack, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT player_id, table_id, hand_no, stack, ended_at_ms FROM tournament_stacks
-		WHERE tournament_id = $1`, id)
-	if err != nil {
-		return nil, fmt.Errorf("stacks of %s: %w", id, err)
-	}
-	defer rows.Close()
-	out := map[string]Stack{}
-	for rows.Next() {
+	stacks, err := sqlstore.Collect(ctx, s.db.SQL(), "stacks of "+id, `SELECT player_id, table_id, hand_no, stack, ended_at_ms
+		FROM tournament_stacks WHERE tournament_id = $1`, []any{id}, func(r sqlstore.Scanner) (Stack, error) {
 		var st Stack
 		var ms int64
-		if err := rows.Scan(&st.PlayerID, &st.TableID, &st.HandNo, &st.Chips, &ms); err != nil {
-			return nil, fmt.Errorf("stacks of %s: %w", id, err)
-		}
+		err := r.Scan(&st.PlayerID, &st.TableID, &st.HandNo, &st.Chips, &ms)
 		st.EndedAt = time.UnixMilli(ms).UTC()
+		return st, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Stack{}
+	for _, st := range stacks {
 		out[st.PlayerID] = st
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Stack returns a player's last reported stack in the transaction's

@@ -92,23 +92,12 @@ func (s *Store) List(ctx context.Context, size int, token string) (Page, error) 
 	if err != nil {
 		return Page{}, err
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+columns+` FROM tournaments
-		WHERE starts_at_ms > $1 OR (starts_at_ms = $1 AND id > $2)
-		ORDER BY starts_at_ms, id LIMIT $3`, afterStart, afterID, size+1)
-	if err != nil {
-		return Page{}, fmt.Errorf("list tournaments: %w", err)
-	}
-	defer rows.Close()
 	var p Page
-	for rows.Next() {
-		e, err := scan(rows)
-		if err != nil {
-			return Page{}, fmt.Errorf("list tournaments: %w", err)
-		}
-		p.Events = append(p.Events, e)
-	}
-	if err := rows.Err(); err != nil {
-		return Page{}, fmt.Errorf("list tournaments: %w", err)
+	p.Events, err = sqlstore.Collect(ctx, s.db.SQL(), "list tournaments", `SELECT `+columns+` FROM tournaments
+		WHERE starts_at_ms > $1 OR (starts_at_ms = $1 AND id > $2)
+		ORDER BY starts_at_ms, id LIMIT $3`, []any{afterStart, afterID, size + 1}, scan)
+	if err != nil {
+		return Page{}, err
 	}
 	if len(p.Events) > size {
 		p.Events = p.Events[:size]
@@ -118,9 +107,7 @@ func (s *Store) List(ctx context.Context, size int, token string) (Page, error) 
 	return p, nil
 }
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scan(r scanner) (event.Event, error) {
+func scan(r sqlstore.Scanner) (event.Event, error) {
 	var e event.Event
 	var format, status int
 	var startsAt, createdAt int64

@@ -55,28 +55,14 @@ func (s *Store) ClearStuckStep(ctx context.Context, id, step string) error {
 // StuckSteps returns the tournament's stuck steps, the longest stuck
 // first.
 func (s *Store) StuckSteps(ctx context.Context, id string) ([]StuckStep, error) {
-	var out []StuckStep
-	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		out = nil
-		rows, err := tx.QueryContext(ctx, `SELECT step, kind, error, attempts, since_ms, last_ms FROM tournament_stuck_steps
-			WHERE tournament_id = $1 ORDER BY since_ms, step`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	return sqlstore.Read(ctx, s.db, func(tx *sqlstore.Tx) ([]StuckStep, error) {
+		return sqlstore.Collect(ctx, tx, "stuck steps of "+id, `SELECT step, kind, error, attempts, since_ms, last_ms FROM tournament_stuck_steps
+			WHERE tournament_id = $1 ORDER BY since_ms, step`, []any{id}, func(r sqlstore.Scanner) (StuckStep, error) {
 			var st StuckStep
 			var since, last int64
-			if err := rows.Scan(&st.Step, &st.Kind, &st.Error, &st.Attempts, &since, &last); err != nil {
-				return err
-			}
+			err := r.Scan(&st.Step, &st.Kind, &st.Error, &st.Attempts, &since, &last)
 			st.Since, st.Last = time.UnixMilli(since).UTC(), time.UnixMilli(last).UTC()
-			out = append(out, st)
-		}
-		return rows.Err()
+			return st, err
+		})
 	})
-	if err != nil {
-		return nil, fmt.Errorf("stuck steps of %s: %w", id, err)
-	}
-	return out, nil
 }

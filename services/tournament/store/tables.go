@@ -82,20 +82,12 @@ func (s *Store) Tables(ctx context.Context, id string) ([]TableLink, error) {
 func (t *Tx) Tables() ([]TableLink, error) { return tableLinks(t.ctx, t.tx, t.id) }
 
 func tableLinks(ctx context.Context, tx *sqlstore.Tx, id string) ([]TableLink, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT table_no, table_id FROM tournament_tables WHERE tournament_id = $1 ORDER BY table_no`, id)
-	if err != nil {
-		return nil, fmt.Errorf("tables of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var out []TableLink
-	for rows.Next() {
-		l := TableLink{TournamentID: id}
-		if err := rows.Scan(&l.Table, &l.TableID); err != nil {
-			return nil, fmt.Errorf("tables of %s: %w", id, err)
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, tx, "tables of "+id, `SELECT table_no, table_id FROM tournament_tables WHERE tournament_id = $1 ORDER BY table_no`,
+		[]any{id}, func(r sqlstore.Scanner) (TableLink, error) {
+			l := TableLink{TournamentID: id}
+			err := r.Scan(&l.Table, &l.TableID)
+			return l, err
+		})
 }
 
 // CountAudit counts the audit records of one action: the director numbers
@@ -112,18 +104,6 @@ func (t *Tx) CountAudit(action string) (int, error) {
 // Running returns the ids of the running tournaments, for the director's
 // recovery pass.
 func (s *Store) Running(ctx context.Context) ([]string, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id FROM tournaments WHERE status = $1 ORDER BY id`, int(event.Running))
-	if err != nil {
-		return nil, fmt.Errorf("running tournaments: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("running tournaments: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "running tournaments", `SELECT id FROM tournaments WHERE status = $1 ORDER BY id`,
+		[]any{int(event.Running)}, sqlstore.ScanString)
 }

@@ -380,17 +380,13 @@ func readTransfer(ctx context.Context, q sqlstore.Querier, id string) (ledger.Tr
 	if err := json.Unmarshal([]byte(meta), &tr.Meta); err != nil {
 		return ledger.Transfer{}, fmt.Errorf("decode meta of %s: %w", id, err)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT account_id, amount FROM entries WHERE transfer_id = $1 ORDER BY account_id`, id)
+	tr.Entries, err = sqlstore.Collect(ctx, q, "read entries of "+id, `SELECT account_id, amount FROM entries WHERE transfer_id = $1 ORDER BY account_id`,
+		[]any{id}, func(r sqlstore.Scanner) (e ledger.Entry, err error) {
+			err = r.Scan((*string)(&e.Account), &e.Amount)
+			return e, err
+		})
 	if err != nil {
-		return ledger.Transfer{}, fmt.Errorf("read entries of %s: %w", id, err)
+		return ledger.Transfer{}, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var e ledger.Entry
-		if err := rows.Scan((*string)(&e.Account), &e.Amount); err != nil {
-			return ledger.Transfer{}, err
-		}
-		tr.Entries = append(tr.Entries, e)
-	}
-	return tr, rows.Err()
+	return tr, nil
 }

@@ -29,28 +29,22 @@ func (s *Store) Statement(ctx context.Context, account ledger.AccountID, after i
 	if _, err := s.Account(ctx, account); err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT e.seq, e.transfer_id, t.kind, e.amount, e.balance_after, t.meta, e.created_at
-		FROM entries e JOIN transfers t ON t.id = e.transfer_id
-		WHERE e.account_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`, string(account), after, limit+1)
-	if err != nil {
-		return nil, 0, fmt.Errorf("statement of %s: %w", account, err)
-	}
-	defer rows.Close()
-	var lines []StatementLine
-	for rows.Next() {
+	lines, err := sqlstore.Collect(ctx, s.db.SQL(), "statement of "+string(account), `SELECT e.seq, e.transfer_id, t.kind, e.amount,
+		e.balance_after, t.meta, e.created_at FROM entries e JOIN transfers t ON t.id = e.transfer_id
+		WHERE e.account_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`, []any{string(account), after, limit + 1}, func(r sqlstore.Scanner) (StatementLine, error) {
 		var l StatementLine
 		var kind, meta string
 		var at int64
-		if err := rows.Scan(&l.Seq, &l.TransferID, &kind, &l.Amount, &l.BalanceAfter, &meta, &at); err != nil {
-			return nil, 0, err
+		if err := r.Scan(&l.Seq, &l.TransferID, &kind, &l.Amount, &l.BalanceAfter, &meta, &at); err != nil {
+			return l, err
 		}
 		l.Kind, l.At = ledger.TransferKind(kind), time.UnixMilli(at).UTC()
 		if err := json.Unmarshal([]byte(meta), &l.Meta); err != nil {
-			return nil, 0, fmt.Errorf("decode meta of %s: %w", l.TransferID, err)
+			return l, fmt.Errorf("decode meta of %s: %w", l.TransferID, err)
 		}
-		lines = append(lines, l)
-	}
-	if err := rows.Err(); err != nil {
+		return l, nil
+	})
+	if err != nil {
 		return nil, 0, err
 	}
 	var next int64
@@ -221,54 +215,41 @@ func Audit(ctx context.Context, db *sqlstore.DB) (ledger.AuditReport, error) {
 		// high and low words (each low half is non-negative, so their sum
 		// carries into the high word only upwards): comparing them to the
 		// balance's words compares the exact sum without forming it.
-		rows, err = tx.QueryContext(ctx, `SELECT a.id, a.balance, COALESCE(s.s_high, 0), COALESCE(s.s_low, 0), a.allow_negative FROM accounts a
-			LEFT JOIN (SELECT account_id, `+splitSumAs(`amount`, "s")+`
+		r.Mismatches, err = sqlstore.Collect(ctx, tx, "audit accounts", `SELECT a.id, a.balance, COALESCE(s.s_high, 0), COALESCE(s.s_low, 0),
+			a.allow_negative FROM accounts a LEFT JOIN (SELECT account_id, `+splitSumAs(`amount`, "s")+`
 				FROM entries GROUP BY account_id) s ON s.account_id = a.id
 			WHERE (a.balance >> 32) <> COALESCE(s.s_high + (s.s_low >> 32), 0) OR (a.balance & 4294967295) <> COALESCE(s.s_low & 4294967295, 0)
-				OR (a.balance < 0 AND NOT a.allow_negative) ORDER BY a.id`)
+				OR (a.balance < 0 AND NOT a.allow_negative) ORDER BY a.id`, nil, scanMismatch)
 		if err != nil {
-			return fmt.Errorf("audit accounts: %w", err)
+			return err
 		}
-		for rows.Next() {
-			var m ledger.Mismatch
-			var high, low int64
-			var neg bool
-			if err := rows.Scan((*string)(&m.Account), &m.Balance, &high, &low, &neg); err != nil {
-				rows.Close()
-				return err
-			}
-			m.EntrySum = ledger.JoinSplit(high, low)
-			m.Problem = "balance differs from the sum of its entries"
-			if m.EntrySum.Cmp(ledger.WideOf(m.Balance)) == 0 {
-				m.Problem = "negative balance on an account that may not go negative"
-			}
-			r.Mismatches = append(r.Mismatches, m)
-		}
-		rows.Close()
 
 		// Per transfer: the entries sum to zero (high and low words both
 		// zero) and the credits to the transfer's amount.
-		rows, err = tx.QueryContext(ctx, `SELECT id FROM (SELECT t.id, t.amount, COUNT(e.transfer_id) AS n,
+		r.UnbalancedTransfers, err = sqlstore.Collect(ctx, tx, "audit transfers", `SELECT id FROM (SELECT t.id, t.amount, COUNT(e.transfer_id) AS n,
 				`+splitSumAs(`e.amount`, "s")+`, `+splitSumAs(`CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END`, "c")+`
 				FROM transfers t LEFT JOIN entries e ON e.transfer_id = t.id GROUP BY t.id, t.amount) s
 			WHERE n = 0 OR s_high + (s_low >> 32) <> 0 OR (s_low & 4294967295) <> 0
 				OR c_high + (c_low >> 32) <> (amount >> 32) OR (c_low & 4294967295) <> (amount & 4294967295)
-			ORDER BY id`)
-		if err != nil {
-			return fmt.Errorf("audit transfers: %w", err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			r.UnbalancedTransfers = append(r.UnbalancedTransfers, id)
-		}
-		rows.Close()
-		return nil
+			ORDER BY id`, nil, sqlstore.ScanString)
+		return err
 	})
 	return r, err
+}
+
+// scanMismatch reads an account whose balance is not the sum of its
+// entries, or is negative where it may not be.
+func scanMismatch(row sqlstore.Scanner) (ledger.Mismatch, error) {
+	var m ledger.Mismatch
+	var high, low int64
+	var neg bool
+	err := row.Scan((*string)(&m.Account), &m.Balance, &high, &low, &neg)
+	m.EntrySum = ledger.JoinSplit(high, low)
+	m.Problem = "balance differs from the sum of its entries"
+	if m.EntrySum.Cmp(ledger.WideOf(m.Balance)) == 0 {
+		m.Problem = "negative balance on an account that may not go negative"
+	}
+	return m, err
 }
 
 // Audit checks the ledger's invariants (see the package function Audit).

@@ -158,7 +158,7 @@ func HoldRow(h Hold) Row {
 
 const holdColumns = `id, player, table_id, seat, currency, amount, structure, top_up, sitting_id, state, hold_transfer, COALESCE(settle_transfer, ''), expires_at, created_at`
 
-func scanHold(row interface{ Scan(...any) error }) (Hold, error) {
+func scanHold(row sqlstore.Scanner) (Hold, error) {
 	var h Hold
 	var cur, structure, state string
 	var expires, created int64
@@ -196,21 +196,8 @@ func (t *Tx) SettleHold(ctx context.Context, id string, state HoldState, transfe
 // ExpiredHolds lists up to limit holds still held whose expiry is at or
 // before now, oldest first.
 func (s *Store) ExpiredHolds(ctx context.Context, now time.Time, limit int) ([]Hold, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+holdColumns+` FROM holds WHERE state = 'held' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
-		now.UnixMilli(), limit)
-	if err != nil {
-		return nil, fmt.Errorf("list expired holds: %w", err)
-	}
-	defer rows.Close()
-	var out []Hold
-	for rows.Next() {
-		h, err := scanHold(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return sqlstore.Collect(ctx, s.db.SQL(), "list expired holds", `SELECT `+holdColumns+` FROM holds WHERE state = 'held' AND expires_at <= $1
+		ORDER BY expires_at LIMIT $2`, []any{now.UnixMilli(), limit}, scanHold)
 }
 
 // Sitting is a player seated at a table with chips bought from the wallet.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cardroom/cardroom/platform/fault"
+	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 )
 
@@ -95,24 +96,13 @@ func (t *Tx) VoucherUsedBy(ctx context.Context, transferID string) (string, bool
 func (t *Tx) UnreversedTransfers(ctx context.Context, subject string, kinds ...ledger.TransferKind) ([]string, error) {
 	var out []string
 	for _, k := range kinds {
-		rows, err := t.tx.QueryContext(ctx, `SELECT id FROM transfers tr WHERE subject = $1 AND kind = $2
-			AND NOT EXISTS (SELECT 1 FROM transfers r WHERE r.reverses = tr.id) ORDER BY created_at, id`, subject, string(k))
+		ids, err := sqlstore.Collect(ctx, t.tx, fmt.Sprintf("list %s transfers of %s", k, subject), `SELECT id FROM transfers tr
+			WHERE subject = $1 AND kind = $2 AND NOT EXISTS (SELECT 1 FROM transfers r WHERE r.reverses = tr.id) ORDER BY created_at, id`,
+			[]any{subject, string(k)}, sqlstore.ScanString)
 		if err != nil {
-			return nil, fmt.Errorf("list %s transfers of %s: %w", k, subject, err)
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, id)
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
 			return nil, err
 		}
-		rows.Close()
+		out = append(out, ids...)
 	}
 	return out, nil
 }
