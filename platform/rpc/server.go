@@ -9,10 +9,7 @@ package rpc
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -191,27 +188,6 @@ func NewServer(o Options) *grpc.Server {
 		reflection.Register(srv)
 	}
 	return srv
-}
-
-// Serve serves srv on lis until ctx is done, then shuts it down with
-// Shutdown(srv, grace). It returns nil once the server has stopped because
-// of ctx or a Shutdown called elsewhere, and the server's error otherwise.
-func Serve(ctx context.Context, srv *grpc.Server, lis net.Listener, grace time.Duration) error {
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(lis) }()
-	select {
-	case err := <-errc:
-		if err == nil { // stopped by a Shutdown elsewhere
-			return nil
-		}
-		return fmt.Errorf("serve gRPC on %s: %w", lis.Addr(), err)
-	case <-ctx.Done():
-		Shutdown(srv, grace)
-		if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			return fmt.Errorf("serve gRPC on %s: %w", lis.Addr(), err)
-		}
-		return nil
-	}
 }
 
 // Shutdown stops srv gracefully: it stops accepting calls and lets

@@ -99,11 +99,10 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ts.srv, lis, 5*time.Second) }()
+	go func() { served <- ts.srv.Serve(lis) }()
 	t.Cleanup(func() {
-		cancel()
+		Shutdown(ts.srv, 5*time.Second)
 		if err := <-served; err != nil {
 			t.Errorf("Serve: %v", err)
 		}

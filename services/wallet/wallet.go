@@ -139,19 +139,6 @@ const SQLiteConns = 4
 // PostgreSQL's default 100 connections with the other services' pools.
 const PostgresConns = 16
 
-// OpenDB opens and migrates the wallet's database.
-func OpenDB(ctx context.Context, databaseURL, dataDir string) (*sqlstore.DB, error) {
-	db, err := sqlstore.Open(ctx, StoreOptions(databaseURL, dataDir))
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
 // Profile returns the buy-in policy cfg describes.
 func (cfg Config) Profile() (buyin.Profile, error) {
 	p := buyin.DefaultProfile()

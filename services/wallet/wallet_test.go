@@ -244,12 +244,14 @@ func TestConfigProfile_G20_CS04(t *testing.T) {
 // database and audit it.
 func TestAuditCommand(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	db, err := wallet.OpenDB(t.Context(), "", dir)
+	db, err := sqlstore.Open(t.Context(), wallet.StoreOptions("", t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	w, err := wallet.New(wallet.Config{}, wallet.Deps{DB: db})
 	if err != nil {
 		t.Fatal(err)

@@ -4,20 +4,10 @@ import "github.com/cardroom/cardroom/services/table/engine/refusal"
 
 // Sentinel errors for errors.Is.
 var (
-	ErrOutOfTurn          = &refusal.Error{Reason: refusal.OutOfTurn}
-	ErrSeatNotInHand      = &refusal.Error{Reason: refusal.SeatNotInHand}
-	ErrHandOver           = &refusal.Error{Reason: refusal.HandOver}
-	ErrActionNotAllowed   = &refusal.Error{Reason: refusal.ActionNotAllowed}
-	ErrNegativeAmount     = &refusal.Error{Reason: refusal.NegativeAmount}
-	ErrAboveStack         = &refusal.Error{Reason: refusal.AboveStack}
-	ErrNotChipMultiple    = &refusal.Error{Reason: refusal.NotChipMultiple}
-	ErrBetBelowMinimum    = &refusal.Error{Reason: refusal.BetBelowMinimum}
-	ErrRaiseBelowMinimum  = &refusal.Error{Reason: refusal.RaiseBelowMinimum}
-	ErrAboveMaximum       = &refusal.Error{Reason: refusal.AboveMaximum}
-	ErrBettingNotReopened = &refusal.Error{Reason: refusal.BettingNotReopened}
-	ErrRaiseCapReached    = &refusal.Error{Reason: refusal.RaiseCapReached}
-	ErrBadCard            = &refusal.Error{Reason: refusal.BadCard}
-	ErrDuplicateCard      = &refusal.Error{Reason: refusal.DuplicateCard}
+	ErrOutOfTurn         = &refusal.Error{Reason: refusal.OutOfTurn}
+	ErrHandOver          = &refusal.Error{Reason: refusal.HandOver}
+	ErrAboveStack        = &refusal.Error{Reason: refusal.AboveStack}
+	ErrRaiseBelowMinimum = &refusal.Error{Reason: refusal.RaiseBelowMinimum}
 )
 
 var ruleErr = refusal.New

@@ -63,9 +63,10 @@ func Idle(plan []balance.Table, id string) bool {
 	return i >= 0 && (len(plan[i].Seats) < 2 || slices.Contains(balance.Halted(plan, balance.Policy{}), id))
 }
 
-// Decide returns the moves the end of hand h lets the director make at
-// h's table (between hands, nobody there is in a hand), tables breaking
-// highest-numbered first:
+// DecideInOrder returns the moves the end of hand h lets the director
+// make at h's table (between hands, nobody there is in a hand), tables
+// breaking in the house's break order (G-40; nil: highest-numbered
+// first):
 //   - when the players fit in one table fewer and h's table is the one
 //     that breaks (Breaking), every player there, each to a drawn seat at the table
 //     with the fewest players (TR-06, G-25); while another table is due
@@ -76,12 +77,6 @@ func Idle(plan []balance.Table, id string) bool {
 //     the table itself reports it (the dead-button planner, TR-21) goes
 //     to the worst seat of the shortest table (TR-23, G-25). One player
 //     per hand: the next one due is known after the next hand.
-func Decide(plan []balance.Table, h Hand, src rand.Source) []balance.Move {
-	return DecideInOrder(plan, h, src, nil)
-}
-
-// DecideInOrder is Decide with the house's break order (G-40; nil:
-// highest-numbered first).
 func DecideInOrder(plan []balance.Table, h Hand, src rand.Source, order []int) []balance.Move {
 	id := strconv.Itoa(h.Table)
 	i := slices.IndexFunc(plan, func(tb balance.Table) bool { return tb.ID == id })

@@ -29,7 +29,7 @@ func field1100() (ens []entry.Entry, bust entry.Entry) {
 // after a bust at one of 1,100 nine-seat tables (issue 10, target < 1 ms)
 // as HandEnded makes it: the seating it keeps between hands brought up to
 // date by the entries that changed (Seating.Apply: the bust), the move the
-// hand allows (Decide, TR-23, G-25) and the tables that halt (G-25). Every
+// hand allows (DecideInOrder, TR-23, G-25) and the tables that halt (G-25). Every
 // table is full but the last, left with 7 by the bust — too many players
 // for a table to break — and the hand that ends is at table 1, so the
 // decision is one move from it to the last table. Each iteration also
@@ -45,7 +45,7 @@ func BenchmarkDecideAfterBust1100Tables(b *testing.B) {
 	var moves []balance.Move
 	for b.Loop() {
 		seating.Apply(out)
-		moves = director.Decide(seating.Plan(), hand, nil)
+		moves = director.DecideInOrder(seating.Plan(), hand, nil, nil)
 		_ = balance.Halted(seating.Plan(), balance.Policy{})
 		seating.Apply(bust)
 	}
@@ -66,7 +66,7 @@ func BenchmarkDecideAfterBust1100TablesRebuilt(b *testing.B) {
 	var moves []balance.Move
 	for b.Loop() {
 		plan := director.Plan(ens, 9)
-		moves = director.Decide(plan, hand, nil)
+		moves = director.DecideInOrder(plan, hand, nil, nil)
 		_ = balance.Halted(plan, balance.Policy{})
 	}
 	if len(moves) != 1 || moves[0].PlayerID != "p1-3" || moves[0].ToTable != "1100" {

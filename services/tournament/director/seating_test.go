@@ -56,7 +56,7 @@ func (f *field) freeSeat(plan []balance.Table, last int) (table, seat int) {
 // add-ons (TR-14, TR-17), floor moves and unregistrations — and after
 // every step compares the seating kept up to date entry by entry with
 // the seating rebuilt from all entries (Plan): the tables and seats, the
-// moves Decide makes on each with the same seeded draw, the halted tables
+// moves DecideInOrder makes on each with the same seeded draw, the halted tables
 // and the chips issued. A drift in the incremental seating fails here.
 func TestSeatingMatchesRebuild_TR23_G25(t *testing.T) {
 	t.Parallel()
@@ -109,8 +109,8 @@ func TestSeatingMatchesRebuild_TR23_G25(t *testing.T) {
 					}
 					f.changed = f.changed[:0]
 					rebuilt := director.Plan(f.ens, 9)
-					mine := director.Decide(kept.Plan(), h, random.Seeded(uint64(steps)))
-					want := director.Decide(rebuilt, h, random.Seeded(uint64(steps)))
+					mine := director.DecideInOrder(kept.Plan(), h, random.Seeded(uint64(steps)), nil)
+					want := director.DecideInOrder(rebuilt, h, random.Seeded(uint64(steps)), nil)
 					if !reflect.DeepEqual(mine, want) {
 						t.Fatalf("step %d, hand at table %d: moves %+v on the kept seating, %+v on the rebuilt one", steps, n, mine, want)
 					}

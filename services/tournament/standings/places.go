@@ -41,9 +41,6 @@ type Board struct {
 	Finishes  []Finish
 }
 
-// NewBoard starts a board for a field of entrants.
-func NewBoard(entrants int) *Board { return &Board{Entrants: entrants, Remaining: entrants} }
-
 // Board failures.
 var (
 	ErrKnockoutEmpty  = fault.New(fault.Invalid, "KNOCKOUT_EMPTY", "a knock-out names at least one player")

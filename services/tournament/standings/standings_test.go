@@ -51,7 +51,7 @@ func TestKnockOut_TR37(t *testing.T) {
 
 func TestBoardLifecycle(t *testing.T) {
 	t.Parallel()
-	b := NewBoard(4)
+	b := &Board{Entrants: 4, Remaining: 4}
 	if _, err := b.KnockOut([]Knockout{{PlayerID: "d", TableID: "t", Hand: 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestGrowAndReenter_G23_TR37(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := NewBoard(5)
+			b := &Board{Entrants: 5, Remaining: 5}
 			tt.play(b)
 			if !slices.Equal(b.Finishes, tt.want) {
 				t.Fatalf("places %+v\nwant %+v", b.Finishes, tt.want)

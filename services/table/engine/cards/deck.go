@@ -1,7 +1,6 @@
 package cards
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -24,9 +23,6 @@ func NewDeck() Deck {
 func (d Deck) Shuffle(src rand.Source) {
 	rand.New(src).Shuffle(len(d), func(i, j int) { d[i], d[j] = d[j], d[i] })
 }
-
-// ErrDeckExhausted is returned when more cards are dealt than remain.
-var ErrDeckExhausted = errors.New("deck exhausted")
 
 // Validate reports whether d holds only valid cards, each at most once.
 func (d Deck) Validate() error {

@@ -415,45 +415,6 @@ func TestLows_RandomAgainstReference(t *testing.T) {
 	}
 }
 
-func TestBest(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		got  func() ([]cards.Card, Value)
-		want string
-	}{
-		{"full house reads trips first", func() ([]cards.Card, Value) { return Best5(hand("7c7dKhKsKc2d3h")) }, "KsKhKc7d7c"},
-		{"wheel reads from the five", func() ([]cards.Card, Value) { return Best5(hand("Ac2d3h4s5cKdQh")) }, "5c4s3h2dAc"},
-		{"Omaha uses two hole cards", func() ([]cards.Card, Value) {
-			return BestOmaha(hand("AhKc7d2s"), hand("QhJh9h3h4c"))
-		}, "AhKcQhJh9h"},
-		{"razz skips the pair", func() ([]cards.Card, Value) { return BestRazz(hand("AcAd2h3s4cKdQh")) }, "Qh4c3s2hAc"},
-		{"low reads from the top", func() ([]cards.Card, Value) {
-			cs, v, _ := BestLow8(hand("Kc8d7h5s4c3dAh"))
-			return cs, v
-		}, "7h5s4c3dAh"},
-		{"Omaha low", func() ([]cards.Card, Value) {
-			cs, v, _ := BestOmahaLow8(hand("Ac2dKsKh"), hand("3c4d5hQsJc"))
-			return cs, v
-		}, "5h4d3c2dAc"},
-	}
-	for _, tt := range tests {
-		cs, v := tt.got()
-		if got := cards.Format(cs); got != tt.want {
-			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
-		}
-		if v == Invalid {
-			t.Errorf("%s: Invalid value", tt.name)
-		}
-	}
-	if cs, v := Best5(hand("AsKs")); cs != nil || v != Invalid {
-		t.Errorf("Best5 of two cards = %v, %#x", cs, v)
-	}
-	if _, _, ok := BestLow8(hand("KcQdJhTs9c")); ok {
-		t.Error("BestLow8 found a low in K-Q-J-T-9")
-	}
-}
-
 func TestHigh_DoesNotAllocate(t *testing.T) {
 	cs := hand("AsKdQhJc9s8d2c")
 	hole, board := hand("AhKc7d2s"), hand("QhJh9h3h4c")
