@@ -75,6 +75,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"claiming a missing row is NotFound", testClaimMissing},
 		{"SQL spans are children of the caller's span", testSpans},
 		{"Collect reads every row in order and names what failed", testCollect},
+		{"Found tells no row from a failure", testFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +127,22 @@ func testCollect(t *testing.T, db *sqlstore.DB) {
 	_, err = sqlstore.Collect(t.Context(), db.SQL(), "missing", `SELECT id FROM no_such_table`, nil, sqlstore.ScanString)
 	if err == nil || !strings.HasPrefix(err.Error(), "missing: ") {
 		t.Fatalf("Collect of a failing query = %v, want an error under \"missing: \"", err)
+	}
+}
+
+func testFound(t *testing.T, db *sqlstore.DB) {
+	insertCounter(t, db, "found")
+	var v int64
+	for _, tc := range []struct {
+		id, table string
+		found     bool
+		fails     bool
+	}{{"found", "counters", true, false}, {"missing", "counters", false, false}, {"found", "no_such_table", false, true}} {
+		err := db.SQL().QueryRowContext(t.Context(), `SELECT value FROM `+tc.table+` WHERE id = $1`, tc.id).Scan(&v)
+		ok, err := sqlstore.Found(err, "counter %s", tc.id)
+		if ok != tc.found || (err != nil) != tc.fails || (err != nil && !strings.HasPrefix(err.Error(), "counter "+tc.id+": ")) {
+			t.Errorf("Found for %s in %s = %v, %v; want %v and an error %v", tc.id, tc.table, ok, err, tc.found, tc.fails)
+		}
 	}
 }
 

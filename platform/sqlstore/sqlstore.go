@@ -395,6 +395,19 @@ func Collect[T any](ctx context.Context, q Querier, what, query string, args []a
 	return out, nil
 }
 
+// Found reads the error of a query for at most one row (QueryRowContext's
+// Scan): no row is false with no error, and any other error is returned
+// under the context format and args give ("payment %s").
+func Found(err error, format string, args ...any) (bool, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf(format+": %w", append(args, err)...)
+	}
+	return true, nil
+}
+
 // ScanString reads a row of one text column, for Collect.
 func ScanString(r Scanner) (s string, err error) {
 	err = r.Scan(&s)

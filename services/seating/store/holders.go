@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
@@ -102,11 +100,8 @@ func (s *Store) Claim(ctx context.Context, tx *sqlstore.Tx, id, player, table st
 // holds reports whether game id, as saved, holds a seat for player.
 func (s *Store) holds(ctx context.Context, tx *sqlstore.Tx, id, player string) (bool, error) {
 	r, err := scan(tx.QueryRowContext(ctx, `SELECT state, version FROM waitlists WHERE id = $1`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("load waitlist %s: %w", id, err)
+	if ok, err := sqlstore.Found(err, "load waitlist %s", id); !ok {
+		return false, err
 	}
 	_, ok := r.Game.Holding()[player]
 	return ok, nil

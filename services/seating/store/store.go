@@ -106,11 +106,8 @@ func (s *Store) Create(ctx context.Context, g *waitlist.Game) error {
 func (s *Store) ByGame(ctx context.Context, spec waitlist.Spec) (string, error) {
 	var id string
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT id FROM waitlists WHERE game_key = $1`, spec.Key()).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("find waitlist of %s: %w", spec.Name(), err)
+	if ok, err := sqlstore.Found(err, "find waitlist of %s", spec.Name()); !ok {
+		return "", err
 	}
 	return id, nil
 }

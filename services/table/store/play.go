@@ -115,11 +115,8 @@ func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, h
 func (s *Store) LoadDeck(ctx context.Context, tableID string, handNo int64) ([]byte, error) {
 	var d []byte
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT deck FROM decks WHERE table_id = $1 AND hand_no = $2`, tableID, handNo).Scan(&d)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load deck %s/%d: %w", tableID, handNo, err)
+	if ok, err := sqlstore.Found(err, "load deck %s/%d", tableID, handNo); !ok {
+		return nil, err
 	}
 	return d, nil
 }
@@ -286,11 +283,8 @@ func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, err
 	var created int64
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms FROM money_moves
 		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.Done, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return m, false, nil
-	}
-	if err != nil {
-		return m, false, fmt.Errorf("money move %s: %w", key, err)
+	if ok, err := sqlstore.Found(err, "money move %s", key); !ok {
+		return m, false, err
 	}
 	m.Created = time.UnixMilli(created).UTC()
 	return m, true, nil

@@ -52,11 +52,8 @@ func (s *Store) CheckSeatedElsewhere(ctx context.Context, player, tableID string
 	err = s.db.SQL().QueryRowContext(ctx, `SELECT table_id, seat FROM money_moves
 		WHERE player_id = $1 AND kind = $2 AND NOT done AND table_id <> $3 ORDER BY created_at_ms LIMIT 1`,
 		player, MoveCashOut, tableID).Scan(&h.TableID, &h.Seat)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("cash-outs pending for %s: %w", player, err)
+	if ok, err := sqlstore.Found(err, "cash-outs pending for %s", player); !ok {
+		return err
 	}
 	return ErrSeatedAtAnotherTable.Withf("player %s left seat %d at table %s, whose cash-out is still being paid; sit down once it is", player, h.Seat, h.TableID).
 		With("table_id", h.TableID, "seat", strconv.Itoa(h.Seat), "cash_out", "pending")

@@ -52,11 +52,8 @@ func (s *Store) CheckControl(ctx context.Context, c Control) (bool, error) {
 	var got Control
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, fingerprint FROM tournament_controls WHERE key = $1`, c.Key).
 		Scan(&got.TableID, &got.Kind, &got.Fingerprint)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("control %s: %w", c.Key, err)
+	if ok, err := sqlstore.Found(err, "control %s", c.Key); !ok {
+		return false, err
 	}
 	if got.TableID != c.TableID || got.Kind != c.Kind || got.Fingerprint != c.Fingerprint {
 		return false, ErrKeyReused.Withf("key %q was used for %s at table %s", c.Key, got.Kind, got.TableID)
@@ -79,11 +76,8 @@ func (s *Store) AddControl(ctx context.Context, tx *sqlstore.Tx, c Control) erro
 func (s *Store) ControlTable(ctx context.Context, key, kind string) (string, bool, error) {
 	var table, k string
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind FROM tournament_controls WHERE key = $1`, key).Scan(&table, &k)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("control %s: %w", key, err)
+	if ok, err := sqlstore.Found(err, "control %s", key); !ok {
+		return "", false, err
 	}
 	if k != kind {
 		return "", false, ErrKeyReused.Withf("key %q was used for %s", key, k)
@@ -114,13 +108,8 @@ func (s *Store) FindEntrant(ctx context.Context, q sqlstore.Querier, tournament,
 	var e Entrant
 	err := q.QueryRowContext(ctx, `SELECT table_id, seat, move_id FROM tournament_entrants WHERE tournament_id = $1 AND player_id = $2`,
 		tournament, player).Scan(&e.TableID, &e.Seat, &e.Move)
-	if errors.Is(err, sql.ErrNoRows) {
-		return e, false, nil
-	}
-	if err != nil {
-		return e, false, fmt.Errorf("entrant %s of %s: %w", player, tournament, err)
-	}
-	return e, true, nil
+	ok, err := sqlstore.Found(err, "entrant %s of %s", player, tournament)
+	return e, ok, err
 }
 
 // CheckEntrantFree returns ErrEntrantSeatedElsewhere when player has a
@@ -214,11 +203,8 @@ func (s *Store) LastRemoval(ctx context.Context, table, player string) (Removal,
 	var ms int64
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT reason, chips, created_at_ms FROM tournament_removals WHERE table_id = $1 AND player_id = $2`,
 		table, player).Scan(&r.Reason, &r.Chips, &ms)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, false, nil
-	}
-	if err != nil {
-		return r, false, fmt.Errorf("removal of %s from %s: %w", player, table, err)
+	if ok, err := sqlstore.Found(err, "removal of %s from %s", player, table); !ok {
+		return r, false, err
 	}
 	r.Created = time.UnixMilli(ms)
 	return r, true, nil

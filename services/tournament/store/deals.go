@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
+	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/tournament/deal"
 )
 
@@ -69,11 +69,8 @@ func (s *Store) Deal(ctx context.Context, id string) (deal.Proposal, bool, error
 func lastDeal(row *sql.Row, id string) (deal.Proposal, bool, error) {
 	var raw string
 	err := row.Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return deal.Proposal{}, false, nil
-	}
-	if err != nil {
-		return deal.Proposal{}, false, fmt.Errorf("deal of %s: %w", id, err)
+	if ok, err := sqlstore.Found(err, "deal of %s", id); !ok {
+		return deal.Proposal{}, false, err
 	}
 	var d deal.Proposal
 	if err := json.Unmarshal([]byte(raw), &d); err != nil {

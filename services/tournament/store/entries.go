@@ -230,11 +230,8 @@ func scanEntry(r sqlstore.Scanner) (entry.Entry, error) {
 func (t *Tx) Entry(player string) (*entry.Entry, error) {
 	en, err := scanEntry(t.tx.QueryRowContext(t.ctx, `SELECT `+entryColumns+` FROM tournament_entries
 		WHERE tournament_id = $1 AND player_id = $2`, t.id, player))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("entry %s/%s: %w", t.id, player, err)
+	if ok, err := sqlstore.Found(err, "entry %s/%s", t.id, player); !ok {
+		return nil, err
 	}
 	return &en, nil
 }
@@ -339,11 +336,8 @@ func scanPayment(r sqlstore.Scanner) (PaymentRecord, error) {
 // Payment returns the saga step recorded under key.
 func (t *Tx) Payment(key string) (PaymentRecord, bool, error) {
 	p, err := scanPayment(t.tx.QueryRowContext(t.ctx, `SELECT `+paymentColumns+` FROM tournament_payments WHERE idempotency_key = $1`, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return PaymentRecord{}, false, nil
-	}
-	if err != nil {
-		return PaymentRecord{}, false, fmt.Errorf("payment %s: %w", key, err)
+	if ok, err := sqlstore.Found(err, "payment %s", key); !ok {
+		return PaymentRecord{}, false, err
 	}
 	return p, true, nil
 }

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -29,11 +27,8 @@ func finishes(ctx context.Context, tx *sqlstore.Tx, id string) ([]standings.Fini
 func (t *Tx) FinishOf(player string) (f standings.Finish, ok bool, err error) {
 	err = t.tx.QueryRowContext(t.ctx, `SELECT player_id, place, shared, removed FROM tournament_finishes
 		WHERE tournament_id = $1 AND player_id = $2`, t.id, player).Scan(&f.PlayerID, &f.Place, &f.Shared, &f.Removed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return standings.Finish{}, false, nil
-	}
-	if err != nil {
-		return standings.Finish{}, false, fmt.Errorf("finish of %s in %s: %w", player, t.id, err)
+	if ok, err := sqlstore.Found(err, "finish of %s in %s", player, t.id); !ok {
+		return standings.Finish{}, false, err
 	}
 	return f, true, nil
 }

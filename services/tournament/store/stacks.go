@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -77,11 +75,8 @@ func (t *Tx) Stack(player string) (st Stack, ok bool, err error) {
 	var ms int64
 	err = t.tx.QueryRowContext(t.ctx, `SELECT player_id, table_id, hand_no, stack, ended_at_ms FROM tournament_stacks
 		WHERE tournament_id = $1 AND player_id = $2`, t.id, player).Scan(&st.PlayerID, &st.TableID, &st.HandNo, &st.Chips, &ms)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Stack{}, false, nil
-	}
-	if err != nil {
-		return Stack{}, false, fmt.Errorf("stack of %s in %s: %w", player, t.id, err)
+	if ok, err := sqlstore.Found(err, "stack of %s in %s", player, t.id); !ok {
+		return Stack{}, false, err
 	}
 	st.EndedAt = time.UnixMilli(ms).UTC()
 	return st, true, nil

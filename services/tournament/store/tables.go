@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -54,11 +52,8 @@ func tableLink(ctx context.Context, tx *sqlstore.Tx, tableID string) (TableLink,
 	l := TableLink{TableID: tableID}
 	err := tx.QueryRowContext(ctx, `SELECT tournament_id, table_no FROM tournament_tables WHERE table_id = $1`, tableID).
 		Scan(&l.TournamentID, &l.Table)
-	if errors.Is(err, sql.ErrNoRows) {
-		return TableLink{}, false, nil
-	}
-	if err != nil {
-		return TableLink{}, false, fmt.Errorf("table link %s: %w", tableID, err)
+	if ok, err := sqlstore.Found(err, "table link %s", tableID); !ok {
+		return TableLink{}, false, err
 	}
 	return l, true, nil
 }

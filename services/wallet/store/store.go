@@ -246,22 +246,16 @@ func (t *Tx) recordPaymentKey(ctx context.Context, req Request, hash string, res
 // paymentKey reads a lasting request's key from payment_keys.
 func (t *Tx) paymentKey(ctx context.Context, key string) (hash string, response []byte, found bool, err error) {
 	err = t.tx.QueryRowContext(ctx, `SELECT request_hash, response FROM payment_keys WHERE key = $1`, key).Scan(&hash, &response)
-	if noRows(err) {
-		return "", nil, false, nil
-	}
-	if err != nil {
-		return "", nil, false, fmt.Errorf("read payment key: %w", err)
+	if ok, err := sqlstore.Found(err, "read payment key"); !ok {
+		return "", nil, false, err
 	}
 	return hash, response, true, nil
 }
 
 func (s *Store) lookupKey(ctx context.Context, key string) (hash string, response []byte, found bool, err error) {
 	err = s.db.SQL().QueryRowContext(ctx, `SELECT request_hash, response FROM idempotency_keys WHERE key = $1`, key).Scan(&hash, &response)
-	if noRows(err) {
-		return "", nil, false, nil
-	}
-	if err != nil {
-		return "", nil, false, fmt.Errorf("read idempotency key: %w", err)
+	if ok, err := sqlstore.Found(err, "read idempotency key"); !ok {
+		return "", nil, false, err
 	}
 	return hash, response, true, nil
 }

@@ -242,11 +242,8 @@ func (t *Tx) CloseSitting(ctx context.Context, table, id, player string) (s Sitt
 	err = t.tx.QueryRowContext(ctx, `DELETE FROM sittings WHERE table_id = $1 AND id = $2 AND player = $3
 		RETURNING id, player, table_id, seat, currency, structure, since`, table, id, player).
 		Scan(&s.ID, &s.Player, &s.Table, &s.Seat, &cur, &structure, &since)
-	if noRows(err) {
-		return Sitting{}, false, nil
-	}
-	if err != nil {
-		return Sitting{}, false, fmt.Errorf("unseat %s at %s: %w", player, table, err)
+	if ok, err := sqlstore.Found(err, "unseat %s at %s", player, table); !ok {
+		return Sitting{}, false, err
 	}
 	s.Currency, s.Structure, s.Since = ledger.Currency(cur), buyin.Structure(structure), time.UnixMilli(since).UTC()
 	return s, true, nil
@@ -307,11 +304,8 @@ func (s *Store) PendingHold(ctx context.Context, player, table string) (PendingH
 	var expires int64
 	err := s.db.SQL().QueryRowContext(ctx, `SELECT id, expires_at FROM holds WHERE player = $1 AND table_id = $2 AND state = 'held'`, player, table).
 		Scan(&h.ID, &expires)
-	if noRows(err) {
-		return PendingHold{}, false, nil
-	}
-	if err != nil {
-		return PendingHold{}, false, fmt.Errorf("read pending hold of %s at %s: %w", player, table, err)
+	if ok, err := sqlstore.Found(err, "read pending hold of %s at %s", player, table); !ok {
+		return PendingHold{}, false, err
 	}
 	h.ExpiresAt = time.UnixMilli(expires).UTC()
 	return h, true, nil

@@ -82,11 +82,8 @@ func (t *Tx) SetVoucherState(ctx context.Context, id string, from, to VoucherSta
 func (t *Tx) VoucherUsedBy(ctx context.Context, transferID string) (string, bool, error) {
 	var id string
 	err := t.tx.QueryRowContext(ctx, `SELECT id FROM vouchers WHERE use_transfer = $1`, transferID).Scan(&id)
-	if noRows(err) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("find voucher of %s: %w", transferID, err)
+	if ok, err := sqlstore.Found(err, "find voucher of %s", transferID); !ok {
+		return "", false, err
 	}
 	return id, true, nil
 }
