@@ -39,7 +39,7 @@ func Add(ctx context.Context, tx *sqlstore.Tx, ev Event) error {
 	if err != nil {
 		return fmt.Errorf("add event %s: %w", ev.ID, err)
 	}
-	_, err = tx.ExecContext(ctx,
+	err = tx.Exec(ctx,
 		`INSERT INTO outbox (id, topic, event_key, payload, epoch, headers, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		ev.ID, ev.Topic, ev.Key, ev.Payload, ev.Epoch, string(headers), time.Now().UnixMilli())
 	if err != nil {

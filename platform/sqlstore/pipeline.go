@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -32,6 +33,28 @@ var ErrNotPipelined = errors.New("statement cannot be pipelined")
 // only Query sends statements.
 func (t *Tx) Pipelined() bool { return t.pipe != nil }
 
+// Query runs a query outside any transaction and hands its rows to scan:
+// Tx.Query's counterpart, so that a statement can be written once for
+// both.
+func (d *DB) Query(ctx context.Context, query string, args []any, scan func(Rows) error) error {
+	rows, err := d.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	return scanRows(rows, scan)
+}
+
+// Exec runs a statement whose result is not read inside the transaction:
+// ExecContext, but one that a pipelined transaction (DB.Pipeline) can
+// send too, with the other transactions' statements of the same round.
+func (t *Tx) Exec(ctx context.Context, query string, args ...any) error {
+	if t.pipe != nil {
+		return t.pipe.send(query, args, func(Rows) error { return nil })
+	}
+	_, err := t.tx.ExecContext(t.ctx(ctx), query, args...)
+	return err
+}
+
 // Query runs a query inside the transaction and hands its rows to scan.
 // In a pipelined transaction (DB.Pipeline) the query is sent with the
 // other transactions' statements of the same round, and scan runs once
@@ -44,6 +67,11 @@ func (t *Tx) Query(ctx context.Context, query string, args []any, scan func(Rows
 	if err != nil {
 		return err
 	}
+	return scanRows(rows, scan)
+}
+
+// scanRows hands rows to scan and closes them.
+func scanRows(rows *sql.Rows, scan func(Rows) error) error {
 	if err := scan(rows); err != nil {
 		rows.Close()
 		return err

@@ -28,6 +28,12 @@ func historyAD(id string, hand int64) string { return fmt.Sprintf("history/%s/%d
 // and then the change is announced and what follows it is scheduled. If
 // the change cannot be stored, the table is read back from the store.
 func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output, error), extra func(tx *sqlstore.Tx) error) (dealer.Output, error) {
+	return t.dealing(ctx, fn, nil, extra)
+}
+
+// dealing is do for a change that deals a hand from deck (nil: none, or
+// the next hand when the change leaves the table ready for it).
+func (t *Table) dealing(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output, error), deck *sealedDeck, extra func(tx *sqlstore.Tx) error) (dealer.Output, error) {
 	if t.stopped != nil {
 		return dealer.Output{}, ErrOwnedElsewhere.Wrap(t.stopped)
 	}
@@ -39,9 +45,8 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 	// made the table ready (the end of the last hand, a second player
 	// sitting down), with its sealed deck: no card is seen before the deck
 	// is stored, and a crash leaves neither or both.
-	var deck *sealedDeck
 	var also []dealer.Output
-	if now := t.r.d.Clock.Now(); t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready(now) {
+	if now := t.r.d.Clock.Now(); deck == nil && t.stopped == nil && t.r.d.HandPause == 0 && t.buying == 0 && t.dt.Ready(now) {
 		var cs cards.Deck
 		cs, deck = t.shuffle()
 		next, err := t.dt.StartHand(cs, now)
@@ -62,19 +67,7 @@ func (t *Table) do(ctx context.Context, fn func(dt *dealer.Table) (dealer.Output
 			also = append(also, next)
 		}
 	}
-	if deck != nil {
-		prev := extra
-		extra = func(tx *sqlstore.Tx) error {
-			if err := t.saveDeck(ctx, tx, deck); err != nil {
-				return err
-			}
-			if prev != nil {
-				return prev(tx)
-			}
-			return nil
-		}
-	}
-	if err := t.persist(ctx, out, extra, also...); err != nil {
+	if err := t.persist(ctx, out, deck, extra, also...); err != nil {
 		t.recover(err)
 		return dealer.Output{}, err
 	}
@@ -158,9 +151,10 @@ func (t *Table) underLease(ctx context.Context, write func(ctx context.Context) 
 }
 
 // persist stores the table's state after out with what out caused (its
-// hand history, cash-outs, events, rulings, tournament rows) and extra,
-// and what the changes in also caused, in one fenced transaction.
-func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *sqlstore.Tx) error, also ...dealer.Output) error {
+// hand history, cash-outs, events, rulings, tournament rows), the deck of
+// the hand it dealt, extra, and what the changes in also caused, in one
+// fenced transaction.
+func (t *Table) persist(ctx context.Context, out dealer.Output, deck *sealedDeck, extra func(tx *sqlstore.Tx) error, also ...dealer.Output) error {
 	d := t.r.d
 	public, private, err := t.dt.Marshal()
 	if err != nil {
@@ -170,43 +164,16 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	if private != nil {
 		st.Hand = d.Sealer.Seal(private, handAD(t.id))
 	}
-	var evs []events.Event
-	type savedHand struct {
-		hand    store.Hand
-		players []store.HandPlayer
+	w, err := t.caused(ctx, append([]dealer.Output{out}, also...), extra)
+	if err != nil {
+		return err
 	}
-	var hands []savedHand
-	var cashOuts []store.MoneyMove
-	now := d.Clock.Now()
-	for _, o := range append([]dealer.Output{out}, also...) {
-		oevs, err := t.outboxEvents(o)
-		if err != nil {
-			return err
-		}
-		evs = append(evs, oevs...)
-		if h := o.History; h != nil {
-			b, err := json.Marshal(h)
-			if err != nil {
-				return fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
-			}
-			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}}
-			for _, s := range o.Ended.Result.Seats {
-				sh.players = append(sh.players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
-			}
-			hands = append(hands, sh)
-		}
-		for _, c := range o.CashOuts {
-			cashOuts = append(cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
-				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Sitting: sittingOf(dealer.Seat{Player: c.Player, Sitting: c.Sitting}),
-				Done: !t.wallet().Escrow(), Created: now})
-		}
-		extra = t.withRulings(ctx, o, extra)
-		extra = t.withTournament(ctx, o, extra)
-	}
+	w.deck = deck
 	closed := t.dt.Closed()
-	extra = t.withEntry(ctx, extra)
-	extra, held := t.withHoldings(ctx, extra)
-	if len(hands) == 0 && len(cashOuts) == 0 && len(evs) == 0 && extra == nil {
+	w.extra = t.withEntry(ctx, w.extra)
+	var held func(error) error
+	w.extra, held = t.withHoldings(ctx, w.extra)
+	if w.none() {
 		// Most actions change the table row alone: one fenced statement,
 		// atomic by itself, saves the BEGIN and COMMIT round trips.
 		return t.saveStateOnly(ctx, st, closed)
@@ -216,30 +183,101 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, extra func(tx *s
 	// hand's end commits with them instead of alone. Like a plain
 	// action's write, it is waited for once taken (only the lease ends
 	// the wait), so the table knows whether its hand end was stored.
-	caused := func(ctx context.Context, tx *sqlstore.Tx) error {
-		for _, h := range hands {
-			if err := d.Store.SaveHand(ctx, tx, h.hand, h.players); err != nil {
-				return err
-			}
-		}
-		for _, m := range cashOuts {
-			if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
-				return err
-			}
-		}
-		for _, ev := range evs {
-			if err := d.Relay.Add(ctx, tx, ev); err != nil {
-				return err
-			}
-		}
-		if extra != nil {
-			return extra(tx)
-		}
-		return nil
-	}
 	return held(t.underLease(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		return d.States.SaveWith(ctx, store.StateSave{Fence: t.fence, State: st, Closed: closed, Also: caused})
+		return d.States.SaveWith(ctx, store.StateSave{Fence: t.fence, State: st, Closed: closed, Also: func(ctx context.Context, tx *sqlstore.Tx) error {
+			return w.write(ctx, t, tx)
+		}, Pipelinable: w.pipelinable()})
 	}))
+}
+
+// written is what a change caused besides the table row, written in the
+// row's transaction.
+type written struct {
+	hands    []savedHand
+	cashOuts []store.MoneyMove
+	evs      []events.Event
+	deck     *sealedDeck
+	extra    func(tx *sqlstore.Tx) error
+}
+
+// savedHand is a hand's history with its players' index rows.
+type savedHand struct {
+	hand    store.Hand
+	players []store.HandPlayer
+}
+
+// caused collects what outs caused, with extra and the rulings and
+// tournament rows they wrote.
+func (t *Table) caused(ctx context.Context, outs []dealer.Output, extra func(tx *sqlstore.Tx) error) (*written, error) {
+	d := t.r.d
+	w := &written{}
+	now := d.Clock.Now()
+	for _, o := range outs {
+		evs, err := t.outboxEvents(o)
+		if err != nil {
+			return nil, err
+		}
+		w.evs = append(w.evs, evs...)
+		if h := o.History; h != nil {
+			b, err := json.Marshal(h)
+			if err != nil {
+				return nil, fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
+			}
+			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}}
+			for _, s := range o.Ended.Result.Seats {
+				sh.players = append(sh.players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
+			}
+			w.hands = append(w.hands, sh)
+		}
+		for _, c := range o.CashOuts {
+			w.cashOuts = append(w.cashOuts, store.MoneyMove{Key: fmt.Sprintf("cash-out/%s/%d/%d", t.id, o.Seq, c.Seat), TableID: t.id,
+				Kind: store.MoveCashOut, Player: c.Player, Seat: c.Seat, Amount: c.Stack, Sitting: sittingOf(dealer.Seat{Player: c.Player, Sitting: c.Sitting}),
+				Done: !t.wallet().Escrow(), Created: now})
+		}
+		extra = t.withRulings(ctx, o, extra)
+		extra = t.withTournament(ctx, o, extra)
+	}
+	w.extra = extra
+	return w, nil
+}
+
+// none reports whether nothing but the table row is written.
+func (w *written) none() bool {
+	return len(w.hands) == 0 && len(w.cashOuts) == 0 && len(w.evs) == 0 && w.deck == nil && w.extra == nil
+}
+
+// pipelinable reports whether every statement is one a pipelined
+// transaction can send (store.StateSave.Pipelinable): a hand's history,
+// its events and the next deck are; money moves and the rest are not.
+func (w *written) pipelinable() bool { return len(w.cashOuts) == 0 && w.extra == nil }
+
+// write writes it all in tx.
+func (w *written) write(ctx context.Context, t *Table, tx *sqlstore.Tx) error {
+	d := t.r.d
+	for _, h := range w.hands {
+		if err := d.Store.SaveHand(ctx, tx, h.hand, h.players); err != nil {
+			return err
+		}
+	}
+	for _, m := range w.cashOuts {
+		if err := d.Store.AddMoneyMove(ctx, tx, m); err != nil {
+			return err
+		}
+	}
+	for _, ev := range w.evs {
+		if err := d.Relay.Add(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	if w.deck != nil {
+		if err := t.saveDeck(ctx, tx, w.deck); err != nil {
+			return err
+		}
+	}
+	if w.extra != nil {
+		return w.extra(tx)
+	}
+	return nil
 }
 
 // saveStateOnly writes the table row with one fenced statement, grouped

@@ -135,11 +135,7 @@ func (t *Table) startHand() {
 	}
 	no := t.dt.HandNo() + 1
 	cs, deck := t.shuffle()
-	var save func(tx *sqlstore.Tx) error
-	if deck != nil {
-		save = func(tx *sqlstore.Tx) error { return t.saveDeck(t.r.ctx, tx, deck) }
-	}
-	if _, err := t.do(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) }, save); err != nil {
+	if _, err := t.dealing(t.r.ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.StartHand(cs, now) }, deck, nil); err != nil {
 		t.r.d.Logger.ErrorContext(t.r.ctx, "start hand", "table", t.id, "hand", no, "error", err)
 	}
 }

@@ -27,6 +27,11 @@ type StateSave struct {
 	// more than once (a transaction run again after a conflict, or the
 	// table written alone after its batch failed).
 	Also func(ctx context.Context, tx *sqlstore.Tx) error
+	// Pipelinable says that Also sends its statements through Tx.Exec and
+	// Tx.Query alone and reads nothing another table's Also writes, so
+	// that it may run in a pipelined transaction (sqlstore.DB.Pipeline)
+	// beside the other hand ends of its batch.
+	Pipelinable bool
 }
 
 // SaveStates writes several tables' play states at once, each under its
@@ -44,23 +49,94 @@ type StateSave struct {
 // statement per table.
 func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error, err error) {
 	seen := make(map[string]bool, len(saves))
-	also := false
+	also, pipelinable := false, true
 	for _, sv := range saves {
 		if seen[sv.Fence.ID] {
 			return nil, fmt.Errorf("save table states: table %s twice", sv.Fence.ID)
 		}
 		seen[sv.Fence.ID] = true
 		also = also || sv.Also != nil
+		pipelinable = pipelinable && (sv.Also == nil || sv.Pipelinable)
 	}
-	if s.db.Dialect() != sqlstore.Postgres || also {
+	switch {
+	case s.db.Dialect() != sqlstore.Postgres:
 		return s.saveStatesTx(ctx, saves)
+	case !also:
+		return s.updateStates(ctx, s.db, saves)
+	case pipelinable:
+		if errs, err := s.saveStatesPipelined(ctx, saves); err == nil {
+			return errs, nil
+		}
+		// The pipeline was rolled back whole (a statement refused, or
+		// one it cannot send): the same again in turn, where the caller
+		// learns whether the batch as a whole fails.
 	}
-	return s.updateStates(ctx, s.db.SQL(), saves)
+	return s.saveStatesTx(ctx, saves)
+}
+
+// saveStatesPipelined is SaveStates of pipelinable saves on PostgreSQL as one
+// pipelined transaction (sqlstore.DB.Pipeline): the plain saves' UPDATE
+// and every hand end's own fenced UPDATE go in the first round, then each
+// written hand end's statements (its history, events, next deck) a round
+// at a time across all of them. A batch with k hand ends is then about
+// five round trips, where in turn it is 3k + 3 — and every table in the
+// batch waits for the whole of it. The hand ends touch only their own
+// table's rows (the table row, its hands, decks and outbox rows), so
+// interleaving them is the same as running them in turn. It fails, having
+// written nothing, when any statement fails or cannot be pipelined.
+func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]error, error) {
+	errs := make([]error, len(saves))
+	var plain []int
+	order := []string{""} // the plain saves' UPDATE first, then by table: the order rows are locked in
+	fns := []func(tx *sqlstore.Tx) error{func(tx *sqlstore.Tx) error {
+		if len(plain) == 0 {
+			return nil
+		}
+		batch := make([]StateSave, len(plain))
+		for j, i := range plain {
+			batch[j] = saves[i]
+		}
+		written, err := s.updateStates(ctx, tx, batch)
+		for j, i := range plain {
+			errs[i] = written[j]
+		}
+		return err
+	}}
+	for i, sv := range saves {
+		if sv.Also == nil {
+			plain = append(plain, i)
+			continue
+		}
+		order = append(order, sv.Fence.ID)
+		fns = append(fns, func(tx *sqlstore.Tx) error {
+			written, err := s.updateStates(ctx, tx, []StateSave{sv})
+			if err != nil {
+				return err
+			}
+			if errs[i] = written[0]; errs[i] != nil {
+				return nil // fenced out: none of what it caused is written
+			}
+			if err := sv.Also(ctx, tx); err != nil {
+				return fmt.Errorf("table %s: %w", sv.Fence.ID, err)
+			}
+			return nil
+		})
+	}
+	if err := s.db.Pipeline(ctx, order, fns); err != nil {
+		return nil, fmt.Errorf("save %d table states pipelined: %w", len(saves), err)
+	}
+	return errs, nil
+}
+
+// rowQuerier runs a query and hands its rows to scan: the database itself
+// (sqlstore.DB) or a transaction, pipelined or not (sqlstore.Tx).
+type rowQuerier interface {
+	Query(ctx context.Context, query string, args []any, scan func(sqlstore.Rows) error) error
 }
 
 // updateStates is SaveStates' fenced UPDATE of every table in saves on
 // PostgreSQL, through q (the database, or a transaction).
-func (s *Store) updateStates(ctx context.Context, q sqlstore.Querier, saves []StateSave) ([]error, error) {
+func (s *Store) updateStates(ctx context.Context, q rowQuerier, saves []StateSave) ([]error, error) {
 	n := len(saves)
 	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
 	hands, closing, closed := make([][]byte, n), make([]bool, n), make([]bool, n)
@@ -70,22 +146,20 @@ func (s *Store) updateStates(ctx context.Context, q sqlstore.Querier, saves []St
 	}
 	// unnest keeps the statement's text the same for every batch size, so
 	// its prepared form is reused.
-	rows, err := q.QueryContext(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
-		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::boolean[], $6::boolean[]) AS v (id, epoch, state, hand, closing, closed)
-		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, ids, epochs, states, hands, closing, closed)
-	if err != nil {
-		return nil, fmt.Errorf("save %d table states: %w", n, err)
-	}
-	defer rows.Close()
 	saved := make(map[string]bool, n)
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("save %d table states: %w", n, err)
+	err := q.Query(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::boolean[], $6::boolean[]) AS v (id, epoch, state, hand, closing, closed)
+		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, []any{ids, epochs, states, hands, closing, closed}, func(rows sqlstore.Rows) error {
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			saved[id] = true
 		}
-		saved[id] = true
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("save %d table states: %w", n, err)
 	}
 	errs := make([]error, n)
@@ -284,28 +358,39 @@ func (g *StateGroup) lead() {
 	}
 }
 
-// take removes up to maxBatch waiting writes from the queue, or, when none
-// waits, stops this committer and returns nil.
+// take removes up to maxBatch waiting writes of one kind from the queue —
+// plain state writes, or writes with an Also (hand ends) — or, when none
+// waits, stops this committer and returns nil. A batch of plain writes is
+// one statement; one with hand ends is a transaction of several round
+// trips, which a plain action written with them would wait for. The other
+// kind stays queued, in order, for the next batch, and another committer
+// is started for it when one is free.
 func (g *StateGroup) take() []*stateCall {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var batch []*stateCall
-	n := 0
-	for ; n < len(g.queue) && len(batch) < g.maxBatch; n++ {
-		c := g.queue[n]
-		g.queue[n] = nil
-		if c.gone {
-			continue
+	var batch, left []*stateCall
+	also := false
+	for _, c := range g.queue {
+		switch {
+		case c.gone:
+		case len(batch) == 0:
+			also = c.save.Also != nil
+			fallthrough
+		case len(batch) < g.maxBatch && (c.save.Also != nil) == also:
+			c.taken = true
+			batch = append(batch, c)
+		default:
+			left = append(left, c)
 		}
-		c.taken = true
-		batch = append(batch, c)
 	}
-	g.queue = g.queue[n:]
-	if len(g.queue) == 0 {
-		g.queue = nil // let the backing array go
-	}
-	if len(batch) == 0 {
+	clear(g.queue)
+	g.queue = left // nil when none is left: the old backing array goes
+	switch {
+	case len(batch) == 0:
 		g.running--
+	case len(left) > 0 && g.running < g.committers:
+		g.running++
+		go g.lead()
 	}
 	return batch
 }

@@ -205,12 +205,27 @@ func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
 		fences := createTables(t, s, 4)
 		claim(t, db, "t2")
 		end := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
+		// Whether each table's hand end last ran in a pipelined
+		// transaction, and how often it ran.
+		var mu sync.Mutex
+		pipelined, runs := map[string]bool{}, map[string]int{}
 		handEnd := func(id string, no int64) func(ctx context.Context, tx *sqlstore.Tx) error {
 			return func(ctx context.Context, tx *sqlstore.Tx) error {
-				return s.SaveHand(ctx, tx, Hand{TableID: id, HandNo: no, Start: end.Add(-time.Minute), End: end, History: []byte{1, 2, 3}},
-					[]HandPlayer{{Player: "alice", Seat: 1, Net: 5}, {Player: "bob", Seat: 2, Net: -5}})
+				mu.Lock()
+				pipelined[id] = tx.Pipelined()
+				runs[id]++
+				mu.Unlock()
+				if err := s.SaveHand(ctx, tx, Hand{TableID: id, HandNo: no, Start: end.Add(-time.Minute), End: end, History: []byte{1, 2, 3}},
+					[]HandPlayer{{Player: "alice", Seat: 1, Net: 5}, {Player: "bob", Seat: 2, Net: -5}}); err != nil {
+					return err
+				}
+				if saved, err := s.SaveDeck(ctx, tx, id, no+1, []byte{byte(no)}); err != nil || !saved {
+					return fmt.Errorf("deck of hand %d at %s: saved %v, %w", no+1, id, saved, err)
+				}
+				return nil
 			}
 		}
+		postgres := db.Dialect() == sqlstore.Postgres
 		g := NewStateGroup(s, 0, 0)
 		run := func(saves []StateSave) []error {
 			batch := make([]*stateCall, len(saves))
@@ -227,9 +242,9 @@ func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
 		}
 		// t0 and t2 end hand 1, t1 and t3 act: one batch.
 		errs := run([]StateSave{
-			{Fence: fences[0], State: stateOf(0), Also: handEnd("t0", 1)},
+			{Fence: fences[0], State: stateOf(0), Also: handEnd("t0", 1), Pipelinable: true},
 			{Fence: fences[1], State: stateOf(1)},
-			{Fence: fences[2], State: stateOf(2), Also: handEnd("t2", 1)},
+			{Fence: fences[2], State: stateOf(2), Also: handEnd("t2", 1), Pipelinable: true},
 			{Fence: fences[3], State: stateOf(3)},
 		})
 		for i, err := range errs {
@@ -253,13 +268,21 @@ func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
 		}
 		checkState(t, s, "t0", stateOf(0))
 		checkState(t, s, "t2", State{})
+		// On PostgreSQL the hand end was written by a pipeline, once;
+		// t2's, fenced out, never ran.
+		if pipelined["t0"] != postgres || runs["t0"] != 1 || runs["t2"] != 0 {
+			t.Fatalf("t0's hand end pipelined %v, ran %d times; t2's ran %d times (want pipelined on PostgreSQL, once; never)", pipelined["t0"], runs["t0"], runs["t2"])
+		}
+		if deck, err := s.LoadDeck(t.Context(), "t0", 2); err != nil || len(deck) != 1 {
+			t.Fatalf("t0's deck of hand 2 = %v, %v", deck, err)
+		}
 
 		// t0 stores hand 1 again (refused: it is stored), t3 ends hand 1
 		// and t1 acts: t0 alone fails, the others are stored.
 		errs = run([]StateSave{
-			{Fence: fences[0], State: stateOf(10), Also: handEnd("t0", 1)},
+			{Fence: fences[0], State: stateOf(10), Also: handEnd("t0", 1), Pipelinable: true},
 			{Fence: fences[1], State: stateOf(11)},
-			{Fence: fences[3], State: stateOf(13), Also: handEnd("t3", 1)},
+			{Fence: fences[3], State: stateOf(13), Also: handEnd("t3", 1), Pipelinable: true},
 		})
 		if errs[0] == nil || errs[1] != nil || errs[2] != nil {
 			t.Fatalf("errors %v: want t0's alone", errs)
@@ -270,5 +293,93 @@ func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
 		if _, err := s.GetHand(t.Context(), "t3", 1); err != nil {
 			t.Fatalf("hand 1 of t3: %v", err)
 		}
+
+		// A hand end said to be pipelinable with a statement a pipeline
+		// cannot send (ExecContext) beside one that is: the pipeline is
+		// rolled back and the batch written in turn, both hands stored.
+		clear(runs)
+		unpipelined := func(id string, no int64) func(ctx context.Context, tx *sqlstore.Tx) error {
+			return func(ctx context.Context, tx *sqlstore.Tx) error {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`, id, 99); err != nil {
+					return err
+				}
+				return handEnd(id, no)(ctx, tx)
+			}
+		}
+		errs = run([]StateSave{
+			{Fence: fences[1], State: stateOf(21), Also: unpipelined("t1", 1), Pipelinable: true},
+			{Fence: fences[3], State: stateOf(23), Also: handEnd("t3", 2), Pipelinable: true},
+		})
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("errors %v, want none", errs)
+		}
+		for _, id := range []string{"t1", "t3"} {
+			if pipelined[id] {
+				t.Fatalf("%s's hand end was last written by a pipeline, want in turn", id)
+			}
+		}
+		if want := map[bool]int{true: 2, false: 1}[postgres]; runs["t3"] != want {
+			t.Fatalf("t3's hand end ran %d times, want %d (a rolled-back pipeline, then in turn)", runs["t3"], want)
+		}
+		checkState(t, s, "t1", stateOf(21))
+		checkState(t, s, "t3", stateOf(23))
+		for _, h := range []struct {
+			table string
+			no    int64
+		}{{"t1", 1}, {"t3", 2}} {
+			if _, err := s.GetHand(t.Context(), h.table, h.no); err != nil {
+				t.Fatalf("hand %d of %s: %v", h.no, h.table, err)
+			}
+		}
+
+		// A hand end not said to be pipelinable is never run in a
+		// pipeline, nor are the others of its batch.
+		clear(runs)
+		errs = run([]StateSave{
+			{Fence: fences[1], State: stateOf(31), Also: handEnd("t1", 2)},
+			{Fence: fences[3], State: stateOf(33), Also: handEnd("t3", 3), Pipelinable: true},
+		})
+		if errs[0] != nil || errs[1] != nil || pipelined["t1"] || pipelined["t3"] || runs["t1"] != 1 || runs["t3"] != 1 {
+			t.Fatalf("errors %v; pipelined %v, runs %v: want both written once, in turn", errs, pipelined, runs)
+		}
 	})
+}
+
+// TestStateGroupKeepsHandEndsApart: a committer takes plain state writes
+// or hand ends (writes with an Also), not both, so that a plain action's
+// one-statement write never waits for another table's hand end; the other
+// kind stays queued in order for the next batch, and a write whose caller
+// left is dropped.
+func TestStateGroupKeepsHandEndsApart(t *testing.T) {
+	t.Parallel()
+	also := func(context.Context, *sqlstore.Tx) error { return nil }
+	call := func(id string, handEnd bool) *stateCall {
+		c := &stateCall{save: StateSave{Fence: sqlstore.Fence{ID: id}}, done: make(chan struct{})}
+		if handEnd {
+			c.save.Also = also
+		}
+		return c
+	}
+	gone := call("gone", false)
+	gone.gone = true
+	g := &StateGroup{maxBatch: 2, committers: 1, running: 1}
+	g.queue = []*stateCall{call("p1", false), call("h1", true), gone, call("p2", false), call("p3", false), call("h2", true)}
+	ids := func(batch []*stateCall) string {
+		var s []string
+		for _, c := range batch {
+			if !c.taken {
+				t.Fatalf("%s handed out but not marked taken", c.save.Fence.ID)
+			}
+			s = append(s, c.save.Fence.ID)
+		}
+		return fmt.Sprint(s)
+	}
+	for _, want := range []string{"[p1 p2]", "[h1 h2]", "[p3]"} {
+		if got := ids(g.take()); got != want {
+			t.Fatalf("batch %s, want %s", got, want)
+		}
+	}
+	if b := g.take(); b != nil || g.running != 0 || g.queue != nil {
+		t.Fatalf("after the queue emptied: batch %v, %d committers running, queue %v", b, g.running, g.queue)
+	}
 }

@@ -99,16 +99,18 @@ func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
 // seen. It reports false, storing nothing, when a deck is already stored
 // for the hand: a hand is never reshuffled.
 func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, handNo int64, sealed []byte) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		tableID, handNo, sealed)
+	// RETURNING rather than the rows affected: a pipelined transaction
+	// (sqlstore.DB.Pipeline) reads rows, not command tags.
+	saved := false
+	err := tx.Query(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING hand_no`,
+		[]any{tableID, handNo, sealed}, func(rows sqlstore.Rows) error {
+			saved = rows.Next()
+			return nil
+		})
 	if err != nil {
 		return false, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("save deck %s/%d: %w", tableID, handNo, err)
-	}
-	return n == 1, nil
+	return saved, nil
 }
 
 // LoadDeck returns the sealed deck of a hand, or nil when none is stored.
@@ -180,7 +182,7 @@ func (s *Store) saveHandPostgres(ctx context.Context, tx *sqlstore.Tx, h Hand, p
 	for i, p := range players {
 		ids[i], seats[i], nets[i] = p.Player, int64(p.Seat), p.Net
 	}
-	if _, err := tx.ExecContext(ctx, `WITH hand AS (
+	if err := tx.Exec(ctx, `WITH hand AS (
 			INSERT INTO hands (table_id, hand_no, started_at_ms, ended_at_ms, history) VALUES ($1, $2, $3, $4, $5)),
 		players AS (
 			INSERT INTO hand_players (player_id, table_id, hand_no, seat, net, ended_at_ms)
