@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -376,5 +377,48 @@ func TestActAsChoosesOneRole(t *testing.T) {
 				t.Fatalf("ActAs = %+v; want role %q", c, tt.want)
 			}
 		})
+	}
+}
+
+// TestVerifyRemembersValidTokens: a token verified once is answered from
+// memory while it stays valid (no decoding: one allocation, the roles the
+// caller may change), each caller gets roles of its own, a remembered
+// token is refused with the parser's reason once it expires, and memory
+// holds at most two generations of tokens. Not parallel: AllocsPerRun
+// counts the whole process's allocations.
+func TestVerifyRemembersValidTokens(t *testing.T) {
+	clk, iss, ver := newPair(t)
+	tok, err := iss.Mint("dave", []Role{Player}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ver.Verify(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Roles[0] = Floor // a caller changing what it got
+	if allocs := testing.AllocsPerRun(100, func() {
+		p, err := ver.Verify(tok)
+		if err != nil || p.Subject != "dave" || !slices.Equal(p.Roles, []Role{Player}) {
+			t.Fatalf("remembered token: %+v, %v", p, err)
+		}
+	}); allocs > 1 {
+		t.Fatalf("a remembered token cost %.0f allocations, want at most 1 (decoded again?)", allocs)
+	}
+	clk.Advance(time.Minute + 6*time.Second)
+	if _, err := ver.Verify(tok); !errors.Is(err, ErrInvalidToken) || !errors.Is(err, jwt.ErrTokenExpired) {
+		t.Fatalf("remembered token after expiry: %v", err)
+	}
+	for i := range 2*verifiedTokens + 10 {
+		tok, err := iss.Mint(fmt.Sprintf("p%d", i), []Role{Player}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ver.Verify(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(ver.recent) + len(ver.previous); n > 2*verifiedTokens {
+		t.Fatalf("%d tokens remembered, want at most %d", n, 2*verifiedTokens)
 	}
 }

@@ -164,11 +164,37 @@ func (i *Issuer) MintNamed(sub, name string, roles []Role, ttl time.Duration) (s
 	return s, nil
 }
 
-// Verifier checks tokens and turns them into Principals.
+// Verifier checks tokens and turns them into Principals. It remembers the
+// tokens that verified (by their whole text, signature included) for as
+// long as they stay valid, so that a player's next call with the same token
+// costs a map lookup and a clock reading instead of a base64 and JSON
+// decode and an HMAC: every call to every service verifies its token.
 type Verifier struct {
 	key    []byte
 	parser *jwt.Parser
+	now    func() time.Time
+
+	mu       sync.Mutex
+	recent   map[string]verified // guarded by mu
+	previous map[string]verified // the generation before recent; guarded by mu
 }
+
+// verified is a token that verified: its principal and the times between
+// which it stays valid (the parser's checks of nbf, iat and exp, with the
+// leeway).
+type verified struct {
+	p        Principal
+	from, to time.Time
+}
+
+const (
+	// tokenLeeway tolerates small clock differences between processes.
+	tokenLeeway = 5 * time.Second
+	// verifiedTokens is how many verified tokens one generation of the
+	// cache holds; two generations are kept (at most twice this many, a
+	// few megabytes), the older dropped as a whole when the newer fills.
+	verifiedTokens = 4096
+)
 
 // NewVerifier returns a verifier for tokens signed with key. A nil clock
 // means real time.
@@ -178,6 +204,7 @@ func NewVerifier(key []byte, clk clock.Clock) (*Verifier, error) {
 	}
 	return &Verifier{
 		key: key,
+		now: orReal(clk).Now,
 		parser: jwt.NewParser(
 			// Pinning the algorithm closes the "alg: none" and key-confusion holes.
 			jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -185,8 +212,7 @@ func NewVerifier(key []byte, clk clock.Clock) (*Verifier, error) {
 			jwt.WithExpirationRequired(),
 			jwt.WithIssuedAt(),
 			jwt.WithTimeFunc(orReal(clk).Now),
-			// Tolerate small clock differences between processes.
-			jwt.WithLeeway(5*time.Second),
+			jwt.WithLeeway(tokenLeeway),
 		),
 	}, nil
 }
@@ -194,6 +220,10 @@ func NewVerifier(key []byte, clk clock.Clock) (*Verifier, error) {
 // Verify checks token's signature, issuer and lifetime and returns the
 // caller it names. Every failure wraps ErrInvalidToken.
 func (v *Verifier) Verify(token string) (Principal, error) {
+	now := v.now()
+	if p, ok := v.known(token, now); ok {
+		return p, nil
+	}
 	var c claims
 	if _, err := v.parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return v.key, nil }); err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
@@ -207,7 +237,56 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if err := checkName(c.Name); err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	return Principal{Subject: c.Subject, Roles: c.Roles, Name: c.Name}, nil
+	p := Principal{Subject: c.Subject, Roles: c.Roles, Name: c.Name}
+	v.remember(token, p, &c)
+	return p, nil
+}
+
+// known returns the principal of a token that verified before and is
+// still valid at now. One that is no longer valid is verified again, so
+// that it is refused with the parser's reason.
+func (v *Verifier) known(token string, now time.Time) (Principal, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	k, ok := v.recent[token]
+	if !ok {
+		if k, ok = v.previous[token]; ok {
+			v.keep(token, k)
+		}
+	}
+	if !ok || now.Before(k.from) || !now.Before(k.to) {
+		return Principal{}, false
+	}
+	p := k.p
+	p.Roles = slices.Clone(p.Roles) // the caller's to change
+	return p, true
+}
+
+// remember keeps a token that verified, with the times the parser would
+// accept it between: from the later of nbf and iat, less the leeway, to
+// exp plus the leeway (exp is required).
+func (v *Verifier) remember(token string, p Principal, c *claims) {
+	k := verified{p: Principal{Subject: p.Subject, Roles: slices.Clone(p.Roles), Name: p.Name}, to: c.ExpiresAt.Add(tokenLeeway)}
+	for _, t := range []*jwt.NumericDate{c.NotBefore, c.IssuedAt} {
+		if t != nil && t.Add(-tokenLeeway).After(k.from) {
+			k.from = t.Add(-tokenLeeway)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.keep(token, k)
+}
+
+// keep adds k to the newer generation, starting a new one when it is full.
+// The caller holds mu.
+func (v *Verifier) keep(token string, k verified) {
+	if len(v.recent) >= verifiedTokens {
+		v.previous, v.recent = v.recent, nil
+	}
+	if v.recent == nil {
+		v.recent = make(map[string]verified, verifiedTokens)
+	}
+	v.recent[token] = k
 }
 
 // ServiceTokens returns a token source for outgoing calls a part makes on
