@@ -34,8 +34,10 @@ import (
 // so hands run to the river and the next hand is dealt). Every action is
 // written, fenced, before it returns (the table row; at a hand's end also
 // its history and events, group-committed with other tables' writes). It
-// reports actions/s, the p50/p99 latency of one Act call and the process's
-// CPU per action. The tables are set up once: b.Loop hands out the actions.
+// reports actions/s, the p50/p99/p99.9 latency of one Act call, the p50
+// and p99 of the actions that ended a hand (and dealt the next) with their
+// share of all actions, and the process's CPU per action. The tables are
+// set up once: b.Loop hands out the actions.
 //
 // TABLE_BENCH_PACE (a duration, default 0) is each table's time between
 // actions — a player's thinking time. Zero drives every table flat out, a
@@ -97,6 +99,9 @@ func benchActions(b *testing.B, rest bool) {
 	tokens, failed := make(chan struct{}), make(chan struct{})
 	var failOnce sync.Once
 	lat := make([][]time.Duration, nTables)
+	// The actions that ended a hand (the next one was dealt) apart: they
+	// write the hand's history and events too, so the tail is theirs.
+	endLat := make([][]time.Duration, nTables)
 	errs := make(chan error, nTables)
 	fail := func(err error) {
 		errs <- err
@@ -139,10 +144,14 @@ func benchActions(b *testing.B, rest bool) {
 				}
 				t0 := time.Now()
 				resp, err := act(tb.players[seat], &tablev1.ActRequest{TableId: tb.id, Kind: kind})
-				lat[i] = append(lat[i], time.Since(t0))
+				took := time.Since(t0)
+				lat[i] = append(lat[i], took)
 				if err != nil {
 					fail(fmt.Errorf("table %s seat %d %v: %w", tb.id, seat, kind, err))
 					return
+				}
+				if resp.GetState().GetHand().GetHandNo() != h.GetHandNo() {
+					endLat[i] = append(endLat[i], took)
 				}
 				state = resp.GetState()
 			}
@@ -163,17 +172,23 @@ func benchActions(b *testing.B, rest bool) {
 	for err := range errs {
 		b.Fatal(err)
 	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
+	all, ends := slices.Concat(lat...), slices.Concat(endLat...)
 	slices.Sort(all)
+	slices.Sort(ends)
 	if len(all) == 0 {
 		return
 	}
-	pct := func(p float64) float64 {
-		return float64(all[min(len(all)-1, int(p*float64(len(all))))].Microseconds()) / 1000
+	pctOf := func(d []time.Duration, p float64) float64 {
+		if len(d) == 0 {
+			return 0
+		}
+		return float64(d[min(len(d)-1, int(p*float64(len(d))))].Microseconds()) / 1000
 	}
+	pct := func(p float64) float64 { return pctOf(all, p) }
+	b.ReportMetric(pctOf(ends, 0.50), "hand-end-p50-ms")
+	b.ReportMetric(pctOf(ends, 0.99), "hand-end-p99-ms")
+	b.ReportMetric(float64(len(ends))/float64(len(all)), "hand-ends/action")
+	b.ReportMetric(pct(0.999), "p99.9-ms")
 	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "actions/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
