@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -80,6 +82,37 @@ func scanRows(rows *sql.Rows, scan func(Rows) error) error {
 		return err
 	}
 	return rows.Err()
+}
+
+// Merge lets a pipeline send a round's statements of one shape as one
+// statement (Tx.QueryMerged): every statement costs PostgreSQL its
+// executor's start, its constraints and triggers set up and its
+// protocol messages, whatever the rows it writes, so n statements that
+// each insert one row into a table cost several times one that inserts
+// the n rows.
+type Merge struct {
+	// Key names the shape: a round's statements with the same Key are
+	// merged. Their arguments must be laid out alike.
+	Key string
+	// Statement returns the one statement that does what the parts do
+	// (each a statement's arguments, in the order the round sends them:
+	// it must have the same effects as running them in that order) and
+	// its arguments, or ok false to send the parts one by one. Each row it
+	// returns begins with the index of the part it belongs to (an
+	// integer), followed by the columns the part's own statement returns:
+	// the part's scan reads those.
+	Statement func(parts [][]any) (query string, args []any, ok bool)
+}
+
+// QueryMerged is Query for a statement that a pipeline may merge with
+// the others of its round that have m's shape (Merge): outside a
+// pipeline, and in a round where no other statement has the shape, it
+// runs query with args as Query does.
+func (t *Tx) QueryMerged(ctx context.Context, query string, args []any, m *Merge, scan func(Rows) error) error {
+	if t.pipe != nil {
+		return t.pipe.sendStep(pipeStep{query: query, args: args, scan: scan, merge: m})
+	}
+	return t.Query(ctx, query, args, scan)
 }
 
 // Pipeline runs several pieces of work in one read-write READ COMMITTED
@@ -161,15 +194,22 @@ type pipeStep struct {
 	query string
 	args  []any
 	scan  func(Rows) error
+	// merge, when set, lets the round send the statement merged with
+	// others of its shape (Tx.QueryMerged).
+	merge *Merge
 	reply chan error
 	done  bool
 	err   error
 }
 
 func (p *pipe) send(query string, args []any, scan func(Rows) error) error {
-	reply := make(chan error, 1)
-	p.steps <- pipeStep{index: p.index, query: query, args: args, scan: scan, reply: reply}
-	return <-reply
+	return p.sendStep(pipeStep{query: query, args: args, scan: scan})
+}
+
+func (p *pipe) sendStep(s pipeStep) error {
+	s.index, s.reply = p.index, make(chan error, 1)
+	p.steps <- s
+	return <-s.reply
 }
 
 // errPipelineFailed answers the statements of a round that is not sent,
@@ -210,10 +250,11 @@ func runPipeline(ctx context.Context, pc *pgx.Conn, d *DB, begin string, order [
 		if !began {
 			b.Queue(begin)
 		}
-		for _, s := range round {
+		sends := merged(round)
+		for _, s := range sends {
 			b.Queue(s.query, s.args...)
 		}
-		failure = sendRound(ctx, pc, b, !began, round)
+		failure = sendRound(ctx, pc, b, !began, sends)
 		began = true
 	}
 	if !began {
@@ -254,10 +295,54 @@ func gather(steps <-chan pipeStep, active int, fail func(error)) ([]pipeStep, in
 	return round, active
 }
 
+// send is one statement of a round's batch: one fn's, or the merged
+// statement of several (parts, in the round's order).
+type send struct {
+	query string
+	args  []any
+	parts []pipeStep
+}
+
+// merged lays a round's statements out as the batch sends them: each
+// alone, except those of one Merge shape, which go as one statement
+// where the first of them stood (or one by one there, when the Merge
+// declines them).
+func merged(round []pipeStep) []send {
+	var groups []send
+	at := make(map[string]int) // a shape's place in groups
+	for _, s := range round {
+		if s.merge != nil {
+			if i, ok := at[s.merge.Key]; ok {
+				groups[i].parts = append(groups[i].parts, s)
+				continue
+			}
+			at[s.merge.Key] = len(groups)
+		}
+		groups = append(groups, send{query: s.query, args: s.args, parts: []pipeStep{s}})
+	}
+	sends := make([]send, 0, len(groups))
+	for _, g := range groups {
+		if len(g.parts) > 1 {
+			args := make([][]any, len(g.parts))
+			for j, p := range g.parts {
+				args[j] = p.args
+			}
+			if q, a, ok := g.parts[0].merge.Statement(args); ok {
+				sends = append(sends, send{query: q, args: a, parts: g.parts})
+				continue
+			}
+		}
+		for _, p := range g.parts {
+			sends = append(sends, send{query: p.query, args: p.args, parts: []pipeStep{p}})
+		}
+	}
+	return sends
+}
+
 // sendRound sends one round's batch (BEGIN first when withBegin), hands
 // each statement's rows to its scan and answers its fn. It returns the
 // round's first failure.
-func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin bool, round []pipeStep) error {
+func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin bool, sends []send) error {
 	br := pc.SendBatch(ctx, b)
 	var first error
 	if withBegin {
@@ -265,15 +350,22 @@ func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin bool, 
 			first = fmt.Errorf("pipeline begin: %w", err)
 		}
 	}
-	for _, s := range round {
-		err := first
-		if err == nil {
-			err = scanResult(br, s.scan)
+	for _, snd := range sends {
+		errs := make([]error, len(snd.parts))
+		if first == nil {
+			if len(snd.parts) == 1 {
+				errs[0] = scanResult(br, snd.parts[0].scan)
+			} else {
+				errs = scanMerged(br, pc.TypeMap(), snd.parts)
+			}
 		}
-		if err != nil && first == nil {
-			first = err
+		for i, s := range snd.parts {
+			err := cmp.Or(first, errs[i])
+			if err != nil && first == nil {
+				first = err
+			}
+			s.reply <- err
 		}
-		s.reply <- err
 	}
 	if err := br.Close(); err != nil && first == nil {
 		first = fmt.Errorf("pipeline round: %w", err)
@@ -294,3 +386,86 @@ func scanResult(br pgx.BatchResults, scan func(Rows) error) error {
 	rows.Close()
 	return rows.Err()
 }
+
+// scanMerged reads the batch's next result, a merged statement's
+// (Merge), and hands each part the rows that name it, without the name.
+// It returns each part's error.
+func scanMerged(br pgx.BatchResults, types *pgtype.Map, parts []pipeStep) []error {
+	errs := make([]error, len(parts))
+	fail := func(err error) []error {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	// Copied: the connection reuses them for its next result.
+	fields := slices.Clone(rows.FieldDescriptions())
+	byPart := make([][][][]byte, len(parts))
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(fields) == 0 || len(raw) != len(fields) {
+			return fail(fmt.Errorf("merged statement: a row of %d columns", len(raw)))
+		}
+		var part int64
+		if err := types.Scan(fields[0].DataTypeOID, fields[0].Format, raw[0], &part); err != nil {
+			return fail(fmt.Errorf("merged statement: the part of a row: %w", err))
+		}
+		if part < 0 || part >= int64(len(parts)) {
+			return fail(fmt.Errorf("merged statement: a row of part %d of %d", part, len(parts)))
+		}
+		row := make([][]byte, len(raw)-1)
+		for i, v := range raw[1:] {
+			if v != nil {
+				row[i] = append([]byte{}, v...)
+			}
+		}
+		byPart[part] = append(byPart[part], row)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(fields) > 0 {
+		fields = fields[1:]
+	}
+	for i, p := range parts {
+		errs[i] = p.scan(&bufferedRows{types: types, fields: fields, rows: byPart[i], at: -1})
+	}
+	return errs
+}
+
+// bufferedRows are the rows of one part of a merged statement, read
+// already.
+type bufferedRows struct {
+	types  *pgtype.Map
+	fields []pgconn.FieldDescription
+	rows   [][][]byte
+	at     int
+}
+
+func (r *bufferedRows) Next() bool {
+	r.at++
+	return r.at < len(r.rows)
+}
+
+func (r *bufferedRows) Scan(dest ...any) error {
+	if r.at < 0 || r.at >= len(r.rows) {
+		return errors.New("merged statement: scan without a row")
+	}
+	if len(dest) != len(r.fields) {
+		return fmt.Errorf("merged statement: %d columns scanned into %d values", len(r.fields), len(dest))
+	}
+	for i, d := range dest {
+		if err := r.types.Scan(r.fields[i].DataTypeOID, r.fields[i].Format, r.rows[r.at][i], d); err != nil {
+			return fmt.Errorf("merged statement: column %s: %w", r.fields[i].Name, err)
+		}
+	}
+	return nil
+}
+
+func (r *bufferedRows) Err() error { return nil }

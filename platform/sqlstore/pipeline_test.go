@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -142,4 +143,113 @@ func TestPipeline(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestPipelineMerges checks Tx.QueryMerged: a round's statements of one
+// Merge shape go as the one statement Merge.Statement builds, each part
+// reading only its own rows (every column scanned as its own statement's
+// would be); a part with no rows reads none; a shape that one round has
+// once, or whose Statement declines, runs each statement as it is; and
+// outside a pipeline QueryMerged is Query.
+func TestPipelineMerges(t *testing.T) {
+	t.Parallel()
+	db := testkit.Postgres(t, sqlstore.Options{Service: "pipemerge", Migrations: migrations})
+	ctx := t.Context()
+	const single = `INSERT INTO notes (id, body) VALUES ($1, 'alone') RETURNING id, length(id)`
+	merges := 0
+	merge := &sqlstore.Merge{Key: "notes", Statement: func(parts [][]any) (string, []any, bool) {
+		ids := make([]string, len(parts))
+		for i, p := range parts {
+			ids[i] = p[0].(string)
+		}
+		if slices.Contains(ids, "decline") {
+			return "", nil, false
+		}
+		merges++
+		// A part whose id starts with "none-" gets no row back.
+		return `WITH n AS (INSERT INTO notes (id, body) SELECT id, 'merged' FROM unnest($1::text[]) AS id RETURNING id)
+			SELECT i - 1, n.id, length(n.id) FROM n JOIN unnest($1::text[]) WITH ORDINALITY AS u (id, i) USING (id)
+			WHERE n.id NOT LIKE 'none-%' ORDER BY n.id DESC`, []any{ids}, true
+	}}
+	type got struct {
+		ids  []string
+		lens []int64
+	}
+	insert := func(tx *sqlstore.Tx, id string, out *got) error {
+		return tx.QueryMerged(ctx, single, []any{id}, merge, func(rows sqlstore.Rows) error {
+			for rows.Next() {
+				var s string
+				var n int64
+				if err := rows.Scan(&s, &n); err != nil {
+					return err
+				}
+				out.ids, out.lens = append(out.ids, s), append(out.lens, n)
+			}
+			return rows.Err()
+		})
+	}
+	bodies := func(prefix string) map[string]string {
+		rows, err := db.SQL().QueryContext(ctx, `SELECT id, body FROM notes WHERE id LIKE $1`, prefix+"%")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]string{}
+		for rows.Next() {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = body
+		}
+		return out
+	}
+	run := func(ids ...string) []got {
+		t.Helper()
+		outs := make([]got, len(ids))
+		fns := make([]func(*sqlstore.Tx) error, len(ids))
+		for i, id := range ids {
+			fns[i] = func(tx *sqlstore.Tx) error { return insert(tx, id, &outs[i]) }
+		}
+		if err := db.Pipeline(ctx, ids, fns); err != nil {
+			t.Fatal(err)
+		}
+		return outs
+	}
+
+	outs := run("m-a", "m-bb", "none-c", "m-ddd")
+	if merges != 1 {
+		t.Errorf("%d merged statements, want 1", merges)
+	}
+	for i, want := range []got{{[]string{"m-a"}, []int64{3}}, {[]string{"m-bb"}, []int64{4}}, {}, {[]string{"m-ddd"}, []int64{5}}} {
+		if !slices.Equal(outs[i].ids, want.ids) || !slices.Equal(outs[i].lens, want.lens) {
+			t.Errorf("part %d read %+v, want %+v", i, outs[i], want)
+		}
+	}
+	if got, want := bodies("m-"), map[string]string{"m-a": "merged", "m-bb": "merged", "m-ddd": "merged"}; !maps.Equal(got, want) {
+		t.Errorf("notes %v, want %v", got, want)
+	}
+
+	merges = 0
+	outs = run("decline", "d-b")
+	outs = append(outs, run("o-alone")...)
+	if merges != 0 {
+		t.Errorf("%d merged statements, want none", merges)
+	}
+	for i, want := range []string{"decline", "d-b", "o-alone"} {
+		if !slices.Equal(outs[i].ids, []string{want}) {
+			t.Errorf("statement %d read %v, want [%s]", i, outs[i].ids, want)
+		}
+	}
+	if got, want := bodies("d"), map[string]string{"decline": "alone", "d-b": "alone"}; !maps.Equal(got, want) {
+		t.Errorf("declined notes %v, want %v", got, want)
+	}
+
+	var out got
+	if err := db.Tx(ctx, func(tx *sqlstore.Tx) error { return insert(tx, "x-plain", &out) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out.ids, []string{"x-plain"}) || bodies("x-")["x-plain"] != "alone" {
+		t.Errorf("outside a pipeline: read %v, notes %v; want the statement itself", out.ids, bodies("x-"))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -243,6 +244,21 @@ func TestGroupCommit_PipelinesRequestsThatReadNothingAnotherWrites(t *testing.T)
 			if a, err := s.Account(ctx, acct); err != nil || a.Balance != want {
 				t.Errorf("balance of %s = %d, %v; want %d", acct, a.Balance, err, want)
 			}
+		}
+		// The hold account, which a and b both credited in one pipeline
+		// (their postings merged into one statement on PostgreSQL), has
+		// every entry numbered and balanced in turn, as if posted one by
+		// one in the pipeline's order.
+		lines, _, err := s.Statement(ctx, holdAccount, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range lines {
+			got = append(got, fmt.Sprintf("%d %s %+d=%d", l.Seq, l.TransferID, l.Amount, l.BalanceAfter))
+		}
+		if want := []string{"1 pl-tr-pl-a +40=40", "2 pl-tr-pl-b +40=80", "3 pl-tr-pl-c +30=110", "4 pl-tr-pl-e +10=120"}; !slices.Equal(got, want) {
+			t.Errorf("hold account's statement %q, want %q", got, want)
 		}
 		if r, err := store.Audit(ctx, db); err != nil || !r.Clean() {
 			t.Errorf("audit = %v, %v; want clean", r.Problems(), err)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
+
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
@@ -215,7 +217,7 @@ var updateBalanceStep = balanceUpdate("$1", "$2", "$3")
 // (entry count and the with rows' tables and columns): the text depends on
 // nothing else, and rendering it on every buy-in cost the client more CPU
 // than the round trip's encoding.
-var postStatements sync.Map // shape string → SQL string
+var postStatements sync.Map // shape string → postShape
 
 // postStepByStep writes a transfer one statement at a time (SQLite, where
 // the round trips are function calls).
@@ -270,7 +272,8 @@ func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []an
 		args = append(args, r.Values...)
 	}
 	balances := make(Balances, len(tr.Entries))
-	err := t.tx.Query(ctx, postStatement(len(tr.Entries), with), args, func(rows sqlstore.Rows) error {
+	q, merge := postStatement(len(tr.Entries), with)
+	err := t.tx.QueryMerged(ctx, q, args, merge, func(rows sqlstore.Rows) error {
 		for rows.Next() {
 			var id string
 			var balance int64
@@ -294,15 +297,18 @@ func (t *Tx) postOneStatement(ctx context.Context, tr ledger.Transfer, args []an
 
 // postStatement renders postOneStatement's SQL for a transfer of entries
 // entries with the rows with: after the 11 transfer arguments come each
-// entry's amount and account, then each with row's values.
-func postStatement(entries int, with []Row) string {
+// entry's amount and account, then each with row's values. merge posts
+// several such transfers in one statement (postMerged), which a pipelined
+// batch sends instead of one statement per transfer.
+func postStatement(entries int, with []Row) (string, *sqlstore.Merge) {
 	var shape strings.Builder
 	shape.WriteString(strconv.Itoa(entries))
 	for _, r := range with {
 		shape.WriteString("|" + r.Table + ":" + strings.Join(r.Columns, ","))
 	}
-	if q, ok := postStatements.Load(shape.String()); ok {
-		return q.(string)
+	if p, ok := postStatements.Load(shape.String()); ok {
+		p := p.(postShape)
+		return p.query, p.merge
 	}
 	const transferArgs = 11
 	var q strings.Builder
@@ -324,8 +330,165 @@ func postStatement(entries int, with []Row) string {
 	q.WriteString(", e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at) SELECT u.id, u.entry_count, (SELECT id FROM tr), u.amount, u.balance, $11 FROM (")
 	q.WriteString(union.String())
 	q.WriteString(") u RETURNING account_id, balance_after) SELECT account_id, balance_after FROM e")
-	postStatements.Store(shape.String(), q.String())
-	return q.String()
+	cols := make([][]string, len(with))
+	tables := make([]string, len(with))
+	for i, r := range with {
+		tables[i], cols[i] = r.Table, r.Columns
+	}
+	p := postShape{query: q.String(), merge: &sqlstore.Merge{Key: "post|" + shape.String(), Statement: func(parts [][]any) (string, []any, bool) {
+		return postMerged(entries, tables, cols, parts)
+	}}}
+	postStatements.Store(shape.String(), p)
+	return p.query, p.merge
+}
+
+// postShape is postStatement's SQL for one shape of transfer, and its Merge.
+type postShape struct {
+	query string
+	merge *sqlstore.Merge
+}
+
+// postMerged renders the statement that posts several transfers of one
+// shape (parts: each the arguments postOneStatement's statement takes),
+// as if each were posted in turn, in their order: every transfer row,
+// every balance update, entry and with row. An account several of them
+// move is updated once, by their sum, when every balance it passes
+// through on the way is allowed (the bounds and, unless the account may
+// go negative, zero — what each update would check in turn); each entry
+// gets the sequence number and balance it would have had. An account
+// refused, or in another currency, is not updated and its entries are
+// missing, as in postOneStatement. The rows returned are each part's
+// (account_id, balance_after), after the part's index. ok is false when
+// a with row's column has values of a type it cannot send as an array.
+func postMerged(entries int, tables []string, cols [][]string, parts [][]any) (query string, args []any, ok bool) {
+	n := len(parts)
+	idx := make([]int64, n)
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	args = append(args, idx)
+	// The transfer's 11 columns, in insertTransfer's order.
+	transferTypes := []string{"text", "text", "text", "bigint", "text", "text", "text", "text", "text", "text", "bigint"}
+	for c, typ := range transferTypes {
+		a, ok := arrayOf(parts, c, typ)
+		if !ok {
+			return "", nil, false
+		}
+		args = append(args, a)
+	}
+	entryPart := make([]int64, 0, n*entries)
+	entryAccount := make([]string, 0, n*entries)
+	entryAmount := make([]int64, 0, n*entries)
+	for i, p := range parts {
+		for e := range entries {
+			amount, ok1 := p[11+2*e].(int64)
+			account, ok2 := p[11+2*e+1].(string)
+			if !ok1 || !ok2 {
+				return "", nil, false
+			}
+			entryPart, entryAccount, entryAmount = append(entryPart, int64(i)), append(entryAccount, account), append(entryAmount, amount)
+		}
+	}
+	args = append(args, entryPart, entryAccount, entryAmount)
+	var q strings.Builder
+	q.WriteString(`WITH t AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[])
+		AS t (part, id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at)),
+	tr AS (INSERT INTO transfers (id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at)
+		SELECT id, kind, currency, amount, reverses, player, subject, actor, gaming_day, meta, created_at FROM t ORDER BY part RETURNING id),
+	m AS (SELECT m.account, m.amount, t.id AS transfer_id, t.currency, t.created_at,
+			sum(m.amount) OVER w AS run, row_number() OVER w AS k
+		FROM unnest($13::bigint[], $14::text[], $15::bigint[]) WITH ORDINALITY AS m (part, account, amount, ord) JOIN t USING (part)
+		WINDOW w AS (PARTITION BY m.account ORDER BY m.ord)),
+	d AS (SELECT account, currency, sum(amount) AS total, count(*) AS n, min(run) AS lo, max(run) AS hi FROM m GROUP BY account, currency),
+	u AS (UPDATE accounts a SET balance = a.balance + d.total, entry_count = a.entry_count + d.n FROM d
+		WHERE a.id = d.account AND a.currency = d.currency
+		  AND a.balance::numeric + d.lo >= -9223372036854775808 AND a.balance::numeric + d.hi <= 9223372036854775807
+		  AND (a.allow_negative OR a.balance::numeric + d.lo >= 0)
+		RETURNING a.id, a.currency, a.balance - d.total AS b0, a.entry_count - d.n AS s0)`)
+	next := 16
+	first := 11 + 2*entries
+	for w, table := range tables {
+		ph := make([]string, len(cols[w]))
+		for c := range cols[w] {
+			a, typ, ok := arrayOfAny(parts, first+c)
+			if !ok {
+				return "", nil, false
+			}
+			args = append(args, a)
+			ph[c] = "$" + strconv.Itoa(next) + "::" + typ + "[]"
+			next++
+		}
+		first += len(cols[w])
+		fmt.Fprintf(&q, ",\n\tw%d AS (INSERT INTO %s (%s) SELECT * FROM unnest(%s))", w, table, strings.Join(cols[w], ", "), strings.Join(ph, ", "))
+	}
+	q.WriteString(`,
+	e AS (INSERT INTO entries (account_id, seq, transfer_id, amount, balance_after, created_at)
+		SELECT m.account, u.s0 + m.k, m.transfer_id, m.amount, u.b0 + m.run, m.created_at FROM m JOIN u ON u.id = m.account AND u.currency = m.currency
+		RETURNING account_id, transfer_id, balance_after)
+SELECT t.part, e.account_id, e.balance_after FROM e JOIN t ON t.id = e.transfer_id`)
+	return q.String(), args, true
+}
+
+// arrayOf is column c of every part as an array of typ (text, which may
+// hold NULLs, or bigint), or ok false when a value is not of that type.
+func arrayOf(parts [][]any, c int, typ string) (array any, ok bool) {
+	switch typ {
+	case "text":
+		a := make([]pgtype.Text, len(parts))
+		for i, p := range parts {
+			switch v := p[c].(type) {
+			case nil:
+			case string:
+				a[i] = pgtype.Text{String: v, Valid: true}
+			default:
+				return nil, false
+			}
+		}
+		return a, true
+	case "bigint":
+		a := make([]int64, len(parts))
+		for i, p := range parts {
+			v, ok := p[c].(int64)
+			if !ok {
+				return nil, false
+			}
+			a[i] = v
+		}
+		return a, true
+	}
+	return nil, false
+}
+
+// arrayOfAny is column c of every part as an array of the SQL type its
+// values have (text, bigint, boolean or bytea), or ok false when they have
+// none of these or not all the same.
+func arrayOfAny(parts [][]any, c int) (array any, typ string, ok bool) {
+	switch parts[0][c].(type) {
+	case string:
+		typ = "text"
+	case int64:
+		typ = "bigint"
+	case bool:
+		a := make([]bool, len(parts))
+		for i, p := range parts {
+			if a[i], ok = p[c].(bool); !ok {
+				return nil, "", false
+			}
+		}
+		return a, "boolean", true
+	case []byte:
+		a := make([][]byte, len(parts))
+		for i, p := range parts {
+			if a[i], ok = p[c].([]byte); !ok {
+				return nil, "", false
+			}
+		}
+		return a, "bytea", true
+	default:
+		return nil, "", false
+	}
+	array, ok = arrayOf(parts, c, typ)
+	return array, typ, ok
 }
 
 // postRefusal explains why a conditional balance update touched no row.
