@@ -71,7 +71,6 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"duplicate keys are recognised on both dialects", testUniqueViolation},
 		{"conflicting transactions all succeed by retrying", testConflictRetry},
 		{"fenced write refuses a lower epoch", testFence},
-		{"observed epoch refuses lower ones", testObserveEpoch},
 		{"claiming a missing row is NotFound", testClaimMissing},
 		{"SQL spans are children of the caller's span", testSpans},
 		{"Collect reads every row in order and names what failed", testCollect},
@@ -342,37 +341,8 @@ func testFence(t *testing.T, db *sqlstore.DB) {
 	if f, _ := fault.As(err); f.Reason != "FENCED_OUT" {
 		t.Fatalf("reason = %q", f.Reason)
 	}
-	// A raw fenced statement behaves the same.
-	err = db.Tx(ctx, func(tx *sqlstore.Tx) error {
-		return sqlstore.FencedExec(ctx, tx, `UPDATE counters SET value = 98 WHERE id = $1 AND epoch = $2`, "fenced", old.Epoch)
-	})
-	if !errors.Is(err, sqlstore.ErrFencedOut) {
-		t.Fatalf("raw stale write: %v, want ErrFencedOut", err)
-	}
 	if v, e := readCounter(t, db, "fenced"); v != 10 || e != 2 {
 		t.Fatalf("value, epoch = %d, %d; want 10, 2", v, e)
-	}
-}
-
-func testObserveEpoch(t *testing.T, db *sqlstore.DB) {
-	ctx := t.Context()
-	insertCounter(t, db, "observed")
-	observe := func(epoch int64) error {
-		return db.Tx(ctx, func(tx *sqlstore.Tx) error {
-			return sqlstore.ObserveEpoch(ctx, tx, "counters", "observed", epoch)
-		})
-	}
-	for _, tt := range []struct {
-		epoch  int64
-		fenced bool
-	}{{3, false}, {3, false}, {2, true}, {5, false}, {4, true}} {
-		err := observe(tt.epoch)
-		if got := errors.Is(err, sqlstore.ErrFencedOut); got != tt.fenced || (!tt.fenced && err != nil) {
-			t.Fatalf("observe %d: %v, want fenced=%v", tt.epoch, err, tt.fenced)
-		}
-	}
-	if _, e := readCounter(t, db, "observed"); e != 5 {
-		t.Fatalf("epoch = %d, want 5", e)
 	}
 }
 

@@ -76,15 +76,9 @@ func (f Fence) Check(ctx context.Context, tx *Tx) error {
 	return f.Update(ctx, tx, "epoch = epoch")
 }
 
-// FencedExec runs a conditional write whose WHERE clause carries the fence
-// (for example "UPDATE tables SET state = $1 WHERE id = $2 AND epoch = $3")
-// and returns ErrFencedOut when it touched no row.
-func FencedExec(ctx context.Context, tx *Tx, query string, args ...any) error {
-	return fencedExec(ctx, tx, "", query, args...)
-}
-
-// fencedExec is FencedExec counting a refusal under entity (the fenced
-// table; "" when the caller did not say).
+// fencedExec runs a conditional write whose WHERE clause carries the
+// fence and returns ErrFencedOut, counted under entity (the fenced table),
+// when it touched no row.
 func fencedExec(ctx context.Context, tx *Tx, entity, query string, args ...any) error {
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
@@ -106,19 +100,3 @@ func fencedExec(ctx context.Context, tx *Tx, entity, query string, args ...any) 
 // means two replicas fight over entities.
 var fencedOut = telemetry.NewMeter("github.com/cardroom/cardroom/platform/sqlstore").Counter("cardroom.fence.refusals", "{refusal}",
 	"Writes refused with FENCED_OUT because a newer owner had claimed the entity, by entity kind.")
-
-// ObserveEpoch is the receiving side of fencing, for a service that takes
-// writes on another entity's behalf (the wallet for a table): it records
-// epoch as the highest seen for the row and returns ErrFencedOut when a
-// higher one was seen before. The row (id, epoch columns) must exist.
-func ObserveEpoch(ctx context.Context, tx *Tx, table, id string, epoch int64) error {
-	t, err := quoteIdent(table)
-	if err != nil {
-		return err
-	}
-	err = fencedExec(ctx, tx, table, `UPDATE `+t+` SET epoch = $2 WHERE id = $1 AND epoch <= $2`, id, epoch)
-	if err != nil {
-		return fmt.Errorf("observe epoch %d of %s %s: %w", epoch, table, id, err)
-	}
-	return nil
-}

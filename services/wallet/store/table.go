@@ -21,8 +21,8 @@ func (t *Tx) ObserveTableEpoch(ctx context.Context, table string, epoch int64) e
 	if epoch <= 0 {
 		return fault.Invalidf("epoch", "must be positive, got %d", epoch)
 	}
-	// One upsert instead of insert-then-sqlstore.ObserveEpoch: the same
-	// rule in one round trip on the hot path of every buy-in. A row it
+	// One upsert instead of an insert and then a conditional update: the
+	// same rule in one round trip on the hot path of every buy-in. A row it
 	// inserts has issued 0, so its RETURNING says unverified.
 	var verified bool
 	err := t.tx.QueryRowContext(ctx, observeEpoch+` RETURNING epoch <= issued`, table, epoch).Scan(&verified)
