@@ -100,27 +100,28 @@ type Quote struct {
 	ICM      []int64
 }
 
-// dealable refuses a deal in an event that cannot make one.
-func (d *Desk) dealable(t store.Tournament) error {
+// dealable loads an event that can make a deal, and refuses one that
+// cannot.
+func (d *Desk) dealable(ctx context.Context, id string) (store.Tournament, error) {
+	t, err := d.store.Load(ctx, id)
 	switch {
+	case err != nil:
+		return store.Tournament{}, err
 	case t.Event.Status != event.Running:
-		return ErrNotRunning
+		return store.Tournament{}, ErrNotRunning
 	case t.Event.Format == event.Satellite:
-		return ErrDealSatelite
+		return store.Tournament{}, ErrDealSatelite
 	case d.director == nil:
-		return ErrNoDirector
+		return store.Tournament{}, ErrNoDirector
 	}
-	return nil
+	return t, nil
 }
 
 // CalculateDeal quotes ICM and the chip chop for the players still in,
 // with their stacks as the tables hold them now (TR-38).
 func (d *Desk) CalculateDeal(ctx context.Context, id string) (Quote, error) {
-	t, err := d.store.Load(ctx, id)
+	t, err := d.dealable(ctx, id)
 	if err != nil {
-		return Quote{}, err
-	}
-	if err := d.dealable(t); err != nil {
 		return Quote{}, err
 	}
 	seated, err := d.director.Stacks(ctx, id)
@@ -163,11 +164,7 @@ func (d *Desk) CalculateDeal(ctx context.Context, id string) (Quote, error) {
 // it goes through with the players as that hand left them. Refused for
 // any other reason, it lets the tables deal again.
 func (d *Desk) ProposeDeal(ctx context.Context, id string, method deal.Method, custom map[string]int64, reason, by string) (_ deal.Proposal, err error) {
-	t, err := d.store.Load(ctx, id)
-	if err != nil {
-		return deal.Proposal{}, err
-	}
-	if err := d.dealable(t); err != nil {
+	if _, err := d.dealable(ctx, id); err != nil {
 		return deal.Proposal{}, err
 	}
 	if last, ok, err := d.store.Deal(ctx, id); err != nil {
