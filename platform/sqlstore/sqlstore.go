@@ -372,25 +372,36 @@ type Scanner = interface {
 	Scan(dest ...any) error
 }
 
-// Collect runs a query on q and returns its rows in order, each read by
-// scan. An error, the query's or a row's, is returned under what ("bags
-// of t1: ...").
-func Collect[T any](ctx context.Context, q Querier, what, query string, args []any, scan func(Scanner) (T, error)) ([]T, error) {
+// Each runs a query on q and hands each row it returns to row, in order.
+// An error, the query's or a row's, is returned under what ("bags of t1:
+// ...").
+func Each(ctx context.Context, q Querier, what, query string, args []any, row func(Scanner) error) error {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
-	var out []T
 	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+		if err := row(rows); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// Collect is Each returning the rows in order, each read by scan.
+func Collect[T any](ctx context.Context, q Querier, what, query string, args []any, scan func(Scanner) (T, error)) ([]T, error) {
+	var out []T
+	err := Each(ctx, q, what, query, args, func(r Scanner) error {
+		v, err := scan(r)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -14,21 +14,19 @@ type holder struct{ waitlist, table string }
 // holders reads the index rows that where (a condition on waitlist_id
 // with one argument, or none) selects, by player.
 func holders(ctx context.Context, q sqlstore.Querier, where string, args ...any) (map[string]holder, error) {
-	rows, err := q.QueryContext(ctx, `SELECT player_id, waitlist_id, table_id FROM seat_holders `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read seat holders: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]holder{}
-	for rows.Next() {
-		var player string
-		var h holder
-		if err := rows.Scan(&player, &h.waitlist, &h.table); err != nil {
-			return nil, fmt.Errorf("read seat holders: %w", err)
-		}
-		out[player] = h
+	err := sqlstore.Each(ctx, q, "read seat holders", `SELECT player_id, waitlist_id, table_id FROM seat_holders `+where, args,
+		func(r sqlstore.Scanner) error {
+			var player string
+			var h holder
+			err := r.Scan(&player, &h.waitlist, &h.table)
+			out[player] = h
+			return err
+		})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // HeldElsewhere returns the players holding a seat in a game other than

@@ -171,21 +171,18 @@ func (s *Store) List(ctx context.Context, size int, token string) ([]Record, str
 // Versions returns every game's version, for the board to notice changes
 // made by other replicas.
 func (s *Store) Versions(ctx context.Context) (map[string]int64, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT id, version FROM waitlists`)
-	if err != nil {
-		return nil, fmt.Errorf("waitlist versions: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]int64{}
-	for rows.Next() {
+	err := sqlstore.Each(ctx, s.db.SQL(), "waitlist versions", `SELECT id, version FROM waitlists`, nil, func(r sqlstore.Scanner) error {
 		var id string
 		var v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, fmt.Errorf("waitlist versions: %w", err)
-		}
+		err := r.Scan(&id, &v)
 		out[id] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Due returns the games with a timer run out by now.
@@ -351,19 +348,17 @@ func (s *Store) Names(ctx context.Context, players []string) (map[string]string,
 	for i, p := range players {
 		args[i], marks[i] = p, "$"+strconv.Itoa(i+1)
 	}
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT player_id, display_name FROM player_names WHERE player_id IN (`+strings.Join(marks, ", ")+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read display names: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := sqlstore.Each(ctx, s.db.SQL(), "read display names", `SELECT player_id, display_name FROM player_names
+		WHERE player_id IN (`+strings.Join(marks, ", ")+`)`, args, func(r sqlstore.Scanner) error {
 		var id, name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("read display names: %w", err)
-		}
+		err := r.Scan(&id, &name)
 		out[id] = name
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func scan(r sqlstore.Scanner) (Record, error) {

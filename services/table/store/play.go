@@ -337,21 +337,19 @@ type PendingSteps struct {
 // PendingMoneySteps counts the unfinished saga steps of every table, by
 // kind (MoveBuyIn, MoveTopUp, MoveCashOut); kinds with none are absent.
 func (s *Store) PendingMoneySteps(ctx context.Context) (map[string]PendingSteps, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT kind, COUNT(*), MIN(created_at_ms) FROM money_moves WHERE NOT done GROUP BY kind`)
-	if err != nil {
-		return nil, fmt.Errorf("count pending money moves: %w", err)
-	}
-	defer rows.Close()
 	out := map[string]PendingSteps{}
-	for rows.Next() {
+	err := sqlstore.Each(ctx, s.db.SQL(), "count pending money moves", `SELECT kind, COUNT(*), MIN(created_at_ms) FROM money_moves
+		WHERE NOT done GROUP BY kind`, nil, func(r sqlstore.Scanner) error {
 		var kind string
 		var n, oldest int64
-		if err := rows.Scan(&kind, &n, &oldest); err != nil {
-			return nil, fmt.Errorf("count pending money moves: %w", err)
-		}
+		err := r.Scan(&kind, &n, &oldest)
 		out[kind] = PendingSteps{Count: n, Oldest: time.UnixMilli(oldest).UTC()}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FailMoneyMove records a failed attempt at a pending step and returns

@@ -61,21 +61,19 @@ func (s *Store) CheckSeatedElsewhere(ctx context.Context, player, tableID string
 
 // TableHoldings returns the players holding seats at tableID, by seat.
 func (s *Store) TableHoldings(ctx context.Context, q sqlstore.Querier, tableID string) (map[string]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT player_id, seat FROM seated_players WHERE table_id = $1`, tableID)
-	if err != nil {
-		return nil, fmt.Errorf("seats held at %s: %w", tableID, err)
-	}
-	defer rows.Close()
 	out := map[string]int{}
-	for rows.Next() {
-		var p string
-		var seat int
-		if err := rows.Scan(&p, &seat); err != nil {
-			return nil, fmt.Errorf("seats held at %s: %w", tableID, err)
-		}
-		out[p] = seat
+	err := sqlstore.Each(ctx, q, "seats held at "+tableID, `SELECT player_id, seat FROM seated_players WHERE table_id = $1`, []any{tableID},
+		func(r sqlstore.Scanner) error {
+			var p string
+			var seat int
+			err := r.Scan(&p, &seat)
+			out[p] = seat
+			return err
+		})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // HoldSeat records that player holds seat at tableID, in the transaction

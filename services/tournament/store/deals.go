@@ -13,22 +13,17 @@ import (
 // Heads returns the knockout heads that differ from the event's bounty
 // (G-36), by player; a player not named has the bounty on their head.
 func (t *Tx) Heads() (map[string]int64, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT player_id, head FROM tournament_heads WHERE tournament_id = $1`, t.id)
-	if err != nil {
-		return nil, fmt.Errorf("heads of %s: %w", t.id, err)
-	}
-	defer rows.Close()
 	out := map[string]int64{}
-	for rows.Next() {
-		var p string
-		var h int64
-		if err := rows.Scan(&p, &h); err != nil {
-			return nil, fmt.Errorf("heads of %s: %w", t.id, err)
-		}
-		out[p] = h
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("heads of %s: %w", t.id, err)
+	err := sqlstore.Each(t.ctx, t.tx, "heads of "+t.id, `SELECT player_id, head FROM tournament_heads WHERE tournament_id = $1`, []any{t.id},
+		func(r sqlstore.Scanner) error {
+			var p string
+			var h int64
+			err := r.Scan(&p, &h)
+			out[p] = h
+			return err
+		})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -75,22 +75,17 @@ type CageLine struct {
 // gaming day. The totals are summed exactly, so the report answers even
 // for books whose sums overflowed int64 (CageLine.Overflow).
 func (s *Store) CageReport(ctx context.Context, gamingDay string) ([]CageLine, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT t.actor, t.currency, t.kind, COUNT(*), `+splitSum(`e.amount`)+`
-		FROM transfers t JOIN entries e ON e.transfer_id = t.id AND e.account_id = 'cage:' || t.currency
-		WHERE t.gaming_day = $1 GROUP BY t.actor, t.currency, t.kind ORDER BY t.actor, t.currency, t.kind`, gamingDay)
-	if err != nil {
-		return nil, fmt.Errorf("cage report %s: %w", gamingDay, err)
-	}
-	defer rows.Close()
 	type sums struct{ deposits, withdrawals, reversals, net ledger.Wide }
 	var out []CageLine
 	var totals []sums
 	index := map[[2]string]int{}
-	for rows.Next() {
+	err := sqlstore.Each(ctx, s.db.SQL(), "cage report "+gamingDay, `SELECT t.actor, t.currency, t.kind, COUNT(*), `+splitSum(`e.amount`)+`
+		FROM transfers t JOIN entries e ON e.transfer_id = t.id AND e.account_id = 'cage:' || t.currency
+		WHERE t.gaming_day = $1 GROUP BY t.actor, t.currency, t.kind ORDER BY t.actor, t.currency, t.kind`, []any{gamingDay}, func(r sqlstore.Scanner) error {
 		var actor, cur, kind string
 		var n, high, low int64
-		if err := rows.Scan(&actor, &cur, &kind, &n, &high, &low); err != nil {
-			return nil, err
+		if err := r.Scan(&actor, &cur, &kind, &n, &high, &low); err != nil {
+			return err
 		}
 		cageSum := ledger.JoinSplit(high, low)
 		i, ok := index[[2]string{actor, cur}]
@@ -111,6 +106,10 @@ func (s *Store) CageReport(ctx context.Context, gamingDay string) ([]CageLine, e
 			l.Reversals, sum.reversals = l.Reversals+n, sum.reversals.Add(cageSum)
 		}
 		sum.net = sum.net.Add(cageSum.Neg())
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i := range out {
 		l, sum := &out[i], totals[i]
@@ -121,7 +120,7 @@ func (s *Store) CageReport(ctx context.Context, gamingDay string) ([]CageLine, e
 		l.NetCashIn, fits[3] = sum.net.Int64()
 		l.Overflow = !fits[0] || !fits[1] || !fits[2] || !fits[3]
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // splitSum renders the two columns in which SQL returns a sum of the
@@ -175,38 +174,35 @@ func Audit(ctx context.Context, db *sqlstore.DB) (ledger.AuditReport, error) {
 			}
 			return totals[cur]
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT t.currency, `+
+		err := sqlstore.Each(ctx, tx, "audit debits and credits", `SELECT t.currency, `+
 			splitSum(`CASE WHEN e.amount < 0 THEN -e.amount ELSE 0 END`)+`, `+
 			splitSum(`CASE WHEN e.amount > 0 THEN e.amount ELSE 0 END`)+`
-			FROM entries e JOIN transfers t ON t.id = e.transfer_id GROUP BY t.currency ORDER BY t.currency`)
-		if err != nil {
-			return fmt.Errorf("audit debits and credits: %w", err)
-		}
-		for rows.Next() {
+			FROM entries e JOIN transfers t ON t.id = e.transfer_id GROUP BY t.currency ORDER BY t.currency`, nil, func(row sqlstore.Scanner) error {
 			var cur string
 			var dh, dl, ch, cl int64
-			if err := rows.Scan(&cur, &dh, &dl, &ch, &cl); err != nil {
-				rows.Close()
+			if err := row.Scan(&cur, &dh, &dl, &ch, &cl); err != nil {
 				return err
 			}
 			c := get(cur)
 			c.Debits, c.Credits = ledger.JoinSplit(dh, dl), ledger.JoinSplit(ch, cl)
-		}
-		rows.Close()
-		rows, err = tx.QueryContext(ctx, `SELECT currency, `+splitSum(`balance`)+` FROM accounts GROUP BY currency ORDER BY currency`)
+			return nil
+		})
 		if err != nil {
-			return fmt.Errorf("audit balances: %w", err)
+			return err
 		}
-		for rows.Next() {
-			var cur string
-			var high, low int64
-			if err := rows.Scan(&cur, &high, &low); err != nil {
-				rows.Close()
-				return err
-			}
-			get(cur).Balances = ledger.JoinSplit(high, low)
+		err = sqlstore.Each(ctx, tx, "audit balances", `SELECT currency, `+splitSum(`balance`)+` FROM accounts GROUP BY currency ORDER BY currency`,
+			nil, func(row sqlstore.Scanner) error {
+				var cur string
+				var high, low int64
+				if err := row.Scan(&cur, &high, &low); err != nil {
+					return err
+				}
+				get(cur).Balances = ledger.JoinSplit(high, low)
+				return nil
+			})
+		if err != nil {
+			return err
 		}
-		rows.Close()
 		for _, c := range order {
 			r.Currencies = append(r.Currencies, *totals[c])
 		}
@@ -262,21 +258,14 @@ func (s *Store) Audit(ctx context.Context) (ledger.AuditReport, error) { return 
 func (s *Store) TableBooks(ctx context.Context, counts []reconcile.TableCount) (reconcile.Books, error) {
 	books := reconcile.Books{Escrow: map[ledger.AccountID]int64{}, Committed: map[string]bool{}, Open: map[string]bool{}}
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, balance FROM accounts WHERE kind = 'table'`)
-		if err != nil {
-			return fmt.Errorf("read table escrows: %w", err)
-		}
-		for rows.Next() {
+		err := sqlstore.Each(ctx, tx, "read table escrows", `SELECT id, balance FROM accounts WHERE kind = 'table'`, nil, func(r sqlstore.Scanner) error {
 			var id string
 			var balance int64
-			if err := rows.Scan(&id, &balance); err != nil {
-				rows.Close()
-				return err
-			}
+			err := r.Scan(&id, &balance)
 			books.Escrow[ledger.AccountID(id)] = balance
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		for _, h := range reconcile.Holds(counts) {
