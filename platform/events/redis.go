@@ -81,9 +81,6 @@ func NewRedisStreams(client redis.UniversalClient, opts RedisStreamsOptions) *Re
 	return &RedisStreams{client: client, opts: opts}
 }
 
-// Consumer returns this member's name.
-func (b *RedisStreams) Consumer() string { return b.opts.Consumer }
-
 // Stream returns the stream key of topic.
 func (b *RedisStreams) Stream(topic string) string { return b.opts.Prefix + topic }
 

@@ -131,9 +131,6 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(tx *Tx) error) error {
 // that must differ.
 func (t *Tx) Dialect() Dialect { return t.db.dialect }
 
-// SQL returns the underlying *sql.Tx. Do not commit or roll it back.
-func (t *Tx) SQL() *sql.Tx { return t.tx }
-
 // AfterCommit registers f to run once this attempt has committed (never
 // when it rolls back or is retried), for example to wake the outbox relay.
 func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }

@@ -221,9 +221,6 @@ func (w *Service) Register(s grpc.ServiceRegistrar) {
 	walletv1.RegisterWalletServiceServer(s, w.server)
 }
 
-// Server returns the gRPC handlers (for in-process use and tests).
-func (w *Service) Server() walletv1.WalletServiceServer { return w.server }
-
 // Bank returns the wallet's operations.
 func (w *Service) Bank() *bank.Bank { return w.bank }
 

@@ -316,14 +316,8 @@ func physical(cfg engine.Config) engine.Config {
 	return cfg
 }
 
-// ID returns the table's id.
-func (t *Table) ID() string { return t.id }
-
 // Config returns the game the table deals.
 func (t *Table) Config() engine.Config { return t.cfg }
-
-// Settings returns the table's house settings.
-func (t *Table) Settings() Settings { return t.settings }
 
 // Seats returns a copy of the seats.
 func (t *Table) Seats() []Seat { return slices.Clone(t.seats) }

@@ -23,15 +23,6 @@ type History struct {
 	End     time.Time      `json:"end"`
 }
 
-// Players returns the players dealt into the hand by seat.
-func (h *History) Players() map[int]string {
-	out := make(map[int]string, len(h.Setup.Players))
-	for _, p := range h.Setup.Players {
-		out[p.Seat] = p.ID
-	}
-	return out
-}
-
 // ErrNotYourHand refuses a player the history of a hand they did not play.
 var ErrNotYourHand = fault.New(fault.Forbidden, "NOT_YOUR_HAND", "a player reads only the hands they played")
 

@@ -703,15 +703,6 @@ func (t *Table) ConfirmArrival(seat int, move string) (Output, error) {
 	return out, nil
 }
 
-// Arrival returns the move a live seat is held for, if any.
-func (t *Table) Arrival(seat int) *Arrival {
-	if seat < 0 || seat >= len(t.seats) || t.seats[seat].Arriving == nil {
-		return nil
-	}
-	a := *t.seats[seat].Arriving
-	return &a
-}
-
 // Chips returns every chip at the table: stacks and chips pending. During
 // a hand the seats' stacks are those it started with, so the pot is
 // counted in them. Chips in transit to a held seat are not here. Top-ups

@@ -226,6 +226,3 @@ func (a Action) String() string {
 	}
 	return strings.TrimRight(b.String(), " ")
 }
-
-// IsDealer reports whether the dealer performs the action.
-func (a Action) IsDealer() bool { return a.Kind == DealBoard || a.Kind == DealHole }

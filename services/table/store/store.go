@@ -91,23 +91,10 @@ func (s *Store) GetListed(ctx context.Context, id string) (Listed, error) {
 	return l, nil
 }
 
-// List returns open tables in id order (ids are time-ordered UUIDv7, so
-// this is creation order) after the id in token ("" for the first page),
-// and the token of the next page ("" on the last).
-func (s *Store) List(ctx context.Context, size int, token string) ([]tables.Definition, string, error) {
-	ls, next, err := s.ListListed(ctx, size, token, false)
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]tables.Definition, len(ls))
-	for i, l := range ls {
-		out[i] = l.Definition
-	}
-	return out, next, nil
-}
-
-// ListListed is List with each table's public play state; with
-// includeClosed it lists closed tables too.
+// ListListed returns open tables, each with its public play state, in id
+// order (ids are time-ordered UUIDv7, so this is creation order) after
+// the id in token ("" for the first page), and the token of the next page
+// ("" on the last); with includeClosed it lists closed tables too.
 func (s *Store) ListListed(ctx context.Context, size int, token string, includeClosed bool) ([]Listed, string, error) {
 	if len(token) > 128 {
 		return nil, "", ErrBadPageToken

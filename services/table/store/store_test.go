@@ -49,11 +49,11 @@ func TestStore(t *testing.T) {
 		if _, err := s.Get(ctx, "zz"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("Get(unknown) = %v", err)
 		}
-		page, next, err := s.List(ctx, 2, "")
+		page, next, err := s.ListListed(ctx, 2, "", false)
 		if err != nil || len(page) != 2 || next != "t1" {
 			t.Fatalf("List page 1 = %d tables, next %q, %v", len(page), next, err)
 		}
-		page, next, err = s.List(ctx, 2, next)
+		page, next, err = s.ListListed(ctx, 2, next, false)
 		if err != nil || len(page) != 1 || page[0].ID != "t2" || next != "" {
 			t.Fatalf("List page 2 = %v, next %q, %v", page, next, err)
 		}

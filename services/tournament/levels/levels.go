@@ -202,19 +202,6 @@ func (c *Clock) Resume(t time.Time) error {
 	return nil
 }
 
-// NextChange returns when the row in force at t ends, in wall time, for
-// a timer; ok is false while paused or past the last row.
-func (c Clock) NextChange(t time.Time) (at time.Time, ok bool) {
-	if !c.PausedAt.IsZero() {
-		return time.Time{}, false
-	}
-	p := c.At(t)
-	if p.Overtime {
-		return time.Time{}, false
-	}
-	return t.Add(p.Remaining), true
-}
-
 // Clock control: the floor adds or removes time, goes to any row, or
 // starts a break now (issue 13). Each edits the sheet or moves the clock
 // by Shift, and counts in Changes so the schedule the tables get has a

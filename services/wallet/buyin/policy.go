@@ -40,9 +40,6 @@ func (r Range) Empty() bool { return r.Min > r.Max }
 // HasMax reports whether the range is bounded above.
 func (r Range) HasMax() bool { return r.Max != NoMaximum }
 
-// Contains reports whether amount is in the range.
-func (r Range) Contains(amount int64) bool { return amount >= r.Min && amount <= r.Max }
-
 // meta renders the range for a fault's metadata; "max" is empty when unbounded.
 func (r Range) meta() []string {
 	maxText := ""
