@@ -31,9 +31,6 @@ type Store struct{ db *sqlstore.DB }
 // New returns a Store over an open, migrated database.
 func New(db *sqlstore.DB) *Store { return &Store{db: db} }
 
-// DB returns the database the store reads and writes.
-func (s *Store) DB() *sqlstore.DB { return s.db }
-
 // ErrNotFound is returned for an unknown table id.
 var ErrNotFound = fault.New(fault.NotFound, "TABLE_NOT_FOUND", "no such table")
 
