@@ -48,14 +48,22 @@ func (d *DB) Query(ctx context.Context, query string, args []any, scan func(Rows
 
 // Exec runs a statement whose result is not read inside the transaction:
 // ExecContext, but one that a pipelined transaction (DB.Pipeline) can
-// send too, with the other transactions' statements of the same round.
+// send too. There it does not wait for the statement's round: it returns
+// nil at once, the statement goes with the round of the fn's next
+// statement that waits (or with the COMMIT), and if it fails the whole
+// pipeline fails and is rolled back — so a caller that must know a
+// statement's outcome before it goes on uses Query.
 func (t *Tx) Exec(ctx context.Context, query string, args ...any) error {
 	if t.pipe != nil {
-		return t.pipe.send(query, args, func(Rows) error { return nil })
+		t.pipe.steps <- pipeStep{index: t.pipe.index, query: query, args: args, scan: ignoreRows, async: true}
+		return nil
 	}
 	_, err := t.tx.ExecContext(t.ctx(ctx), query, args...)
 	return err
 }
+
+// ignoreRows is the scan of a statement whose rows nobody reads.
+func ignoreRows(Rows) error { return nil }
 
 // Query runs a query inside the transaction and hands its rows to scan.
 // In a pipelined transaction (DB.Pipeline) the query is sent with the
@@ -130,8 +138,11 @@ func (t *Tx) QueryMerged(ctx context.Context, query string, args []any, m *Merge
 // running the fns one after another only when no fn reads what another
 // one writes; the caller must see to that.
 //
-// Only Query sends a statement; any other (ExecContext, QueryContext)
-// fails with ErrNotPipelined. When any fn or statement fails, or the
+// Only Query, QueryMerged and Exec send a statement; any other
+// (ExecContext, QueryContext) fails with ErrNotPipelined. The statements
+// Exec sends do not wait for their round, so a fn's statements that read
+// nothing go in one round; when the last round holds only those, the
+// COMMIT goes with it. When any fn or statement fails, or the
 // commit does, the transaction is rolled back (every fn's work with it)
 // and the error returned: the caller then runs the work the ordinary way,
 // where every piece fails or succeeds alone. On success the fns'
@@ -197,6 +208,9 @@ type pipeStep struct {
 	// merge, when set, lets the round send the statement merged with
 	// others of its shape (Tx.QueryMerged).
 	merge *Merge
+	// async is a statement sent by Exec, which nobody waits for: a
+	// failure fails the pipeline.
+	async bool
 	reply chan error
 	done  bool
 	err   error
@@ -230,7 +244,7 @@ func runPipeline(ctx context.Context, pc *pgx.Conn, d *DB, begin string, order [
 		}()
 	}
 	var failure error
-	began := false
+	began, committed := false, false
 	for active := len(fns); active > 0; {
 		var round []pipeStep
 		round, active = gather(steps, active, func(err error) { failure = cmp.Or(failure, err) })
@@ -239,50 +253,85 @@ func runPipeline(ctx context.Context, pc *pgx.Conn, d *DB, begin string, order [
 		}
 		if failure != nil {
 			for _, s := range round {
-				s.reply <- errPipelineFailed
+				if !s.async {
+					s.reply <- errPipelineFailed
+				}
 			}
 			continue
 		}
-		slices.SortFunc(round, func(a, b pipeStep) int {
-			return cmp.Or(cmp.Compare(order[a.index], order[b.index]), cmp.Compare(a.index, b.index))
-		})
-		b := &pgx.Batch{}
-		if !began {
-			b.Queue(begin)
-		}
-		sends := merged(round)
-		for _, s := range sends {
-			b.Queue(s.query, s.args...)
-		}
-		failure = sendRound(ctx, pc, b, !began, sends)
-		began = true
+		// Every fn has ended: nothing can follow this round, so the
+		// COMMIT goes with it (a failed statement before it makes the
+		// server skip it, and the transaction is rolled back below).
+		commit := active == 0
+		b, sends := roundBatch(round, order, begin, !began, commit)
+		failure = sendRound(ctx, pc, b, !began, commit, sends)
+		began, committed = true, commit && failure == nil
 	}
 	if !began {
 		return nil, failure
 	}
+	if err := endPipeline(ctx, pc, failure, committed); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+// roundBatch lays a round out as one batch: BEGIN first when begin is
+// due, the statements in the order of order (stable: a fn's keep the order
+// it sent them in), merged where they may be, and COMMIT last when commit.
+func roundBatch(round []pipeStep, order []string, begin string, withBegin, commit bool) (*pgx.Batch, []send) {
+	slices.SortStableFunc(round, func(a, b pipeStep) int {
+		return cmp.Or(cmp.Compare(order[a.index], order[b.index]), cmp.Compare(a.index, b.index))
+	})
+	b := &pgx.Batch{}
+	if withBegin {
+		b.Queue(begin)
+	}
+	sends := merged(round)
+	for _, s := range sends {
+		b.Queue(s.query, s.args...)
+	}
+	if commit {
+		b.Queue("COMMIT")
+	}
+	return b, sends
+}
+
+// endPipeline ends the transaction: rolls it back after a failure (and
+// returns the failure), or commits it unless its last round did.
+func endPipeline(ctx context.Context, pc *pgx.Conn, failure error, committed bool) error {
 	if failure != nil {
 		if _, err := pc.Exec(ctx, "ROLLBACK"); err != nil {
 			// The connection's state is unknown: drop it from the pool.
 			_ = pc.Close(context.WithoutCancel(ctx))
 		}
-		return nil, failure
+		return failure
+	}
+	if committed {
+		return nil
 	}
 	if _, err := pc.Exec(ctx, "COMMIT"); err != nil {
 		if pc.PgConn().TxStatus() != 'I' {
 			_ = pc.Close(context.WithoutCancel(ctx))
 		}
-		return nil, fmt.Errorf("pipeline commit: %w", err)
+		return fmt.Errorf("pipeline commit: %w", err)
 	}
-	return txs, nil
+	return nil
 }
 
 // gather waits until each of the active fns has sent its next statement
-// or ended, and returns the statements and how many fns are still
-// running; fail is told each error a fn ended with.
+// that waits for its round, or ended, and returns the statements (with
+// those sent by Exec on the way) and how many fns are still running; fail
+// is told each error a fn ended with.
 func gather(steps <-chan pipeStep, active int, fail func(error)) ([]pipeStep, int) {
 	var round []pipeStep
 	for waiting := active; waiting > 0; waiting-- {
 		s := <-steps
+		if s.async {
+			round = append(round, s)
+			waiting++ // the fn goes on: its next step is still to come
+			continue
+		}
 		if !s.done {
 			round = append(round, s)
 			continue
@@ -339,10 +388,11 @@ func merged(round []pipeStep) []send {
 	return sends
 }
 
-// sendRound sends one round's batch (BEGIN first when withBegin), hands
-// each statement's rows to its scan and answers its fn. It returns the
+// sendRound sends one round's batch (BEGIN first when withBegin, COMMIT
+// last when withCommit), hands each statement's rows to its scan and
+// answers its fn (not Exec's, which nobody waits for). It returns the
 // round's first failure.
-func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin bool, sends []send) error {
+func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin, withCommit bool, sends []send) error {
 	br := pc.SendBatch(ctx, b)
 	var first error
 	if withBegin {
@@ -364,7 +414,14 @@ func sendRound(ctx context.Context, pc *pgx.Conn, b *pgx.Batch, withBegin bool, 
 			if err != nil && first == nil {
 				first = err
 			}
-			s.reply <- err
+			if !s.async {
+				s.reply <- err
+			}
+		}
+	}
+	if withCommit && first == nil {
+		if tag, err := br.Exec(); err != nil || tag.String() != "COMMIT" {
+			first = fmt.Errorf("pipeline commit (%s): %w", tag, cmp.Or(err, errors.New("not committed")))
 		}
 	}
 	if err := br.Close(); err != nil && first == nil {

@@ -253,3 +253,68 @@ func TestPipelineMerges(t *testing.T) {
 		t.Errorf("outside a pipeline: read %v, notes %v; want the statement itself", out.ids, bodies("x-"))
 	}
 }
+
+// TestPipelineExecDoesNotWait: in a pipeline, Exec returns at once and its
+// statement goes with the fn's next waiting statement (a Query that reads
+// it sees it) or, when the fns end, with the COMMIT; a fn's statements
+// keep their order; a failing Exec, answered nil, fails the pipeline and
+// nothing of any fn is committed.
+func TestPipelineExecDoesNotWait(t *testing.T) {
+	t.Parallel()
+	db := testkit.Postgres(t, sqlstore.Options{Service: "pipeexec", Migrations: migrations})
+	ctx := t.Context()
+	body := func(id string) string {
+		var b string
+		if err := db.SQL().QueryRowContext(ctx, `SELECT body FROM notes WHERE id = $1`, id).Scan(&b); err != nil {
+			return err.Error()
+		}
+		return b
+	}
+	var seen int
+	err := db.Pipeline(ctx, []string{"a", "b"}, []func(*sqlstore.Tx) error{
+		func(tx *sqlstore.Tx) error {
+			// Two statements the fn does not wait for, in order: the
+			// update finds the row the insert wrote.
+			if err := tx.Exec(ctx, `INSERT INTO notes (id, body) VALUES ('x-1', 'first')`); err != nil {
+				return err
+			}
+			return tx.Exec(ctx, `UPDATE notes SET body = 'second' WHERE id = 'x-1'`)
+		},
+		func(tx *sqlstore.Tx) error {
+			if err := tx.Exec(ctx, `INSERT INTO notes (id, body) VALUES ('x-2', 'read')`); err != nil {
+				return err
+			}
+			return tx.Query(ctx, `SELECT COUNT(*) FROM notes WHERE id = 'x-2'`, nil, func(rows sqlstore.Rows) error {
+				for rows.Next() {
+					if err := rows.Scan(&seen); err != nil {
+						return err
+					}
+				}
+				return rows.Err()
+			})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b1, b2 := body("x-1"), body("x-2"); b1 != "second" || b2 != "read" || seen != 1 {
+		t.Fatalf("committed x-1 = %q, x-2 = %q, the Query saw %d of x-2: want second, read, 1", b1, b2, seen)
+	}
+
+	var answered error = errors.New("not called")
+	err = db.Pipeline(ctx, []string{"a", "b"}, []func(*sqlstore.Tx) error{
+		func(tx *sqlstore.Tx) error {
+			answered = tx.Exec(ctx, `INSERT INTO notes (id, body) VALUES ('x-1', 'again')`) // the key is taken
+			return answered
+		},
+		func(tx *sqlstore.Tx) error {
+			return tx.Exec(ctx, `INSERT INTO notes (id, body) VALUES ('x-3', 'lost')`)
+		},
+	})
+	if err == nil || answered != nil {
+		t.Fatalf("Pipeline = %v, the failing Exec answered %v: want the pipeline failed, the Exec answered nil", err, answered)
+	}
+	if b := body("x-3"); b == "lost" {
+		t.Fatal("the other fn's statement was committed with the failed pipeline")
+	}
+}

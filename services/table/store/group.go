@@ -76,11 +76,11 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 
 // saveStatesPipelined is SaveStates of pipelinable saves on PostgreSQL as one
 // pipelined transaction (sqlstore.DB.Pipeline): the plain saves' UPDATE
-// and every hand end's own fenced UPDATE go in the first round, then each
-// written hand end's statements (its history, events, next deck) a round
-// at a time across all of them. A batch with k hand ends is then about
-// five round trips, where in turn it is 3k + 3 — and every table in the
-// batch waits for the whole of it. The hand ends touch only their own
+// and every hand end's own fenced UPDATE go in the first round with the
+// BEGIN, then every written hand end's statements (its history, events,
+// next deck: sent by Tx.Exec, which waits for no answer) with the COMMIT.
+// A batch with k hand ends is then two round trips, where in turn it is
+// 3k + 3 — and every table in the batch waits for the whole of it. The hand ends touch only their own
 // table's rows (the table row, its hands, decks and outbox rows), so
 // interleaving them is the same as running them in turn. It fails, having
 // written nothing, when any statement fails or cannot be pipelined.

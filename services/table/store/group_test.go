@@ -342,6 +342,31 @@ func TestStateGroupWritesHandEndsInTheBatch(t *testing.T) {
 		if errs[0] != nil || errs[1] != nil || pipelined["t1"] || pipelined["t3"] || runs["t1"] != 1 || runs["t3"] != 1 {
 			t.Fatalf("errors %v; pipelined %v, runs %v: want both written once, in turn", errs, pipelined, runs)
 		}
+
+		// A deck already stored (t3's of hand 4, above) refuses its table
+		// alone, though a pipeline does not wait for the deck's answer:
+		// the pipeline fails on the deck's key and the batch is written
+		// in turn, where the deck is found stored.
+		dealt := func(id string, no int64) func(ctx context.Context, tx *sqlstore.Tx) error {
+			return func(ctx context.Context, tx *sqlstore.Tx) error {
+				if saved, err := s.SaveDeck(ctx, tx, id, no, []byte{9}); err != nil || !saved {
+					return fmt.Errorf("deck of hand %d at %s: saved %v, %w", no, id, saved, err)
+				}
+				return nil
+			}
+		}
+		errs = run([]StateSave{
+			{Fence: fences[1], State: stateOf(41), Also: handEnd("t1", 3), Pipelinable: true},
+			{Fence: fences[3], State: stateOf(43), Also: dealt("t3", 4), Pipelinable: true},
+		})
+		if errs[0] != nil || errs[1] == nil {
+			t.Fatalf("errors %v: want t3's alone", errs)
+		}
+		checkState(t, s, "t1", stateOf(41))
+		checkState(t, s, "t3", stateOf(33))
+		if deck, err := s.LoadDeck(t.Context(), "t3", 4); err != nil || len(deck) != 1 || deck[0] != 3 {
+			t.Fatalf("t3's deck of hand 4 = %v, %v: want the first one kept", deck, err)
+		}
 	})
 }
 

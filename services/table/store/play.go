@@ -99,8 +99,13 @@ func (s *Store) OpenTables(ctx context.Context) ([]string, error) {
 // seen. It reports false, storing nothing, when a deck is already stored
 // for the hand: a hand is never reshuffled.
 func (s *Store) SaveDeck(ctx context.Context, tx *sqlstore.Tx, tableID string, handNo int64, sealed []byte) (bool, error) {
-	// RETURNING rather than the rows affected: a pipelined transaction
-	// (sqlstore.DB.Pipeline) reads rows, not command tags.
+	if tx.Pipelined() {
+		// A pipeline's Exec does not wait for its answer: a deck already
+		// stored fails the statement on its key, and with it the whole
+		// pipeline, which its caller then writes in turn, through the
+		// statement below.
+		return true, tx.Exec(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3)`, tableID, handNo, sealed)
+	}
 	saved := false
 	err := tx.Query(ctx, `INSERT INTO decks (table_id, hand_no, deck) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING hand_no`,
 		[]any{tableID, handNo, sealed}, func(rows sqlstore.Rows) error {
