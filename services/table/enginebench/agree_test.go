@@ -37,8 +37,8 @@ func TestPeersAgree(t *testing.T) {
 		}
 		for name, g := range got {
 			if g != want {
-				t.Fatalf("hand %d vs %d: %s orders them %d, cardroom %d (%s vs %s)", i, i+1, name, g, want,
-					eval.Describe(eval.High(ours[i][:])), eval.Describe(eval.High(ours[i+1][:])))
+				t.Fatalf("hand %d vs %d: %s orders them %d, cardroom %d (%#x vs %#x)", i, i+1, name, g, want,
+					uint32(eval.High(ours[i][:])), uint32(eval.High(ours[i+1][:])))
 			}
 		}
 	}

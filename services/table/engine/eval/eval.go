@@ -94,10 +94,6 @@ func Category(v Value) Cat {
 	return c
 }
 
-// IsLow reports whether v was produced by a low evaluator (Low8,
-// OmahaLow8, Razz).
-func IsLow(v Value) bool { return v&lowFlag != 0 }
-
 // High returns the value of the best five-card high hand among 5, 6 or 7
 // cards. Any other number of cards gives Invalid. The cards must be valid
 // and distinct; the engine checks that when cards are dealt. High does not

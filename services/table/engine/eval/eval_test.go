@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -15,37 +16,33 @@ func TestHigh_Categories(t *testing.T) {
 		name  string
 		cards string
 		cat   Cat
-		desc  string
 	}{
-		{"royal flush", "AsKsQsJsTs", StraightFlush, "royal flush"},
-		{"straight flush", "9h8h7h6h5h", StraightFlush, "straight flush, nine high"},
-		{"steel wheel", "Ad2d3d4d5d", StraightFlush, "straight flush, five high"},
-		{"quads", "KcKdKhKs7c", Quads, "four of a kind, kings, seven kicker"},
-		{"full house", "KcKdKh7s7c", FullHouse, "full house, kings full of sevens"},
-		{"flush", "AhJh9h5h3h", Flush, "flush, A-J-9-5-3"},
-		{"ace-high straight", "AcKdQhJsTc", Straight, "straight, ace high"},
-		{"wheel", "Ac2d3h4s5c", Straight, "straight, five high"},
-		{"trips", "7c7d7hKsQc", Trips, "three of a kind, sevens, kickers K-Q"},
-		{"two pair", "AcAd9h9sKc", TwoPair, "two pair, aces and nines, king kicker"},
-		{"pair", "QcQd9h4s2c", Pair, "pair of queens, kickers 9-4-2"},
-		{"high card", "AcJd9h4s2c", HighCard, "ace high, A-J-9-4-2"},
-		{"seven cards, flush over straight", "2h3h4h5s6c9hKh", Flush, "flush, K-9-4-3-2"},
-		{"seven cards, straight flush over quads", "5s6s7s8s9s9h9d", StraightFlush, "straight flush, nine high"},
-		{"seven cards, two trips make a full house", "7c7d7hKsKcKd2c", FullHouse, "full house, kings full of sevens"},
-		{"seven cards, three pairs use the best kicker", "AcAdKhKsQcQd2c", TwoPair, "two pair, aces and kings, queen kicker"},
-		{"seven cards, quads with a pair kicker", "8c8d8h8sKcKd2c", Quads, "four of a kind, eights, king kicker"},
-		{"six cards, six-card straight", "5c6d7h8s9cTd", Straight, "straight, ten high"},
-		{"seven cards, wheel and six-high straight", "Ac2d3h4s5c6dKh", Straight, "straight, six high"},
-		{"seven cards, six hearts", "2h4h6h8hThQhAc", Flush, "flush, Q-T-8-6-4"},
+		{"royal flush", "AsKsQsJsTs", StraightFlush},
+		{"straight flush", "9h8h7h6h5h", StraightFlush},
+		{"steel wheel", "Ad2d3d4d5d", StraightFlush},
+		{"quads", "KcKdKhKs7c", Quads},
+		{"full house", "KcKdKh7s7c", FullHouse},
+		{"flush", "AhJh9h5h3h", Flush},
+		{"ace-high straight", "AcKdQhJsTc", Straight},
+		{"wheel", "Ac2d3h4s5c", Straight},
+		{"trips", "7c7d7hKsQc", Trips},
+		{"two pair", "AcAd9h9sKc", TwoPair},
+		{"pair", "QcQd9h4s2c", Pair},
+		{"high card", "AcJd9h4s2c", HighCard},
+		{"seven cards, flush over straight", "2h3h4h5s6c9hKh", Flush},
+		{"seven cards, straight flush over quads", "5s6s7s8s9s9h9d", StraightFlush},
+		{"seven cards, two trips make a full house", "7c7d7hKsKcKd2c", FullHouse},
+		{"seven cards, three pairs use the best kicker", "AcAdKhKsQcQd2c", TwoPair},
+		{"seven cards, quads with a pair kicker", "8c8d8h8sKcKd2c", Quads},
+		{"six cards, six-card straight", "5c6d7h8s9cTd", Straight},
+		{"seven cards, wheel and six-high straight", "Ac2d3h4s5c6dKh", Straight},
+		{"seven cards, six hearts", "2h4h6h8hThQhAc", Flush},
 	}
 	for _, tt := range tests {
 		cs := hand(tt.cards)
 		v := High(cs)
 		if got := Category(v); got != tt.cat {
 			t.Errorf("%s: Category(High(%s)) = %v, want %v", tt.name, tt.cards, got, tt.cat)
-		}
-		if got := Describe(v); got != tt.desc {
-			t.Errorf("%s: Describe = %q, want %q", tt.name, got, tt.desc)
 		}
 		if want := refBest(cs, refHigh5); v != want {
 			t.Errorf("%s: High = %#x, reference %#x", tt.name, v, want)
@@ -85,7 +82,7 @@ func TestHigh_Ordering(t *testing.T) {
 			got = -1
 		}
 		if got != tt.want {
-			t.Errorf("%s: compare(%s %s) = %d, want %d (%s vs %s)", tt.name, tt.a, tt.b, got, tt.want, Describe(a), Describe(b))
+			t.Errorf("%s: compare(%s %s) = %d, want %d (%s vs %s)", tt.name, tt.a, tt.b, got, tt.want, show(a), show(b))
 		}
 	}
 }
@@ -208,7 +205,7 @@ func TestHigh_RandomAgainstReference(t *testing.T) {
 		}
 		cs := deal(r, size)
 		if got, want := High(cs), refBest(cs, refHigh5); got != want {
-			t.Fatalf("High(%s) = %#x (%s), reference %#x (%s)", cards.Format(cs), got, Describe(got), want, Describe(want))
+			t.Fatalf("High(%s) = %#x (%s), reference %#x (%s)", cards.Format(cs), got, show(got), want, show(want))
 		}
 	}
 }
@@ -219,27 +216,23 @@ func TestOmaha(t *testing.T) {
 		name        string
 		hole, board string
 		cat         Cat
-		desc        string
 	}{
-		{"four hearts on the board and one in hand is no flush", "AhKc7d2s", "QhJh9h3h4c", HighCard, "ace high, A-K-Q-J-9"},
-		{"two hearts in hand and three on the board is a flush", "AhKh7d2s", "QhJh9h3c4c", Flush, "flush, A-K-Q-J-9"},
-		{"board trips and a pocket pair make a full house", "7c7dAs2h", "KcKdKh3s4c", FullHouse, "full house, kings full of sevens"},
-		{"board quads play only three", "AcAd2s3h", "9c9d9h9s4c", FullHouse, "full house, nines full of aces"},
-		{"board quads and no hole pair make trips", "AcKd2s3h", "9c9d9h9s4c", Trips, "three of a kind, nines, kickers A-K"},
-		{"a straight on the board needs two hole cards", "AcAd2s2h", "5c6d7h8s9c", Pair, "pair of aces, kickers 9-8-7"},
-		{"one hole card to a board straight is not enough", "TcKd2s2h", "5c6d7h8sQc", Pair, "pair of twos, kickers Q-8-7"},
-		{"two hole cards to the straight", "Tc9dKsKh", "5c6d7h8sQc", Straight, "straight, ten high"},
-		{"three board cards only (flop)", "AsKsQdJd", "QsJsTc", Straight, "straight, ace high"},
-		{"five-card Omaha", "AsKs2d3d4d", "5s6h7cQsJs", Flush, "flush, A-K-Q-J-5"},
+		{"four hearts on the board and one in hand is no flush", "AhKc7d2s", "QhJh9h3h4c", HighCard},
+		{"two hearts in hand and three on the board is a flush", "AhKh7d2s", "QhJh9h3c4c", Flush},
+		{"board trips and a pocket pair make a full house", "7c7dAs2h", "KcKdKh3s4c", FullHouse},
+		{"board quads play only three", "AcAd2s3h", "9c9d9h9s4c", FullHouse},
+		{"board quads and no hole pair make trips", "AcKd2s3h", "9c9d9h9s4c", Trips},
+		{"a straight on the board needs two hole cards", "AcAd2s2h", "5c6d7h8s9c", Pair},
+		{"one hole card to a board straight is not enough", "TcKd2s2h", "5c6d7h8sQc", Pair},
+		{"two hole cards to the straight", "Tc9dKsKh", "5c6d7h8sQc", Straight},
+		{"three board cards only (flop)", "AsKsQdJd", "QsJsTc", Straight},
+		{"five-card Omaha", "AsKs2d3d4d", "5s6h7cQsJs", Flush},
 	}
 	for _, tt := range tests {
 		hole, board := hand(tt.hole), hand(tt.board)
 		v := Omaha(hole, board)
 		if got := Category(v); got != tt.cat {
-			t.Errorf("%s: Category = %v, want %v (%s)", tt.name, got, tt.cat, Describe(v))
-		}
-		if got := Describe(v); got != tt.desc {
-			t.Errorf("%s: Describe = %q, want %q", tt.name, got, tt.desc)
+			t.Errorf("%s: Category = %v, want %v (%s)", tt.name, got, tt.cat, show(v))
 		}
 		if want := refOmahaBest(hole, board, refHigh5); v != want {
 			t.Errorf("%s: Omaha = %#x, reference %#x", tt.name, v, want)
@@ -262,11 +255,11 @@ func TestOmaha_RandomAgainstReference(t *testing.T) {
 		cs := deal(r, nh+nb)
 		hole, board := cs[:nh], cs[nh:]
 		if got, want := Omaha(hole, board), refOmahaBest(hole, board, refHigh5); got != want {
-			t.Fatalf("Omaha(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), Describe(got), Describe(want))
+			t.Fatalf("Omaha(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), show(got), show(want))
 		}
 		wantLow := refOmahaBest(hole, board, refLow8of5)
 		if got, ok := OmahaLow8(hole, board); got != wantLow || ok != (wantLow != Invalid) {
-			t.Fatalf("OmahaLow8(%s, %s) = %s %v, reference %s", cards.Format(hole), cards.Format(board), DescribeLow(got), ok, DescribeLow(wantLow))
+			t.Fatalf("OmahaLow8(%s, %s) = %s %v, reference %s", cards.Format(hole), cards.Format(board), show(got), ok, show(wantLow))
 		}
 	}
 }
@@ -277,17 +270,16 @@ func TestLow8(t *testing.T) {
 		name  string
 		cards string
 		ok    bool
-		desc  string
 	}{
-		{"wheel is the best low; the straight does not count", "Ac2d3h4s5c", true, "5-4-3-2-A low"},
-		{"a flush does not count against a low", "8h6h4h3hAh", true, "8-6-4-3-A low"},
-		{"nine does not qualify", "9c2d3h4s5c", false, "no low"},
-		{"a pair leaves four ranks: no low", "AcAd2h3s4c", false, "no low"},
-		{"best five of seven", "Kc8d7h5s4c3dAh", true, "7-5-4-3-A low"},
-		{"pairs are skipped in seven cards", "2c2d3h3s4c6d8h", true, "8-6-4-3-2 low"},
-		{"eight cards are refused", "2c2d3h3s4c6d8hAd", false, "no low"},
-		{"four low ranks and pairs: no low", "2c2d3h3s4c4d9h", false, "no low"},
-		{"six low ranks and a pair", "2c2d3h4s6c7dAh", true, "6-4-3-2-A low"},
+		{"wheel is the best low; the straight does not count", "Ac2d3h4s5c", true},
+		{"a flush does not count against a low", "8h6h4h3hAh", true},
+		{"nine does not qualify", "9c2d3h4s5c", false},
+		{"a pair leaves four ranks: no low", "AcAd2h3s4c", false},
+		{"best five of seven", "Kc8d7h5s4c3dAh", true},
+		{"pairs are skipped in seven cards", "2c2d3h3s4c6d8h", true},
+		{"eight cards are refused", "2c2d3h3s4c6d8hAd", false},
+		{"four low ranks and pairs: no low", "2c2d3h3s4c4d9h", false},
+		{"six low ranks and a pair", "2c2d3h4s6c7dAh", true},
 	}
 	for _, tt := range tests {
 		cs := hand(tt.cards)
@@ -300,9 +292,6 @@ func TestLow8(t *testing.T) {
 		}
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
-		}
-		if got := DescribeLow(v); got != tt.desc {
-			t.Errorf("%s: DescribeLow = %q, want %q", tt.name, got, tt.desc)
 		}
 		if want := refBest(cs, refLow8of5); v != want {
 			t.Errorf("%s: Low8 = %#x, reference %#x", tt.name, v, want)
@@ -326,25 +315,21 @@ func TestOmahaLow8(t *testing.T) {
 		name        string
 		hole, board string
 		ok          bool
-		desc        string
 	}{
-		{"two low hole cards and three low board cards", "Ac2dKsKh", "3c4d5hQsJc", true, "5-4-3-2-A low"},
-		{"only one low hole card: no low", "AcKdQsJh", "2c3d4h5s6c", false, "no low"},
-		{"only two low board cards: no low", "Ac2d3s4h", "5c6dKhQsJc", false, "no low"},
-		{"counterfeited: hole ranks duplicated on board", "Ac2dKsKh", "Ah2c3d4h5s", true, "5-4-3-2-A low"},
-		{"counterfeit forces a worse low", "Ac2dKsKh", "Ah2c3d7h8s", true, "8-7-3-2-A low"},
-		{"counterfeit and no third low rank: no low", "Ac2dKsKh", "Ah2c3d9hTs", false, "no low"},
-		{"best two of four hole cards", "Ac2d3s7h", "4c5d8hKsQc", true, "8-5-4-2-A low"},
-		{"best three of five board cards", "Ac2dKsKh", "3c4d5h7s8c", true, "5-4-3-2-A low"},
+		{"two low hole cards and three low board cards", "Ac2dKsKh", "3c4d5hQsJc", true},
+		{"only one low hole card: no low", "AcKdQsJh", "2c3d4h5s6c", false},
+		{"only two low board cards: no low", "Ac2d3s4h", "5c6dKhQsJc", false},
+		{"counterfeited: hole ranks duplicated on board", "Ac2dKsKh", "Ah2c3d4h5s", true},
+		{"counterfeit forces a worse low", "Ac2dKsKh", "Ah2c3d7h8s", true},
+		{"counterfeit and no third low rank: no low", "Ac2dKsKh", "Ah2c3d9hTs", false},
+		{"best two of four hole cards", "Ac2d3s7h", "4c5d8hKsQc", true},
+		{"best three of five board cards", "Ac2dKsKh", "3c4d5h7s8c", true},
 	}
 	for _, tt := range tests {
 		hole, board := hand(tt.hole), hand(tt.board)
 		v, ok := OmahaLow8(hole, board)
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
-		}
-		if got := DescribeLow(v); got != tt.desc {
-			t.Errorf("%s: DescribeLow = %q, want %q", tt.name, got, tt.desc)
 		}
 		if want := refOmahaBest(hole, board, refLow8of5); v != want {
 			t.Errorf("%s: OmahaLow8 = %#x, reference %#x", tt.name, v, want)
@@ -358,27 +343,23 @@ func TestRazz(t *testing.T) {
 		name  string
 		cards string
 		cat   Cat
-		desc  string
 	}{
-		{"wheel is the nuts", "Ac2d3h4s5c", HighCard, "5-4-3-2-A low"},
-		{"king high with no pair", "KcQdJhTs9c", HighCard, "K-Q-J-T-9 low"},
-		{"pair of aces", "AcAd2h3s4c", Pair, "pair of aces, 4-3-2"},
-		{"seven cards avoid the pair", "AcAd2h3s4cKdQh", HighCard, "Q-4-3-2-A low"},
-		{"seven cards: best of two pairs is the lowest pair", "2c2d3h3s4c4dAh", Pair, "pair of twos, 4-3-A"},
-		{"two pair", "2c2d3h3s4c4d2h", TwoPair, "two pair, threes and twos, 4"},
-		{"trips when only one rank repeats", "7c7d7h2s3c", Trips, "three of a kind, sevens, 3-2"},
-		{"full house beats quads", "9c9d9h9sKcKd", FullHouse, "full house, nines full of kings"},
-		{"lowest trips in the full house", "9c9d9hKsKcKd", FullHouse, "full house, nines full of kings"},
-		{"quads", "QcQdQhQs5c", Quads, "four of a kind, queens, 5"},
+		{"wheel is the nuts", "Ac2d3h4s5c", HighCard},
+		{"king high with no pair", "KcQdJhTs9c", HighCard},
+		{"pair of aces", "AcAd2h3s4c", Pair},
+		{"seven cards avoid the pair", "AcAd2h3s4cKdQh", HighCard},
+		{"seven cards: best of two pairs is the lowest pair", "2c2d3h3s4c4dAh", Pair},
+		{"two pair", "2c2d3h3s4c4d2h", TwoPair},
+		{"trips when only one rank repeats", "7c7d7h2s3c", Trips},
+		{"full house beats quads", "9c9d9h9sKcKd", FullHouse},
+		{"lowest trips in the full house", "9c9d9hKsKcKd", FullHouse},
+		{"quads", "QcQdQhQs5c", Quads},
 	}
 	for _, tt := range tests {
 		cs := hand(tt.cards)
 		v := Razz(cs)
 		if got := Category(v); got != tt.cat {
 			t.Errorf("%s: Category = %v, want %v", tt.name, got, tt.cat)
-		}
-		if got := DescribeLow(v); got != tt.desc {
-			t.Errorf("%s: DescribeLow = %q, want %q", tt.name, got, tt.desc)
 		}
 		if want := refBest(cs, refRazz5); v != want {
 			t.Errorf("%s: Razz = %#x, reference %#x", tt.name, v, want)
@@ -388,7 +369,7 @@ func TestRazz(t *testing.T) {
 	order := []string{"KcQdJhTs9c", "AcAd2h3s4c", "2c2dKhQsJc", "AcAd2h2s3c", "AcAdAh2s3c", "AcAdAh2s2c", "AcAdAhAs2c"}
 	for i := 1; i < len(order); i++ {
 		if a, b := Razz(hand(order[i-1])), Razz(hand(order[i])); a <= b {
-			t.Errorf("razz %s (%s) should beat %s (%s)", order[i-1], DescribeLow(a), order[i], DescribeLow(b))
+			t.Errorf("razz %s (%s) should beat %s (%s)", order[i-1], show(a), order[i], show(b))
 		}
 	}
 	if Razz(hand("AcAd2h3s")) != Invalid {
@@ -406,11 +387,11 @@ func TestLows_RandomAgainstReference(t *testing.T) {
 	for i := 0; i < n; i++ {
 		cs := deal(r, 5+i%3)
 		if got, want := Razz(cs), refBest(cs, refRazz5); got != want {
-			t.Fatalf("Razz(%s) = %s, reference %s", cards.Format(cs), DescribeLow(got), DescribeLow(want))
+			t.Fatalf("Razz(%s) = %s, reference %s", cards.Format(cs), show(got), show(want))
 		}
 		want := refBest(cs, refLow8of5)
 		if got, ok := Low8(cs); got != want || ok != (want != Invalid) {
-			t.Fatalf("Low8(%s) = %s %v, reference %s", cards.Format(cs), DescribeLow(got), ok, DescribeLow(want))
+			t.Fatalf("Low8(%s) = %s %v, reference %s", cards.Format(cs), show(got), ok, show(want))
 		}
 	}
 }
@@ -441,7 +422,7 @@ func FuzzHigh7(f *testing.F) {
 			return
 		}
 		if got, want := High(cs), refBest(cs, refHigh5); got != want {
-			t.Fatalf("High(%s) = %#x (%s), reference %#x (%s)", cards.Format(cs), got, Describe(got), want, Describe(want))
+			t.Fatalf("High(%s) = %#x (%s), reference %#x (%s)", cards.Format(cs), got, show(got), want, show(want))
 		}
 	})
 }
@@ -455,11 +436,11 @@ func FuzzLow7(f *testing.F) {
 			return
 		}
 		if got, want := Razz(cs), refBest(cs, refRazz5); got != want {
-			t.Fatalf("Razz(%s) = %s, reference %s", cards.Format(cs), DescribeLow(got), DescribeLow(want))
+			t.Fatalf("Razz(%s) = %s, reference %s", cards.Format(cs), show(got), show(want))
 		}
 		want := refBest(cs, refLow8of5)
 		if got, ok := Low8(cs); got != want || ok != (want != Invalid) {
-			t.Fatalf("Low8(%s) = %s, reference %s", cards.Format(cs), DescribeLow(got), DescribeLow(want))
+			t.Fatalf("Low8(%s) = %s, reference %s", cards.Format(cs), show(got), show(want))
 		}
 	})
 }
@@ -473,11 +454,11 @@ func FuzzOmaha(f *testing.F) {
 		}
 		hole, board := cs[:4], cs[4:]
 		if got, want := Omaha(hole, board), refOmahaBest(hole, board, refHigh5); got != want {
-			t.Fatalf("Omaha(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), Describe(got), Describe(want))
+			t.Fatalf("Omaha(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), show(got), show(want))
 		}
 		want := refOmahaBest(hole, board, refLow8of5)
 		if got, ok := OmahaLow8(hole, board); got != want || ok != (want != Invalid) {
-			t.Fatalf("OmahaLow8(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), DescribeLow(got), DescribeLow(want))
+			t.Fatalf("OmahaLow8(%s, %s) = %s, reference %s", cards.Format(hole), cards.Format(board), show(got), show(want))
 		}
 	})
 }
@@ -499,3 +480,6 @@ func distinctCards(b []byte, n int) []cards.Card {
 	}
 	return cs
 }
+
+// show prints a Value for a failure message: the word and its category.
+func show(v Value) string { return fmt.Sprintf("%#x (%v)", uint32(v), Category(v)) }
