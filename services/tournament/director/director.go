@@ -249,13 +249,9 @@ func (d *Director) start(ctx context.Context, id string) error {
 	}
 	// The tables attached already, read once (not once per table: the
 	// recovery pass repeats this every RecoverInterval).
-	links, err := d.store.Tables(ctx, id)
+	attached, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return err
-	}
-	attached := make(map[int]string, len(links))
-	for _, l := range links {
-		attached[l.Table] = l.TableID
 	}
 	for _, n := range slices.Sorted(maps.Keys(byTable)) {
 		tableID, ok := attached[n]
@@ -869,16 +865,11 @@ func (d *Director) seatOf(ctx context.Context, id, player string) (entry.Entry, 
 	if i < 0 || ens[i].Status != entry.Active || ens[i].Table == 0 {
 		return entry.Entry{}, "", nil
 	}
-	links, err := d.store.Tables(ctx, id)
+	tableIDs, err := d.tableIDs(ctx, id)
 	if err != nil {
 		return entry.Entry{}, "", err
 	}
-	for _, l := range links {
-		if l.Table == ens[i].Table {
-			return ens[i], l.TableID, nil
-		}
-	}
-	return ens[i], "", nil
+	return ens[i], tableIDs[ens[i].Table], nil
 }
 
 // slip is a movement slip as the audit records it (issue 10 item 4): the
