@@ -80,8 +80,8 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 // BEGIN, then every written hand end's statements (its history, events,
 // next deck: sent by Tx.Exec, which waits for no answer) with the COMMIT.
 // A batch with k hand ends is then two round trips, where in turn it is
-// 3k + 3 — and every table in the batch waits for the whole of it. The hand ends touch only their own
-// table's rows (the table row, its hands, decks and outbox rows), so
+// 3k + 3 — and every table in the batch waits for the whole of it. The
+// hand ends touch only their own table's rows (the table row, its hands, decks and outbox rows), so
 // interleaving them is the same as running them in turn. It fails, having
 // written nothing, when any statement fails or cannot be pipelined.
 func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]error, error) {
@@ -97,10 +97,13 @@ func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]e
 			batch[j] = saves[i]
 		}
 		written, err := s.updateStates(ctx, tx, batch)
+		if err != nil {
+			return err
+		}
 		for j, i := range plain {
 			errs[i] = written[j]
 		}
-		return err
+		return nil
 	}}
 	for i, sv := range saves {
 		if sv.Also == nil {

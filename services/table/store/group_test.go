@@ -408,3 +408,27 @@ func TestStateGroupKeepsHandEndsApart(t *testing.T) {
 		t.Fatalf("after the queue emptied: batch %v, %d committers running, queue %v", b, g.running, g.queue)
 	}
 }
+
+// TestSaveStatesPipelineFailureInTheFirstRound: when the plain saves'
+// UPDATE itself fails in a pipelined batch (a state PostgreSQL refuses:
+// a NUL byte in text), the batch fails as a whole with an error, written
+// again in turn, and nothing of it is stored; the batch's other table
+// keeps its state.
+func TestSaveStatesPipelineFailureInTheFirstRound(t *testing.T) {
+	t.Parallel()
+	db := testkit.Postgres(t, sqlstore.Options{Service: "table", Migrations: Migrations()})
+	s := New(db)
+	fences := createTables(t, s, 2)
+	ran := 0
+	_, err := s.SaveStates(t.Context(), []StateSave{
+		{Fence: fences[0], State: State{Public: []byte("{\"seq\":1}\x00")}},
+		{Fence: fences[1], State: stateOf(1), Pipelinable: true, Also: func(context.Context, *sqlstore.Tx) error { ran++; return nil }},
+	})
+	if err == nil {
+		t.Fatal("a batch whose UPDATE PostgreSQL refuses was stored")
+	}
+	checkState(t, s, "t1", State{})
+	if ran > 2 {
+		t.Fatalf("the hand end ran %d times, want at most twice (pipelined, then in turn)", ran)
+	}
+}
