@@ -22,6 +22,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
@@ -45,6 +46,13 @@ import (
 // so, by Little's law, latency = tables / throughput); a pace such as 1s
 // measures the latency of one action at a realistic room load.
 // TABLE_BENCH_ASYNC_COMMIT=1 turns on Config.AsyncActionCommit.
+//
+// On PostgreSQL it also reports the WAL the server wrote per action
+// (walMeter: bytes, records, full-page images and their share of the
+// bytes), which unlike the rates does not depend on the machine's load;
+// TABLE_BENCH_CHECKPOINT=1 takes a CHECKPOINT before the first action, so
+// that the full-page images of a run that starts as a checkpoint does
+// are counted too.
 func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
 
 // BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
@@ -59,7 +67,7 @@ func benchActions(b *testing.B, rest bool) {
 	}
 	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
 	async := os.Getenv("TABLE_BENCH_ASYNC_COMMIT") == "1"
-	g, c := benchService(b, async)
+	g, c, db := benchService(b, async)
 	floor := g.As(b, "floor", auth.Floor)
 
 	type benchTable struct {
@@ -108,6 +116,7 @@ func benchActions(b *testing.B, rest bool) {
 		failOnce.Do(func() { close(failed) })
 	}
 	var wg sync.WaitGroup
+	wal := startWAL(b, db, os.Getenv("TABLE_BENCH_CHECKPOINT") == "1")
 	start, cpu0 := time.Now(), processCPU()
 	for i := range tbs {
 		wg.Add(1)
@@ -196,6 +205,7 @@ func benchActions(b *testing.B, rest bool) {
 	// shared machine, steadier than the rates above, which also wait for
 	// cores the other processes hold.
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(all)), "cpu-us/action")
+	wal.report(b, len(all))
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
 }
@@ -212,7 +222,7 @@ func processCPU() time.Duration {
 // benchService starts the table service the way a table replica runs: on
 // PostgreSQL (DATABASE_URL) with Redis locks and Redis Streams events, the
 // outbox relayed, behind a gRPC server.
-func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableServiceClient) {
+func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableServiceClient, *sqlstore.DB) {
 	db := testkit.Postgres(b, table.DBOptions())
 	client, prefix := testkit.Redis(b)
 	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
@@ -228,7 +238,7 @@ func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableS
 	}
 	b.Cleanup(func() { _ = svc.Close() })
 	g := testkit.StartGRPC(b, svc.Register)
-	return g, tablev1.NewTableServiceClient(g.Conn)
+	return g, tablev1.NewTableServiceClient(g.Conn), db
 }
 
 // restActor serves the table service's REST mapping on a local HTTP server
