@@ -106,3 +106,40 @@ func (h *HandForHand) TableClosed(table string) (next bool) {
 	}
 	return false
 }
+
+// Follow brings the round's tables in line with the tables in play: a
+// broken table no longer holds the round up (TableClosed), and a table
+// opened since (a final table) joins it. It reports whether a table's
+// leaving completed the round.
+func (h *HandForHand) Follow(tables []string) (next bool) {
+	for _, tb := range slices.Clone(h.Tables) {
+		if !slices.Contains(tables, tb) && h.TableClosed(tb) {
+			next = true
+		}
+	}
+	for _, tb := range tables {
+		if !slices.Contains(h.Tables, tb) {
+			h.Tables = append(h.Tables, tb)
+		}
+	}
+	slices.Sort(h.Tables)
+	return next
+}
+
+// PlayNone counts tables that cannot deal (one player, or halted short,
+// G-25) as done with the round: they play no round hand, and waiting for
+// them would stop every table. It reports whether that completed the
+// round.
+func (h *HandForHand) PlayNone(tables []string) (next bool, err error) {
+	for _, tb := range tables {
+		if slices.Contains(h.Done, tb) {
+			continue
+		}
+		n, err := h.HandEnded(tb)
+		if err != nil {
+			return false, err
+		}
+		next = next || n
+	}
+	return next, nil
+}

@@ -2,6 +2,7 @@ package balance
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/fault"
@@ -56,5 +57,47 @@ func TestHandForHand_G26(t *testing.T) {
 	h.Stop()
 	if h.Active || h.MayDeal("a") != nil {
 		t.Fatal("Stop left hand-for-hand on")
+	}
+}
+
+// TestHandForHandFollowsTheTablesAndCountsIdleOnes_G26: a table broken
+// leaves the round and may complete it; a table opened since joins it;
+// tables that cannot deal are done with it, and when that completes the
+// round every table is to be let deal.
+func TestHandForHandFollowsTheTablesAndCountsIdleOnes_G26(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		done        []string
+		inPlay      []string
+		idle        []string
+		wantTables  []string
+		wantDone    []string
+		wantNext    bool
+		wantRelease []string
+	}{
+		{"nothing changes", []string{"2"}, []string{"1", "2", "3"}, nil, []string{"1", "2", "3"}, []string{"2"}, false, nil},
+		{"a table broken completes the round", []string{"1", "2"}, []string{"1", "2"}, nil, []string{"1", "2"}, nil, true, []string{"1", "2"}},
+		{"a final table joins", nil, []string{"4"}, nil, []string{"4"}, nil, false, nil},
+		{"an idle table is done", []string{"2"}, []string{"1", "2", "3"}, []string{"3"}, []string{"1", "2", "3"}, []string{"2", "3"}, false, nil},
+		{"the idle table was the last", []string{"2", "3"}, []string{"1", "2", "3"}, []string{"1"}, []string{"1", "2", "3"}, nil, true, []string{"1", "2", "3"}},
+		{"an idle table done already is not counted again", []string{"1"}, []string{"1", "2", "3"}, []string{"1"}, []string{"1", "2", "3"}, []string{"1"}, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var h HandForHand
+			h.Start([]string{"1", "2", "3"})
+			h.Done = tc.done
+			next := h.Follow(tc.inPlay)
+			n, err := h.PlayNone(tc.idle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next = next || n
+			if next != tc.wantNext || !slices.Equal(h.Tables, tc.wantTables) || !slices.Equal(h.Done, tc.wantDone) || !slices.Equal(h.Release, tc.wantRelease) {
+				t.Fatalf("next %v tables %v done %v release %v; want %v %v %v %v", next, h.Tables, h.Done, h.Release,
+					tc.wantNext, tc.wantTables, tc.wantDone, tc.wantRelease)
+			}
+		})
 	}
 }

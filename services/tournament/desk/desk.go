@@ -68,7 +68,7 @@ func New(deps Deps) *Desk {
 	}
 	if deps.Tables != nil {
 		d.director = director.New(director.Deps{Store: d.store, Tables: deps.Tables, Clock: d.clock, Random: d.random, Logger: d.log,
-			Record: d.record, Bagged: d.FlightBagged, KnockOutHeld: d.KnockOutHeld})
+			Record: d.record, Bagged: d.FlightBagged, KnockOutHeld: d.KnockOutHeld, Round: d.BookRound})
 	}
 	return d
 }

@@ -95,6 +95,25 @@ func handEnded(tx *store.Tx, t *store.Tournament, table int, price int64, now ti
 	return next, fs, pays, err
 }
 
+// BookRound runs the director's change to the hand-for-hand round in the
+// books (director.Deps.Round): the director counts the tables that cannot
+// deal as done with the round, takes broken tables out of it and judges
+// whether it is over and the bubble burst (G-26, G-39). When the change
+// reports the round over, its knock-outs are placed together in the same
+// transaction (TR-37) — the books place them at a table's round hand
+// (handEnded), but a round ended by a table that cannot deal has no such
+// hand — and the prizes are paid when that ends the event.
+func (d *Desk) BookRound(ctx context.Context, id string, change func(*store.Tx, *store.Tournament) (over bool, err error)) error {
+	return d.book(ctx, id, func(tx *store.Tx, t *store.Tournament, price int64, now time.Time) ([]entry.Payment, error) {
+		over, err := change(tx, t)
+		if err != nil || !over {
+			return nil, err
+		}
+		_, pays, err := placePending(tx, t, price, now)
+		return pays, err
+	})
+}
+
 // UpdatePayouts replaces the payout structure until the start (TR-36),
 // audited as by's.
 func (d *Desk) UpdatePayouts(ctx context.Context, id string, structure standings.Structure, by string) (store.Tournament, error) {

@@ -69,102 +69,25 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand, stood []i
 	if err != nil || t.Event.Status != event.Running {
 		return false, err
 	}
-	k := d.kept(id)
-	k.mu.Lock()
-	err = k.sync(d.fromStore(ctx, id), t.Rules.SeatsPerTable)
-	var players int
-	var nums []int
-	var idle []string
-	if err == nil {
-		plan := k.s.Plan()
-		players, nums = k.s.Players(), slices.Clone(k.s.nums)
-		for _, tb := range plan {
-			if Idle(plan, tb.ID) {
-				idle = append(idle, tb.ID)
-			}
-		}
-	}
-	k.mu.Unlock()
+	f, err := d.field(ctx, t)
 	if err != nil {
 		return false, err
 	}
 	if !t.HandForHand.Active {
-		if len(nums) < 2 || players > mostPaid(t)+1 {
+		if len(f.nums) < 2 || f.players > mostPaid(t)+1 {
 			return false, nil
 		}
-		return d.startHandForHand(ctx, id, h.Table, players, stood, nums, idle)
+		return d.startHandForHand(ctx, id, h.Table, f.players, stood, f.nums, f.idle)
 	}
-	table := strconv.Itoa(h.Table)
-	ids := make([]string, len(nums))
-	for i, n := range nums {
-		ids[i] = strconv.Itoa(n)
-	}
-	var active, waits, roundOver bool
-	now := d.now()
-	err = d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
-		hf := &cur.HandForHand
-		active, waits, roundOver = hf.Active, false, false
-		if !active {
-			return nil // the floor stopped it meanwhile and dealt the tables together
-		}
-		// The round is over the tables in play: a broken table no longer
-		// holds it up, a table opened since (a final table) joins it.
-		for _, tb := range slices.Clone(hf.Tables) {
-			if !slices.Contains(ids, tb) && hf.TableClosed(tb) {
-				roundOver = true
-			}
-		}
-		for _, tb := range ids {
-			if !slices.Contains(hf.Tables, tb) {
-				hf.Tables = append(hf.Tables, tb)
-			}
-		}
-		slices.Sort(hf.Tables)
-		waits = slices.Contains(hf.Done, table)
-		// The books reset Done when this hand completed the round; a hand
-		// that ended before hand-for-hand started was counted in none
-		// (G-26), so an empty Done says nothing of it. Nor does it for a
-		// table broken in this hand's handling: the books took it out of
-		// the round and out of Done, which then holds no table that has
-		// played; unless that completed the round (Release), the others
-		// still play theirs (seen in the rebuy event: every table let deal
-		// before its round hand was handled).
-		roundOver = roundOver || (len(hf.Done) == 0 && !hf.Before(h.End) && (slices.Contains(hf.Tables, table) || len(hf.Release) > 0))
-		// A table that cannot deal (one player, or halted short, G-25)
-		// plays no round hand: waiting for it would stop every table.
-		for _, tb := range idle {
-			if !slices.Contains(hf.Done, tb) {
-				next, err := hf.HandEnded(tb)
-				if err != nil {
-					return err
-				}
-				roundOver = roundOver || next
-			}
-		}
-		if !roundOver || len(cur.PendingKnockouts) > 0 {
-			return nil
-		}
-		hf.Release = slices.Clone(hf.Tables)
-		paid, err := placesPaid(tx, cur)
-		if err != nil {
-			return err
-		}
-		if len(nums) > 1 && (paid == 0 || players > paid) {
-			return nil
-		}
-		// The bubble burst (or one table is left): play goes on at each
-		// table's own pace.
-		hf.StopAfterRound()
-		return tx.AddAudit(Actor, auditHandForHandOff, bubbleRecord{PlayersLeft: players, PlacesPaid: paid, Tables: nums, Rule: "G-39"}, now)
-	})
+	r, err := d.judgeRound(ctx, id, &h, f)
 	switch {
 	case err != nil:
 		return false, err
-	case !active:
+	case !r.active:
 		return false, nil
-	case roundOver:
+	case r.over:
 		return true, d.release(ctx, id)
-	case waits:
+	case r.waits:
 		return true, nil // G-26: it waits for the other tables' hands
 	}
 	// The table's hand did not count for the round (it ended before the
@@ -174,6 +97,106 @@ func (d *Director) handForHand(ctx context.Context, id string, h Hand, stood []i
 		return true, err
 	}
 	return true, nil
+}
+
+// roundField is the field as the kept seating has it between hands: the
+// players in play, the tables' numbers and the tables that cannot deal
+// (one player, or halted short, G-25).
+type roundField struct {
+	players int
+	nums    []int
+	idle    []string
+}
+
+// field brings the tournament's kept seating up to date and reads the
+// field from it.
+func (d *Director) field(ctx context.Context, t store.Tournament) (roundField, error) {
+	k := d.kept(t.Event.ID)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err := k.sync(d.fromStore(ctx, t.Event.ID), t.Rules.SeatsPerTable); err != nil {
+		return roundField{}, err
+	}
+	plan := k.s.Plan()
+	f := roundField{players: k.s.Players(), nums: slices.Clone(k.s.nums)}
+	for _, tb := range plan {
+		if Idle(plan, tb.ID) {
+			f.idle = append(f.idle, tb.ID)
+		}
+	}
+	return f, nil
+}
+
+// judged is what judgeRound found: whether hand-for-hand is on, whether
+// the hand's table waits for the round, and whether the round is over.
+type judged struct {
+	active, waits, over bool
+}
+
+// judgeRound brings the books' hand-for-hand round up to date with the
+// tables (G-26) after the hand h was handled, or, with h nil, when no
+// hand ends (the recovery pass): a broken table leaves the round, a table
+// opened since (a final table) joins it, and a table that cannot deal
+// counts as done with it — it plays no round hand, and waiting for it
+// would stop every table. When the round is over, every table waits to be
+// let deal (Release), the books place the round's knock-outs together
+// (TR-37, Deps.Round), and the round that leaves no more players than
+// places paid, or one table, stops hand-for-hand (G-39).
+//
+// Without h, it is what ends a round once the clock's knock-outs (G-42)
+// or the floor's left a table of the round unable to deal while every
+// other table waits: no hand ends any more to judge it (seen in the rebuy
+// event: hand-for-hand on for good with fewer players left than places
+// paid).
+func (d *Director) judgeRound(ctx context.Context, id string, h *Hand, f roundField) (judged, error) {
+	ids := make([]string, len(f.nums))
+	for i, n := range f.nums {
+		ids[i] = strconv.Itoa(n)
+	}
+	var r judged
+	now := d.now()
+	err := d.round(ctx, id, func(tx *store.Tx, cur *store.Tournament) (bool, error) {
+		hf := &cur.HandForHand
+		r = judged{active: hf.Active}
+		if !r.active {
+			return false, nil // the floor stopped it meanwhile and dealt the tables together
+		}
+		r.over = hf.Follow(ids)
+		if h != nil {
+			table := strconv.Itoa(h.Table)
+			r.waits = slices.Contains(hf.Done, table)
+			// The books reset Done when this hand completed the round; a
+			// hand that ended before hand-for-hand started was counted in
+			// none (G-26), so an empty Done says nothing of it. Nor does
+			// it for a table broken in this hand's handling: the books
+			// took it out of the round and out of Done, which then holds
+			// no table that has played; unless that completed the round
+			// (Release), the others still play theirs (seen in the rebuy
+			// event: every table let deal before its round hand was
+			// handled).
+			r.over = r.over || (len(hf.Done) == 0 && !hf.Before(h.End) && (slices.Contains(hf.Tables, table) || len(hf.Release) > 0))
+		}
+		next, err := hf.PlayNone(f.idle)
+		if err != nil {
+			return false, err
+		}
+		if r.over = r.over || next; !r.over {
+			return false, nil
+		}
+		hf.Release = slices.Clone(hf.Tables)
+		paid, err := placesPaid(tx, cur)
+		if err != nil {
+			return false, err
+		}
+		if len(f.nums) > 1 && (paid == 0 || f.players > paid) {
+			return true, nil
+		}
+		// The bubble burst (or one table is left): play goes on at each
+		// table's own pace.
+		hf.StopAfterRound()
+		return true, tx.AddAudit(Actor, auditHandForHandOff, bubbleRecord{PlayersLeft: f.players, PlacesPaid: paid, Tables: f.nums, Rule: "G-39"}, now)
+	})
+	return r, err
 }
 
 // fieldBefore brings the tournament's kept seating up to date at the
@@ -319,15 +342,8 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 		}
 		cur.HandForHand.Start(ids)
 		cur.HandForHand.Since = now
-		for _, tb := range idle {
-			if slices.Contains(cur.HandForHand.Done, tb) {
-				continue
-			}
-			next, err := cur.HandForHand.HandEnded(tb)
-			if err != nil {
-				return err
-			}
-			together = together || next
+		if together, err = cur.HandForHand.PlayNone(idle); err != nil {
+			return err
 		}
 		started = true
 		// The players left when the field stood on the bubble.

@@ -74,6 +74,9 @@ type Director struct {
 	// heldOut knocks out the players held for a rebuy at tables that
 	// cannot deal once they may not rebuy any more (G-42).
 	heldOut func(context.Context, string) (map[string]int, error)
+	// round runs a change to the hand-for-hand round in the books
+	// (Deps.Round).
+	round func(ctx context.Context, id string, change func(*store.Tx, *store.Tournament) (over bool, err error)) error
 
 	// mu guards mismatch, seatings, issuing, steps, failures, loaded,
 	// shorts and passed.
@@ -175,6 +178,11 @@ type Deps struct {
 	// rebuy any more (desk.Desk.KnockOutHeld, G-42), and returns them with
 	// their tables' numbers; nil leaves them to a hand's end elsewhere.
 	KnockOutHeld func(ctx context.Context, id string) (map[string]int, error)
+	// Round runs the director's change to the hand-for-hand round in the
+	// books (desk.Desk.BookRound, required): when the change reports the
+	// round over, the round's knock-outs are placed together in the same
+	// transaction (TR-37), and the prizes paid when that ends the event.
+	Round func(ctx context.Context, id string, change func(*store.Tx, *store.Tournament) (over bool, err error)) error
 }
 
 // New returns a Director.
@@ -183,7 +191,7 @@ func New(d Deps) *Director {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged, heldOut: d.KnockOutHeld,
+	return &Director{store: d.Store, tables: d.Tables, clock: d.Clock, random: d.Random, log: log, record: d.Record, bagged: d.Bagged, heldOut: d.KnockOutHeld, round: d.Round,
 		mismatch: map[string]int64{}, seatings: map[string]*kept{}, issuing: map[string]*sync.Mutex{},
 		steps: map[string]*sync.Mutex{}, failures: map[string]*failure{}, loaded: map[string]bool{},
 		shorts: map[string]map[string]bool{}, passed: map[string]bool{}}

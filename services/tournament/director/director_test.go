@@ -17,6 +17,7 @@ import (
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/draw"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -93,7 +94,8 @@ func started(t *testing.T, db *sqlstore.DB, n int) (*store.Store, *fakeTables, *
 }
 
 func newDirector(s *store.Store, f *fakeTables, clk clock.Clock) *director.Director {
-	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11)})
+	books := desk.New(desk.Deps{Store: s, Clock: clk})
+	return director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), Round: books.BookRound})
 }
 
 // at returns where the fake has a player: table id and seat.

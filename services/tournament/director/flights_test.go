@@ -9,6 +9,7 @@ import (
 	"github.com/cardroom/cardroom/platform/random"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
+	"github.com/cardroom/cardroom/services/tournament/desk"
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
@@ -46,7 +47,8 @@ func TestBag_FlightStopsAtItsPlayerCount(t *testing.T) {
 		}
 		f := newFakeTables()
 		var pays []entry.Payment
-		d := director.New(director.Deps{Store: s, Tables: f, Clock: clock.NewFake(now), Random: random.Seeded(11),
+		books := desk.New(desk.Deps{Store: s, Clock: clock.NewFake(now)})
+		d := director.New(director.Deps{Store: s, Tables: f, Clock: clock.NewFake(now), Random: random.Seeded(11), Round: books.BookRound,
 			Bagged: func(_ context.Context, id string, p entry.Payment) error { pays = append(pays, p); return nil }})
 		if err := d.Start(ctx, "ev1"); err != nil {
 			t.Fatal(err)

@@ -46,6 +46,9 @@ func (d *Director) settleIdle(ctx context.Context, id string) error {
 	if err := d.knockOutHeld(ctx, id); err != nil {
 		return err
 	}
+	if err := d.settleHandForHand(ctx, id); err != nil {
+		return err
+	}
 	for range 8 {
 		acted, err := d.settleRound(ctx, id)
 		if err != nil || !acted {
@@ -53,6 +56,27 @@ func (d *Director) settleIdle(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// settleHandForHand judges the hand-for-hand round where no hand ends
+// (judgeRound): a table of the round the clock's or the floor's
+// knock-outs left unable to deal is done with it, and when that ends the
+// round the tables are let deal together, or on at their own pace when
+// the bubble burst (G-26, G-39).
+func (d *Director) settleHandForHand(ctx context.Context, id string) error {
+	t, err := d.store.Load(ctx, id)
+	if err != nil || t.Event.Status != event.Running || !t.HandForHand.Active {
+		return err
+	}
+	f, err := d.field(ctx, t)
+	if err != nil {
+		return err
+	}
+	r, err := d.judgeRound(ctx, id, nil, f)
+	if err != nil || !r.over {
+		return err
+	}
+	return d.release(ctx, id)
 }
 
 // settleRound is one round of settleIdle: it reports whether it broke a

@@ -13,6 +13,7 @@ import (
 	"github.com/cardroom/cardroom/services/tournament/director"
 	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/house"
+	"github.com/cardroom/cardroom/services/tournament/standings"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
 
@@ -213,7 +214,7 @@ func TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42(t *testing
 		clk := clock.NewFake(now.Add(31 * time.Minute))
 		f := newFakeTables()
 		books := desk.New(desk.Deps{Store: s, Clock: clk})
-		d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld})
+		d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld, Round: books.BookRound})
 		if err := d.Start(ctx, "ev1"); err != nil {
 			t.Fatal(err)
 		}
@@ -292,4 +293,140 @@ func TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42(t *testing
 			t.Fatalf("chips mismatch %d", d.Mismatch("ev1"))
 		}
 	})
+}
+
+// TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37:
+// hand-for-hand is on over three tables. Tables 2 and 3 have played their
+// round hand and wait; table 1 is left with one player with chips and six
+// held out of chips while they may still take the add-on with a rebuy
+// (TR-13, TR-17): seated in the books, so it is no table that cannot
+// deal, yet it deals no round hand. Once the clock closes the window, the
+// recovery pass knocks the held players out (G-42), and table 1 can no
+// longer deal: it is done with the round, so the round is over. No hand
+// ends anywhere to say so, and on a cluster the rebuy event stalled there
+// for good, hand-for-hand on with fewer players left than places paid.
+// The recovery pass ends the round: the six are placed together (TR-37),
+// and the tables deal together (G-26) — or at their own pace, the
+// hand-for-hand stopped and audited, when the round burst the bubble
+// (G-39).
+func TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		paid int
+		on   bool // hand-for-hand still on after the round
+	}{
+		{"the bubble bursts", 20, false},
+		{"still above the money", 12, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			payouts := standings.Structure{Unit: 1, Tiers: []standings.Tier{{Shares: slices.Repeat([]int{100}, tc.paid)}}}
+			s := runningWith(t, db, 27, house.Rules{Payouts: payouts})
+			ctx := t.Context()
+			payEntries(t, s, 27)
+			err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+				tr.Rules.Entry = entry.Policy{RebuyPeriod: 30 * time.Minute, LastRebuyHands: 1, MaxRebuys: 2, RebuyChips: stack,
+					AddOn: true, AddOnWindow: 15 * time.Minute, AddOnChips: 2 * stack}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk := clock.NewFake(now.Add(31 * time.Minute))
+			f := newFakeTables()
+			books := desk.New(desk.Deps{Store: s, Clock: clk})
+			d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld,
+				Round: books.BookRound})
+			if err := d.Start(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			// Seven seated at each table, 21 in play; at table 1 one with
+			// chips and six held.
+			one := tablePlayers(t, s, 1)
+			held := one[1:7]
+			gone(t, s, f, one[7:]...)
+			hold(t, s, f, held...)
+			for _, n := range []int{2, 3} {
+				gone(t, s, f, tablePlayers(t, s, n)[7:]...)
+			}
+			f.mu.Lock()
+			f.tables["tbl1"].handNo, f.tables["tbl1"].holds[director.HoldLockstep] = 4, 5 // let deal its round hand
+			for _, id := range []string{"tbl2", "tbl3"} {
+				f.tables[id].handNo, f.tables[id].holds[director.HoldLockstep] = 5, 5 // played it, waiting
+			}
+			f.mu.Unlock()
+			err = s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+				tr.HandForHand.Start([]string{"1", "2", "3"})
+				tr.HandForHand.Since = now
+				for _, tb := range []string{"2", "3"} {
+					if _, err := tr.HandForHand.HandEnded(tb); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lockstep := func(id string) int64 {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				return f.tables[id].holds[director.HoldLockstep]
+			}
+			load := func() store.Tournament {
+				tr, err := s.Load(ctx, "ev1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tr
+			}
+			// TR-17: while they may take the add-on with a rebuy, table 1
+			// is in the round, not done with it.
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+			if hf := load().HandForHand; !hf.Active || hf.Round != 1 || !slices.Equal(hf.Done, []string{"2", "3"}) {
+				t.Fatalf("G-26 with the add-on window open: %+v, want round 1 with tables 2 and 3 done", hf)
+			}
+			if lockstep("tbl2") != 5 || lockstep("tbl3") != 5 {
+				t.Fatalf("G-26 tables 2 and 3 deal through %d and %d before table 1 played, want 5", lockstep("tbl2"), lockstep("tbl3"))
+			}
+			clk.Advance(15 * time.Minute) // the add-on window closes
+			if err := d.Recover(ctx, []string{"ev1"}); err != nil {
+				t.Fatal(err)
+			}
+			tr := load()
+			if hf := tr.HandForHand; hf.Active != tc.on || len(tr.PendingKnockouts) != 0 {
+				t.Fatalf("G-26 after the held were knocked out: %+v, pending %v; want on %v, none pending", hf, tr.PendingKnockouts, tc.on)
+			}
+			if tc.on && (tr.HandForHand.Round != 2 || len(tr.HandForHand.Done) != 0) {
+				t.Fatalf("G-26 round %d, done %v; want round 2 begun", tr.HandForHand.Round, tr.HandForHand.Done)
+			}
+			res, err := s.Results(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				if !slices.Contains(held, r.PlayerID) || r.Place != 16 {
+					t.Errorf("TR-37 finish %+v, want the six held placed together 16th", r)
+				}
+			}
+			if len(res) != len(held) {
+				t.Fatalf("TR-37 %d placed, want the %d held: %+v", len(res), len(held), res)
+			}
+			if lockstep("tbl2") != 6 || lockstep("tbl3") != 6 {
+				t.Fatalf("G-26 after the round tables 2 and 3 deal through %d and %d, want 6", lockstep("tbl2"), lockstep("tbl3"))
+			}
+			audit, err := s.Audit(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := slices.ContainsFunc(audit, func(a store.AuditRecord) bool { return a.Action == "hand_for_hand_off" })
+			if off == tc.on {
+				t.Fatalf("G-39 hand_for_hand_off audited %v, want %v", off, !tc.on)
+			}
+		})
+	}
 }
