@@ -21,18 +21,11 @@ type Apply func(ctx context.Context, tx *sqlstore.Tx, ev Event) error
 func Idempotent(db *sqlstore.DB, consumer string, apply Apply) Handler {
 	return func(ctx context.Context, ev Event) error {
 		err := db.Tx(ctx, func(tx *sqlstore.Tx) error {
-			res, err := tx.ExecContext(ctx,
+			n, err := sqlstore.Exec(ctx, tx,
 				`INSERT INTO processed_events (consumer, event_id, processed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-				consumer, ev.ID, time.Now().UnixMilli())
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return nil // seen before
+				[]any{consumer, ev.ID, time.Now().UnixMilli()}, "record as processed")
+			if err != nil || n == 0 {
+				return err // n == 0: seen before
 			}
 			return apply(ctx, tx, ev)
 		})

@@ -276,8 +276,6 @@ func (r *Relay) recordLag(ctx context.Context, rows []outboxRow) {
 // Prune deletes rows published longer ago than the retention.
 func (r *Relay) Prune(ctx context.Context) error {
 	cutoff := r.opts.Clock.Now().Add(-r.opts.Retention).UnixMilli()
-	if _, err := r.db.SQL().ExecContext(ctx, `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1`, cutoff); err != nil {
-		return fmt.Errorf("prune outbox: %w", err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, r.db.SQL(), `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < $1`, []any{cutoff}, "prune outbox")
+	return err
 }

@@ -75,6 +75,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"SQL spans are children of the caller's span", testSpans},
 		{"Collect reads every row in order and names what failed", testCollect},
 		{"Found tells no row from a failure", testFound},
+		{"Exec counts the rows changed and names what failed", testExec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +143,23 @@ func testFound(t *testing.T, db *sqlstore.DB) {
 		if ok != tc.found || (err != nil) != tc.fails || (err != nil && !strings.HasPrefix(err.Error(), "counter "+tc.id+": ")) {
 			t.Errorf("Found for %s in %s = %v, %v; want %v and an error %v", tc.id, tc.table, ok, err, tc.found, tc.fails)
 		}
+	}
+}
+
+func testExec(t *testing.T, db *sqlstore.DB) {
+	insertCounter(t, db, "exec")
+	for _, tc := range []struct {
+		id, table string
+		changed   int64
+		fails     bool
+	}{{"exec", "counters", 1, false}, {"missing", "counters", 0, false}, {"exec", "no_such_table", 0, true}} {
+		n, err := sqlstore.Exec(t.Context(), db.SQL(), `UPDATE `+tc.table+` SET value = value + 1 WHERE id = $1`, []any{tc.id}, "bump %s", tc.id)
+		if n != tc.changed || (err != nil) != tc.fails || (err != nil && !strings.HasPrefix(err.Error(), "bump "+tc.id+": ")) {
+			t.Errorf("Exec on %s in %s = %d, %v; want %d and an error %v", tc.id, tc.table, n, err, tc.changed, tc.fails)
+		}
+	}
+	if value, _ := readCounter(t, db, "exec"); value != 1 {
+		t.Errorf("counter after one bump = %d, want 1", value)
 	}
 }
 

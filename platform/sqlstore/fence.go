@@ -60,11 +60,12 @@ func (f Fence) Update(ctx context.Context, tx *Tx, set string, args ...any) erro
 	}
 	n := len(args)
 	query := `UPDATE ` + t + ` SET ` + set + ` WHERE id = $` + strconv.Itoa(n+1) + ` AND epoch = $` + strconv.Itoa(n+2)
-	err = fencedExec(ctx, tx, f.Table, query, append(args, f.ID, f.Epoch)...)
-	if err != nil {
-		return fmt.Errorf("update %s %s at epoch %d: %w", f.Table, f.ID, f.Epoch, err)
+	changed, err := Exec(ctx, tx, query, append(args, f.ID, f.Epoch), "update %s %s at epoch %d", f.Table, f.ID, f.Epoch)
+	if err != nil || changed > 0 {
+		return err
 	}
-	return nil
+	fencedOut.Add(ctx, 1, metric.WithAttributes(attribute.String("cardroom.lock.entity", f.Table)))
+	return fmt.Errorf("update %s %s at epoch %d: %w", f.Table, f.ID, f.Epoch, ErrFencedOut)
 }
 
 // Check confirms, inside tx, that the fence still holds, for transactions
@@ -74,25 +75,6 @@ func (f Fence) Update(ctx context.Context, tx *Tx, set string, args ...any) erro
 // with, this transaction instead of slipping in between.
 func (f Fence) Check(ctx context.Context, tx *Tx) error {
 	return f.Update(ctx, tx, "epoch = epoch")
-}
-
-// fencedExec runs a conditional write whose WHERE clause carries the
-// fence and returns ErrFencedOut, counted under entity (the fenced table),
-// when it touched no row.
-func fencedExec(ctx context.Context, tx *Tx, entity, query string, args ...any) error {
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("fenced write: %w", err)
-	}
-	if n == 0 {
-		fencedOut.Add(ctx, 1, metric.WithAttributes(attribute.String("cardroom.lock.entity", entity)))
-		return ErrFencedOut
-	}
-	return nil
 }
 
 // fencedOut counts FENCED_OUT refusals: a write of an owner whose epoch had

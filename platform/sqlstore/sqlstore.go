@@ -419,6 +419,20 @@ func Found(err error, format string, args ...any) (bool, error) {
 	return true, nil
 }
 
+// Exec runs a statement on q and returns how many rows it changed. An
+// error, the statement's or the count's, is returned under the context
+// format and fargs give ("settle hold %s"), as Found's are.
+func Exec(ctx context.Context, q Querier, query string, args []any, format string, fargs ...any) (int64, error) {
+	res, err := q.ExecContext(ctx, query, args...)
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf(format+": %w", append(fargs, err)...)
+}
+
 // ScanString reads a row of one text column, for Collect.
 func ScanString(r Scanner) (s string, err error) {
 	err = r.Scan(&s)

@@ -68,12 +68,9 @@ func (s *Store) Unindexed(ctx context.Context, recs []Record) ([]string, error) 
 // moment makes this one wait for its outcome, so of two games only one
 // can seat a player (G-21).
 func (s *Store) Claim(ctx context.Context, tx *sqlstore.Tx, id, player, table string) (elsewhere string, err error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO seat_holders (player_id, waitlist_id, table_id) VALUES ($1, $2, $3)
-		ON CONFLICT (player_id) DO NOTHING`, player, id, table)
-	if err != nil {
-		return "", fmt.Errorf("claim a seat for %s in %s: %w", player, id, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
+	n, err := sqlstore.Exec(ctx, tx, `INSERT INTO seat_holders (player_id, waitlist_id, table_id) VALUES ($1, $2, $3)
+		ON CONFLICT (player_id) DO NOTHING`, []any{player, id, table}, "claim a seat for %s in %s", player, id)
+	if err != nil || n == 1 {
 		return "", err
 	}
 	var other, otherTable string

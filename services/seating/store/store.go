@@ -292,25 +292,17 @@ func (s *Store) indexTables(ctx context.Context, tx *sqlstore.Tx, g *waitlist.Ga
 // TakeLongBreak records the player's long break of the gaming day (CS-14)
 // and reports false, without recording, when they already had it.
 func (s *Store) TakeLongBreak(ctx context.Context, tx *sqlstore.Tx, player, day, waitlistID, table string, at time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO long_breaks (player_id, gaming_day, waitlist_id, table_id, started_at_ms)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, player, day, waitlistID, table, at.UnixMilli())
-	if err != nil {
-		return false, fmt.Errorf("long break of %s on %s: %w", player, day, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("long break of %s on %s: %w", player, day, err)
-	}
-	return n == 1, nil
+	n, err := sqlstore.Exec(ctx, tx, `INSERT INTO long_breaks (player_id, gaming_day, waitlist_id, table_id, started_at_ms)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, []any{player, day, waitlistID, table, at.UnixMilli()}, "long break of %s on %s", player, day)
+	return n == 1, err
 }
 
 // RecordDecision records a floor decision inside tx.
 func (s *Store) RecordDecision(ctx context.Context, tx *sqlstore.Tx, d Decision) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO floor_decisions (id, waitlist_id, at_ms, floor_id, action, player_id, reason)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.ID, d.Waitlist, d.At.UnixMilli(), d.Floor, d.Action, d.Player, d.Reason); err != nil {
-		return fmt.Errorf("record decision %s on %s: %w", d.Action, d.Waitlist, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO floor_decisions (id, waitlist_id, at_ms, floor_id, action, player_id, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, []any{d.ID, d.Waitlist, d.At.UnixMilli(), d.Floor, d.Action, d.Player, d.Reason},
+		"record decision %s on %s", d.Action, d.Waitlist)
+	return err
 }
 
 // Decisions returns the newest n decisions on a game, newest first.

@@ -59,13 +59,10 @@ func (s *Store) SaveState(ctx context.Context, tx *sqlstore.Tx, f sqlstore.Fence
 // outside any transaction (a single UPDATE is atomic by itself). It
 // returns sqlstore.ErrFencedOut when the epoch has moved on.
 func (s *Store) SaveStateNow(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
-	res, err := s.db.SQL().ExecContext(ctx, `UPDATE tables SET state = $1, hand = $2, closing = $3, closed = $4 WHERE id = $5 AND epoch = $6`,
-		string(st.Public), st.Hand, st.Closing, closed, f.ID, f.Epoch)
+	n, err := sqlstore.Exec(ctx, s.db.SQL(), `UPDATE tables SET state = $1, hand = $2, closing = $3, closed = $4 WHERE id = $5 AND epoch = $6`,
+		[]any{string(st.Public), st.Hand, st.Closing, closed, f.ID, f.Epoch}, "save table %s state", f.ID)
 	if err != nil {
-		return fmt.Errorf("save table %s state: %w", f.ID, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("save table %s state: %w", f.ID, err)
+		return err
 	} else if n == 0 {
 		return fmt.Errorf("save table %s state: %w", f.ID, sqlstore.ErrFencedOut)
 	}
@@ -172,10 +169,8 @@ func (s *Store) SaveHand(ctx context.Context, tx *sqlstore.Tx, h Hand, players [
 		}
 	}
 	// The deck has done its job: the history holds the dealt cards.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`, h.TableID, h.HandNo); err != nil {
-		return fmt.Errorf("drop deck %s/%d: %w", h.TableID, h.HandNo, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `DELETE FROM decks WHERE table_id = $1 AND hand_no = $2`, []any{h.TableID, h.HandNo}, "drop deck %s/%d", h.TableID, h.HandNo)
+	return err
 }
 
 // saveHandPostgres is SaveHand in one statement, one round trip instead
@@ -277,11 +272,10 @@ const (
 // AddMoneyMove records a saga step to finish (commit a hold, pay a
 // cash-out) in the same transaction as the seat change it belongs to.
 func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Sitting, m.Done, m.Created.UnixMilli()); err != nil {
-		return fmt.Errorf("record %s %s: %w", m.Kind, m.Key, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, []any{m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Sitting, m.Done, m.Created.UnixMilli()},
+		"record %s %s", m.Kind, m.Key)
+	return err
 }
 
 // MoneyMove reads a recorded saga step by key.
@@ -394,12 +388,10 @@ type Audit struct {
 // owner, under the table's fenced transaction, so the next seq is read
 // without racing another writer.
 func (s *Store) AddAudit(ctx context.Context, tx *sqlstore.Tx, a Audit) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids, seq)
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO audit (id, table_id, hand_no, actor, role, action, seat, reason, at_ms, rule_ids, seq)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (SELECT COALESCE(MAX(seq), 0) + 1 FROM audit WHERE table_id = $2))`,
-		a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli(), strings.Join(a.RuleIDs, ",")); err != nil {
-		return fmt.Errorf("audit %s: %w", a.Action, err)
-	}
-	return nil
+		[]any{a.ID, a.TableID, a.HandNo, a.Actor, a.Role, a.Action, a.Seat, a.Reason, a.At.UnixMilli(), strings.Join(a.RuleIDs, ",")}, "audit %s", a.Action)
+	return err
 }
 
 // AuditLog lists a table's recorded rulings in order.

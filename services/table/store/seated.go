@@ -86,18 +86,11 @@ func (s *Store) TableHoldings(ctx context.Context, q sqlstore.Querier, tableID s
 // one commits or rolls back. A row left by a closed table is dropped.
 func (s *Store) HoldSeat(ctx context.Context, tx *sqlstore.Tx, tableID, player string, seat int) error {
 	for attempt := 0; ; attempt++ {
-		res, err := tx.ExecContext(ctx, `INSERT INTO seated_players (player_id, table_id, seat) VALUES ($1, $2, $3)
+		n, err := sqlstore.Exec(ctx, tx, `INSERT INTO seated_players (player_id, table_id, seat) VALUES ($1, $2, $3)
 			ON CONFLICT (player_id) DO UPDATE SET seat = excluded.seat WHERE seated_players.table_id = excluded.table_id`,
-			player, tableID, seat)
-		if err != nil {
-			return fmt.Errorf("hold seat %d at %s for %s: %w", seat, tableID, player, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("hold seat %d at %s for %s: %w", seat, tableID, player, err)
-		}
-		if n > 0 {
-			return nil
+			[]any{player, tableID, seat}, "hold seat %d at %s for %s", seat, tableID, player)
+		if err != nil || n > 0 {
+			return err
 		}
 		if attempt == 0 {
 			// A closed table holds nobody: its rows go when it closes,
@@ -122,8 +115,7 @@ func (s *Store) HoldSeat(ctx context.Context, tx *sqlstore.Tx, tableID, player s
 
 // ReleaseSeat records that player no longer holds a seat at tableID.
 func (s *Store) ReleaseSeat(ctx context.Context, tx *sqlstore.Tx, tableID, player string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM seated_players WHERE player_id = $1 AND table_id = $2`, player, tableID); err != nil {
-		return fmt.Errorf("release seat of %s at %s: %w", player, tableID, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `DELETE FROM seated_players WHERE player_id = $1 AND table_id = $2`, []any{player, tableID},
+		"release seat of %s at %s", player, tableID)
+	return err
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
 )
@@ -14,8 +13,6 @@ import (
 // step with nothing left to change at the table (a cash-out paid, a
 // buy-in's chips given back, a top-up whose seat went).
 func (s *Store) SettleMoneyMove(ctx context.Context, q sqlstore.Querier, key string) error {
-	if _, err := q.ExecContext(ctx, `UPDATE money_moves SET done = TRUE WHERE key = $1`, key); err != nil {
-		return fmt.Errorf("settle money move %s: %w", key, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, q, `UPDATE money_moves SET done = TRUE WHERE key = $1`, []any{key}, "settle money move %s", key)
+	return err
 }

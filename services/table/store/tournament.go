@@ -64,11 +64,9 @@ func (s *Store) CheckControl(ctx context.Context, c Control) (bool, error) {
 // AddControl records the key of a control in the transaction that applies
 // it.
 func (s *Store) AddControl(ctx context.Context, tx *sqlstore.Tx, c Control) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_controls (key, table_id, kind, fingerprint, created_at_ms) VALUES ($1, $2, $3, $4, $5)`,
-		c.Key, c.TableID, c.Kind, c.Fingerprint, c.Created.UnixMilli()); err != nil {
-		return fmt.Errorf("record control %s: %w", c.Key, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO tournament_controls (key, table_id, kind, fingerprint, created_at_ms) VALUES ($1, $2, $3, $4, $5)`,
+		[]any{c.Key, c.TableID, c.Kind, c.Fingerprint, c.Created.UnixMilli()}, "record control %s", c.Key)
+	return err
 }
 
 // ControlTable returns the table a key's control was applied at, and false
@@ -129,15 +127,10 @@ func (s *Store) CheckEntrantFree(ctx context.Context, tournament, player string)
 // transaction usable; PostgreSQL makes a concurrent seat of the same
 // entrant wait on the primary key and then refuses one of the two.
 func (s *Store) PlaceEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, player, table string, seat int) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO tournament_entrants (tournament_id, player_id, table_id, seat) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (tournament_id, player_id) DO NOTHING`, tournament, player, table, seat)
-	if err != nil {
-		return fmt.Errorf("place %s at %s: %w", player, table, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("place %s at %s: %w", player, table, err)
-	} else if n > 0 {
-		return nil
+	n, err := sqlstore.Exec(ctx, tx, `INSERT INTO tournament_entrants (tournament_id, player_id, table_id, seat) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tournament_id, player_id) DO NOTHING`, []any{tournament, player, table, seat}, "place %s at %s", player, table)
+	if err != nil || n > 0 {
+		return err
 	}
 	e, ok, err := s.FindEntrant(ctx, tx, tournament, player)
 	if err != nil {
@@ -153,14 +146,11 @@ func (s *Store) PlaceEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, p
 // transaction's table knows it to e. A row that is not as expected (a
 // writer that lost its fence) refuses the transaction.
 func (s *Store) MoveEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, player string, from, to Entrant) error {
-	res, err := tx.ExecContext(ctx, `UPDATE tournament_entrants SET table_id = $1, seat = $2, move_id = $3
+	n, err := sqlstore.Exec(ctx, tx, `UPDATE tournament_entrants SET table_id = $1, seat = $2, move_id = $3
 		WHERE tournament_id = $4 AND player_id = $5 AND table_id = $6 AND move_id = $7`,
-		to.TableID, to.Seat, to.Move, tournament, player, from.TableID, from.Move)
+		[]any{to.TableID, to.Seat, to.Move, tournament, player, from.TableID, from.Move}, "move entrant %s", player)
 	if err != nil {
-		return fmt.Errorf("move entrant %s: %w", player, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("move entrant %s: %w", player, err)
+		return err
 	} else if n == 0 {
 		return fmt.Errorf("move entrant %s: not at %q (move %q): %w", player, from.TableID, from.Move, sqlstore.ErrFencedOut)
 	}
@@ -169,11 +159,9 @@ func (s *Store) MoveEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, pl
 
 // DropEntrant records that player no longer sits at table (removed).
 func (s *Store) DropEntrant(ctx context.Context, tx *sqlstore.Tx, tournament, player, table string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM tournament_entrants WHERE tournament_id = $1 AND player_id = $2 AND table_id = $3`,
-		tournament, player, table); err != nil {
-		return fmt.Errorf("drop entrant %s: %w", player, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `DELETE FROM tournament_entrants WHERE tournament_id = $1 AND player_id = $2 AND table_id = $3`,
+		[]any{tournament, player, table}, "drop entrant %s", player)
+	return err
 }
 
 // Removal is an entrant a tournament table took off: why (the dealer's
@@ -188,12 +176,10 @@ type Removal struct {
 // left table with chips; it replaces an earlier removal of the player
 // from the table.
 func (s *Store) AddRemoval(ctx context.Context, tx *sqlstore.Tx, table, player string, r Removal) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_removals (table_id, player_id, reason, chips, created_at_ms) VALUES ($1, $2, $3, $4, $5)
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO tournament_removals (table_id, player_id, reason, chips, created_at_ms) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (table_id, player_id) DO UPDATE SET reason = excluded.reason, chips = excluded.chips, created_at_ms = excluded.created_at_ms`,
-		table, player, r.Reason, r.Chips, r.Created.UnixMilli()); err != nil {
-		return fmt.Errorf("record removal of %s from %s: %w", player, table, err)
-	}
-	return nil
+		[]any{table, player, r.Reason, r.Chips, r.Created.UnixMilli()}, "record removal of %s from %s", player, table)
+	return err
 }
 
 // LastRemoval returns the last removal of player from table, and false
@@ -266,12 +252,10 @@ func (s *Store) GetMove(ctx context.Context, q sqlstore.Querier, id string) (Mov
 
 // AddMove records a new move in the transaction of its first step.
 func (s *Store) AddMove(ctx context.Context, tx *sqlstore.Tx, m Move) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_moves (`+moveColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		m.ID, m.TournamentID, m.Player, m.FromTable, m.FromSeat, m.ToTable, m.ToSeat, int(m.State), m.Chips, m.MissedHands, m.Left,
-		m.Created.UnixMilli(), m.Updated.UnixMilli()); err != nil {
-		return fmt.Errorf("record move %s: %w", m.ID, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO tournament_moves (`+moveColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		[]any{m.ID, m.TournamentID, m.Player, m.FromTable, m.FromSeat, m.ToTable, m.ToSeat, int(m.State), m.Chips, m.MissedHands, m.Left,
+			m.Created.UnixMilli(), m.Updated.UnixMilli()}, "record move %s", m.ID)
+	return err
 }
 
 // AdvanceMove changes move m.ID from state from to m's state, chips,
@@ -280,14 +264,11 @@ func (s *Store) AddMove(ctx context.Context, tx *sqlstore.Tx, m Move) error {
 // this one lost its fence) refuses the transaction: each step happens
 // exactly once.
 func (s *Store) AdvanceMove(ctx context.Context, tx *sqlstore.Tx, from MoveState, m Move) error {
-	res, err := tx.ExecContext(ctx, `UPDATE tournament_moves SET state = $1, chips = $2, missed_hands = $3, left_tournament = $4,
+	n, err := sqlstore.Exec(ctx, tx, `UPDATE tournament_moves SET state = $1, chips = $2, missed_hands = $3, left_tournament = $4,
 		to_seat = $5, updated_at_ms = $6 WHERE move_id = $7 AND state = $8`,
-		int(m.State), m.Chips, m.MissedHands, m.Left, m.ToSeat, m.Updated.UnixMilli(), m.ID, int(from))
+		[]any{int(m.State), m.Chips, m.MissedHands, m.Left, m.ToSeat, m.Updated.UnixMilli(), m.ID, int(from)}, "move %s to state %d", m.ID, m.State)
 	if err != nil {
-		return fmt.Errorf("move %s to state %d: %w", m.ID, m.State, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("move %s to state %d: %w", m.ID, m.State, err)
+		return err
 	} else if n == 0 {
 		return fmt.Errorf("move %s is no longer in state %d: %w", m.ID, from, sqlstore.ErrFencedOut)
 	}
@@ -349,11 +330,9 @@ func (s *Store) ArrivingAt(ctx context.Context, table string) (bool, error) {
 // AddHandReport stores a tournament hand's report (HandEnded, protobuf) in
 // the transaction that ends the hand.
 func (s *Store) AddHandReport(ctx context.Context, tx *sqlstore.Tx, table string, handNo int64, report []byte) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO tournament_hands (table_id, hand_no, report) VALUES ($1, $2, $3)`,
-		table, handNo, report); err != nil {
-		return fmt.Errorf("report of %s hand %d: %w", table, handNo, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO tournament_hands (table_id, hand_no, report) VALUES ($1, $2, $3)`,
+		[]any{table, handNo, report}, "report of %s hand %d", table, handNo)
+	return err
 }
 
 // HandReports returns up to size reports of table's hands numbered after

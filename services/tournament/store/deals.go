@@ -30,22 +30,17 @@ func (t *Tx) Heads() (map[string]int64, error) {
 
 // SetHead records a player's head.
 func (t *Tx) SetHead(player string, head int64) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_heads (tournament_id, player_id, head) VALUES ($1, $2, $3)
-		ON CONFLICT (tournament_id, player_id) DO UPDATE SET head = excluded.head`, t.id, player, head)
-	if err != nil {
-		return fmt.Errorf("set head %s/%s: %w", t.id, player, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_heads (tournament_id, player_id, head) VALUES ($1, $2, $3)
+		ON CONFLICT (tournament_id, player_id) DO UPDATE SET head = excluded.head`, []any{t.id, player, head}, "set head %s/%s", t.id, player)
+	return err
 }
 
 // ClearHead takes a knocked-out player's head off the books: won by
 // others, or collected; a re-entry starts again at the bounty.
 func (t *Tx) ClearHead(player string) error {
-	_, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_heads WHERE tournament_id = $1 AND player_id = $2`, t.id, player)
-	if err != nil {
-		return fmt.Errorf("clear head %s/%s: %w", t.id, player, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(t.ctx, t.tx, `DELETE FROM tournament_heads WHERE tournament_id = $1 AND player_id = $2`, []any{t.id, player},
+		"clear head %s/%s", t.id, player)
+	return err
 }
 
 // Deal returns the event's last deal proposal (TR-38); ok is false when
@@ -80,10 +75,7 @@ func (t *Tx) PutDeal(d deal.Proposal) error {
 	if err != nil {
 		return fmt.Errorf("put deal %s/%d: %w", t.id, d.ID, err)
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_deals (tournament_id, deal_id, deal) VALUES ($1, $2, $3)
-		ON CONFLICT (tournament_id, deal_id) DO UPDATE SET deal = excluded.deal`, t.id, d.ID, string(raw))
-	if err != nil {
-		return fmt.Errorf("put deal %s/%d: %w", t.id, d.ID, err)
-	}
-	return nil
+	_, err = sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_deals (tournament_id, deal_id, deal) VALUES ($1, $2, $3)
+		ON CONFLICT (tournament_id, deal_id) DO UPDATE SET deal = excluded.deal`, []any{t.id, d.ID, string(raw)}, "put deal %s/%d", t.id, d.ID)
+	return err
 }

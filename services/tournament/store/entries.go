@@ -309,15 +309,12 @@ func (t *Tx) AddPayment(p entry.Payment, chips int64, now time.Time) error {
 		}
 		return nil
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_payments (idempotency_key, tournament_id, player_id, kind, currency,
+	_, err = sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_payments (idempotency_key, tournament_id, player_id, kind, currency,
 		prize_part, fee, amount, place, target_event_id, voucher_id, chips, state, created_at_ms, note, refund_of)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		p.Key, p.EventID, p.PlayerID, int(p.Kind), p.Currency, p.PrizePart, p.Fee, p.Amount, p.Place, p.TargetEventID, p.VoucherID,
-		chips, int(PaymentPending), now.UnixMilli(), p.Note, p.RefundOf)
-	if err != nil {
-		return fmt.Errorf("add payment %s: %w", p.Key, err)
-	}
-	return nil
+		[]any{p.Key, p.EventID, p.PlayerID, int(p.Kind), p.Currency, p.PrizePart, p.Fee, p.Amount, p.Place, p.TargetEventID, p.VoucherID,
+			chips, int(PaymentPending), now.UnixMilli(), p.Note, p.RefundOf}, "add payment %s", p.Key)
+	return err
 }
 
 const paymentColumns = `idempotency_key, tournament_id, player_id, kind, currency, prize_part, fee, amount, place,
@@ -358,27 +355,17 @@ func (t *Tx) SettlePayment(key string, done bool, transferID, failure string) (b
 	if !done {
 		state = PaymentFailed
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_payments SET state = $2, transfer_id = $3, failure = $4
-		WHERE idempotency_key = $1 AND state = $5`, key, int(state), transferID, failure, int(PaymentPending))
-	if err != nil {
-		return false, fmt.Errorf("settle payment %s: %w", key, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("settle payment %s: %w", key, err)
-	}
-	return n == 1, nil
+	n, err := sqlstore.Exec(t.ctx, t.tx, `UPDATE tournament_payments SET state = $2, transfer_id = $3, failure = $4
+		WHERE idempotency_key = $1 AND state = $5`, []any{key, int(state), transferID, failure, int(PaymentPending)}, "settle payment %s", key)
+	return n == 1, err
 }
 
 // Withdraw moves a done entry step to PaymentWithdrawn: it leaves the
 // prize pool, and the refund step recorded with it pays it back.
 func (t *Tx) Withdraw(key string) error {
-	_, err := t.tx.ExecContext(t.ctx, `UPDATE tournament_payments SET state = $2 WHERE idempotency_key = $1 AND state = $3`,
-		key, int(PaymentWithdrawn), int(PaymentDone))
-	if err != nil {
-		return fmt.Errorf("withdraw payment %s: %w", key, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(t.ctx, t.tx, `UPDATE tournament_payments SET state = $2 WHERE idempotency_key = $1 AND state = $3`,
+		[]any{key, int(PaymentWithdrawn), int(PaymentDone)}, "withdraw payment %s", key)
+	return err
 }
 
 // Draw is one logged draw (TR-06, TR-07).
@@ -395,13 +382,10 @@ func (t *Tx) AddDraw(kind string, record any, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("log %s draw: %w", kind, err)
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_draws (tournament_id, seq, kind, record, created_at_ms)
+	_, err = sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_draws (tournament_id, seq, kind, record, created_at_ms)
 		VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_draws WHERE tournament_id = $1), $2, $3, $4)`,
-		t.id, kind, string(raw), now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("log %s draw: %w", kind, err)
-	}
-	return nil
+		[]any{t.id, kind, string(raw), now.UnixMilli()}, "log %s draw", kind)
+	return err
 }
 
 // Entries returns a tournament's entries in registration order.

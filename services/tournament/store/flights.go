@@ -13,10 +13,8 @@ import (
 // linkFlight records the Day 2 a new flight feeds, so the Day 2 finds its
 // flights (issue 13).
 func linkFlight(ctx context.Context, tx *sqlstore.Tx, id, day2 string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE tournaments SET day2_id = $1 WHERE id = $2`, day2, id); err != nil {
-		return fmt.Errorf("link flight %s to %s: %w", id, day2, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, tx, `UPDATE tournaments SET day2_id = $1 WHERE id = $2`, []any{day2, id}, "link flight %s to %s", id, day2)
+	return err
 }
 
 // FlightState is one flight of a Day 2 and where it stands.

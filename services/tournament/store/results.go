@@ -121,11 +121,9 @@ func (t *Tx) RenumberFinishes(fs []standings.Finish) error {
 // DeleteFinish takes back a player's place: a busted player who re-entered
 // (G-23) is in the field again and is placed when this entry goes out.
 func (t *Tx) DeleteFinish(player string) error {
-	_, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_finishes WHERE tournament_id = $1 AND player_id = $2`, t.id, player)
-	if err != nil {
-		return fmt.Errorf("delete finish %s/%s: %w", t.id, player, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(t.ctx, t.tx, `DELETE FROM tournament_finishes WHERE tournament_id = $1 AND player_id = $2`, []any{t.id, player},
+		"delete finish %s/%s", t.id, player)
+	return err
 }
 
 // Penalties returns a player's penalty history in order.
@@ -144,15 +142,13 @@ func (t *Tx) Penalties(player string) ([]standings.Penalty, error) {
 
 // AddPenalty appends a penalty to a player's history.
 func (t *Tx) AddPenalty(player string, p standings.Penalty) error {
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_penalties (tournament_id, player_id, seq, type, reason, issued_by,
+	_, err := sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_penalties (tournament_id, player_id, seq, type, reason, issued_by,
 		hand, rounds, hands_to_miss, override, issued_at_ms)
 		VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_penalties WHERE tournament_id = $1 AND player_id = $2),
 			$3, $4, $5, $6, $7, $8, $9, $10)`,
-		t.id, player, int(p.Type), p.Reason, p.IssuedBy, p.Hand, p.Rounds, p.HandsToMiss, p.Override, p.Issued.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("penalty for %s/%s: %w", t.id, player, err)
-	}
-	return nil
+		[]any{t.id, player, int(p.Type), p.Reason, p.IssuedBy, p.Hand, p.Rounds, p.HandsToMiss, p.Override, p.Issued.UnixMilli()},
+		"penalty for %s/%s", t.id, player)
+	return err
 }
 
 // Payments returns a tournament's saga steps of the given kinds, oldest
@@ -196,13 +192,10 @@ func (t *Tx) AddAudit(actor, action string, detail any, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", action, err)
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO tournament_audit (tournament_id, seq, actor, action, detail, created_at_ms)
+	_, err = sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_audit (tournament_id, seq, actor, action, detail, created_at_ms)
 		VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournament_audit WHERE tournament_id = $1), $2, $3, $4, $5)`,
-		t.id, actor, action, string(raw), now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("audit %s of %s: %w", action, t.id, err)
-	}
-	return nil
+		[]any{t.id, actor, action, string(raw), now.UnixMilli()}, "audit %s of %s", action, t.id)
+	return err
 }
 
 // Audit returns the event's audit log in order.

@@ -22,15 +22,13 @@ type TableLink struct {
 // table's previous number are forgotten, so the floor corrects a mistake
 // by attaching again and a repeat changes nothing.
 func (t *Tx) AttachTable(no int, tableID string, now time.Time) error {
-	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM tournament_tables
-		WHERE table_id = $1 OR (tournament_id = $2 AND table_no = $3)`, tableID, t.id, no); err != nil {
-		return fmt.Errorf("attach table %s to %s/%d: %w", tableID, t.id, no, err)
+	if _, err := sqlstore.Exec(t.ctx, t.tx, `DELETE FROM tournament_tables
+		WHERE table_id = $1 OR (tournament_id = $2 AND table_no = $3)`, []any{tableID, t.id, no}, "attach table %s to %s/%d", tableID, t.id, no); err != nil {
+		return err
 	}
-	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO tournament_tables (tournament_id, table_no, table_id, attached_at_ms)
-		VALUES ($1, $2, $3, $4)`, t.id, no, tableID, now.UnixMilli()); err != nil {
-		return fmt.Errorf("attach table %s to %s/%d: %w", tableID, t.id, no, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(t.ctx, t.tx, `INSERT INTO tournament_tables (tournament_id, table_no, table_id, attached_at_ms)
+		VALUES ($1, $2, $3, $4)`, []any{t.id, no, tableID, now.UnixMilli()}, "attach table %s to %s/%d", tableID, t.id, no)
+	return err
 }
 
 // TableLink returns the tournament table tableID plays; ok is false for a

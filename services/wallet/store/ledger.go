@@ -52,13 +52,9 @@ func (t *Tx) ensure(ctx context.Context, id ledger.AccountID) (bool, ledger.Acco
 	if err != nil {
 		return false, ledger.Account{}, err
 	}
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO accounts (id, kind, owner, currency, allow_negative, created_at)
+	n, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO accounts (id, kind, owner, currency, allow_negative, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-		string(a.ID), string(a.Kind), a.Owner, string(a.Currency), a.Kind.AllowsNegative(), t.now.UnixMilli())
-	if err != nil {
-		return false, ledger.Account{}, fmt.Errorf("open account %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+		[]any{string(a.ID), string(a.Kind), a.Owner, string(a.Currency), a.Kind.AllowsNegative(), t.now.UnixMilli()}, "open account %s", id)
 	if err != nil {
 		return false, ledger.Account{}, err
 	}

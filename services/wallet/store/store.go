@@ -211,17 +211,7 @@ var errKeyTaken = errors.New("idempotency key taken by a concurrent request")
 // recordKey writes the request's idempotency key with its response; a key
 // a concurrent duplicate wrote first is errKeyTaken.
 func (t *Tx) recordKey(ctx context.Context, req Request, hash string, resp []byte) error {
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO idempotency_keys (key, operation, request_hash, response, created_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, resp, t.now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("record idempotency key: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return errKeyTaken
-	}
-	return nil
+	return t.insertKey(ctx, "idempotency_keys", "idempotency key", req, hash, resp)
 }
 
 // recordPaymentKey writes a lasting request's key for good (payment_keys),
@@ -230,17 +220,17 @@ func (t *Tx) recordKey(ctx context.Context, req Request, hash string, resp []byt
 // after the idempotency key was pruned) is errKeyTaken, and the loser
 // answers with the winner's response.
 func (t *Tx) recordPaymentKey(ctx context.Context, req Request, hash string, resp []byte) error {
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO payment_keys (key, operation, request_hash, response, created_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, req.Key, req.Operation, hash, resp, t.now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("record payment key: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
+	return t.insertKey(ctx, "payment_keys", "payment key", req, hash, resp)
+}
+
+// insertKey writes req's key with its response into table, what it holds.
+func (t *Tx) insertKey(ctx context.Context, table, what string, req Request, hash string, resp []byte) error {
+	n, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO `+table+` (key, operation, request_hash, response, created_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`, []any{req.Key, req.Operation, hash, resp, t.now.UnixMilli()}, "record %s", what)
+	if err == nil && n == 0 {
 		return errKeyTaken
 	}
-	return nil
+	return err
 }
 
 // paymentKey reads a lasting request's key from payment_keys.
@@ -272,12 +262,9 @@ func (s *Store) PruneIdempotencyKeys(ctx context.Context, cutoff time.Time, batc
 	if batch <= 0 {
 		return 0, fmt.Errorf("prune idempotency keys: batch %d must be positive", batch)
 	}
-	res, err := s.db.SQL().ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key IN
-		(SELECT key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, cutoff.UnixMilli(), batch)
-	if err != nil {
-		return 0, fmt.Errorf("prune idempotency keys before %s: %w", cutoff.Format(time.RFC3339), err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlstore.Exec(ctx, s.db.SQL(), `DELETE FROM idempotency_keys WHERE key IN
+		(SELECT key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, []any{cutoff.UnixMilli(), batch},
+		"prune idempotency keys before %s", cutoff.Format(time.RFC3339))
 	return int(n), err
 }
 

@@ -139,10 +139,8 @@ type Hold struct {
 // InsertHold records a new hold in state Held.
 func (t *Tx) InsertHold(ctx context.Context, h Hold) error {
 	r := HoldRow(h)
-	if _, err := t.tx.ExecContext(ctx, r.insert(1), r.Values...); err != nil {
-		return fmt.Errorf("insert hold %s: %w", h.ID, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, t.tx, r.insert(1), r.Values, "insert hold %s", h.ID)
+	return err
 }
 
 // HoldRow is the row of a new hold in state Held, to insert with its
@@ -184,12 +182,8 @@ func (t *Tx) Hold(ctx context.Context, id string) (Hold, error) {
 // transfer. It reports false when the hold was no longer held (another
 // request settled it first), so two settlements can never both move chips.
 func (t *Tx) SettleHold(ctx context.Context, id string, state HoldState, transferID string) (bool, error) {
-	res, err := t.tx.ExecContext(ctx, `UPDATE holds SET state = $1, settle_transfer = $2, settled_at = $3 WHERE id = $4 AND state = 'held'`,
-		string(state), transferID, t.now.UnixMilli(), id)
-	if err != nil {
-		return false, fmt.Errorf("settle hold %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlstore.Exec(ctx, t.tx, `UPDATE holds SET state = $1, settle_transfer = $2, settled_at = $3 WHERE id = $4 AND state = 'held'`,
+		[]any{string(state), transferID, t.now.UnixMilli(), id}, "settle hold %s", id)
 	return n == 1, err
 }
 
@@ -219,13 +213,11 @@ type Sitting struct {
 func (t *Tx) OpenSitting(ctx context.Context, s Sitting) error {
 	// ON CONFLICT DO NOTHING instead of a failing insert, so that PostgreSQL
 	// does not abort the transaction: the caller decides what to do.
-	res, err := t.tx.ExecContext(ctx, `INSERT INTO sittings (id, player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT DO NOTHING`, s.ID, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli())
+	n, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO sittings (id, player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT DO NOTHING`, []any{s.ID, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli()},
+		"seat %s at %s", s.Player, s.Table)
 	if err != nil {
-		return fmt.Errorf("seat %s at %s: %w", s.Player, s.Table, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("seat %s at %s: %w", s.Player, s.Table, err)
+		return err
 	} else if n == 0 {
 		return ErrCashOutPending.Withf("%s still has a sitting open at %s; it ends when its cash-out arrives", s.Player, s.Table).
 			With("player_id", s.Player, "table_id", s.Table)
@@ -251,12 +243,9 @@ func (t *Tx) CloseSitting(ctx context.Context, table, id, player string) (s Sitt
 
 // RecordDeparture keeps the stack and time a player left a table with (CS-09, CS-10).
 func (t *Tx) RecordDeparture(ctx context.Context, id, player string, cur ledger.Currency, gamingDay string, d buyin.Departure) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO departures (id, player, table_id, structure, currency, stack, gaming_day, left_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		id, player, d.Table, string(d.Structure), string(cur), d.Stack, gamingDay, d.At.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("record departure of %s from %s: %w", player, d.Table, err)
-	}
-	return nil
+	_, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO departures (id, player, table_id, structure, currency, stack, gaming_day, left_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		[]any{id, player, d.Table, string(d.Structure), string(cur), d.Stack, gamingDay, d.At.UnixMilli()}, "record departure of %s from %s", player, d.Table)
+	return err
 }
 
 // Presence is what the buy-in policy needs to know about a player and a

@@ -36,13 +36,10 @@ type Voucher struct {
 
 // InsertVoucher records an issued voucher.
 func (t *Tx) InsertVoucher(ctx context.Context, v Voucher) error {
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO vouchers (id, player, event_id, currency, amount, state, issue_transfer, created_at)
+	_, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO vouchers (id, player, event_id, currency, amount, state, issue_transfer, created_at)
 		VALUES ($1, $2, $3, $4, $5, 'issued', $6, $7)`,
-		v.ID, v.Player, v.Event, string(v.Currency), v.Amount, v.IssueTransfer, v.CreatedAt.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("insert voucher %s: %w", v.ID, err)
-	}
-	return nil
+		[]any{v.ID, v.Player, v.Event, string(v.Currency), v.Amount, v.IssueTransfer, v.CreatedAt.UnixMilli()}, "insert voucher %s", v.ID)
+	return err
 }
 
 // Voucher reads a voucher.
@@ -70,11 +67,8 @@ func (t *Tx) SetVoucherState(ctx context.Context, id string, from, to VoucherSta
 	if useTransfer != "" {
 		use = useTransfer
 	}
-	res, err := t.tx.ExecContext(ctx, `UPDATE vouchers SET state = $1, use_transfer = $2 WHERE id = $3 AND state = $4`, string(to), use, id, string(from))
-	if err != nil {
-		return false, fmt.Errorf("update voucher %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+	n, err := sqlstore.Exec(ctx, t.tx, `UPDATE vouchers SET state = $1, use_transfer = $2 WHERE id = $3 AND state = $4`,
+		[]any{string(to), use, id, string(from)}, "update voucher %s", id)
 	return n == 1, err
 }
 
