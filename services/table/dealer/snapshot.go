@@ -51,14 +51,9 @@ type secret struct {
 // secret (the hand in progress with its deck; nil between hands). The
 // service stores the secret part encrypted.
 func (t *Table) Marshal() (public, private []byte, err error) {
-	public, err = json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
-		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
-		Tour: t.tour, Proposal: t.Proposal(), LastHand: t.last})
-	if err != nil {
-		return nil, nil, fmt.Errorf("marshal table %s: %w", t.id, err)
-	}
-	if t.hand == nil {
-		return public, nil, nil
+	public, err = t.marshalPublic()
+	if err != nil || t.hand == nil {
+		return public, nil, err
 	}
 	private, err = json.Marshal(secret{Hand: t.hand, Plan: t.plan, Setup: t.setup, Log: t.log, Start: t.handStart, OOT: t.oot, Acted: t.acted})
 	if err != nil {
@@ -67,22 +62,22 @@ func (t *Table) Marshal() (public, private []byte, err error) {
 	return public, private, nil
 }
 
+// marshalPublic is Marshal's public part.
+func (t *Table) marshalPublic() ([]byte, error) {
+	public, err := json.Marshal(snapshot{ID: t.id, Config: t.cfg, Settings: t.settings, Seats: t.seats, Previous: t.previous,
+		Started: t.started, HandNo: t.handNo, Seq: t.seq, Recent: t.recent, Deadline: t.deadline, Called: t.clockCalled, InHand: t.hand != nil, Closing: t.closing,
+		Tour: t.tour, Proposal: t.Proposal(), LastHand: t.last})
+	if err != nil {
+		return nil, fmt.Errorf("marshal table %s: %w", t.id, err)
+	}
+	return public, nil
+}
+
 // Unmarshal restores a table from Marshal's output.
 func Unmarshal(public, private []byte) (*Table, error) {
-	var s snapshot
-	if err := json.Unmarshal(public, &s); err != nil {
-		return nil, fmt.Errorf("unmarshal table: %w", err)
-	}
-	if k := &s.Config.Stakes; k.ChipUnit == 0 && !s.Config.Tournament {
-		// A cash table stored before it had a smallest chip deals its next
-		// hands in the one a new table at its stakes gets (TP-31), not 1.
-		k.ChipUnit = k.SmallestChip()
-	}
-	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
-		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
-		proposal: s.Proposal, last: s.LastHand}
-	if !s.InHand {
-		return t, nil
+	t, s, err := unmarshalPublic(public)
+	if err != nil || !s.InHand {
+		return t, err
 	}
 	if private == nil {
 		return nil, fmt.Errorf("unmarshal table %s: hand %d in progress but not stored", s.ID, s.HandNo)
@@ -98,6 +93,24 @@ func Unmarshal(public, private []byte) (*Table, error) {
 	return t, nil
 }
 
+// unmarshalPublic restores a table from its public state, without its
+// hand, and returns the snapshot read.
+func unmarshalPublic(public []byte) (*Table, snapshot, error) {
+	var s snapshot
+	if err := json.Unmarshal(public, &s); err != nil {
+		return nil, s, fmt.Errorf("unmarshal table: %w", err)
+	}
+	if k := &s.Config.Stakes; k.ChipUnit == 0 && !s.Config.Tournament {
+		// A cash table stored before it had a smallest chip deals its next
+		// hands in the one a new table at its stakes gets (TP-31), not 1.
+		k.ChipUnit = k.SmallestChip()
+	}
+	t := &Table{id: s.ID, cfg: physical(s.Config), settings: s.Settings, seats: s.Seats, previous: s.Previous, started: s.Started,
+		handNo: s.HandNo, seq: s.Seq, recent: s.Recent, deadline: s.Deadline, clockCalled: s.Called, closing: s.Closing, tour: s.Tour,
+		proposal: s.Proposal, last: s.LastHand}
+	return t, s, nil
+}
+
 // PublicSeats reads the seats from a table's public state (Marshal's first
 // result), for seat maps read from storage without loading the hand.
 func PublicSeats(public []byte) ([]Seat, error) {
@@ -106,4 +119,98 @@ func PublicSeats(public []byte) ([]Seat, error) {
 		return nil, fmt.Errorf("unmarshal table seats: %w", err)
 	}
 	return s.Seats, nil
+}
+
+// handFixed is the part of a hand's secret that stays the same from the
+// hand's deal to its end: the engine hand's configuration, the button
+// plan, the setup (players, posts, deck) and the start time. Marshalled
+// from the same hand it is the same bytes every time, so the service
+// seals it once per hand and stores those bytes again with every action,
+// which PostgreSQL then leaves out of the WAL (an update logs only what
+// changed between the row's two versions, and a sealed blob sealed again
+// changes whole).
+type handFixed struct {
+	Config json.RawMessage `json:"config"`
+	Plan   button.Plan     `json:"plan"`
+	Setup  engine.Setup    `json:"setup"`
+	Start  time.Time       `json:"start"`
+}
+
+// handMoving is the rest of a hand's secret, what an action changes: the
+// engine hand's state, the event log and the out-of-turn wagers.
+type handMoving struct {
+	Hand  handState      `json:"hand"`
+	Log   []engine.Event `json:"log"`
+	OOT   []*Provisional `json:"oot_wagers,omitempty"`
+	Acted *ootActs       `json:"oot_acted,omitempty"`
+}
+
+// handState is engine.Hand's snapshot without its configuration, which
+// handFixed carries: its format version and its state, as the engine
+// marshals them.
+type handState struct {
+	Version json.RawMessage `json:"v"`
+	State   json.RawMessage `json:"state"`
+}
+
+// MarshalSplit is Marshal with the private part in two: fixed, which is
+// the same bytes from a hand's deal to its end (handFixed), and moving,
+// the rest; both nil between hands. UnmarshalSplit restores the table.
+func (t *Table) MarshalSplit() (public, fixed, moving []byte, err error) {
+	public, err = t.marshalPublic()
+	if err != nil || t.hand == nil {
+		return public, nil, nil, err
+	}
+	hb, err := json.Marshal(t.hand)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	var whole struct {
+		handState
+		Config json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(hb, &whole); err != nil {
+		return nil, nil, nil, fmt.Errorf("split table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	fixed, err = json.Marshal(handFixed{Config: whole.Config, Plan: t.plan, Setup: t.setup, Start: t.handStart})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	moving, err = json.Marshal(handMoving{Hand: whole.handState, Log: t.log, OOT: t.oot, Acted: t.acted})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+	}
+	return public, fixed, moving, nil
+}
+
+// UnmarshalSplit restores a table from MarshalSplit's output.
+func UnmarshalSplit(public, fixed, moving []byte) (*Table, error) {
+	t, s, err := unmarshalPublic(public)
+	if err != nil || !s.InHand {
+		return t, err
+	}
+	if fixed == nil || moving == nil {
+		return nil, fmt.Errorf("unmarshal table %s: hand %d in progress but not stored", s.ID, s.HandNo)
+	}
+	var f handFixed
+	if err := json.Unmarshal(fixed, &f); err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	var m handMoving
+	if err := json.Unmarshal(moving, &m); err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	hb, err := json.Marshal(struct {
+		handState
+		Config json.RawMessage `json:"config"`
+	}{m.Hand, f.Config})
+	if err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	t.hand = new(engine.Hand)
+	if err := json.Unmarshal(hb, t.hand); err != nil {
+		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
+	}
+	t.plan, t.setup, t.handStart, t.log, t.oot, t.acted = f.Plan, f.Setup, f.Start, m.Log, m.OOT, m.Acted
+	return t, nil
 }

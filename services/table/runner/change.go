@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -20,8 +21,13 @@ import (
 )
 
 func handAD(id string) string                { return "hand/" + id }
+func handFixedAD(id string) string           { return "hand-fixed/" + id }
 func deckAD(id string, hand int64) string    { return fmt.Sprintf("deck/%s/%d", id, hand) }
 func historyAD(id string, hand int64) string { return fmt.Sprintf("history/%s/%d", id, hand) }
+
+// handMovingAD binds the moving part of a split hand to the sealed fixed
+// part stored with it: neither opens beside another hand's.
+func handMovingAD(id string, fixed []byte) string { return "hand/" + id + "/" + string(fixed) }
 
 // do runs one change of the table under its mutex: fn changes the dealer,
 // persist makes it durable (with extra written in the same transaction),
@@ -156,13 +162,14 @@ func (t *Table) underLease(ctx context.Context, write func(ctx context.Context) 
 // fenced transaction.
 func (t *Table) persist(ctx context.Context, out dealer.Output, deck *sealedDeck, extra func(tx *sqlstore.Tx) error, also ...dealer.Output) error {
 	d := t.r.d
-	public, private, err := t.dt.Marshal()
+	public, fixed, moving, err := t.dt.MarshalSplit()
 	if err != nil {
 		return err
 	}
 	st := store.State{Public: public, Closing: t.dt.Closing()}
-	if private != nil {
-		st.Hand = d.Sealer.Seal(private, handAD(t.id))
+	if fixed != nil {
+		st.HandFixed = t.sealFixed(fixed)
+		st.Hand = d.Sealer.Seal(moving, handMovingAD(t.id, st.HandFixed))
 	}
 	w, err := t.caused(ctx, append([]dealer.Output{out}, also...), extra)
 	if err != nil {
@@ -188,6 +195,21 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, deck *sealedDeck
 			return w.write(ctx, t, tx)
 		}, Pipelinable: w.pipelinable()})
 	}))
+}
+
+// sealedFixed is the fixed part of the hand in progress
+// (dealer.Table.MarshalSplit) and its sealed bytes: sealed once per hand
+// and stored again byte for byte with each of the hand's actions, which
+// PostgreSQL then leaves out of the WAL (store.State.HandFixed).
+type sealedFixed struct{ plain, sealed []byte }
+
+// sealFixed returns fixed sealed: the bytes stored last when it has not
+// changed since. The caller holds t.mu.
+func (t *Table) sealFixed(fixed []byte) []byte {
+	if t.fixed.sealed == nil || !bytes.Equal(fixed, t.fixed.plain) {
+		t.fixed = sealedFixed{plain: fixed, sealed: t.r.d.Sealer.Seal(fixed, handFixedAD(t.id))}
+	}
+	return t.fixed.sealed
 }
 
 // written is what a change caused besides the table row, written in the

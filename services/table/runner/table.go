@@ -53,6 +53,8 @@ type Table struct {
 	// pots (changeView).
 	ended    *engine.Hand
 	endedSeq int64
+	// fixed is the hand's fixed part as last sealed (sealFixed).
+	fixed sealedFixed
 }
 
 // load claims a new epoch and reads the table's stored state.
@@ -89,6 +91,20 @@ func (t *Table) read(ctx context.Context) (*dealer.Table, error) {
 	if st.Public == nil {
 		return dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout}), nil
 	}
+	if st.HandFixed != nil {
+		fixed, err := d.Sealer.Open(st.HandFixed, handFixedAD(t.id))
+		if err != nil {
+			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
+		}
+		moving, err := d.Sealer.Open(st.Hand, handMovingAD(t.id, st.HandFixed))
+		if err != nil {
+			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
+		}
+		// The next action stores the same sealed bytes again.
+		t.fixed = sealedFixed{plain: fixed, sealed: st.HandFixed}
+		return dealer.UnmarshalSplit(st.Public, fixed, moving)
+	}
+	// Stored whole: between hands, or a hand stored before the split.
 	var private []byte
 	if st.Hand != nil {
 		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {

@@ -142,17 +142,18 @@ type rowQuerier interface {
 func (s *Store) updateStates(ctx context.Context, q rowQuerier, saves []StateSave) ([]error, error) {
 	n := len(saves)
 	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
-	hands, closing, closed := make([][]byte, n), make([]bool, n), make([]bool, n)
+	hands, fixed, closing, closed := make([][]byte, n), make([][]byte, n), make([]bool, n), make([]bool, n)
 	for i, sv := range saves {
 		ids[i], epochs[i], states[i] = sv.Fence.ID, sv.Fence.Epoch, string(sv.State.Public)
-		hands[i], closing[i], closed[i] = sv.State.Hand, sv.State.Closing, sv.Closed
+		hands[i], fixed[i], closing[i], closed[i] = sv.State.Hand, sv.State.HandFixed, sv.State.Closing, sv.Closed
 	}
 	// unnest keeps the statement's text the same for every batch size, so
 	// its prepared form is reused.
 	saved := make(map[string]bool, n)
-	err := q.Query(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, closing = v.closing, closed = v.closed
-		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::boolean[], $6::boolean[]) AS v (id, epoch, state, hand, closing, closed)
-		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, []any{ids, epochs, states, hands, closing, closed}, func(rows sqlstore.Rows) error {
+	err := q.Query(ctx, `UPDATE tables AS t SET state = v.state, hand = v.hand, hand_fixed = v.hand_fixed, closing = v.closing, closed = v.closed
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::bytea[], $6::boolean[], $7::boolean[])
+			AS v (id, epoch, state, hand, hand_fixed, closing, closed)
+		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, []any{ids, epochs, states, hands, fixed, closing, closed}, func(rows sqlstore.Rows) error {
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {

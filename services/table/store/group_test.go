@@ -50,6 +50,9 @@ func stateOf(i int) State {
 	if i%2 == 0 {
 		st.Hand = []byte{byte(i), 0, 1} // sealed bytes; nil between hands
 	}
+	if i%4 == 0 {
+		st.HandFixed = []byte{byte(i), 2} // the hand split (migration 00011); whole when i%4 == 2
+	}
 	return st
 }
 
@@ -59,8 +62,9 @@ func checkState(t *testing.T, s *Store, id string, want State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got.Public) != string(want.Public) || string(got.Hand) != string(want.Hand) || (got.Hand == nil) != (want.Hand == nil) || got.Closing != want.Closing {
-		t.Fatalf("table %s state = %q %v %v, want %q %v %v", id, got.Public, got.Hand, got.Closing, want.Public, want.Hand, want.Closing)
+	if string(got.Public) != string(want.Public) || string(got.Hand) != string(want.Hand) || (got.Hand == nil) != (want.Hand == nil) ||
+		string(got.HandFixed) != string(want.HandFixed) || (got.HandFixed == nil) != (want.HandFixed == nil) || got.Closing != want.Closing {
+		t.Fatalf("table %s state = %q %v %v %v, want %q %v %v %v", id, got.Public, got.Hand, got.HandFixed, got.Closing, want.Public, want.Hand, want.HandFixed, want.Closing)
 	}
 }
 
