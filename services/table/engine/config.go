@@ -252,6 +252,11 @@ type Config struct {
 	DeadAntes bool `json:"dead_antes,omitempty"`
 }
 
+// StatesPot tells whether the players are told the pot's size (TP-43): at
+// a live table only in pot-limit, where the dealer states it; elsewhere
+// the dealer may only spread the chips for the player to see.
+func (c Config) StatesPot() bool { return c.Mode != Live || c.Structure == PotLimit }
+
 // SmallestChip is the smallest chip the stakes are posted in (TP-31), a
 // cash table's min_chip_unit unless the floor sets one: the largest amount
 // that divides every blind, ante, bring-in and fixed-limit bet — 5 at a

@@ -14,6 +14,30 @@ func liveCfg() Config {
 	return c
 }
 
+// TestStatesPot_TP43: at a live table the players are told the pot only in
+// pot-limit, where the dealer states it; a screen-dealt table always
+// shows it.
+func TestStatesPot_TP43(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		mode      Mode
+		structure Structure
+		states    bool
+	}{
+		{"TP-43 live pot-limit: the dealer states the pot", Live, PotLimit, true},
+		{"TP-43 live no-limit: the dealer only spreads the pot", Live, NoLimit, false},
+		{"TP-43 live fixed limit: the dealer only spreads the pot", Live, FixedLimit, false},
+		{"digital no-limit: the screen shows the pot", Digital, NoLimit, true},
+	} {
+		c := liveCfg()
+		c.Mode, c.Structure = tc.mode, tc.structure
+		if got := c.StatesPot(); got != tc.states {
+			t.Errorf("%s: StatesPot = %v, want %v", tc.name, got, tc.states)
+		}
+	}
+}
+
 func TestKilledHands_TP53_TP54_TP55_TP56(t *testing.T) {
 	t.Parallel()
 	holes := []string{"AsAh", "KsKh", "QsQh"}

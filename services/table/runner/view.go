@@ -86,9 +86,7 @@ func (t *Table) view(v Viewer) View {
 			// amounts, and its own standing proposal.
 			ev.Legal = slices.Clone(h.LegalActions())
 			out.Proposal = t.dt.Proposal()
-		case cfg.Mode == engine.Live && cfg.Structure != engine.PotLimit:
-			// TP-43: the pot is stated only in pot-limit; elsewhere the
-			// dealer may only spread the chips for the player to see.
+		case !cfg.StatesPot():
 			ev.Pot = 0
 		}
 	}

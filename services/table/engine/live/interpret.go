@@ -440,16 +440,6 @@ func (in *interpreter) finish() {
 	in.r.Owed = max(add-in.e.ChipsTotal, 0)
 }
 
-// AnnouncePot tells whether the dealer may state the pot size (TP-43): only
-// on pot-limit tables, where it returns pot; elsewhere the dealer may only
-// spread the chips so the player can see them.
-func AnnouncePot(st Structure, pot int64) (int64, bool, Citation) {
-	if st == PotLimit {
-		return pot, true, Citation{Rule: "TP-43", Text: "pot-limit: the dealer states the pot size"}
-	}
-	return 0, false, Citation{Rule: "TP-43", Text: "not pot-limit: the dealer may only spread the pot for the player to see"}
-}
-
 // ruleErr refuses an entry as malformed: every refusal of the interpreter
 // blames how the entry (or the situation) is written, not a rule of play.
 func ruleErr(rule string, reason refusal.Reason, msg string) error {

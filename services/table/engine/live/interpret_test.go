@@ -264,28 +264,6 @@ func TestInterpretErrors(t *testing.T) {
 	}
 }
 
-func TestAnnouncePot_TP43(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		st   Structure
-		ok   bool
-	}{
-		{"TP-43 pot-limit: the dealer states the pot", PotLimit, true},
-		{"TP-43 no-limit: the dealer only spreads the pot", NoLimit, false},
-		{"TP-43 fixed limit: the dealer only spreads the pot", FixedLimit, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			amount, ok, c := AnnouncePot(tc.st, 1250)
-			if ok != tc.ok || c.Rule != "TP-43" || (ok && amount != 1250) || (!ok && amount != 0) {
-				t.Errorf("AnnouncePot = %d %v %+v", amount, ok, c)
-			}
-		})
-	}
-}
-
 // TestInterpretOpenPair_TP28 rules on fixed-limit stud wagers with an open
 // pair on fourth street at 10/20, where a bet or raise may be by either
 // unit until someone has made it by the larger (TP-28).

@@ -1,6 +1,7 @@
 // Package live interprets what a dealer enters at a live table (RULES.md
 // §0.3, "Deployment modes") and proposes rulings: the declaration and chip
-// movement rules TP-32…TP-43 (Interpret, AnnouncePot) and acting out of turn,
+// movement rules TP-32…TP-42 (Interpret; TP-43, the pot stated only in
+// pot-limit, is engine.Config.StatesPot) and acting out of turn,
 // TP-46…TP-52 (SkippedPlayer, ResolveOutOfTurn).
 //
 // Every function is pure and depends on the standard library and
