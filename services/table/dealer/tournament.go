@@ -532,11 +532,9 @@ func (t *Table) SetAbsence(player string, missed int, left bool) (Output, error)
 // missed-hand penalty running (TR-33), or left the tournament (TR-35).
 func (s Seat) Absent() bool { return s.SittingOut || s.MissedHands > 0 || s.Left }
 
-// ErrPenaltyInForce refuses an entrant's own return to play while a
+// penaltyInForce refuses an entrant's own return to play while a
 // missed-hand penalty runs (TR-33) or after they left the tournament
 // (TR-35).
-var ErrPenaltyInForce = fault.New(fault.Precondition, "PENALTY_IN_FORCE", "the entrant is dealt dead by the tournament's decision")
-
 func (t *Table) penaltyInForce(seat int) error {
 	switch s := t.seats[seat]; {
 	case !t.cfg.Tournament:

@@ -219,9 +219,6 @@ func (r *Runner) Dealer(ctx context.Context, id string, c Caller, a DealerArgs) 
 	return DealerResult{View: t.view(Viewer{Staff: true}), OOT: out.OOT, Proposal: proposal}, nil
 }
 
-// ErrNoDecision is returned when nobody is to act.
-var ErrNoDecision = fault.New(fault.Precondition, "NO_DECISION_PENDING", "nobody is to act")
-
 // Interpret reads a live dealer's entry for seat (-1: the seat in turn;
 // another seat: a push out of turn) under TP-32…TP-43 and records the
 // proposal it amounts to (dealer.Table.Interpret). It returns the proposal

@@ -57,11 +57,10 @@ type Policy struct {
 
 // Default rebuy periods (TR-13).
 const (
-	DefaultRebuyPeriod          = 60 * time.Minute
-	DefaultLimitRebuyPeriod     = 75 * time.Minute
-	DefaultSatelliteRebuyPeriod = 90 * time.Minute
-	DefaultLastRebuyHands       = 3
-	DefaultAddOnWindow          = 15 * time.Minute
+	DefaultRebuyPeriod      = 60 * time.Minute
+	DefaultLimitRebuyPeriod = 75 * time.Minute
+	DefaultLastRebuyHands   = 3
+	DefaultAddOnWindow      = 15 * time.Minute
 )
 
 // WithDefaults fills what the house left unset from the rules' defaults

@@ -70,8 +70,8 @@ const (
 	// REASON_NOT_YOURSELF means a player acts, sits or reads for another
 	// player (table, seating, and the wallet for another's accounts).
 	Reason_REASON_NOT_YOURSELF Reason = 13
-	// REASON_NO_DECISION_PENDING means there is nothing to decide yet: nobody
-	// is to act (table) or an absence's timer has not run out (seating).
+	// REASON_NO_DECISION_PENDING means there is nothing to decide yet: an
+	// absence's timer has not run out (seating).
 	Reason_REASON_NO_DECISION_PENDING Reason = 14
 	// REASON_CASH_OUT_PENDING means the player left this table and the wallet
 	// has not yet been paid their cash-out: they may sit here again once it
