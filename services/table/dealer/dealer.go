@@ -233,6 +233,9 @@ type Table struct {
 	setup     engine.Setup
 	log       []engine.Event
 	handStart time.Time
+	// fixed is the hand's fixed part as MarshalSplit marshalled it (or
+	// UnmarshalSplit read it), nil until then and between hands.
+	fixed []byte
 
 	// oot are the out-of-turn wagers followed, in turn order: cash-game
 	// wagers held outside the pot (TP-50) and tournament wagers committed

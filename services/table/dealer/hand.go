@@ -134,7 +134,7 @@ func (t *Table) StartHand(deck cards.Deck, now time.Time) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	t.hand, t.plan, t.setup, t.handStart = h, plan, setup, now
+	t.hand, t.plan, t.setup, t.handStart, t.fixed = h, plan, setup, now, nil
 	for i := range t.seats {
 		// A straddle request is for one hand: this one used it up.
 		t.seats[i].Straddle = false
@@ -443,7 +443,7 @@ func (t *Table) finish(out *Output, now time.Time) {
 		}
 	}
 	plan := t.plan
-	t.hand, t.plan, t.setup, t.log, t.oot, t.acted, t.proposal = nil, button.Plan{}, engine.Setup{}, nil, nil, nil, nil
+	t.hand, t.plan, t.setup, t.log, t.oot, t.acted, t.proposal, t.fixed = nil, button.Plan{}, engine.Setup{}, nil, nil, nil, nil, nil
 	t.deadline, t.clockCalled = time.Time{}, false
 	if t.cfg.Tournament {
 		_ = t.tournament()

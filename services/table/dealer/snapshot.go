@@ -124,63 +124,53 @@ func PublicSeats(public []byte) ([]Seat, error) {
 // handFixed is the part of a hand's secret that stays the same from the
 // hand's deal to its end: the engine hand's configuration, the button
 // plan, the setup (players, posts, deck) and the start time. Marshalled
-// from the same hand it is the same bytes every time, so the service
-// seals it once per hand and stores those bytes again with every action,
-// which PostgreSQL then leaves out of the WAL (an update logs only what
-// changed between the row's two versions, and a sealed blob sealed again
-// changes whole).
+// once per hand, it is the same bytes all through the hand, so the
+// service seals it once per hand and stores those bytes again with every
+// action, which PostgreSQL then leaves out of the WAL (an update logs
+// only what changed between the row's two versions, and a blob sealed
+// again changes whole).
 type handFixed struct {
-	Config json.RawMessage `json:"config"`
-	Plan   button.Plan     `json:"plan"`
-	Setup  engine.Setup    `json:"setup"`
-	Start  time.Time       `json:"start"`
+	Config engine.Config `json:"config"`
+	Plan   button.Plan   `json:"plan"`
+	Setup  engine.Setup  `json:"setup"`
+	Start  time.Time     `json:"start"`
 }
 
 // handMoving is the rest of a hand's secret, what an action changes: the
-// engine hand's state, the event log and the out-of-turn wagers.
+// engine hand's state (engine.Hand.MarshalState), the event log and the
+// out-of-turn wagers.
 type handMoving struct {
-	Hand  handState      `json:"hand"`
-	Log   []engine.Event `json:"log"`
-	OOT   []*Provisional `json:"oot_wagers,omitempty"`
-	Acted *ootActs       `json:"oot_acted,omitempty"`
+	Hand  json.RawMessage `json:"hand"`
+	Log   []engine.Event  `json:"log"`
+	OOT   []*Provisional  `json:"oot_wagers,omitempty"`
+	Acted *ootActs        `json:"oot_acted,omitempty"`
 }
 
-// handState is engine.Hand's snapshot without its configuration, which
-// handFixed carries: its format version and its state, as the engine
-// marshals them.
-type handState struct {
-	Version json.RawMessage `json:"v"`
-	State   json.RawMessage `json:"state"`
-}
-
-// MarshalSplit is Marshal with the private part in two: fixed, which is
-// the same bytes from a hand's deal to its end (handFixed), and moving,
-// the rest; both nil between hands. UnmarshalSplit restores the table.
+// MarshalSplit is Marshal with the private part in two: fixed, the same
+// bytes from a hand's deal to its end (handFixed, marshalled once per
+// hand), and moving, the rest; both nil between hands. UnmarshalSplit
+// restores the table.
 func (t *Table) MarshalSplit() (public, fixed, moving []byte, err error) {
 	public, err = t.marshalPublic()
 	if err != nil || t.hand == nil {
 		return public, nil, nil, err
 	}
-	hb, err := json.Marshal(t.hand)
+	if t.fixed == nil {
+		// Nothing changes these during the hand: StartHand and the hand's
+		// end set them, and drop the bytes.
+		if t.fixed, err = json.Marshal(handFixed{Config: t.hand.Config(), Plan: t.plan, Setup: t.setup, Start: t.handStart}); err != nil {
+			return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
+		}
+	}
+	hs, err := t.hand.MarshalState()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
 	}
-	var whole struct {
-		handState
-		Config json.RawMessage `json:"config"`
-	}
-	if err := json.Unmarshal(hb, &whole); err != nil {
-		return nil, nil, nil, fmt.Errorf("split table %s hand %d: %w", t.id, t.handNo, err)
-	}
-	fixed, err = json.Marshal(handFixed{Config: whole.Config, Plan: t.plan, Setup: t.setup, Start: t.handStart})
+	moving, err = json.Marshal(handMoving{Hand: hs, Log: t.log, OOT: t.oot, Acted: t.acted})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
 	}
-	moving, err = json.Marshal(handMoving{Hand: whole.handState, Log: t.log, OOT: t.oot, Acted: t.acted})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("marshal table %s hand %d: %w", t.id, t.handNo, err)
-	}
-	return public, fixed, moving, nil
+	return public, t.fixed, moving, nil
 }
 
 // UnmarshalSplit restores a table from MarshalSplit's output.
@@ -200,17 +190,11 @@ func UnmarshalSplit(public, fixed, moving []byte) (*Table, error) {
 	if err := json.Unmarshal(moving, &m); err != nil {
 		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
 	}
-	hb, err := json.Marshal(struct {
-		handState
-		Config json.RawMessage `json:"config"`
-	}{m.Hand, f.Config})
-	if err != nil {
-		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
-	}
 	t.hand = new(engine.Hand)
-	if err := json.Unmarshal(hb, t.hand); err != nil {
+	if err := t.hand.UnmarshalState(f.Config, m.Hand); err != nil {
 		return nil, fmt.Errorf("unmarshal table %s hand %d: %w", s.ID, s.HandNo, err)
 	}
 	t.plan, t.setup, t.handStart, t.log, t.oot, t.acted = f.Plan, f.Setup, f.Start, m.Log, m.OOT, m.Acted
+	t.fixed = fixed
 	return t, nil
 }

@@ -340,6 +340,42 @@ func TestSerializationRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSerializationApart: a hand stored as its configuration and its state
+// apart (MarshalState, for a store that keeps the configuration, which
+// does not change during the hand, apart) restores to the same hand.
+func TestSerializationApart(t *testing.T) {
+	t.Parallel()
+	deck := holdemDeck(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")
+	h := mustHand(t, nlhe(50, 100), Setup{Button: 2, Players: players(1000, 1000, 1000), Deck: deck})
+	act(t, h, Action{Seat: 2, Kind: Raise, Amount: 300}, Action{Seat: 0, Kind: Call}, Action{Seat: 1, Kind: Call}, Action{Seat: 0, Kind: Bet, Amount: 200})
+	st, err := h.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := json.Marshal(h.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(st, []byte(`"config"`)) {
+		t.Fatalf("the state holds the configuration: %s", st)
+	}
+	var c Config
+	if err := json.Unmarshal(cfg, &c); err != nil {
+		t.Fatal(err)
+	}
+	var r Hand
+	if err := r.UnmarshalState(c, st); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(h)
+	if got, _ := json.Marshal(&r); !bytes.Equal(got, want) {
+		t.Fatalf("restored apart:\n%s\nwant\n%s", got, want)
+	}
+	if err := r.UnmarshalState(c, []byte(`{"v":9}`)); err == nil {
+		t.Fatal("unknown version accepted")
+	}
+}
+
 func TestEventJSON(t *testing.T) {
 	t.Parallel()
 	h := threeWay(t, []string{"AsAh", "KsKh", "QsQh"}, "2c3d7h8cJs")

@@ -218,6 +218,33 @@ func (h *Hand) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// stateSnapshot is snapshot without the configuration.
+type stateSnapshot struct {
+	Version int   `json:"v"`
+	State   state `json:"state"`
+}
+
+// MarshalState is MarshalJSON without the configuration (Config), for a
+// store that keeps the configuration apart, since it stays the same
+// through the hand; UnmarshalState restores the hand from both.
+func (h *Hand) MarshalState() ([]byte, error) {
+	return json.Marshal(stateSnapshot{Version: 1, State: h.s})
+}
+
+// UnmarshalState restores a hand of configuration cfg (as Config returns
+// it) from MarshalState's output.
+func (h *Hand) UnmarshalState(cfg Config, b []byte) error {
+	var s stateSnapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s.Version != 1 {
+		return ruleErr("", refusal.BadSetup, "unknown hand snapshot version")
+	}
+	*h = Hand{cfg: cfg, s: s.State}
+	return nil
+}
+
 // MarshalBinary is MarshalJSON, for encoding.BinaryMarshaler users.
 func (h *Hand) MarshalBinary() ([]byte, error) { return h.MarshalJSON() }
 
