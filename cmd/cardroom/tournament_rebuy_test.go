@@ -545,7 +545,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	tables = tournamentTablesOf(t, r, id)
 	hands := handsOf(svc, t, tc, tables)
 	checkLevels(t, hands, clockStart, ev.sheet)
-	stood := checkBubble(t, hands, results.Finishes, len(payouts.Prizes), h4hOn, h4hAt)
+	stood, byClock := checkBubble(t, hands, results.Finishes, len(payouts.Prizes), h4hOn, h4hAt)
 	rounds, h4hHands := 0, 0
 	if !h4hOn.IsZero() {
 		rounds = checkHandForHand(t, hands, h4hOn, h4hOff)
@@ -567,7 +567,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	}
 	t.Logf("%d entrants (%d late), %d rebuys, %d add-ons (%d at the break); %d hands, %d actions, %d hands in hand-for-hand (%d checked against the others), %d balancing moves, %d moves breaking tables; %s",
 		n, late, nRebuys, len(addOns), addOnsAtBreak, total, actions, h4hHands, rounds, balancing, breaking, time.Since(began).Round(time.Second))
-	if stood && h4hHands == 0 {
+	if stood && h4hHands == 0 && !byClock {
 		t.Error("G-26: hand-for-hand started and no hand was played in it")
 	}
 }
@@ -591,13 +591,16 @@ type finish struct {
 // for a rebuy knocked out together by the clock once their tables could
 // no longer deal (G-42), long after the hands that left them without
 // chips. Thirteen players or more sit at two tables of nine at least. It
-// reports whether the field stood on the bubble.
-func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []finish, paid int, on time.Time, at int) bool {
+// reports whether the field stood on the bubble, and whether the step that
+// took it off the bubble was the clock's (G-42): players held at tables
+// that could not deal, none dealt in a hand since hand for hand started,
+// so its round ended with no hand played (G-39).
+func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []finish, paid int, on time.Time, at int) (bool, bool) {
 	t.Helper()
 	if paid < 9 {
 		t.Fatalf("%d places paid", paid)
 	}
-	lastHand := func(p string) string {
+	lastHand := func(p string) (string, time.Time) {
 		var last *tablev1.HandEnded
 		for _, hs := range hands {
 			for _, h := range hs {
@@ -610,12 +613,13 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 		if last == nil {
 			t.Fatalf("%s was dealt no hand", p)
 		}
-		return fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId())
+		return fmt.Sprintf("hand %d at %s", last.GetHandNo(), last.GetTableId()), last.GetEndTime().AsTime()
 	}
 	type step struct {
 		hands   []string
 		place   int // the best place in the step
 		players []string
+		last    time.Time // when the last of its hands ended
 	}
 	var steps []*step
 	byPlace := slices.Clone(finishes)
@@ -624,20 +628,23 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 		if f.Place == 1 {
 			continue // the winner
 		}
-		hand := lastHand(f.PlayerID)
+		hand, end := lastHand(f.PlayerID)
 		if n := len(steps); n > 0 && (steps[n-1].place == f.Place || slices.Contains(steps[n-1].hands, hand)) {
 			s := steps[n-1]
-			s.place, s.players = f.Place, append(s.players, f.PlayerID)
+			s.place, s.players, s.last = f.Place, append(s.players, f.PlayerID), latest(s.last, end)
 			if !slices.Contains(s.hands, hand) {
 				s.hands = append(s.hands, hand)
 			}
 			continue
 		}
-		steps = append(steps, &step{hands: []string{hand}, place: f.Place, players: []string{f.PlayerID}})
+		steps = append(steps, &step{hands: []string{hand}, place: f.Place, players: []string{f.PlayerID}, last: end})
 	}
-	left, stood, passed := len(finishes), "", ""
+	left, stood, passed, byClock := len(finishes), "", "", false
 	for _, s := range steps {
 		before := left
+		if before == paid+1 {
+			byClock = !on.IsZero() && s.last.Before(on)
+		}
 		left = s.place - 1
 		what := s.hands[0]
 		if len(s.hands) > 1 {
@@ -660,7 +667,15 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 	}
 	t.Logf("the bubble (%d places paid): stood after %q, passed in one hand: %q; hand for hand from %s (%d left)", paid, stood, passed,
 		on.Format(time.StampMilli), at)
-	return stood != ""
+	return stood != "", byClock
+}
+
+// latest is the later of two times.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // checkHandForHand checks that while hand for hand (from on to off) the
