@@ -58,24 +58,6 @@ func collect(t reflect.Type, path []string, vars *[]Variable) {
 	}
 }
 
-// Markdown returns the variables as the Markdown document docs/CONFIG.md.
-func Markdown() string {
-	var b strings.Builder
-	b.WriteString("# Configuration\n\n")
-	b.WriteString("Every cardroom process reads these environment variables at start-up and refuses to\n")
-	b.WriteString("start, naming the variable, when one is invalid. Generated from `platform/config`\n")
-	b.WriteString("(`go test ./config -update` in `platform/` rewrites this file).\n\n")
-	b.WriteString(Table())
-	b.WriteString("\nWhen `OTEL_EXPORTER_OTLP_ENDPOINT` is set, the OpenTelemetry exporters also honour the other\n")
-	b.WriteString("standard `OTEL_EXPORTER_OTLP_*` variables (`_HEADERS`, `_TIMEOUT`, `_COMPRESSION`, `_CERTIFICATE`),\n")
-	b.WriteString("and the SDK honours `OTEL_BSP_*` for batching.\n")
-	return b.String()
-}
-
-// Table returns the Markdown table of every variable with its default and
-// meaning, as docs/CONFIG.md and the README show it.
-func Table() string { return TableOf(Variables()) }
-
 // TableOf returns vars as a Markdown table.
 func TableOf(vars []Variable) string {
 	var b strings.Builder

@@ -53,46 +53,11 @@ const (
 	StraightFlush
 )
 
-var catNames = [...]string{
-	NoCat:         "no hand",
-	HighCard:      "high card",
-	Pair:          "pair",
-	TwoPair:       "two pair",
-	Trips:         "three of a kind",
-	Straight:      "straight",
-	Flush:         "flush",
-	FullHouse:     "full house",
-	Quads:         "four of a kind",
-	StraightFlush: "straight flush",
-}
-
-// String returns the category's name in plain English ("full house").
-func (c Cat) String() string {
-	if int(c) < len(catNames) {
-		return catNames[c]
-	}
-	return "unknown"
-}
-
 const (
 	catShift = 20
 	lowFlag  = Value(1) << 28
 	lowTop   = Value(0xFFFFFF)
 )
-
-// Category returns the category of a high Value. For a low Value (Low8,
-// Razz) it returns the pairing of the low hand: HighCard for five different
-// ranks, then Pair, TwoPair, Trips, FullHouse or Quads. Invalid gives NoCat.
-func Category(v Value) Cat {
-	if v&lowFlag != 0 {
-		return lowCats[lowBadness(v)>>catShift&0xF]
-	}
-	c := Cat(v >> catShift & 0xF)
-	if c > StraightFlush {
-		return NoCat
-	}
-	return c
-}
 
 // High returns the value of the best five-card high hand among 5, 6 or 7
 // cards. Any other number of cards gives Invalid. The cards must be valid

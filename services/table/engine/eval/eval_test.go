@@ -10,6 +10,47 @@ import (
 
 func hand(s string) []cards.Card { return cards.MustParseList(s) }
 
+// Category returns the category of a high Value. For a low Value (Low8,
+// Razz) it returns the pairing of the low hand: HighCard for five different
+// ranks, then Pair, TwoPair, Trips, FullHouse or Quads. Invalid gives NoCat.
+func Category(v Value) Cat {
+	if v&lowFlag != 0 {
+		return lowCats[lowBadness(v)>>catShift&0xF]
+	}
+	c := Cat(v >> catShift & 0xF)
+	if c > StraightFlush {
+		return NoCat
+	}
+	return c
+}
+
+// lowCats maps a low Value's pairing category to the Cat that names it.
+var lowCats = [16]Cat{HighCard, Pair, TwoPair, Trips, FullHouse, Quads}
+
+// lowBadness recovers the badness from a low Value.
+func lowBadness(v Value) uint32 { return uint32(lowTop - v&lowTop) }
+
+var catNames = [...]string{
+	NoCat:         "no hand",
+	HighCard:      "high card",
+	Pair:          "pair",
+	TwoPair:       "two pair",
+	Trips:         "three of a kind",
+	Straight:      "straight",
+	Flush:         "flush",
+	FullHouse:     "full house",
+	Quads:         "four of a kind",
+	StraightFlush: "straight flush",
+}
+
+// String returns the category's name in plain English ("full house").
+func (c Cat) String() string {
+	if int(c) < len(catNames) {
+		return catNames[c]
+	}
+	return "unknown"
+}
+
 func TestHigh_Categories(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

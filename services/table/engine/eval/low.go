@@ -26,9 +26,6 @@ const (
 // lowValue turns a badness into a Value.
 func lowValue(badness uint32) Value { return lowFlag | (lowTop - Value(badness)) }
 
-// lowBadness recovers the badness from a low Value.
-func lowBadness(v Value) uint32 { return uint32(lowTop - v&lowTop) }
-
 // lowPack packs a pairing category and up to five ace-to-five rank indexes
 // (ace 0 … king 12) as nibbles holding index+1, most significant first.
 func lowPack(cat int, ranks ...int) uint32 {

@@ -51,7 +51,6 @@ var (
 	// low8Value is the value of the best eight-or-better low from a mask of
 	// ace-to-eight ranks, Invalid when fewer than five.
 	low8Value [256]Value
-	lowCats   = [16]Cat{HighCard, Pair, TwoPair, Trips, FullHouse, Quads}
 )
 
 func init() {
