@@ -16,6 +16,7 @@ package waitlist
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -526,10 +527,7 @@ func (g *Game) Check() error {
 
 // moving reports whether the player is on the list to move from their seat.
 func (g *Game) moving(player string) bool {
-	for _, e := range g.Entries {
-		if e.Player == player && (e.Kind == TableChange || e.Kind == MustMove) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.Entries, func(e Entry) bool {
+		return e.Player == player && (e.Kind == TableChange || e.Kind == MustMove)
+	})
 }

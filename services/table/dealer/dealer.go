@@ -349,12 +349,7 @@ func (t *Table) ClockCalled() bool { return t.clockCalled }
 
 // SeatOf returns the seat of player, or -1.
 func (t *Table) SeatOf(player string) int {
-	for i, s := range t.seats {
-		if s.Player == player {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(t.seats, func(s Seat) bool { return s.Player == player })
 }
 
 // StackNow returns the chips the player in seat has in front of them now:

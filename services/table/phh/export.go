@@ -407,20 +407,12 @@ func exportActions(events []engine.Event, player map[int]int) []Action {
 // shortAnte reports whether an ante was posted all in for less than the
 // ante (a player with fewer chips than the ante).
 func shortAnte(events []engine.Event) bool {
-	for _, e := range events {
-		if e.Kind == engine.EvPost && e.Post == engine.PostAnte && e.AllIn {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(events, func(e engine.Event) bool { return e.Kind == engine.EvPost && e.Post == engine.PostAnte && e.AllIn })
 }
 
 // postedBy reports whether seat (any seat for -1) made a post of the kind.
 func postedBy(events []engine.Event, seat int, kind engine.PostKind) bool {
-	for _, e := range events {
-		if e.Kind == engine.EvPost && (e.Seat == seat || seat < 0) && e.Post == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(events, func(e engine.Event) bool {
+		return e.Kind == engine.EvPost && (e.Seat == seat || seat < 0) && e.Post == kind
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cardroom/cardroom/services/table/engine"
@@ -322,12 +323,7 @@ func (r *replayer) showdownTurn() int {
 // offersShow reports whether the engine lets seat show now (after an
 // uncontested win, TP-70).
 func (r *replayer) offersShow(seat int) bool {
-	for _, l := range r.hand.LegalActions() {
-		if l.Seat == seat && l.Kind == engine.Show {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.hand.LegalActions(), func(l engine.Legal) bool { return l.Seat == seat && l.Kind == engine.Show })
 }
 
 // pendingShowdown finds the next unapplied "sm" of seat after index, before

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cardroom/cardroom/services/table/engine/cards"
 )
@@ -238,7 +239,7 @@ func matchHole(held, shown []cards.Card, dealt *[cards.NumCards]bool, whole bool
 	}
 	for _, c := range shown {
 		switch {
-		case c != cards.Unknown && containsCard(held, c):
+		case c != cards.Unknown && slices.Contains(held, c):
 		case unknown == 0:
 			return fmt.Errorf("discards %s, not held: %w", c, ErrShownMismatch)
 		case c != cards.Unknown && dealt[c]:
@@ -253,37 +254,17 @@ func matchHole(held, shown []cards.Card, dealt *[cards.NumCards]bool, whole bool
 	return nil
 }
 
-func containsCard(cs []cards.Card, c cards.Card) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
-}
-
 // removeCards removes each of out from cs once, known cards by value and
 // unknown ones from the first unknown position.
 func removeCards(cs, out []cards.Card) []cards.Card {
-	res := append([]cards.Card(nil), cs...)
+	res := slices.Clone(cs)
 	for _, c := range out {
-		j := -1
-		for k, x := range res {
-			if x == c {
-				j = k
-				break
-			}
-		}
+		j := slices.Index(res, c)
 		if j < 0 {
-			for k, x := range res {
-				if x == cards.Unknown {
-					j = k
-					break
-				}
-			}
+			j = slices.Index(res, cards.Unknown)
 		}
 		if j >= 0 {
-			res = append(res[:j], res[j+1:]...)
+			res = slices.Delete(res, j, j+1)
 		}
 	}
 	return res

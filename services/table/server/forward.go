@@ -277,12 +277,10 @@ func (f *Forwarder) failed(err error) error {
 }
 
 func hasReason(st *status.Status) bool {
-	for _, d := range st.Details() {
-		if i, ok := d.(interface{ GetReason() string }); ok && i.GetReason() != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(st.Details(), func(d any) bool {
+		i, ok := d.(interface{ GetReason() string })
+		return ok && i.GetReason() != ""
+	})
 }
 
 // conn returns the pooled connection to owner. Connections are kept: one

@@ -11,6 +11,7 @@ package ledger
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,14 +67,7 @@ var Kinds = []Kind{Player, Cage, Table, Hold, PrizePool, HouseFees, Voucher}
 func (k Kind) AllowsNegative() bool { return k == Cage }
 
 // Valid reports whether k is a known kind.
-func (k Kind) Valid() bool {
-	for _, x := range Kinds {
-		if k == x {
-			return true
-		}
-	}
-	return false
-}
+func (k Kind) Valid() bool { return slices.Contains(Kinds, k) }
 
 // AccountID names an account: "kind:owner:CUR", or "kind:CUR" for the
 // room-wide accounts (cage, house fees). IDs are derived, never allocated,

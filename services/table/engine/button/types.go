@@ -47,7 +47,10 @@
 // Table.Previous and plan.Next(seats) (with the hand's stacks) as Table.Seats.
 package button
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // NoSeat marks "no seat": no previous hand, no small blind, no straddle.
 const NoSeat = -1
@@ -251,12 +254,7 @@ type Plan struct {
 
 // DealtIn reports whether seat is dealt in.
 func (p Plan) DealtIn(seat int) bool {
-	for _, pl := range p.Players {
-		if pl.Seat == seat {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Players, func(pl Player) bool { return pl.Seat == seat })
 }
 
 // Next returns the seats for planning the hand after this one: debts
@@ -264,8 +262,7 @@ func (p Plan) DealtIn(seat int) bool {
 // Rebought) cleared for the seats that were dealt in. Stacks are left alone:
 // the caller applies the hand's result.
 func (p Plan) Next(seats []Seat) []Seat {
-	out := make([]Seat, len(seats))
-	copy(out, seats)
+	out := slices.Clone(seats)
 	for i := range out {
 		if i < len(p.Debts) {
 			out[i].Debt = p.Debts[i]

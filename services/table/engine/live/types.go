@@ -30,7 +30,10 @@
 // (TP-48).
 package live
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Structure is the betting structure of the game.
 type Structure uint8
@@ -198,12 +201,7 @@ type Ruling struct {
 
 // Rule reports whether the ruling cites rule.
 func (r Ruling) Rule(rule string) bool {
-	for _, c := range r.Rules {
-		if c.Rule == rule {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Rules, func(c Citation) bool { return c.Rule == rule })
 }
 
 func (r *Ruling) cite(rule, text string) { r.Rules = append(r.Rules, Citation{Rule: rule, Text: text}) }
