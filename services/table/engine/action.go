@@ -82,13 +82,17 @@ const (
 var actionNames = [...]string{"fold", "check", "call", "bet", "raise", "bring_in", "complete", "show", "muck", "request_show", "waive", "timeout",
 	"skip", "kill", "revive", "expose_live", "restrict_raise", "withdraw", "board_overdeal", "deal_board", "deal_seat", "expose", "misdeal", "award_pot"}
 
-// String returns the action kind's name.
-func (k ActionKind) String() string {
-	if int(k) < len(actionNames) {
-		return actionNames[k]
+// nameOf is names[k], the name of an enum value k, or unknown for a value
+// past the names.
+func nameOf[K ~uint8](names []string, k K, unknown string) string {
+	if int(k) < len(names) {
+		return names[k]
 	}
-	return "action?"
+	return unknown
 }
+
+// String returns the action kind's name.
+func (k ActionKind) String() string { return nameOf(actionNames[:], k, "action?") }
 
 // Role is who submits an action; the service sets it from the caller's token.
 type Role uint8
@@ -118,12 +122,7 @@ const (
 var killRules = [...]string{"TP-53", "TP-54", "TP-55", "TP-56", "TP-58", "TP-59", "TP-56", "TR-32"}
 
 // Rule returns the rule ID the kill applies.
-func (k KillReason) Rule() string {
-	if int(k) < len(killRules) {
-		return killRules[k]
-	}
-	return ""
-}
+func (k KillReason) Rule() string { return nameOf(killRules[:], k, "") }
 
 // Action is one input to Apply.
 type Action struct {
@@ -192,12 +191,7 @@ var eventNames = [...]string{"post", "deal_hole", "deal_up", "deal_board", "burn
 	"return", "round_end", "expose", "show", "muck", "kill", "revive", "restrict", "award", "hand_end", "overdeal", "misdeal", "hole_entry"}
 
 // String returns the event kind's name.
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return "event?"
-}
+func (k EventKind) String() string { return nameOf(eventNames[:], k, "event?") }
 
 // Event is one thing that happened. It is a plain value (no pointers) so
 // the engine can reuse its event buffer. Seat is -1 when no seat applies.

@@ -73,12 +73,7 @@ const (
 var gameNames = [...]string{"holdem", "omaha", "omaha_hilo", "stud", "stud_hilo", "razz"}
 
 // String returns the game's short name.
-func (g Game) String() string {
-	if int(g) < len(gameNames) {
-		return gameNames[g]
-	}
-	return "game?"
-}
+func (g Game) String() string { return nameOf(gameNames[:], g, "game?") }
 
 // IsStud reports whether the game is a seven-card stud variant (no button
 // blinds, bring-in, up cards).
@@ -113,12 +108,7 @@ const (
 var structureNames = [...]string{"no_limit", "pot_limit", "fixed_limit"}
 
 // String returns the structure's short name.
-func (s Structure) String() string {
-	if int(s) < len(structureNames) {
-		return structureNames[s]
-	}
-	return "structure?"
-}
+func (s Structure) String() string { return nameOf(structureNames[:], s, "structure?") }
 
 // Mode is the deployment mode of RULES.md §0.3.
 type Mode uint8
@@ -303,12 +293,7 @@ const (
 var postNames = [...]string{"ante", "small_blind", "big_blind", "straddle", "dead_small_blind", "missed_big_blind", "new_player_big_blind", "big_blind_ante"}
 
 // String returns the post kind's name.
-func (k PostKind) String() string {
-	if int(k) < len(postNames) {
-		return postNames[k]
-	}
-	return "post?"
-}
+func (k PostKind) String() string { return nameOf(postNames[:], k, "post?") }
 
 // Live reports whether the post counts toward the poster's bet (TP-10).
 func (k PostKind) Live() bool {

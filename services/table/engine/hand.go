@@ -28,12 +28,7 @@ const (
 var streetNames = [...]string{"preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth", "seventh"}
 
 // String returns the street's name.
-func (s Street) String() string {
-	if int(s) < len(streetNames) {
-		return streetNames[s]
-	}
-	return "street?"
-}
+func (s Street) String() string { return nameOf(streetNames[:], s, "street?") }
 
 // Phase is where the hand is.
 type Phase uint8

@@ -142,11 +142,7 @@ func (b *Bank) contribute(ctx context.Context, op string, kind ledger.TransferKi
 				return TransferResult{}, ErrVoucherUsed.With("voucher_id", r.VoucherID)
 			}
 		}
-		res, err := b.postID(ctx, tx, transferID, kind, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta, player, moves...)
-		if err != nil {
-			return TransferResult{}, err
-		}
-		return res, nil
+		return b.postID(ctx, tx, transferID, kind, cur, store.Posting{Player: r.Player, Subject: r.Event, Actor: r.Actor}, meta, player, moves...)
 	})
 }
 
