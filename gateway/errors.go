@@ -36,8 +36,7 @@ var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: t
 func errorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 		httpStatus := 0
-		var custom *runtime.HTTPStatusError
-		if errors.As(err, &custom) {
+		if custom, ok := errors.AsType[*runtime.HTTPStatusError](err); ok {
 			err, httpStatus = custom.Err, custom.HTTPStatus
 		}
 		method, _ := runtime.RPCMethod(ctx)

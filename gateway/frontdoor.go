@@ -121,8 +121,7 @@ func (d *frontDoor) readBody(r *http.Request) error {
 		return errTooLarge
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, d.maxBody+1))
-	var over *http.MaxBytesError
-	if errors.As(err, &over) {
+	if _, over := errors.AsType[*http.MaxBytesError](err); over {
 		return errTooLarge
 	}
 	if err != nil {

@@ -377,8 +377,7 @@ func nameVariables(err error, vars []Variable) error {
 	}
 	errs := make([]error, 0, len(agg.Errors))
 	for _, e := range agg.Errors {
-		var pe env.ParseError
-		if errors.As(e, &pe) {
+		if pe, ok := errors.AsType[env.ParseError](e); ok {
 			if name, ok := byField[pe.Name]; ok {
 				errs = append(errs, fmt.Errorf("%s: %w", name, pe.Err))
 				continue

@@ -144,11 +144,7 @@ func NotFoundf(entity, format string, args ...any) *Error {
 }
 
 // As returns the first *Error in err's chain, if any.
-func As(err error) (*Error, bool) {
-	var f *Error
-	ok := errors.As(err, &f)
-	return f, ok
-}
+func As(err error) (*Error, bool) { return errors.AsType[*Error](err) }
 
 // KindOf returns the kind of the first fault in err's chain, or Internal.
 func KindOf(err error) Kind {

@@ -113,8 +113,7 @@ func ToStatus(ctx context.Context, log *slog.Logger, fullMethod string, err erro
 	case errors.Is(err, context.DeadlineExceeded):
 		return withReason(status.New(codes.DeadlineExceeded, "deadline exceeded"), ReasonDeadlineExceeded, domain).Err()
 	}
-	var panicked *recovery.PanicError
-	if errors.As(err, &panicked) {
+	if panicked, ok := errors.AsType[*recovery.PanicError](err); ok {
 		return mask(ctx, log, fullMethod, domain, codes.Internal, err, panicked).Err()
 	}
 	var withStatus interface{ GRPCStatus() *status.Status }

@@ -244,12 +244,10 @@ func backoff(attempt int) time.Duration {
 // transaction may not hit: a PostgreSQL serialization failure (40001) or
 // deadlock (40P01), or SQLITE_BUSY / SQLITE_LOCKED (any extended code).
 func Retryable(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return pgErr.Code == pgerrcode.SerializationFailure || pgErr.Code == pgerrcode.DeadlockDetected
 	}
-	var sqliteErr *sqlite.Error
-	if errors.As(err, &sqliteErr) {
+	if sqliteErr, ok := errors.AsType[*sqlite.Error](err); ok {
 		// The primary result code is the low byte of an extended one
 		// (sqlite.org/rescode.html): SQLITE_BUSY_SNAPSHOT is still BUSY.
 		switch sqliteErr.Code() & 0xff {
@@ -265,12 +263,10 @@ func Retryable(err error) bool {
 // SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY), for example a second insert of
 // the same idempotency key.
 func IsUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return pgErr.Code == pgerrcode.UniqueViolation
 	}
-	var sqliteErr *sqlite.Error
-	if errors.As(err, &sqliteErr) {
+	if sqliteErr, ok := errors.AsType[*sqlite.Error](err); ok {
 		switch sqliteErr.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return true

@@ -105,8 +105,7 @@ func ReplayHistory(h *History) ([]Number, error) {
 			continue
 		}
 		if err := r.apply(i, a); err != nil {
-			var ae *ActionError
-			if errors.As(err, &ae) {
+			if _, ok := errors.AsType[*ActionError](err); ok {
 				return nil, err
 			}
 			return nil, &ActionError{Index: i, Action: a.String(), Err: err}

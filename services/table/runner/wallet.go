@@ -77,8 +77,8 @@ func (r *WalletRefused) Unwrap() error { return r.Err }
 // definite reports whether err is the wallet's answer to the request,
 // rather than no answer.
 func definite(err error) bool {
-	var r *WalletRefused
-	return errors.As(err, &r)
+	_, ok := errors.AsType[*WalletRefused](err)
+	return ok
 }
 
 // NoMoney is the Wallet of a table without money (a tournament's, whose

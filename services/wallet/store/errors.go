@@ -29,8 +29,7 @@ func isKeyViolation(err error) bool {
 // so there it is the violation of the kind sqliteCode in the insert of a
 // row of table (rowError).
 func violates(err error, table, constraint string, sqliteCode int) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return pgErr.Code == pgerrcode.UniqueViolation && pgErr.ConstraintName == constraint
 	}
 	var sqliteErr *sqlite.Error
