@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/cardroom/cardroom/services/tournament/entry"
 	"github.com/cardroom/cardroom/services/tournament/event"
 	"github.com/cardroom/cardroom/services/tournament/store"
 )
@@ -18,7 +19,8 @@ import (
 // table is left. It starts it once per event: a floor that stops it at the
 // bubble (SetHandForHand) is not overruled. Players out in one round are
 // placed together by the books (TR-37). Satellites, whose places are seats
-// won, are left to the floor.
+// won, are left to the floor. While registration is open (late
+// registration, G-23) there is no bubble: the places paid still grow.
 
 // Audit actions of the director's hand-for-hand.
 const (
@@ -268,6 +270,11 @@ func (d *Director) startHandForHand(ctx context.Context, id string, current, pla
 	err := d.store.Update(ctx, id, func(tx *store.Tx, cur *store.Tournament) error {
 		due, before, paid = false, 0, 0
 		if cur.HandForHand.Active || cur.Event.Status != event.Running {
+			return nil
+		}
+		if entry.RegistrationOpen(cur.Event, cur.Rules.Entry, d.now()) == nil {
+			// Entries still come in (G-23): the places paid are not
+			// settled, and a player out may enter again.
 			return nil
 		}
 		var err error

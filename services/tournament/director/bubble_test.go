@@ -529,3 +529,61 @@ func payEntries(t *testing.T, s *store.Store, n int) {
 		t.Fatal(err)
 	}
 }
+
+// TestHandForHand_NotWhileRegistrationIsOpen_G39_G23: the field stands at
+// one more than the places paid while late registration is open (G-23):
+// entries still come in and the places paid may grow, so there is no
+// bubble yet and the tables deal on. The first hand to end at the bubble
+// once registration has closed starts hand-for-hand (G-39).
+func TestHandForHand_NotWhileRegistrationIsOpen_G39_G23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+	ctx := t.Context()
+	payEntries(t, s, 18)
+	err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+		tr.Rules.Entry.LateRegistration = 30 * time.Minute
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(now)
+	f := newFakeTables()
+	d := newDirector(s, f, clk)
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	on := func() bool {
+		t.Helper()
+		tr, err := s.Load(ctx, "ev1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.HandForHand.Active
+	}
+	for _, step := range []struct {
+		table int
+		id    string
+		no    int64
+		out   int
+	}{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}} {
+		f.tables[step.id].handNo = step.no
+		out := tablePlayers(t, s, step.table)[:step.out]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(mustActive(t, s)); n != 11 || on() {
+		t.Fatalf("G-23 %d left for ten places while registration is open: hand-for-hand %v, want 11 and off", n, on())
+	}
+	clk.Advance(30 * time.Minute) // registration closes
+	f.tables["tbl1"].handNo = 7
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl1", Table: 1, No: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if !on() {
+		t.Fatal("G-39 eleven left for ten places once registration closed: no hand-for-hand")
+	}
+}
