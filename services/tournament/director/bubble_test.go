@@ -62,11 +62,7 @@ func TestHandForHand_StartsAtTheBubbleAndStopsWhenItBursts_G26_G39_TR37(t *testi
 			t.Fatal(err)
 		}
 	}
-	lockstep := func(id string) int64 {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.tables[id].holds[director.HoldLockstep]
-	}
+	lockstep := f.lockstep
 	// Busts down to twelve, two at a time, the tables even: no
 	// hand-for-hand yet.
 	for _, step := range []struct {
@@ -176,11 +172,7 @@ func atTheBubbleWithAHandNotHandled(t *testing.T) (*store.Store, *fakeTables, *d
 	if err := d.Start(ctx, "ev1"); err != nil {
 		t.Fatal(err)
 	}
-	lockstep := func(id string) int64 {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.tables[id].holds[director.HoldLockstep]
-	}
+	lockstep := f.lockstep
 	for _, step := range []struct {
 		table int
 		id    string
@@ -465,11 +457,7 @@ func TestHandForHand_ATableBrokenAfterItsRoundHandEndsNoRound_G26(t *testing.T) 
 			}
 		}
 	}
-	lockstep := func(id string) int64 {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.tables[id].holds[director.HoldLockstep]
-	}
+	lockstep := f.lockstep
 	f.mu.Lock()
 	f.tables["tbl1"].handNo, f.tables["tbl1"].inHand = 5, true
 	f.tables["tbl1"].holds[director.HoldLockstep] = 5

@@ -534,3 +534,10 @@ func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus,
 	}
 	return st, nil
 }
+
+// lockstep is the hand table id may deal through (its lockstep hold).
+func (f *fakeTables) lockstep(id string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tables[id].holds[director.HoldLockstep]
+}

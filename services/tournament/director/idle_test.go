@@ -202,19 +202,7 @@ func TestRecover_KnocksOutHeldPlayersWhenNoTableCanDeal_TR13_TR17_G42(t *testing
 	testkit.EachStore(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()}, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		s := runningWith(t, db, 27, house.Rules{NoFinalRedraw: true})
-		// A rebuy event: the period over, the add-on window open.
-		err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
-			tr.Rules.Entry = entry.Policy{RebuyPeriod: 30 * time.Minute, LastRebuyHands: 1, MaxRebuys: 2, RebuyChips: stack,
-				AddOn: true, AddOnWindow: 15 * time.Minute, AddOnChips: 2 * stack}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk := clock.NewFake(now.Add(31 * time.Minute))
-		f := newFakeTables()
-		books := desk.New(desk.Deps{Store: s, Clock: clk})
-		d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld, Round: books.BookRound})
+		clk, f, d := rebuyEvent(t, s)
 		if err := d.Start(ctx, "ev1"); err != nil {
 			t.Fatal(err)
 		}
@@ -326,19 +314,7 @@ func TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37(t *testi
 			s := runningWith(t, db, 27, house.Rules{Payouts: payouts})
 			ctx := t.Context()
 			payEntries(t, s, 27)
-			err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
-				tr.Rules.Entry = entry.Policy{RebuyPeriod: 30 * time.Minute, LastRebuyHands: 1, MaxRebuys: 2, RebuyChips: stack,
-					AddOn: true, AddOnWindow: 15 * time.Minute, AddOnChips: 2 * stack}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			clk := clock.NewFake(now.Add(31 * time.Minute))
-			f := newFakeTables()
-			books := desk.New(desk.Deps{Store: s, Clock: clk})
-			d := director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld,
-				Round: books.BookRound})
+			clk, f, d := rebuyEvent(t, s)
 			if err := d.Start(ctx, "ev1"); err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +333,7 @@ func TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37(t *testi
 				f.tables[id].handNo, f.tables[id].holds[director.HoldLockstep] = 5, 5 // played it, waiting
 			}
 			f.mu.Unlock()
-			err = s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+			err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
 				tr.HandForHand.Start([]string{"1", "2", "3"})
 				tr.HandForHand.Since = now
 				for _, tb := range []string{"2", "3"} {
@@ -370,11 +346,7 @@ func TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37(t *testi
 			if err != nil {
 				t.Fatal(err)
 			}
-			lockstep := func(id string) int64 {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				return f.tables[id].holds[director.HoldLockstep]
-			}
+			lockstep := f.lockstep
 			load := func() store.Tournament {
 				tr, err := s.Load(ctx, "ev1")
 				if err != nil {
@@ -429,4 +401,25 @@ func TestRecover_EndsAHandForHandRoundATableCannotPlay_G26_G39_G42_TR37(t *testi
 			}
 		})
 	}
+}
+
+// rebuyEvent makes s's event a rebuy event whose rebuy period is over
+// and whose add-on window is open for 15 minutes more (TR-13, TR-17), on
+// a fake clock, and returns the clock, the tables and a director wired
+// to the books as the service wires it.
+func rebuyEvent(t *testing.T, s *store.Store) (*clock.Fake, *fakeTables, *director.Director) {
+	t.Helper()
+	err := s.Update(t.Context(), "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+		tr.Rules.Entry = entry.Policy{RebuyPeriod: 30 * time.Minute, LastRebuyHands: 1, MaxRebuys: 2, RebuyChips: stack,
+			AddOn: true, AddOnWindow: 15 * time.Minute, AddOnChips: 2 * stack}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(now.Add(31 * time.Minute))
+	f := newFakeTables()
+	books := desk.New(desk.Deps{Store: s, Clock: clk})
+	return clk, f, director.New(director.Deps{Store: s, Tables: f, Clock: clk, Random: random.Seeded(11), KnockOutHeld: books.KnockOutHeld,
+		Round: books.BookRound})
 }
