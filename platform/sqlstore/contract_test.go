@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,6 +77,7 @@ func runContract(t *testing.T, db *sqlstore.DB) {
 		{"Collect reads every row in order and names what failed", testCollect},
 		{"Found tells no row from a failure", testFound},
 		{"Exec counts the rows changed and names what failed", testExec},
+		{"Map reads two columns into a map and names what failed", testMap},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +145,22 @@ func testFound(t *testing.T, db *sqlstore.DB) {
 		if ok != tc.found || (err != nil) != tc.fails || (err != nil && !strings.HasPrefix(err.Error(), "counter "+tc.id+": ")) {
 			t.Errorf("Found for %s in %s = %v, %v; want %v and an error %v", tc.id, tc.table, ok, err, tc.found, tc.fails)
 		}
+	}
+}
+
+func testMap(t *testing.T, db *sqlstore.DB) {
+	for _, id := range []string{"map-a", "map-b"} {
+		if _, err := db.SQL().ExecContext(t.Context(), `INSERT INTO notes (id, body) VALUES ($1, $2)`, id, "body of "+id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := sqlstore.Map[string, string](t.Context(), db.SQL(), "notes", `SELECT id, body FROM notes WHERE id LIKE $1`, []any{"map-%"})
+	if want := map[string]string{"map-a": "body of map-a", "map-b": "body of map-b"}; err != nil || !maps.Equal(got, want) {
+		t.Fatalf("Map = %v, %v; want %v", got, err, want)
+	}
+	_, err = sqlstore.Map[string, string](t.Context(), db.SQL(), "missing", `SELECT id, body FROM no_such_table`, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "missing: ") {
+		t.Fatalf("Map of a failing query = %v, want an error under \"missing: \"", err)
 	}
 }
 

@@ -406,6 +406,23 @@ func Collect[T any](ctx context.Context, q Querier, what, query string, args []a
 	return out, nil
 }
 
+// Map runs a query of two columns and returns its rows as a map from the
+// first column's value to the second's, its errors under what as Each's.
+func Map[K comparable, V any](ctx context.Context, q Querier, what, query string, args []any) (map[K]V, error) {
+	out := map[K]V{}
+	err := Each(ctx, q, what, query, args, func(r Scanner) error {
+		var k K
+		var v V
+		err := r.Scan(&k, &v)
+		out[k] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Found reads the error of a query for at most one row (QueryRowContext's
 // Scan): no row is false with no error, and any other error is returned
 // under the context format and args give ("payment %s").

@@ -171,18 +171,7 @@ func (s *Store) List(ctx context.Context, size int, token string) ([]Record, str
 // Versions returns every game's version, for the board to notice changes
 // made by other replicas.
 func (s *Store) Versions(ctx context.Context) (map[string]int64, error) {
-	out := map[string]int64{}
-	err := sqlstore.Each(ctx, s.db.SQL(), "waitlist versions", `SELECT id, version FROM waitlists`, nil, func(r sqlstore.Scanner) error {
-		var id string
-		var v int64
-		err := r.Scan(&id, &v)
-		out[id] = v
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return sqlstore.Map[string, int64](ctx, s.db.SQL(), "waitlist versions", `SELECT id, version FROM waitlists`, nil)
 }
 
 // Due returns the games with a timer run out by now.
@@ -331,26 +320,16 @@ func (s *Store) SetName(ctx context.Context, player, name string, at time.Time) 
 // Names returns the display names recorded for players; a player without
 // one is absent from the map.
 func (s *Store) Names(ctx context.Context, players []string) (map[string]string, error) {
-	out := make(map[string]string, len(players))
 	if len(players) == 0 {
-		return out, nil
+		return map[string]string{}, nil
 	}
 	args := make([]any, len(players))
 	marks := make([]string, len(players))
 	for i, p := range players {
 		args[i], marks[i] = p, "$"+strconv.Itoa(i+1)
 	}
-	err := sqlstore.Each(ctx, s.db.SQL(), "read display names", `SELECT player_id, display_name FROM player_names
-		WHERE player_id IN (`+strings.Join(marks, ", ")+`)`, args, func(r sqlstore.Scanner) error {
-		var id, name string
-		err := r.Scan(&id, &name)
-		out[id] = name
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return sqlstore.Map[string, string](ctx, s.db.SQL(), "read display names", `SELECT player_id, display_name FROM player_names
+		WHERE player_id IN (`+strings.Join(marks, ", ")+`)`, args)
 }
 
 func scan(r sqlstore.Scanner) (Record, error) {

@@ -61,19 +61,7 @@ func (s *Store) CheckSeatedElsewhere(ctx context.Context, player, tableID string
 
 // TableHoldings returns the players holding seats at tableID, by seat.
 func (s *Store) TableHoldings(ctx context.Context, q sqlstore.Querier, tableID string) (map[string]int, error) {
-	out := map[string]int{}
-	err := sqlstore.Each(ctx, q, "seats held at "+tableID, `SELECT player_id, seat FROM seated_players WHERE table_id = $1`, []any{tableID},
-		func(r sqlstore.Scanner) error {
-			var p string
-			var seat int
-			err := r.Scan(&p, &seat)
-			out[p] = seat
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return sqlstore.Map[string, int](ctx, q, "seats held at "+tableID, `SELECT player_id, seat FROM seated_players WHERE table_id = $1`, []any{tableID})
 }
 
 // HoldSeat records that player holds seat at tableID, in the transaction

@@ -13,19 +13,7 @@ import (
 // Heads returns the knockout heads that differ from the event's bounty
 // (G-36), by player; a player not named has the bounty on their head.
 func (t *Tx) Heads() (map[string]int64, error) {
-	out := map[string]int64{}
-	err := sqlstore.Each(t.ctx, t.tx, "heads of "+t.id, `SELECT player_id, head FROM tournament_heads WHERE tournament_id = $1`, []any{t.id},
-		func(r sqlstore.Scanner) error {
-			var p string
-			var h int64
-			err := r.Scan(&p, &h)
-			out[p] = h
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return sqlstore.Map[string, int64](t.ctx, t.tx, "heads of "+t.id, `SELECT player_id, head FROM tournament_heads WHERE tournament_id = $1`, []any{t.id})
 }
 
 // SetHead records a player's head.

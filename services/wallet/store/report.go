@@ -256,15 +256,10 @@ func (s *Store) Audit(ctx context.Context) (ledger.AuditReport, error) { return 
 // counted tables, whether each hold their pending buy-ins name is
 // committed, and whether each sitting their pending cash-outs name is open.
 func (s *Store) TableBooks(ctx context.Context, counts []reconcile.TableCount) (reconcile.Books, error) {
-	books := reconcile.Books{Escrow: map[ledger.AccountID]int64{}, Committed: map[string]bool{}, Open: map[string]bool{}}
+	books := reconcile.Books{Committed: map[string]bool{}, Open: map[string]bool{}}
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
-		err := sqlstore.Each(ctx, tx, "read table escrows", `SELECT id, balance FROM accounts WHERE kind = 'table'`, nil, func(r sqlstore.Scanner) error {
-			var id string
-			var balance int64
-			err := r.Scan(&id, &balance)
-			books.Escrow[ledger.AccountID(id)] = balance
-			return err
-		})
+		var err error
+		books.Escrow, err = sqlstore.Map[ledger.AccountID, int64](ctx, tx, "read table escrows", `SELECT id, balance FROM accounts WHERE kind = 'table'`, nil)
 		if err != nil {
 			return err
 		}
