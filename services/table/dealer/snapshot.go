@@ -12,23 +12,29 @@ import (
 // snapshot is a table's state as JSON. Secret holds what no one may read
 // from storage without the key: the hand (deck and hole cards), its setup
 // and its event log.
+//
+// The fields are in the order of how often they change, what stays the
+// same through a hand first and what an action changes (the clock, the
+// action ids, the sequence number) last: the service stores this on every
+// action, and PostgreSQL logs an update from the first byte that differs
+// to the last, so what comes before the first change costs no WAL.
 type snapshot struct {
 	ID       string           `json:"id"`
 	Config   engine.Config    `json:"config"`
 	Settings Settings         `json:"settings"`
-	Seats    []Seat           `json:"seats"`
 	Previous button.Positions `json:"previous"`
 	Started  bool             `json:"started,omitempty"`
+	Tour     *Tour            `json:"tour,omitempty"`
+	LastHand *LastHand        `json:"last_hand,omitempty"`
 	HandNo   int64            `json:"hand_no"`
-	Seq      int64            `json:"seq"`
-	Recent   []string         `json:"recent,omitempty"`
-	Deadline time.Time        `json:"deadline,omitzero"`
-	Called   bool             `json:"clock_called,omitempty"`
 	InHand   bool             `json:"in_hand,omitempty"`
 	Closing  bool             `json:"closing,omitempty"`
-	Tour     *Tour            `json:"tour,omitempty"`
+	Seats    []Seat           `json:"seats"`
 	Proposal *Proposal        `json:"proposal,omitempty"`
-	LastHand *LastHand        `json:"last_hand,omitempty"`
+	Called   bool             `json:"clock_called,omitempty"`
+	Deadline time.Time        `json:"deadline,omitzero"`
+	Recent   []string         `json:"recent,omitempty"`
+	Seq      int64            `json:"seq"`
 }
 
 type secret struct {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/cardroom/cardroom/services/table/engine"
 )
 
 // TestMarshalSplit_RoundTripsAndKeepsTheFixedPart plays random hands and,
@@ -76,5 +78,34 @@ func TestUnmarshalSplit_HandNotStored(t *testing.T) {
 		if _, err := UnmarshalSplit(pub, c.fixed, c.moving); err == nil {
 			t.Errorf("restored a hand from fixed %d bytes, moving %d bytes", len(c.fixed), len(c.moving))
 		}
+	}
+}
+
+// TestMarshal_WhatAnActionChangesComesLast: an action stores the public
+// state again, and PostgreSQL logs the change from the first byte that
+// differs, so everything that stays the same through a hand (the last
+// hand's summary, positions, configuration, seats) comes before the first
+// byte an action changes.
+func TestMarshal_WhatAnActionChangesComesLast(t *testing.T) {
+	t.Parallel()
+	tb := newTable(t, Settings{}, 100, 100, 100)
+	mustStart(t, tb, 1, t0)
+	foldAround(t, tb) // a last hand to summarize
+	mustStart(t, tb, 2, t0)
+	before, _, _ := tb.Marshal()
+	h := tb.Hand()
+	act(t, tb, h.ToAct(), engine.Call, 0)
+	after, _, _ := tb.Marshal()
+	same := 0
+	for same < min(len(before), len(after)) && before[same] == after[same] {
+		same++
+	}
+	for _, key := range []string{`"last_hand"`, `"seats"`} {
+		if i := bytes.Index(after, []byte(key)); i < 0 || i > same {
+			t.Errorf("%s at byte %d, after the first one the action changed (%d):\n%s\n%s", key, i, same, before, after)
+		}
+	}
+	if rest := len(after) - same; rest > 40 {
+		t.Errorf("an action changed the last %d bytes:\n%s\n%s", rest, before, after)
 	}
 }
