@@ -34,32 +34,26 @@ func New(c walletv1.WalletServiceClient) *Client { return &Client{c: c} }
 func (w *Client) Pay(ctx context.Context, p entry.Payment) (desk.Paid, error) {
 	ctx = auth.WithToken(ctx, "")
 	var (
+		// paid is the answer of the kinds that answer with their transfer.
+		paid     interface{ GetTransfer() *walletv1.Transfer }
 		transfer *walletv1.Transfer
 		total    int64
 		err      error
 	)
 	switch p.Kind {
 	case entry.PayEntry:
-		var r *walletv1.EnterResponse
-		r, err = w.c.Enter(ctx, &walletv1.EnterRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+		paid, err = w.c.Enter(ctx, &walletv1.EnterRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee, VoucherId: p.VoucherID})
-		transfer = r.GetTransfer()
 	case entry.PayRebuy:
-		var r *walletv1.RebuyResponse
-		r, err = w.c.Rebuy(ctx, &walletv1.RebuyRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+		paid, err = w.c.Rebuy(ctx, &walletv1.RebuyRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee})
-		transfer = r.GetTransfer()
 	case entry.PayAddOn:
-		var r *walletv1.AddOnResponse
-		r, err = w.c.AddOn(ctx, &walletv1.AddOnRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+		paid, err = w.c.AddOn(ctx, &walletv1.AddOnRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, PrizePart: p.PrizePart, Fee: p.Fee})
-		transfer = r.GetTransfer()
 	case entry.PayPrize, entry.PayBounty:
 		// A bounty (G-36) leaves the event's pool like a prize, at place 0.
-		var r *walletv1.PayPrizeResponse
-		r, err = w.c.PayPrize(ctx, &walletv1.PayPrizeRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
+		paid, err = w.c.PayPrize(ctx, &walletv1.PayPrizeRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID, EventId: p.EventID,
 			Currency: p.Currency, Amount: p.Amount, Place: int32(p.Place)})
-		transfer = r.GetTransfer()
 	case entry.PayVoucher:
 		var r *walletv1.IssueVoucherResponse
 		r, err = w.c.IssueVoucher(ctx, &walletv1.IssueVoucherRequest{IdempotencyKey: p.Key, PlayerId: p.PlayerID,
@@ -71,10 +65,8 @@ func (w *Client) Pay(ctx context.Context, p entry.Payment) (desk.Paid, error) {
 			TransferId: p.RefundOf, Reason: p.Note})
 		transfer, total = r.GetTransfer(), r.GetTransfer().GetAmount()
 	case entry.SettlePool:
-		var r *walletv1.SettlePrizePoolResponse
-		r, err = w.c.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: p.Key, EventId: p.EventID, Currency: p.Currency,
+		paid, err = w.c.SettlePrizePool(ctx, &walletv1.SettlePrizePoolRequest{IdempotencyKey: p.Key, EventId: p.EventID, Currency: p.Currency,
 			Amount: p.Amount, PlayerId: p.PlayerID, Reason: p.Note, ToEventId: p.TargetEventID})
-		transfer = r.GetTransfer()
 	case entry.RefundEvent:
 		var r *walletv1.RefundResponse
 		r, err = w.c.Refund(ctx, &walletv1.RefundRequest{IdempotencyKey: p.Key, EventId: p.EventID, Reason: p.Note})
@@ -84,6 +76,9 @@ func (w *Client) Pay(ctx context.Context, p entry.Payment) (desk.Paid, error) {
 	}
 	switch {
 	case err == nil:
+		if paid != nil {
+			transfer = paid.GetTransfer()
+		}
 		return desk.Paid{TransferID: transfer.GetTransferId(), Total: total}, nil
 	case rpc.Refused(err):
 		// Its status (reason, rule) goes back to the caller as it is.
