@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -261,10 +263,7 @@ func (rn *renewer) remove(l *redisLease) {
 // Redis outage costs no lease whose local deadline has not passed.
 func (rn *renewer) renew() {
 	rn.mu.Lock()
-	batch := make([]*redisLease, 0, len(rn.leases))
-	for l := range rn.leases {
-		batch = append(batch, l)
-	}
+	batch := slices.Collect(maps.Keys(rn.leases))
 	rn.mu.Unlock()
 
 	opts := rn.opts

@@ -2,6 +2,7 @@ package room
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -86,12 +87,8 @@ func (w *Watch) Wake() <-chan struct{} { return w.wake }
 func (w *Watch) Changed() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ids := make([]string, 0, len(w.dirty))
-	for id := range w.dirty {
-		ids = append(ids, id)
-	}
+	ids := slices.Sorted(maps.Keys(w.dirty))
 	clear(w.dirty)
-	slices.Sort(ids)
 	return ids
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,13 +104,8 @@ func (h *History) Marshal() ([]byte, error) {
 	}
 	// User-defined fields: plain values first, then tables, because a TOML
 	// key written after a [table] header would land inside that table.
-	keys := make([]string, 0, len(h.Extra))
-	for k := range h.Extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var tables bytes.Buffer
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h.Extra)) {
 		var e bytes.Buffer
 		if err := toml.NewEncoder(&e).Encode(map[string]any{k: h.Extra[k]}); err != nil {
 			return nil, fmt.Errorf("write %s: %w", k, err)

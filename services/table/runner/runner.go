@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,11 +154,7 @@ func (r *Runner) claimOpen(ctx context.Context) {
 func (r *Runner) owned() []*Table {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]*Table, 0, len(r.tables))
-	for _, t := range r.tables {
-		out = append(out, t)
-	}
-	return out
+	return slices.Collect(maps.Values(r.tables))
 }
 
 // Close stops every table's timers and releases their locks. The epochs

@@ -26,14 +26,7 @@ type Table struct {
 }
 
 // occupied returns the occupied seats in seat order.
-func (t Table) occupied() []int {
-	out := make([]int, 0, len(t.Seats))
-	for s := range t.Seats {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
-}
+func (t Table) occupied() []int { return slices.Sorted(maps.Keys(t.Seats)) }
 
 // after returns the first seat in ring after s (ring sorted, non-empty).
 func after(ring []int, s int) int {

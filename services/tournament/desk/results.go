@@ -643,9 +643,7 @@ func finalButton(list []balance.Table, moves []balance.Move, src rand.Source) (B
 	n, _ := strconv.Atoi(moves[0].ToTable)
 	for _, tb := range list {
 		if tb.ID == moves[0].ToTable {
-			for seat := range tb.Seats {
-				final = append(final, seat)
-			}
+			final = slices.AppendSeq(final, maps.Keys(tb.Seats))
 		}
 	}
 	for _, m := range moves {

@@ -7,6 +7,7 @@ package flight
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -90,12 +91,7 @@ func Carry(bags []Bag, p Policy) (kept, forfeited []Bag) {
 	for _, b := range bags {
 		byPlayer[b.Player] = append(byPlayer[b.Player], b)
 	}
-	players := make([]string, 0, len(byPlayer))
-	for pl := range byPlayer {
-		players = append(players, pl)
-	}
-	slices.Sort(players)
-	for _, pl := range players {
+	for _, pl := range slices.Sorted(maps.Keys(byPlayer)) {
 		bs := byPlayer[pl]
 		slices.SortFunc(bs, func(a, b Bag) int {
 			return cmp.Or(a.BaggedAt.Compare(b.BaggedAt), cmp.Compare(a.Flight, b.Flight))
