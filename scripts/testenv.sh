@@ -18,7 +18,9 @@
 # throwaway PostgreSQL, this one with fsync, synchronous_commit and
 # full_page_writes on (a production server's settings), and points
 # DATABASE_URL at it; `testenv_start_postgres` alone starts another fast
-# one. Both are stopped at exit like the first.
+# one. Both are stopped at exit like the first. TESTENV_PG_SETTINGS, when
+# set for the call, adds server settings (name=value, space-separated) to
+# the server it starts.
 #
 # Usage: source scripts/testenv.sh
 
@@ -135,6 +137,7 @@ testenv_start_postgres() {
 	if [[ ${1:-} == durable ]]; then
 		settings="fsync=on synchronous_commit=on full_page_writes=on"
 	fi
+	settings+="${TESTENV_PG_SETTINGS:+ $TESTENV_PG_SETTINGS}"
 	if ! bin=$(_testenv_pg_bin); then
 		_testenv_install postgresql DATABASE_URL || return 1
 		bin=$(_testenv_pg_bin) || { _testenv_log "initdb not found after installing postgresql"; return 1; }
