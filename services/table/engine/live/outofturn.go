@@ -41,12 +41,7 @@ const (
 var skipOutcomeNames = [...]string{"action_returns", "deemed_checked", "deemed_folded", "floor_decision"}
 
 // String returns the outcome's name.
-func (o SkipOutcome) String() string {
-	if int(o) < len(skipOutcomeNames) {
-		return skipOutcomeNames[o]
-	}
-	return fmt.Sprintf("skip_outcome(%d)", o)
-}
+func (o SkipOutcome) String() string { return nameOf(skipOutcomeNames[:], o, "skip_outcome") }
 
 // SkipRuling is the ruling on a skipped player.
 type SkipRuling struct {
@@ -136,12 +131,7 @@ const (
 var outcomeNames = [...]string{"pending", "stands", "check_or_call", "withdrawn", "choose", "folded", "checked_no_raise", "chosen"}
 
 // String returns the outcome's name.
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return fmt.Sprintf("outcome(%d)", o)
-}
+func (o Outcome) String() string { return nameOf(outcomeNames[:], o, "outcome") }
 
 // OutOfTurnRuling tells the hand engine how to apply an out-of-turn action.
 type OutOfTurnRuling struct {

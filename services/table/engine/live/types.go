@@ -45,17 +45,18 @@ const (
 	FixedLimit
 )
 
+var structureNames = [...]string{"NL", "PL", "FL"}
+
 // String returns the structure's short name.
-func (s Structure) String() string {
-	switch s {
-	case NoLimit:
-		return "NL"
-	case PotLimit:
-		return "PL"
-	case FixedLimit:
-		return "FL"
+func (s Structure) String() string { return nameOf(structureNames[:], s, "structure") }
+
+// nameOf is names[k], the name of an enum value k, or kind(k) for a value
+// past the names.
+func nameOf[K ~uint8](names []string, k K, kind string) string {
+	if int(k) < len(names) {
+		return names[k]
 	}
-	return fmt.Sprintf("structure(%d)", s)
+	return fmt.Sprintf("%s(%d)", kind, k)
 }
 
 // Declaration is what the player said, as the console records it.
@@ -77,12 +78,7 @@ const (
 var declarationNames = [...]string{"none", "check", "call", "bet_or_raise", "pot", "fold", "all_in"}
 
 // String returns the declaration's name.
-func (d Declaration) String() string {
-	if int(d) < len(declarationNames) {
-		return declarationNames[d]
-	}
-	return fmt.Sprintf("declaration(%d)", d)
-}
+func (d Declaration) String() string { return nameOf(declarationNames[:], d, "declaration") }
 
 // Entry is one dealer-console entry for the player in turn (§0.3).
 type Entry struct {
@@ -164,12 +160,7 @@ const (
 var actionNames = [...]string{"none", "fold", "check", "call", "bet", "raise"}
 
 // String returns the action's name.
-func (a Action) String() string {
-	if int(a) < len(actionNames) {
-		return actionNames[a]
-	}
-	return fmt.Sprintf("action(%d)", a)
-}
+func (a Action) String() string { return nameOf(actionNames[:], a, "action") }
 
 // Citation is one rule a ruling applies, with a short English explanation.
 type Citation struct {
