@@ -202,21 +202,14 @@ func (g *Game) answerable(id, player string, answer OfferState, now time.Time) (
 	return o, nil
 }
 
+var offerStateNames = [...]string{Pending: "pending", Accepted: "accepted", Declined: "declined", Expired: "expired", Withdrawn: "withdrawn"}
+
 // String names the state.
 func (s OfferState) String() string {
-	switch s {
-	case Pending:
-		return "pending"
-	case Accepted:
-		return "accepted"
-	case Declined:
-		return "declined"
-	case Expired:
-		return "expired"
-	case Withdrawn:
-		return "withdrawn"
+	if s < Pending || int(s) >= len(offerStateNames) {
+		return "unknown"
 	}
-	return "unknown"
+	return offerStateNames[s]
 }
 
 // closeOffer ends a pending offer without a seat: the seat opens again and,
