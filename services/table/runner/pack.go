@@ -17,11 +17,16 @@ const packS2 byte = 0x01
 // is JSON (the hand in progress, a finished hand's history), which s2
 // makes 40-60 % smaller for about a microsecond a kilobyte; the bytes
 // stored are what PostgreSQL writes to its WAL, and the hand in progress
-// is written on every action. The ciphertext's length follows the
-// compressed length, as it followed the JSON's before: nothing a player
-// sends is compressed beside the cards but amounts, action kinds and
-// seats, digits that no card in the JSON (a rank-and-suit string, a
-// number in a list) spells out.
+// is written on every action.
+//
+// Compressing before sealing makes the ciphertext's length follow the
+// compressed length (it followed the JSON's before, which the cards
+// already moved by a byte or two). What a player chooses and the hand
+// JSON carries beside the cards is amounts, action kinds and seats:
+// digits. A rank-and-suit string or a number in a list never matches
+// them; the deck's base64 text can, where it has a run of four digits or
+// more (s2's shortest match), so someone who reads the stored lengths and
+// bets such an amount may learn that the run is there, and no more.
 func sealPacked(s *seal.Sealer, plain []byte, ad string) []byte {
 	packed := make([]byte, 1+s2.MaxEncodedLen(len(plain)))
 	packed[0] = packS2
