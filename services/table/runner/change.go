@@ -170,6 +170,8 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, deck *sealedDeck
 	if fixed != nil {
 		st.HandFixed = t.sealFixed(fixed)
 		st.Hand = sealPacked(d.Sealer, moving, handMovingAD(t.id, st.HandFixed))
+	} else {
+		t.fixed = sealedFixed{} // between hands: nothing to keep
 	}
 	w, err := t.caused(ctx, append([]dealer.Output{out}, also...), extra)
 	if err != nil {
