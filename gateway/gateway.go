@@ -14,6 +14,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,9 +108,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // bounds nothing that outlives New: the connections belong to the caller.
 func New(ctx context.Context, o Options) (*Gateway, error) {
 	log := o.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	if o.Verifier == nil {
 		return nil, errors.New("gateway: no token verifier")
 	}

@@ -13,6 +13,7 @@ package screens
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
@@ -115,9 +116,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if name == "" {
-		name = "index.html"
-	}
+	name = cmp.Or(name, "index.html")
 	a, ok := h.assets[name]
 	if !ok {
 		http.NotFound(w, r)

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,12 +90,8 @@ func NewRelay(db *sqlstore.DB, bus Bus, opts RelayOptions) *Relay {
 	if opts.Retention <= 0 {
 		opts.Retention = 24 * time.Hour
 	}
-	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Clock = cmp.Or[clock.Clock](opts.Clock, clock.Real{})
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return &Relay{db: db, bus: bus, opts: opts, wake: make(chan struct{}, 1)}
 }
 

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -75,9 +76,7 @@ func NewRedisStreams(client redis.UniversalClient, opts RedisStreamsOptions) *Re
 	if opts.Count <= 0 {
 		opts.Count = 16
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return &RedisStreams{client: client, opts: opts}
 }
 

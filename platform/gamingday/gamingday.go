@@ -7,6 +7,7 @@
 package gamingday
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -25,9 +26,7 @@ type Day struct {
 // cut-off, so a DST day of 23 or 25 hours still turns over at the cut-off.
 func (d Day) Of(t time.Time) string {
 	loc := d.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc = cmp.Or(loc, time.UTC)
 	lt := t.In(loc)
 	y, m, day := lt.Date()
 	sinceMidnight := time.Duration(lt.Hour())*time.Hour + time.Duration(lt.Minute())*time.Minute +
@@ -49,9 +48,7 @@ func (d Day) Validate() error {
 // String describes the day's boundary, for logs.
 func (d Day) String() string {
 	loc := d.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc = cmp.Or(loc, time.UTC)
 	return fmt.Sprintf("gaming day from %02d:%02d %v", int(d.Cutoff/time.Hour), int(d.Cutoff%time.Hour/time.Minute), loc)
 }
 

@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,9 +102,7 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 50 * time.Millisecond
 	}
-	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
-	}
+	opts.Clock = cmp.Or[clock.Clock](opts.Clock, clock.Real{})
 	return &Redis{client: client, opts: opts, renewer: &renewer{client: client, opts: opts, leases: map[*redisLease]struct{}{}}}
 }
 

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -52,12 +53,8 @@ func isAlwaysPublic(fullMethod string) bool {
 // does not import the generated proto package. Results are cached per
 // method.
 func AccessFromDescriptors(files *protoregistry.Files, types *protoregistry.Types) Authorizer {
-	if files == nil {
-		files = protoregistry.GlobalFiles
-	}
-	if types == nil {
-		types = protoregistry.GlobalTypes
-	}
+	files = cmp.Or(files, protoregistry.GlobalFiles)
+	types = cmp.Or(types, protoregistry.GlobalTypes)
 	type rule struct {
 		roles         []auth.Role
 		public, known bool

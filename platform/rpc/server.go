@@ -8,6 +8,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -131,9 +132,7 @@ func NewServer(o Options) *grpc.Server {
 		authorize = AccessFromDescriptors(nil, nil)
 	}
 	validator := o.Validator
-	if validator == nil {
-		validator = protovalidate.GlobalValidator
-	}
+	validator = cmp.Or(validator, protovalidate.GlobalValidator)
 	authn := authenticator{verifier: o.Verifier, authorize: authorize}
 	mapErrorsUnary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		resp, err := handler(ctx, req)
@@ -157,9 +156,7 @@ func NewServer(o Options) *grpc.Server {
 		grpcvalidate.StreamServerInterceptor(validator),
 	)
 	maxStreams := o.MaxStreams
-	if maxStreams == 0 {
-		maxStreams = DefaultMaxStreams
-	}
+	maxStreams = cmp.Or(maxStreams, DefaultMaxStreams)
 	opts := []grpc.ServerOption{
 		grpc.StatsHandler(otelgrpc.NewServerHandler(o.otelOptions()...)),
 		grpc.ChainUnaryInterceptor(

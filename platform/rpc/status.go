@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -168,9 +169,7 @@ func withReason(st *status.Status, reason, domain string) *status.Status {
 
 func faultStatus(f *fault.Error, domain string) *status.Status {
 	msg := f.Message
-	if msg == "" {
-		msg = f.Reason
-	}
+	msg = cmp.Or(msg, f.Reason)
 	st := status.New(CodeOf(f.Kind), msg)
 	info := &errdetails.ErrorInfo{Reason: f.Reason, Domain: domain, Metadata: maps.Clone(f.Meta)}
 	if info.Reason == "" {

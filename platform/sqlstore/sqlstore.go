@@ -35,6 +35,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -167,9 +168,7 @@ func (d *DB) source() (driverName, dsn string, err error) {
 		d.dialect = Postgres
 		driverName = "pgx"
 		d.schema = opts.Schema
-		if d.schema == "" {
-			d.schema = opts.Service
-		}
+		d.schema = cmp.Or(d.schema, opts.Service)
 		if !identifier.MatchString(d.schema) {
 			return "", "", fmt.Errorf("open database: schema %q must be a plain identifier", d.schema)
 		}
@@ -234,9 +233,7 @@ func systemName(d Dialect) string {
 
 func sqliteDSN(opts Options) (string, error) {
 	dir := opts.DataDir
-	if dir == "" {
-		dir = "."
-	}
+	dir = cmp.Or(dir, ".")
 	// The database holds the room's money and players: only the owner
 	// reads it. SQLite gives the -wal and -shm files the mode of the
 	// database file, so creating that one 0600 covers all three.

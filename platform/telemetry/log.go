@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -12,9 +13,7 @@ import (
 // records carry the trace_id and span_id of the context they are logged
 // with (slog.InfoContext(ctx, ...)), so logs and traces join up.
 func NewLogger(w io.Writer, level slog.Leveler) *slog.Logger {
-	if level == nil {
-		level = slog.LevelInfo
-	}
+	level = cmp.Or[slog.Leveler](level, slog.LevelInfo)
 	return slog.New(NewTraceHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
 }
 

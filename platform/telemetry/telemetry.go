@@ -7,6 +7,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,9 +93,7 @@ func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 	}()
 
 	out := o.LogOutput
-	if out == nil {
-		out = os.Stderr
-	}
+	out = cmp.Or[io.Writer](out, os.Stderr)
 	logger := NewLogger(out, o.LogLevel)
 	slog.SetDefault(logger)
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {

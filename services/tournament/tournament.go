@@ -3,6 +3,7 @@
 package tournament
 
 import (
+	"cmp"
 	"context"
 	"io/fs"
 	"log/slog"
@@ -85,9 +86,7 @@ type Service struct {
 // the desk. It returns no error yet; the signature is every service's.
 func New(_ Config, deps Deps) (*Service, error) {
 	log := deps.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	dd := desk.Deps{Store: store.New(deps.DB), Clock: deps.Clock, Random: deps.Random, Logger: log, Tables: deps.Tables}
 	if deps.Wallet != nil {
 		dd.Wallet = wallet.New(deps.Wallet)

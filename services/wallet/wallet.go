@@ -7,6 +7,7 @@
 package wallet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -161,18 +162,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.DB == nil {
 		return nil, fmt.Errorf("wallet: no database")
 	}
-	if deps.Clock == nil {
-		deps.Clock = clock.Real{}
-	}
-	if deps.Logger == nil {
-		deps.Logger = slog.Default()
-	}
+	deps.Clock = cmp.Or[clock.Clock](deps.Clock, clock.Real{})
+	deps.Logger = cmp.Or(deps.Logger, slog.Default())
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = 10 * time.Second
 	}
-	if cfg.IdempotencyRetention == 0 {
-		cfg.IdempotencyRetention = bank.DefaultIdempotencyRetention
-	}
+	cfg.IdempotencyRetention = cmp.Or(cfg.IdempotencyRetention, bank.DefaultIdempotencyRetention)
 	if cfg.IdempotencyRetention < MinIdempotencyRetention {
 		return nil, fmt.Errorf("wallet idempotency retention %s is shorter than %s", cfg.IdempotencyRetention, MinIdempotencyRetention)
 	}

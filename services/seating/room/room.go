@@ -7,6 +7,7 @@
 package room
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,25 +112,15 @@ func New(deps Deps, cfg Config) (*Room, error) {
 	if err := cfg.GamingDay.Validate(); err != nil {
 		return nil, fmt.Errorf("seating: %w", err)
 	}
-	if cfg.SweepInterval == 0 {
-		cfg.SweepInterval = time.Second
-	}
-	if cfg.BoardPoll == 0 {
-		cfg.BoardPoll = time.Second
-	}
+	cfg.SweepInterval = cmp.Or(cfg.SweepInterval, time.Second)
+	cfg.BoardPoll = cmp.Or(cfg.BoardPoll, time.Second)
 	if err := errors.Join(SweepIntervalRange.Check("sweep_interval", cfg.SweepInterval),
 		BoardPollRange.Check("board_poll", cfg.BoardPoll)); err != nil {
 		return nil, fmt.Errorf("seating loops: %w", err)
 	}
-	if cfg.Consumer == "" {
-		cfg.Consumer = "seating"
-	}
-	if deps.Clock == nil {
-		deps.Clock = clock.Real{}
-	}
-	if deps.Logger == nil {
-		deps.Logger = slog.Default()
-	}
+	cfg.Consumer = cmp.Or(cfg.Consumer, "seating")
+	deps.Clock = cmp.Or[clock.Clock](deps.Clock, clock.Real{})
+	deps.Logger = cmp.Or(deps.Logger, slog.Default())
 	if deps.Store == nil {
 		return nil, errors.New("seating: no store")
 	}

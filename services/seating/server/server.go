@@ -6,6 +6,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -78,9 +79,7 @@ func (s *Server) CreateWaitlist(ctx context.Context, req *seatingv1.CreateWaitli
 // ListWaitlists lists the lists in the order they were opened.
 func (s *Server) ListWaitlists(ctx context.Context, req *seatingv1.ListWaitlistsRequest) (*seatingv1.ListWaitlistsResponse, error) {
 	size := int(req.GetPageSize())
-	if size == 0 {
-		size = DefaultPageSize
-	}
+	size = cmp.Or(size, DefaultPageSize)
 	recs, next, err := s.room.List(ctx, size, req.GetPageToken())
 	if err != nil {
 		return nil, err
@@ -304,9 +303,7 @@ func (s *Server) DecideAbsence(ctx context.Context, req *seatingv1.DecideAbsence
 // ListFloorDecisions lists a game's recorded decisions.
 func (s *Server) ListFloorDecisions(ctx context.Context, req *seatingv1.ListFloorDecisionsRequest) (*seatingv1.ListFloorDecisionsResponse, error) {
 	n := int(req.GetPageSize())
-	if n == 0 {
-		n = DefaultPageSize
-	}
+	n = cmp.Or(n, DefaultPageSize)
 	ds, err := s.room.Decisions(ctx, req.GetWaitlistId(), n)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -243,19 +244,13 @@ func normalize(cfg *Config, setup *Setup) error {
 		cfg.Profile = DefaultProfile()
 	}
 	k := &cfg.Stakes
-	if k.ChipUnit == 0 {
-		k.ChipUnit = 1
-	}
+	k.ChipUnit = cmp.Or(k.ChipUnit, 1)
 	if k.SmallBlind < 0 || k.BigBlind < 0 || k.Ante < 0 || k.BigBlindAnte < 0 || k.BringIn < 0 || k.SmallBet < 0 || k.BigBet < 0 || k.ChipUnit < 0 {
 		return ruleErr("", refusal.BadConfig, "negative stake")
 	}
 	if cfg.Structure == FixedLimit {
-		if k.SmallBet == 0 {
-			k.SmallBet = k.BigBlind
-		}
-		if k.BigBet == 0 {
-			k.BigBet = 2 * k.SmallBet
-		}
+		k.SmallBet = cmp.Or(k.SmallBet, k.BigBlind)
+		k.BigBet = cmp.Or(k.BigBet, 2*k.SmallBet)
 		if k.SmallBet <= 0 {
 			return ruleErr("TP-27", refusal.BadConfig, "fixed limit needs a small bet")
 		}
@@ -510,9 +505,7 @@ func (h *Hand) postOneFor(i int, kind PostKind, amount int64, rule string) {
 	if kind == PostDeadSmallBlind || kind == PostBigBlindAnte || (kind == PostAnte && h.cfg.DeadAntes) {
 		p.Dead += got
 	}
-	if rule == "" {
-		rule = "TP-10"
-	}
+	rule = cmp.Or(rule, "TP-10")
 	h.emit(Event{Kind: EvPost, Seat: p.Seat, Amount: got, Post: kind, Dead: !kind.Live(), AllIn: p.AllIn, Rule: rule})
 }
 

@@ -10,6 +10,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,9 +98,7 @@ func New(d Deps) (*Runner, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	if d.ClaimWait == 0 {
-		d.ClaimWait = 2 * time.Second
-	}
+	d.ClaimWait = cmp.Or(d.ClaimWait, 2*time.Second)
 	if d.States == nil && d.Store != nil {
 		d.States = store.NewStateGroup(d.Store, 0, 0)
 	}

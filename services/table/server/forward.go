@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,9 +71,7 @@ type Forwarder struct {
 
 // NewForwarder returns a Forwarder; Close it to close its connections.
 func NewForwarder(c ForwardConfig) *Forwarder {
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
+	c.Logger = cmp.Or(c.Logger, slog.Default())
 	c.Dial.ServiceToken = nil
 	return &Forwarder{c: c, conns: map[string]*grpc.ClientConn{}}
 }
@@ -210,9 +209,7 @@ func (f *Forwarder) outgoing(ctx context.Context, owner string) context.Context 
 		out.Set("authorization", auth...)
 	}
 	self := f.c.Self
-	if self == "" {
-		self = "unknown"
-	}
+	self = cmp.Or(self, "unknown")
 	out.Set(ForwardedHeader, self)
 	trace.SpanFromContext(ctx).SetAttributes(attribute.String("cardroom.table.forwarded_to", owner))
 	return metadata.NewOutgoingContext(ctx, out)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,9 +132,7 @@ func (s *Server) TopUp(ctx context.Context, req *tablev1.TopUpRequest) (*tablev1
 	}
 	c := caller(ctx)
 	player := req.GetPlayerId()
-	if player == "" {
-		player = c.Player
-	}
+	player = cmp.Or(player, c.Player)
 	if !c.Staff && player != c.Player {
 		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player tops up only their own stack")
 	}
@@ -343,9 +342,7 @@ func (s *Server) ListPlayerHands(ctx context.Context, req *tablev1.ListPlayerHan
 		return nil, fault.New(fault.Forbidden, "NOT_YOURSELF", "a player lists only their own hands")
 	}
 	n := int(req.GetPageSize())
-	if n == 0 {
-		n = 20
-	}
+	n = cmp.Or(n, 20)
 	hs, err := s.runner.PlayerHands(ctx, req.GetPlayerId(), n)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -70,9 +71,7 @@ func (s *Server) timed(d tables.Definition, actionSeconds int32) tables.Definiti
 // ListTables lists open tables in the order they were opened.
 func (s *Server) ListTables(ctx context.Context, req *tablev1.ListTablesRequest) (*tablev1.ListTablesResponse, error) {
 	size := int(req.GetPageSize())
-	if size == 0 {
-		size = DefaultPageSize
-	}
+	size = cmp.Or(size, DefaultPageSize)
 	ls, next, err := s.runner.List(ctx, size, req.GetPageToken(), req.GetIncludeClosed())
 	if err != nil {
 		return nil, err

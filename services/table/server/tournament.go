@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -244,9 +245,7 @@ func (t *Tournament) MoveIn(ctx context.Context, req *tablev1.MoveInRequest) (*t
 // ListMoves lists a tournament's moves.
 func (t *Tournament) ListMoves(ctx context.Context, req *tablev1.ListMovesRequest) (*tablev1.ListMovesResponse, error) {
 	size := int(req.GetPageSize())
-	if size == 0 {
-		size = 100
-	}
+	size = cmp.Or(size, 100)
 	states := make([]store.MoveState, len(req.GetStates()))
 	for i, st := range req.GetStates() {
 		states[i] = store.MoveState(st)
@@ -309,9 +308,7 @@ func (t *Tournament) ListHandResults(ctx context.Context, req *tablev1.ListHandR
 		return nil, dealer.ErrNotTournamentTable
 	}
 	size := int(req.GetPageSize())
-	if size == 0 {
-		size = 100
-	}
+	size = cmp.Or(size, 100)
 	raw, err := t.s.runner.HandReports(ctx, req.GetTableId(), req.GetAfterHandNo(), size)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@
 package tables
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -101,19 +102,13 @@ func (d *Definition) Validate() error {
 	// A live table deals physical cards: the dealer enters them as dealt.
 	c.Physical = c.Mode == engine.Live
 	if c.Structure == engine.FixedLimit {
-		if c.Stakes.SmallBet == 0 {
-			c.Stakes.SmallBet = k.BigBlind
-		}
-		if c.Stakes.BigBet == 0 {
-			c.Stakes.BigBet = 2 * c.Stakes.SmallBet
-		}
+		c.Stakes.SmallBet = cmp.Or(c.Stakes.SmallBet, k.BigBlind)
+		c.Stakes.BigBet = cmp.Or(c.Stakes.BigBet, 2*c.Stakes.SmallBet)
 	}
 	if err := checkChipUnit(d); err != nil {
 		return err
 	}
-	if d.Currency == "" {
-		d.Currency = DefaultCurrency
-	}
+	d.Currency = cmp.Or(d.Currency, DefaultCurrency)
 	if d.ActionTimeout < 0 {
 		return fault.Invalidf("action_seconds", "must not be negative")
 	}

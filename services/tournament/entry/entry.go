@@ -6,6 +6,7 @@
 package entry
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -83,25 +84,13 @@ func (p Policy) WithDefaults(e event.Event) Policy {
 			p.RebuyPeriod = DefaultLimitRebuyPeriod
 		}
 	}
-	if p.RebuyPrice == 0 {
-		p.RebuyPrice = e.BuyIn.PrizePool
-	}
-	if p.RebuyChips == 0 {
-		p.RebuyChips = e.StartingStack
-	}
-	if p.LastRebuyHands == 0 {
-		p.LastRebuyHands = DefaultLastRebuyHands
-	}
+	p.RebuyPrice = cmp.Or(p.RebuyPrice, e.BuyIn.PrizePool)
+	p.RebuyChips = cmp.Or(p.RebuyChips, e.StartingStack)
+	p.LastRebuyHands = cmp.Or(p.LastRebuyHands, DefaultLastRebuyHands)
 	if p.AddOn {
-		if p.AddOnPrice == 0 {
-			p.AddOnPrice = p.RebuyPrice
-		}
-		if p.AddOnChips == 0 {
-			p.AddOnChips = 2 * p.RebuyChips
-		}
-		if p.AddOnWindow == 0 {
-			p.AddOnWindow = DefaultAddOnWindow
-		}
+		p.AddOnPrice = cmp.Or(p.AddOnPrice, p.RebuyPrice)
+		p.AddOnChips = cmp.Or(p.AddOnChips, 2*p.RebuyChips)
+		p.AddOnWindow = cmp.Or(p.AddOnWindow, DefaultAddOnWindow)
 	}
 	return p
 }

@@ -5,6 +5,8 @@
 package house
 
 import (
+	"cmp"
+
 	"github.com/cardroom/cardroom/platform/fault"
 	"github.com/cardroom/cardroom/services/tournament/bounty"
 	"github.com/cardroom/cardroom/services/tournament/entry"
@@ -67,9 +69,7 @@ func (r Rules) WithDefaults(e event.Event) Rules {
 	if len(r.Payouts.Tiers) == 0 {
 		r.Payouts = standings.DefaultStructure()
 	}
-	if r.SeatsPerTable == 0 {
-		r.SeatsPerTable = DefaultSeatsPerTable
-	}
+	r.SeatsPerTable = cmp.Or(r.SeatsPerTable, DefaultSeatsPerTable)
 	return r
 }
 

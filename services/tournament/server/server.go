@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -56,9 +57,7 @@ func (s *Server) CreateTournament(ctx context.Context, req *tournamentv1.CreateT
 // ListTournaments lists tournaments by start time.
 func (s *Server) ListTournaments(ctx context.Context, req *tournamentv1.ListTournamentsRequest) (*tournamentv1.ListTournamentsResponse, error) {
 	size := int(req.GetPageSize())
-	if size == 0 {
-		size = DefaultPageSize
-	}
+	size = cmp.Or(size, DefaultPageSize)
 	p, err := s.desk.List(ctx, size, req.GetPageToken())
 	if err != nil {
 		return nil, err

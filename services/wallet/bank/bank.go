@@ -6,6 +6,7 @@
 package bank
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -98,9 +99,7 @@ func New(st *store.Store, clk clock.Clock, cfg Config) *Bank {
 	if cfg.MaxAmount <= 0 {
 		cfg.MaxAmount = DefaultMaxAmount
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	return &Bank{store: st, clock: clk, profile: cfg.Profile, holdTTL: cfg.HoldTTL, retention: cfg.IdempotencyRetention, pruneBatch: cfg.PruneBatch,
 		maxAmount: cfg.MaxAmount, epochs: cfg.Epochs, tables: cfg.Tables, log: cfg.Logger}
 }

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 
@@ -135,9 +136,7 @@ func (s *Server) GetStatement(ctx context.Context, r *walletv1.GetStatementReque
 		return nil, err
 	}
 	size := int(r.GetPageSize())
-	if size == 0 {
-		size = 50
-	}
+	size = cmp.Or(size, 50)
 	var after int64
 	if t := r.GetPageToken(); t != "" {
 		if after, err = strconv.ParseInt(t, 10, 64); err != nil || after < 0 {

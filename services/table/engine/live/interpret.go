@@ -1,7 +1,9 @@
 package live
 
 import (
+	"cmp"
 	"fmt"
+
 	"github.com/cardroom/cardroom/services/table/engine/refusal"
 )
 
@@ -400,9 +402,7 @@ func (in *interpreter) undersized(inc int64) {
 	base, baseText := full, "the required minimum raise"
 	if s.Tournament {
 		base, baseText = s.LastRaise, "the previous bet (G-14: the largest bet or raise of the round)"
-		if base == 0 {
-			base = full
-		}
+		base = cmp.Or(base, full)
 		in.r.cite("G-14", "tournament: the 50 % base is the largest previous bet or raise; under 50 % it is a call")
 	}
 	if 2*inc >= base {
