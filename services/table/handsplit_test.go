@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/s2"
-
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
@@ -97,9 +95,8 @@ func TestPlay_HandFixedPartSealedOncePerHand(t *testing.T) {
 }
 
 // TestPlay_RecoversAHandStoredWhole: a hand in progress stored before the
-// split (hand holds all of it, hand_fixed is NULL) and before packing
-// (plain JSON) is read back and played on the same as without the change
-// of format.
+// split (hand holds all of it, hand_fixed is NULL) is read back and played
+// on the same as without the change of format.
 func TestPlay_RecoversAHandStoredWhole(t *testing.T) {
 	t.Parallel()
 	sealer, err := seal.New(sealKey)
@@ -156,8 +153,14 @@ func storeWhole(t *testing.T, db *sqlstore.DB, sealer *seal.Sealer, id string) {
 	if fixed == nil {
 		t.Fatal("no hand in progress stored split")
 	}
-	plainFixed := unpacked(t, sealer, fixed, "hand-fixed/"+id)
-	moving := unpacked(t, sealer, hand, "hand/"+id+"/"+string(fixed))
+	plainFixed, err := sealer.Open(fixed, "hand-fixed/"+id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moving, err := sealer.Open(hand, "hand/"+id+"/"+string(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dt, err := dealer.UnmarshalSplit([]byte(public), plainFixed, moving)
 	if err != nil {
 		t.Fatal(err)
@@ -170,21 +173,4 @@ func storeWhole(t *testing.T, db *sqlstore.DB, sealer *seal.Sealer, id string) {
 		sealer.Seal(private, "hand/"+id), id); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// unpacked opens what the service sealed, packed: a 1 and an s2 block.
-func unpacked(t *testing.T, sealer *seal.Sealer, sealed []byte, ad string) []byte {
-	t.Helper()
-	packed, err := sealer.Open(sealed, ad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(packed) == 0 || packed[0] != 1 {
-		t.Fatalf("%s: not packed: %q", ad, packed)
-	}
-	plain, err := s2.Decode(nil, packed[1:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plain
 }

@@ -169,7 +169,7 @@ func (t *Table) persist(ctx context.Context, out dealer.Output, deck *sealedDeck
 	st := store.State{Public: public, Closing: t.dt.Closing()}
 	if fixed != nil {
 		st.HandFixed = t.sealFixed(fixed)
-		st.Hand = sealPacked(d.Sealer, moving, handMovingAD(t.id, st.HandFixed))
+		st.Hand = d.Sealer.Seal(moving, handMovingAD(t.id, st.HandFixed))
 	} else {
 		t.fixed = sealedFixed{} // between hands: nothing to keep
 	}
@@ -209,7 +209,7 @@ type sealedFixed struct{ plain, sealed []byte }
 // changed since. The caller holds t.mu.
 func (t *Table) sealFixed(fixed []byte) []byte {
 	if t.fixed.sealed == nil || !bytes.Equal(fixed, t.fixed.plain) {
-		t.fixed = sealedFixed{plain: fixed, sealed: sealPacked(t.r.d.Sealer, fixed, handFixedAD(t.id))}
+		t.fixed = sealedFixed{plain: fixed, sealed: t.r.d.Sealer.Seal(fixed, handFixedAD(t.id))}
 	}
 	return t.fixed.sealed
 }
@@ -247,7 +247,7 @@ func (t *Table) caused(ctx context.Context, outs []dealer.Output, extra func(tx 
 			if err != nil {
 				return nil, fmt.Errorf("table %s hand %d history: %w", t.id, h.HandNo, err)
 			}
-			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: sealPacked(d.Sealer, b, historyAD(t.id, h.HandNo))}}
+			sh := savedHand{hand: store.Hand{TableID: t.id, HandNo: h.HandNo, Start: h.Start, End: h.End, History: d.Sealer.Seal(b, historyAD(t.id, h.HandNo))}}
 			for _, s := range o.Ended.Result.Seats {
 				sh.players = append(sh.players, store.HandPlayer{Player: s.ID, Seat: s.Seat, Net: s.Net})
 			}

@@ -15,7 +15,7 @@ func (r *Runner) History(ctx context.Context, tableID string, handNo int64) (*de
 	if err != nil {
 		return nil, err
 	}
-	plain, err := openPacked(r.d.Sealer, h.History, historyAD(tableID, handNo))
+	plain, err := r.d.Sealer.Open(h.History, historyAD(tableID, handNo))
 	if err != nil {
 		return nil, fmt.Errorf("open hand %s/%d: %w", tableID, handNo, err)
 	}

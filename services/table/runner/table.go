@@ -92,11 +92,11 @@ func (t *Table) read(ctx context.Context) (*dealer.Table, error) {
 		return dealer.New(t.id, t.def.Config, t.def.Seats, dealer.Settings{ActionTimeout: t.def.ActionTimeout}), nil
 	}
 	if st.HandFixed != nil {
-		fixed, err := openPacked(d.Sealer, st.HandFixed, handFixedAD(t.id))
+		fixed, err := d.Sealer.Open(st.HandFixed, handFixedAD(t.id))
 		if err != nil {
 			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
 		}
-		moving, err := openPacked(d.Sealer, st.Hand, handMovingAD(t.id, st.HandFixed))
+		moving, err := d.Sealer.Open(st.Hand, handMovingAD(t.id, st.HandFixed))
 		if err != nil {
 			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
 		}
@@ -107,7 +107,7 @@ func (t *Table) read(ctx context.Context) (*dealer.Table, error) {
 	// Stored whole: between hands, or a hand stored before the split.
 	var private []byte
 	if st.Hand != nil {
-		if private, err = openPacked(d.Sealer, st.Hand, handAD(t.id)); err != nil {
+		if private, err = d.Sealer.Open(st.Hand, handAD(t.id)); err != nil {
 			return nil, fmt.Errorf("open stored hand of %s: %w", t.id, err)
 		}
 	}
