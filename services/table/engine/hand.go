@@ -434,9 +434,7 @@ func (h *Hand) emit(e Event) { h.events = append(h.events, e) }
 // put moves amount (capped at the stack) from p's stack into the pot; live
 // amounts also count as p's bet.
 func (h *Hand) put(p *seat, amount int64, live bool) int64 {
-	if amount > p.Stack {
-		amount = p.Stack
-	}
+	amount = min(amount, p.Stack)
 	p.Stack -= amount
 	p.Total += amount
 	if live {
