@@ -268,10 +268,7 @@ type CashierRequest struct {
 func (r CashierRequest) lane() string { return "cage:" + r.Currency }
 
 func (r CashierRequest) validate() (ledger.Currency, error) {
-	if err := validPlayer(r.Player); err != nil {
-		return "", err
-	}
-	if err := validAmount("amount", r.Amount); err != nil {
+	if err := cmp.Or(validPlayer(r.Player), validAmount("amount", r.Amount)); err != nil {
 		return "", err
 	}
 	return ledger.ParseCurrency(r.Currency)

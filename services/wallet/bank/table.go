@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,10 +78,7 @@ type BuyInQuery struct {
 // CheckBuyIn returns what the player may buy in for at the table now (the
 // range and the rule that sets it), without moving chips.
 func (b *Bank) CheckBuyIn(ctx context.Context, q BuyInQuery) (buyin.Decision, error) {
-	if err := validPlayer(q.Player); err != nil {
-		return buyin.Decision{}, err
-	}
-	if err := ledger.ValidOwner("table_id", q.Game.Table); err != nil {
+	if err := cmp.Or(validPlayer(q.Player), ledger.ValidOwner("table_id", q.Game.Table)); err != nil {
 		return buyin.Decision{}, err
 	}
 	cur, err := ledger.ParseCurrency(q.Currency)
@@ -202,10 +200,7 @@ func holdPending(player, table string, h store.PendingHold) error {
 }
 
 func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
-	if err := r.validate(); err != nil {
-		return HoldResult{}, err
-	}
-	if err := validPlayer(r.Player); err != nil {
+	if err := cmp.Or(r.validate(), validPlayer(r.Player)); err != nil {
 		return HoldResult{}, err
 	}
 	if r.Seat < 0 {
@@ -214,10 +209,7 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 	if r.Stack < 0 {
 		return HoldResult{}, fault.Invalidf("stack", "must not be negative")
 	}
-	if err := validAmount("amount", r.Amount); err != nil {
-		return HoldResult{}, err
-	}
-	if err := b.withinMaximum("amount", r.Amount); err != nil {
+	if err := cmp.Or(validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
 		return HoldResult{}, err
 	}
 	cur, err := ledger.ParseCurrency(r.Currency)
@@ -534,10 +526,7 @@ type CashOutResult struct {
 // only with the player (CS-08). It records the stack and time of the
 // departure for CS-09 and CS-10.
 func (b *Bank) CashOut(ctx context.Context, r CashOutRequest) (CashOutResult, error) {
-	if err := r.validate(); err != nil {
-		return CashOutResult{}, err
-	}
-	if err := validPlayer(r.Player); err != nil {
+	if err := cmp.Or(r.validate(), validPlayer(r.Player)); err != nil {
 		return CashOutResult{}, err
 	}
 	if r.Stack < 0 {

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"time"
@@ -46,13 +47,7 @@ func (r ContributionRequest) lane() string { return "event:" + r.Event }
 func (r ContributionRequest) eventPayment() {}
 
 func (r ContributionRequest) validate() (ledger.Currency, error) {
-	if err := validPlayer(r.Player); err != nil {
-		return "", err
-	}
-	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
-		return "", err
-	}
-	if err := validAmount("prize_part", r.PrizePart); err != nil {
+	if err := cmp.Or(validPlayer(r.Player), ledger.ValidOwner("event_id", r.Event), validAmount("prize_part", r.PrizePart)); err != nil {
 		return "", err
 	}
 	if r.Fee < 0 {
@@ -165,16 +160,8 @@ func (r PrizeRequest) eventPayment() {}
 // PayPrize pays a prize from the event's prize pool; the pool cannot go
 // negative, so an event never pays out more than came in.
 func (b *Bank) PayPrize(ctx context.Context, r PrizeRequest) (TransferResult, error) {
-	if err := validPlayer(r.Player); err != nil {
-		return TransferResult{}, err
-	}
-	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
-		return TransferResult{}, err
-	}
-	if err := validAmount("amount", r.Amount); err != nil {
-		return TransferResult{}, err
-	}
-	if err := b.withinMaximum("amount", r.Amount); err != nil {
+	if err := cmp.Or(validPlayer(r.Player), ledger.ValidOwner("event_id", r.Event),
+		validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
 		return TransferResult{}, err
 	}
 	cur, err := ledger.ParseCurrency(r.Currency)
@@ -236,10 +223,7 @@ func (b *Bank) IssueVoucher(ctx context.Context, r VoucherRequest) (VoucherResul
 	if r.SourceEvent == r.TargetEvent {
 		return VoucherResult{}, fault.Invalidf("target_event_id", "must differ from the satellite")
 	}
-	if err := validAmount("amount", r.Amount); err != nil {
-		return VoucherResult{}, err
-	}
-	if err := b.withinMaximum("amount", r.Amount); err != nil {
+	if err := cmp.Or(validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
 		return VoucherResult{}, err
 	}
 	cur, err := ledger.ParseCurrency(r.Currency)
@@ -363,10 +347,7 @@ func (r EntryRefundRequest) eventPayment() {}
 // event's cancellation refund (Refund) in either order: the second is
 // ALREADY_REVERSED.
 func (b *Bank) RefundEntry(ctx context.Context, r EntryRefundRequest) (TransferResult, error) {
-	if err := validPlayer(r.Player); err != nil {
-		return TransferResult{}, err
-	}
-	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
+	if err := cmp.Or(validPlayer(r.Player), ledger.ValidOwner("event_id", r.Event)); err != nil {
 		return TransferResult{}, err
 	}
 	if r.TransferID == "" {
@@ -441,13 +422,7 @@ func (b *Bank) SettlePrizePool(ctx context.Context, r PoolSettlementRequest) (Tr
 			return TransferResult{}, err
 		}
 	}
-	if err := ledger.ValidOwner("event_id", r.Event); err != nil {
-		return TransferResult{}, err
-	}
-	if err := validAmount("amount", r.Amount); err != nil {
-		return TransferResult{}, err
-	}
-	if err := b.withinMaximum("amount", r.Amount); err != nil {
+	if err := cmp.Or(ledger.ValidOwner("event_id", r.Event), validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
 		return TransferResult{}, err
 	}
 	if r.Reason == "" {
