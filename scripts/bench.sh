@@ -33,6 +33,23 @@ durable_settings="wal_compression=lz4 checkpoint_timeout=15min max_wal_size=4GB 
 TESTENV_PG_SETTINGS=$durable_settings testenv_start_postgres durable
 storage_url[on]=$DATABASE_URL
 
+# warm_wal gives a new server what one that has been running has: WAL
+# segments to recycle. A server made by initdb has one; every 16 MB of WAL
+# then creates a file and fills it with zeros before a commit may use it
+# (50-160 ms on this machine's disk), which a running server never does
+# (min_wal_size keeps 1 GB of old segments to reuse). Left cold, a 15 s
+# paced run at 2 MB/s of WAL meets two or three of those stalls; its p99
+# would measure initdb, not the room. Seventy switched segments, then two
+# checkpoints so that they are behind the redo point and recycled.
+warm_wal() { # url
+	psql -q "$1" -c "CREATE TABLE IF NOT EXISTS wal_warm (x int)"
+	for _ in $(seq 70); do
+		psql -q "$1" -c "INSERT INTO wal_warm VALUES (1)" -c "SELECT pg_switch_wal()" >/dev/null
+	done
+	psql -q "$1" -c "DROP TABLE wal_warm" -c "CHECKPOINT" -c "CHECKPOINT"
+}
+warm_wal "${storage_url[on]}"
+
 failed=()
 out=$(mktemp -d -t cardroom-bench.XXXXXX)
 _testenv_dirs+=("$out")
@@ -122,10 +139,13 @@ dbbench wallet services/wallet/bank 'BenchmarkBuyInTransfers/postgres'
 # < 15 ms over REST). Counts long enough that the tables' first actions
 # (each reads its state, every connection is new) are a small part: 50
 # actions a table flat out (at 15 the rate was a fifth lower), 15 s paced.
+# GOGC as the table service's deployment sets it (deploy/k8s/base/table.yaml).
+export GOGC=400
 TABLE_BENCH_TABLES=200 dbbench flat-200 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 10000x
 TABLE_BENCH_TABLES=1000 TABLE_BENCH_PACE=1s dbbench paced-1000 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 15000x
 # Memory per open table nobody plays at (target < 64 KiB) and per open
 # watch feed, at a thousand of each; PostgreSQL's settings do not matter.
+unset GOGC
 DATABASE_URL=${storage_url[off]} bench services/table 'Benchmark(IdleTable|WatchStream)Memory$' -benchtime 1000x
 
 # Side by side: every metric of every benchmark run on both servers.
