@@ -629,7 +629,11 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 			continue // the winner
 		}
 		hand, end := lastHand(f.PlayerID)
-		if n := len(steps); n > 0 && (steps[n-1].place == f.Place || slices.Contains(steps[n-1].hands, hand)) {
+		// Out in the same hand: placed next to each other (TR-37 orders them
+		// by their stacks). A player held for a rebuy whose last hand it was
+		// and whom the clock knocked out later (G-42) is placed far above,
+		// with the others of that later step: not this hand's.
+		if n := len(steps); n > 0 && (steps[n-1].place == f.Place || (f.Place == steps[n-1].place-1 && slices.Contains(steps[n-1].hands, hand))) {
 			s := steps[n-1]
 			s.place, s.players, s.last = f.Place, append(s.players, f.PlayerID), latest(s.last, end)
 			if !slices.Contains(s.hands, hand) {
