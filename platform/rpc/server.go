@@ -112,6 +112,8 @@ const (
 	keepaliveTimeout  = 10 * time.Second
 	maxConnectionIdle = 15 * time.Minute
 	minPingInterval   = 10 * time.Second
+	// streamWorkers is how many calls the server runs on reused goroutines.
+	streamWorkers = 64
 )
 
 // NewServer returns a gRPC server with cardroom's interceptor chain, the
@@ -169,6 +171,12 @@ func NewServer(o Options) *grpc.Server {
 		),
 		grpc.ChainStreamInterceptor(streams...),
 		grpc.MaxConcurrentStreams(maxStreams),
+		// Calls run on long-lived workers rather than a goroutine each:
+		// a new goroutine grows its stack through the interceptors, the
+		// handler and the database driver on every call (5 % of the table
+		// service's CPU at 1,000 paced tables); a worker's stack has grown
+		// already. Calls beyond the workers still get a goroutine each.
+		grpc.NumStreamWorkers(streamWorkers),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout, MaxConnectionIdle: maxConnectionIdle}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: minPingInterval, PermitWithoutStream: true}),
 	}

@@ -21,11 +21,12 @@ type StateSave struct {
 	Closed bool
 	// Also, when set, writes what the change caused besides the table row
 	// (a hand's history, its events, cash-outs, rulings) in the same
-	// transaction as the state, once the state was written under its
-	// fence; it is not run for a table fenced out. Its statements are
+	// transaction as the state, behind the state's fenced write; nothing
+	// it writes is kept for a table fenced out. Its statements are
 	// detached from ctx's cancellation (sqlstore.Tx.Within) and it may run
-	// more than once (a transaction run again after a conflict, or the
-	// table written alone after its batch failed).
+	// more than once (a pipelined batch rolled back, a transaction run
+	// again after a conflict, or the table written alone after its batch
+	// failed).
 	Also func(ctx context.Context, tx *sqlstore.Tx) error
 	// Pipelinable says that Also sends its statements through Tx.Exec and
 	// Tx.Query alone and reads nothing another table's Also writes, so
@@ -75,15 +76,19 @@ func (s *Store) SaveStates(ctx context.Context, saves []StateSave) (errs []error
 }
 
 // saveStatesPipelined is SaveStates of pipelinable saves on PostgreSQL as one
-// pipelined transaction (sqlstore.DB.Pipeline): the plain saves' UPDATE
-// and every hand end's own fenced UPDATE go in the first round with the
-// BEGIN, then every written hand end's statements (its history, events,
-// next deck: sent by Tx.Exec, which waits for no answer) with the COMMIT.
-// A batch with k hand ends is then two round trips, where in turn it is
-// 3k + 3 — and every table in the batch waits for the whole of it. The
-// hand ends touch only their own table's rows (the table row, its hands, decks and outbox rows), so
-// interleaving them is the same as running them in turn. It fails, having
-// written nothing, when any statement fails or cannot be pipelined.
+// pipelined transaction (sqlstore.DB.Pipeline). The plain saves' UPDATE
+// is a query whose answer tells which tables were fenced out. A hand end
+// waits for no answer: its fenced UPDATE fails when the fence does not
+// hold (updateStateHeld) and is sent with everything the hand end writes
+// (its history, events, next deck: Tx.Exec). A batch of hand ends alone
+// — what StateGroup sends — is then one round trip, BEGIN to COMMIT, where
+// in turn it is 3k + 3; with plain saves beside them the COMMIT goes in a
+// second. The hand ends touch only their own table's rows (the table
+// row, its hands, decks and outbox rows), so interleaving them is the
+// same as running them in turn. It fails, having written nothing, when
+// any statement fails or cannot be pipelined — a hand end fenced out
+// among them — and SaveStates then writes the batch in turn, where each
+// table learns its own outcome.
 func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]error, error) {
 	errs := make([]error, len(saves))
 	var plain []int
@@ -112,12 +117,8 @@ func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]e
 		}
 		order = append(order, sv.Fence.ID)
 		fns = append(fns, func(tx *sqlstore.Tx) error {
-			written, err := s.updateStates(ctx, tx, []StateSave{sv})
-			if err != nil {
+			if err := updateStateHeld(ctx, tx, sv); err != nil {
 				return err
-			}
-			if errs[i] = written[0]; errs[i] != nil {
-				return nil // fenced out: none of what it caused is written
 			}
 			if err := sv.Also(ctx, tx); err != nil {
 				return fmt.Errorf("table %s: %w", sv.Fence.ID, err)
@@ -129,6 +130,19 @@ func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]e
 		return nil, fmt.Errorf("save %d table states pipelined: %w", len(saves), err)
 	}
 	return errs, nil
+}
+
+// updateStateHeld sends one table's fenced UPDATE in a pipelined
+// transaction without waiting for its answer: the statement fails — and
+// with it the transaction — when the table's epoch has moved on
+// (fence_held, migration 00012), since its row count would come back only
+// after the COMMIT sent behind it.
+func updateStateHeld(ctx context.Context, tx *sqlstore.Tx, sv StateSave) error {
+	st := sv.State
+	return tx.Exec(ctx, `WITH saved AS (
+			UPDATE tables SET state = $1, hand = $2, hand_fixed = $3, closing = $4, closed = $5 WHERE id = $6 AND epoch = $7 RETURNING id)
+		SELECT fence_held(count(*), $6) FROM saved`,
+		string(st.Public), st.Hand, st.HandFixed, st.Closing, sv.Closed, sv.Fence.ID, sv.Fence.Epoch)
 }
 
 // rowQuerier runs a query and hands its rows to scan: the database itself
@@ -237,7 +251,10 @@ func (s *Store) SaveStateWith(ctx context.Context, sv StateSave) error {
 // ErrFencedOut while the others in its batch are written. No write waits
 // for a batch to fill: a committer takes what queued while the last batch
 // ran, so a quiet service writes each alone and a busy one batches more
-// the busier it is.
+// the busier it is. A committer that finds nothing queued waits a while
+// (committerLinger) before it stops: a room acting a few times a second
+// per committer then never starts one per write, each growing a new
+// goroutine's stack through the database driver again.
 type StateGroup struct {
 	store      *Store
 	maxBatch   int
@@ -245,7 +262,10 @@ type StateGroup struct {
 
 	mu      sync.Mutex
 	queue   []*stateCall
-	running int
+	running int // committers, idle ones included
+	idle    int // committers waiting for a write
+	// wake tells an idle committer that a write queued.
+	wake chan struct{}
 
 	batches, saves atomic.Int64
 }
@@ -262,6 +282,9 @@ const (
 	// stateGroupTimeout bounds one batch, so that it ends even if the
 	// database stops answering.
 	stateGroupTimeout = time.Minute
+	// committerLinger is how long a committer with nothing to write waits
+	// for a write before it stops.
+	committerLinger = time.Second
 )
 
 // stateCall is one table's write waiting for, or running in, a batch.
@@ -287,7 +310,7 @@ func NewStateGroup(s *Store, maxBatch, committers int) *StateGroup {
 	if s.db.Dialect() != sqlstore.Postgres {
 		committers = 1
 	}
-	return &StateGroup{store: s, maxBatch: maxBatch, committers: committers}
+	return &StateGroup{store: s, maxBatch: maxBatch, committers: committers, wake: make(chan struct{}, committers)}
 }
 
 // StateGroupStats are what a StateGroup did so far.
@@ -331,10 +354,7 @@ func (g *StateGroup) SaveWith(ctx context.Context, sv StateSave) error {
 	c := &stateCall{ctx: ctx, save: sv, done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
-	if g.running < g.committers {
-		g.running++
-		go g.lead()
-	}
+	g.kick()
 	g.mu.Unlock()
 	select {
 	case <-c.done:
@@ -351,24 +371,65 @@ func (g *StateGroup) SaveWith(ctx context.Context, sv StateSave) error {
 	return fmt.Errorf("save table %s state: %w (the write was in a batch being committed: it may have committed)", f.ID, context.Cause(ctx))
 }
 
-// lead runs batches until no write waits.
-func (g *StateGroup) lead() {
-	for {
-		batch := g.take()
-		if batch == nil {
-			return
+// kick gets a committer to the queue: an idle one woken, or a new one
+// while fewer than committers run. The caller holds g.mu.
+func (g *StateGroup) kick() {
+	switch {
+	case g.idle > 0:
+		select {
+		case g.wake <- struct{}{}:
+		default: // a wake-up is pending already
 		}
-		g.run(batch)
+	case g.running < g.committers:
+		g.running++
+		go g.lead()
 	}
+}
+
+// lead runs batches, and stops when no write has queued for
+// committerLinger.
+func (g *StateGroup) lead() {
+	linger := time.NewTimer(committerLinger)
+	defer linger.Stop()
+	for {
+		if batch := g.take(); batch != nil {
+			g.run(batch)
+			continue
+		}
+		linger.Reset(committerLinger)
+		select {
+		case <-g.wake:
+			g.mu.Lock()
+			g.idle--
+			g.mu.Unlock()
+		case <-linger.C:
+			if g.stop() {
+				return
+			}
+		}
+	}
+}
+
+// stop ends an idle committer unless a write queued meanwhile.
+func (g *StateGroup) stop() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.idle--
+	if len(g.queue) > 0 {
+		return false
+	}
+	g.running--
+	return true
 }
 
 // take removes up to maxBatch waiting writes of one kind from the queue —
 // plain state writes, or writes with an Also (hand ends) — or, when none
-// waits, stops this committer and returns nil. A batch of plain writes is
-// one statement; one with hand ends is a transaction of several round
-// trips, which a plain action written with them would wait for. The other
-// kind stays queued, in order, for the next batch, and another committer
-// is started for it when one is free.
+// waits, counts this committer idle and returns nil. A batch of plain
+// writes is one statement; one with hand ends is a transaction that writes
+// several times more, and with a plain write in it the plain UPDATE's
+// answer would be waited for before the COMMIT is sent. The other kind
+// stays queued, in order, for the next batch, and another committer is
+// woken or started for it when one is free.
 func (g *StateGroup) take() []*stateCall {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -391,10 +452,9 @@ func (g *StateGroup) take() []*stateCall {
 	g.queue = left // nil when none is left: the old backing array goes
 	switch {
 	case len(batch) == 0:
-		g.running--
-	case len(left) > 0 && g.running < g.committers:
-		g.running++
-		go g.lead()
+		g.idle++
+	case len(left) > 0:
+		g.kick()
 	}
 	return batch
 }
