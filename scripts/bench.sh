@@ -139,7 +139,9 @@ dbbench wallet services/wallet/bank 'BenchmarkBuyInTransfers/postgres'
 # < 15 ms over REST). Counts long enough that the tables' first actions
 # (each reads its state, every connection is new) are a small part: 50
 # actions a table flat out (at 15 the rate was a fifth lower), 15 s paced.
-# GOGC as the table service's deployment sets it (deploy/k8s/base/table.yaml).
+# The players run in a process of their own, the service's CPU apart
+# (cpu-us/action; players-cpu-us/action is theirs). GOGC as the table
+# service's deployment sets it (deploy/k8s/base/table.yaml).
 export GOGC=400
 TABLE_BENCH_TABLES=200 dbbench flat-200 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 10000x
 TABLE_BENCH_TABLES=1000 TABLE_BENCH_PACE=1s dbbench paced-1000 services/table 'BenchmarkActions(GRPC|REST)$' -benchtime 15000x

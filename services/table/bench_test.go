@@ -1,13 +1,17 @@
 package table_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
@@ -22,6 +26,7 @@ import (
 	"github.com/cardroom/cardroom/platform/clock"
 	"github.com/cardroom/cardroom/platform/events"
 	"github.com/cardroom/cardroom/platform/lock"
+	"github.com/cardroom/cardroom/platform/rpc"
 	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/platform/testkit"
 	gamev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/game/v1"
@@ -37,8 +42,19 @@ import (
 // its history and events, group-committed with other tables' writes). It
 // reports actions/s, the p50/p99/p99.9 latency of one Act call, the p50
 // and p99 of the actions that ended a hand (and dealt the next) with their
-// share of all actions, and the process's CPU per action. The tables are
-// set up once: b.Loop hands out the actions.
+// share of all actions, and the CPU per action of the service's process
+// (cpu-us/action) and of the players' (players-cpu-us/action). The tables
+// are set up once: b.Loop hands out the actions.
+//
+// The players are the users' phones, not part of the service, so they run
+// in a process of their own (one process per part, as the target
+// is measured): this test binary started again (TestMain), told the
+// service's loopback TCP address, the tables and each player's bearer
+// token. Their gRPC clients, timers and goroutines then neither share the
+// service's Go scheduler nor count in its cpu-us/action.
+// TABLE_BENCH_PLAYERS=inprocess runs them in the benchmark's process
+// instead, for comparison; cpu-us/action is then service and players
+// together, and players-cpu-us/action is not reported.
 //
 // TABLE_BENCH_PACE (a duration, default 0) is each table's time between
 // actions — a player's thinking time. Zero drives every table flat out, a
@@ -57,7 +73,8 @@ func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
 
 // BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
 // JSON over HTTP through a grpc-gateway mux (the gateway's translation
-// layer) in front of the same gRPC server.
+// layer) in front of the same gRPC server. The mux runs with the players
+// (the gateway is a part of its own), calling the service over gRPC.
 func BenchmarkActionsREST(b *testing.B) { benchActions(b, true) }
 
 func benchActions(b *testing.B, rest bool) {
@@ -70,12 +87,9 @@ func benchActions(b *testing.B, rest bool) {
 	g, c, db := benchService(b, async)
 	floor := g.As(b, "floor", auth.Floor)
 
-	type benchTable struct {
-		id      string
-		players [2]context.Context
-	}
-	tbs := make([]benchTable, nTables)
-	for i := range tbs {
+	// A batch is a round of the room: one action a table.
+	plan := benchPlan{Addr: g.Conn.Target(), REST: rest, Pace: pace, Tables: make([]benchTable, nTables), Batch: nTables}
+	for i := range plan.Tables {
 		resp, err := c.CreateTable(floor, &tablev1.CreateTableRequest{Name: fmt.Sprintf("bench %d", i), Seats: 2,
 			Kind: tablev1.TableKind_TABLE_KIND_CASH, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
 			Game: &gamev1.Game{Variant: gamev1.Variant_VARIANT_HOLDEM, Structure: gamev1.Structure_STRUCTURE_NO_LIMIT,
@@ -83,105 +97,47 @@ func benchActions(b *testing.B, rest bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tbs[i].id = resp.GetTable().GetTableId()
+		tb := &plan.Tables[i]
+		tb.ID = resp.GetTable().GetTableId()
 		for s := range 2 {
 			p := fmt.Sprintf("p%d_%d", i, s)
-			tbs[i].players[s] = g.As(b, p, auth.Player)
+			if tb.Tokens[s], err = g.Issuer.Mint(p, []auth.Role{auth.Player}, time.Hour); err != nil {
+				b.Fatal(err)
+			}
 			// Deep stacks: the players only check and call, so nobody busts.
-			if _, err := c.Sit(floor, &tablev1.SitRequest{TableId: tbs[i].id, Seat: int32(s), PlayerId: p, Amount: 1_000_000, PostNow: true}); err != nil {
+			if _, err := c.Sit(floor, &tablev1.SitRequest{TableId: tb.ID, Seat: int32(s), PlayerId: p, Amount: 1_000_000, PostNow: true}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 
-	act := func(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
-		return c.Act(ctx, req)
+	wal := startWAL(b, db, os.Getenv("TABLE_BENCH_CHECKPOINT") == "1")
+	separate := os.Getenv("TABLE_BENCH_PLAYERS") != "inprocess"
+	var ps playerSide
+	if separate {
+		ps = startPlayersProcess(b, plan)
+	} else {
+		local, err := startPlayers(plan, c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ps = local
 	}
-	if rest {
-		act = restActor(b, c)
-	}
-
+	cpu0 := processCPU()
 	// The actions are handed out by b.Loop, so the function runs once and
 	// the tables are set up once (not again for a first run with b.N = 1);
-	// a table stops when the tokens run out or another table fails.
-	tokens, failed := make(chan struct{}), make(chan struct{})
-	var failOnce sync.Once
-	lat := make([][]time.Duration, nTables)
-	// The actions that ended a hand (the next one was dealt) apart: they
-	// write the hand's history and events too, so the tail is theirs.
-	endLat := make([][]time.Duration, nTables)
-	errs := make(chan error, nTables)
-	fail := func(err error) {
-		errs <- err
-		failOnce.Do(func() { close(failed) })
-	}
-	var wg sync.WaitGroup
-	wal := startWAL(b, db, os.Getenv("TABLE_BENCH_CHECKPOINT") == "1")
-	start, cpu0 := time.Now(), processCPU()
-	for i := range tbs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tb := tbs[i]
-			st, err := c.GetTableState(floor, &tablev1.GetTableStateRequest{TableId: tb.id})
-			if err != nil {
-				fail(err)
-				return
-			}
-			state := st.GetState()
-			// Spread the tables' first actions over one pace.
-			next := time.Now().Add(time.Duration(i) * pace / time.Duration(nTables))
-			for {
-				if pace > 0 {
-					time.Sleep(time.Until(next))
-					next = next.Add(pace)
-				}
-				if _, ok := <-tokens; !ok {
-					return
-				}
-				h := state.GetHand()
-				seat := h.GetToAct()
-				if seat < 0 {
-					fail(fmt.Errorf("table %s: nobody to act", tb.id))
-					return
-				}
-				kind := tablev1.ActionKind_ACTION_KIND_CHECK
-				for _, s := range state.GetSeats() {
-					if s.GetBet() > state.GetSeats()[seat].GetBet() {
-						kind = tablev1.ActionKind_ACTION_KIND_CALL
-					}
-				}
-				t0 := time.Now()
-				resp, err := act(tb.players[seat], &tablev1.ActRequest{TableId: tb.id, Kind: kind})
-				took := time.Since(t0)
-				lat[i] = append(lat[i], took)
-				if err != nil {
-					fail(fmt.Errorf("table %s seat %d %v: %w", tb.id, seat, kind, err))
-					return
-				}
-				if resp.GetState().GetHand().GetHandNo() != h.GetHandNo() {
-					endLat[i] = append(endLat[i], took)
-				}
-				state = resp.GetState()
-			}
-		}()
-	}
+	// give waits for the tables to take them, so b.Loop keeps their pace.
 	for b.Loop() {
-		select {
-		case tokens <- struct{}{}:
-			continue
-		case <-failed:
+		if !ps.give() {
+			break // a player failed: reported below
 		}
-		break // reported below
 	}
-	close(tokens)
-	wg.Wait()
-	elapsed, cpu := time.Since(start), processCPU()-cpu0
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
+	res := ps.finish()
+	cpu := processCPU() - cpu0
+	if res.Err != "" {
+		b.Fatal(res.Err)
 	}
-	all, ends := slices.Concat(lat...), slices.Concat(endLat...)
+	all, ends := res.Lat, res.Ends
 	slices.Sort(all)
 	slices.Sort(ends)
 	if len(all) == 0 {
@@ -194,20 +150,343 @@ func benchActions(b *testing.B, rest bool) {
 		return float64(d[min(len(d)-1, int(p*float64(len(d))))].Microseconds()) / 1000
 	}
 	pct := func(p float64) float64 { return pctOf(all, p) }
+	perAction := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(len(all)) }
 	b.ReportMetric(pctOf(ends, 0.50), "hand-end-p50-ms")
 	b.ReportMetric(pctOf(ends, 0.99), "hand-end-p99-ms")
 	b.ReportMetric(float64(len(ends))/float64(len(all)), "hand-ends/action")
 	b.ReportMetric(pct(0.999), "p99.9-ms")
-	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "actions/s")
+	b.ReportMetric(float64(len(all))/res.Elapsed.Seconds(), "actions/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
-	// The CPU this process (service and players) spent per action: on a
-	// shared machine, steadier than the rates above, which also wait for
-	// cores the other processes hold.
-	b.ReportMetric(float64(cpu.Microseconds())/float64(len(all)), "cpu-us/action")
+	// The CPU this process (the service; in-process also the players)
+	// spent per action: on a shared machine, steadier than the rates
+	// above, which also wait for cores the other processes hold.
+	b.ReportMetric(perAction(cpu), "cpu-us/action")
+	if separate {
+		b.ReportMetric(perAction(res.CPU), "players-cpu-us/action")
+	}
 	wal.report(b, len(all))
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
+}
+
+// benchPlan is what the players need to play: the service's gRPC address,
+// whether they act over REST, their pace and the tables; and, in a process
+// of their own, how many actions they take between two answers.
+type benchPlan struct {
+	Addr   string
+	REST   bool
+	Pace   time.Duration
+	Tables []benchTable
+	Batch  int
+}
+
+// benchTable is one table and the bearer tokens of the players in seats 0
+// and 1.
+type benchTable struct {
+	ID     string
+	Tokens [2]string
+}
+
+// playersResult is what the players measured: every action's latency, the
+// latencies of the actions that ended a hand (they write the hand's
+// history and events too, so the tail is theirs), the time from the start
+// to the last action's answer, the players' process's CPU over that time,
+// and the first failure.
+type playersResult struct {
+	Lat, Ends    []time.Duration
+	Elapsed, CPU time.Duration
+	Err          string
+}
+
+// playerSide is the players as the benchmark drives them, in its own
+// process (players) or in one of their own (playersProcess).
+type playerSide interface {
+	// give hands one action to a table that is ready for it; false once a
+	// player failed.
+	give() bool
+	// finish hands out no more actions, waits for the tables to stop and
+	// returns what the players measured.
+	finish() playersResult
+}
+
+// actor sends one action with the bearer token of its context.
+type actor func(context.Context, *tablev1.ActRequest) (*tablev1.ActResponse, error)
+
+// players plays the tables of a plan in this process, a goroutine a table.
+type players struct {
+	plan   benchPlan
+	c      tablev1.TableServiceClient
+	act    actor
+	stop   func() // the REST server, if any
+	tokens chan struct{}
+	// failed closes at the first failure, err.
+	failed   chan struct{}
+	failOnce sync.Once
+	err      error
+	lat      [][]time.Duration // a table's own, so no lock
+	ends     [][]time.Duration
+	wg       sync.WaitGroup
+	start    time.Time
+	cpu0     time.Duration
+}
+
+// startPlayers starts the players of plan, calling the service through c:
+// over gRPC, or over REST through a grpc-gateway mux of their own in front
+// of c. Each table waits for its first action (give).
+func startPlayers(plan benchPlan, c tablev1.TableServiceClient) (*players, error) {
+	ps := &players{plan: plan, c: c, stop: func() {}, tokens: make(chan struct{}), failed: make(chan struct{}),
+		lat: make([][]time.Duration, len(plan.Tables)), ends: make([][]time.Duration, len(plan.Tables))}
+	ps.act = func(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+		return c.Act(ctx, req)
+	}
+	if plan.REST {
+		var err error
+		if ps.act, ps.stop, err = restActor(c); err != nil {
+			return nil, err
+		}
+	}
+	ps.start, ps.cpu0 = time.Now(), processCPU()
+	for i := range plan.Tables {
+		ps.wg.Go(func() { ps.play(i) })
+	}
+	return ps, nil
+}
+
+// play is table i's two players: they read the table, then act in turn,
+// one action per token, checking or calling, until the tokens run out or
+// a player fails. Paced, the tables' first actions are spread over one
+// pace.
+func (ps *players) play(i int) {
+	tb, pace := ps.plan.Tables[i], ps.plan.Pace
+	var seat [2]context.Context
+	for s, tok := range tb.Tokens {
+		seat[s] = auth.WithToken(context.Background(), tok)
+	}
+	st, err := ps.c.GetTableState(seat[0], &tablev1.GetTableStateRequest{TableId: tb.ID})
+	if err != nil {
+		ps.fail(err)
+		return
+	}
+	state := st.GetState()
+	next := time.Now().Add(time.Duration(i) * pace / time.Duration(len(ps.plan.Tables)))
+	for {
+		if pace > 0 {
+			// The players think; a failure elsewhere ends the run now.
+			select {
+			case <-time.After(time.Until(next)):
+			case <-ps.failed:
+				return
+			}
+			next = next.Add(pace)
+		}
+		if _, ok := <-ps.tokens; !ok {
+			return
+		}
+		h := state.GetHand()
+		toAct := h.GetToAct()
+		if toAct < 0 {
+			ps.fail(fmt.Errorf("table %s: nobody to act", tb.ID))
+			return
+		}
+		kind := tablev1.ActionKind_ACTION_KIND_CHECK
+		for _, s := range state.GetSeats() {
+			if s.GetBet() > state.GetSeats()[toAct].GetBet() {
+				kind = tablev1.ActionKind_ACTION_KIND_CALL
+			}
+		}
+		t0 := time.Now()
+		resp, err := ps.act(seat[toAct], &tablev1.ActRequest{TableId: tb.ID, Kind: kind})
+		took := time.Since(t0)
+		ps.lat[i] = append(ps.lat[i], took)
+		if err != nil {
+			ps.fail(fmt.Errorf("table %s seat %d %v: %w", tb.ID, toAct, kind, err))
+			return
+		}
+		if resp.GetState().GetHand().GetHandNo() != h.GetHandNo() {
+			ps.ends[i] = append(ps.ends[i], took)
+		}
+		state = resp.GetState()
+	}
+}
+
+// fail records the first failure and stops handing out actions.
+func (ps *players) fail(err error) {
+	ps.failOnce.Do(func() { ps.err = err; close(ps.failed) })
+}
+
+func (ps *players) give() bool {
+	select {
+	case ps.tokens <- struct{}{}:
+		return true
+	case <-ps.failed:
+		return false
+	}
+}
+
+func (ps *players) finish() playersResult {
+	close(ps.tokens)
+	ps.wg.Wait()
+	res := playersResult{Lat: slices.Concat(ps.lat...), Ends: slices.Concat(ps.ends...),
+		Elapsed: time.Since(ps.start), CPU: processCPU() - ps.cpu0}
+	ps.stop()
+	if ps.err != nil {
+		res.Err = ps.err.Error()
+	}
+	return res
+}
+
+// playersEnv set to 1 makes the test binary the players' process
+// (TestMain, playersChild) rather than run tests.
+const playersEnv = "CARDROOM_BENCH_PLAYERS_CHILD"
+
+// ack is a byte between the benchmark and the players' process: an action
+// handed out, or an answer (ready; a batch of actions taken).
+const ack = '.'
+
+// TestMain runs the players' process when the benchmark started this
+// binary as one, and the tests otherwise.
+func TestMain(m *testing.M) {
+	if os.Getenv(playersEnv) == "1" {
+		if err := playersChild(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "players:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// playersProcess is the players in a process of their own, which
+// playersChild runs. The plan goes to its stdin as a line of JSON, then an
+// ack per action; it answers an ack when it is ready and then one per
+// plan.Batch actions its tables took, and at the end writes its
+// playersResult to stdout as JSON. The benchmark keeps at most two
+// batches ahead of the tables, so b.Loop still waits for the players, but
+// the service's process is woken once a batch, not once an action: a
+// wakeup of an idle Go process costs tens of microseconds of CPU, which
+// would count in the service's cpu-us/action.
+type playersProcess struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	in    *bufio.Writer
+	out   *bufio.Reader
+	batch int
+	ahead int // actions handed out that no answer has counted yet
+}
+
+// startPlayersProcess starts the players' process with plan and waits
+// until it is ready, its players started.
+func startPlayersProcess(b *testing.B, plan benchPlan) *playersProcess {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), playersEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	// If the benchmark fails before finish has waited for the process.
+	b.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	p := &playersProcess{cmd: cmd, stdin: stdin, in: bufio.NewWriter(stdin), out: bufio.NewReader(out), batch: plan.Batch}
+	line, err := json.Marshal(plan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.in.Write(append(line, '\n')); err != nil || p.in.Flush() != nil || !p.answered() {
+		b.Fatal("the players' process did not start (its stderr above)")
+	}
+	return p
+}
+
+func (p *playersProcess) give() bool {
+	if p.ahead == 2*p.batch {
+		// Wait until the tables have taken a batch.
+		if p.in.Flush() != nil || !p.answered() {
+			return false
+		}
+		p.ahead -= p.batch
+	}
+	p.ahead++
+	return p.in.WriteByte(ack) == nil
+}
+
+// answered reads the process's next answer: true for an ack, false when
+// it has stopped (its result, if any, is left to read).
+func (p *playersProcess) answered() bool {
+	c, err := p.out.ReadByte()
+	if err == nil && c != ack {
+		_ = p.out.UnreadByte()
+	}
+	return err == nil && c == ack
+}
+
+func (p *playersProcess) finish() playersResult {
+	// The last actions, then no more.
+	_ = p.in.Flush()
+	_ = p.stdin.Close()
+	for p.answered() {
+		// Answers for batches taken since the last one read.
+	}
+	var res playersResult
+	// Read to the end before Wait, which closes the pipe.
+	err := json.NewDecoder(p.out).Decode(&res)
+	if err = errors.Join(err, p.cmd.Wait()); err != nil && res.Err == "" {
+		res.Err = fmt.Sprintf("the players' process: %v (its stderr above)", err)
+	}
+	return res
+}
+
+// playersChild is the players' process: it reads the plan from stdin,
+// dials the service and starts the players, answers that it is ready,
+// then hands them an action for each byte that follows, answering each
+// plan.Batch taken, until stdin ends or a player fails; it ends with the
+// players' result.
+func playersChild(stdin io.Reader, stdout io.Writer) error {
+	in := bufio.NewReader(stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil {
+		return err
+	}
+	var plan benchPlan
+	if err := json.Unmarshal(line, &plan); err != nil {
+		return err
+	}
+	conn, err := rpc.Dial(plan.Addr, rpc.Options{})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ps, err := startPlayers(plan, tablev1.NewTableServiceClient(conn))
+	if err != nil {
+		return err
+	}
+	for taken := 0; ; taken++ {
+		if taken%plan.Batch == 0 {
+			if _, err := stdout.Write([]byte{ack}); err != nil {
+				return err
+			}
+		}
+		if _, err := in.ReadByte(); err != nil || !ps.give() {
+			break // no more actions, or a player failed
+		}
+	}
+	return json.NewEncoder(stdout).Encode(ps.finish())
 }
 
 // processCPU is the user and system CPU time this process has used.
@@ -241,16 +520,16 @@ func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableS
 	return g, tablev1.NewTableServiceClient(g.Conn), db
 }
 
-// restActor serves the table service's REST mapping on a local HTTP server
-// and returns a function that posts one action as JSON with the caller's
-// bearer token, the way an app does through the gateway.
-func restActor(b *testing.B, c tablev1.TableServiceClient) func(context.Context, *tablev1.ActRequest) (*tablev1.ActResponse, error) {
+// restActor serves the table service's REST mapping, a grpc-gateway mux
+// in front of c, on a local HTTP server and returns a function that posts
+// one action as JSON with the caller's bearer token, the way an app does
+// through the gateway, and one that stops the server.
+func restActor(c tablev1.TableServiceClient) (actor, func(), error) {
 	mux := runtime.NewServeMux()
 	if err := tablev1.RegisterTableServiceHandlerClient(context.Background(), mux, c); err != nil {
-		b.Fatal(err)
+		return nil, nil, err
 	}
 	srv := httptest.NewServer(mux)
-	b.Cleanup(srv.Close)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	return func(ctx context.Context, req *tablev1.ActRequest) (*tablev1.ActResponse, error) {
 		tok, _ := bearerOf(ctx)
@@ -281,7 +560,7 @@ func restActor(b *testing.B, c tablev1.TableServiceClient) func(context.Context,
 			return nil, err
 		}
 		return &out, nil
-	}
+	}, srv.Close, nil
 }
 
 // bearerOf reads the token testkit's As put in the context.
