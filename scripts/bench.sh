@@ -16,7 +16,11 @@
 # 15 minutes rather than every few hundred megabytes of WAL, recycled WAL
 # segments kept. They change neither what a commit waits for nor the WAL
 # an action writes between checkpoints; the table benchmarks report that
-# WAL per action (wal-B/action, and the full-page images' share).
+# WAL per action (wal-B/action, and the full-page images' share). It also
+# times its WAL flushes (track_wal_io_timing), so the table benchmarks
+# report how long a flush took during each run (wal-sync-ms): the floor
+# under a durable action's latency, and on a shared disk what differs most
+# between two runs of the same code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${CARDROOM_BENCHTIME:-3s}
@@ -29,7 +33,7 @@ export TESTENV_NO_CHROMIUM=1
 source scripts/testenv.sh
 declare -A storage_url
 storage_url[off]=$DATABASE_URL
-durable_settings="wal_compression=lz4 checkpoint_timeout=15min max_wal_size=4GB min_wal_size=1GB wal_buffers=16MB checkpoint_completion_target=0.9"
+durable_settings="wal_compression=lz4 checkpoint_timeout=15min max_wal_size=4GB min_wal_size=1GB wal_buffers=16MB checkpoint_completion_target=0.9 track_wal_io_timing=on"
 TESTENV_PG_SETTINGS=$durable_settings testenv_start_postgres durable
 storage_url[on]=$DATABASE_URL
 
@@ -58,7 +62,7 @@ _testenv_dirs+=("$out")
 pg_settings() {
 	psql "$1" -Atc "SELECT string_agg(name || '=' || current_setting(name), ' ' ORDER BY name) FROM pg_settings
 		WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'wal_compression',
-			'checkpoint_timeout', 'max_wal_size', 'min_wal_size', 'wal_buffers', 'checkpoint_completion_target')"
+			'checkpoint_timeout', 'max_wal_size', 'min_wal_size', 'wal_buffers', 'checkpoint_completion_target', 'track_wal_io_timing')"
 }
 
 bench() { # dir pattern [extra go test flags]

@@ -18,6 +18,10 @@ type walMeter struct {
 	db      *sqlstore.DB
 	start   string // LSN
 	inspect bool   // pg_walinspect is there to count records and FPIs
+	// syncs and syncMS are the server's WAL flushes so far and the time
+	// they took (pg_stat_wal; the time only with track_wal_io_timing).
+	syncs  int64
+	syncMS float64
 }
 
 // startWAL starts a walMeter, or returns nil on SQLite. The FPI counts
@@ -48,7 +52,7 @@ func startWAL(b *testing.B, db *sqlstore.DB, checkpoint bool) *walMeter {
 		}
 	}
 	// The flush position: pg_walinspect reads only flushed WAL.
-	if err := db.SQL().QueryRowContext(ctx, `SELECT pg_current_wal_flush_lsn()::text`).Scan(&m.start); err != nil {
+	if err := db.SQL().QueryRowContext(ctx, `SELECT pg_current_wal_flush_lsn()::text, wal_sync, wal_sync_time FROM pg_stat_wal`).Scan(&m.start, &m.syncs, &m.syncMS); err != nil {
 		b.Fatalf("read the WAL position: %v", err)
 	}
 	return m
@@ -77,6 +81,7 @@ func (m *walMeter) report(b *testing.B, actions int) {
 	// The range, for pg_waldump --start/--end on the server's pg_wal.
 	b.Logf("WAL %s to %s: %d bytes for %d actions", m.start, end, bytes, actions)
 	b.ReportMetric(float64(bytes)/float64(actions), "wal-B/action")
+	m.reportSyncs(b)
 	if !m.inspect {
 		return
 	}
@@ -91,6 +96,27 @@ func (m *walMeter) report(b *testing.B, actions int) {
 	b.ReportMetric(float64(fpiBytes)/float64(actions), "wal-fpi-B/action")
 	if all > 0 {
 		b.ReportMetric(float64(fpiBytes)/float64(all), "wal-fpi-share")
+	}
+}
+
+// reportSyncs reports how long the server's WAL flushes took on average
+// during the run (wal-sync-ms): every durable commit waits for one, so it
+// is the floor under an action's latency, and on a shared disk it is
+// what changes most between two runs of the same code. A backend adds its
+// counts to pg_stat_wal only every second or so, and an idle one later,
+// so the last moments' flushes may not be counted yet: the mean of those
+// counted is reported, not their number. It needs track_wal_io_timing
+// (make bench's durable server sets it); without, nothing is reported.
+func (m *walMeter) reportSyncs(b *testing.B) {
+	b.Helper()
+	var syncs int64
+	var ms float64
+	if err := m.db.SQL().QueryRowContext(context.Background(), `SELECT wal_sync, wal_sync_time FROM pg_stat_wal`).Scan(&syncs, &ms); err != nil {
+		b.Logf("WAL flushes not read: %v", err)
+		return
+	}
+	if n := syncs - m.syncs; n > 0 && ms > m.syncMS {
+		b.ReportMetric((ms-m.syncMS)/float64(n), "wal-sync-ms")
 	}
 }
 
