@@ -164,9 +164,19 @@ func (d *Director) judgeRound(ctx context.Context, id string, h *Hand, f roundFi
 			return false, nil // the floor stopped it meanwhile and dealt the tables together
 		}
 		r.over = hf.Follow(ids)
+		idle := f.idle
 		if h != nil {
 			table := strconv.Itoa(h.Table)
 			r.waits = slices.Contains(hf.Done, table)
+			if !r.waits && hf.Before(h.End) && hf.Round == 1 && slices.Contains(hf.Tables, table) {
+				// Between hands at the start, its last hand handled only
+				// now: it has finished its hand and waits for the others'
+				// to end (G-39), done with the first round as a table idle
+				// at the start is. Playing a round hand now would deal
+				// while hands begun before the start are still played
+				// (seen in the rebuy event).
+				idle, r.waits = append(slices.Clone(idle), table), true
+			}
 			// The books reset Done when this hand completed the round; a
 			// hand that ended before hand-for-hand started was counted in
 			// none (G-26), so an empty Done says nothing of it. Nor does
@@ -178,7 +188,7 @@ func (d *Director) judgeRound(ctx context.Context, id string, h *Hand, f roundFi
 			// handled).
 			r.over = r.over || (len(hf.Done) == 0 && !hf.Before(h.End) && (slices.Contains(hf.Tables, table) || len(hf.Release) > 0))
 		}
-		next, err := hf.PlayNone(f.idle)
+		next, err := hf.PlayNone(idle)
 		if err != nil {
 			return false, err
 		}

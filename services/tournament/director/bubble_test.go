@@ -217,28 +217,20 @@ func atTheBubbleWithAHandNotHandled(t *testing.T) (*store.Store, *fakeTables, *d
 // handling took its busted off and made its balancing move (seen in the
 // rebuy event: a move made after the table had dealt on, of a player no
 // longer due the big blind). Its hand 4, handled after the start, is no
-// round's hand: it lets table 2 play its round hand, and only the end of
-// that hand ends the round and lets both tables deal together.
+// round's hand: table 2 had finished its hand at the start and waits
+// (G-39), done with the first round, which table 1's bubble hand ended
+// too — so both tables deal together. Before, table 2 was let play a
+// round hand of its own at once, and in the rebuy event one did while a
+// hand begun before the start was still played at a third table.
 func TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26(t *testing.T) {
 	t.Parallel()
-	_, f, d, lockstep, record := atTheBubbleWithAHandNotHandled(t)
+	_, _, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	// Table 2's hand 4 is handled now (the books count it in no round):
-	// table 2 plays its round hand, table 1 still waits.
 	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err != nil {
 		t.Fatal(err)
 	}
-	if lockstep("tbl1") != 7 || lockstep("tbl2") != 5 {
-		t.Fatalf("G-26 after table 2's last hand before the start, tables deal through %d and %d, want 7 and 5", lockstep("tbl1"), lockstep("tbl2"))
-	}
-	// Table 2's round hand 5 ends the round: both deal together.
-	f.tables["tbl2"].handNo = 5
-	record("2")
-	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5, End: now.Add(time.Second)}); err != nil {
-		t.Fatal(err)
-	}
-	if lockstep("tbl1") != 8 || lockstep("tbl2") != 6 {
-		t.Fatalf("G-26 after the first round tables deal through %d and %d, want 8 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 5 {
+		t.Fatalf("G-26 after table 2's last hand before the start, tables deal through %d and %d, want 8 and 5 (together)", lockstep("tbl1"), lockstep("tbl2"))
 	}
 }
 
@@ -309,27 +301,24 @@ func TestHandForHand_ATableNotLetGoAtTheStopIsByTheRecoveryPass_G26(t *testing.T
 // held, and with it the round for good).
 func TestHandForHand_ATableNotLetGoAtARoundsEndIsByTheRecoveryPass_G26(t *testing.T) {
 	t.Parallel()
-	s, f, d, lockstep, record := atTheBubbleWithAHandNotHandled(t)
+	s, f, d, lockstep, _ := atTheBubbleWithAHandNotHandled(t)
 	ctx := t.Context()
-	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err != nil {
-		t.Fatal(err)
-	}
-	f.tables["tbl2"].handNo = 5
-	record("2")
+	// Table 2's hand before the start, handled now, ends the first round
+	// (TestHandForHand_AHandEndedBeforeTheStartIsNoRoundHand_G26).
 	f.mu.Lock()
 	f.fail["Hold"] = 1
 	f.mu.Unlock()
-	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 5, End: now.Add(time.Second)}); err == nil {
+	if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: "tbl2", Table: 2, No: 4, End: now.Add(-time.Second)}); err == nil {
 		t.Fatal("the failed call to table 1 was not reported")
 	}
-	if lockstep("tbl1") != 7 || lockstep("tbl2") != 6 {
-		t.Fatalf("after the round with table 1's call failed tables deal through %d and %d, want 7 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	if lockstep("tbl1") != 7 || lockstep("tbl2") != 5 {
+		t.Fatalf("after the round with table 1's call failed tables deal through %d and %d, want 7 and 5", lockstep("tbl1"), lockstep("tbl2"))
 	}
 	if err := d.Recover(ctx, []string{"ev1"}); err != nil {
 		t.Fatal(err)
 	}
-	if lockstep("tbl1") != 8 || lockstep("tbl2") != 6 {
-		t.Fatalf("G-26 after the recovery pass tables deal through %d and %d, want 8 and 6", lockstep("tbl1"), lockstep("tbl2"))
+	if lockstep("tbl1") != 8 || lockstep("tbl2") != 5 {
+		t.Fatalf("G-26 after the recovery pass tables deal through %d and %d, want 8 and 5", lockstep("tbl1"), lockstep("tbl2"))
 	}
 	if tr, err := s.Load(ctx, "ev1"); err != nil || len(tr.HandForHand.Release) != 0 {
 		t.Fatalf("G-26 tables still to let go after the recovery pass: %v %v", tr.HandForHand.Release, err)
