@@ -138,11 +138,8 @@ func (s *Store) saveStatesPipelined(ctx context.Context, saves []StateSave) ([]e
 // (fence_held, migration 00012), since its row count would come back only
 // after the COMMIT sent behind it.
 func updateStateHeld(ctx context.Context, tx *sqlstore.Tx, sv StateSave) error {
-	st := sv.State
-	return tx.Exec(ctx, `WITH saved AS (
-			UPDATE tables SET state = $1, hand = $2, hand_fixed = $3, closing = $4, closed = $5 WHERE id = $6 AND epoch = $7 RETURNING id)
-		SELECT fence_held(count(*), $6) FROM saved`,
-		string(st.Public), st.Hand, st.HandFixed, st.Closing, sv.Closed, sv.Fence.ID, sv.Fence.Epoch)
+	return tx.Exec(ctx, `WITH saved AS (UPDATE tables SET `+stateSet+` WHERE id = $6 AND epoch = $7 RETURNING id)
+		SELECT fence_held(count(*), $6) FROM saved`, append(stateArgs(sv.State, sv.Closed), sv.Fence.ID, sv.Fence.Epoch)...)
 }
 
 // rowQuerier runs a query and hands its rows to scan: the database itself

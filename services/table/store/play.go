@@ -53,9 +53,18 @@ func (s *Store) LoadState(ctx context.Context, q sqlstore.Querier, id string) (S
 	return st, nil
 }
 
+// stateSet sets a table row's state columns to stateArgs, $1 to $5:
+// every fenced write of one table's state writes them.
+const stateSet = `state = $1, hand = $2, hand_fixed = $3, closing = $4, closed = $5`
+
+// stateArgs are stateSet's values.
+func stateArgs(st State, closed bool) []any {
+	return []any{string(st.Public), st.Hand, st.HandFixed, st.Closing, closed}
+}
+
 // SaveState writes a table's play state under the owner's fence.
 func (s *Store) SaveState(ctx context.Context, tx *sqlstore.Tx, f sqlstore.Fence, st State, closed bool) error {
-	if err := f.Update(ctx, tx, `state = $1, hand = $2, hand_fixed = $3, closing = $4, closed = $5`, string(st.Public), st.Hand, st.HandFixed, st.Closing, closed); err != nil {
+	if err := f.Update(ctx, tx, stateSet, stateArgs(st, closed)...); err != nil {
 		return fmt.Errorf("save table %s state: %w", f.ID, err)
 	}
 	return nil
@@ -65,8 +74,8 @@ func (s *Store) SaveState(ctx context.Context, tx *sqlstore.Tx, f sqlstore.Fence
 // outside any transaction (a single UPDATE is atomic by itself). It
 // returns sqlstore.ErrFencedOut when the epoch has moved on.
 func (s *Store) SaveStateNow(ctx context.Context, f sqlstore.Fence, st State, closed bool) error {
-	n, err := sqlstore.Exec(ctx, s.db.SQL(), `UPDATE tables SET state = $1, hand = $2, hand_fixed = $3, closing = $4, closed = $5 WHERE id = $6 AND epoch = $7`,
-		[]any{string(st.Public), st.Hand, st.HandFixed, st.Closing, closed, f.ID, f.Epoch}, "save table %s state", f.ID)
+	n, err := sqlstore.Exec(ctx, s.db.SQL(), `UPDATE tables SET `+stateSet+` WHERE id = $6 AND epoch = $7`,
+		append(stateArgs(st, closed), f.ID, f.Epoch), "save table %s state", f.ID)
 	if err != nil {
 		return err
 	} else if n == 0 {
