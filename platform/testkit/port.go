@@ -30,8 +30,15 @@ var handedOut sync.Map
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	lo, hi := belowEphemeral()
+	return freeAddrFrom(t, func() int { return lo + rand.IntN(hi-lo) }, lo, hi)
+}
+
+// freeAddrFrom is FreeAddr drawing its candidates from draw, which keeps
+// what FreeAddr skips testable with chosen ports.
+func freeAddrFrom(t testing.TB, draw func() int, lo, hi int) string {
+	t.Helper()
 	for range 10000 {
-		port := lo + rand.IntN(hi-lo)
+		port := draw()
 		if _, taken := handedOut.LoadOrStore(port, true); taken {
 			continue
 		}
