@@ -63,6 +63,14 @@ import (
 // measures the latency of one action at a realistic room load.
 // TABLE_BENCH_ASYNC_COMMIT=1 turns on Config.AsyncActionCommit.
 //
+// TABLE_BENCH_HAND_PAUSE (a duration, default 0) is the service's pause
+// between hands (Config.HandPause; a room runs with
+// CARDROOM_TABLE_HAND_PAUSE, 2s by default). At 0 the action that ends a
+// hand also deals the next one, its shuffle, sealing and blinds inside
+// that action's answer; with a pause the next hand is dealt by the
+// table's timer, and the players wait for it (GetTableState once the
+// pause is over), then think for a pace before the hand's first action.
+//
 // On PostgreSQL it also reports the WAL the server wrote per action
 // (walMeter: bytes, records, full-page images and their share of the
 // bytes), which unlike the rates does not depend on the machine's load;
@@ -84,11 +92,12 @@ func benchActions(b *testing.B, rest bool) {
 	}
 	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
 	async := os.Getenv("TABLE_BENCH_ASYNC_COMMIT") == "1"
-	g, c, db := benchService(b, async)
+	handPause, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_HAND_PAUSE"))
+	g, c, db := benchService(b, async, handPause)
 	floor := g.As(b, "floor", auth.Floor)
 
 	// A batch is a round of the room: one action a table.
-	plan := benchPlan{Addr: g.Conn.Target(), REST: rest, Pace: pace, Tables: make([]benchTable, nTables), Batch: nTables}
+	plan := benchPlan{Addr: g.Conn.Target(), REST: rest, Pace: pace, HandPause: handPause, Tables: make([]benchTable, nTables), Batch: nTables}
 	for i := range plan.Tables {
 		resp, err := c.CreateTable(floor, &tablev1.CreateTableRequest{Name: fmt.Sprintf("bench %d", i), Seats: 2,
 			Kind: tablev1.TableKind_TABLE_KIND_CASH, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL, ActionSeconds: -1,
@@ -168,17 +177,19 @@ func benchActions(b *testing.B, rest bool) {
 	wal.report(b, len(all))
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
+	b.ReportMetric(handPause.Seconds(), "hand-pause-s")
 }
 
 // benchPlan is what the players need to play: the service's gRPC address,
 // whether they act over REST, their pace and the tables; and, in a process
 // of their own, how many actions they take between two answers.
 type benchPlan struct {
-	Addr   string
-	REST   bool
-	Pace   time.Duration
-	Tables []benchTable
-	Batch  int
+	Addr      string
+	REST      bool
+	Pace      time.Duration
+	HandPause time.Duration
+	Tables    []benchTable
+	Batch     int
 }
 
 // benchTable is one table and the bearer tokens of the players in seats 0
@@ -229,6 +240,12 @@ type players struct {
 	wg       sync.WaitGroup
 	start    time.Time
 	cpu0     time.Duration
+	// read counts the tables that have read their state; begin closes
+	// when all have, first being that time: the paced tables' schedule
+	// starts from it.
+	read  sync.WaitGroup
+	begin chan struct{}
+	first time.Time
 }
 
 // startPlayers starts the players of plan, calling the service through c:
@@ -247,29 +264,45 @@ func startPlayers(plan benchPlan, c tablev1.TableServiceClient) (*players, error
 		}
 	}
 	ps.start, ps.cpu0 = time.Now(), processCPU()
+	ps.begin = make(chan struct{})
+	ps.read.Add(len(plan.Tables))
 	for i := range plan.Tables {
 		ps.wg.Go(func() { ps.play(i) })
 	}
+	go func() {
+		ps.read.Wait()
+		ps.first = time.Now()
+		close(ps.begin)
+	}()
 	return ps, nil
 }
 
 // play is table i's two players: they read the table, then act in turn,
 // one action per token, checking or calling, until the tokens run out or
-// a player fails. Paced, the tables' first actions are spread over one
-// pace.
+// a player fails. Paced, table i acts at i/n of a pace after every table
+// has read its state, and a pace after each action: the room's actions
+// arrive evenly spread, as many in any tenth of a second as in another.
+// (Timed from each table's own read, they came in clumps as the reads'
+// answers had: some tenths of a second had three times the actions of
+// others.)
 func (ps *players) play(i int) {
 	tb, pace := ps.plan.Tables[i], ps.plan.Pace
 	var seat [2]context.Context
 	for s, tok := range tb.Tokens {
 		seat[s] = auth.WithToken(context.Background(), tok)
 	}
-	st, err := ps.c.GetTableState(seat[0], &tablev1.GetTableStateRequest{TableId: tb.ID})
+	state, err := ps.firstState(seat[0], tb.ID)
+	ps.read.Done()
 	if err != nil {
-		ps.fail(err)
+		ps.fail(fmt.Errorf("table %s: %w", tb.ID, err))
 		return
 	}
-	state := st.GetState()
-	next := time.Now().Add(time.Duration(i) * pace / time.Duration(len(ps.plan.Tables)))
+	select {
+	case <-ps.begin:
+	case <-ps.failed:
+		return
+	}
+	next := ps.first.Add(time.Duration(i) * pace / time.Duration(len(ps.plan.Tables)))
 	for {
 		if pace > 0 {
 			// The players think; a failure elsewhere ends the run now.
@@ -285,7 +318,7 @@ func (ps *players) play(i int) {
 		}
 		h := state.GetHand()
 		toAct := h.GetToAct()
-		if toAct < 0 {
+		if betweenHands(h) {
 			ps.fail(fmt.Errorf("table %s: nobody to act", tb.ID))
 			return
 		}
@@ -303,10 +336,61 @@ func (ps *players) play(i int) {
 			ps.fail(fmt.Errorf("table %s seat %d %v: %w", tb.ID, toAct, kind, err))
 			return
 		}
-		if resp.GetState().GetHand().GetHandNo() != h.GetHandNo() {
+		state = resp.GetState()
+		if now := state.GetHand(); now.GetHandNo() != h.GetHandNo() || betweenHands(now) {
 			ps.ends[i] = append(ps.ends[i], took)
 		}
-		state = resp.GetState()
+		if ps.plan.HandPause > 0 && betweenHands(state.GetHand()) {
+			if state, err = ps.awaitDeal(seat[0], tb.ID, h.GetHandNo()); err != nil {
+				ps.fail(fmt.Errorf("table %s: %w", tb.ID, err))
+				return
+			}
+			next = time.Now().Add(pace) // the first to act thinks
+		}
+	}
+}
+
+// firstState reads a table's state before its first action, waiting for
+// its first hand when it is not dealt yet (a hand pause).
+func (ps *players) firstState(ctx context.Context, id string) (*tablev1.TableState, error) {
+	st, err := ps.c.GetTableState(ctx, &tablev1.GetTableStateRequest{TableId: id})
+	if err != nil {
+		return nil, err
+	}
+	if h := st.GetState().GetHand(); betweenHands(h) {
+		return ps.awaitDeal(ctx, id, h.GetHandNo())
+	}
+	return st.GetState(), nil
+}
+
+// betweenHands says that a table's hand is over and the next not dealt
+// (a hand pause): nobody is to act.
+func betweenHands(h *tablev1.HandState) bool { return h == nil || h.GetDone() || h.GetToAct() < 0 }
+
+// awaitDeal waits for a table's hand after hand to be dealt, as a player
+// does through the hand pause: it reads the table once the pause is over,
+// and again every few milliseconds until the new hand waits for an
+// action.
+func (ps *players) awaitDeal(ctx context.Context, id string, hand int64) (*tablev1.TableState, error) {
+	wait := ps.plan.HandPause
+	deadline := time.Now().Add(ps.plan.HandPause + 30*time.Second)
+	for {
+		select {
+		case <-time.After(wait):
+		case <-ps.failed:
+			return nil, errors.New("another player failed")
+		}
+		st, err := ps.c.GetTableState(ctx, &tablev1.GetTableStateRequest{TableId: id})
+		if err != nil {
+			return nil, fmt.Errorf("await the deal after hand %d: %w", hand, err)
+		}
+		if h := st.GetState().GetHand(); h.GetHandNo() > hand && !betweenHands(h) {
+			return st.GetState(), nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("no hand dealt after hand %d in %v", hand, ps.plan.HandPause+30*time.Second)
+		}
+		wait = 10 * time.Millisecond
 	}
 }
 
@@ -501,7 +585,7 @@ func processCPU() time.Duration {
 // benchService starts the table service the way a table replica runs: on
 // PostgreSQL (DATABASE_URL) with Redis locks and Redis Streams events, the
 // outbox relayed, behind a gRPC server.
-func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableServiceClient, *sqlstore.DB) {
+func benchService(b *testing.B, asyncCommit bool, handPause time.Duration) (*testkit.GRPC, tablev1.TableServiceClient, *sqlstore.DB) {
 	db := testkit.Postgres(b, table.DBOptions())
 	client, prefix := testkit.Redis(b)
 	bus := events.NewRedisStreams(client, events.RedisStreamsOptions{Prefix: prefix + "events:"})
@@ -510,7 +594,7 @@ func benchService(b *testing.B, asyncCommit bool) (*testkit.GRPC, tablev1.TableS
 	relayDone := make(chan struct{})
 	go func() { _ = relay.Run(ctx); close(relayDone) }()
 	b.Cleanup(func() { cancel(); <-relayDone })
-	svc, err := table.New(table.Config{SealKey: sealKey, AsyncActionCommit: asyncCommit},
+	svc, err := table.New(table.Config{SealKey: sealKey, AsyncActionCommit: asyncCommit, HandPause: handPause},
 		table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}), Relay: relay})
 	if err != nil {
 		b.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // The gRPC client runs in the same process, but between calls it holds
 // next to nothing, so the difference is the service's.
 func BenchmarkIdleTableMemory(b *testing.B) {
-	g, c, _ := benchService(b, false)
+	g, c, _ := benchService(b, false, 0)
 	floor := g.As(b, "floor", auth.Floor)
 	before := memNow()
 	b.ResetTimer()
@@ -40,7 +40,7 @@ func BenchmarkIdleTableMemory(b *testing.B) {
 // stream. Client and server share the process here, so this is both ends
 // of a stream together: an upper bound for the service's share.
 func BenchmarkWatchStreamMemory(b *testing.B) {
-	g, c, _ := benchService(b, false)
+	g, c, _ := benchService(b, false, 0)
 	floor := g.As(b, "floor", auth.Floor)
 	t, err := c.CreateTable(floor, &tablev1.CreateTableRequest{Name: "watched", Seats: 9,
 		Kind: tablev1.TableKind_TABLE_KIND_CASH, Mode: tablev1.TableMode_TABLE_MODE_DIGITAL,
