@@ -130,12 +130,15 @@ TOURNAMENT_BENCH_ENTRANTS=${TOURNAMENT_BENCH_ENTRANTS:-10000} bench cmd/cardroom
 # ICM for a nine-handed final table, exact over every finishing order
 # (TR-38 deal calculator; target: well under a millisecond).
 bench services/tournament/deal BenchmarkICM9
-# Wallet buy-in transfers/s with p50/p99 (target: 5,000/s durable): SQLite
-# once, PostgreSQL on both servers; each both ways the wallet can commit,
+# Wallet buy-ins/s with p50/p99 (target: 5,000/s durable): SQLite once,
+# PostgreSQL on both servers; each both ways the wallet can commit,
 # grouped (the default: concurrent buy-ins share a transaction, with
-# buy-ins/commit reported) and each (one transaction per buy-in).
-bench services/wallet/bank 'BenchmarkBuyInTransfers/sqlite'
-dbbench wallet services/wallet/bank 'BenchmarkBuyInTransfers/postgres'
+# buy-ins/commit reported) and each (one transaction per buy-in). First
+# the holds alone (BenchmarkBuyInTransfers, transfers/s), then whole
+# buy-ins (BenchmarkSeatedBuyIns, buy-ins/s): each hold committed, as the
+# table does when the player sits down.
+bench services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns)/sqlite'
+dbbench wallet services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns)/postgres'
 # Table actions over gRPC and over REST on Redis + PostgreSQL: flat out at
 # 200 tables (the most actions/s; target 5,000/s durable), then 1,000
 # tables at a player's pace of one action per table per second (the
