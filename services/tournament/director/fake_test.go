@@ -33,6 +33,9 @@ type fakeTables struct {
 	// loseRemoval makes the next removals out of play (RemoveOut) go
 	// through and their answers get lost.
 	loseRemoval int
+	// onStatus, when set, runs as each Status call begins (without mu
+	// held): what happens elsewhere while the director reads a table.
+	onStatus func(id string)
 }
 
 type fakeTable struct {
@@ -517,6 +520,12 @@ func (f *fakeTables) CountChips(_ context.Context, tournament string) (int64, er
 }
 
 func (f *fakeTables) Status(_ context.Context, id string) (director.TableStatus, error) {
+	f.mu.Lock()
+	hook := f.onStatus
+	f.mu.Unlock()
+	if hook != nil {
+		hook(id)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	tb, ok := f.tables[id]

@@ -55,7 +55,18 @@ type removedRecord struct {
 // refuses the moves into it. It runs while play is over too: a
 // disqualification that ends the event (TR-34) still takes the player's
 // chips out of play, and they are counted as removed.
+//
+// It reads the books, then the tables, and between the two a late entry
+// or a re-entry (G-23) could be paid and seated with chips: a player the
+// books it read had paying or out would then be taken out of play with
+// the chips just issued to them (a CI run of the rebuy end-to-end test
+// saw a late entrant's 975 chips removed that way, 1.7 s after the
+// start). So it holds Issue, under which the desk pays and seats late
+// entrants (the step lock its callers hold comes first, as for the chip
+// count), and a paying entry is never taken for one out of play: it is
+// not in play yet.
 func (d *Director) removeOut(ctx context.Context, id string) error {
+	defer d.Issue(id)()
 	t, err := d.store.Load(ctx, id)
 	if err != nil || (t.Event.Status != event.Running && !t.Event.Status.PlayOver()) {
 		return err
@@ -69,7 +80,7 @@ func (d *Director) removeOut(ctx context.Context, id string) error {
 	}
 	out := map[string]entry.Entry{}
 	for _, en := range ens {
-		if en.Status != entry.Active {
+		if en.Status != entry.Active && en.Status != entry.Paying {
 			out[en.PlayerID] = en
 		}
 	}

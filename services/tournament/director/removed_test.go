@@ -1,6 +1,7 @@
 package director_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
@@ -166,6 +167,104 @@ func TestSettle_RemovedChipsCountedOnceWhateverHappens_TR34(t *testing.T) {
 			c, ok, err := s.ChipCheck(ctx, "ev1")
 			if want := int64(27*stack) - chips; err != nil || !ok || c.Issued != want || c.Mismatch() != 0 {
 				t.Fatalf("chip check %+v ok %v err %v, want %d issued less %d removed", c, ok, err, want, chips)
+			}
+		})
+	}
+}
+
+// TestRemoveOut_ALateEntryPaidMeanwhileKeepsItsChips_G23_TR34: the
+// removals out of play (TR-34) take only players the books have out. The
+// director reads the books, then the tables, and a late entry or a
+// re-entry (G-23) can be paid and seated with chips in between; it must
+// not be taken for a player out of play and lose the chips just issued
+// (a CI run of the rebuy end-to-end test lost a late entrant's 975 chips
+// so, 1.7 s after the start). A paying entry is not in play yet, not out
+// of it; and the desk pays and seats under Issue, which the removals hold
+// while they read, so a re-entry is seated before the books are read or
+// after the tables are.
+func TestRemoveOut_ALateEntryPaidMeanwhileKeepsItsChips_G23_TR34(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// paying: the player is paying in the books and seated with chips
+		// (the books read before the payment, the table after the seat);
+		// else busted and off the tables, re-entering as the tables are
+		// read.
+		paying bool
+	}{
+		{"a paying entry seated with chips", true},
+		{"a re-entry seated while the tables are read", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+			s, f, d := started(t, db, 27)
+			ctx := t.Context()
+			p := tablePlayers(t, s, 3)[0]
+			_, seat := f.at(p)
+			f.mu.Lock()
+			want := f.tables["tbl3"].stacks[p] // paying: the chips it was seated with
+			f.mu.Unlock()
+			const stack = 1000 // a re-entry's
+			reenter := func() {
+				edit(t, s, func(en *entry.Entry) { en.Status = entry.Active }, p)
+				if err := f.Seat(ctx, "tbl3", "reentry-"+p, p, seat, stack); err != nil {
+					t.Errorf("seat the re-entry: %v", err)
+				}
+			}
+			if tc.paying {
+				edit(t, s, func(en *entry.Entry) { en.Status = entry.Paying }, p)
+			} else {
+				want = stack
+				f.mu.Lock()
+				delete(f.tables["tbl3"].seats, seat)
+				delete(f.tables["tbl3"].stacks, p)
+				f.mu.Unlock()
+				edit(t, s, func(en *entry.Entry) { en.Status = entry.Busted }, p)
+				waited := false
+				f.mu.Lock()
+				f.onStatus = func(string) {
+					if waited {
+						return
+					}
+					waited = true
+					if !d.IssueHeld("ev1") {
+						reenter() // the desk, not kept waiting
+					}
+				}
+				f.mu.Unlock()
+				t.Cleanup(func() {
+					if !waited {
+						t.Error("the tables were never read")
+					}
+				})
+			}
+			if err := d.Settle(ctx, "ev1"); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.paying {
+				f.mu.Lock()
+				f.onStatus = nil
+				f.mu.Unlock()
+				if _, at := f.at(p); at != seat {
+					reenter() // the desk, after the removals let go of Issue
+				}
+			}
+			id, at := f.at(p)
+			f.mu.Lock()
+			chips := f.tables["tbl3"].stacks[p]
+			f.mu.Unlock()
+			if id != "tbl3" || at != seat || chips != want {
+				t.Fatalf("G-23 %s at %q seat %d with %d chips, want tbl3 seat %d with %d: taken out of play (TR-34) as if the books had them out", p, id, at, chips, seat, want)
+			}
+			audit, err := s.Audit(ctx, "ev1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range audit {
+				if strings.HasPrefix(a.Action, "chips_removing/"+p) {
+					t.Fatalf("TR-34 removal of %s asked for: %+v", p, a)
+				}
 			}
 		})
 	}
