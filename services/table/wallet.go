@@ -40,12 +40,14 @@ func (w Wallet) Hold(ctx context.Context, h runner.Hold) (string, error) {
 	return resp.GetHold().GetHoldId(), classify(err)
 }
 
-// Commit commits a hold. One committed before is committed: the retry came
-// after the wallet forgot the commit's key (pruned), ran again and found
-// the hold committed; nothing else commits a table's hold.
-func (w Wallet) Commit(ctx context.Context, s runner.Step, holdID string) error {
+// Commit commits a hold, naming its player (which lets the wallet
+// pipeline the commit with other buy-ins). One committed before is
+// committed: the retry came after the wallet forgot the commit's key
+// (pruned), ran again and found the hold committed; nothing else commits
+// a table's hold.
+func (w Wallet) Commit(ctx context.Context, s runner.Step, holdID, player string) error {
 	_, err := w.Client.CommitHold(serviceContext(ctx), &walletv1.CommitHoldRequest{IdempotencyKey: s.Key, TableId: s.Table, Epoch: s.Epoch,
-		HoldId: holdID})
+		HoldId: holdID, PlayerId: player})
 	if holdState(err) == "committed" {
 		return nil
 	}

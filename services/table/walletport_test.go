@@ -215,7 +215,7 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 			if wantID := map[bool]string{true: "hold-1"}[err == nil]; holdID != wantID {
 				t.Errorf("hold: id %q, want %q", holdID, wantID)
 			}
-			checkStep(t, "commit", w.Commit(ctx, step, "hold-1"), c.commit, c.code)
+			checkStep(t, "commit", w.Commit(ctx, step, "hold-1", "ann"), c.commit, c.code)
 			wasCommitted, err := w.Release(ctx, step, "hold-1")
 			got := stepOutcome(err)
 			if wasCommitted {

@@ -189,8 +189,14 @@ func TestWalletOverGRPC(t *testing.T) {
 		}
 		_, err = c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c1", TableId: "T1", Epoch: 1, HoldId: h.GetHold().GetHoldId()})
 		wantCode(t, err, codes.Aborted)
-		cm, err := c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c2", TableId: "T1", Epoch: 2, HoldId: h.GetHold().GetHoldId()})
-		if err != nil || cm.GetHold().GetState() != walletv1.HoldState_HOLD_STATE_COMMITTED {
+		// A commit naming the hold's player (as the table does, so that the
+		// wallet may pipeline it) must name the right one.
+		_, err = c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c3", TableId: "T1", Epoch: 2, HoldId: h.GetHold().GetHoldId(), PlayerId: "bob"})
+		wantCode(t, err, codes.NotFound)
+		_, err = c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c4", TableId: "T1", Epoch: 2, HoldId: h.GetHold().GetHoldId(), PlayerId: "bad player"})
+		wantCode(t, err, codes.InvalidArgument)
+		cm, err := c.CommitHold(table, &walletv1.CommitHoldRequest{IdempotencyKey: "c2", TableId: "T1", Epoch: 2, HoldId: h.GetHold().GetHoldId(), PlayerId: "alice"})
+		if err != nil || cm.GetHold().GetState() != walletv1.HoldState_HOLD_STATE_COMMITTED || cm.GetHold().GetPlayerId() != "alice" {
 			t.Fatalf("commit = %v, %v", cm, err)
 		}
 		out, err := c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "o1", TableId: "T1", Epoch: 2, PlayerId: "alice", Currency: "EUR", Stack: 40000,

@@ -212,7 +212,7 @@ func (t *Table) finishMove(ctx context.Context, m store.MoneyMove) error {
 	if m.Kind != store.MoveCashOut {
 		// Done with the seat's Paid mark or the top-up's chips, in one
 		// transaction (paid).
-		return t.wallet().Commit(ctx, t.step(m.Key+"/commit"), m.HoldID)
+		return t.wallet().Commit(ctx, t.step(m.Key+"/commit"), m.HoldID, m.Player)
 	}
 	err := t.wallet().CashOut(ctx, t.step(m.Key), CashOut{Player: m.Player, Seat: m.Seat, Currency: t.def.Currency, Stack: m.Amount,
 		Sitting: m.Sitting})

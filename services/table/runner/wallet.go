@@ -20,9 +20,9 @@ type Wallet interface {
 	Escrow() bool
 	// Hold holds a buy-in or top-up and returns the hold's id.
 	Hold(ctx context.Context, h Hold) (holdID string, err error)
-	// Commit moves a held buy-in into the table's escrow; a hold committed
-	// before is committed.
-	Commit(ctx context.Context, s Step, holdID string) error
+	// Commit moves player's held buy-in into the table's escrow; a hold
+	// committed before is committed.
+	Commit(ctx context.Context, s Step, holdID, player string) error
 	// Release gives a held buy-in back to the player: nil when the chips
 	// are back with them (released now or before, or expired), committed
 	// when the hold was committed after all (the chips are in escrow).
@@ -92,7 +92,7 @@ func (NoMoney) Escrow() bool { return false }
 func (NoMoney) Hold(context.Context, Hold) (string, error) { return "", nil }
 
 // Commit commits nothing.
-func (NoMoney) Commit(context.Context, Step, string) error { return nil }
+func (NoMoney) Commit(context.Context, Step, string, string) error { return nil }
 
 // Release releases nothing.
 func (NoMoney) Release(context.Context, Step, string) (bool, error) { return false, nil }

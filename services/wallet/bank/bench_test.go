@@ -138,7 +138,7 @@ func (w *buyInBench) run(b *testing.B, seat bool) {
 			t0 := time.Now()
 			hold, err := w.bk.HoldBuyIn(ctx, r)
 			if err == nil && seat {
-				_, err = w.bk.CommitHold(ctx, bank.SettleRequest{Key: r.Key + "-seat", TableRequest: r.TableRequest, HoldID: hold.HoldID})
+				_, err = w.bk.CommitHold(ctx, bank.SettleRequest{Key: r.Key + "-seat", TableRequest: r.TableRequest, HoldID: hold.HoldID, Player: r.Player})
 			}
 			local = append(local, time.Since(t0))
 			if err != nil {

@@ -319,6 +319,36 @@ type SettleRequest struct {
 	Key string `json:"-"`
 	TableRequest
 	HoldID string
+	// Player, when set, is the hold's player as the table knows it: a hold
+	// of another player is not found. It lets a commit be pipelined with
+	// the other requests of its batch (committing.exclusive). It follows
+	// from the hold, so it is no part of what is asked and stays out of the
+	// idempotency key's request hash: a commit retried with the player
+	// named gets the answer of the one sent without.
+	Player string `json:"-"`
+}
+
+// committing is a commit's SettleRequest, which the store may pipeline
+// when it names the player. Its JSON is SettleRequest's, so the request
+// hash of a commit is the same either way.
+type committing SettleRequest
+
+// exclusive names what a commit writes that another request of its batch
+// may read, so that the store pipelines it only with requests that do not
+// (store.Request.Exclusive): the player's holds at the table, one of which
+// it settles and which a hold of the same player at the table reads (by
+// the same name: HoldRequest.exclusive), and the player's sitting there,
+// which it opens and which that hold reads as well; and the hold itself,
+// which a second settlement of it would claim. What else it writes, the
+// table's hold and escrow accounts and its epoch, no request reads for
+// anything another one's write changes (see HoldRequest.exclusive). A
+// commit that does not name its player is not pipelined: its names would
+// not be known before it runs.
+func (r committing) exclusive() []string {
+	if r.Player == "" {
+		return nil
+	}
+	return []string{"holds:" + r.Player + "@" + r.Table, "hold:" + r.HoldID}
 }
 
 // CommitHold moves a held buy-in to the table's escrow and seats the
@@ -343,13 +373,21 @@ func (b *Bank) settle(ctx context.Context, op string, r SettleRequest, to store.
 }
 
 func (b *Bank) settleFenced(ctx context.Context, op string, r SettleRequest, to store.HoldState) (HoldResult, error) {
-	return idempotent(ctx, b, op, r.Key, r, func(tx *store.Tx) (HoldResult, error) {
+	settle := func(tx *store.Tx) (HoldResult, error) {
+		if tx.Pipelined() {
+			// Only a commit is pipelined (committing).
+			return b.commitPipelined(ctx, tx, r)
+		}
 		h, err := tx.Hold(ctx, r.HoldID)
 		if err != nil {
 			return HoldResult{}, err
 		}
 		if h.Table != r.Table {
 			return HoldResult{}, fault.NotFoundf("hold", "hold %s is not at table %s", r.HoldID, r.Table).With("hold_id", r.HoldID)
+		}
+		if r.Player != "" && h.Player != r.Player {
+			return HoldResult{}, fault.NotFoundf("hold", "hold %s at table %s is not %s's", r.HoldID, r.Table, r.Player).
+				With("hold_id", r.HoldID, "player_id", r.Player)
 		}
 		if err := tx.ObserveTableEpoch(ctx, r.Table, r.Epoch); err != nil {
 			return HoldResult{}, err
@@ -361,7 +399,61 @@ func (b *Bank) settleFenced(ctx context.Context, op string, r SettleRequest, to 
 			return HoldResult{}, ErrHoldExpired.Withf("hold %s expired at %s", h.ID, h.ExpiresAt.Format(time.RFC3339)).With("hold_id", h.ID)
 		}
 		return b.settleHold(ctx, tx, h, to, "")
-	})
+	}
+	if to == store.Committed {
+		return idempotent(ctx, b, op, r.Key, committing(r), settle)
+	}
+	return idempotent(ctx, b, op, r.Key, r, settle)
+}
+
+// commitPipelined commits a hold in a pipelined batch: two statements
+// where the ordinary way (settleFenced) sends six. The first checks the
+// fence and claims the hold (store.Tx.ClaimForCommit); the second posts
+// the transfer with the sitting a sit-down opens and the idempotency key
+// with the response, which is known before the posting: a commit moves
+// chips from the table's hold account to its escrow and tells nothing
+// that the posting decides (the player's balance it reports is 0, as the
+// ordinary way's, since the player's account is not touched). Anything
+// out of the ordinary — a check that fails, the escrow account not known
+// open, a sitting still open — fails the pipeline, and the batch runs the
+// ordinary way, which explains it.
+func (b *Bank) commitPipelined(ctx context.Context, tx *store.Tx, r SettleRequest) (HoldResult, error) {
+	transferID := newID("tr_")
+	h, ok, err := tx.ClaimForCommit(ctx, r.Table, r.Epoch, r.HoldID, r.Player, transferID)
+	if err != nil {
+		return HoldResult{}, err
+	}
+	if !ok {
+		return HoldResult{}, fmt.Errorf("commit hold %s at %s: not claimed: %w", r.HoldID, r.Table, sqlstore.ErrNotPipelined)
+	}
+	table := ledger.TableAccount(h.Table, h.Currency)
+	if err := tx.EnsureAccount(ctx, table); err != nil {
+		// Sends nothing when the account is known open; else fails the
+		// pipeline, and the ordinary way opens it.
+		return HoldResult{}, err
+	}
+	out := HoldResult{HoldID: h.ID, State: store.Committed, Player: h.Player, Table: h.Table, Currency: h.Currency, Amount: h.Amount,
+		ExpiresAt: h.ExpiresAt, TransferID: transferID}
+	var with []store.Row
+	if h.Sitting == "" {
+		with = append(with, store.SittingRow(store.Sitting{ID: h.ID, Player: h.Player, Table: h.Table, Seat: h.Seat, Currency: h.Currency,
+			Structure: h.Structure, Since: tx.Now()}))
+	}
+	resp, err := json.Marshal(out)
+	if err != nil {
+		return HoldResult{}, fmt.Errorf("CommitHold: encode response: %w", err)
+	}
+	if row, ok := tx.KeyRow(resp); ok {
+		with = append(with, row)
+	}
+	_, err = b.postWith(ctx, tx, transferID, with, ledger.BuyInCommit, h.Currency,
+		store.Posting{Player: h.Player, Subject: h.Table, Actor: "table:" + h.Table}, settleMeta(h, ""), ledger.PlayerAccount(h.Player, h.Currency),
+		ledger.Move{From: ledger.HoldAccount(h.Table, h.Currency), To: table, Amount: h.Amount})
+	if err != nil {
+		return HoldResult{}, err
+	}
+	countSettled(ctx, tx, h, store.Committed)
+	return out, nil
 }
 
 // settleHold moves a held hold's chips to the table (commit) or back to
@@ -376,10 +468,7 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 		}
 		move, kind = ledger.Move{From: hold, To: table, Amount: h.Amount}, ledger.BuyInCommit
 	}
-	meta := map[string]string{"player": h.Player, "table": h.Table, "seat": strconv.FormatInt(h.Seat, 10), "hold": h.ID}
-	if reason != "" {
-		meta["reason"] = reason
-	}
+	meta := settleMeta(h, reason)
 	// Claim the hold first: a concurrent commit, release or expiry waits on
 	// the hold's row and then finds it settled, so only one moves chips.
 	transferID := newID("tr_")
@@ -406,6 +495,16 @@ func (b *Bank) settleHold(ctx context.Context, tx *store.Tx, h store.Hold, to st
 	countSettled(ctx, tx, h, to)
 	return HoldResult{HoldID: h.ID, State: to, Player: h.Player, Table: h.Table, Currency: h.Currency, Amount: h.Amount,
 		ExpiresAt: h.ExpiresAt, TransferID: res.TransferID, Balance: res.Balance}, nil
+}
+
+// settleMeta is the metadata of the transfer that settles hold h, with
+// the reason when there is one.
+func settleMeta(h store.Hold, reason string) map[string]string {
+	meta := map[string]string{"player": h.Player, "table": h.Table, "seat": strconv.FormatInt(h.Seat, 10), "hold": h.ID}
+	if reason != "" {
+		meta["reason"] = reason
+	}
+	return meta
 }
 
 // expireNow releases the expired hold h inside tx, as the sweeper would

@@ -312,7 +312,8 @@ func (s *Server) CommitHold(ctx context.Context, r *walletv1.CommitHoldRequest) 
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.bank.CommitHold(ctx, bank.SettleRequest{Key: key(p, r.GetIdempotencyKey()), TableRequest: bank.TableRequest{Table: r.GetTableId(), Epoch: r.GetEpoch()}, HoldID: r.GetHoldId()})
+	h, err := s.bank.CommitHold(ctx, bank.SettleRequest{Key: key(p, r.GetIdempotencyKey()), TableRequest: bank.TableRequest{Table: r.GetTableId(), Epoch: r.GetEpoch()},
+		HoldID: r.GetHoldId(), Player: r.GetPlayerId()})
 	if err != nil {
 		return nil, err
 	}

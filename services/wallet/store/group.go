@@ -160,6 +160,12 @@ type GroupStats struct {
 	Pipelined, PipelineFailures int64
 }
 
+// OnQueued makes a grouped store call f each time a request is queued,
+// with the number then waiting for its committer: tests that need
+// requests in one batch (behind one that holds the committer) wait for
+// them with it. Set it before any request is made.
+func (s *Store) OnQueued(f func(waiting int)) { s.group.queued = f }
+
 // GroupStats reports the group committer's counts (zero when the store
 // does not group).
 func (s *Store) GroupStats() GroupStats {

@@ -39,7 +39,7 @@ func TestGroupCommit_OneBatchKeepsEachRequestsKeyResultAndError(t *testing.T) {
 		mustPost(t, s, build(t, "g-dep", ledger.Deposit, ledger.Move{From: cage, To: p, Amount: 100}))
 
 		waiting := make(chan int, 16)
-		store.OnQueued(s, func(n int) { waiting <- n })
+		s.OnQueued(func(n int) { waiting <- n })
 		// queue starts an Idempotent call and returns once it is queued.
 		queue := func(cctx context.Context, key, body string, fn func(tx *store.Tx) ([]byte, error)) <-chan result {
 			out := make(chan result, 1)
@@ -146,7 +146,7 @@ func TestGroupCommit_PipelinesRequestsThatReadNothingAnotherWrites(t *testing.T)
 		}
 
 		waiting := make(chan int, 16)
-		store.OnQueued(s, func(n int) { waiting <- n })
+		s.OnQueued(func(n int) { waiting <- n })
 		// hold queues a buy-in hold of amount by p under key and returns
 		// once it is queued.
 		hold := func(key, p string, amount int64) <-chan result {

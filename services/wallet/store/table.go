@@ -187,6 +187,55 @@ func (t *Tx) SettleHold(ctx context.Context, id string, state HoldState, transfe
 	return n == 1, err
 }
 
+// ClaimForCommit is what a commit reads and claims before it posts,
+// checked and claimed in one statement that a pipelined transaction
+// (Tx.Pipelined) can send: the table's fence (as ObserveTableEpoch), and
+// the hold moved from Held to Committed with transferID as its settling
+// transfer (as SettleHold) — provided it is the player's hold at the
+// table, still held and not expired at the transaction's time. It returns
+// the hold as it was before the claim, or ok false when any of that does
+// not hold; the statement's writes then stand until the caller rolls the
+// transaction back, which it must: the ordinary way (Hold, ObserveTableEpoch,
+// SettleHold) tells which check failed.
+func (t *Tx) ClaimForCommit(ctx context.Context, table string, epoch int64, id, player, transferID string) (h Hold, ok bool, err error) {
+	if t.tx.Dialect() != sqlstore.Postgres {
+		return Hold{}, false, nil
+	}
+	err = t.tx.Query(ctx, `WITH ep AS (`+observeEpoch+` RETURNING epoch <= issued AS verified),
+		h AS (UPDATE holds SET state = 'committed', settle_transfer = $4, settled_at = $5
+			WHERE id = $3 AND table_id = $1 AND player = $6 AND state = 'held' AND expires_at > $5
+			RETURNING `+holdColumns+`)
+		SELECT * FROM h WHERE (SELECT COUNT(*) FROM ep WHERE verified) = 1`,
+		[]any{table, epoch, id, transferID, t.now.UnixMilli(), player}, func(rows sqlstore.Rows) error {
+			for rows.Next() {
+				if h, err = scanHold(rows); err != nil {
+					return err
+				}
+				ok = true
+			}
+			return rows.Err()
+		})
+	if err != nil {
+		return Hold{}, false, fmt.Errorf("claim hold %s at %s: %w", id, table, err)
+	}
+	// RETURNING gives the row as updated: the hold was held until now.
+	h.State, h.SettleTransfer = Held, ""
+	return h, ok, nil
+}
+
+// SittingRow is the row of the sitting a sit-down's commit opens, to
+// insert with its transfer (Post's with). Unlike OpenSitting it fails the
+// statement when the player still has a sitting open at the table, which
+// a pipelined commit leaves to the ordinary way to explain
+// (ErrCashOutPending).
+func SittingRow(s Sitting) Row {
+	return Row{
+		Table:   "sittings",
+		Columns: []string{"id", "player", "table_id", "seat", "currency", "structure", "since"},
+		Values:  []any{s.ID, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli()},
+	}
+}
+
 // ExpiredHolds lists up to limit holds still held whose expiry is at or
 // before now, oldest first.
 func (s *Store) ExpiredHolds(ctx context.Context, now time.Time, limit int) ([]Hold, error) {
@@ -213,9 +262,8 @@ type Sitting struct {
 func (t *Tx) OpenSitting(ctx context.Context, s Sitting) error {
 	// ON CONFLICT DO NOTHING instead of a failing insert, so that PostgreSQL
 	// does not abort the transaction: the caller decides what to do.
-	n, err := sqlstore.Exec(ctx, t.tx, `INSERT INTO sittings (id, player, table_id, seat, currency, structure, since) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT DO NOTHING`, []any{s.ID, s.Player, s.Table, s.Seat, string(s.Currency), string(s.Structure), s.Since.UnixMilli()},
-		"seat %s at %s", s.Player, s.Table)
+	r := SittingRow(s)
+	n, err := sqlstore.Exec(ctx, t.tx, r.insert(1)+" ON CONFLICT DO NOTHING", r.Values, "seat %s at %s", s.Player, s.Table)
 	if err != nil {
 		return err
 	} else if n == 0 {

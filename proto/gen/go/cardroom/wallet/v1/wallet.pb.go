@@ -1814,7 +1814,9 @@ type Hold struct {
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	// transfer_id is the transfer of the latest step.
 	TransferId string `protobuf:"bytes,8,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
-	// balance is the player's account balance after that step.
+	// balance is the player's account balance after that step; 0 after a
+	// commit, which moves the chips from the hold to the table and does not
+	// read the player's account.
 	Balance int64 `protobuf:"varint,9,opt,name=balance,proto3" json:"balance,omitempty"`
 	// range is the buy-in range that allowed the hold (on HoldBuyIn only).
 	Range         *BuyInRange `protobuf:"bytes,10,opt,name=range,proto3" json:"range,omitempty"`
@@ -2109,7 +2111,14 @@ type CommitHoldRequest struct {
 	// epoch is the table owner's fencing epoch.
 	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	// hold_id is the hold.
-	HoldId        string `protobuf:"bytes,4,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	HoldId string `protobuf:"bytes,4,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
+	// player_id, when set, is the hold's player: a hold of another player is
+	// not found (NOT_FOUND). Naming the player lets the wallet commit the
+	// hold in one pipelined transaction with other buy-ins; a commit without
+	// it is taken as before, one statement after another. It is no part of
+	// the idempotency key's request: a retry with or without it gets the
+	// first answer.
+	PlayerId      string `protobuf:"bytes,5,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2168,6 +2177,13 @@ func (x *CommitHoldRequest) GetEpoch() int64 {
 func (x *CommitHoldRequest) GetHoldId() string {
 	if x != nil {
 		return x.HoldId
+	}
+	return ""
+}
+
+func (x *CommitHoldRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
 	}
 	return ""
 }
@@ -4461,13 +4477,14 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"sitting_id\x18\n" +
 	" \x01(\tB\b\xbaH\x05r\x03\x18\x8c\x01R\tsittingId\"A\n" +
 	"\x11HoldBuyInResponse\x12,\n" +
-	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc7\x01\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\x88\x02\n" +
 	"\x11CommitHoldRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
 	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
 	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12\"\n" +
-	"\ahold_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06holdId\"B\n" +
+	"\ahold_id\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x06holdId\x12?\n" +
+	"\tplayer_id\x18\x05 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\"B\n" +
 	"\x12CommitHoldResponse\x12,\n" +
 	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc8\x01\n" +
 	"\x12ReleaseHoldRequest\x123\n" +
