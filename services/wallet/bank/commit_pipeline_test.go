@@ -3,7 +3,10 @@ package bank_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -263,4 +266,117 @@ func TestCommittingHashesAsASettleRequest(t *testing.T) {
 	if errA != nil || errB != nil || string(a) != string(b) || string(a) != `{"Table":"T","HoldID":"hold_1"}` {
 		t.Errorf("request JSON = %s, %s (%v, %v); want both {\"Table\":\"T\",\"HoldID\":\"hold_1\"}", a, b, errA, errB)
 	}
+}
+
+// TestConcurrentBuyInsAndCashierKeepTheBooks_CS01_CS09 runs whole buy-ins
+// (hold, then commit naming the player or, one time in four, release),
+// cash-outs and cage deposits and withdrawals from many goroutines at once
+// on a few players and tables, so that commits are pipelined in batches
+// with holds, cash-outs and cashier requests of the same players, and
+// then reconciles the books with what the callers were told: each
+// player's balance is the start plus every change a caller was answered
+// (a hold −, a release +, a cash-out + the stack left with, a deposit +,
+// a withdrawal −; a commit leaves it as it is), each table's escrow is
+// what was committed less what was cashed out, no hold account keeps a
+// chip once every hold is settled, and the audit is clean. A refusal
+// (short of funds, a hold or sitting of the same player pending at the
+// table: CS-01, CS-09) changes nothing.
+func TestConcurrentBuyInsAndCashierKeepTheBooks_CS01_CS09(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, e env) {
+		ctx := t.Context()
+		const initial, amount, loss = 150000, 20000, 5000
+		players := []string{"cb-0", "cb-1", "cb-2", "cb-3", "cb-4"}
+		tables := []string{"CB-T0", "CB-T1", "CB-T2"}
+		for _, p := range players {
+			e.open(t, p, initial)
+		}
+		var mu sync.Mutex
+		balance := map[string]int64{} // each player's answered changes
+		escrow := map[string]int64{}  // each table's
+		refused := map[string]int{}   // by reason
+		change := func(m map[string]int64, k string, d int64) { mu.Lock(); m[k] += d; mu.Unlock() }
+		// refusal counts an answer that may come of the players and tables
+		// being shared, and reports any other.
+		refusal := func(what string, err error) {
+			f, ok := fault.As(err)
+			if !ok || !map[string]bool{"INSUFFICIENT_FUNDS": true, "HOLD_PENDING": true, "CASH_OUT_PENDING": true}[f.Reason] {
+				t.Errorf("%s: %v", what, err)
+				return
+			}
+			mu.Lock()
+			refused[f.Reason]++
+			mu.Unlock()
+		}
+		before := e.store.GroupStats()
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(g), 7))
+				for i := range 30 {
+					p, tb := players[rng.IntN(len(players))], tables[rng.IntN(len(tables))]
+					key := fmt.Sprintf("cb-%d-%d", g, i)
+					req := bank.TableRequest{Table: tb, Epoch: 1}
+					switch k := rng.IntN(10); {
+					case k < 6:
+						h, err := e.bank.HoldBuyIn(ctx, bank.HoldRequest{Key: key, TableRequest: req, Player: p, Seat: int64(g), Currency: "EUR", Game: nl25, Amount: amount})
+						if err != nil {
+							refusal("hold", err)
+							continue
+						}
+						change(balance, p, -amount)
+						if rng.IntN(4) == 0 {
+							if _, err := e.bank.ReleaseHold(ctx, bank.SettleRequest{Key: key + "-r", TableRequest: req, HoldID: h.HoldID}); err != nil {
+								t.Errorf("release %s: %v", h.HoldID, err)
+								continue
+							}
+							change(balance, p, amount)
+							continue
+						}
+						if _, err := e.bank.CommitHold(ctx, bank.SettleRequest{Key: key + "-c", TableRequest: req, HoldID: h.HoldID, Player: p}); err != nil {
+							t.Errorf("commit %s: %v", h.HoldID, err)
+							continue
+						}
+						change(escrow, tb, amount)
+						// The player leaves with less than they sat down with.
+						if _, err := e.bank.CashOut(ctx, bank.CashOutRequest{Key: key + "-o", TableRequest: req, Player: p, Currency: "EUR",
+							Stack: amount - loss, Sitting: h.HoldID, Seat: int64(g)}); err != nil {
+							t.Errorf("cash-out of %s: %v", h.HoldID, err)
+							continue
+						}
+						change(escrow, tb, -(amount - loss))
+						change(balance, p, amount-loss)
+					case k < 8:
+						if _, err := e.bank.Deposit(ctx, bank.CashierRequest{Key: key, Player: p, Currency: "EUR", Amount: 7000, Cashier: "c"}); err != nil {
+							t.Errorf("deposit: %v", err)
+							continue
+						}
+						change(balance, p, 7000)
+					default:
+						if _, err := e.bank.Withdraw(ctx, bank.CashierRequest{Key: key, Player: p, Currency: "EUR", Amount: 10000, Cashier: "c"}); err != nil {
+							refusal("withdrawal", err)
+							continue
+						}
+						change(balance, p, -10000)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for _, p := range players {
+			if got, want := e.balance(t, ledger.PlayerAccount(p, "EUR")), initial+balance[p]; got != want {
+				t.Errorf("balance of %s = %d, want %d (the start and every change answered)", p, got, want)
+			}
+		}
+		for _, tb := range tables {
+			if got := e.balance(t, ledger.TableAccount(tb, "EUR")); got != escrow[tb] {
+				t.Errorf("escrow of %s = %d, want %d", tb, got, escrow[tb])
+			}
+			if a, err := e.store.Account(ctx, ledger.HoldAccount(tb, "EUR")); err == nil && a.Balance != 0 {
+				t.Errorf("hold account of %s = %d with every hold settled, want 0", tb, a.Balance)
+			}
+		}
+		after := e.store.GroupStats()
+		t.Logf("refused %v; %d requests pipelined in %d batches", refused, after.Pipelined-before.Pipelined, after.Batches-before.Batches)
+	})
 }
