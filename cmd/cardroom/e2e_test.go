@@ -290,6 +290,13 @@ type span struct {
 	Scope       struct{ Name string } `json:"InstrumentationScope"`
 }
 
+// isSQLSpan reports whether sp is a database statement's: otelsql's (one
+// statement through database/sql) or otelpgx's (a pipeline's batch, sent
+// to pgx directly, and each statement in it).
+func isSQLSpan(sp span) bool {
+	return strings.HasSuffix(sp.Scope.Name, "otelsql") || strings.HasSuffix(sp.Scope.Name, "otelpgx")
+}
+
 // traceOf returns every span of the trace that contains a span named name.
 func (s *suite) traceOf(name string) []span {
 	s.t.Helper()
@@ -367,7 +374,7 @@ func checkTrace(t *testing.T, spans []span, rpc string, wantRedis bool) {
 			client = sp
 		case sp.Name == rpc && sp.SpanKind == 2:
 			server = sp
-		case strings.HasSuffix(sp.Scope.Name, "otelsql"):
+		case isSQLSpan(sp):
 			sqlSpans++
 		case strings.Contains(sp.Scope.Name, "redisotel"):
 			redisSpans++

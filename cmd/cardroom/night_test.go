@@ -492,7 +492,7 @@ func checkSitTrace(t *testing.T, spans []span) {
 		}
 		sqlUnder := 0
 		for _, sp := range spans {
-			if strings.HasSuffix(sp.Scope.Name, "otelsql") && under(sp, server.SpanContext.SpanID) {
+			if isSQLSpan(sp) && under(sp, server.SpanContext.SpanID) {
 				sqlUnder++
 			}
 		}

@@ -240,7 +240,7 @@ func knockoutTrace(spans []span) (string, error) {
 		}
 		sql := 0
 		for _, other := range spans {
-			if other.SpanContext.TraceID == consume.SpanContext.TraceID && strings.HasSuffix(other.Scope.Name, "otelsql") {
+			if other.SpanContext.TraceID == consume.SpanContext.TraceID && isSQLSpan(other) {
 				for p, ok := byID[other.Parent.SpanID]; ok; p, ok = byID[p.Parent.SpanID] {
 					if p.SpanContext.SpanID == consume.SpanContext.SpanID {
 						sql++

@@ -20,6 +20,7 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // migrations is a service's migration tree: portable files at the root,
@@ -444,6 +445,56 @@ func testSpans(t *testing.T, db *sqlstore.DB) {
 		if !seen {
 			t.Errorf("no %s span under the request span; children: %v", name, children)
 		}
+	}
+	for _, s := range rec.Ended() {
+		if strings.HasSuffix(s.InstrumentationScope().Name, "otelpgx") {
+			t.Errorf("a single statement traced twice: %s by otelpgx", s.Name())
+		}
+	}
+	if db.Dialect() != sqlstore.Postgres {
+		return
+	}
+	// A pipeline talks to pgx directly, past otelsql: otelpgx traces its
+	// batches — a span for each, under the request, and one for each
+	// statement — with the query text and never the arguments.
+	ctx, parent = tp.Tracer("test").Start(t.Context(), "pipelined request")
+	err = traced.Pipeline(ctx, []string{"a"}, []func(tx *sqlstore.Tx) error{func(tx *sqlstore.Tx) error {
+		return tx.Query(ctx, query, []any{secret}, func(sqlstore.Rows) error { return nil })
+	}})
+	parent.End()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		byID[s.SpanContext().SpanID()] = s
+	}
+	batches, statements := 0, 0
+	for _, s := range rec.Ended() {
+		if !strings.HasSuffix(s.InstrumentationScope().Name, "otelpgx") {
+			continue
+		}
+		under := false
+		for p, ok := byID[s.Parent().SpanID()]; ok; p, ok = byID[p.Parent().SpanID()] {
+			under = under || p.SpanContext().SpanID() == parent.SpanContext().SpanID()
+		}
+		if !under {
+			t.Errorf("pipeline span %s is not under the request's span", s.Name())
+		}
+		if s.Parent().SpanID() == parent.SpanContext().SpanID() {
+			batches++
+		}
+		for _, kv := range s.Attributes() {
+			if strings.Contains(kv.Value.String(), secret) {
+				t.Errorf("pipeline span %s records an argument: %s=%s", s.Name(), kv.Key, kv.Value.String())
+			}
+			if kv.Value.String() == query {
+				statements++
+			}
+		}
+	}
+	if batches == 0 || statements != 1 {
+		t.Errorf("the pipeline's spans: %d batches under the request, %d with its statement's text; want some and 1", batches, statements)
 	}
 }
 

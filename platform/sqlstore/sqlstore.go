@@ -50,9 +50,12 @@ import (
 	"time"
 
 	"github.com/XSAM/otelsql"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/exaring/otelpgx"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -132,8 +135,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := otelsql.Open(driverName, dsn, d.traceOptions()...)
-	if err != nil {
+	var db *sql.DB
+	if d.dialect == Postgres {
+		// A connector of our own config, so that pgx's batches are traced
+		// (batchTracer): the pipelines (DB.Pipeline) send them to pgx
+		// directly, past database/sql and otelsql.
+		cfg, perr := pgx.ParseConfig(dsn)
+		if perr != nil {
+			return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, perr)
+		}
+		cfg.Tracer = d.batchTracer()
+		db = otelsql.OpenDB(stdlib.GetConnector(*cfg), d.traceOptions()...)
+	} else if db, err = otelsql.Open(driverName, dsn, d.traceOptions()...); err != nil {
 		return nil, fmt.Errorf("open %s database for %s: %w", d.dialect, opts.Service, err)
 	}
 	d.db = db
@@ -205,6 +218,52 @@ func (d *DB) traceOptions() []otelsql.Option {
 		traceOpts = append(traceOpts, otelsql.WithTracerProvider(d.opts.TracerProvider))
 	}
 	return traceOpts
+}
+
+// batchTracer traces pgx's batches with otelpgx: a span for each batch
+// and one for each statement in it, in the trace of the context that sent
+// it (never outside a trace: otelpgx starts none without a recording
+// parent). It leaves single statements alone: those go through
+// database/sql, where otelsql traces them, and would be traced twice.
+// Like otelsql's, its spans carry the query text and never the
+// arguments (otelpgx's default). Its metrics are left out: the pool's are
+// otelsql's, and a histogram recorded on every batch of the hot path
+// would cost more than it tells.
+func (d *DB) batchTracer() pgx.QueryTracer {
+	opts := []otelpgx.Option{otelpgx.WithTracerAttributes(attribute.String("db.namespace", d.opts.Service)),
+		otelpgx.WithDisableConnectionDetailsInAttributes(), otelpgx.WithMeterProvider(metricnoop.NewMeterProvider())}
+	if d.opts.TracerProvider != nil {
+		opts = append(opts, otelpgx.WithTracerProvider(d.opts.TracerProvider))
+	}
+	return batchTracer{otelpgx.NewTracer(opts...)}
+}
+
+// batchTracer is otelpgx's tracer for batches alone (DB.batchTracer).
+type batchTracer struct{ t *otelpgx.Tracer }
+
+var _ pgx.BatchTracer = batchTracer{}
+
+// TraceQueryStart traces nothing: otelsql traces single statements.
+func (batchTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+
+// TraceQueryEnd traces nothing (TraceQueryStart).
+func (batchTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart starts the batch's span.
+func (b batchTracer) TraceBatchStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	return b.t.TraceBatchStart(ctx, conn, data)
+}
+
+// TraceBatchQuery records one statement of the batch.
+func (b batchTracer) TraceBatchQuery(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchQueryData) {
+	b.t.TraceBatchQuery(ctx, conn, data)
+}
+
+// TraceBatchEnd ends the batch's span.
+func (b batchTracer) TraceBatchEnd(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchEndData) {
+	b.t.TraceBatchEnd(ctx, conn, data)
 }
 
 // poolSize is how many connections the database's pool keeps open at
