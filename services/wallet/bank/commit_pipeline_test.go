@@ -110,13 +110,17 @@ func TestCommitHold_PipelinedCommitsAnswerAsTheOrdinaryWay_CS09(t *testing.T) {
 			e.open(t, p, 100000)
 		}
 		drained()
-		// The table's first commit opens its escrow account, which a
-		// pipeline does not: the ordinary way does it.
+		// The table's first hold opened its escrow account too, so even
+		// its first commit, alone in its batch, is pipelined.
 		hw := hold("pc-hw", "pc-w", 1)
+		first := st.GroupStats()
 		_, err := commit("pc-cw", hw, "pc-w", 1)()
 		drained()
 		if err != nil {
 			t.Fatalf("first commit at the table: %v", err)
+		}
+		if got, want := st.GroupStats().Pipelined-first.Pipelined, map[bool]int64{true: 1, false: 0}[pipelines]; got != want {
+			t.Errorf("the table's first commit pipelined = %d, want %d (its escrow opened by the hold)", got, want)
 		}
 		escrow, holds := ledger.TableAccount(table, "EUR"), ledger.HoldAccount(table, "EUR")
 		ha, hb := hold("pc-ha", "pc-a", 1), hold("pc-hb", "pc-b", 1)

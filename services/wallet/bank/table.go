@@ -415,8 +415,9 @@ func (b *Bank) settleFenced(ctx context.Context, op string, r SettleRequest, to 
 // that the posting decides (the player's balance it reports is 0, as the
 // ordinary way's, since the player's account is not touched). Anything
 // out of the ordinary — a check that fails, the escrow account not known
-// open, a sitting still open — fails the pipeline, and the batch runs the
-// ordinary way, which explains it.
+// open (its hold made by another replica, or before a restart), a sitting
+// still open — fails the pipeline, and the batch runs the ordinary way,
+// which explains it.
 func (b *Bank) commitPipelined(ctx context.Context, tx *store.Tx, r SettleRequest) (HoldResult, error) {
 	transferID := newID("tr_")
 	h, ok, err := tx.ClaimForCommit(ctx, r.Table, r.Epoch, r.HoldID, r.Player, transferID)
@@ -428,8 +429,9 @@ func (b *Bank) commitPipelined(ctx context.Context, tx *store.Tx, r SettleReques
 	}
 	table := ledger.TableAccount(h.Table, h.Currency)
 	if err := tx.EnsureAccount(ctx, table); err != nil {
-		// Sends nothing when the account is known open; else fails the
-		// pipeline, and the ordinary way opens it.
+		// Known open once this process has made a hold at the table
+		// (FencedPresence opens it), and then sends nothing; else this
+		// fails the pipeline, and the ordinary way opens it.
 		return HoldResult{}, err
 	}
 	out := HoldResult{HoldID: h.ID, State: store.Committed, Player: h.Player, Table: h.Table, Currency: h.Currency, Amount: h.Amount,

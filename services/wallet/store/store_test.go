@@ -614,7 +614,8 @@ func testKeyRow(t *testing.T, s *store.Store) {
 	}
 }
 
-// testFencedPresenceLocks: FencedPresence opens the table's hold account;
+// testFencedPresenceLocks: FencedPresence opens the table's hold and
+// escrow accounts;
 // on PostgreSQL it also reports the player's balance and holds the
 // player's and the hold account's rows locked until the transaction ends.
 func testFencedPresenceLocks(t *testing.T, s *store.Store) {
@@ -647,8 +648,10 @@ func testFencedPresenceLocks(t *testing.T, s *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Account(ctx, hold); err != nil {
-		t.Fatalf("hold account: %v", err)
+	for _, id := range []ledger.AccountID{hold, ledger.TableAccount("LT", "EUR")} {
+		if _, err := s.Account(ctx, id); err != nil {
+			t.Fatalf("%s not opened by the table's first presence read: %v", id, err)
+		}
 	}
 	// With a hold held for the player at the table (expired or not) nothing
 	// is locked: the buy-in may release it first, in the sweeper's lock

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -365,7 +366,12 @@ func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Curr
 
 // FencedPresence is what a buy-in reads before deciding: the table's
 // fence checked (ObserveTableEpoch), the player's presence (Presence), and
-// the hold account hold opened when it is not known open (EnsureAccount).
+// the hold account hold, and the table's escrow account in the same
+// currency, opened when they are not known open (EnsureAccount). The
+// escrow is opened here, with the hold account, because its commit cannot
+// open it in a pipeline: the commit learns the currency from the hold it
+// claims, and a statement sent without waiting would go after the
+// batch's merged posting into that account (commitPipelined).
 //
 // On PostgreSQL it is one statement, one round trip on the buy-in hot path,
 // that also locks the hold account and the player's account (in account ID
@@ -384,6 +390,7 @@ func (t *Tx) Presence(ctx context.Context, player, table string, cur ledger.Curr
 // row before its accounts' rows like the sweeper does, and holding the
 // player's row already would let the two deadlock.
 func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, player string, cur ledger.Currency, gamingDay string, hold ledger.AccountID) (Presence, error) {
+	escrow := ledger.TableAccount(table, cur)
 	if t.tx.Dialect() != sqlstore.Postgres {
 		if err := t.ObserveTableEpoch(ctx, table, epoch); err != nil {
 			return Presence{}, err
@@ -392,7 +399,7 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		if err != nil {
 			return Presence{}, err
 		}
-		return p, t.EnsureAccount(ctx, hold)
+		return p, cmp.Or(t.EnsureAccount(ctx, hold), t.EnsureAccount(ctx, escrow))
 	}
 	if epoch <= 0 {
 		return Presence{}, fault.Invalidf("epoch", "must be positive, got %d", epoch)
@@ -406,8 +413,14 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 	}
 	args := []any{player, table, gamingDay, string(cur), epoch, string(playerAccount), string(hold)}
 	open := ""
-	if _, known := t.store.opened.Load(hold); !known {
+	_, holdKnown := t.store.opened.Load(hold)
+	_, escrowKnown := t.store.opened.Load(escrow)
+	if !holdKnown || !escrowKnown {
 		a, err := ledger.NewAccount(hold, t.now)
+		if err != nil {
+			return Presence{}, err
+		}
+		e, err := ledger.NewAccount(escrow, t.now)
 		if err != nil {
 			return Presence{}, err
 		}
@@ -415,9 +428,13 @@ func (t *Tx) FencedPresence(ctx context.Context, table string, epoch int64, play
 		// so the locking reads (a1, a2) do not see a hold account this
 		// statement creates; nobody else can touch that uncommitted row.
 		open = `, op AS (INSERT INTO accounts (id, kind, owner, currency, allow_negative, created_at)
-			VALUES ($7, $8, $9, $4, $10, $11) ON CONFLICT (id) DO NOTHING)`
-		args = append(args, string(a.Kind), a.Owner, a.Kind.AllowsNegative(), t.now.UnixMilli())
-		t.tx.AfterCommit(func() { t.store.opened.Store(hold, struct{}{}) })
+			VALUES ($7, $8, $9, $4, $10, $11), ($12, $13, $14, $4, $15, $11) ON CONFLICT (id) DO NOTHING)`
+		args = append(args, string(a.Kind), a.Owner, a.Kind.AllowsNegative(), t.now.UnixMilli(),
+			string(escrow), string(e.Kind), e.Owner, e.Kind.AllowsNegative())
+		t.tx.AfterCommit(func() {
+			t.store.opened.Store(hold, struct{}{})
+			t.store.opened.Store(escrow, struct{}{})
+		})
 	}
 	var p Presence
 	var fenceHeld bool
