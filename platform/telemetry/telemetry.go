@@ -61,8 +61,13 @@ type Options struct {
 // its metrics to Prometheus.
 type Telemetry struct {
 	shutdown func(context.Context) error
+	flush    func(context.Context) error
 	metrics  http.Handler
 }
+
+// Flush exports every span ended and every metric recorded so far, and
+// waits for the exporters to take them.
+func (t *Telemetry) Flush(ctx context.Context) error { return t.flush(ctx) }
 
 // Shutdown flushes and closes the exporters; call it once, on the way out.
 func (t *Telemetry) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
@@ -152,7 +157,8 @@ func Setup(ctx context.Context, o Options) (_ *Telemetry, err error) {
 	otel.SetTracerProvider(tp)
 	otel.SetMeterProvider(mp)
 	otel.SetTextMapPropagator(Propagator())
-	return &Telemetry{shutdown: shutdown, metrics: metricsHandler(reg)}, nil
+	flush := func(ctx context.Context) error { return errors.Join(tp.ForceFlush(ctx), mp.ForceFlush(ctx)) }
+	return &Telemetry{shutdown: shutdown, flush: flush, metrics: metricsHandler(reg)}, nil
 }
 
 // traceFile returns the option that writes every span to the file name,

@@ -77,6 +77,12 @@ import (
 // TABLE_BENCH_CHECKPOINT=1 takes a CHECKPOINT before the first action, so
 // that the full-page images of a run that starts as a checkpoint does
 // are counted too.
+//
+// TABLE_BENCH_TELEMETRY=1 runs the service with its telemetry as deployed
+// (every call traced with its SQL and Redis spans, the metrics recorded,
+// both exported over OTLP/gRPC to a sink that counts the bytes:
+// testkit.DeployedTelemetry) and reports the bytes exported per action
+// (otlp-B/action); without it the providers are the no-op ones.
 func BenchmarkActionsGRPC(b *testing.B) { benchActions(b, false) }
 
 // BenchmarkActionsREST is BenchmarkActionsGRPC with every action sent as
@@ -93,6 +99,7 @@ func benchActions(b *testing.B, rest bool) {
 	pace, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_PACE"))
 	async := os.Getenv("TABLE_BENCH_ASYNC_COMMIT") == "1"
 	handPause, _ := time.ParseDuration(os.Getenv("TABLE_BENCH_HAND_PAUSE"))
+	exported := benchTelemetry(b)
 	g, c, db := benchService(b, async, handPause)
 	floor := g.As(b, "floor", auth.Floor)
 
@@ -175,9 +182,26 @@ func benchActions(b *testing.B, rest bool) {
 		b.ReportMetric(perAction(res.CPU), "players-cpu-us/action")
 	}
 	wal.report(b, len(all))
+	if exported != nil {
+		b.ReportMetric(float64(exported())/float64(len(all)), "otlp-B/action")
+	}
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
 	b.ReportMetric(handPause.Seconds(), "hand-pause-s")
+}
+
+// benchTelemetry sets the process's telemetry up as a deployed table
+// service has it when TABLE_BENCH_TELEMETRY=1 (testkit.DeployedTelemetry:
+// every call traced with its SQL and Redis spans, the metrics recorded,
+// both exported over OTLP/gRPC to a sink that only counts the bytes). It
+// returns what reports the bytes exported, or nil when telemetry is off
+// (the global providers are then the no-op ones, as in every benchmark
+// before 2026-12-03 and in the tests).
+func benchTelemetry(b *testing.B) (exported func() int64) {
+	if os.Getenv("TABLE_BENCH_TELEMETRY") != "1" {
+		return nil
+	}
+	return testkit.DeployedTelemetry(b, "cardroom-table")
 }
 
 // benchPlan is what the players need to play: the service's gRPC address,

@@ -125,6 +125,15 @@ func (w *buyInBench) request(i int64) bank.HoldRequest {
 // committed as well.
 func (w *buyInBench) run(b *testing.B, seat bool) {
 	ctx := b.Context()
+	// WALLET_BENCH_TELEMETRY=1 measures the bank with its telemetry as
+	// deployed (testkit.DeployedTelemetry): its group commits' and SQL
+	// statements' spans recorded and exported, its metrics recorded. The
+	// benchmark calls the bank, not its gRPC server, so each buy-in's
+	// server span and RPC metrics are not in it.
+	var exported func() int64
+	if os.Getenv("WALLET_BENCH_TELEMETRY") == "1" {
+		exported = testkit.DeployedTelemetry(b, "cardroom-wallet")
+	}
 	var mu sync.Mutex
 	before := w.st.GroupStats()
 	var latencies []time.Duration
@@ -173,6 +182,9 @@ func (w *buyInBench) run(b *testing.B, seat bool) {
 	// callers) spent per buy-in: on a shared machine, steadier than the
 	// rate, which also waits for cores other processes hold.
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(latencies)), "cpu-us/buy-in")
+	if exported != nil {
+		b.ReportMetric(float64(exported())/float64(len(latencies)), "otlp-B/buy-in")
+	}
 	if after := w.st.GroupStats(); after.Batches > before.Batches {
 		b.ReportMetric(float64(after.Requests-before.Requests)/float64(after.Batches-before.Batches), per+"s/commit")
 		if after.Requests > before.Requests && (after.Pipelined > before.Pipelined || after.PipelineFailures > before.PipelineFailures) {
