@@ -130,8 +130,8 @@ bench services/tournament/director 'BenchmarkDecideAfterBust1100Tables(Rebuilt)?
 # director, the tournament store (SQLite) and its books driving the table
 # service's own table logic (dealer + engine) in process; hands/s, wall
 # time, hands. Once: it is one whole event. 10,000 entrants unless
-# TOURNAMENT_BENCH_ENTRANTS says otherwise: 17,375 hands, about 550 s of
-# CPU (8 min wall on a quiet 2-core machine, docs/CAPACITY.md).
+# TOURNAMENT_BENCH_ENTRANTS says otherwise: 17,803 hands, about 515 s of
+# CPU (7 min wall on a quiet 2-core machine, docs/CAPACITY.md).
 # A stalled event fails it (no table could deal for two hours of the
 # fake clock); the others run.
 TOURNAMENT_BENCH_ENTRANTS=${TOURNAMENT_BENCH_ENTRANTS:-10000} bench cmd/cardroom/tourbench 'BenchmarkFreezeout10000$' -benchtime 1x -timeout 0 ||
