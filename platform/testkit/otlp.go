@@ -13,38 +13,26 @@ import (
 	"github.com/cardroom/cardroom/platform/telemetry"
 )
 
-// OTLPSink is an OTLP/gRPC collector that takes every export and keeps
+// otlpSink is an OTLP/gRPC collector that takes every export and keeps
 // only its size. A benchmark whose process sets up telemetry with the sink
 // as its endpoint pays for its spans and metrics what a deployed process
 // pays — recorded, batched, serialized and sent over TCP — while the
 // sink never decodes them, so a collector's work does not count against
 // the process measured.
-type OTLPSink struct {
-	// Endpoint is the sink's address as OTEL_EXPORTER_OTLP_ENDPOINT
+type otlpSink struct {
+	// endpoint is the sink's address as OTEL_EXPORTER_OTLP_ENDPOINT
 	// takes it.
-	Endpoint string
+	endpoint string
 	bytes    atomic.Int64
-	exports  atomic.Int64
-}
-
-// StartOTLPSink starts a sink on a loopback port for the rest of the test.
-func StartOTLPSink(t testing.TB) *OTLPSink {
-	t.Helper()
-	s, stop, err := startOTLPSink()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return s
 }
 
 // startOTLPSink starts a sink and returns what stops it.
-func startOTLPSink() (*OTLPSink, func(), error) {
+func startOTLPSink() (*otlpSink, func(), error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &OTLPSink{Endpoint: "http://" + lis.Addr().String()}
+	s := &otlpSink{endpoint: "http://" + lis.Addr().String()}
 	// Every method is unknown to a server with no services registered, so
 	// one handler answers the trace and the metric exports alike; the raw
 	// codec hands it the request's bytes undecoded.
@@ -54,7 +42,6 @@ func startOTLPSink() (*OTLPSink, func(), error) {
 			return err
 		}
 		s.bytes.Add(int64(m.n))
-		s.exports.Add(1)
 		// An empty message is an empty Export*ServiceResponse: all
 		// accepted.
 		return stream.SendMsg(&rawMessage{})
@@ -66,7 +53,7 @@ func startOTLPSink() (*OTLPSink, func(), error) {
 // deployed is the process's telemetry as DeployedTelemetry set it up.
 var deployed struct {
 	once sync.Once
-	sink *OTLPSink
+	sink *otlpSink
 	tel  *telemetry.Telemetry
 	err  error
 }
@@ -76,7 +63,7 @@ var deployed struct {
 // traced with the deployment's sampler (parentbased_always_on, unless
 // OTEL_TRACES_SAMPLER says otherwise), its SQL and Redis spans with it,
 // the metrics recorded, and both exported over OTLP/gRPC — to a sink in
-// this process that only counts bytes (OTLPSink). CARDROOM_TRACE_FILE, as
+// this process that only counts bytes (otlpSink). CARDROOM_TRACE_FILE, as
 // in the service, also writes every span to a file. A benchmark calls it
 // before it builds what it measures, to be measured as deployed rather
 // than with the no-op providers every test runs with.
@@ -88,31 +75,25 @@ var deployed struct {
 func DeployedTelemetry(t testing.TB, service string) (exported func() int64) {
 	t.Helper()
 	deployed.once.Do(func() {
-		var sink *OTLPSink
+		var sink *otlpSink
 		if sink, _, deployed.err = startOTLPSink(); deployed.err != nil {
 			return
 		}
 		deployed.sink = sink
 		deployed.tel, deployed.err = telemetry.Setup(context.Background(), telemetry.Options{Service: service,
-			OTLPEndpoint: sink.Endpoint, TraceFile: os.Getenv("CARDROOM_TRACE_FILE")})
+			OTLPEndpoint: sink.endpoint, TraceFile: os.Getenv("CARDROOM_TRACE_FILE")})
 	})
 	if deployed.err != nil {
 		t.Fatal(deployed.err)
 	}
-	from := deployed.sink.Bytes()
+	from := deployed.sink.bytes.Load()
 	return func() int64 {
 		if err := deployed.tel.Flush(context.Background()); err != nil {
 			t.Error(err)
 		}
-		return deployed.sink.Bytes() - from
+		return deployed.sink.bytes.Load() - from
 	}
 }
-
-// Bytes is the size of every export request taken so far.
-func (s *OTLPSink) Bytes() int64 { return s.bytes.Load() }
-
-// Exports counts the export requests taken so far.
-func (s *OTLPSink) Exports() int64 { return s.exports.Load() }
 
 // rawMessage is a request's length, or an empty answer.
 type rawMessage struct{ n int }
