@@ -143,6 +143,9 @@ const (
 	// TRANSFER_KIND_POOL_SETTLEMENT settles what a finished event's prize
 	// pool holds after its prizes (TR-34, G-24).
 	TransferKind_TRANSFER_KIND_POOL_SETTLEMENT TransferKind = 13
+	// TRANSFER_KIND_BUY_IN moves a sit-down's buy-in from the player
+	// straight to the table (SitDown).
+	TransferKind_TRANSFER_KIND_BUY_IN TransferKind = 14
 )
 
 // Enum value maps for TransferKind.
@@ -162,6 +165,7 @@ var (
 		11: "TRANSFER_KIND_VOUCHER_ISSUE",
 		12: "TRANSFER_KIND_REVERSAL",
 		13: "TRANSFER_KIND_POOL_SETTLEMENT",
+		14: "TRANSFER_KIND_BUY_IN",
 	}
 	TransferKind_value = map[string]int32{
 		"TRANSFER_KIND_UNSPECIFIED":     0,
@@ -178,6 +182,7 @@ var (
 		"TRANSFER_KIND_VOUCHER_ISSUE":   11,
 		"TRANSFER_KIND_REVERSAL":        12,
 		"TRANSFER_KIND_POOL_SETTLEMENT": 13,
+		"TRANSFER_KIND_BUY_IN":          14,
 	}
 )
 
@@ -2101,6 +2106,210 @@ func (x *HoldBuyInResponse) GetHold() *Hold {
 	return nil
 }
 
+// SitDownRequest buys a player into a seat on a table's behalf.
+type SitDownRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// idempotency_key makes retries safe.
+	IdempotencyKey string `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// table_id is the table.
+	TableId string `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// epoch is the table owner's fencing epoch; lower than the highest seen is refused (ABORTED).
+	Epoch int64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// player_id is the player sitting down.
+	PlayerId string `protobuf:"bytes,4,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// seat is the seat number.
+	Seat int32 `protobuf:"varint,5,opt,name=seat,proto3" json:"seat,omitempty"`
+	// currency is the table's currency.
+	Currency string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// game is the table's game.
+	Game *v1.Game `protobuf:"bytes,7,opt,name=game,proto3" json:"game,omitempty"`
+	// amount is in minor units.
+	Amount int64 `protobuf:"varint,8,opt,name=amount,proto3" json:"amount,omitempty"`
+	// sitting_id names the sitting the buy-in opens, chosen by the table
+	// before it calls: cash-outs and top-ups name it, and a sitting is bought
+	// at most once. The wallet refuses the sit-down while the player's last
+	// sitting at the table is still open (CASH_OUT_PENDING, CS-09), unless
+	// that sitting is this one (then the buy-in went through before).
+	SittingId     string `protobuf:"bytes,9,opt,name=sitting_id,json=sittingId,proto3" json:"sitting_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SitDownRequest) Reset() {
+	*x = SitDownRequest{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitDownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitDownRequest) ProtoMessage() {}
+
+func (x *SitDownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitDownRequest.ProtoReflect.Descriptor instead.
+func (*SitDownRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SitDownRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *SitDownRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SitDownRequest) GetEpoch() int64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *SitDownRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SitDownRequest) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SitDownRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *SitDownRequest) GetGame() *v1.Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *SitDownRequest) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *SitDownRequest) GetSittingId() string {
+	if x != nil {
+		return x.SittingId
+	}
+	return ""
+}
+
+// SitDownResponse is the bought sitting.
+type SitDownResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sitting_id is the sitting opened.
+	SittingId string `protobuf:"bytes,1,opt,name=sitting_id,json=sittingId,proto3" json:"sitting_id,omitempty"`
+	// transfer_id is the transfer that moved the buy-in to the table.
+	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// amount is in minor units.
+	Amount int64 `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
+	// balance is the player's account balance right after the buy-in.
+	Balance int64 `protobuf:"varint,4,opt,name=balance,proto3" json:"balance,omitempty"`
+	// range is the buy-in range that allowed it.
+	Range         *BuyInRange `protobuf:"bytes,5,opt,name=range,proto3" json:"range,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SitDownResponse) Reset() {
+	*x = SitDownResponse{}
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SitDownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SitDownResponse) ProtoMessage() {}
+
+func (x *SitDownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SitDownResponse.ProtoReflect.Descriptor instead.
+func (*SitDownResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SitDownResponse) GetSittingId() string {
+	if x != nil {
+		return x.SittingId
+	}
+	return ""
+}
+
+func (x *SitDownResponse) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *SitDownResponse) GetAmount() int64 {
+	if x != nil {
+		return x.Amount
+	}
+	return 0
+}
+
+func (x *SitDownResponse) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
+func (x *SitDownResponse) GetRange() *BuyInRange {
+	if x != nil {
+		return x.Range
+	}
+	return nil
+}
+
 // CommitHoldRequest commits a hold.
 type CommitHoldRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2125,7 +2334,7 @@ type CommitHoldRequest struct {
 
 func (x *CommitHoldRequest) Reset() {
 	*x = CommitHoldRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2137,7 +2346,7 @@ func (x *CommitHoldRequest) String() string {
 func (*CommitHoldRequest) ProtoMessage() {}
 
 func (x *CommitHoldRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[24]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2150,7 +2359,7 @@ func (x *CommitHoldRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitHoldRequest.ProtoReflect.Descriptor instead.
 func (*CommitHoldRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CommitHoldRequest) GetIdempotencyKey() string {
@@ -2199,7 +2408,7 @@ type CommitHoldResponse struct {
 
 func (x *CommitHoldResponse) Reset() {
 	*x = CommitHoldResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2420,7 @@ func (x *CommitHoldResponse) String() string {
 func (*CommitHoldResponse) ProtoMessage() {}
 
 func (x *CommitHoldResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[25]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2433,7 @@ func (x *CommitHoldResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitHoldResponse.ProtoReflect.Descriptor instead.
 func (*CommitHoldResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CommitHoldResponse) GetHold() *Hold {
@@ -2251,7 +2460,7 @@ type ReleaseHoldRequest struct {
 
 func (x *ReleaseHoldRequest) Reset() {
 	*x = ReleaseHoldRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2263,7 +2472,7 @@ func (x *ReleaseHoldRequest) String() string {
 func (*ReleaseHoldRequest) ProtoMessage() {}
 
 func (x *ReleaseHoldRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[26]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2276,7 +2485,7 @@ func (x *ReleaseHoldRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseHoldRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseHoldRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReleaseHoldRequest) GetIdempotencyKey() string {
@@ -2318,7 +2527,7 @@ type ReleaseHoldResponse struct {
 
 func (x *ReleaseHoldResponse) Reset() {
 	*x = ReleaseHoldResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2539,7 @@ func (x *ReleaseHoldResponse) String() string {
 func (*ReleaseHoldResponse) ProtoMessage() {}
 
 func (x *ReleaseHoldResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[27]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2552,7 @@ func (x *ReleaseHoldResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseHoldResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseHoldResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReleaseHoldResponse) GetHold() *Hold {
@@ -2381,7 +2590,7 @@ type CashOutRequest struct {
 
 func (x *CashOutRequest) Reset() {
 	*x = CashOutRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2393,7 +2602,7 @@ func (x *CashOutRequest) String() string {
 func (*CashOutRequest) ProtoMessage() {}
 
 func (x *CashOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[28]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2406,7 +2615,7 @@ func (x *CashOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CashOutRequest.ProtoReflect.Descriptor instead.
 func (*CashOutRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CashOutRequest) GetIdempotencyKey() string {
@@ -2484,7 +2693,7 @@ type CashOutResponse struct {
 
 func (x *CashOutResponse) Reset() {
 	*x = CashOutResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2496,7 +2705,7 @@ func (x *CashOutResponse) String() string {
 func (*CashOutResponse) ProtoMessage() {}
 
 func (x *CashOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[29]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2509,7 +2718,7 @@ func (x *CashOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CashOutResponse.ProtoReflect.Descriptor instead.
 func (*CashOutResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CashOutResponse) GetTransferId() string {
@@ -2570,7 +2779,7 @@ type EnterRequest struct {
 
 func (x *EnterRequest) Reset() {
 	*x = EnterRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2582,7 +2791,7 @@ func (x *EnterRequest) String() string {
 func (*EnterRequest) ProtoMessage() {}
 
 func (x *EnterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[30]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2595,7 +2804,7 @@ func (x *EnterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnterRequest.ProtoReflect.Descriptor instead.
 func (*EnterRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *EnterRequest) GetIdempotencyKey() string {
@@ -2658,7 +2867,7 @@ type EnterResponse struct {
 
 func (x *EnterResponse) Reset() {
 	*x = EnterResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2670,7 +2879,7 @@ func (x *EnterResponse) String() string {
 func (*EnterResponse) ProtoMessage() {}
 
 func (x *EnterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[31]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2683,7 +2892,7 @@ func (x *EnterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnterResponse.ProtoReflect.Descriptor instead.
 func (*EnterResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *EnterResponse) GetTransfer() *Transfer {
@@ -2714,7 +2923,7 @@ type RebuyRequest struct {
 
 func (x *RebuyRequest) Reset() {
 	*x = RebuyRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2726,7 +2935,7 @@ func (x *RebuyRequest) String() string {
 func (*RebuyRequest) ProtoMessage() {}
 
 func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[32]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2739,7 +2948,7 @@ func (x *RebuyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyRequest.ProtoReflect.Descriptor instead.
 func (*RebuyRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RebuyRequest) GetIdempotencyKey() string {
@@ -2795,7 +3004,7 @@ type RebuyResponse struct {
 
 func (x *RebuyResponse) Reset() {
 	*x = RebuyResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2807,7 +3016,7 @@ func (x *RebuyResponse) String() string {
 func (*RebuyResponse) ProtoMessage() {}
 
 func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[33]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2820,7 +3029,7 @@ func (x *RebuyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebuyResponse.ProtoReflect.Descriptor instead.
 func (*RebuyResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RebuyResponse) GetTransfer() *Transfer {
@@ -2851,7 +3060,7 @@ type AddOnRequest struct {
 
 func (x *AddOnRequest) Reset() {
 	*x = AddOnRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2863,7 +3072,7 @@ func (x *AddOnRequest) String() string {
 func (*AddOnRequest) ProtoMessage() {}
 
 func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[34]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2876,7 +3085,7 @@ func (x *AddOnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnRequest.ProtoReflect.Descriptor instead.
 func (*AddOnRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AddOnRequest) GetIdempotencyKey() string {
@@ -2932,7 +3141,7 @@ type AddOnResponse struct {
 
 func (x *AddOnResponse) Reset() {
 	*x = AddOnResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2944,7 +3153,7 @@ func (x *AddOnResponse) String() string {
 func (*AddOnResponse) ProtoMessage() {}
 
 func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[35]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2957,7 +3166,7 @@ func (x *AddOnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnResponse.ProtoReflect.Descriptor instead.
 func (*AddOnResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddOnResponse) GetTransfer() *Transfer {
@@ -2988,7 +3197,7 @@ type PayPrizeRequest struct {
 
 func (x *PayPrizeRequest) Reset() {
 	*x = PayPrizeRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3209,7 @@ func (x *PayPrizeRequest) String() string {
 func (*PayPrizeRequest) ProtoMessage() {}
 
 func (x *PayPrizeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[36]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3222,7 @@ func (x *PayPrizeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizeRequest.ProtoReflect.Descriptor instead.
 func (*PayPrizeRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PayPrizeRequest) GetIdempotencyKey() string {
@@ -3069,7 +3278,7 @@ type PayPrizeResponse struct {
 
 func (x *PayPrizeResponse) Reset() {
 	*x = PayPrizeResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3290,7 @@ func (x *PayPrizeResponse) String() string {
 func (*PayPrizeResponse) ProtoMessage() {}
 
 func (x *PayPrizeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[37]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3303,7 @@ func (x *PayPrizeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayPrizeResponse.ProtoReflect.Descriptor instead.
 func (*PayPrizeResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PayPrizeResponse) GetTransfer() *Transfer {
@@ -3125,7 +3334,7 @@ type IssueVoucherRequest struct {
 
 func (x *IssueVoucherRequest) Reset() {
 	*x = IssueVoucherRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3137,7 +3346,7 @@ func (x *IssueVoucherRequest) String() string {
 func (*IssueVoucherRequest) ProtoMessage() {}
 
 func (x *IssueVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[38]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3150,7 +3359,7 @@ func (x *IssueVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueVoucherRequest.ProtoReflect.Descriptor instead.
 func (*IssueVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *IssueVoucherRequest) GetIdempotencyKey() string {
@@ -3218,7 +3427,7 @@ type Voucher struct {
 
 func (x *Voucher) Reset() {
 	*x = Voucher{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3230,7 +3439,7 @@ func (x *Voucher) String() string {
 func (*Voucher) ProtoMessage() {}
 
 func (x *Voucher) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[39]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3243,7 +3452,7 @@ func (x *Voucher) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Voucher.ProtoReflect.Descriptor instead.
 func (*Voucher) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Voucher) GetVoucherId() string {
@@ -3306,7 +3515,7 @@ type IssueVoucherResponse struct {
 
 func (x *IssueVoucherResponse) Reset() {
 	*x = IssueVoucherResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3318,7 +3527,7 @@ func (x *IssueVoucherResponse) String() string {
 func (*IssueVoucherResponse) ProtoMessage() {}
 
 func (x *IssueVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[40]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3331,7 +3540,7 @@ func (x *IssueVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueVoucherResponse.ProtoReflect.Descriptor instead.
 func (*IssueVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *IssueVoucherResponse) GetVoucher() *Voucher {
@@ -3356,7 +3565,7 @@ type RefundRequest struct {
 
 func (x *RefundRequest) Reset() {
 	*x = RefundRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3577,7 @@ func (x *RefundRequest) String() string {
 func (*RefundRequest) ProtoMessage() {}
 
 func (x *RefundRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[41]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3590,7 @@ func (x *RefundRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundRequest.ProtoReflect.Descriptor instead.
 func (*RefundRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RefundRequest) GetIdempotencyKey() string {
@@ -3418,7 +3627,7 @@ type RefundResponse struct {
 
 func (x *RefundResponse) Reset() {
 	*x = RefundResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3430,7 +3639,7 @@ func (x *RefundResponse) String() string {
 func (*RefundResponse) ProtoMessage() {}
 
 func (x *RefundResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[42]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3443,7 +3652,7 @@ func (x *RefundResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundResponse.ProtoReflect.Descriptor instead.
 func (*RefundResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{42}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RefundResponse) GetReversalIds() []string {
@@ -3480,7 +3689,7 @@ type RefundEntryRequest struct {
 
 func (x *RefundEntryRequest) Reset() {
 	*x = RefundEntryRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3492,7 +3701,7 @@ func (x *RefundEntryRequest) String() string {
 func (*RefundEntryRequest) ProtoMessage() {}
 
 func (x *RefundEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[43]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3505,7 +3714,7 @@ func (x *RefundEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundEntryRequest.ProtoReflect.Descriptor instead.
 func (*RefundEntryRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{43}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RefundEntryRequest) GetIdempotencyKey() string {
@@ -3554,7 +3763,7 @@ type RefundEntryResponse struct {
 
 func (x *RefundEntryResponse) Reset() {
 	*x = RefundEntryResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3566,7 +3775,7 @@ func (x *RefundEntryResponse) String() string {
 func (*RefundEntryResponse) ProtoMessage() {}
 
 func (x *RefundEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[44]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3579,7 +3788,7 @@ func (x *RefundEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundEntryResponse.ProtoReflect.Descriptor instead.
 func (*RefundEntryResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{44}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RefundEntryResponse) GetTransfer() *Transfer {
@@ -3613,7 +3822,7 @@ type SettlePrizePoolRequest struct {
 
 func (x *SettlePrizePoolRequest) Reset() {
 	*x = SettlePrizePoolRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3625,7 +3834,7 @@ func (x *SettlePrizePoolRequest) String() string {
 func (*SettlePrizePoolRequest) ProtoMessage() {}
 
 func (x *SettlePrizePoolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[45]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3638,7 +3847,7 @@ func (x *SettlePrizePoolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettlePrizePoolRequest.ProtoReflect.Descriptor instead.
 func (*SettlePrizePoolRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{45}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SettlePrizePoolRequest) GetIdempotencyKey() string {
@@ -3701,7 +3910,7 @@ type SettlePrizePoolResponse struct {
 
 func (x *SettlePrizePoolResponse) Reset() {
 	*x = SettlePrizePoolResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3713,7 +3922,7 @@ func (x *SettlePrizePoolResponse) String() string {
 func (*SettlePrizePoolResponse) ProtoMessage() {}
 
 func (x *SettlePrizePoolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[46]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3726,7 +3935,7 @@ func (x *SettlePrizePoolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettlePrizePoolResponse.ProtoReflect.Descriptor instead.
 func (*SettlePrizePoolResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{46}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SettlePrizePoolResponse) GetTransfer() *Transfer {
@@ -3745,7 +3954,7 @@ type AuditRequest struct {
 
 func (x *AuditRequest) Reset() {
 	*x = AuditRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +3966,7 @@ func (x *AuditRequest) String() string {
 func (*AuditRequest) ProtoMessage() {}
 
 func (x *AuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[47]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +3979,7 @@ func (x *AuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditRequest.ProtoReflect.Descriptor instead.
 func (*AuditRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{47}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{49}
 }
 
 // CurrencyTotals are the audit's sums for one currency.
@@ -3799,7 +4008,7 @@ type CurrencyTotals struct {
 
 func (x *CurrencyTotals) Reset() {
 	*x = CurrencyTotals{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3811,7 +4020,7 @@ func (x *CurrencyTotals) String() string {
 func (*CurrencyTotals) ProtoMessage() {}
 
 func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[48]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3824,7 +4033,7 @@ func (x *CurrencyTotals) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CurrencyTotals.ProtoReflect.Descriptor instead.
 func (*CurrencyTotals) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{48}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CurrencyTotals) GetCurrency() string {
@@ -3905,7 +4114,7 @@ type AuditResponse struct {
 
 func (x *AuditResponse) Reset() {
 	*x = AuditResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3917,7 +4126,7 @@ func (x *AuditResponse) String() string {
 func (*AuditResponse) ProtoMessage() {}
 
 func (x *AuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[49]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3930,7 +4139,7 @@ func (x *AuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditResponse.ProtoReflect.Descriptor instead.
 func (*AuditResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{49}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AuditResponse) GetClean() bool {
@@ -4023,7 +4232,7 @@ type TableReconciliation struct {
 
 func (x *TableReconciliation) Reset() {
 	*x = TableReconciliation{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4035,7 +4244,7 @@ func (x *TableReconciliation) String() string {
 func (*TableReconciliation) ProtoMessage() {}
 
 func (x *TableReconciliation) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[50]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4048,7 +4257,7 @@ func (x *TableReconciliation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableReconciliation.ProtoReflect.Descriptor instead.
 func (*TableReconciliation) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{50}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *TableReconciliation) GetTableId() string {
@@ -4136,7 +4345,7 @@ type StuckCashOut struct {
 
 func (x *StuckCashOut) Reset() {
 	*x = StuckCashOut{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4148,7 +4357,7 @@ func (x *StuckCashOut) String() string {
 func (*StuckCashOut) ProtoMessage() {}
 
 func (x *StuckCashOut) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[51]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4161,7 +4370,7 @@ func (x *StuckCashOut) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StuckCashOut.ProtoReflect.Descriptor instead.
 func (*StuckCashOut) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{51}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *StuckCashOut) GetTableId() string {
@@ -4243,7 +4452,7 @@ type ListStuckCashOutsRequest struct {
 
 func (x *ListStuckCashOutsRequest) Reset() {
 	*x = ListStuckCashOutsRequest{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4255,7 +4464,7 @@ func (x *ListStuckCashOutsRequest) String() string {
 func (*ListStuckCashOutsRequest) ProtoMessage() {}
 
 func (x *ListStuckCashOutsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[52]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4268,7 +4477,7 @@ func (x *ListStuckCashOutsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStuckCashOutsRequest.ProtoReflect.Descriptor instead.
 func (*ListStuckCashOutsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{52}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{54}
 }
 
 // ListStuckCashOutsResponse lists them, oldest first.
@@ -4282,7 +4491,7 @@ type ListStuckCashOutsResponse struct {
 
 func (x *ListStuckCashOutsResponse) Reset() {
 	*x = ListStuckCashOutsResponse{}
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4294,7 +4503,7 @@ func (x *ListStuckCashOutsResponse) String() string {
 func (*ListStuckCashOutsResponse) ProtoMessage() {}
 
 func (x *ListStuckCashOutsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[53]
+	mi := &file_cardroom_wallet_v1_wallet_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4307,7 +4516,7 @@ func (x *ListStuckCashOutsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStuckCashOutsResponse.ProtoReflect.Descriptor instead.
 func (*ListStuckCashOutsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{53}
+	return file_cardroom_wallet_v1_wallet_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListStuckCashOutsResponse) GetCashOuts() []*StuckCashOut {
@@ -4477,7 +4686,28 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"sitting_id\x18\n" +
 	" \x01(\tB\b\xbaH\x05r\x03\x18\x8c\x01R\tsittingId\"A\n" +
 	"\x11HoldBuyInResponse\x12,\n" +
-	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\x88\x02\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc0\x03\n" +
+	"\x0eSitDownRequest\x123\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
+	"\btable_id\x18\x02 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\atableId\x12\x1d\n" +
+	"\x05epoch\x18\x03 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x05epoch\x12<\n" +
+	"\tplayer_id\x18\x04 \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\bplayerId\x12\x1b\n" +
+	"\x04seat\x18\x05 \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x04seat\x12-\n" +
+	"\bcurrency\x18\x06 \x01(\tB\x11\xbaH\x0er\f2\n" +
+	"^[A-Z]{3}$R\bcurrency\x122\n" +
+	"\x04game\x18\a \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
+	"\x06amount\x18\b \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12?\n" +
+	"\n" +
+	"sitting_id\x18\t \x01(\tB \xbaH\x1dr\x1b2\x19^[A-Za-z0-9_.@/-]{1,140}$R\tsittingId\"\xb9\x01\n" +
+	"\x0fSitDownResponse\x12\x1d\n" +
+	"\n" +
+	"sitting_id\x18\x01 \x01(\tR\tsittingId\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\x12\x16\n" +
+	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x18\n" +
+	"\abalance\x18\x04 \x01(\x03R\abalance\x124\n" +
+	"\x05range\x18\x05 \x01(\v2\x1e.cardroom.wallet.v1.BuyInRangeR\x05range\"\x88\x02\n" +
 	"\x11CommitHoldRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
@@ -4677,7 +4907,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x12ACCOUNT_KIND_TABLE\x10\x04\x12\x15\n" +
 	"\x11ACCOUNT_KIND_HOLD\x10\x05\x12\x1b\n" +
 	"\x17ACCOUNT_KIND_PRIZE_POOL\x10\x06\x12\x18\n" +
-	"\x14ACCOUNT_KIND_VOUCHER\x10\a*\xa9\x03\n" +
+	"\x14ACCOUNT_KIND_VOUCHER\x10\a*\xc3\x03\n" +
 	"\fTransferKind\x12\x1d\n" +
 	"\x19TRANSFER_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TRANSFER_KIND_DEPOSIT\x10\x01\x12\x1c\n" +
@@ -4693,7 +4923,8 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x12\x1f\n" +
 	"\x1bTRANSFER_KIND_VOUCHER_ISSUE\x10\v\x12\x1a\n" +
 	"\x16TRANSFER_KIND_REVERSAL\x10\f\x12!\n" +
-	"\x1dTRANSFER_KIND_POOL_SETTLEMENT\x10\r*\xc4\x01\n" +
+	"\x1dTRANSFER_KIND_POOL_SETTLEMENT\x10\r\x12\x18\n" +
+	"\x14TRANSFER_KIND_BUY_IN\x10\x0e*\xc4\x01\n" +
 	"\tBuyInCase\x12\x1b\n" +
 	"\x17BUY_IN_CASE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBUY_IN_CASE_NEW\x10\x01\x12\x16\n" +
@@ -4707,7 +4938,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\x0fHOLD_STATE_HELD\x10\x01\x12\x18\n" +
 	"\x14HOLD_STATE_COMMITTED\x10\x02\x12\x17\n" +
 	"\x13HOLD_STATE_RELEASED\x10\x03\x12\x16\n" +
-	"\x12HOLD_STATE_EXPIRED\x10\x042\xb4\x14\n" +
+	"\x12HOLD_STATE_EXPIRED\x10\x042\x91\x15\n" +
 	"\rWalletService\x12\x7f\n" +
 	"\vOpenAccount\x12&.cardroom.wallet.v1.OpenAccountRequest\x1a'.cardroom.wallet.v1.OpenAccountResponse\"\x1f\xca\xf3\x18\x04\n" +
 	"\x02\x04\x05\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/v1/accounts\x12\x8f\x01\n" +
@@ -4728,6 +4959,8 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"CheckBuyIn\x12%.cardroom.wallet.v1.CheckBuyInRequest\x1a&.cardroom.wallet.v1.CheckBuyInResponse\":\xca\xf3\x18\x06\n" +
 	"\x04\x01\x06\x03\x04\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/players/{player_id}/buy-in-checks\x12a\n" +
 	"\tHoldBuyIn\x12$.cardroom.wallet.v1.HoldBuyInRequest\x1a%.cardroom.wallet.v1.HoldBuyInResponse\"\a\xca\xf3\x18\x03\n" +
+	"\x01\x06\x12[\n" +
+	"\aSitDown\x12\".cardroom.wallet.v1.SitDownRequest\x1a#.cardroom.wallet.v1.SitDownResponse\"\a\xca\xf3\x18\x03\n" +
 	"\x01\x06\x12d\n" +
 	"\n" +
 	"CommitHold\x12%.cardroom.wallet.v1.CommitHoldRequest\x1a&.cardroom.wallet.v1.CommitHoldResponse\"\a\xca\xf3\x18\x03\n" +
@@ -4770,7 +5003,7 @@ func file_cardroom_wallet_v1_wallet_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_wallet_v1_wallet_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_cardroom_wallet_v1_wallet_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
 	(AccountKind)(0),                  // 0: cardroom.wallet.v1.AccountKind
 	(TransferKind)(0),                 // 1: cardroom.wallet.v1.TransferKind
@@ -4800,130 +5033,136 @@ var file_cardroom_wallet_v1_wallet_proto_goTypes = []any{
 	(*Hold)(nil),                      // 25: cardroom.wallet.v1.Hold
 	(*HoldBuyInRequest)(nil),          // 26: cardroom.wallet.v1.HoldBuyInRequest
 	(*HoldBuyInResponse)(nil),         // 27: cardroom.wallet.v1.HoldBuyInResponse
-	(*CommitHoldRequest)(nil),         // 28: cardroom.wallet.v1.CommitHoldRequest
-	(*CommitHoldResponse)(nil),        // 29: cardroom.wallet.v1.CommitHoldResponse
-	(*ReleaseHoldRequest)(nil),        // 30: cardroom.wallet.v1.ReleaseHoldRequest
-	(*ReleaseHoldResponse)(nil),       // 31: cardroom.wallet.v1.ReleaseHoldResponse
-	(*CashOutRequest)(nil),            // 32: cardroom.wallet.v1.CashOutRequest
-	(*CashOutResponse)(nil),           // 33: cardroom.wallet.v1.CashOutResponse
-	(*EnterRequest)(nil),              // 34: cardroom.wallet.v1.EnterRequest
-	(*EnterResponse)(nil),             // 35: cardroom.wallet.v1.EnterResponse
-	(*RebuyRequest)(nil),              // 36: cardroom.wallet.v1.RebuyRequest
-	(*RebuyResponse)(nil),             // 37: cardroom.wallet.v1.RebuyResponse
-	(*AddOnRequest)(nil),              // 38: cardroom.wallet.v1.AddOnRequest
-	(*AddOnResponse)(nil),             // 39: cardroom.wallet.v1.AddOnResponse
-	(*PayPrizeRequest)(nil),           // 40: cardroom.wallet.v1.PayPrizeRequest
-	(*PayPrizeResponse)(nil),          // 41: cardroom.wallet.v1.PayPrizeResponse
-	(*IssueVoucherRequest)(nil),       // 42: cardroom.wallet.v1.IssueVoucherRequest
-	(*Voucher)(nil),                   // 43: cardroom.wallet.v1.Voucher
-	(*IssueVoucherResponse)(nil),      // 44: cardroom.wallet.v1.IssueVoucherResponse
-	(*RefundRequest)(nil),             // 45: cardroom.wallet.v1.RefundRequest
-	(*RefundResponse)(nil),            // 46: cardroom.wallet.v1.RefundResponse
-	(*RefundEntryRequest)(nil),        // 47: cardroom.wallet.v1.RefundEntryRequest
-	(*RefundEntryResponse)(nil),       // 48: cardroom.wallet.v1.RefundEntryResponse
-	(*SettlePrizePoolRequest)(nil),    // 49: cardroom.wallet.v1.SettlePrizePoolRequest
-	(*SettlePrizePoolResponse)(nil),   // 50: cardroom.wallet.v1.SettlePrizePoolResponse
-	(*AuditRequest)(nil),              // 51: cardroom.wallet.v1.AuditRequest
-	(*CurrencyTotals)(nil),            // 52: cardroom.wallet.v1.CurrencyTotals
-	(*AuditResponse)(nil),             // 53: cardroom.wallet.v1.AuditResponse
-	(*TableReconciliation)(nil),       // 54: cardroom.wallet.v1.TableReconciliation
-	(*StuckCashOut)(nil),              // 55: cardroom.wallet.v1.StuckCashOut
-	(*ListStuckCashOutsRequest)(nil),  // 56: cardroom.wallet.v1.ListStuckCashOutsRequest
-	(*ListStuckCashOutsResponse)(nil), // 57: cardroom.wallet.v1.ListStuckCashOutsResponse
-	nil,                               // 58: cardroom.wallet.v1.StatementLine.DetailsEntry
-	(*timestamppb.Timestamp)(nil),     // 59: google.protobuf.Timestamp
-	(*v1.Game)(nil),                   // 60: cardroom.game.v1.Game
+	(*SitDownRequest)(nil),            // 28: cardroom.wallet.v1.SitDownRequest
+	(*SitDownResponse)(nil),           // 29: cardroom.wallet.v1.SitDownResponse
+	(*CommitHoldRequest)(nil),         // 30: cardroom.wallet.v1.CommitHoldRequest
+	(*CommitHoldResponse)(nil),        // 31: cardroom.wallet.v1.CommitHoldResponse
+	(*ReleaseHoldRequest)(nil),        // 32: cardroom.wallet.v1.ReleaseHoldRequest
+	(*ReleaseHoldResponse)(nil),       // 33: cardroom.wallet.v1.ReleaseHoldResponse
+	(*CashOutRequest)(nil),            // 34: cardroom.wallet.v1.CashOutRequest
+	(*CashOutResponse)(nil),           // 35: cardroom.wallet.v1.CashOutResponse
+	(*EnterRequest)(nil),              // 36: cardroom.wallet.v1.EnterRequest
+	(*EnterResponse)(nil),             // 37: cardroom.wallet.v1.EnterResponse
+	(*RebuyRequest)(nil),              // 38: cardroom.wallet.v1.RebuyRequest
+	(*RebuyResponse)(nil),             // 39: cardroom.wallet.v1.RebuyResponse
+	(*AddOnRequest)(nil),              // 40: cardroom.wallet.v1.AddOnRequest
+	(*AddOnResponse)(nil),             // 41: cardroom.wallet.v1.AddOnResponse
+	(*PayPrizeRequest)(nil),           // 42: cardroom.wallet.v1.PayPrizeRequest
+	(*PayPrizeResponse)(nil),          // 43: cardroom.wallet.v1.PayPrizeResponse
+	(*IssueVoucherRequest)(nil),       // 44: cardroom.wallet.v1.IssueVoucherRequest
+	(*Voucher)(nil),                   // 45: cardroom.wallet.v1.Voucher
+	(*IssueVoucherResponse)(nil),      // 46: cardroom.wallet.v1.IssueVoucherResponse
+	(*RefundRequest)(nil),             // 47: cardroom.wallet.v1.RefundRequest
+	(*RefundResponse)(nil),            // 48: cardroom.wallet.v1.RefundResponse
+	(*RefundEntryRequest)(nil),        // 49: cardroom.wallet.v1.RefundEntryRequest
+	(*RefundEntryResponse)(nil),       // 50: cardroom.wallet.v1.RefundEntryResponse
+	(*SettlePrizePoolRequest)(nil),    // 51: cardroom.wallet.v1.SettlePrizePoolRequest
+	(*SettlePrizePoolResponse)(nil),   // 52: cardroom.wallet.v1.SettlePrizePoolResponse
+	(*AuditRequest)(nil),              // 53: cardroom.wallet.v1.AuditRequest
+	(*CurrencyTotals)(nil),            // 54: cardroom.wallet.v1.CurrencyTotals
+	(*AuditResponse)(nil),             // 55: cardroom.wallet.v1.AuditResponse
+	(*TableReconciliation)(nil),       // 56: cardroom.wallet.v1.TableReconciliation
+	(*StuckCashOut)(nil),              // 57: cardroom.wallet.v1.StuckCashOut
+	(*ListStuckCashOutsRequest)(nil),  // 58: cardroom.wallet.v1.ListStuckCashOutsRequest
+	(*ListStuckCashOutsResponse)(nil), // 59: cardroom.wallet.v1.ListStuckCashOutsResponse
+	nil,                               // 60: cardroom.wallet.v1.StatementLine.DetailsEntry
+	(*timestamppb.Timestamp)(nil),     // 61: google.protobuf.Timestamp
+	(*v1.Game)(nil),                   // 62: cardroom.game.v1.Game
 }
 var file_cardroom_wallet_v1_wallet_proto_depIdxs = []int32{
 	0,  // 0: cardroom.wallet.v1.Account.kind:type_name -> cardroom.wallet.v1.AccountKind
-	59, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
+	61, // 1: cardroom.wallet.v1.Account.create_time:type_name -> google.protobuf.Timestamp
 	0,  // 2: cardroom.wallet.v1.OpenAccountRequest.kind:type_name -> cardroom.wallet.v1.AccountKind
 	4,  // 3: cardroom.wallet.v1.OpenAccountResponse.account:type_name -> cardroom.wallet.v1.Account
 	1,  // 4: cardroom.wallet.v1.Transfer.kind:type_name -> cardroom.wallet.v1.TransferKind
-	59, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
+	61, // 5: cardroom.wallet.v1.Transfer.create_time:type_name -> google.protobuf.Timestamp
 	9,  // 6: cardroom.wallet.v1.DepositResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	9,  // 7: cardroom.wallet.v1.WithdrawResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	1,  // 8: cardroom.wallet.v1.StatementLine.kind:type_name -> cardroom.wallet.v1.TransferKind
-	58, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
-	59, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
+	60, // 9: cardroom.wallet.v1.StatementLine.details:type_name -> cardroom.wallet.v1.StatementLine.DetailsEntry
+	61, // 10: cardroom.wallet.v1.StatementLine.create_time:type_name -> google.protobuf.Timestamp
 	15, // 11: cardroom.wallet.v1.GetStatementResponse.lines:type_name -> cardroom.wallet.v1.StatementLine
 	18, // 12: cardroom.wallet.v1.GetCageReportResponse.lines:type_name -> cardroom.wallet.v1.CageLine
 	9,  // 13: cardroom.wallet.v1.ReverseTransferResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
 	2,  // 14: cardroom.wallet.v1.BuyInRange.case:type_name -> cardroom.wallet.v1.BuyInCase
-	60, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	62, // 15: cardroom.wallet.v1.CheckBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	22, // 16: cardroom.wallet.v1.CheckBuyInResponse.range:type_name -> cardroom.wallet.v1.BuyInRange
 	22, // 17: cardroom.wallet.v1.CheckBuyInResponse.table_range:type_name -> cardroom.wallet.v1.BuyInRange
 	3,  // 18: cardroom.wallet.v1.Hold.state:type_name -> cardroom.wallet.v1.HoldState
-	59, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
+	61, // 19: cardroom.wallet.v1.Hold.expire_time:type_name -> google.protobuf.Timestamp
 	22, // 20: cardroom.wallet.v1.Hold.range:type_name -> cardroom.wallet.v1.BuyInRange
-	60, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
+	62, // 21: cardroom.wallet.v1.HoldBuyInRequest.game:type_name -> cardroom.game.v1.Game
 	25, // 22: cardroom.wallet.v1.HoldBuyInResponse.hold:type_name -> cardroom.wallet.v1.Hold
-	25, // 23: cardroom.wallet.v1.CommitHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
-	25, // 24: cardroom.wallet.v1.ReleaseHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
-	59, // 25: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
-	9,  // 26: cardroom.wallet.v1.EnterResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	9,  // 27: cardroom.wallet.v1.RebuyResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	9,  // 28: cardroom.wallet.v1.AddOnResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	9,  // 29: cardroom.wallet.v1.PayPrizeResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	59, // 30: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
-	43, // 31: cardroom.wallet.v1.IssueVoucherResponse.voucher:type_name -> cardroom.wallet.v1.Voucher
-	9,  // 32: cardroom.wallet.v1.RefundEntryResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	9,  // 33: cardroom.wallet.v1.SettlePrizePoolResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
-	52, // 34: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
-	54, // 35: cardroom.wallet.v1.AuditResponse.tables:type_name -> cardroom.wallet.v1.TableReconciliation
-	55, // 36: cardroom.wallet.v1.AuditResponse.stuck_cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
-	59, // 37: cardroom.wallet.v1.StuckCashOut.create_time:type_name -> google.protobuf.Timestamp
-	59, // 38: cardroom.wallet.v1.StuckCashOut.last_attempt_time:type_name -> google.protobuf.Timestamp
-	55, // 39: cardroom.wallet.v1.ListStuckCashOutsResponse.cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
-	5,  // 40: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
-	7,  // 41: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
-	14, // 42: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
-	10, // 43: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
-	12, // 44: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
-	17, // 45: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
-	20, // 46: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
-	23, // 47: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
-	26, // 48: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
-	28, // 49: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
-	30, // 50: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
-	32, // 51: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
-	34, // 52: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
-	36, // 53: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
-	38, // 54: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
-	40, // 55: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
-	42, // 56: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
-	45, // 57: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
-	47, // 58: cardroom.wallet.v1.WalletService.RefundEntry:input_type -> cardroom.wallet.v1.RefundEntryRequest
-	49, // 59: cardroom.wallet.v1.WalletService.SettlePrizePool:input_type -> cardroom.wallet.v1.SettlePrizePoolRequest
-	51, // 60: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
-	56, // 61: cardroom.wallet.v1.WalletService.ListStuckCashOuts:input_type -> cardroom.wallet.v1.ListStuckCashOutsRequest
-	6,  // 62: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
-	8,  // 63: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
-	16, // 64: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
-	11, // 65: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
-	13, // 66: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
-	19, // 67: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
-	21, // 68: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
-	24, // 69: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
-	27, // 70: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
-	29, // 71: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
-	31, // 72: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
-	33, // 73: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
-	35, // 74: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
-	37, // 75: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
-	39, // 76: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
-	41, // 77: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
-	44, // 78: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
-	46, // 79: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
-	48, // 80: cardroom.wallet.v1.WalletService.RefundEntry:output_type -> cardroom.wallet.v1.RefundEntryResponse
-	50, // 81: cardroom.wallet.v1.WalletService.SettlePrizePool:output_type -> cardroom.wallet.v1.SettlePrizePoolResponse
-	53, // 82: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
-	57, // 83: cardroom.wallet.v1.WalletService.ListStuckCashOuts:output_type -> cardroom.wallet.v1.ListStuckCashOutsResponse
-	62, // [62:84] is the sub-list for method output_type
-	40, // [40:62] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	62, // 23: cardroom.wallet.v1.SitDownRequest.game:type_name -> cardroom.game.v1.Game
+	22, // 24: cardroom.wallet.v1.SitDownResponse.range:type_name -> cardroom.wallet.v1.BuyInRange
+	25, // 25: cardroom.wallet.v1.CommitHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
+	25, // 26: cardroom.wallet.v1.ReleaseHoldResponse.hold:type_name -> cardroom.wallet.v1.Hold
+	61, // 27: cardroom.wallet.v1.CashOutResponse.leave_time:type_name -> google.protobuf.Timestamp
+	9,  // 28: cardroom.wallet.v1.EnterResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 29: cardroom.wallet.v1.RebuyResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 30: cardroom.wallet.v1.AddOnResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 31: cardroom.wallet.v1.PayPrizeResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	61, // 32: cardroom.wallet.v1.Voucher.create_time:type_name -> google.protobuf.Timestamp
+	45, // 33: cardroom.wallet.v1.IssueVoucherResponse.voucher:type_name -> cardroom.wallet.v1.Voucher
+	9,  // 34: cardroom.wallet.v1.RefundEntryResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	9,  // 35: cardroom.wallet.v1.SettlePrizePoolResponse.transfer:type_name -> cardroom.wallet.v1.Transfer
+	54, // 36: cardroom.wallet.v1.AuditResponse.currencies:type_name -> cardroom.wallet.v1.CurrencyTotals
+	56, // 37: cardroom.wallet.v1.AuditResponse.tables:type_name -> cardroom.wallet.v1.TableReconciliation
+	57, // 38: cardroom.wallet.v1.AuditResponse.stuck_cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	61, // 39: cardroom.wallet.v1.StuckCashOut.create_time:type_name -> google.protobuf.Timestamp
+	61, // 40: cardroom.wallet.v1.StuckCashOut.last_attempt_time:type_name -> google.protobuf.Timestamp
+	57, // 41: cardroom.wallet.v1.ListStuckCashOutsResponse.cash_outs:type_name -> cardroom.wallet.v1.StuckCashOut
+	5,  // 42: cardroom.wallet.v1.WalletService.OpenAccount:input_type -> cardroom.wallet.v1.OpenAccountRequest
+	7,  // 43: cardroom.wallet.v1.WalletService.GetBalance:input_type -> cardroom.wallet.v1.GetBalanceRequest
+	14, // 44: cardroom.wallet.v1.WalletService.GetStatement:input_type -> cardroom.wallet.v1.GetStatementRequest
+	10, // 45: cardroom.wallet.v1.WalletService.Deposit:input_type -> cardroom.wallet.v1.DepositRequest
+	12, // 46: cardroom.wallet.v1.WalletService.Withdraw:input_type -> cardroom.wallet.v1.WithdrawRequest
+	17, // 47: cardroom.wallet.v1.WalletService.GetCageReport:input_type -> cardroom.wallet.v1.GetCageReportRequest
+	20, // 48: cardroom.wallet.v1.WalletService.ReverseTransfer:input_type -> cardroom.wallet.v1.ReverseTransferRequest
+	23, // 49: cardroom.wallet.v1.WalletService.CheckBuyIn:input_type -> cardroom.wallet.v1.CheckBuyInRequest
+	26, // 50: cardroom.wallet.v1.WalletService.HoldBuyIn:input_type -> cardroom.wallet.v1.HoldBuyInRequest
+	28, // 51: cardroom.wallet.v1.WalletService.SitDown:input_type -> cardroom.wallet.v1.SitDownRequest
+	30, // 52: cardroom.wallet.v1.WalletService.CommitHold:input_type -> cardroom.wallet.v1.CommitHoldRequest
+	32, // 53: cardroom.wallet.v1.WalletService.ReleaseHold:input_type -> cardroom.wallet.v1.ReleaseHoldRequest
+	34, // 54: cardroom.wallet.v1.WalletService.CashOut:input_type -> cardroom.wallet.v1.CashOutRequest
+	36, // 55: cardroom.wallet.v1.WalletService.Enter:input_type -> cardroom.wallet.v1.EnterRequest
+	38, // 56: cardroom.wallet.v1.WalletService.Rebuy:input_type -> cardroom.wallet.v1.RebuyRequest
+	40, // 57: cardroom.wallet.v1.WalletService.AddOn:input_type -> cardroom.wallet.v1.AddOnRequest
+	42, // 58: cardroom.wallet.v1.WalletService.PayPrize:input_type -> cardroom.wallet.v1.PayPrizeRequest
+	44, // 59: cardroom.wallet.v1.WalletService.IssueVoucher:input_type -> cardroom.wallet.v1.IssueVoucherRequest
+	47, // 60: cardroom.wallet.v1.WalletService.Refund:input_type -> cardroom.wallet.v1.RefundRequest
+	49, // 61: cardroom.wallet.v1.WalletService.RefundEntry:input_type -> cardroom.wallet.v1.RefundEntryRequest
+	51, // 62: cardroom.wallet.v1.WalletService.SettlePrizePool:input_type -> cardroom.wallet.v1.SettlePrizePoolRequest
+	53, // 63: cardroom.wallet.v1.WalletService.Audit:input_type -> cardroom.wallet.v1.AuditRequest
+	58, // 64: cardroom.wallet.v1.WalletService.ListStuckCashOuts:input_type -> cardroom.wallet.v1.ListStuckCashOutsRequest
+	6,  // 65: cardroom.wallet.v1.WalletService.OpenAccount:output_type -> cardroom.wallet.v1.OpenAccountResponse
+	8,  // 66: cardroom.wallet.v1.WalletService.GetBalance:output_type -> cardroom.wallet.v1.GetBalanceResponse
+	16, // 67: cardroom.wallet.v1.WalletService.GetStatement:output_type -> cardroom.wallet.v1.GetStatementResponse
+	11, // 68: cardroom.wallet.v1.WalletService.Deposit:output_type -> cardroom.wallet.v1.DepositResponse
+	13, // 69: cardroom.wallet.v1.WalletService.Withdraw:output_type -> cardroom.wallet.v1.WithdrawResponse
+	19, // 70: cardroom.wallet.v1.WalletService.GetCageReport:output_type -> cardroom.wallet.v1.GetCageReportResponse
+	21, // 71: cardroom.wallet.v1.WalletService.ReverseTransfer:output_type -> cardroom.wallet.v1.ReverseTransferResponse
+	24, // 72: cardroom.wallet.v1.WalletService.CheckBuyIn:output_type -> cardroom.wallet.v1.CheckBuyInResponse
+	27, // 73: cardroom.wallet.v1.WalletService.HoldBuyIn:output_type -> cardroom.wallet.v1.HoldBuyInResponse
+	29, // 74: cardroom.wallet.v1.WalletService.SitDown:output_type -> cardroom.wallet.v1.SitDownResponse
+	31, // 75: cardroom.wallet.v1.WalletService.CommitHold:output_type -> cardroom.wallet.v1.CommitHoldResponse
+	33, // 76: cardroom.wallet.v1.WalletService.ReleaseHold:output_type -> cardroom.wallet.v1.ReleaseHoldResponse
+	35, // 77: cardroom.wallet.v1.WalletService.CashOut:output_type -> cardroom.wallet.v1.CashOutResponse
+	37, // 78: cardroom.wallet.v1.WalletService.Enter:output_type -> cardroom.wallet.v1.EnterResponse
+	39, // 79: cardroom.wallet.v1.WalletService.Rebuy:output_type -> cardroom.wallet.v1.RebuyResponse
+	41, // 80: cardroom.wallet.v1.WalletService.AddOn:output_type -> cardroom.wallet.v1.AddOnResponse
+	43, // 81: cardroom.wallet.v1.WalletService.PayPrize:output_type -> cardroom.wallet.v1.PayPrizeResponse
+	46, // 82: cardroom.wallet.v1.WalletService.IssueVoucher:output_type -> cardroom.wallet.v1.IssueVoucherResponse
+	48, // 83: cardroom.wallet.v1.WalletService.Refund:output_type -> cardroom.wallet.v1.RefundResponse
+	50, // 84: cardroom.wallet.v1.WalletService.RefundEntry:output_type -> cardroom.wallet.v1.RefundEntryResponse
+	52, // 85: cardroom.wallet.v1.WalletService.SettlePrizePool:output_type -> cardroom.wallet.v1.SettlePrizePoolResponse
+	55, // 86: cardroom.wallet.v1.WalletService.Audit:output_type -> cardroom.wallet.v1.AuditResponse
+	59, // 87: cardroom.wallet.v1.WalletService.ListStuckCashOuts:output_type -> cardroom.wallet.v1.ListStuckCashOutsResponse
+	65, // [65:88] is the sub-list for method output_type
+	42, // [42:65] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_wallet_v1_wallet_proto_init() }
@@ -4937,7 +5176,7 @@ func file_cardroom_wallet_v1_wallet_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_wallet_v1_wallet_proto_rawDesc), len(file_cardroom_wallet_v1_wallet_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   55,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -37,6 +37,7 @@ const (
 	WalletService_ReverseTransfer_FullMethodName   = "/cardroom.wallet.v1.WalletService/ReverseTransfer"
 	WalletService_CheckBuyIn_FullMethodName        = "/cardroom.wallet.v1.WalletService/CheckBuyIn"
 	WalletService_HoldBuyIn_FullMethodName         = "/cardroom.wallet.v1.WalletService/HoldBuyIn"
+	WalletService_SitDown_FullMethodName           = "/cardroom.wallet.v1.WalletService/SitDown"
 	WalletService_CommitHold_FullMethodName        = "/cardroom.wallet.v1.WalletService/CommitHold"
 	WalletService_ReleaseHold_FullMethodName       = "/cardroom.wallet.v1.WalletService/ReleaseHold"
 	WalletService_CashOut_FullMethodName           = "/cardroom.wallet.v1.WalletService/CashOut"
@@ -92,6 +93,14 @@ type WalletServiceClient interface {
 	// releases it or the hold expires. Called by the table service with the
 	// table's fencing epoch.
 	HoldBuyIn(ctx context.Context, in *HoldBuyInRequest, opts ...grpc.CallOption) (*HoldBuyInResponse, error)
+	// SitDown buys a player into a seat in one step: it applies the buy-in
+	// rules and moves the amount from the player's account straight to the
+	// table's escrow, opening the sitting the table names (sitting_id). The
+	// table stores the unpaid seat and this step before it calls, and
+	// finishes or undoes it from that record: a sitting is bought once, so a
+	// retry under any key gets the original answer. Called by the table
+	// service with the table's fencing epoch; top-ups still hold and commit.
+	SitDown(ctx context.Context, in *SitDownRequest, opts ...grpc.CallOption) (*SitDownResponse, error)
 	// CommitHold moves held chips to the table's escrow: the player is seated.
 	CommitHold(ctx context.Context, in *CommitHoldRequest, opts ...grpc.CallOption) (*CommitHoldResponse, error)
 	// ReleaseHold returns held chips to the player's account.
@@ -230,6 +239,16 @@ func (c *walletServiceClient) HoldBuyIn(ctx context.Context, in *HoldBuyInReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HoldBuyInResponse)
 	err := c.cc.Invoke(ctx, WalletService_HoldBuyIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *walletServiceClient) SitDown(ctx context.Context, in *SitDownRequest, opts ...grpc.CallOption) (*SitDownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SitDownResponse)
+	err := c.cc.Invoke(ctx, WalletService_SitDown_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -406,6 +425,14 @@ type WalletServiceServer interface {
 	// releases it or the hold expires. Called by the table service with the
 	// table's fencing epoch.
 	HoldBuyIn(context.Context, *HoldBuyInRequest) (*HoldBuyInResponse, error)
+	// SitDown buys a player into a seat in one step: it applies the buy-in
+	// rules and moves the amount from the player's account straight to the
+	// table's escrow, opening the sitting the table names (sitting_id). The
+	// table stores the unpaid seat and this step before it calls, and
+	// finishes or undoes it from that record: a sitting is bought once, so a
+	// retry under any key gets the original answer. Called by the table
+	// service with the table's fencing epoch; top-ups still hold and commit.
+	SitDown(context.Context, *SitDownRequest) (*SitDownResponse, error)
 	// CommitHold moves held chips to the table's escrow: the player is seated.
 	CommitHold(context.Context, *CommitHoldRequest) (*CommitHoldResponse, error)
 	// ReleaseHold returns held chips to the player's account.
@@ -486,6 +513,9 @@ func (UnimplementedWalletServiceServer) CheckBuyIn(context.Context, *CheckBuyInR
 }
 func (UnimplementedWalletServiceServer) HoldBuyIn(context.Context, *HoldBuyInRequest) (*HoldBuyInResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method HoldBuyIn not implemented")
+}
+func (UnimplementedWalletServiceServer) SitDown(context.Context, *SitDownRequest) (*SitDownResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SitDown not implemented")
 }
 func (UnimplementedWalletServiceServer) CommitHold(context.Context, *CommitHoldRequest) (*CommitHoldResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CommitHold not implemented")
@@ -705,6 +735,24 @@ func _WalletService_HoldBuyIn_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WalletServiceServer).HoldBuyIn(ctx, req.(*HoldBuyInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WalletService_SitDown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SitDownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WalletServiceServer).SitDown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WalletService_SitDown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WalletServiceServer).SitDown(ctx, req.(*SitDownRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -985,6 +1033,10 @@ var WalletService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "HoldBuyIn",
 			Handler:    _WalletService_HoldBuyIn_Handler,
+		},
+		{
+			MethodName: "SitDown",
+			Handler:    _WalletService_SitDown_Handler,
 		},
 		{
 			MethodName: "CommitHold",
