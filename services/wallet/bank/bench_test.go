@@ -34,7 +34,7 @@ import (
 //
 // A hold is half of a buy-in's work in the wallet: BenchmarkSeatedBuyIns
 // measures the whole of it.
-func BenchmarkBuyInTransfers(b *testing.B) { benchBuyIns(b, false) }
+func BenchmarkBuyInTransfers(b *testing.B) { benchBuyIns(b, holdOnly) }
 
 // BenchmarkSeatedBuyIns is BenchmarkBuyInTransfers with every buy-in
 // taken to its end, as a table does when the player sits down: the hold,
@@ -42,11 +42,25 @@ func BenchmarkBuyInTransfers(b *testing.B) { benchBuyIns(b, false) }
 // table's escrow and the player's sitting opens), one after the other
 // from the same goroutine. Its p50/p99 and buy-ins/s are those of the two
 // calls together; transfers/s counts both transfers.
-func BenchmarkSeatedBuyIns(b *testing.B) { benchBuyIns(b, true) }
+func BenchmarkSeatedBuyIns(b *testing.B) { benchBuyIns(b, holdAndCommit) }
 
-// benchBuyIns runs the buy-in benchmarks: holds alone, or seated (each
-// hold committed).
-func benchBuyIns(b *testing.B, seat bool) {
+// BenchmarkSitDowns is BenchmarkSeatedBuyIns the way a table seats a
+// player now: one request (SitDown) moves the buy-in from the player to
+// the table's escrow and opens the sitting, where a hold and its commit
+// were two. Its buy-ins/s is the wallet's whole buy-in rate.
+func BenchmarkSitDowns(b *testing.B) { benchBuyIns(b, sitDown) }
+
+// buyInWay is how the benchmark's buy-ins are made.
+type buyInWay int
+
+const (
+	holdOnly      buyInWay = iota // HoldBuyIn, never settled
+	holdAndCommit                 // HoldBuyIn, then CommitHold
+	sitDown                       // SitDown
+)
+
+// benchBuyIns runs the buy-in benchmarks one way.
+func benchBuyIns(b *testing.B, way buyInWay) {
 	// The pool sizes are the wallet's own (wallet.SQLiteConns,
 	// wallet.PostgresConns) unless WALLET_BENCH_CONNS says otherwise.
 	opts := sqlstore.Options{Service: store.ServiceName, Migrations: store.Migrations(),
@@ -62,16 +76,16 @@ func benchBuyIns(b *testing.B, seat bool) {
 			setup := func(newStore func(*sqlstore.DB) *store.Store) func() (*buyInBench, error) {
 				return sync.OnceValues(func() (*buyInBench, error) { return newBuyInBench(b, newStore(dialect.open(b, opts))) })
 			}
-			for _, way := range []struct {
+			for _, commits := range []struct {
 				name  string
 				bench func() (*buyInBench, error)
 			}{{"grouped", setup(grouped)}, {"each", setup(store.New)}} {
-				b.Run(way.name, func(b *testing.B) {
-					w, err := way.bench()
+				b.Run(commits.name, func(b *testing.B) {
+					w, err := commits.bench()
 					if err != nil {
 						b.Fatal(err)
 					}
-					w.run(b, seat)
+					w.run(b, way)
 				})
 			}
 		})
@@ -121,9 +135,8 @@ func (w *buyInBench) request(i int64) bank.HoldRequest {
 	}
 }
 
-// run makes the benchmark's buy-ins: holds, or with seat each hold
-// committed as well.
-func (w *buyInBench) run(b *testing.B, seat bool) {
+// run makes the benchmark's buy-ins the way asked.
+func (w *buyInBench) run(b *testing.B, way buyInWay) {
 	ctx := b.Context()
 	// WALLET_BENCH_TELEMETRY=1 measures the bank with its telemetry as
 	// deployed (testkit.DeployedTelemetry): its group commits' and SQL
@@ -145,9 +158,16 @@ func (w *buyInBench) run(b *testing.B, seat bool) {
 		for pb.Next() {
 			r := w.request(w.seq.Add(1) - 1)
 			t0 := time.Now()
-			hold, err := w.bk.HoldBuyIn(ctx, r)
-			if err == nil && seat {
-				_, err = w.bk.CommitHold(ctx, bank.SettleRequest{Key: r.Key + "-seat", TableRequest: r.TableRequest, HoldID: hold.HoldID, Player: r.Player})
+			var err error
+			if way == sitDown {
+				_, err = w.bk.SitDown(ctx, bank.SitDownRequest{Key: r.Key, TableRequest: r.TableRequest, Player: r.Player, Currency: r.Currency,
+					Game: r.Game, Amount: r.Amount, Sitting: "sit-" + r.Key})
+			} else {
+				var hold bank.HoldResult
+				hold, err = w.bk.HoldBuyIn(ctx, r)
+				if err == nil && way == holdAndCommit {
+					_, err = w.bk.CommitHold(ctx, bank.SettleRequest{Key: r.Key + "-seat", TableRequest: r.TableRequest, HoldID: hold.HoldID, Player: r.Player})
+				}
 			}
 			local = append(local, time.Since(t0))
 			if err != nil {
@@ -169,10 +189,13 @@ func (w *buyInBench) run(b *testing.B, seat bool) {
 		return float64(latencies[min(len(latencies)-1, int(p*float64(len(latencies))))].Microseconds()) / 1000
 	}
 	// A hold is one transfer, a seated buy-in two (the hold's, the
-	// commit's); the store's requests likewise.
+	// commit's), a sit-down one; the store's requests likewise.
 	transfers, per := 1, "buy-in"
-	if seat {
+	switch way {
+	case holdAndCommit:
 		transfers, per = 2, "request"
+		b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "buy-ins/s")
+	case sitDown:
 		b.ReportMetric(float64(len(latencies))/elapsed.Seconds(), "buy-ins/s")
 	}
 	b.ReportMetric(float64(transfers*len(latencies))/elapsed.Seconds(), "transfers/s")

@@ -41,3 +41,8 @@ func countCashOut(ctx context.Context, tx *store.Tx, cur ledger.Currency, stack 
 func currency(c ledger.Currency) attribute.KeyValue {
 	return attribute.String("cardroom.currency", string(c))
 }
+
+// countBuyIn records, once tx commits, a buy-in bought in one step.
+func countBuyIn(ctx context.Context, tx *store.Tx, cur ledger.Currency, amount int64) {
+	tx.AfterCommit(func() { buyIns.Record(ctx, amount, metric.WithAttributes(currency(cur))) })
+}

@@ -20,6 +20,7 @@ const (
 	BuyInHold    TransferKind = "buyin_hold"    // player → table hold
 	BuyInCommit  TransferKind = "buyin_commit"  // table hold → table escrow
 	BuyInRelease TransferKind = "buyin_release" // table hold → player
+	BuyIn        TransferKind = "buyin"         // player → table escrow: a sit-down in one step, no hold
 	CashOut      TransferKind = "cash_out"      // table escrow → player, on leaving (CS-08)
 	EventEntry   TransferKind = "entry"         // player or voucher → prize pool + house fees (TR-04)
 	Rebuy        TransferKind = "rebuy"         // player → prize pool (+ fee) (TR-14)

@@ -5,11 +5,13 @@
 //
 // A table's escrow must hold every chip the table shows, less the chips of
 // buy-ins and top-ups the wallet has not committed yet (those still sit in
-// the table's hold account), plus the cash-outs the table recorded that
+// the table's hold account, or for a one-step sit-down in the player's
+// account), plus the cash-outs the table recorded that
 // the wallet has not paid yet (those chips left the table's view but not
 // its escrow). A step in flight is told apart by the wallet's own books:
-// a buy-in's hold is committed or not, a cash-out's sitting is open or
-// ended, so the count is exact, not a tolerance.
+// a buy-in's hold is committed or not, a one-step sit-down's transfer is
+// posted or not, a cash-out's sitting is open or ended, so the count is
+// exact, not a tolerance.
 package reconcile
 
 import (
@@ -33,13 +35,15 @@ const (
 
 // Move is a wallet step a table recorded and has not finished.
 type Move struct {
-	Key     string
-	Kind    MoveKind
-	Player  string
-	Seat    int
-	Amount  int64
-	Hold    string // the hold a buy-in or top-up commits
-	Sitting string // the sitting a cash-out ends
+	Key    string
+	Kind   MoveKind
+	Player string
+	Seat   int
+	Amount int64
+	Hold   string // the hold a buy-in or top-up commits; none for a one-step sit-down
+	// Sitting is the sitting a cash-out ends, or the one a one-step
+	// sit-down (a buy-in without a hold) buys.
+	Sitting string
 	// Attempts counts the failed wallet calls; Stuck is true once the
 	// table gave up counting on a quick success (it still retries).
 	Attempts    int
@@ -68,6 +72,9 @@ type Books struct {
 	// Committed holds the IDs of the holds the wallet committed, among
 	// those the pending moves name.
 	Committed map[string]bool
+	// Bought holds, as table + "/" + sitting, whether the wallet posted
+	// the buy-in of each one-step sit-down the pending moves name.
+	Bought map[string]bool
 	// Open holds the open sittings among those the pending cash-outs name,
 	// as table + "/" + sitting.
 	Open map[string]bool
@@ -117,7 +124,11 @@ func Reconcile(counts []TableCount, books Books) Report {
 		for _, m := range c.Pending {
 			switch m.Kind {
 			case BuyIn, TopUp:
-				if !books.Committed[m.Hold] {
+				if m.sitDown() {
+					if !books.Bought[c.Table+"/"+m.Sitting] {
+						l.Uncommitted += m.Amount
+					}
+				} else if !books.Committed[m.Hold] {
 					l.Uncommitted += m.Amount
 				}
 			case CashOut:
@@ -158,6 +169,24 @@ func Holds(counts []TableCount) []string {
 		for _, m := range c.Pending {
 			if (m.Kind == BuyIn || m.Kind == TopUp) && m.Hold != "" {
 				out = append(out, m.Hold)
+			}
+		}
+	}
+	return out
+}
+
+// sitDown reports whether m is a one-step sit-down: a buy-in that names
+// the sitting it buys and no hold.
+func (m Move) sitDown() bool { return m.Kind == BuyIn && m.Hold == "" && m.Sitting != "" }
+
+// SitDowns lists the (table, sitting) pairs the counts' pending one-step
+// sit-downs name, for the bank to look up.
+func SitDowns(counts []TableCount) [][2]string {
+	var out [][2]string
+	for _, c := range counts {
+		for _, m := range c.Pending {
+			if m.sitDown() {
+				out = append(out, [2]string{c.Table, m.Sitting})
 			}
 		}
 	}

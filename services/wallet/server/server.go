@@ -306,6 +306,31 @@ func (s *Server) HoldBuyIn(ctx context.Context, r *walletv1.HoldBuyInRequest) (*
 	return &walletv1.HoldBuyInResponse{Hold: holdProto(h)}, nil
 }
 
+// SitDown buys a player into a seat in one step on a table's behalf.
+func (s *Server) SitDown(ctx context.Context, r *walletv1.SitDownRequest) (*walletv1.SitDownResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := gameOf(r.GetTableId(), r.GetGame())
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.bank.SitDown(ctx, bank.SitDownRequest{
+		Key:          key(p, r.GetIdempotencyKey()),
+		TableRequest: bank.TableRequest{Table: r.GetTableId(), Epoch: r.GetEpoch()},
+		Player:       r.GetPlayerId(), Seat: int64(r.GetSeat()), Currency: r.GetCurrency(), Game: g, Amount: r.GetAmount(), Sitting: r.GetSittingId(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &walletv1.SitDownResponse{SittingId: d.Sitting, TransferId: d.TransferID, Amount: d.Amount, Balance: d.Balance}
+	if d.Rule != "" {
+		out.Range = rangeProto(buyin.Range{Min: d.Min, Max: d.Max}, d.Rule, d.Case)
+	}
+	return out, nil
+}
+
 // CommitHold seats the player: held chips go to the table.
 func (s *Server) CommitHold(ctx context.Context, r *walletv1.CommitHoldRequest) (*walletv1.CommitHoldResponse, error) {
 	p, err := caller(ctx)
@@ -551,6 +576,7 @@ var transferKinds = map[ledger.TransferKind]walletv1.TransferKind{
 	ledger.BuyInHold:      walletv1.TransferKind_TRANSFER_KIND_BUY_IN_HOLD,
 	ledger.BuyInCommit:    walletv1.TransferKind_TRANSFER_KIND_BUY_IN_COMMIT,
 	ledger.BuyInRelease:   walletv1.TransferKind_TRANSFER_KIND_BUY_IN_RELEASE,
+	ledger.BuyIn:          walletv1.TransferKind_TRANSFER_KIND_BUY_IN,
 	ledger.CashOut:        walletv1.TransferKind_TRANSFER_KIND_CASH_OUT,
 	ledger.EventEntry:     walletv1.TransferKind_TRANSFER_KIND_ENTRY,
 	ledger.Rebuy:          walletv1.TransferKind_TRANSFER_KIND_REBUY,

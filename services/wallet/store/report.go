@@ -256,7 +256,7 @@ func (s *Store) Audit(ctx context.Context) (ledger.AuditReport, error) { return 
 // counted tables, whether each hold their pending buy-ins name is
 // committed, and whether each sitting their pending cash-outs name is open.
 func (s *Store) TableBooks(ctx context.Context, counts []reconcile.TableCount) (reconcile.Books, error) {
-	books := reconcile.Books{Committed: map[string]bool{}, Open: map[string]bool{}}
+	books := reconcile.Books{Committed: map[string]bool{}, Bought: map[string]bool{}, Open: map[string]bool{}}
 	err := s.db.ReadTx(ctx, func(tx *sqlstore.Tx) error {
 		var err error
 		books.Escrow, err = sqlstore.Map[ledger.AccountID, int64](ctx, tx, "read table escrows", `SELECT id, balance FROM accounts WHERE kind = 'table'`, nil)
@@ -270,6 +270,13 @@ func (s *Store) TableBooks(ctx context.Context, counts []reconcile.TableCount) (
 				return fmt.Errorf("read hold %s: %w", h, err)
 			}
 			books.Committed[h] = HoldState(state) == Committed
+		}
+		for _, ts := range reconcile.SitDowns(counts) {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM transfers WHERE id = $1`, SitDownTransferID(ts[1])).Scan(&n); err != nil {
+				return fmt.Errorf("read the buy-in of sitting %s at %s: %w", ts[1], ts[0], err)
+			}
+			books.Bought[ts[0]+"/"+ts[1]] = n > 0
 		}
 		for _, ts := range reconcile.Sittings(counts) {
 			var n int

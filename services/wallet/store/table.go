@@ -501,3 +501,19 @@ func scanPresence(rows sqlstore.Rows, player string) (Presence, bool, error) {
 	}
 	return p, fenceHeld, rows.Err()
 }
+
+// SitDownTransferID is the ID of the transfer that buys sitting into its
+// table (a one-step sit-down): named by the sitting, which its table chose
+// before asking, so that the ledger itself refuses a second buy-in of one
+// sitting, and so that the audit can tell whether a sit-down the table
+// still has pending went through.
+func SitDownTransferID(sitting string) string { return "tr_" + sitting }
+
+// TransferPosted reports whether the transfer id is in the ledger.
+func (t *Tx) TransferPosted(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := t.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM transfers WHERE id = $1`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("read transfer %s: %w", id, err)
+	}
+	return n > 0, nil
+}

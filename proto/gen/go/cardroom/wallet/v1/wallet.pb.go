@@ -4686,7 +4686,7 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"sitting_id\x18\n" +
 	" \x01(\tB\b\xbaH\x05r\x03\x18\x8c\x01R\tsittingId\"A\n" +
 	"\x11HoldBuyInResponse\x12,\n" +
-	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xc0\x03\n" +
+	"\x04hold\x18\x01 \x01(\v2\x18.cardroom.wallet.v1.HoldR\x04hold\"\xbf\x03\n" +
 	"\x0eSitDownRequest\x123\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x0eidempotencyKey\x12:\n" +
@@ -4697,9 +4697,9 @@ const file_cardroom_wallet_v1_wallet_proto_rawDesc = "" +
 	"\bcurrency\x18\x06 \x01(\tB\x11\xbaH\x0er\f2\n" +
 	"^[A-Z]{3}$R\bcurrency\x122\n" +
 	"\x04game\x18\a \x01(\v2\x16.cardroom.game.v1.GameB\x06\xbaH\x03\xc8\x01\x01R\x04game\x12\x1f\n" +
-	"\x06amount\x18\b \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12?\n" +
+	"\x06amount\x18\b \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12>\n" +
 	"\n" +
-	"sitting_id\x18\t \x01(\tB \xbaH\x1dr\x1b2\x19^[A-Za-z0-9_.@/-]{1,140}$R\tsittingId\"\xb9\x01\n" +
+	"sitting_id\x18\t \x01(\tB\x1f\xbaH\x1cr\x1a2\x18^[A-Za-z0-9_.@-]{1,128}$R\tsittingId\"\xb9\x01\n" +
 	"\x0fSitDownResponse\x12\x1d\n" +
 	"\n" +
 	"sitting_id\x18\x01 \x01(\tR\tsittingId\x12\x1f\n" +
