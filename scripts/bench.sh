@@ -143,16 +143,17 @@ bench services/tournament/deal BenchmarkICM9
 # PostgreSQL on both servers; each both ways the wallet can commit,
 # grouped (the default: concurrent buy-ins share a transaction, with
 # buy-ins/commit reported) and each (one transaction per buy-in). First
-# the holds alone (BenchmarkBuyInTransfers, transfers/s), then whole
-# buy-ins (BenchmarkSeatedBuyIns, buy-ins/s): each hold committed, as the
-# table does when the player sits down.
-bench services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns)/sqlite'
-dbbench wallet services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns)/postgres'
+# the holds alone (BenchmarkBuyInTransfers, transfers/s; a top-up is a
+# hold and its commit), then whole buy-ins (buy-ins/s) both ways: a hold
+# and its commit (BenchmarkSeatedBuyIns, how a table seated a player
+# until 2026-12-03) and one SitDown (BenchmarkSitDowns, how it does now).
+bench services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns|SitDowns)/sqlite'
+dbbench wallet services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns|SitDowns)/postgres'
 # The same grouped, with 128 buy-ins in flight instead of 24: a group
 # commit carries as many requests as are waiting, so at 24 the rate is
 # bounded by the latency (Little's law), at 128 by the machine. The
 # buy-ins/s target is read from this one.
-WALLET_BENCH_PARALLELISM=64 dbbench wallet-128 services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns)/postgres/grouped'
+WALLET_BENCH_PARALLELISM=64 dbbench wallet-128 services/wallet/bank 'Benchmark(BuyInTransfers|SeatedBuyIns|SitDowns)/postgres/grouped'
 # Table actions over gRPC and over REST on Redis + PostgreSQL: flat out at
 # 200 tables (the most actions/s; target 5,000/s durable), then 1,000
 # tables at a player's pace of one action per table per second (the
