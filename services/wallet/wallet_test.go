@@ -467,3 +467,53 @@ func TestConfigGroupCommitMaxGroupsUpTo64AndOneMeansAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestSitDownOverGRPC buys a seat through the wallet's gRPC server, as the
+// table service does: service role only, bad input refused before
+// anything is written, a refusal carrying its rule (CS-01, CS-03), the
+// buy-in in the player's statement as one transfer of its own kind, and
+// the sitting cashed out by the name the table gave it.
+func TestSitDownOverGRPC(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, wallet.StoreOptions("", ""), func(t *testing.T, db *sqlstore.DB) {
+		c := serve(t, db)
+		cashier, table := c.as("cashier-1", auth.Cashier), c.as("table-service", auth.Service)
+		if _, err := c.OpenAccount(cashier, &walletv1.OpenAccountRequest{OwnerId: "gus", Currency: "EUR", Kind: walletv1.AccountKind_ACCOUNT_KIND_PLAYER}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Deposit(cashier, &walletv1.DepositRequest{IdempotencyKey: "sd-dep", PlayerId: "gus", Currency: "EUR", Amount: 45000}); err != nil {
+			t.Fatal(err)
+		}
+		req := func(key, sitting string, amount int64) *walletv1.SitDownRequest {
+			return &walletv1.SitDownRequest{IdempotencyKey: key, TableId: "SDG", Epoch: 1, PlayerId: "gus", Seat: 5, Currency: "EUR", Game: nl,
+				Amount: amount, SittingId: sitting}
+		}
+		_, err := c.SitDown(c.as("gus", auth.Player), req("sd-0", "sit_g1", 30000))
+		wantCode(t, err, codes.PermissionDenied)
+		_, err = c.SitDown(table, req("sd-1", "sit/g1", 30000))
+		wantCode(t, err, codes.InvalidArgument)
+		_, err = c.SitDown(table, req("sd-2", "sit_g1", 10000))
+		wantCode(t, err, codes.FailedPrecondition)
+		if info := errorInfo(t, err); info.GetMetadata()["rule_id"] != "CS-03" {
+			t.Errorf("below the minimum: %v", info)
+		}
+		_, err = c.SitDown(table, req("sd-3", "sit_g1", 50000))
+		wantCode(t, err, codes.FailedPrecondition)
+		if info := errorInfo(t, err); info.GetReason() != "INSUFFICIENT_FUNDS" || info.GetMetadata()["rule_id"] != "CS-01" {
+			t.Errorf("more than the balance: %v", info)
+		}
+		sd, err := c.SitDown(table, req("sd-4", "sit_g1", 30000))
+		if err != nil || sd.GetSittingId() != "sit_g1" || sd.GetBalance() != 15000 || sd.GetRange().GetRuleId() != "CS-03" {
+			t.Fatalf("sit-down = %v, %v", sd, err)
+		}
+		st, err := c.GetStatement(cashier, &walletv1.GetStatementRequest{AccountId: "player:gus:EUR"})
+		if err != nil || len(st.GetLines()) != 2 || st.GetLines()[1].GetKind() != walletv1.TransferKind_TRANSFER_KIND_BUY_IN || st.GetLines()[1].GetAmount() != -30000 {
+			t.Fatalf("statement = %v, %v", st, err)
+		}
+		out, err := c.CashOut(table, &walletv1.CashOutRequest{IdempotencyKey: "sd-out", TableId: "SDG", Epoch: 1, PlayerId: "gus", Currency: "EUR", Stack: 30000,
+			SittingId: "sit_g1", Seat: 5})
+		if err != nil || out.GetBalance() != 45000 {
+			t.Fatalf("cash-out = %v, %v", out, err)
+		}
+	})
+}
