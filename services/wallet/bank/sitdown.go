@@ -88,6 +88,15 @@ func (b *Bank) SitDown(ctx context.Context, r SitDownRequest) (SitDownResult, er
 	}
 	r.Game.Table = r.Table
 	res, err := fenced(ctx, b, r.TableRequest, func() (SitDownResult, error) { return b.sitDown(ctx, r, cur) })
+	if errors.Is(err, store.ErrKeyReused) {
+		// The key holds another request's answer (recorded by an older
+		// wallet's hash, or a caller's mistake), so it cannot say whether
+		// this sitting was bought, and the table reads a refusal as
+		// "nothing moved" and takes the seat back. The transfer can say.
+		if bought, found, berr := b.boughtBefore(ctx, r, cur); berr != nil || found {
+			return bought, berr
+		}
+	}
 	if f, ok := fault.As(err); ok && errors.Is(f, ErrHoldPending) && f.Meta["hold_id"] == "" {
 		// Lost a race to a concurrent hold of the same player at the
 		// table: name it, as HoldBuyIn does.
@@ -197,4 +206,20 @@ func (b *Bank) sitDown(ctx context.Context, r SitDownRequest, cur ledger.Currenc
 		countBuyIn(ctx, tx, cur, r.Amount)
 		return out, nil
 	})
+}
+
+// boughtBefore answers a sit-down whose sitting was bought (found), with
+// the player's balance now.
+func (b *Bank) boughtBefore(ctx context.Context, r SitDownRequest, cur ledger.Currency) (res SitDownResult, found bool, err error) {
+	err = b.store.Read(ctx, b.clock.Now().UTC(), func(tx *store.Tx) error {
+		res = SitDownResult{Sitting: r.Sitting, TransferID: store.SitDownTransferID(r.Sitting), Player: r.Player, Table: r.Table, Currency: cur,
+			Amount: r.Amount}
+		if found, err = tx.TransferPosted(ctx, res.TransferID); err != nil || !found {
+			return err
+		}
+		a, err := tx.Account(ctx, ledger.PlayerAccount(r.Player, cur))
+		res.Balance = a.Balance
+		return err
+	})
+	return res, found, err
 }

@@ -72,6 +72,18 @@ func TestSitDown_OneStep_CS01_CS03_CS09(t *testing.T) {
 		if again, err := sit("sd-k3", "sd-ann", "sit_a1", 3, 50000); err != nil || again.TransferID != got.TransferID || again.Balance != 10000 {
 			t.Errorf("another key for the bought sitting = %+v, %v", again, err)
 		}
+		// The key recorded under another request's hash (an older
+		// wallet's) cannot answer; the sitting's transfer does: bought.
+		if _, err := e.db.SQL().ExecContext(ctx, `UPDATE idempotency_keys SET request_hash = 'older' WHERE key = 'sd-k2'`); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := sit("sd-k2", "sd-ann", "sit_a1", 3, 50000); err != nil || again.TransferID != got.TransferID || again.Balance != 10000 {
+			t.Errorf("the key recorded otherwise = %+v, %v; want the sitting bought", again, err)
+		}
+		// A key used for another request, naming a sitting not bought, is
+		// refused as reused: nothing moved.
+		_, err = sit("sd-k2", "sd-ann", "sit_a9", 3, 20000)
+		wantFault(t, err, fault.Conflict, "IDEMPOTENCY_KEY_REUSED")
 		// A stale owner is fenced out; another sitting waits for the cash-out.
 		_, err = sit("sd-k4", "sd-ann", "sit_a2", 2, 20000)
 		wantFault(t, err, fault.Aborted, "FENCED_OUT")
