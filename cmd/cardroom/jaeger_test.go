@@ -121,7 +121,7 @@ var twoCards = regexp.MustCompile(`\b[2-9TJQKA][cdhs]\s?[2-9TJQKA][cdhs]\b`)
 // TestTracesInJaeger_CS03: the suite on Redis and PostgreSQL exports its
 // traces over OTLP to a real Jaeger; a buy-in made over REST is one trace
 // in Jaeger's query API holding the gateway's HTTP span, the table's Sit,
-// the wallet's hold and commit, SQL and Redis spans, and the attributes an
+// the wallet's SitDown, SQL and Redis spans, and the attributes an
 // SRE searches by (the player, the table, the caller); a buy-in refused by
 // CS-03 is found by its rule id. No span carries cards.
 func TestTracesInJaeger_CS03(t *testing.T) {
@@ -151,11 +151,11 @@ func TestTracesInJaeger_CS03(t *testing.T) {
 	r.must("POST", "/v1/tables/"+table+"/seats", r.floor, map[string]any{"seat": 0, "player_id": "ann", "amount": tableMin}, nil)
 
 	const sitRoute = "POST /v1/tables/{table_id}/seats"
-	const sit, hold, commit = "cardroom.table.v1.TableService/Sit", "cardroom.wallet.v1.WalletService/HoldBuyIn", "cardroom.wallet.v1.WalletService/CommitHold"
+	const sit, sitDown = "cardroom.table.v1.TableService/Sit", "cardroom.wallet.v1.WalletService/SitDown"
 	var buyIn jaegerTrace
 	waitFor(t, "the buy-in's trace in Jaeger", 60*time.Second, func() bool {
 		for _, tr := range j.traces(t, sitRoute, nil) {
-			if slices.ContainsFunc(tr.Spans, func(sp jaegerSpan) bool { return sp.OperationName == commit }) {
+			if slices.ContainsFunc(tr.Spans, func(sp jaegerSpan) bool { return sp.OperationName == sitDown }) {
 				buyIn = tr
 				return true
 			}
@@ -178,7 +178,7 @@ func TestTracesInJaeger_CS03(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range []string{sitRoute, sit, hold, commit} {
+	for _, op := range []string{sitRoute, sit, sitDown} {
 		if ops[op] == 0 {
 			t.Errorf("the buy-in's trace %s has no %s span (has %v)", buyIn.TraceID, op, ops)
 		}
@@ -191,8 +191,8 @@ func TestTracesInJaeger_CS03(t *testing.T) {
 			t.Errorf("the table's Sit span: %s = %q, want %q", key, got, want)
 		}
 	}
-	if got := buyIn.tag(hold, "cardroom.table.id"); got != table {
-		t.Errorf("the wallet's HoldBuyIn span: cardroom.table.id = %q, want %q", got, table)
+	if got := buyIn.tag(sitDown, "cardroom.table.id"); got != table {
+		t.Errorf("the wallet's SitDown span: cardroom.table.id = %q, want %q", got, table)
 	}
 
 	// The refusal is found by its rule, as an SRE would search for it.

@@ -453,7 +453,7 @@ func (r *room) acceptOffer(player, table string) (string, int) {
 
 // checkSitTrace asserts that one trace carries a player's sit-down from the
 // gateway through the table service to the seating service (the offer
-// check) and the wallet (the hold and its commit), each down to its SQL.
+// check) and the wallet (its SitDown), each down to its SQL.
 func checkSitTrace(t *testing.T, spans []span) {
 	t.Helper()
 	const sit = "cardroom.table.v1.TableService/Sit"
@@ -479,8 +479,7 @@ func checkSitTrace(t *testing.T, spans []span) {
 		return false
 	}
 	var seen []string
-	for _, rpc := range []string{"cardroom.seating.v1.SeatingService/ListOffers", "cardroom.wallet.v1.WalletService/HoldBuyIn",
-		"cardroom.wallet.v1.WalletService/CommitHold"} {
+	for _, rpc := range []string{"cardroom.seating.v1.SeatingService/ListOffers", "cardroom.wallet.v1.WalletService/SitDown"} {
 		var server span
 		for _, sp := range spans {
 			if sp.Name == rpc && sp.SpanKind == 2 {

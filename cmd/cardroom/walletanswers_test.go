@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,11 +36,23 @@ import (
 // lossyWallet is the wallet's client with commits whose answer can be
 // lost: the wallet commits, the table hears Unavailable (the wallet cut
 // off or killed after committing). It can also cut commits off before
-// they reach the wallet (cutCommit), and lose the answer of a hold
-// (loseHold).
+// they reach the wallet (cutCommit), lose the answer of a hold
+// (loseHold), and lose the answer of a sit-down (loseSitDown) or cut it
+// off (cutSitDown).
 type lossyWallet struct {
 	walletv1.WalletServiceClient
-	loseCommit, cutCommit, loseHold atomic.Bool
+	loseCommit, cutCommit, loseHold, loseSitDown, cutSitDown atomic.Bool
+}
+
+func (w *lossyWallet) SitDown(ctx context.Context, in *walletv1.SitDownRequest, opts ...grpc.CallOption) (*walletv1.SitDownResponse, error) {
+	if w.cutSitDown.Load() {
+		return nil, status.Error(codes.Unavailable, "the wallet is cut off")
+	}
+	resp, err := w.WalletServiceClient.SitDown(ctx, in, opts...)
+	if err == nil && w.loseSitDown.Load() {
+		return nil, status.Error(codes.Unavailable, "the sit-down's answer was lost")
+	}
+	return resp, err
 }
 
 func (w *lossyWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest, opts ...grpc.CallOption) (*walletv1.HoldBuyInResponse, error) {
@@ -228,71 +241,118 @@ func (r *moneyRig) books(when, id, player string, deposited int64) {
 	}
 }
 
-// TestCommitGoneThrough_NeverUndone: the wallet commits ann's buy-in but
-// the table never hears it, so the commit stays a pending step; when the
-// table's next owner asks again, the wallet no longer answers with the
-// commit's own response, and the table must still count the buy-in as
-// paid. Before, both answers below were "definite refusals": the table
-// unseated ann and tried to release a hold already committed, and her
-// buy-in stayed in the table's escrow with no seat to show for it.
-func TestCommitGoneThrough_NeverUndone(t *testing.T) {
+// TestSitDownGoneThrough_NeverUndone_CS01: the wallet buys ann's seat but
+// the table never hears it, so the sit-down stays a pending step with
+// her seat unpaid; when the table's next owner asks again, the wallet no
+// longer answers with the request's own response, and the table must
+// still count the buy-in as paid: the wallet buys a sitting once, and
+// says so however it is asked. A wallet that cannot be reached leaves the
+// seat waiting, and the next owner buys it. And a buy-in the wallet
+// refuses (CS-01) leaves no seat and moves nothing.
+func TestSitDownGoneThrough_NeverUndone_CS01(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
-		// forget makes the wallet's record of the commit's key unusable
-		// before the next owner asks again.
-		forget func(t *testing.T, r *moneyRig)
+		// lose makes the first sit-down go unanswered; forget makes the
+		// wallet's record of its key unusable before the next owner asks
+		// again.
+		lose, forget func(t *testing.T, r *moneyRig)
+		escrow       int64 // after the unanswered sit-down
 	}{
 		// The retry comes after the wallet pruned the key (its retention
-		// window passed while the step was pending): the commit runs
-		// again, finds the hold committed and refuses, HOLD_NOT_HELD with
-		// state committed.
-		{"key pruned: HOLD_NOT_HELD committed", func(t *testing.T, r *moneyRig) {
+		// window passed while the step was pending): the sit-down runs
+		// again and finds the sitting bought.
+		{"key pruned", func(t *testing.T, r *moneyRig) { r.client.loseSitDown.Store(true) }, func(t *testing.T, r *moneyRig) {
 			r.walletClock.Advance(2 * wallet.MinIdempotencyRetention)
 			if n, err := r.wallet.Bank().PruneIdempotencyKeys(t.Context()); err != nil || n == 0 {
 				t.Fatalf("prune: %d keys, %v", n, err)
 			}
-		}},
-		// The key is recorded with another request hash (a wallet of
-		// before e30bf31 hashed the table's epoch in): the wallet answers
-		// IDEMPOTENCY_KEY_REUSED, which says a request under the key went
-		// through, never that nothing did.
-		{"key recorded otherwise: IDEMPOTENCY_KEY_REUSED", func(t *testing.T, r *moneyRig) {
+		}, 200},
+		// The key is recorded with another request hash (as an older
+		// wallet would have): IDEMPOTENCY_KEY_REUSED would be a refusal,
+		// which the table reads as "nothing moved"; the wallet answers
+		// from the sitting's transfer instead.
+		{"key recorded otherwise", func(t *testing.T, r *moneyRig) { r.client.loseSitDown.Store(true) }, func(t *testing.T, r *moneyRig) {
 			res, err := r.walletDB.SQL().ExecContext(t.Context(),
-				`UPDATE idempotency_keys SET request_hash = 'recorded-by-an-older-wallet' WHERE operation = 'CommitHold'`)
+				`UPDATE idempotency_keys SET request_hash = 'recorded-by-an-older-wallet' WHERE operation = 'SitDown'`)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n, _ := res.RowsAffected(); n != 1 {
-				t.Fatalf("%d commit keys, want 1", n)
+				t.Fatalf("%d sit-down keys, want 1", n)
 			}
-		}},
+		}, 200},
+		// The wallet was never reached: the next owner buys the seat.
+		{"wallet cut off", func(t *testing.T, r *moneyRig) { r.client.cutSitDown.Store(true) }, func(*testing.T, *moneyRig) {}, 0},
 	}
 	for _, tc := range cases {
 		eachMoneyStore(t, tc.name, func(t *testing.T, r *moneyRig) {
 			r.deposit("ann", 1000)
 			id := r.openTable()
-			r.client.loseCommit.Store(true)
+			tc.lose(t, r)
 			_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 0, PlayerId: "ann", Amount: 200, PostNow: true,
 				IdempotencyKey: "ann-sits"})
 			if status.Code(err) != codes.Unavailable {
-				t.Fatalf("sit with the commit's answer lost: %v, want Unavailable", err)
+				t.Fatalf("sit with the sit-down unanswered: %v, want Unavailable", err)
 			}
-			r.client.loseCommit.Store(false)
-			if got := r.balance(ledger.TableAccount(id, "EUR")); got != 200 {
-				t.Fatalf("escrow after the commit: %d, want 200", got)
+			r.client.loseSitDown.Store(false)
+			r.client.cutSitDown.Store(false)
+			if got := r.balance(ledger.TableAccount(id, "EUR")); got != tc.escrow {
+				t.Fatalf("escrow after the unanswered sit-down: %d, want %d", got, tc.escrow)
+			}
+			if s := r.state(id).GetSeats()[0]; s.GetPlayerId() != "ann" {
+				t.Fatalf("ann's seat while her sit-down is unanswered: %v, want hers, unpaid", s)
 			}
 			tc.forget(t, r)
-			r.restartTables() // the next owner finishes the pending commit
+			r.restartTables() // the next owner finishes the pending sit-down
 
-			st, err := r.tableClient().GetTableState(r.floor(), &tablev1.GetTableStateRequest{TableId: id})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s := st.GetState().GetSeats()[0]; s.GetPlayerId() != "ann" || s.GetStack() != 200 {
-				t.Fatalf("ann's seat after the next owner's retry: %v (her buy-in is in escrow)", s)
+			if s := r.state(id).GetSeats()[0]; s.GetPlayerId() != "ann" || s.GetStack() != 200 {
+				t.Fatalf("ann's seat after the next owner's retry: %v", s)
 			}
 			r.books("after the retry", id, "ann", 1000)
 		})
 	}
+	eachMoneyStore(t, "refused", func(t *testing.T, r *moneyRig) {
+		r.deposit("bea", 100)
+		id := r.openTable()
+		_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "bea", Amount: 200, IdempotencyKey: "bea-sits"})
+		if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "CS-01") {
+			t.Fatalf("sit-down beyond bea's balance: %v, want FailedPrecondition with CS-01", err)
+		}
+		if s := r.state(id).GetSeats()[1]; s.GetPlayerId() != "" {
+			t.Fatalf("seat 1 after the refused sit-down: %v, want empty", s)
+		}
+		r.books("after the refusal", id, "bea", 100)
+	})
+}
+
+// TestSitDownAnswerLost_SeatGoneGivenBack: the wallet buys ann's seat but
+// the table never hears it, and ann leaves before the table asks again.
+// The next owner asks, learns the sitting was bought and cashes it out:
+// her buy-in comes back to her account, the escrow is empty, and nothing
+// is pending. Had it not been bought, asking would buy it and give it
+// back at once, so the player's money is never stranded either way.
+func TestSitDownAnswerLost_SeatGoneGivenBack(t *testing.T) {
+	t.Parallel()
+	eachMoneyStore(t, "", func(t *testing.T, r *moneyRig) {
+		r.deposit("ann", 1000)
+		id := r.openTable()
+		r.client.loseSitDown.Store(true)
+		_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 2, PlayerId: "ann", Amount: 300, IdempotencyKey: "ann-sits"})
+		if status.Code(err) != codes.Unavailable {
+			t.Fatalf("sit with the sit-down's answer lost: %v, want Unavailable", err)
+		}
+		r.client.loseSitDown.Store(false)
+		if _, err := r.tableClient().Leave(r.floor(), &tablev1.LeaveRequest{TableId: id, Seat: 2}); err != nil {
+			t.Fatalf("ann leaves her unpaid seat: %v", err)
+		}
+		r.restartTables() // the next owner finishes the pending sit-down
+		if s := r.state(id).GetSeats()[2]; s.GetPlayerId() != "" {
+			t.Fatalf("seat 2 after ann left: %v", s)
+		}
+		if got := r.balance(ledger.PlayerAccount("ann", "EUR")); got != 1000 {
+			t.Fatalf("ann's balance after the give-back: %d, want 1000", got)
+		}
+		r.books("after the give-back", id, "ann", 1000)
+	})
 }
