@@ -266,8 +266,12 @@ type MoneyMove struct {
 	Seat    int
 	Amount  int64
 	HoldID  string
-	// Sitting is the wallet sitting a top-up adds to or a cash-out ends.
+	// Sitting is the wallet sitting a top-up adds to or a cash-out ends,
+	// or the one a buy-in made in one wallet call (no HoldID) opens.
 	Sitting string
+	// OfferID is the seating offer a buy-in was taken through, for the
+	// table.player_seated written when it is paid.
+	OfferID string
 	Done    bool
 	Created time.Time
 	// Attempts counts the failed wallet calls of a pending step; LastError
@@ -287,8 +291,9 @@ const (
 // AddMoneyMove records a saga step to finish (commit a hold, pay a
 // cash-out) in the same transaction as the seat change it belongs to.
 func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) error {
-	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, []any{m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Sitting, m.Done, m.Created.UnixMilli()},
+	_, err := sqlstore.Exec(ctx, tx, `INSERT INTO money_moves (key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, offer_id, done, created_at_ms)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, []any{m.Key, m.TableID, m.Kind, m.Player, m.Seat, m.Amount, m.HoldID, m.Sitting, m.OfferID, m.Done,
+		m.Created.UnixMilli()},
 		"record %s %s", m.Kind, m.Key)
 	return err
 }
@@ -297,8 +302,8 @@ func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) 
 func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, error) {
 	m := MoneyMove{Key: key}
 	var created int64
-	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, done, created_at_ms FROM money_moves
-		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.Done, &created)
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, offer_id, done, created_at_ms FROM money_moves
+		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.OfferID, &m.Done, &created)
 	if ok, err := sqlstore.Found(err, "money move %s", key); !ok {
 		return m, false, err
 	}
@@ -328,11 +333,11 @@ func (s *Store) PendingCashOut(ctx context.Context, player, tableID string) (Mon
 }
 
 func (s *Store) pendingMoves(ctx context.Context, q sqlstore.Querier, where string, args ...any) ([]MoneyMove, error) {
-	return sqlstore.Collect(ctx, q, "pending money moves", `SELECT key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, created_at_ms, attempts, last_error, last_attempt_ms
+	return sqlstore.Collect(ctx, q, "pending money moves", `SELECT key, table_id, kind, player_id, seat, amount, hold_id, sitting_id, offer_id, created_at_ms, attempts, last_error, last_attempt_ms
 		FROM money_moves `+where+` ORDER BY created_at_ms, key`, args, func(r sqlstore.Scanner) (MoneyMove, error) {
 		var m MoneyMove
 		var created, last int64
-		err := r.Scan(&m.Key, &m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &created, &m.Attempts, &m.LastError, &last)
+		err := r.Scan(&m.Key, &m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.OfferID, &created, &m.Attempts, &m.LastError, &last)
 		m.Created = time.UnixMilli(created).UTC()
 		if last > 0 {
 			m.LastAttempt = time.UnixMilli(last).UTC()

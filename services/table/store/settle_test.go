@@ -48,3 +48,29 @@ func TestSettleMoneyMoveGoesWithItsChange(t *testing.T) {
 		}
 	})
 }
+
+// TestMoneyMoveKeepsItsSittingAndOffer: a buy-in made in one wallet call
+// is paid from its record, possibly by the background retry, which then
+// writes the seat's table.player_seated: the sitting the table named and
+// the seating offer it was taken through come back with the step, pending
+// or looked up by key.
+func TestMoneyMoveKeepsItsSittingAndOffer(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		ctx := t.Context()
+		move := MoneyMove{Key: "sit/t1/ann/2", TableID: "t1", Kind: MoveBuyIn, Player: "ann", Seat: 3, Amount: 300, Sitting: "sit_abc",
+			OfferID: "w.7", Created: time.Date(2026, 12, 2, 20, 0, 0, 0, time.UTC)}
+		if err := db.Tx(ctx, func(tx *sqlstore.Tx) error { return s.AddMoneyMove(ctx, tx, move) }); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.MoneyMove(ctx, move.Key)
+		if err != nil || !ok || got.Sitting != "sit_abc" || got.OfferID != "w.7" || got.HoldID != "" {
+			t.Fatalf("by key: %+v %v %v, want sitting sit_abc, offer w.7, no hold", got, ok, err)
+		}
+		pending, err := s.PendingMoneyMoves(ctx, "t1")
+		if err != nil || len(pending) != 1 || pending[0].Sitting != "sit_abc" || pending[0].OfferID != "w.7" {
+			t.Fatalf("pending: %+v %v, want the buy-in with its sitting and offer", pending, err)
+		}
+	})
+}
