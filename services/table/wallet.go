@@ -33,6 +33,14 @@ func serviceContext(ctx context.Context) context.Context { return auth.WithToken
 // Escrow is true: a cash table's chips are money in the wallet's escrow.
 func (Wallet) Escrow() bool { return true }
 
+// SitDown buys a seat in one call. Its refusals are the wallet's buy-in
+// rules (CS-01 and the rest) and name them as a refused hold did.
+func (w Wallet) SitDown(ctx context.Context, s runner.SitDown) error {
+	_, err := w.Client.SitDown(serviceContext(ctx), &walletv1.SitDownRequest{IdempotencyKey: s.Key, TableId: s.Table, Epoch: s.Epoch,
+		PlayerId: s.Player, Seat: int32(s.Seat), Currency: s.Currency, Game: tablepb.GameToProto(s.Game), Amount: s.Amount, SittingId: s.Sitting})
+	return classify(err)
+}
+
 // Hold holds a buy-in or top-up.
 func (w Wallet) Hold(ctx context.Context, h runner.Hold) (string, error) {
 	resp, err := w.Client.HoldBuyIn(serviceContext(ctx), &walletv1.HoldBuyInRequest{IdempotencyKey: h.Key, TableId: h.Table, Epoch: h.Epoch,

@@ -36,6 +36,7 @@ type answeringWallet struct {
 	mu      sync.Mutex
 	callers []string     // who each call came from
 	game    *gamev1.Game // the game the hold asked for
+	sitDown *walletv1.SitDownRequest
 }
 
 func (w *answeringWallet) reply(ctx context.Context) error {
@@ -58,6 +59,16 @@ func (w *answeringWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInR
 		return nil, err
 	}
 	return &walletv1.HoldBuyInResponse{Hold: &walletv1.Hold{HoldId: "hold-1"}}, nil
+}
+
+func (w *answeringWallet) SitDown(ctx context.Context, in *walletv1.SitDownRequest) (*walletv1.SitDownResponse, error) {
+	w.mu.Lock()
+	w.sitDown = in
+	w.mu.Unlock()
+	if err := w.reply(ctx); err != nil {
+		return nil, err
+	}
+	return &walletv1.SitDownResponse{SittingId: in.GetSittingId(), Amount: in.GetAmount()}, nil
 }
 
 func (w *answeringWallet) CommitHold(ctx context.Context, _ *walletv1.CommitHoldRequest) (*walletv1.CommitHoldResponse, error) {
@@ -122,7 +133,9 @@ func holdNotHeld(state string) error {
 // stored record. So an answer read as a refusal when the step may have gone
 // through strands chips in escrow, and one read as no answer retries a
 // step that never can. Each answer goes over gRPC from a wallet server
-// built as production builds it, to every step.
+// built as production builds it, to every step. A sit-down's answer reads
+// as a hold's does (the one rule, rpc.Refused): a refusal means nothing
+// moved, and any other answer may yet have bought the seat.
 func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 	t.Parallel()
 	type answerCase struct {
@@ -215,6 +228,9 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 			if wantID := map[bool]string{true: "hold-1"}[err == nil]; holdID != wantID {
 				t.Errorf("hold: id %q, want %q", holdID, wantID)
 			}
+			checkStep(t, "sit down", w.SitDown(ctx, runner.SitDown{Step: step, Player: "ann", Seat: 2, Currency: "USD", Amount: 100,
+				Sitting: "sit_1", Game: engine.Config{Game: engine.Holdem, Structure: engine.NoLimit, Stakes: engine.Stakes{SmallBlind: 1, BigBlind: 2}}}),
+				c.hold, c.code)
 			checkStep(t, "commit", w.Commit(ctx, step, "hold-1", "ann"), c.commit, c.code)
 			wasCommitted, err := w.Release(ctx, step, "hold-1")
 			got := stepOutcome(err)
@@ -239,8 +255,13 @@ func TestWalletAdapterClassifiesAnswers(t *testing.T) {
 					t.Errorf("the wallet was called by %q, want the table service's own identity", who)
 				}
 			}
-			if len(srv.callers) != 4 {
-				t.Errorf("the wallet was called %d times, want 4 (one per step)", len(srv.callers))
+			if len(srv.callers) != 5 {
+				t.Errorf("the wallet was called %d times, want 5 (one per step)", len(srv.callers))
+			}
+			if sd := srv.sitDown; sd.GetIdempotencyKey() != "sit/k1" || sd.GetTableId() != "t1" || sd.GetEpoch() != 3 || sd.GetPlayerId() != "ann" ||
+				sd.GetSeat() != 2 || sd.GetCurrency() != "USD" || sd.GetAmount() != 100 || sd.GetSittingId() != "sit_1" ||
+				sd.GetGame().GetStakes().GetBigBlind() != 2 {
+				t.Errorf("the sit-down asked for %v", sd)
 			}
 			if g := srv.game; g.GetVariant() != gamev1.Variant_VARIANT_HOLDEM || g.GetStructure() != gamev1.Structure_STRUCTURE_NO_LIMIT ||
 				g.GetStakes().GetBigBlind() != 2 {

@@ -7,9 +7,11 @@ import (
 	"github.com/cardroom/cardroom/services/table/engine"
 )
 
-// Wallet is the cash wallet as a table's money sagas use it: a buy-in or
-// top-up is held, stored with its seat, then committed into the table's
-// escrow or released; a leaving player is cashed out of it. Each step is
+// Wallet is the cash wallet as a table's money sagas use it: a sit-down
+// is stored with its unpaid seat, then bought in one call (SitDown); a
+// top-up (and a buy-in stored by an older version) is held, stored with
+// its seat, then committed into the table's escrow or released; a leaving
+// player is cashed out of it. Each step is
 // idempotent by its key and fenced by the table's epoch. An error that
 // wraps *WalletRefused is the wallet's answer, refusing the step; any other
 // is no answer, and the step may yet go through.
@@ -18,7 +20,14 @@ type Wallet interface {
 	// escrow: false for a table without money, whose chips appear and
 	// vanish at the table and whose steps are done when they are stored.
 	Escrow() bool
-	// Hold holds a buy-in or top-up and returns the hold's id.
+	// SitDown buys a player's seat: the wallet applies its buy-in rules
+	// and moves the amount from the player to the table's escrow, opening
+	// the sitting the table named. A sitting is bought at most once: asked
+	// again (under the same key, or after the wallet forgot it), the
+	// wallet answers nil without moving chips. A refusal moved nothing.
+	SitDown(ctx context.Context, s SitDown) error
+	// Hold holds a top-up (or, from an older version, a buy-in) and
+	// returns the hold's id.
 	Hold(ctx context.Context, h Hold) (holdID string, err error)
 	// Commit moves player's held buy-in into the table's escrow; a hold
 	// committed before is committed.
@@ -37,6 +46,22 @@ type Step struct {
 	Key   string
 	Table string
 	Epoch int64
+}
+
+// SitDown is a seat to buy.
+type SitDown struct {
+	Step
+	Player   string
+	Seat     int
+	Currency string
+	// Game is the game the table deals: the wallet's buy-in rules are
+	// the game's.
+	Game   engine.Config
+	Amount int64
+	// Sitting names the sitting the buy-in opens, chosen by the table
+	// before it calls: the seat is stored with it, so a retry asks for
+	// the same sitting and cannot buy a second one.
+	Sitting string
 }
 
 // Hold is a buy-in (Stack 0, no Sitting) or a top-up to hold.
@@ -87,6 +112,9 @@ type NoMoney struct{}
 
 // Escrow is false: the chips are not money.
 func (NoMoney) Escrow() bool { return false }
+
+// SitDown buys nothing.
+func (NoMoney) SitDown(context.Context, SitDown) error { return nil }
 
 // Hold holds nothing.
 func (NoMoney) Hold(context.Context, Hold) (string, error) { return "", nil }
