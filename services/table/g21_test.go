@@ -41,17 +41,11 @@ func wantSeatedElsewhere(t *testing.T, what string, err error, table string, sea
 	}
 }
 
-// held returns the amount of the player's holds still held.
-func (w *fakeWallet) held(player string) int64 {
+// sitDowns returns how many sittings the wallet bought.
+func (w *fakeWallet) sitDowns() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var n int64
-	for _, h := range w.holds {
-		if h.GetPlayerId() == player && h.GetState() == walletv1.HoldState_HOLD_STATE_HELD {
-			n += h.GetAmount()
-		}
-	}
-	return n
+	return len(w.sittings)
 }
 
 func (w *fakeWallet) balanceOf(player string) int64 {
@@ -83,8 +77,8 @@ func TestG21_OneSeatAcrossTables(t *testing.T) {
 		e.sit(first, 2, "ann", 200)
 
 		// Refused at a table of the same game and at one of another game,
-		// in a named seat and in the lowest free one: no seat, no hold,
-		// no money moved, the table's sequence unchanged.
+		// in a named seat and in the lowest free one: no seat, no money
+		// moved, the table's sequence unchanged.
 		before := e.state(second, "ann").GetSequence()
 		for _, c := range []struct {
 			name  string
@@ -103,14 +97,11 @@ func TestG21_OneSeatAcrossTables(t *testing.T) {
 		if got := e.state(second, "ann").GetSequence(); got != before {
 			t.Fatalf("the refusals changed the table: sequence %d, was %d", got, before)
 		}
-		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 800 || h != 0 {
-			t.Fatalf("after the refusals ann has %d and %d held, want 800 and nothing held", bal, h)
+		if bal := w.balanceOf("ann"); bal != 800 {
+			t.Fatalf("after the refusals ann has %d, want 800", bal)
 		}
-		w.mu.Lock()
-		asked := len(w.holds)
-		w.mu.Unlock()
-		if asked != 1 {
-			t.Fatalf("the wallet was asked for %d holds, want 1 (the refusals come before the hold)", asked)
+		if asked := w.sitDowns(); asked != 1 {
+			t.Fatalf("the wallet bought %d sittings, want 1 (the refusals come before the wallet is asked)", asked)
 		}
 
 		// Left: allowed (and now the first table refuses her).
@@ -169,13 +160,15 @@ func TestG21_TournamentTablesAreNotSeats(t *testing.T) {
 	e.sit(cash, 1, "bob", 200)
 }
 
-// TestG21_RaceOfTwoReplicas: two processes (their own locks) run one table
-// each; a sit-down of ann passes the first table's check, and while the
-// wallet holds her buy-in the second table seats her. The database refuses
-// the first seat (the seated-player row's primary key, written in the
-// seat's transaction): she holds one seat, the first table is unchanged,
-// and its hold is released.
-func TestG21_RaceOfTwoReplicas(t *testing.T) {
+// TestG21_SeatWaitingForTheWalletHoldsThePlayer: two processes (their
+// own locks) run one table each; ann's seat at the first table is stored
+// before the wallet is asked to buy it, and while the wallet has not
+// answered, the second table refuses her (G-21) before its own wallet call:
+// she holds one seat, bought once. (Two sit-downs that both pass the
+// check race to their seats' transactions, where the seated-player row's
+// primary key refuses the loser before any wallet call:
+// TestG21_ConcurrentSitDowns.)
+func TestG21_SeatWaitingForTheWalletHoldsThePlayer(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
 		w := newFakeWallet(map[string]int64{"ann": 1000})
@@ -183,31 +176,27 @@ func TestG21_RaceOfTwoReplicas(t *testing.T) {
 		e2 := start(t, db, clock.NewFake(t0), seededDecks(24), table.Deps{Wallet: w})
 		a, b := e1.open(6, -1), e2.open(6, -1)
 		var once sync.Once
-		w.beforeHold = func(in *walletv1.HoldBuyInRequest) {
+		w.beforeSitDown = func(in *walletv1.SitDownRequest) {
 			if in.GetTableId() != a {
 				return
 			}
 			once.Do(func() {
-				if _, err := e2.c.Sit(e2.floor(), &tablev1.SitRequest{TableId: b, Seat: 4, PlayerId: "ann", Amount: 300}); err != nil {
-					t.Errorf("ann at the second table: %v", err)
-				}
+				_, err := e2.c.Sit(e2.floor(), &tablev1.SitRequest{TableId: b, Seat: 4, PlayerId: "ann", Amount: 300})
+				wantSeatedElsewhere(t, "ann at the second table while the first buys her seat", err, a, 0)
 			})
 		}
-		_, err := e1.c.Sit(e1.floor(), &tablev1.SitRequest{TableId: a, Seat: 0, PlayerId: "ann", Amount: 200})
-		wantSeatedElsewhere(t, "the losing sit-down", err, b, 4)
-		if s := e1.state(a, "ann").GetSeats()[0]; s.GetPlayerId() != "" {
+		if _, err := e1.c.Sit(e1.floor(), &tablev1.SitRequest{TableId: a, Seat: 0, PlayerId: "ann", Amount: 200}); err != nil {
+			t.Fatal(err)
+		}
+		if s := e2.state(b, "ann").GetSeats()[4]; s.GetPlayerId() != "" {
 			t.Fatalf("the refused seat is taken: %v", s)
 		}
-		if s := e2.state(b, "ann").GetSeats()[4]; s.GetPlayerId() != "ann" || s.GetStack() != 300 {
-			t.Fatalf("the winning seat: %v", s)
+		if s := e1.state(a, "ann").GetSeats()[0]; s.GetPlayerId() != "ann" || s.GetStack() != 200 {
+			t.Fatalf("the first seat: %v", s)
 		}
-		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 700 || h != 0 {
-			t.Fatalf("ann has %d and %d held, want 700 and nothing held", bal, h)
+		if bal, n := w.balanceOf("ann"), w.sitDowns(); bal != 800 || n != 1 {
+			t.Fatalf("ann has %d after %d sittings bought, want 800 after 1", bal, n)
 		}
-		// Without a race, the check before the hold refuses her.
-		w.beforeHold = nil
-		_, err = e1.c.Sit(e1.floor(), &tablev1.SitRequest{TableId: a, Seat: 0, PlayerId: "ann", Amount: 200})
-		wantSeatedElsewhere(t, "ann again", err, b, 4)
 	})
 }
 
@@ -259,8 +248,8 @@ func TestG21_ConcurrentSitDowns(t *testing.T) {
 				t.Fatalf("table %d: ann seated %v", i, seated)
 			}
 		}
-		if bal, h := w.balanceOf("ann"), w.held("ann"); bal != 9500 || h != 0 {
-			t.Fatalf("ann has %d and %d held, want 9500 and nothing held", bal, h)
+		if bal, n := w.balanceOf("ann"), w.sitDowns(); bal != 9500 || n != 1 {
+			t.Fatalf("ann has %d after %d sittings bought, want 9500 after 1 (the losers are refused before the wallet is asked)", bal, n)
 		}
 	})
 }

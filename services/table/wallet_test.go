@@ -23,32 +23,79 @@ import (
 )
 
 // fakeWallet is the wallet's table side in memory: balances, holds, the
-// tables' escrow, idempotent by key, refusing stale epochs. It checks what
-// the table asks of it, not the buy-in rules (the wallet's own tests do).
+// tables' escrow, the sittings bought, idempotent by key, refusing stale
+// epochs. It checks what the table asks of it, and of the buy-in rules
+// only CS-01 (the wallet's own tests check the rest).
 type fakeWallet struct {
 	walletv1.WalletServiceClient
 
-	mu           sync.Mutex
-	balance      map[string]int64
-	escrow       int64
-	holds        map[string]*walletv1.Hold
-	keys         map[string]any
-	epoch        map[string]int64
-	refuseCommit bool
-	commitDown   bool     // CommitHold cannot be reached
-	commitLost   bool     // CommitHold commits, but its answer is lost
-	cashOutDown  bool     // CashOut cannot be reached
-	tokens       []string // the bearer tokens the calls carried
-	cashOuts     map[string]int64
-	// beforeHold, when set, runs at the start of each HoldBuyIn (outside
-	// the wallet's lock): a test's way to act between the table's checks
-	// and its seat's transaction.
-	beforeHold func(*walletv1.HoldBuyInRequest)
+	mu            sync.Mutex
+	balance       map[string]int64
+	escrow        int64
+	holds         map[string]*walletv1.Hold
+	sittings      map[string]*walletv1.SitDownResponse // bought, by sitting
+	keys          map[string]any
+	epoch         map[string]int64
+	refuseCommit  bool
+	commitDown    bool     // CommitHold cannot be reached
+	commitLost    bool     // CommitHold commits, but its answer is lost
+	refuseSitDown bool     // SitDown refuses a sitting not bought yet
+	sitDownDown   bool     // SitDown cannot be reached
+	sitDownLost   bool     // SitDown buys the seat, but its answer is lost
+	cashOutDown   bool     // CashOut cannot be reached
+	tokens        []string // the bearer tokens the calls carried
+	cashOuts      map[string]int64
+	// beforeSitDown, when set, runs at the start of each SitDown
+	// (outside the wallet's lock): a test's way to act while the seat
+	// waits for the wallet.
+	beforeSitDown func(*walletv1.SitDownRequest)
 }
 
 func newFakeWallet(balances map[string]int64) *fakeWallet {
-	return &fakeWallet{balance: balances, holds: map[string]*walletv1.Hold{}, keys: map[string]any{}, epoch: map[string]int64{},
-		cashOuts: map[string]int64{}}
+	return &fakeWallet{balance: balances, holds: map[string]*walletv1.Hold{}, sittings: map[string]*walletv1.SitDownResponse{},
+		keys: map[string]any{}, epoch: map[string]int64{}, cashOuts: map[string]int64{}}
+}
+
+// SitDown buys a sitting once: asked again for it, under any key, it
+// answers as the first time and moves nothing. A refusal moves nothing.
+func (w *fakeWallet) SitDown(ctx context.Context, in *walletv1.SitDownRequest, _ ...grpc.CallOption) (*walletv1.SitDownResponse, error) {
+	if w.beforeSitDown != nil {
+		w.beforeSitDown(in)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sitDownDown {
+		return nil, status.Error(codes.Unavailable, "wallet down")
+	}
+	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {
+		return r.(*walletv1.SitDownResponse), nil
+	}
+	if err := w.fence(ctx, in.GetTableId(), in.GetEpoch()); err != nil {
+		return nil, err
+	}
+	resp, ok := w.sittings[in.GetSittingId()]
+	if !ok {
+		if w.refuseSitDown {
+			return nil, status.Error(codes.FailedPrecondition, "buy-in refused")
+		}
+		if w.balance[in.GetPlayerId()] < in.GetAmount() {
+			st, err := status.New(codes.FailedPrecondition, "insufficient funds").WithDetails(&errdetails.ErrorInfo{Reason: "INSUFFICIENT_FUNDS",
+				Metadata: map[string]string{"rule_id": "CS-01"}})
+			if err != nil {
+				return nil, err
+			}
+			return nil, st.Err()
+		}
+		w.balance[in.GetPlayerId()] -= in.GetAmount()
+		w.escrow += in.GetAmount()
+		resp = &walletv1.SitDownResponse{SittingId: in.GetSittingId(), Amount: in.GetAmount(), Balance: w.balance[in.GetPlayerId()]}
+		w.sittings[in.GetSittingId()] = resp
+	}
+	w.keys[in.GetIdempotencyKey()] = resp
+	if w.sitDownLost {
+		return nil, status.Error(codes.Unavailable, "connection cut after the sit-down")
+	}
+	return resp, nil
 }
 
 func (w *fakeWallet) fence(ctx context.Context, table string, epoch int64) error {
@@ -62,9 +109,6 @@ func (w *fakeWallet) fence(ctx context.Context, table string, epoch int64) error
 }
 
 func (w *fakeWallet) HoldBuyIn(ctx context.Context, in *walletv1.HoldBuyInRequest, _ ...grpc.CallOption) (*walletv1.HoldBuyInResponse, error) {
-	if w.beforeHold != nil {
-		w.beforeHold(in)
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if r, ok := w.keys[in.GetIdempotencyKey()]; ok {
@@ -165,13 +209,14 @@ func (w *fakeWallet) totals() (balances, escrow int64) {
 	return balances, w.escrow
 }
 
-// TestPlay_Wallet runs buy-ins, a top-up during a hand (CS-05), a leave
-// mid-hand and a close through the wallet saga, and checks that chips in
-// wallets plus chips on the table always equal the deposits.
+// TestPlay_Wallet runs buy-ins (refused, unanswered, answered but the
+// answer lost), a top-up during a hand (CS-05), a leave mid-hand and a
+// close through the wallet, and checks that chips in wallets plus chips on
+// the table always equal the deposits.
 func TestPlay_Wallet(t *testing.T) {
 	t.Parallel()
 	db := testkit.SQLite(t, table.DBOptions())
-	w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000, "cat": 1000})
+	w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000, "cat": 1000, "dan": 0})
 	e := start(t, db, clock.NewFake(t0), seededDecks(5), table.Deps{Wallet: w})
 	id := e.open(6, -1)
 	e.sit(id, 0, "ann", 200)
@@ -221,23 +266,24 @@ func TestPlay_Wallet(t *testing.T) {
 	}
 	conserved("after bob left")
 
-	// A refused commit (the hold expired) leaves no seat and no chips.
-	w.mu.Lock()
-	w.refuseCommit = true
-	w.mu.Unlock()
-	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 4, PlayerId: "bob", Amount: 100}); status.Code(err) != codes.FailedPrecondition {
-		t.Fatalf("sit with a refused commit: %v", err)
+	// CS-01: a sit-down the wallet refuses (dan has no money) leaves no
+	// seat and no chips, and the client hears the wallet's rule.
+	_, err = e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 4, PlayerId: "dan", Amount: 100})
+	if r, rule := reason(err); status.Code(err) != codes.FailedPrecondition || r != "INSUFFICIENT_FUNDS" || rule != "CS-01" {
+		t.Fatalf("sit without the money: %v, want CS-01 INSUFFICIENT_FUNDS", err)
 	}
 	if s := e.state(id, "ann").GetSeats()[4]; s.GetPlayerId() != "" {
 		t.Fatalf("seated without chips: %v", s)
 	}
-	conserved("after the refused commit")
+	conserved("after the refused sit-down")
 
-	// A commit that cannot be reached leaves the seat unpaid: the player is
-	// not dealt in; when they leave before it is committed, the hold is
-	// released and nothing is cashed out.
+	// A sit-down that cannot be reached leaves the seat unpaid: the player
+	// is not dealt in. When they leave before the wallet answers, the
+	// wallet is asked again (it buys a sitting at most once, so asking is
+	// how the table learns whether it did): it buys the seat now, and the
+	// chips are given back at once.
 	w.mu.Lock()
-	w.refuseCommit, w.commitDown = false, true
+	w.sitDownDown = true
 	w.mu.Unlock()
 	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 5, PlayerId: "bob", Amount: 100, IdempotencyKey: "bob-again"}); status.Code(err) != codes.Unavailable {
 		t.Fatalf("sit with the wallet down: %v", err)
@@ -247,7 +293,7 @@ func TestPlay_Wallet(t *testing.T) {
 		t.Fatalf("an unpaid seat: %v", s)
 	}
 	w.mu.Lock()
-	w.commitDown = false
+	w.sitDownDown = false
 	w.mu.Unlock()
 	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 5}); err != nil {
 		t.Fatal(err)
@@ -257,19 +303,20 @@ func TestPlay_Wallet(t *testing.T) {
 	}
 	conserved("after the unpaid seat left")
 
-	// The wallet commits but its answer is lost (cut off or killed after
-	// the commit), and the player leaves before the table learns it: the
-	// chips are in the escrow with the sitting open, so they are cashed out
-	// to the player (a release alone left them in escrow for good).
+	// The wallet buys the seat but its answer is lost (cut off or killed
+	// after the transfer), and the player leaves before the table learns
+	// it: asked again, the wallet answers that the sitting is bought
+	// (moving nothing), so the chips in escrow are cashed out to the
+	// player, ending that sitting.
 	w.mu.Lock()
-	w.commitLost = true
+	w.sitDownLost = true
 	bobBefore, cashedBefore := w.balance["bob"], w.cashOuts["bob"]
 	w.mu.Unlock()
 	if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 5, PlayerId: "bob", Amount: 100, IdempotencyKey: "bob-lost"}); status.Code(err) != codes.Unavailable {
-		t.Fatalf("sit with the commit's answer lost: %v", err)
+		t.Fatalf("sit with the sit-down's answer lost: %v", err)
 	}
 	w.mu.Lock()
-	w.commitLost = false
+	w.sitDownLost = false
 	w.mu.Unlock()
 	if _, err := e.c.Leave(e.player("bob"), &tablev1.LeaveRequest{TableId: id, Seat: 5}); err != nil {
 		t.Fatal(err)
@@ -278,9 +325,9 @@ func TestPlay_Wallet(t *testing.T) {
 	bobNow, cashed := w.balance["bob"], w.cashOuts["bob"]-cashedBefore
 	w.mu.Unlock()
 	if bobNow != bobBefore || cashed != 100 {
-		t.Fatalf("bob's buy-in whose commit answer was lost: balance %d, was %d before it; cashed out %d", bobNow, bobBefore, cashed)
+		t.Fatalf("bob's buy-in whose answer was lost: balance %d, was %d before it; cashed out %d", bobNow, bobBefore, cashed)
 	}
-	conserved("after the seat whose commit answer was lost left")
+	conserved("after the seat whose sit-down answer was lost left")
 
 	// Closing the table cashes everyone out at the end of the hand.
 	if _, err := e.c.CloseTable(e.floor(), &tablev1.CloseTableRequest{TableId: id}); err != nil {

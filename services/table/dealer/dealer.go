@@ -80,8 +80,9 @@ type Seat struct {
 	// Unpaid is a player whose buy-in the wallet has not committed yet:
 	// the seat is theirs but they are not dealt in until it is (Paid).
 	Unpaid bool `json:"unpaid,omitempty"`
-	// Sitting names the wallet's sitting of this seat (the hold of the
-	// buy-in that seated the player): top-ups add to it and the cash-out
+	// Sitting names the wallet's sitting of this seat (named by the table
+	// for its sit-down, or the hold of a buy-in held before sit-downs were
+	// one call): top-ups add to it and the cash-out
 	// ends it, and no other. Empty without a wallet, and for seats taken
 	// before sittings had names.
 	Sitting string `json:"sitting,omitempty"`

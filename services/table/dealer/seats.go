@@ -64,8 +64,8 @@ func (t *Table) Sit(seat int, player string, stack int64, postNow bool) (Output,
 }
 
 // SitUnpaid seats a player like Sit whose buy-in the wallet has yet to
-// commit: they are not dealt in until Paid. sitting names the wallet's
-// sitting the buy-in opens (its hold).
+// take: they are not dealt in until Paid. sitting names the wallet's
+// sitting the buy-in opens.
 func (t *Table) SitUnpaid(seat int, player string, stack int64, postNow bool, sitting string) (Output, error) {
 	out, err := t.Sit(seat, player, stack, postNow)
 	if err == nil {
@@ -287,7 +287,7 @@ func (t *Table) vacate(seat int, out *Output) {
 		return
 	}
 	// An unpaid seat takes nothing: its chips never reached the table (the
-	// service releases the hold instead of committing it).
+	// service settles its buy-in with the wallet instead).
 	if !s.Unpaid {
 		out.CashOuts = append(out.CashOuts, CashOut{Seat: seat, Player: s.Player, Stack: s.Stack + s.Pending, Sitting: s.Sitting})
 	}

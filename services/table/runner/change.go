@@ -89,8 +89,8 @@ func (t *Table) dealing(ctx context.Context, fn func(dt *dealer.Table) (dealer.O
 	}
 	t.announce(out)
 	if len(out.CashOuts) > 0 || len(out.SeatsOpened) > 0 {
-		// Pay leavers now (and release the holds of seats that went
-		// before their buy-in was committed); what fails is retried in
+		// Pay leavers now (and settle the buy-ins of seats that went
+		// before they were paid); what fails is retried in
 		// the background. The payment joins the trace of the request
 		// that caused it (a leave, a close), so that trace shows the
 		// wallet's CashOut.

@@ -14,10 +14,10 @@ import (
 	"github.com/cardroom/cardroom/services/table/store"
 )
 
-// retryMoney finishes the table's unfinished wallet steps: commits of
-// holds whose seat was stored, and cash-outs. A commit the wallet refuses
-// (the hold expired) undoes its seat, or for a top-up takes the chips back
-// off the table. The caller holds t.mu.
+// retryMoney finishes the table's unfinished wallet steps: sit-downs and
+// commits of holds whose seat was stored, and cash-outs. A sit-down or
+// commit the wallet refuses (the hold expired) undoes its seat, or for a
+// top-up takes the chips back off the table. The caller holds t.mu.
 //
 // req is the context of the request that asked for the steps (the
 // runner's own for the background retries). The steps run on the runner's context (a caller
@@ -41,6 +41,12 @@ func (t *Table) retryMoney(req context.Context) {
 
 // retryMove finishes one unfinished wallet step. The caller holds t.mu.
 func (t *Table) retryMove(ctx context.Context, m store.MoneyMove) {
+	if direct(m) {
+		if settled, err := t.finishSitDown(ctx, m); !settled {
+			t.failed(ctx, m, err)
+		}
+		return
+	}
 	if m.Kind == store.MoveBuyIn && !t.unpaidAt(m) {
 		// The seat went (the player left, the table closed) before the
 		// wallet confirmed the commit: give the chips back instead.
@@ -70,10 +76,62 @@ func (t *Table) retryMove(ctx context.Context, m store.MoneyMove) {
 }
 
 // unpaidAt reports whether m's player still sits in m's seat waiting for
-// the buy-in's commit. The caller holds t.mu.
+// the buy-in's commit or sit-down. A sit-down's seat must also be its
+// sitting's: the player may have left it unpaid and sat there again under
+// another, and the first sitting's answer must not pay for the second.
+// The caller holds t.mu.
 func (t *Table) unpaidAt(m store.MoneyMove) bool {
 	s := t.dt.Seats()
-	return m.Seat < len(s) && s[m.Seat].Player == m.Player && s[m.Seat].Unpaid
+	return m.Seat < len(s) && s[m.Seat].Player == m.Player && s[m.Seat].Unpaid && (!direct(m) || s[m.Seat].Sitting == m.Sitting)
+}
+
+// direct reports whether m is a buy-in made with one wallet call
+// (SitDown), not held and then committed: it has a sitting and no hold.
+func direct(m store.MoneyMove) bool { return m.Kind == store.MoveBuyIn && m.HoldID == "" }
+
+// finishSitDown asks the wallet to buy the sitting of the direct buy-in m
+// and settles the step at the table with its answer. Sit asks first; a
+// retry asks again under the same key, because the wallet buys a sitting
+// at most once: asking is the only way to learn whether a sit-down whose
+// answer was lost went through, and it moves no chips twice.
+//
+// Bought, the seat is dealt in (markPaid); refused, the seat is taken back
+// (nothing moved). If the seat went before the answer came (the player
+// left, the table closed), no chips are on the table for it: a buy-in that
+// went through is given back (cashed out, ending its sitting), and a
+// refused one is just settled. settled reports whether the step is done;
+// err is the wallet's refusal (settled), or why the step stays pending for
+// the background retry: no answer, or a failure after it. The caller
+// holds t.mu.
+func (t *Table) finishSitDown(ctx context.Context, m store.MoneyMove) (settled bool, err error) {
+	w := t.wallet()
+	err = w.SitDown(ctx, SitDown{Step: t.step(m.Key), Player: m.Player, Seat: m.Seat, Currency: t.def.Currency, Game: t.def.Config,
+		Amount: m.Amount, Sitting: m.Sitting})
+	refused := definite(err)
+	switch {
+	case err != nil && !refused:
+		return false, fmt.Errorf("sit down (retried in the background): %w", err)
+	case !t.unpaidAt(m):
+		if !refused {
+			if err := w.CashOut(ctx, t.step(m.Key+"/give-back"), CashOut{Player: m.Player, Seat: m.Seat, Currency: t.def.Currency,
+				Stack: m.Amount, Sitting: m.Sitting}); err != nil {
+				return false, fmt.Errorf("give back buy-in %s, whose seat went before it was paid: %w", m.Key, err)
+			}
+		}
+		if serr := t.r.d.Store.SettleMoneyMove(ctx, t.r.d.DB.SQL(), m.Key); serr != nil {
+			return false, serr
+		}
+		return true, err
+	case !refused:
+		if perr := t.markPaid(ctx, m); perr != nil {
+			return false, perr
+		}
+		return true, nil
+	}
+	if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(m.Seat) }, t.settled(ctx, m)); uerr != nil {
+		return false, fmt.Errorf("take back the seat of buy-in %s, which the wallet refused (%v): %w", m.Key, err, uerr)
+	}
+	return true, err
 }
 
 // giveBackBuyIn returns the buy-in of a seat that went before the wallet
@@ -127,15 +185,32 @@ func sittingOf(s dealer.Seat) string {
 	return "legacy/" + s.Player
 }
 
-// markPaid deals in a player whose buy-in the wallet committed. The caller
-// holds t.mu.
-func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) {
+// markPaid deals in a player whose buy-in the wallet committed or bought,
+// in the transaction that settles the step. A direct buy-in's seat is
+// announced to seating (table.player_seated) there too, not when it was
+// stored: seating must never hear of a seat that is then taken back. The
+// caller holds t.mu.
+func (t *Table) markPaid(ctx context.Context, m store.MoneyMove) error {
 	if !t.unpaidAt(m) {
-		return
+		return nil
 	}
-	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, t.settled(ctx, m)); err != nil {
-		t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
+	settle := t.settled(ctx, m)
+	if direct(m) {
+		seated, err := t.playerSeated(m)
+		if err != nil {
+			return err
+		}
+		settle = func(tx *sqlstore.Tx) error {
+			if err := t.r.d.Store.SettleMoneyMove(ctx, tx, m.Key); err != nil {
+				return err
+			}
+			return t.r.d.Relay.Add(ctx, tx, seated)
+		}
 	}
+	if _, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Paid(m.Seat) }, settle); err != nil {
+		return fmt.Errorf("mark buy-in %s paid at seat %d: %w", m.Key, m.Seat, err)
+	}
+	return nil
 }
 
 // undoBuyIn takes back a seat or top-up whose hold the wallet would not
@@ -185,7 +260,9 @@ func (t *Table) seatedAt(m store.MoneyMove) bool {
 // transaction that marks the step done. The caller holds t.mu.
 func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 	if m.Kind == store.MoveBuyIn {
-		t.markPaid(ctx, m)
+		if err := t.markPaid(ctx, m); err != nil {
+			t.r.d.Logger.ErrorContext(ctx, "mark a buy-in paid", "table", t.id, "seat", m.Seat, "error", err)
+		}
 		return nil
 	}
 	if !t.seatedAt(m) {

@@ -26,7 +26,7 @@ type SitArgs struct {
 	Amount  int64
 	PostNow bool
 	OfferID string
-	// Key is the saga's idempotency key (the wallet hold's).
+	// Key is the sit-down's idempotency key (its wallet step's).
 	Key string
 	// Verify, when set, checks the caller's right to the seat (a player's
 	// seating offer). It runs after the retry of a sit-down that went
@@ -44,16 +44,19 @@ func (a SitArgs) verify(ctx context.Context) error {
 
 // SitResult is the seated player.
 type SitResult struct {
-	Seat   SeatView
+	Seat SeatView
+	// HoldID is the hold of a buy-in held before sit-downs were one
+	// wallet call; empty for a sit-down (no hold).
 	HoldID string
 }
 
-// Sit seats a player and buys them in: the wallet holds the amount under
-// its buy-in rules, the seat and the pending commit are stored in one
-// transaction, then the hold is committed. If the commit is refused the
-// player is unseated and the hold released, so chips are never in two
-// places; a commit that cannot be reached is retried from the stored
-// record until it is done.
+// Sit seats a player and buys them in. At a cash table the seat is
+// stored unpaid with its pending buy-in, then the wallet buys it in one
+// call (sitDown): the seat is dealt in and announced to seating once the
+// chips are in the table's escrow, and taken back if the wallet refuses,
+// so chips are never in two places and seating never hears of a seat that
+// is taken back. A buy-in the wallet does not answer is retried from the
+// stored record until it does.
 func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, error) {
 	t, err := r.table(ctx, id)
 	if err != nil {
@@ -64,7 +67,6 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if t.stopped != nil {
 		return SitResult{}, ErrOwnedElsewhere
 	}
-	d := r.d
 	if a.Key == "" {
 		// A fresh key names no earlier sit-down: nothing to look up.
 		a.Key = "sit/" + events.NewID()
@@ -74,52 +76,72 @@ func (r *Runner) Sit(ctx context.Context, id string, a SitArgs) (SitResult, erro
 	if a.Seat, err = t.checkSit(ctx, a); err != nil {
 		return SitResult{}, err
 	}
-	w := t.wallet()
-	holdID, err := w.Hold(ctx, Hold{Step: t.step(a.Key), Player: a.Player, Seat: a.Seat, Currency: t.def.Currency, Game: t.def.Config,
-		Amount: a.Amount})
-	if err != nil {
-		return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
-	}
-	move := store.MoneyMove{Key: a.Key, TableID: id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
-		HoldID: holdID, Done: !w.Escrow(), Created: d.Clock.Now()}
-	seated, err := proto.Marshal(&tablev1.PlayerSeated{TableId: id, Seat: int32(a.Seat), PlayerId: a.Player, Stack: a.Amount, OfferId: a.OfferID})
-	if err != nil {
-		return SitResult{}, err
-	}
-	// No hand starts until the commit is settled.
+	// No hand starts until the buy-in is settled.
 	t.buying++
 	defer func() {
 		t.buying--
 		t.schedule()
 	}()
-	sit := func(dt *dealer.Table, seat int, player string, stack int64, postNow bool, _ string) (dealer.Output, error) {
-		return dt.Sit(seat, player, stack, postNow)
+	if !t.wallet().Escrow() {
+		return t.sitFree(ctx, a)
 	}
-	if w.Escrow() {
-		sit = (*dealer.Table).SitUnpaid
+	return t.sitDown(ctx, a)
+}
+
+// sitFree seats a player at a table without money: the chips are theirs
+// at once, so the seat, its record (which answers a retry) and
+// table.player_seated are stored together. The caller holds t.mu.
+func (t *Table) sitFree(ctx context.Context, a SitArgs) (SitResult, error) {
+	d := t.r.d
+	move := store.MoneyMove{Key: a.Key, TableID: t.id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
+		OfferID: a.OfferID, Done: true, Created: d.Clock.Now()}
+	seated, err := t.playerSeated(move)
+	if err != nil {
+		return SitResult{}, err
 	}
-	sitting := holdID // the wallet's sitting is named by the hold that opens it
-	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
-		return sit(dt, a.Seat, a.Player, a.Amount, a.PostNow, sitting)
-	},
+	_, err = t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Sit(a.Seat, a.Player, a.Amount, a.PostNow) },
 		func(tx *sqlstore.Tx) error {
 			if err := d.Store.AddMoneyMove(ctx, tx, move); err != nil {
 				return err
 			}
-			return d.Relay.Add(ctx, tx, events.Event{Topic: events.TopicPlayerSeated, Key: id, Payload: seated, Epoch: t.epoch()})
+			return d.Relay.Add(ctx, tx, seated)
 		})
 	if err != nil {
-		t.releaseHold(ctx, a.Key, holdID)
 		return SitResult{}, err
 	}
-	if w.Escrow() {
-		// A refused commit undoes the seat, unless the release finds the
-		// hold committed after all.
-		if err := t.settle(ctx, move); err != nil {
-			return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, id, err)
-		}
+	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat]}, nil
+}
+
+// sitDown seats a player at a cash table and buys the seat with one wallet
+// call. The seat is stored unpaid with its pending step, under a sitting
+// the table names, before the wallet is asked: a buy-in whose answer is
+// lost is then found and finished from that record, asking for the same
+// sitting, which the wallet buys at most once. Its table.player_seated
+// waits for the payment (markPaid). The caller holds t.mu.
+func (t *Table) sitDown(ctx context.Context, a SitArgs) (SitResult, error) {
+	d := t.r.d
+	m := store.MoneyMove{Key: a.Key, TableID: t.id, Kind: store.MoveBuyIn, Player: a.Player, Seat: a.Seat, Amount: a.Amount,
+		Sitting: "sit_" + events.NewID(), OfferID: a.OfferID, Created: d.Clock.Now()}
+	_, err := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) {
+		return dt.SitUnpaid(m.Seat, m.Player, m.Amount, a.PostNow, m.Sitting)
+	}, func(tx *sqlstore.Tx) error { return d.Store.AddMoneyMove(ctx, tx, m) })
+	if err != nil {
+		return SitResult{}, err
 	}
-	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[a.Seat], HoldID: holdID}, nil
+	if _, err := t.finishSitDown(ctx, m); err != nil {
+		return SitResult{}, fmt.Errorf("buy in %s at %s: %w", a.Player, t.id, err)
+	}
+	return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[m.Seat]}, nil
+}
+
+// playerSeated is the table.player_seated event of the buy-in m: seating
+// confirms the seat, and the offer it was taken through, on it.
+func (t *Table) playerSeated(m store.MoneyMove) (events.Event, error) {
+	b, err := proto.Marshal(&tablev1.PlayerSeated{TableId: t.id, Seat: int32(m.Seat), PlayerId: m.Player, Stack: m.Amount, OfferId: m.OfferID})
+	if err != nil {
+		return events.Event{}, fmt.Errorf("table %s event %s: %w", t.id, events.TopicPlayerSeated, err)
+	}
+	return events.Event{Topic: events.TopicPlayerSeated, Key: t.id, Payload: b, Epoch: t.epoch()}, nil
 }
 
 // satBefore answers the retry of a sit-down under a.Key that went
@@ -135,15 +157,22 @@ func (t *Table) satBefore(ctx context.Context, a SitArgs) (res SitResult, ok boo
 		}
 		return SitResult{}, true, fault.New(fault.Conflict, "IDEMPOTENCY_KEY_REUSED", "the key was used for another request")
 	}
+	if !m.Done && direct(m) && t.unpaidAt(m) {
+		// The wallet's answer was lost: the retry asks it again, so that
+		// its answer says whether the player is bought in.
+		if _, err := t.finishSitDown(ctx, m); err != nil {
+			return SitResult{}, true, fmt.Errorf("buy in %s at %s: %w", a.Player, t.id, err)
+		}
+	}
 	if s := t.dt.SeatOf(a.Player); s >= 0 {
 		return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s], HoldID: m.HoldID}, true, nil
 	}
 	return SitResult{}, true, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
 }
 
-// checkSit checks a new sit-down before the wallet holds its buy-in, so
-// that a refusal moves no money, and returns its seat (the lowest free one
-// for a.Seat < 0). The caller holds t.mu.
+// checkSit checks a new sit-down before its seat is stored and the wallet
+// asked, so that a refusal moves no money, and returns its seat (the
+// lowest free one for a.Seat < 0). The caller holds t.mu.
 func (t *Table) checkSit(ctx context.Context, a SitArgs) (seat int, err error) {
 	if err := a.verify(ctx); err != nil {
 		return 0, err

@@ -15,10 +15,10 @@ import (
 // tables, so the seats held are mirrored in the shared store
 // (seated_players, one row per player): each table writes its rows in the
 // transaction that changes its seats, and the row's primary key refuses a
-// second seat anywhere. Sit asks the store first, before the wallet holds
-// a buy-in, so that the usual refusal moves no money; the primary key
-// settles a race of two sit-downs that both passed that check (the loser's
-// transaction is refused and its hold released, as for any failed seat).
+// second seat anywhere. Sit asks the store first, so that the usual
+// refusal changes nothing; the primary key settles a race of two
+// sit-downs that both passed that check (the loser's transaction is
+// refused before the wallet is asked, so no money moves).
 
 // holdsSeats reports whether the table's seats count under G-21: cash
 // tables only. Tournament seats are the tournament's to assign (its

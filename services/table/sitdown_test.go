@@ -1,0 +1,184 @@
+package table_test
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardroom/cardroom/platform/clock"
+	"github.com/cardroom/cardroom/platform/sqlstore"
+	"github.com/cardroom/cardroom/platform/testkit"
+	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
+	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	"github.com/cardroom/cardroom/services/table"
+)
+
+// seatedEvents returns the table.player_seated events written for table
+// id, in commit order.
+func (e *env) seatedEvents(id string) []*tablev1.PlayerSeated {
+	e.t.Helper()
+	var out []*tablev1.PlayerSeated
+	for _, r := range e.outbox(id) {
+		if r.topic != "table.player_seated" {
+			continue
+		}
+		m := &tablev1.PlayerSeated{}
+		if err := proto.Unmarshal(r.payload, m); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// pendingMoves counts the wallet steps of table id still to finish.
+func (e *env) pendingMoves(id string) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.SQL().QueryRowContext(e.t.Context(), `SELECT COUNT(*) FROM money_moves WHERE table_id = $1 AND NOT done`, id).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// offerFor gives player an accepted seating offer for seat at table id.
+func offerFor(s *fakeSeating, offer, id string, seat int32, player string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offers = append(s.offers, &seatingv1.Offer{OfferId: offer, TableId: id, Seat: seat, PlayerId: player,
+		State: seatingv1.OfferState_OFFER_STATE_ACCEPTED})
+}
+
+// TestSitDown_RefusedIsNeverAnnounced_CS01: a sit-down the wallet refuses
+// (CS-01, not enough money) takes its seat back and moves nothing, and
+// seating never hears of the seat: no table.player_seated is written, so
+// the offer it was taken through is not used up. The client hears the
+// wallet's rule, and a retry under the same key that the buy-in was undone.
+func TestSitDown_RefusedIsNeverAnnounced_CS01(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 150})
+		seating := &fakeSeating{}
+		e := start(t, db, clock.NewFake(t0), seededDecks(31), table.Deps{Wallet: w, Seating: seating})
+		id := e.open(6, -1)
+		offerFor(seating, "w.1", id, 3, "ann")
+		req := &tablev1.SitRequest{TableId: id, Seat: 3, Amount: 200, OfferId: "w.1", IdempotencyKey: "ann-sits"}
+		_, err := e.c.Sit(e.player("ann"), req)
+		if r, rule := reason(err); status.Code(err) != codes.FailedPrecondition || r != "INSUFFICIENT_FUNDS" || rule != "CS-01" {
+			t.Fatalf("sit without the money: %v, want CS-01 INSUFFICIENT_FUNDS", err)
+		}
+		if s := e.state(id, "ann").GetSeats()[3]; s.GetPlayerId() != "" {
+			t.Fatalf("the refused seat is taken: %v", s)
+		}
+		if got := e.seatedEvents(id); len(got) != 0 {
+			t.Fatalf("a refused sit-down announced %v", got)
+		}
+		if n := e.pendingMoves(id); n != 0 {
+			t.Fatalf("%d wallet steps pending after the refusal, want none", n)
+		}
+		if bal, escrow := w.totals(); bal != 150 || escrow != 0 {
+			t.Fatalf("after the refusal: wallets %d, escrow %d, want 150 and 0", bal, escrow)
+		}
+		_, err = e.c.Sit(e.player("ann"), req)
+		if r, _ := reason(err); r != "BUY_IN_UNDONE" {
+			t.Fatalf("the retry of the refused sit-down: %v, want BUY_IN_UNDONE", err)
+		}
+	})
+}
+
+// TestSitDown_FinishedInTheBackgroundAnnouncesTheSeat: the wallet cannot
+// be reached when a player sits down with an offer; the seat waits unpaid
+// and unannounced (a retry under the same key asks the wallet again and
+// still has no answer). The process that runs the table next (here after
+// a restart) finishes the sit-down from its record: the seat is paid and
+// table.player_seated, naming the offer, is written then, once; the
+// client's retry is answered with the seat, and the chips moved once.
+func TestSitDown_FinishedInTheBackgroundAnnouncesTheSeat(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 1000})
+		seating := &fakeSeating{}
+		e := start(t, db, clock.NewFake(t0), seededDecks(32), table.Deps{Wallet: w, Seating: seating})
+		id := e.open(6, -1)
+		offerFor(seating, "w.1", id, 3, "ann")
+		w.mu.Lock()
+		w.sitDownDown = true
+		w.mu.Unlock()
+		req := &tablev1.SitRequest{TableId: id, Seat: 3, Amount: 200, OfferId: "w.1", IdempotencyKey: "ann-sits"}
+		for i := range 2 {
+			if _, err := e.c.Sit(e.player("ann"), req); status.Code(err) != codes.Unavailable {
+				t.Fatalf("sit %d with the wallet down: %v, want Unavailable", i+1, err)
+			}
+		}
+		if s := e.state(id, "ann").GetSeats()[3]; s.GetPlayerId() != "ann" {
+			t.Fatalf("the seat waiting for the wallet: %v", s)
+		}
+		if got := e.seatedEvents(id); len(got) != 0 {
+			t.Fatalf("an unpaid seat announced %v", got)
+		}
+		w.mu.Lock()
+		w.sitDownDown = false
+		w.mu.Unlock()
+		// A new process (its own locker) takes the table over and
+		// finishes the sit-down.
+		e2 := start(t, db, clock.NewFake(t0), seededDecks(32), table.Deps{Wallet: w, Seating: seating})
+		_ = e2.state(id, "ann")
+		if n := e2.pendingMoves(id); n != 0 {
+			t.Fatalf("%d wallet steps pending after the takeover, want none", n)
+		}
+		got := e2.seatedEvents(id)
+		if len(got) != 1 || got[0].GetOfferId() != "w.1" || got[0].GetPlayerId() != "ann" || got[0].GetSeat() != 3 || got[0].GetStack() != 200 {
+			t.Fatalf("table.player_seated after the takeover: %v, want one for ann in seat 3 with 200 through offer w.1", got)
+		}
+		seating.useUp("w.1")
+		res, err := e2.c.Sit(e2.player("ann"), req)
+		if err != nil || res.GetSeat().GetPlayerId() != "ann" || res.GetSeat().GetStack() != 200 {
+			t.Fatalf("the client's retry: %v %v, want ann's seat with 200", res, err)
+		}
+		if bal, escrow := w.totals(); bal != 800 || escrow != 200 || w.sitDowns() != 1 {
+			t.Fatalf("wallets %d, escrow %d after %d sittings, want 800, 200 and 1", bal, escrow, w.sitDowns())
+		}
+	})
+}
+
+// TestSitDown_LostAnswerRetriedWithTheSameKey: the wallet buys the seat
+// but its answer is lost; the client's retry under the same key asks the
+// wallet again, which answers that the sitting is bought without moving
+// chips again: the seat is paid and announced once, and the chips moved
+// once.
+func TestSitDown_LostAnswerRetriedWithTheSameKey(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		w := newFakeWallet(map[string]int64{"ann": 1000})
+		e := start(t, db, clock.NewFake(t0), seededDecks(33), table.Deps{Wallet: w})
+		id := e.open(6, -1)
+		w.mu.Lock()
+		w.sitDownLost = true
+		w.mu.Unlock()
+		req := &tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "ann", Amount: 300, IdempotencyKey: "ann-lost"}
+		if _, err := e.c.Sit(e.floor(), req); status.Code(err) != codes.Unavailable {
+			t.Fatalf("sit with the answer lost: %v, want Unavailable", err)
+		}
+		if got := e.seatedEvents(id); len(got) != 0 {
+			t.Fatalf("a seat whose answer was lost announced %v", got)
+		}
+		w.mu.Lock()
+		w.sitDownLost = false
+		w.mu.Unlock()
+		res, err := e.c.Sit(e.floor(), req)
+		if err != nil || res.GetSeat().GetPlayerId() != "ann" || res.GetSeat().GetStack() != 300 {
+			t.Fatalf("the retry: %v %v, want ann's seat with 300", res, err)
+		}
+		if n := e.pendingMoves(id); n != 0 {
+			t.Fatalf("%d wallet steps pending after the retry, want none", n)
+		}
+		if got := e.seatedEvents(id); len(got) != 1 || got[0].GetPlayerId() != "ann" || got[0].GetStack() != 300 {
+			t.Fatalf("table.player_seated: %v, want one for ann with 300", got)
+		}
+		if bal, escrow := w.totals(); bal != 700 || escrow != 300 || w.sitDowns() != 1 {
+			t.Fatalf("wallets %d, escrow %d after %d sittings, want 700, 300 and 1", bal, escrow, w.sitDowns())
+		}
+	})
+}
