@@ -426,3 +426,59 @@ func TestPlay_CashOutAfterRestart(t *testing.T) {
 		t.Fatalf("wallets %d + escrow %d (table %d) != 2000", bal, escrow, onTable)
 	}
 }
+
+// TestTopUp_CommitFailures_G41: a top-up is still held, then committed: a
+// refused commit takes its chips back and returns them to the player; one
+// that cannot be reached, or whose answer is lost, leaves the chips
+// waiting (G-41) until the retry under the same key commits them, once.
+func TestTopUp_CommitFailures_G41(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, table.DBOptions())
+	w := newFakeWallet(map[string]int64{"ann": 1000})
+	e := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
+	id := e.open(6, -1)
+	e.sit(id, 0, "ann", 200)
+	topUp := func(key string) error {
+		_, err := e.c.TopUp(e.player("ann"), &tablev1.TopUpRequest{TableId: id, Amount: 100, IdempotencyKey: key})
+		return err
+	}
+	check := func(when string, stack, balance int64) {
+		t.Helper()
+		s := e.state(id, "ann").GetSeats()[0]
+		bal, escrow := w.totals()
+		if got := s.GetStack() + s.GetPendingChips(); got != stack || bal != balance || escrow != stack {
+			t.Fatalf("%s: ann's chips %d, wallet %d, escrow %d; want %d, %d, %d", when, got, bal, escrow, stack, balance, stack)
+		}
+	}
+	set := func(f func()) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		f()
+	}
+
+	set(func() { w.refuseCommit = true })
+	if err := topUp("refused"); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("a top-up whose commit is refused: %v", err)
+	}
+	check("after the refused commit", 200, 800)
+
+	set(func() { w.refuseCommit, w.commitDown = false, true })
+	if err := topUp("down"); status.Code(err) != codes.Unavailable {
+		t.Fatalf("a top-up with the wallet down: %v", err)
+	}
+	set(func() { w.commitDown = false })
+	if err := topUp("down"); err != nil {
+		t.Fatalf("the retry of the top-up with the wallet back: %v", err)
+	}
+	check("after the retried commit", 300, 700)
+
+	set(func() { w.commitLost = true })
+	if err := topUp("lost"); status.Code(err) != codes.Unavailable {
+		t.Fatalf("a top-up whose commit's answer is lost: %v", err)
+	}
+	set(func() { w.commitLost = false })
+	if err := topUp("lost"); err != nil {
+		t.Fatalf("the retry of the top-up whose answer was lost: %v", err)
+	}
+	check("after the commit whose answer was lost", 400, 600)
+}
