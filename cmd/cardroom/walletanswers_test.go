@@ -7,8 +7,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +31,7 @@ import (
 	"github.com/cardroom/cardroom/services/wallet"
 	"github.com/cardroom/cardroom/services/wallet/bank"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
+	walletstore "github.com/cardroom/cardroom/services/wallet/store"
 )
 
 // lossyWallet is the wallet's client with commits whose answer can be
@@ -194,10 +195,14 @@ func (r *moneyRig) openTable() string {
 	return resp.GetTable().GetTableId()
 }
 
-// balance is an account's balance in the wallet's books.
+// balance is an account's balance in the wallet's books; an account never
+// opened (a table's escrow before its first buy-in) holds nothing.
 func (r *moneyRig) balance(id ledger.AccountID) int64 {
 	r.t.Helper()
 	a, err := r.wallet.Bank().Store().Account(r.t.Context(), id)
+	if errors.Is(err, walletstore.ErrAccountNotFound) {
+		return 0
+	}
 	if err != nil {
 		r.t.Fatalf("balance of %s: %v", id, err)
 	}
@@ -257,7 +262,7 @@ func TestSitDownGoneThrough_NeverUndone_CS01(t *testing.T) {
 		// wallet's record of its key unusable before the next owner asks
 		// again.
 		lose, forget func(t *testing.T, r *moneyRig)
-		escrow       int64 // after the unanswered sit-down
+		escrow       int64 // in the table's escrow after the unanswered sit-down
 	}{
 		// The retry comes after the wallet pruned the key (its retention
 		// window passed while the step was pending): the sit-down runs
@@ -297,8 +302,8 @@ func TestSitDownGoneThrough_NeverUndone_CS01(t *testing.T) {
 			}
 			r.client.loseSitDown.Store(false)
 			r.client.cutSitDown.Store(false)
-			if got := r.balance(ledger.TableAccount(id, "EUR")); got != tc.escrow {
-				t.Fatalf("escrow after the unanswered sit-down: %d, want %d", got, tc.escrow)
+			if got := r.balance(ledger.PlayerAccount("ann", "EUR")); got != 1000-tc.escrow {
+				t.Fatalf("ann's balance after the unanswered sit-down: %d, want %d", got, 1000-tc.escrow)
 			}
 			if s := r.state(id).GetSeats()[0]; s.GetPlayerId() != "ann" {
 				t.Fatalf("ann's seat while her sit-down is unanswered: %v, want hers, unpaid", s)
@@ -316,8 +321,8 @@ func TestSitDownGoneThrough_NeverUndone_CS01(t *testing.T) {
 		r.deposit("bea", 100)
 		id := r.openTable()
 		_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "bea", Amount: 200, IdempotencyKey: "bea-sits"})
-		if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "CS-01") {
-			t.Fatalf("sit-down beyond bea's balance: %v, want FailedPrecondition with CS-01", err)
+		if status.Code(err) != codes.FailedPrecondition || reasonOf(err) != "INSUFFICIENT_FUNDS" {
+			t.Fatalf("sit-down beyond bea's balance: %v, want FailedPrecondition INSUFFICIENT_FUNDS (CS-01)", err)
 		}
 		if s := r.state(id).GetSeats()[1]; s.GetPlayerId() != "" {
 			t.Fatalf("seat 1 after the refused sit-down: %v, want empty", s)
@@ -338,7 +343,7 @@ func TestSitDownAnswerLost_SeatGoneGivenBack(t *testing.T) {
 		r.deposit("ann", 1000)
 		id := r.openTable()
 		r.client.loseSitDown.Store(true)
-		_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 2, PlayerId: "ann", Amount: 300, IdempotencyKey: "ann-sits"})
+		_, err := r.tableClient().Sit(r.floor(), &tablev1.SitRequest{TableId: id, Seat: 2, PlayerId: "ann", Amount: 200, IdempotencyKey: "ann-sits"})
 		if status.Code(err) != codes.Unavailable {
 			t.Fatalf("sit with the sit-down's answer lost: %v, want Unavailable", err)
 		}

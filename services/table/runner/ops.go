@@ -45,9 +45,6 @@ func (a SitArgs) verify(ctx context.Context) error {
 // SitResult is the seated player.
 type SitResult struct {
 	Seat SeatView
-	// HoldID is the hold of a buy-in held before sit-downs were one
-	// wallet call; empty for a sit-down (no hold).
-	HoldID string
 }
 
 // Sit seats a player and buys them in. At a cash table the seat is
@@ -165,7 +162,7 @@ func (t *Table) satBefore(ctx context.Context, a SitArgs) (res SitResult, ok boo
 		}
 	}
 	if s := t.dt.SeatOf(a.Player); s >= 0 {
-		return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s], HoldID: m.HoldID}, true, nil
+		return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s]}, true, nil
 	}
 	return SitResult{}, true, fault.New(fault.Precondition, "BUY_IN_UNDONE", "that buy-in was undone; sit again with a new key")
 }

@@ -122,7 +122,7 @@ func (s *Server) Sit(ctx context.Context, req *tablev1.SitRequest) (*tablev1.Sit
 	if err != nil {
 		return nil, err
 	}
-	return &tablev1.SitResponse{Seat: seatToProto(res.Seat), HoldId: res.HoldID}, nil
+	return &tablev1.SitResponse{Seat: seatToProto(res.Seat)}, nil
 }
 
 // TopUp adds chips.

@@ -116,24 +116,15 @@ func (b *Bank) sitDown(ctx context.Context, r SitDownRequest, cur ledger.Currenc
 		}
 		out := SitDownResult{Sitting: r.Sitting, TransferID: store.SitDownTransferID(r.Sitting), Player: r.Player, Table: r.Table,
 			Currency: cur, Amount: r.Amount}
-		if p.Seated && p.Sitting.ID == r.Sitting {
-			// Bought before: a retry whose key is gone (pruned) or still
-			// being written by the original. Nothing moves again.
-			if !p.BalanceLocked {
-				a, err := tx.Account(ctx, player)
-				if err != nil {
-					return SitDownResult{}, err
-				}
-				p.Balance = a.Balance
-			}
-			out.Balance = p.Balance
-			return out, nil
-		}
 		if !tx.Pipelined() {
-			// The sitting was bought and has since been cashed out, and the
-			// key is gone: the ledger would refuse the transfer's name
-			// again, and the answer is the same success. (Pipelined, that
-			// refusal fails the pipeline, and the batch runs this way.)
+			// The sitting was bought before — a retry whose key is gone
+			// (pruned) or still being written by the original — and may
+			// since have been cashed out: the answer is success, and
+			// nothing moves again. Pipelined, such a retry fails the
+			// pipeline (its open sitting is refused below, or the ledger
+			// refuses the transfer's name again), and the batch runs this
+			// way; it is rare, and an answer that moves nothing has no
+			// transfer to carry its key.
 			posted, err := tx.TransferPosted(ctx, out.TransferID)
 			if err != nil {
 				return SitDownResult{}, err

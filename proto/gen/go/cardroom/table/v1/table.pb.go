@@ -2846,7 +2846,11 @@ type SitResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// seat is the player's seat.
 	Seat *SeatState `protobuf:"bytes,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	// hold_id is the wallet hold the buy-in was taken by.
+	// hold_id was the wallet hold the buy-in was taken by; empty since
+	// 2026-12-03, when a sit-down became one wallet step (SitDown) with no
+	// hold. Kept so that older clients still decode the response.
+	//
+	// Deprecated: Marked as deprecated in cardroom/table/v1/table.proto.
 	HoldId        string `protobuf:"bytes,2,opt,name=hold_id,json=holdId,proto3" json:"hold_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2889,6 +2893,7 @@ func (x *SitResponse) GetSeat() *SeatState {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in cardroom/table/v1/table.proto.
 func (x *SitResponse) GetHoldId() string {
 	if x != nil {
 		return x.HoldId
@@ -5984,10 +5989,10 @@ const file_cardroom_table_v1_table_proto_rawDesc = "" +
 	"\x06amount\x18\x04 \x01(\x03B\a\xbaH\x04\"\x02 \x00R\x06amount\x12\x19\n" +
 	"\bpost_now\x18\x05 \x01(\bR\apostNow\x12#\n" +
 	"\boffer_id\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\aofferId\x121\n" +
-	"\x0fidempotency_key\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"X\n" +
+	"\x0fidempotency_key\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x0eidempotencyKey\"\\\n" +
 	"\vSitResponse\x120\n" +
-	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\x12\x17\n" +
-	"\ahold_id\x18\x02 \x01(\tR\x06holdId\"\xdd\x01\n" +
+	"\x04seat\x18\x01 \x01(\v2\x1c.cardroom.table.v1.SeatStateR\x04seat\x12\x1b\n" +
+	"\ahold_id\x18\x02 \x01(\tB\x02\x18\x01R\x06holdId\"\xdd\x01\n" +
 	"\fTopUpRequest\x126\n" +
 	"\btable_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]+$R\atableId\x12?\n" +
 	"\tplayer_id\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d2\x1b^([A-Za-z0-9_.@-]{1,128})?$R\bplayerId\x12\x1f\n" +
