@@ -3,13 +3,11 @@ package bank
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/cardroom/cardroom/platform/fault"
-	"github.com/cardroom/cardroom/platform/sqlstore"
 	"github.com/cardroom/cardroom/services/wallet/buyin"
 	"github.com/cardroom/cardroom/services/wallet/ledger"
 	"github.com/cardroom/cardroom/services/wallet/store"
@@ -109,7 +107,6 @@ func (b *Bank) SitDown(ctx context.Context, r SitDownRequest) (SitDownResult, er
 
 func (b *Bank) sitDown(ctx context.Context, r SitDownRequest, cur ledger.Currency) (SitDownResult, error) {
 	return idempotent(ctx, b, "SitDown", r.Key, r, func(tx *store.Tx) (SitDownResult, error) {
-		escrow, player := ledger.TableAccount(r.Table, cur), ledger.PlayerAccount(r.Player, cur)
 		p, err := tx.FencedPresence(ctx, r.Table, r.Epoch, r.Player, cur, b.profile.Day.Of(tx.Now()), ledger.HoldAccount(r.Table, cur))
 		if err != nil {
 			return SitDownResult{}, err
@@ -125,33 +122,16 @@ func (b *Bank) sitDown(ctx context.Context, r SitDownRequest, cur ledger.Currenc
 			// refuses the transfer's name again), and the batch runs this
 			// way; it is rare, and an answer that moves nothing has no
 			// transfer to carry its key.
-			posted, err := tx.TransferPosted(ctx, out.TransferID)
-			if err != nil {
-				return SitDownResult{}, err
-			}
-			if posted {
-				a, err := tx.Account(ctx, player)
-				if err != nil {
-					return SitDownResult{}, err
-				}
-				out.Balance = a.Balance
-				return out, nil
+			if bought, err := bought(ctx, tx, &out); bought || err != nil {
+				return out, err
 			}
 		}
 		if err := sittingMatches(HoldRequest{Player: r.Player, TableRequest: r.TableRequest}, p); err != nil {
 			return SitDownResult{}, err
 		}
-		if p.Pending != nil {
-			// A hold of the older two-step sit-down, or a top-up's.
-			if tx.Now().Before(p.Pending.ExpiresAt) {
-				return SitDownResult{}, holdPending(r.Player, r.Table, *p.Pending)
-			}
-			if tx.Pipelined() {
-				return SitDownResult{}, sqlstore.ErrNotPipelined
-			}
-			if err := b.expireNow(ctx, tx, p.Pending.Hold(r.Player, r.Table)); err != nil {
-				return SitDownResult{}, err
-			}
+		// A hold pending: the older two-step sit-down's, or a top-up's.
+		if err := b.clearPending(ctx, tx, r.Player, r.Table, p); err != nil {
+			return SitDownResult{}, err
 		}
 		d, err := b.decideWith(p, cur, r.Game, 0, tx.Now())
 		if err != nil {
@@ -161,55 +141,59 @@ func (b *Bank) sitDown(ctx context.Context, r SitDownRequest, cur ledger.Currenc
 			return SitDownResult{}, fmt.Errorf("buy in %s at %s: %w", r.Player, r.Table, err)
 		}
 		out.Case, out.Rule, out.Min, out.Max = d.Case, d.Rule, d.Range.Min, d.Range.Max
-		with := []store.Row{store.SittingRow(store.Sitting{ID: r.Sitting, Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: cur,
-			Structure: r.Game.Structure, Since: tx.Now()})}
-		// As a hold's: with the balance locked, the response is known
-		// before the transfer, and the key goes with it (KeyRow).
-		predicted := p.BalanceLocked && p.Pending == nil && p.Balance >= r.Amount
-		if predicted {
-			out.Balance = p.Balance - r.Amount
-			resp, err := json.Marshal(out)
-			if err != nil {
-				return SitDownResult{}, fmt.Errorf("SitDown: encode response: %w", err)
-			}
-			if row, ok := tx.KeyRow(resp); ok {
-				with = append(with, row)
-			}
-		}
-		res, err := b.postWith(ctx, tx, out.TransferID, with, ledger.BuyIn, cur,
-			store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
-			map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "sitting": r.Sitting, "rule": d.Rule},
-			player, ledger.Move{From: player, To: escrow, Amount: r.Amount})
-		if errors.Is(err, ledger.ErrInsufficientFunds) {
-			// CS-01: the buy-in is paid in full or not at all.
-			f, _ := fault.As(err)
-			return SitDownResult{}, fault.Rule(fault.Precondition, "CS-01", "INSUFFICIENT_FUNDS", "the buy-in must be paid in full from the wallet").
-				With("account_id", string(player), "amount", strconv.FormatInt(r.Amount, 10)).Wrap(f)
-		}
-		if err != nil {
+		return b.buy(ctx, tx, r, p, out)
+	})
+}
+
+// buy posts the allowed sit-down r, with the sitting it opens and, when
+// the player's balance is locked (FencedPresence), its idempotency key:
+// the response is then known before the transfer, as a hold's is.
+func (b *Bank) buy(ctx context.Context, tx *store.Tx, r SitDownRequest, p store.Presence, out SitDownResult) (SitDownResult, error) {
+	player := ledger.PlayerAccount(r.Player, out.Currency)
+	with := []store.Row{store.SittingRow(store.Sitting{ID: r.Sitting, Player: r.Player, Table: r.Table, Seat: r.Seat, Currency: out.Currency,
+		Structure: r.Game.Structure, Since: tx.Now()})}
+	predicted := p.BalanceLocked && p.Pending == nil && p.Balance >= r.Amount
+	if predicted {
+		out.Balance = p.Balance - r.Amount
+		var err error
+		if with, err = withKey(tx, "SitDown", out, with); err != nil {
 			return SitDownResult{}, err
 		}
-		if predicted && res.Balance != out.Balance {
-			return SitDownResult{}, fault.New(fault.Aborted, "BALANCE_CHANGED", "balance changed concurrently; retry").
-				With("account_id", string(player))
-		}
-		out.Balance = res.Balance
-		countBuyIn(ctx, tx, cur, r.Amount)
-		return out, nil
-	})
+	}
+	res, err := b.postWith(ctx, tx, out.TransferID, with, ledger.BuyIn, out.Currency,
+		store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
+		map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "sitting": r.Sitting, "rule": out.Rule},
+		player, ledger.Move{From: player, To: ledger.TableAccount(r.Table, out.Currency), Amount: r.Amount})
+	if err != nil {
+		return SitDownResult{}, paidInFull(err, player, r.Amount)
+	}
+	if predicted && res.Balance != out.Balance {
+		return SitDownResult{}, errBalanceChanged(player)
+	}
+	out.Balance = res.Balance
+	countBuyIn(ctx, tx, out.Currency, r.Amount)
+	return out, nil
+}
+
+// bought reports whether the sitting of out was bought (its transfer
+// posted), and then fills in the player's balance now.
+func bought(ctx context.Context, tx *store.Tx, out *SitDownResult) (bool, error) {
+	posted, err := tx.TransferPosted(ctx, out.TransferID)
+	if err != nil || !posted {
+		return false, err
+	}
+	a, err := tx.Account(ctx, ledger.PlayerAccount(out.Player, out.Currency))
+	out.Balance = a.Balance
+	return true, err
 }
 
 // boughtBefore answers a sit-down whose sitting was bought (found), with
 // the player's balance now.
 func (b *Bank) boughtBefore(ctx context.Context, r SitDownRequest, cur ledger.Currency) (res SitDownResult, found bool, err error) {
+	res = SitDownResult{Sitting: r.Sitting, TransferID: store.SitDownTransferID(r.Sitting), Player: r.Player, Table: r.Table, Currency: cur,
+		Amount: r.Amount}
 	err = b.store.Read(ctx, b.clock.Now().UTC(), func(tx *store.Tx) error {
-		res = SitDownResult{Sitting: r.Sitting, TransferID: store.SitDownTransferID(r.Sitting), Player: r.Player, Table: r.Table, Currency: cur,
-			Amount: r.Amount}
-		if found, err = tx.TransferPosted(ctx, res.TransferID); err != nil || !found {
-			return err
-		}
-		a, err := tx.Account(ctx, ledger.PlayerAccount(r.Player, cur))
-		res.Balance = a.Balance
+		found, err = bought(ctx, tx, &res)
 		return err
 	})
 	return res, found, err

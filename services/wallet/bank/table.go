@@ -226,18 +226,8 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		if err := sittingMatches(r, p); err != nil {
 			return HoldResult{}, err
 		}
-		if p.Pending != nil {
-			if tx.Now().Before(p.Pending.ExpiresAt) {
-				return HoldResult{}, holdPending(r.Player, r.Table, *p.Pending)
-			}
-			if tx.Pipelined() {
-				// Releasing it takes statements a pipeline cannot send:
-				// the batch runs the ordinary way.
-				return HoldResult{}, sqlstore.ErrNotPipelined
-			}
-			if err := b.expireNow(ctx, tx, p.Pending.Hold(r.Player, r.Table)); err != nil {
-				return HoldResult{}, err
-			}
+		if err := b.clearPending(ctx, tx, r.Player, r.Table, p); err != nil {
+			return HoldResult{}, err
 		}
 		// An unknown player account surfaces as NotFound from the posting.
 		player := ledger.PlayerAccount(r.Player, cur)
@@ -266,36 +256,75 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		predicted := p.BalanceLocked && p.Pending == nil && p.Balance >= r.Amount
 		if predicted {
 			out.Balance = p.Balance - r.Amount
-			resp, err := json.Marshal(out)
-			if err != nil {
-				return HoldResult{}, fmt.Errorf("HoldBuyIn: encode response: %w", err)
-			}
-			if row, ok := tx.KeyRow(resp); ok {
-				with = append(with, row)
+			if with, err = withKey(tx, "HoldBuyIn", out, with); err != nil {
+				return HoldResult{}, err
 			}
 		}
 		res, err := b.postWith(ctx, tx, h.HoldTransfer, with, ledger.BuyInHold, cur,
 			store.Posting{Player: r.Player, Subject: r.Table, Actor: "table:" + r.Table},
 			map[string]string{"player": r.Player, "table": r.Table, "seat": strconv.FormatInt(r.Seat, 10), "hold": h.ID, "rule": d.Rule},
 			player, ledger.Move{From: player, To: hold, Amount: r.Amount})
-		if errors.Is(err, ledger.ErrInsufficientFunds) {
-			// CS-01: the buy-in is paid in full or not at all.
-			f, _ := fault.As(err)
-			return HoldResult{}, fault.Rule(fault.Precondition, "CS-01", "INSUFFICIENT_FUNDS", "the buy-in must be paid in full from the wallet").
-				With("account_id", string(player), "amount", strconv.FormatInt(r.Amount, 10)).Wrap(f)
-		}
 		if err != nil {
-			return HoldResult{}, err
+			return HoldResult{}, paidInFull(err, player, r.Amount)
 		}
 		if predicted && res.Balance != out.Balance {
-			// Cannot happen while the row lock holds; refuse rather than
-			// store a response that disagrees with the books.
-			return HoldResult{}, fault.New(fault.Aborted, "BALANCE_CHANGED", "balance changed concurrently; retry").
-				With("account_id", string(player))
+			return HoldResult{}, errBalanceChanged(player)
 		}
 		out.TransferID, out.Balance = res.TransferID, res.Balance
 		return out, nil
 	})
+}
+
+// clearPending clears the way for a buy-in of player at table past the
+// hold still held for them there (p.Pending), if any: one not expired is
+// ErrHoldPending, naming it; one past its expiry that the sweeper has not
+// reached yet is released in tx, as the sweeper would have.
+func (b *Bank) clearPending(ctx context.Context, tx *store.Tx, player, table string, p store.Presence) error {
+	if p.Pending == nil {
+		return nil
+	}
+	if tx.Now().Before(p.Pending.ExpiresAt) {
+		return holdPending(player, table, *p.Pending)
+	}
+	if tx.Pipelined() {
+		// Releasing it takes statements a pipeline cannot send: the batch
+		// runs the ordinary way.
+		return sqlstore.ErrNotPipelined
+	}
+	return b.expireNow(ctx, tx, p.Pending.Hold(player, table))
+}
+
+// withKey appends to with the row of tx's idempotency key with the
+// response out (store.Tx.KeyRow), when the store writes it that way, so
+// that the key goes in the transfer's own statement.
+func withKey(tx *store.Tx, op string, out any, with []store.Row) ([]store.Row, error) {
+	resp, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode response: %w", op, err)
+	}
+	if row, ok := tx.KeyRow(resp); ok {
+		with = append(with, row)
+	}
+	return with, nil
+}
+
+// paidInFull is a buy-in's posting error, as CS-01 says when the player's
+// account is short: the buy-in is paid in full or not at all.
+func paidInFull(err error, player ledger.AccountID, amount int64) error {
+	if !errors.Is(err, ledger.ErrInsufficientFunds) {
+		return err
+	}
+	f, _ := fault.As(err)
+	return fault.Rule(fault.Precondition, "CS-01", "INSUFFICIENT_FUNDS", "the buy-in must be paid in full from the wallet").
+		With("account_id", string(player), "amount", strconv.FormatInt(amount, 10)).Wrap(f)
+}
+
+// errBalanceChanged refuses a buy-in whose posting left another balance
+// than the one its response promised. It cannot happen while the row lock
+// of FencedPresence holds; refusing beats storing a response that
+// disagrees with the books.
+func errBalanceChanged(player ledger.AccountID) error {
+	return fault.New(fault.Aborted, "BALANCE_CHANGED", "balance changed concurrently; retry").With("account_id", string(player))
 }
 
 // sittingMatches checks a hold request against the player's open sitting

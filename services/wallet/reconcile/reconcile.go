@@ -118,31 +118,8 @@ func Reconcile(counts []TableCount, books Books) Report {
 	var r Report
 	seen := map[ledger.AccountID]bool{}
 	for _, c := range counts {
-		account := ledger.TableAccount(c.Table, c.Currency)
-		seen[account] = true
-		l := Line{Table: c.Table, Currency: c.Currency, Escrow: books.Escrow[account], OnTable: c.Chips}
-		for _, m := range c.Pending {
-			switch m.Kind {
-			case BuyIn, TopUp:
-				if m.sitDown() {
-					if !books.Bought[c.Table+"/"+m.Sitting] {
-						l.Uncommitted += m.Amount
-					}
-				} else if !books.Committed[m.Hold] {
-					l.Uncommitted += m.Amount
-				}
-			case CashOut:
-				if books.Open[c.Table+"/"+m.Sitting] {
-					l.Unpaid += m.Amount
-				}
-				if m.Stuck {
-					r.Stuck = append(r.Stuck, Stuck{Table: c.Table, Move: m})
-					r.Problems = append(r.Problems, fmt.Sprintf("table %s: cash-out of %s from seat %d (%d, sitting %s) stuck after %d attempts: %s",
-						c.Table, m.Player, m.Seat, m.Amount, m.Sitting, m.Attempts, m.LastError))
-				}
-			}
-		}
-		l.Expected = l.OnTable - l.Uncommitted + l.Unpaid
+		seen[ledger.TableAccount(c.Table, c.Currency)] = true
+		l := reconcileTable(c, books, &r)
 		if !l.Matches() {
 			r.Problems = append(r.Problems, fmt.Sprintf("table %s: escrow %d %s, but the table shows %d chips, %d of them not yet committed, and %d cashed out not yet paid: %d expected",
 				c.Table, l.Escrow, c.Currency, l.OnTable, l.Uncommitted, l.Unpaid, l.Expected))
@@ -159,6 +136,32 @@ func Reconcile(counts []TableCount, books Books) Report {
 	r.Problems = append(r.Problems, orphans...)
 	slices.SortFunc(r.Stuck, func(a, b Stuck) int { return a.Created.Compare(b.Created) })
 	return r
+}
+
+// reconcileTable is table c's line: its escrow against its chips, less
+// the buy-ins the wallet has not taken yet, plus the cash-outs it has not
+// paid yet. Its stuck cash-outs go into r.
+func reconcileTable(c TableCount, books Books, r *Report) Line {
+	l := Line{Table: c.Table, Currency: c.Currency, Escrow: books.Escrow[ledger.TableAccount(c.Table, c.Currency)], OnTable: c.Chips}
+	for _, m := range c.Pending {
+		switch {
+		case m.sitDown() && !books.Bought[c.Table+"/"+m.Sitting]:
+			l.Uncommitted += m.Amount
+		case (m.Kind == BuyIn || m.Kind == TopUp) && !m.sitDown() && !books.Committed[m.Hold]:
+			l.Uncommitted += m.Amount
+		case m.Kind == CashOut:
+			if books.Open[c.Table+"/"+m.Sitting] {
+				l.Unpaid += m.Amount
+			}
+			if m.Stuck {
+				r.Stuck = append(r.Stuck, Stuck{Table: c.Table, Move: m})
+				r.Problems = append(r.Problems, fmt.Sprintf("table %s: cash-out of %s from seat %d (%d, sitting %s) stuck after %d attempts: %s",
+					c.Table, m.Player, m.Seat, m.Amount, m.Sitting, m.Attempts, m.LastError))
+			}
+		}
+	}
+	l.Expected = l.OnTable - l.Uncommitted + l.Unpaid
+	return l
 }
 
 // Holds lists the hold IDs the counts' pending buy-ins and top-ups name,
