@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,16 +70,10 @@ func (r SitDownRequest) exclusive() []string {
 // ErrCashOutPending (CS-09), unless that sitting is r.Sitting: then this
 // buy-in went through before, and the answer is success.
 func (b *Bank) SitDown(ctx context.Context, r SitDownRequest) (SitDownResult, error) {
-	if err := cmp.Or(r.validate(), validPlayer(r.Player), ledger.ValidOwner("sitting_id", r.Sitting)); err != nil {
-		return SitDownResult{}, err
+	cur, err := b.validBuyIn(r.TableRequest, r.Player, r.Seat, r.Amount, r.Currency)
+	if err == nil {
+		err = ledger.ValidOwner("sitting_id", r.Sitting)
 	}
-	if r.Seat < 0 {
-		return SitDownResult{}, fault.Invalidf("seat", "must not be negative")
-	}
-	if err := cmp.Or(validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
-		return SitDownResult{}, err
-	}
-	cur, err := ledger.ParseCurrency(r.Currency)
 	if err != nil {
 		return SitDownResult{}, err
 	}

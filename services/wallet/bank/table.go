@@ -200,19 +200,10 @@ func holdPending(player, table string, h store.PendingHold) error {
 }
 
 func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error) {
-	if err := cmp.Or(r.validate(), validPlayer(r.Player)); err != nil {
-		return HoldResult{}, err
-	}
-	if r.Seat < 0 {
-		return HoldResult{}, fault.Invalidf("seat", "must not be negative")
-	}
 	if r.Stack < 0 {
 		return HoldResult{}, fault.Invalidf("stack", "must not be negative")
 	}
-	if err := cmp.Or(validAmount("amount", r.Amount), b.withinMaximum("amount", r.Amount)); err != nil {
-		return HoldResult{}, err
-	}
-	cur, err := ledger.ParseCurrency(r.Currency)
+	cur, err := b.validBuyIn(r.TableRequest, r.Player, r.Seat, r.Amount, r.Currency)
 	if err != nil {
 		return HoldResult{}, err
 	}
@@ -273,6 +264,21 @@ func (b *Bank) holdBuyIn(ctx context.Context, r HoldRequest) (HoldResult, error)
 		out.TransferID, out.Balance = res.TransferID, res.Balance
 		return out, nil
 	})
+}
+
+// validBuyIn checks what a hold and a sit-down both ask, before anything
+// is read, and returns the currency.
+func (b *Bank) validBuyIn(r TableRequest, player string, seat, amount int64, currency string) (ledger.Currency, error) {
+	if err := cmp.Or(r.validate(), validPlayer(player)); err != nil {
+		return "", err
+	}
+	if seat < 0 {
+		return "", fault.Invalidf("seat", "must not be negative")
+	}
+	if err := cmp.Or(validAmount("amount", amount), b.withinMaximum("amount", amount)); err != nil {
+		return "", err
+	}
+	return ledger.ParseCurrency(currency)
 }
 
 // clearPending clears the way for a buy-in of player at table past the
