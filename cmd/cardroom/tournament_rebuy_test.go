@@ -77,8 +77,9 @@ func longRebuyEvent() rebuyEvent {
 // books' entries agree; every hand played the level in force at its start
 // and none started in a break (TR-20, G-07); the director went
 // hand-for-hand exactly when the field stood at 13 with 12 places paid
-// (not when two players went out in one hand, leaving no bubble hand) and
-// dealt its rounds together (G-26, G-39); every balancing move took the player due the big blind
+// once late registration had closed (not when two players went out in
+// one hand, leaving no bubble hand, nor while registration was open) and
+// dealt its rounds together (G-26, G-39, G-23); every balancing move took the player due the big blind
 // (TR-23); the prizes paid equal the pool of entries, rebuys and add-ons;
 // the ledger audit is clean.
 func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *testing.T) {
@@ -153,6 +154,15 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	}
 	r.must("GET", "/v1/tournaments/"+id+"/draws", r.floor, nil, &draws)
 	clockStart := draws.Draws[0].At // the seat draw is logged at the start: level 1 starts then
+	// Late registration closes ev.lateReg after the published start
+	// (G-23); until then there is no bubble (G-39).
+	var published struct {
+		Tournament struct {
+			Start time.Time `json:"start_time"`
+		}
+	}
+	r.must("GET", "/v1/tournaments/"+id, r.floor, nil, &published)
+	regCloses := published.Tournament.Start.Add(ev.lateReg)
 
 	// What the cage has issued: a stack per entry, the rebuys' and the
 	// add-ons' chips (TR-08, TR-14, TR-17).
@@ -545,7 +555,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	tables = tournamentTablesOf(t, r, id)
 	hands := handsOf(svc, t, tc, tables)
 	checkLevels(t, hands, clockStart, ev.sheet)
-	stood, byClock := checkBubble(t, hands, results.Finishes, len(payouts.Prizes), h4hOn, h4hAt)
+	stood, byClock := checkBubble(t, hands, results.Finishes, len(payouts.Prizes), regCloses, h4hOn, h4hAt)
 	rounds, h4hHands := 0, 0
 	if !h4hOn.IsZero() {
 		rounds = checkHandForHand(t, hands, h4hOn, h4hOff)
@@ -567,7 +577,7 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 	}
 	t.Logf("%d entrants (%d late), %d rebuys, %d add-ons (%d at the break); %d hands, %d actions, %d hands in hand-for-hand (%d checked against the others), %d balancing moves, %d moves breaking tables; %s",
 		n, late, nRebuys, len(addOns), addOnsAtBreak, total, actions, h4hHands, rounds, balancing, breaking, time.Since(began).Round(time.Second))
-	if stood && h4hHands == 0 && !byClock {
+	if stood && !h4hOn.IsZero() && h4hHands == 0 && !byClock {
 		t.Error("G-26: hand-for-hand started and no hand was played in it")
 	}
 }
@@ -581,9 +591,13 @@ type finish struct {
 
 // checkBubble checks when the director went hand for hand by itself
 // (G-39): exactly when the field stood, between hands, at one more than
-// the places paid — that is, unless the step that took the field below
-// paid+2 also took it to paid or below (two or more out in one hand,
-// placed by TR-37), which leaves no bubble hand to play. The field is
+// the places paid once late registration had closed (at closes, G-23) —
+// that is, unless the step that took the field below paid+2 also took it
+// to paid or below (two or more out in one hand, placed by TR-37), which
+// leaves no bubble hand to play, or the field stood there only while
+// registration was open: while entries still come in there is no bubble,
+// and a field that went below paid+1 before the close never stood on one
+// (G-39, G-23). Hand-for-hand never starts before the close. The field is
 // followed step by step in the order of the places (the last out is
 // placed best): a step is the players out in one hand, its knock-out hand
 // being the last hand that dealt them in, or placed together — players
@@ -595,7 +609,7 @@ type finish struct {
 // took it off the bubble was the clock's (G-42): players held at tables
 // that could not deal, none dealt in a hand since hand for hand started,
 // so its round ended with no hand played (G-39).
-func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []finish, paid int, on time.Time, at int) (bool, bool) {
+func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes []finish, paid int, closes, on time.Time, at int) (bool, bool) {
 	t.Helper()
 	if paid < 9 {
 		t.Fatalf("%d places paid", paid)
@@ -643,11 +657,22 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 		}
 		steps = append(steps, &step{hands: []string{hand}, place: f.Place, players: []string{f.PlayerID}, last: end})
 	}
-	left, stood, passed, byClock := len(finishes), "", "", false
+	// The field stood on the bubble from the end of the step that took it
+	// to paid+1 until the next step's hands ended. A stand that ended
+	// before registration closed was no bubble (G-23): the hand that ended
+	// it may have been handled after the close, though, when the director
+	// reads the field as it last stood between hands (G-39, G-42) and may
+	// start hand-for-hand; one that lasted to the close or later is the
+	// bubble. (A step the clock made, G-42, is dated by its players' last
+	// hands: it may have come later.)
+	left, stood, passed, byClock, during := len(finishes), "", "", false, ""
 	for _, s := range steps {
 		before := left
 		if before == paid+1 {
 			byClock = !on.IsZero() && s.last.Before(on)
+			if s.last.Before(closes) {
+				during, stood = stood, ""
+			}
 		}
 		left = s.place - 1
 		what := s.hands[0]
@@ -656,22 +681,28 @@ func checkBubble(t *testing.T, hands map[string][]*tablev1.HandEnded, finishes [
 		}
 		switch {
 		case left == paid+1:
-			stood = fmt.Sprintf("%s (%v out)", what, s.players)
+			stood = fmt.Sprintf("%s ended %s (%v out)", what, s.last.Format(time.StampMilli), s.players)
 		case before > paid+1 && left <= paid:
 			passed = fmt.Sprintf("%s took the field from %d to %d (%v out)", what, before, left, s.players)
 		}
 	}
+	if !on.IsZero() && on.Before(closes) {
+		t.Errorf("G-39, G-23: hand for hand started at %s, %s before late registration closed", on.Format(time.StampMilli), closes.Sub(on))
+	}
 	switch {
 	case stood != "" && on.IsZero():
 		t.Errorf("G-39: the field stood at %d with %d places paid after %s and the event never went hand for hand", paid+1, paid, stood)
-	case stood == "" && !on.IsZero():
+	case stood == "" && during == "" && !on.IsZero():
 		t.Errorf("G-39: hand for hand at %d players left, but the field never stood at %d: %s", at, paid+1, passed)
-	case stood != "" && at != paid+1:
-		t.Errorf("G-39: hand for hand started at %d players left, want %d (after %s)", at, paid+1, stood)
+	case !on.IsZero() && at != paid+1:
+		t.Errorf("G-39: hand for hand started at %d players left, want %d (after %s%s)", at, paid+1, stood, during)
 	}
-	t.Logf("the bubble (%d places paid): stood after %q, passed in one hand: %q; hand for hand from %s (%d left)", paid, stood, passed,
-		on.Format(time.StampMilli), at)
-	return stood != "", byClock
+	if during != "" {
+		t.Logf("G-23: the field stood at %d with %d places paid only while late registration was open, after %s: no bubble", paid+1, paid, during)
+	}
+	t.Logf("the bubble (%d places paid, registration closed %s): stood after %q, passed in one hand: %q; hand for hand from %s (%d left)",
+		paid, closes.Format(time.StampMilli), stood, passed, on.Format(time.StampMilli), at)
+	return stood != "" || !on.IsZero(), byClock
 }
 
 // latest is the later of two times.

@@ -564,3 +564,75 @@ func TestHandForHand_NotWhileRegistrationIsOpen_G39_G23(t *testing.T) {
 		t.Fatal("G-39 eleven left for ten places once registration closed: no hand-for-hand")
 	}
 }
+
+// TestHandForHand_NoneWhenTheFieldPassedTheBubbleWhileRegistrationWasOpen_G39_G23:
+// the field stands at one more than the places paid while late
+// registration is open (G-23), and a hand takes it to the places paid
+// before registration closes: it never stood on the bubble, so once
+// registration has closed the tables deal on without hand-for-hand
+// (G-39) — the rebuy event's fast runs, whose field came down to the
+// money in the 15 seconds of late registration.
+func TestHandForHand_NoneWhenTheFieldPassedTheBubbleWhileRegistrationWasOpen_G39_G23(t *testing.T) {
+	t.Parallel()
+	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
+	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+	ctx := t.Context()
+	payEntries(t, s, 18)
+	err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
+		tr.Rules.Entry.LateRegistration = 30 * time.Minute
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(now)
+	f := newFakeTables()
+	d := newDirector(s, f, clk)
+	if err := d.Start(ctx, "ev1"); err != nil {
+		t.Fatal(err)
+	}
+	on := func() bool {
+		t.Helper()
+		tr, err := s.Load(ctx, "ev1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.HandForHand.Active
+	}
+	for _, step := range []struct {
+		table int
+		id    string
+		no    int64
+		out   int
+	}{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}, {1, "tbl1", 7, 1}} {
+		f.tables[step.id].handNo = step.no
+		out := tablePlayers(t, s, step.table)[:step.out]
+		bust(t, s, f, out...)
+		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(mustActive(t, s)); n != 10 || on() {
+		t.Fatalf("G-23 %d left for ten places while registration is open: hand-for-hand %v, want 10 and off", n, on())
+	}
+	clk.Advance(30 * time.Minute) // registration closes
+	for _, h := range []director.Hand{{TableID: "tbl2", Table: 2, No: 5}, {TableID: "tbl1", Table: 1, No: 8}} {
+		f.tables[h.TableID].handNo = h.No
+		if err := d.HandEnded(ctx, "ev1", h); err != nil {
+			t.Fatal(err)
+		}
+		if on() {
+			t.Fatalf("G-39, G-23: hand-for-hand after hand %d at table %d, the field at the places paid since before registration closed", h.No, h.Table)
+		}
+	}
+	err = s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		n, err := tx.CountAudit("hand_for_hand_on")
+		if err == nil && n != 0 {
+			t.Errorf("G-39: %d hand_for_hand_on records", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
