@@ -514,44 +514,8 @@ func payEntries(t *testing.T, s *store.Store, n int) {
 // once registration has closed starts hand-for-hand (G-39).
 func TestHandForHand_NotWhileRegistrationIsOpen_G39_G23(t *testing.T) {
 	t.Parallel()
-	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
-	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
+	s, f, d, clk, on := lateRegistrationEvent(t, []bust18{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}})
 	ctx := t.Context()
-	payEntries(t, s, 18)
-	err := s.Update(ctx, "ev1", func(_ *store.Tx, tr *store.Tournament) error {
-		tr.Rules.Entry.LateRegistration = 30 * time.Minute
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.NewFake(now)
-	f := newFakeTables()
-	d := newDirector(s, f, clk)
-	if err := d.Start(ctx, "ev1"); err != nil {
-		t.Fatal(err)
-	}
-	on := func() bool {
-		t.Helper()
-		tr, err := s.Load(ctx, "ev1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr.HandForHand.Active
-	}
-	for _, step := range []struct {
-		table int
-		id    string
-		no    int64
-		out   int
-	}{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}} {
-		f.tables[step.id].handNo = step.no
-		out := tablePlayers(t, s, step.table)[:step.out]
-		bust(t, s, f, out...)
-		if err := d.HandEnded(ctx, "ev1", director.Hand{TableID: step.id, Table: step.table, No: step.no, Busted: out}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if n := len(mustActive(t, s)); n != 11 || on() {
 		t.Fatalf("G-23 %d left for ten places while registration is open: hand-for-hand %v, want 11 and off", n, on())
 	}
@@ -574,6 +538,48 @@ func TestHandForHand_NotWhileRegistrationIsOpen_G39_G23(t *testing.T) {
 // money in the 15 seconds of late registration.
 func TestHandForHand_NoneWhenTheFieldPassedTheBubbleWhileRegistrationWasOpen_G39_G23(t *testing.T) {
 	t.Parallel()
+	s, f, d, clk, on := lateRegistrationEvent(t, []bust18{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}, {1, "tbl1", 7, 1}})
+	ctx := t.Context()
+	if n := len(mustActive(t, s)); n != 10 || on() {
+		t.Fatalf("G-23 %d left for ten places while registration is open: hand-for-hand %v, want 10 and off", n, on())
+	}
+	clk.Advance(30 * time.Minute) // registration closes
+	for _, h := range []director.Hand{{TableID: "tbl2", Table: 2, No: 5}, {TableID: "tbl1", Table: 1, No: 8}} {
+		f.tables[h.TableID].handNo = h.No
+		if err := d.HandEnded(ctx, "ev1", h); err != nil {
+			t.Fatal(err)
+		}
+		if on() {
+			t.Fatalf("G-39, G-23: hand-for-hand after hand %d at table %d, the field at the places paid since before registration closed", h.No, h.Table)
+		}
+	}
+	err := s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
+		n, err := tx.CountAudit("hand_for_hand_on")
+		if err == nil && n != 0 {
+			t.Errorf("G-39: %d hand_for_hand_on records", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bust18 is a hand that busts out players of a table in the 18-entrant
+// event of lateRegistrationEvent.
+type bust18 struct {
+	table int
+	id    string
+	no    int64
+	out   int
+}
+
+// lateRegistrationEvent starts an 18-entrant event paying ten places
+// with 30 minutes of late registration (G-23) on a fake clock, and plays
+// the hands given, each busting its first players; on reports whether
+// hand-for-hand is on.
+func lateRegistrationEvent(t *testing.T, hands []bust18) (*store.Store, *fakeTables, *director.Director, *clock.Fake, func() bool) {
+	t.Helper()
 	db := testkit.SQLite(t, sqlstore.Options{Service: "tournament", Migrations: store.Migrations()})
 	s := runningWith(t, db, 18, house.Rules{Payouts: tenPaid})
 	ctx := t.Context()
@@ -599,12 +605,7 @@ func TestHandForHand_NoneWhenTheFieldPassedTheBubbleWhileRegistrationWasOpen_G39
 		}
 		return tr.HandForHand.Active
 	}
-	for _, step := range []struct {
-		table int
-		id    string
-		no    int64
-		out   int
-	}{{1, "tbl1", 5, 2}, {2, "tbl2", 3, 2}, {1, "tbl1", 6, 2}, {2, "tbl2", 4, 1}, {1, "tbl1", 7, 1}} {
+	for _, step := range hands {
 		f.tables[step.id].handNo = step.no
 		out := tablePlayers(t, s, step.table)[:step.out]
 		bust(t, s, f, out...)
@@ -612,27 +613,5 @@ func TestHandForHand_NoneWhenTheFieldPassedTheBubbleWhileRegistrationWasOpen_G39
 			t.Fatal(err)
 		}
 	}
-	if n := len(mustActive(t, s)); n != 10 || on() {
-		t.Fatalf("G-23 %d left for ten places while registration is open: hand-for-hand %v, want 10 and off", n, on())
-	}
-	clk.Advance(30 * time.Minute) // registration closes
-	for _, h := range []director.Hand{{TableID: "tbl2", Table: 2, No: 5}, {TableID: "tbl1", Table: 1, No: 8}} {
-		f.tables[h.TableID].handNo = h.No
-		if err := d.HandEnded(ctx, "ev1", h); err != nil {
-			t.Fatal(err)
-		}
-		if on() {
-			t.Fatalf("G-39, G-23: hand-for-hand after hand %d at table %d, the field at the places paid since before registration closed", h.No, h.Table)
-		}
-	}
-	err = s.Update(ctx, "ev1", func(tx *store.Tx, _ *store.Tournament) error {
-		n, err := tx.CountAudit("hand_for_hand_on")
-		if err == nil && n != 0 {
-			t.Errorf("G-39: %d hand_for_hand_on records", n)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return s, f, d, clk, on
 }
