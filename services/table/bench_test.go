@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -77,6 +78,13 @@ import (
 // TABLE_BENCH_CHECKPOINT=1 takes a CHECKPOINT before the first action, so
 // that the full-page images of a run that starts as a checkpoint does
 // are counted too.
+//
+// It also reports the share of actions that took 10 ms or more
+// (slow10-share) and how many of those ended a hand
+// (slow10-hand-end-share): whether the tail is the hand ends' or every
+// action's. TABLE_BENCH_PLAYERS_CPUPROFILE names a file for the players'
+// process's CPU profile; TABLE_BENCH_STATE_COMMITTERS sets the service's
+// Config.StateCommitters.
 //
 // TABLE_BENCH_TELEMETRY=1 runs the service with its telemetry as deployed
 // (every call traced with its SQL and Redis spans, the metrics recorded,
@@ -184,6 +192,12 @@ func benchActions(b *testing.B, rest bool) {
 	wal.report(b, len(all))
 	if exported != nil {
 		b.ReportMetric(float64(exported())/float64(len(all)), "otlp-B/action")
+	}
+	slow := func(d []time.Duration) int { i, _ := slices.BinarySearch(d, 10*time.Millisecond); return len(d) - i }
+	slowAll, slowEnds := slow(all), slow(ends)
+	b.ReportMetric(float64(slowAll)/float64(len(all)), "slow10-share")
+	if slowAll > 0 {
+		b.ReportMetric(float64(slowEnds)/float64(slowAll), "slow10-hand-end-share")
 	}
 	b.ReportMetric(float64(nTables), "tables")
 	b.ReportMetric(pace.Seconds(), "pace-s")
@@ -575,6 +589,18 @@ func playersChild(stdin io.Reader, stdout io.Writer) error {
 	if err := json.Unmarshal(line, &plan); err != nil {
 		return err
 	}
+	// The service's profile is the benchmark's -cpuprofile; the players'
+	// is asked for apart, since they run in this process.
+	if f := os.Getenv("TABLE_BENCH_PLAYERS_CPUPROFILE"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	conn, err := rpc.Dial(plan.Addr, rpc.Options{})
 	if err != nil {
 		return err
@@ -618,7 +644,10 @@ func benchService(b *testing.B, asyncCommit bool, handPause time.Duration) (*tes
 	relayDone := make(chan struct{})
 	go func() { _ = relay.Run(ctx); close(relayDone) }()
 	b.Cleanup(func() { cancel(); <-relayDone })
-	svc, err := table.New(table.Config{SealKey: sealKey, AsyncActionCommit: asyncCommit, HandPause: handPause},
+	// TABLE_BENCH_STATE_COMMITTERS compares group-commit settings
+	// (Config.StateCommitters); unset is the service's default.
+	committers, _ := strconv.Atoi(os.Getenv("TABLE_BENCH_STATE_COMMITTERS"))
+	svc, err := table.New(table.Config{SealKey: sealKey, AsyncActionCommit: asyncCommit, HandPause: handPause, StateCommitters: committers},
 		table.Deps{DB: db, Clock: clock.Real{}, Locker: lock.NewRedis(client, lock.RedisOptions{Prefix: prefix + "lock:"}), Relay: relay})
 	if err != nil {
 		b.Fatal(err)

@@ -16,6 +16,9 @@ type Settings struct {
 	HandPause time.Duration `env:"CARDROOM_TABLE_HAND_PAUSE" envDefault:"2s" doc:"Pause between the end of a hand and the next deal, so players see the result."`
 	// ActionTimeout is the default house time per decision (G-16).
 	ActionTimeout time.Duration `env:"CARDROOM_TABLE_ACTION_TIMEOUT" envDefault:"0s" doc:"Default time per decision at tables opened without their own (G-16); on expiry the player folds when facing a bet, otherwise checks (TP-59). 0 means no house clock."`
+	// StateCommitters is how many group commits of table states run at
+	// once (store.StateGroup).
+	StateCommitters int `env:"CARDROOM_TABLE_STATE_COMMITTERS" envDefault:"2" doc:"How many group commits of the tables' action writes run at once, each on a database connection of its own. Each commit carries every write that queued while the others ran, so fewer commits at once mean fewer WAL flushes competing on the database server; 2 measured best against a 2-core PostgreSQL (docs/CAPACITY.md). Raise it with the database's cores."`
 	// AdvertiseAddr is the gRPC address other table replicas forward calls
 	// to this one at (see AdvertiseAddr).
 	AdvertiseAddr string `env:"CARDROOM_TABLE_ADVERTISE_ADDR" docDefault:"(empty: derived)" doc:"host:port at which other table replicas reach this one's gRPC server: the tables it deals are advertised with it in Redis, and a replica that gets a call about one of them forwards the call here. Empty: CARDROOM_GRPC_ADDR when it names a host, else this host's first non-loopback IP address with its port. Unused without CARDROOM_REDIS_URL (one process)."`
@@ -30,7 +33,7 @@ func (s Settings) Config(dataDir, listen string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("table seal key: %w", err)
 	}
-	return Config{SealKey: key, HandPause: s.HandPause, ActionTimeout: s.ActionTimeout,
+	return Config{SealKey: key, HandPause: s.HandPause, ActionTimeout: s.ActionTimeout, StateCommitters: s.StateCommitters,
 		AdvertiseAddr: AdvertiseAddr(s.AdvertiseAddr, listen)}, nil
 }
 

@@ -65,6 +65,10 @@ type Config struct {
 	// hundred milliseconds of them (the table service crashing loses
 	// nothing). Off by default.
 	AsyncActionCommit bool
+	// StateCommitters is how many group commits of table states run at
+	// once, each on a connection of its own; zero is
+	// store.DefaultStateCommitters.
+	StateCommitters int
 	// AdvertiseAddr is the gRPC address other replicas reach this one at
 	// (AdvertiseAddr below). With a Redis locker the table leases carry it,
 	// and a call about a table another replica runs is forwarded to that
@@ -124,7 +128,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Wallet != nil {
 		wallet = Wallet{Client: deps.Wallet}
 	}
-	r, err := runner.New(runner.Deps{DB: deps.DB, Store: st, Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
+	r, err := runner.New(runner.Deps{DB: deps.DB, Store: st, States: store.NewStateGroup(st, 0, cfg.StateCommitters), Clock: deps.Clock, Locker: locker, Relay: deps.Relay, Sealer: sealer,
 		Wallet: wallet, Shuffle: deps.Shuffle, HandPause: cfg.HandPause, AsyncActionCommit: cfg.AsyncActionCommit, Logger: deps.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("table service: %w", err)
