@@ -12,6 +12,7 @@ import (
 	"github.com/cardroom/cardroom/platform/testkit"
 	seatingv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/seating/v1"
 	tablev1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/table/v1"
+	walletv1 "github.com/cardroom/cardroom/proto/gen/go/cardroom/wallet/v1"
 	"github.com/cardroom/cardroom/services/table"
 )
 
@@ -181,4 +182,84 @@ func TestSitDown_LostAnswerRetriedWithTheSameKey(t *testing.T) {
 			t.Fatalf("wallets %d, escrow %d after %d sittings, want 700, 300 and 1", bal, escrow, w.sitDowns())
 		}
 	})
+}
+
+// TestSitDown_TwoStepBuyInStoredBeforeTheUpgrade: a buy-in that the
+// version before the one-step sit-down stored between its hold and the
+// hold's commit (a money move naming the hold) is finished by this
+// version's process that takes the table over, through the hold as that
+// version would have: committed, the seat is dealt in; the commit refused,
+// the hold is released and the seat taken back. No sit-down is made for
+// it, so the chips never move twice.
+func TestSitDown_TwoStepBuyInStoredBeforeTheUpgrade(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		refuseCommit  bool
+		wantAnn       int64 // ann's wallet balance at the end
+		wantEscrow    int64
+		wantHoldState walletv1.HoldState
+		wantSeated    bool
+	}{
+		{name: "committed", wantAnn: 800, wantEscrow: 500, wantHoldState: walletv1.HoldState_HOLD_STATE_COMMITTED, wantSeated: true},
+		{name: "commit refused", refuseCommit: true, wantAnn: 1000, wantEscrow: 300,
+			wantHoldState: walletv1.HoldState_HOLD_STATE_RELEASED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+				w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000})
+				e := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
+				id := e.open(6, -1)
+				e.sit(id, 0, "bob", 300)
+				// ann's seat stored unpaid with its step pending (the
+				// wallet down); then made what the older version stored:
+				// the hold taken, the step naming it.
+				w.mu.Lock()
+				w.sitDownDown = true
+				w.mu.Unlock()
+				if _, err := e.c.Sit(e.floor(), &tablev1.SitRequest{TableId: id, Seat: 3, PlayerId: "ann", Amount: 200,
+					IdempotencyKey: "ann-old"}); status.Code(err) != codes.Unavailable {
+					t.Fatalf("sit with the wallet down: %v, want Unavailable", err)
+				}
+				w.mu.Lock()
+				epoch := w.epoch[id]
+				w.mu.Unlock()
+				hold, err := w.HoldBuyIn(t.Context(), &walletv1.HoldBuyInRequest{IdempotencyKey: "ann-old/hold", TableId: id,
+					Epoch: epoch, PlayerId: "ann", Amount: 200})
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := hold.GetHold().GetHoldId()
+				res, err := db.SQL().ExecContext(t.Context(), `UPDATE money_moves SET hold_id = $1, sitting_id = '' WHERE table_id = $2 AND player_id = 'ann' AND NOT done`, h, id)
+				if n, _ := res.RowsAffected(); err != nil || n != 1 {
+					t.Fatalf("store ann's step as the older version did: %d rows, %v", n, err)
+				}
+				w.mu.Lock()
+				w.sitDownDown, w.refuseCommit = false, tc.refuseCommit
+				w.mu.Unlock()
+
+				// This version's process takes the table over.
+				e2 := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
+				st := e2.state(id, "bob")
+				if n := e2.pendingMoves(id); n != 0 {
+					t.Fatalf("%d wallet steps pending after the takeover, want none", n)
+				}
+				seated := st.GetSeats()[3].GetPlayerId() == "ann"
+				if seated != tc.wantSeated || (st.GetHand() != nil) != tc.wantSeated {
+					t.Fatalf("after the takeover ann seated %v, hand dealt %v; want %v", seated, st.GetHand() != nil, tc.wantSeated)
+				}
+				w.mu.Lock()
+				holdState, ann, escrow := w.holds[h].GetState(), w.balance["ann"], w.escrow
+				w.mu.Unlock()
+				if holdState != tc.wantHoldState || ann != tc.wantAnn || escrow != tc.wantEscrow || w.sitDowns() != 1 {
+					t.Fatalf("hold %v, ann's balance %d, escrow %d, %d sittings bought; want %v, %d, %d and bob's alone",
+						holdState, ann, escrow, w.sitDowns(), tc.wantHoldState, tc.wantAnn, tc.wantEscrow)
+				}
+				if onTable := chips(st); onTable != escrow {
+					t.Fatalf("%d chips at the table, %d in escrow", onTable, escrow)
+				}
+			})
+		})
+	}
 }
