@@ -24,6 +24,7 @@ type rebuyEvent struct {
 	sheet       []map[string]any
 	lateReg     time.Duration // late registration after the start (G-23)
 	rebuyPeriod time.Duration // TR-13
+	maxRebuys   int           // each player's (G-23)
 	addOnWindow time.Duration // after the rebuy period (G-23)
 }
 
@@ -32,7 +33,17 @@ func leanRebuyEvent() rebuyEvent {
 	// entrants ask once the start has answered, and opening the tables
 	// took more than 9 s on a loaded machine. It still closes in level 2,
 	// long before the field nears the bubble.
-	return rebuyEvent{early: 45, late: 15, lateReg: 15 * time.Second, rebuyPeriod: 12 * time.Second, addOnWindow: 20 * time.Second,
+	//
+	// Eight rebuys each: the bots rebuy whenever broke and, one time in
+	// two, below the starting stack, about one every three seconds each
+	// while the period lasts. With two, most had used both early in level
+	// 2, and from then every player who went broke was out: on a fast
+	// run the field played down to its last player with chips about 13 s
+	// after the start, before the break (16 s), and no add-on was taken.
+	// With eight, a player who goes broke may still rebuy (TR-13, TR-16)
+	// or is held for the add-on with a rebuy (TR-17, G-42) until its
+	// window closes, so most of the field reaches the break.
+	return rebuyEvent{early: 45, late: 15, lateReg: 15 * time.Second, rebuyPeriod: 12 * time.Second, maxRebuys: 8, addOnWindow: 20 * time.Second,
 		sheet: []map[string]any{
 			{"small_blind": 25, "big_blind": 50, "duration": "8s"},
 			{"small_blind": 50, "big_blind": 100, "duration": "8s"},
@@ -48,7 +59,9 @@ func leanRebuyEvent() rebuyEvent {
 }
 
 func longRebuyEvent() rebuyEvent {
-	return rebuyEvent{early: 90, late: 30, lateReg: 20 * time.Second, rebuyPeriod: 25 * time.Second, addOnWindow: 35 * time.Second,
+	// The rebuy period is about twice the lean one's, and so are the
+	// rebuys.
+	return rebuyEvent{early: 90, late: 30, lateReg: 20 * time.Second, rebuyPeriod: 25 * time.Second, maxRebuys: 16, addOnWindow: 35 * time.Second,
 		sheet: []map[string]any{
 			{"small_blind": 25, "big_blind": 50, "duration": "15s"},
 			{"small_blind": 50, "big_blind": 100, "duration": "15s"},
@@ -99,10 +112,13 @@ func TestTournamentDirectorRebuy_TR13_TR14_TR15_TR16_TR17_TR20_TR23_G23_G26(t *t
 		players = append(players, fmt.Sprintf("p%03d", i+1))
 	}
 	r := newRoom(t, c.gateway, players...)
+	const stack, rebuyChips, addOnChips = 1000, 1000, 2000
+	maxRebuys := ev.maxRebuys
 	for _, p := range players {
-		r.deposit(p, 10000)
+		// The entry and its fee, every rebuy and the add-on, each 1,000
+		// to the pool (TR-14, TR-17), and some to spare.
+		r.deposit(p, 1100+int64(maxRebuys+1)*1000+900)
 	}
-	const stack, rebuyChips, addOnChips, maxRebuys = 1000, 1000, 2000, 2
 	var created struct {
 		Tournament struct {
 			ID string `json:"tournament_id"`
