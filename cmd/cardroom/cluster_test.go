@@ -185,7 +185,7 @@ func (c *cluster) stop() {
 func (c *cluster) logs() string {
 	var b strings.Builder
 	for _, s := range c.parts() {
-		b.WriteString("== " + s.part + "\n" + s.stderr.String())
+		b.WriteString("== " + s.part + "\n" + s.earlier.String() + s.stderr.String())
 	}
 	return b.String()
 }

@@ -80,6 +80,7 @@ type suite struct {
 	cmd     *exec.Cmd
 	stdout  lockedBuffer
 	stderr  lockedBuffer
+	earlier strings.Builder // what the part's earlier runs logged, when it was restarted
 	waitErr chan error
 }
 
@@ -159,6 +160,11 @@ func (s *suite) start() {
 	t := s.t
 	t.Helper()
 	s.stdout.Reset()
+	if logged := s.stderr.String(); logged != "" {
+		// A restart after a kill: what the killed process logged is what
+		// a failure needs most.
+		s.earlier.WriteString(logged + "-- restarted --\n")
+	}
 	s.stderr.Reset()
 	s.cmd = exec.Command(s.bin, s.part)
 	s.cmd.Env = s.env
@@ -398,7 +404,9 @@ func checkTrace(t *testing.T, spans []span, rpc string, wantRedis bool) {
 }
 
 // postgresDatabase creates a database of its own for one suite run on the
-// PostgreSQL that DATABASE_URL names, and drops it afterwards.
+// PostgreSQL that DATABASE_URL names, and drops it afterwards — unless the
+// test failed and CARDROOM_TEST_KEEP_FAILED_DB is set, when it is kept for
+// a look and its name logged.
 func postgresDatabase(t *testing.T) string {
 	t.Helper()
 	base := testkit.DatabaseURL(t)
@@ -412,6 +420,10 @@ func postgresDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() && os.Getenv("CARDROOM_TEST_KEEP_FAILED_DB") != "" {
+			t.Logf("database %s kept (CARDROOM_TEST_KEEP_FAILED_DB)", name)
+			return
+		}
 		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+name+`" WITH (FORCE)`)
 	})
 	u, err := url.Parse(base)

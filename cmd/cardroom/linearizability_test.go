@@ -11,14 +11,17 @@ package main
 // call, or never.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +48,20 @@ type opLog struct {
 	unknown int
 }
 
-func newOpLog() *opLog { return &opLog{start: time.Now()} }
+// newOpLog starts a history. If the test fails, the whole history goes
+// into its log, as m describes it: on CI the machine goes with the
+// visualization, and a failure after the run (chips, audit) needs it too.
+func newOpLog(t *testing.T, m porcupine.Model) *opLog {
+	l := &opLog{start: time.Now()}
+	t.Cleanup(func() {
+		if t.Failed() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			t.Logf("the whole history:\n%s", opsInCallOrder(m, l.ops))
+		}
+	})
+	return l
+}
 
 // now is a timestamp on the monotonic clock.
 func (l *opLog) now() int64 { return time.Since(l.start).Nanoseconds() }
@@ -204,7 +220,7 @@ func TestLinearizability_WalletBalances_CS01(t *testing.T) {
 	wallet := walletv1.NewWalletServiceClient(conn)
 	ctx := auth.WithToken(t.Context(), r.cashier)
 
-	log := newOpLog()
+	log := newOpLog(t, walletModel(initial))
 	type done struct { // a transfer a client may reverse later
 		id     string
 		player int
@@ -370,15 +386,76 @@ func removeLatency(t *testing.T, p *toxiproxy.Proxy) {
 const (
 	linTables = 2
 	linSeats  = 4
+	// linClients is how many clients play the run: porcupine's search
+	// grows fast with the operations in flight at once (a retried
+	// sit-down and a leave during a hand stay in flight for seconds).
+	linClients = 4
 )
 
-// seatMap is who sits where at the tables of the run ("" = empty).
-type seatMap [linTables][linSeats]string
+// seatMap is who sits where at the tables of the run ("" = empty), by
+// which sit-down (its seatInput.sit; 0 when nobody asks), and the
+// sit-downs refused by the wallet of which one event so far is ordered
+// (halfDone, by sit descending: empty ones last).
+type seatMap struct {
+	who  [linTables][linSeats]string
+	by   [linTables][linSeats]int
+	half [2 * linClients]halfDone
+}
+
+// halfDone is a sit-down the wallet refused, of whose two events — its
+// seat stored, the refusal — one is ordered so far.
+type halfDone struct {
+	sit     int
+	refused bool // the refusal came first: the seat is never stored
+}
+
+// takeHalf removes and returns the half-done sit-down sit, if there is one.
+func (m *seatMap) takeHalf(sit int) (halfDone, bool) {
+	for i, h := range m.half {
+		if h.sit == sit {
+			m.half[i] = halfDone{}
+			m.sortHalf()
+			return h, true
+		}
+	}
+	return halfDone{}, false
+}
+
+// putHalf adds a half-done sit-down; false when there are more of them
+// than sit-downs can be in flight at once.
+func (m *seatMap) putHalf(h halfDone) bool {
+	last := len(m.half) - 1
+	if m.half[last].sit != 0 {
+		return false
+	}
+	m.half[last] = h
+	m.sortHalf()
+	return true
+}
+
+// sortHalf keeps one order for one set, so that equal states compare equal.
+func (m *seatMap) sortHalf() {
+	slices.SortFunc(m.half[:], func(a, b halfDone) int { return cmp.Compare(b.sit, a.sit) })
+}
+
+// free empties table's seat.
+func (m *seatMap) free(table, seat int) { m.who[table][seat], m.by[table][seat] = "", 0 }
+
+// storedBeforeRefusal tells the refusals a sit-down gets after its seat
+// was stored unpaid (the wallet's), from the table's own, made before it
+// stores anything.
+func storedBeforeRefusal(reason string) bool {
+	switch reason {
+	case "", "SEAT_TAKEN", "ALREADY_SEATED", "SEATED_AT_ANOTHER_TABLE", "TABLE_FULL":
+		return false
+	}
+	return true
+}
 
 // at is the table and seat a player holds, or -1, -1.
 func (m seatMap) at(player string) (int, int) {
-	for t := range m {
-		for s, p := range m[t] {
+	for t := range m.who {
+		for s, p := range m.who[t] {
 			if p == player {
 				return t, s
 			}
@@ -389,12 +466,27 @@ func (m seatMap) at(player string) (int, int) {
 
 // seatInput is a sit-down by the floor, a leave by the player, the end of
 // a leave asked during a hand (release: it happens when the hand ends, at
-// a time nobody observes), or a read of a table's seats.
+// a time nobody observes), the seat of a sit-down taken back (undo), or a
+// read of a table's seats.
+//
+// A cash table stores a sit-down's seat unpaid before it asks the wallet
+// for the buy-in, and takes it back if the wallet refuses (the stack the
+// player left with is more, CS-09): until then the seat is taken, and the
+// player seated there for G-21 at the other tables. So a sit-down the
+// wallet refused has, within its call, a "stored" event beside it, which
+// holds the seat if it is free; the refusal then frees it. If the refusal
+// is ordered first, stored does nothing. And a sit-down whose answer was
+// lost holds its seat while its buy-in is retried in the background: it
+// has an undo of unknown outcome beside it, which frees the seat if that
+// sit-down holds it, at any time after the call (before the sit-down took
+// effect, it changes nothing). Neither frees another sit-down's seat, even
+// the same player's in the same seat.
 type seatInput struct {
-	op     string // "sit", "leave", "release", "read"
+	op     string // "sit", "stored", "undo", "leave", "release", "read"
 	table  int
 	seat   int
 	player string
+	sit    int // which sit-down: a sit, or the undo beside it
 }
 
 // seatOutput is what the client was told.
@@ -418,12 +510,41 @@ func seatModel() porcupine.Model {
 			atTable, _ := s.at(in.player)
 			switch in.op {
 			case "read":
-				return s[in.table] == out.seats, s
+				return s.who[in.table] == out.seats, s
+			case "undo":
+				next := s
+				if s.who[in.table][in.seat] == in.player && s.by[in.table][in.seat] == in.sit {
+					next.free(in.table, in.seat)
+				}
+				return true, next
+			case "stored":
+				next := s
+				if _, refused := next.takeHalf(in.sit); refused {
+					return true, next
+				}
+				if s.who[in.table][in.seat] == "" && atTable < 0 {
+					next.who[in.table][in.seat], next.by[in.table][in.seat] = in.player, in.sit
+				}
+				return next.putHalf(halfDone{sit: in.sit}), next
 			case "sit":
-				free := s[in.table][in.seat] == "" && atTable < 0
+				if in.sit != 0 && storedBeforeRefusal(out.reason) {
+					// The wallet's refusal: the seat stored for it, if it
+					// was (ordered first), goes now.
+					next := s
+					if _, stored := next.takeHalf(in.sit); !stored {
+						if !next.putHalf(halfDone{sit: in.sit, refused: true}) {
+							return false, s
+						}
+					} else if next.who[in.table][in.seat] == in.player && next.by[in.table][in.seat] == in.sit {
+						next.free(in.table, in.seat)
+					}
+					s = next
+					atTable, _ = s.at(in.player)
+				}
+				free := s.who[in.table][in.seat] == "" && atTable < 0
 				next := s
 				if free {
-					next[in.table][in.seat] = in.player
+					next.who[in.table][in.seat], next.by[in.table][in.seat] = in.player, in.sit
 				}
 				switch out.reason {
 				case "":
@@ -432,7 +553,7 @@ func seatModel() porcupine.Model {
 					}
 					return free, next
 				case "SEAT_TAKEN":
-					return s[in.table][in.seat] != "", s
+					return s.who[in.table][in.seat] != "", s
 				case "ALREADY_SEATED":
 					return atTable == in.table, s
 				case "SEATED_AT_ANOTHER_TABLE":
@@ -442,10 +563,10 @@ func seatModel() porcupine.Model {
 				}
 				return true, s
 			default: // leave, release
-				mine := s[in.table][in.seat] == in.player
+				mine := s.who[in.table][in.seat] == in.player
 				next := s
 				if mine {
-					next[in.table][in.seat] = ""
+					next.free(in.table, in.seat)
 				}
 				switch {
 				case out.unknown || in.op == "release":
@@ -458,7 +579,7 @@ func seatModel() porcupine.Model {
 				case out.reason == "":
 					return mine, s // seated until the hand ends: a release follows
 				case out.reason == "SEAT_EMPTY":
-					return s[in.table][in.seat] == "", s
+					return s.who[in.table][in.seat] == "", s
 				case out.reason == "NOT_YOUR_SEAT":
 					return !mine, s
 				}
@@ -471,14 +592,20 @@ func seatModel() porcupine.Model {
 			switch {
 			case out.unknown:
 				res = "?"
+			case out.pending:
+				res = out.reason + " (cash-out pending)"
 			case out.reason != "":
 				res = out.reason
 			case in.op == "read":
 				res = fmt.Sprint(out.seats)
 			}
-			return fmt.Sprintf("%s t%d s%d %s → %s", in.op, in.table, in.seat, in.player, res)
+			which := ""
+			if in.sit != 0 {
+				which = fmt.Sprintf(" #%d", in.sit)
+			}
+			return fmt.Sprintf("%s t%d s%d %s%s → %s", in.op, in.table, in.seat, in.player, which, res)
 		},
-		DescribeState: func(state any) string { return fmt.Sprint(state.(seatMap)) },
+		DescribeState: func(state any) string { return fmt.Sprint(state.(seatMap).who) },
 	}
 }
 
@@ -492,8 +619,10 @@ func seatModel() porcupine.Model {
 // dealt as players sit and end on the action clock, so leaves during a
 // hand take effect when it ends. Every answer must fit one order that
 // respects real time in which a seat holds one player and a player one
-// seat across the tables (G-21); afterwards every chip is where the
-// wallet says and the audit is clean.
+// seat across the tables (G-21), a seat is taken only by a sit-down and
+// freed only by a leave or by the wallet's refusal of the sit-down that
+// stored it (seatInput); afterwards every chip is where the wallet says
+// and the audit is clean.
 func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every part of the suite in its own process")
@@ -529,7 +658,7 @@ func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 		proxies = append(proxies, p)
 	}
 
-	log := newOpLog()
+	log := newOpLog(t, seatModel())
 	var stats struct {
 		sync.Mutex
 		reasons map[string]int
@@ -594,6 +723,7 @@ func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 		}
 		return false
 	}
+	var sits atomic.Int64 // names each sit-down, for the undo beside it
 	client := func(id int, until time.Time) {
 		rng := rand.New(rand.NewPCG(uint64(id), 22))
 		tick := time.NewTicker(100 * time.Millisecond) // paced, as in the wallet run
@@ -635,7 +765,14 @@ func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 						reason = ""
 					}
 					meta := metadataOf(err)
-					log.record(id, seatInput{"sit", table, seat, p}, seatOutput{unknown: unknown, reason: reason, pending: meta["cash_out"] == "pending"}, at, unknown)
+					which := int(sits.Add(1))
+					log.record(id, seatInput{"sit", table, seat, p, which}, seatOutput{unknown: unknown, reason: reason, pending: meta["cash_out"] == "pending"}, at, unknown)
+					switch {
+					case unknown:
+						log.record(id, seatInput{"undo", table, seat, p, which}, seatOutput{unknown: true}, at, true)
+					case storedBeforeRefusal(reason):
+						log.record(id, seatInput{"stored", table, seat, p, which}, seatOutput{}, at, false)
+					}
 					count(reason, unknown)
 					// CS-09/CS-10: back with at least the stack left with.
 					least, perr := strconv.ParseInt(meta["min"], 10, 64)
@@ -658,12 +795,12 @@ func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 				if unknown {
 					reason = ""
 				}
-				log.record(id, seatInput{"leave", table, seat, p}, seatOutput{unknown: unknown, reason: reason, left: resp.GetLeft()}, at, unknown)
+				log.record(id, seatInput{"leave", table, seat, p, 0}, seatOutput{unknown: unknown, reason: reason, left: resp.GetLeft()}, at, unknown)
 				if err == nil && !resp.GetLeft() {
 					// Left at the end of the hand in progress: between now
 					// and when the client sees the seat no longer theirs.
 					from := log.now()
-					log.record(id, seatInput{"release", table, seat, p}, seatOutput{}, from, !released(tc, table, seat, p))
+					log.record(id, seatInput{"release", table, seat, p, 0}, seatOutput{}, from, !released(tc, table, seat, p))
 				}
 				count(reason, unknown)
 			default:
@@ -672,14 +809,10 @@ func TestLinearizability_SeatAssignments_G21(t *testing.T) {
 		}
 	}
 
-	// Four clients: porcupine's search grows fast with the operations in
-	// flight at once (a retried sit-down and a leave during a hand stay in
-	// flight for seconds).
-	const clients = 4
 	start := time.Now()
 	until := start.Add(14 * time.Second)
 	var wg sync.WaitGroup
-	for id := range clients {
+	for id := range linClients {
 		wg.Go(func() { client(id, until) })
 	}
 	runFaults(t, start, []fault{
@@ -749,8 +882,9 @@ func metadataOf(err error) map[string]string {
 // above can fail: histories that no correct wallet or table could give —
 // a lost update, a stale read, an overdraft, a refusal with funds there,
 // two players in one seat, one player in two seats, a read that misses a
-// seated player — are rejected, and their correct counterparts (with
-// operations of unknown outcome among them) accepted.
+// seated player, a seat freed with no leave and no refused sit-down to
+// free it — are rejected, and their correct counterparts (with operations
+// of unknown outcome among them) accepted.
 func TestLinearizability_ModelsRejectBadHistories(t *testing.T) {
 	t.Parallel()
 	type op struct {
@@ -771,7 +905,12 @@ func TestLinearizability_ModelsRejectBadHistories(t *testing.T) {
 	dep := func(p int, amount int64) walletInput { return walletInput{"deposit", p, amount} }
 	bal := func(b int64) walletOutput { return walletOutput{balance: b} }
 	read := func(p int) walletInput { return walletInput{"read", p, 0} }
-	sit := func(table, seat int, p string) seatInput { return seatInput{"sit", table, seat, p} }
+	sit := func(table, seat int, p string) seatInput { return seatInput{"sit", table, seat, p, 0} }
+	sitN := func(table, seat int, p string, n int) seatInput { return seatInput{"sit", table, seat, p, n} }
+	undo := func(table, seat int, p string, n int) seatInput { return seatInput{"undo", table, seat, p, n} }
+	stored := func(table, seat int, p string, n int) seatInput { return seatInput{"stored", table, seat, p, n} }
+	lost := seatOutput{unknown: true}
+	below := seatOutput{reason: "BUY_IN_BELOW_DEPARTURE_STACK"}
 	seats := func(ps ...string) seatOutput {
 		var out seatOutput
 		copy(out.seats[:], ps)
@@ -805,8 +944,8 @@ func TestLinearizability_ModelsRejectBadHistories(t *testing.T) {
 		{"wallet: accounts are apart", walletModel(0), []op{
 			{dep(0, 100), bal(100), 0, 10}, {read(1), bal(0), 20, 30}}, porcupine.Ok},
 		{"seats: sit, leave, sit again, read", seatModel(), []op{
-			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a"}, seatOutput{left: true}, 20, 30},
-			{sit(0, 1, "b"), ok, 40, 50}, {seatInput{"read", 0, 0, ""}, seats("", "b"), 60, 70}}, porcupine.Ok},
+			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a", 0}, seatOutput{left: true}, 20, 30},
+			{sit(0, 1, "b"), ok, 40, 50}, {seatInput{"read", 0, 0, "", 0}, seats("", "b"), 60, 70}}, porcupine.Ok},
 		{"seats: two players in one seat", seatModel(), []op{
 			{sit(0, 1, "a"), ok, 0, 10}, {sit(0, 1, "b"), ok, 20, 30}}, porcupine.Illegal},
 		{"seats: one player in two seats at one table", seatModel(), []op{
@@ -820,14 +959,34 @@ func TestLinearizability_ModelsRejectBadHistories(t *testing.T) {
 		{"seats: SEAT_TAKEN for an empty seat", seatModel(), []op{
 			{sit(0, 1, "a"), seatOutput{reason: "SEAT_TAKEN"}, 0, 10}}, porcupine.Illegal},
 		{"seats: a read misses a seated player", seatModel(), []op{
-			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"read", 0, 0, ""}, seats(), 20, 30}}, porcupine.Illegal},
+			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"read", 0, 0, "", 0}, seats(), 20, 30}}, porcupine.Illegal},
 		{"seats: a leave during a hand ends later", seatModel(), []op{
-			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a"}, ok, 20, 30},
-			{seatInput{"release", 0, 1, "a"}, ok, 30, 75},
-			{seatInput{"read", 0, 0, ""}, seats("", "a"), 40, 50}, {sit(0, 2, "b"), ok, 60, 70},
-			{seatInput{"read", 0, 0, ""}, seats("", "", "b"), 80, 90}}, porcupine.Ok},
+			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a", 0}, ok, 20, 30},
+			{seatInput{"release", 0, 1, "a", 0}, ok, 30, 75},
+			{seatInput{"read", 0, 0, "", 0}, seats("", "a"), 40, 50}, {sit(0, 2, "b"), ok, 60, 70},
+			{seatInput{"read", 0, 0, "", 0}, seats("", "", "b"), 80, 90}}, porcupine.Ok},
+		{"seats: a sit-down of unknown outcome holds the seat until the wallet refuses it", seatModel(), []op{
+			{sitN(0, 1, "a", 1), lost, 0, -1}, {undo(0, 1, "a", 1), lost, 0, -1},
+			{sit(0, 1, "b"), seatOutput{reason: "SEAT_TAKEN"}, 20, 30}, {seatInput{"read", 0, 0, "", 0}, seats(), 40, 50}}, porcupine.Ok},
+		{"seats: a seat taken and freed with no undo", seatModel(), []op{
+			{sitN(0, 1, "a", 1), lost, 0, -1},
+			{sit(0, 1, "b"), seatOutput{reason: "SEAT_TAKEN"}, 20, 30}, {seatInput{"read", 0, 0, "", 0}, seats(), 40, 50}}, porcupine.Illegal},
+		{"seats: an undo frees no later sit-down's seat, the same player's in the same seat", seatModel(), []op{
+			{sitN(0, 1, "a", 1), lost, 0, -1}, {undo(0, 1, "a", 1), lost, 0, -1},
+			{seatInput{"read", 0, 0, "", 0}, seats("", "a"), 20, 30}, {seatInput{"leave", 0, 1, "a", 0}, seatOutput{left: true}, 40, 50},
+			{sitN(0, 1, "a", 2), ok, 60, 70}, {seatInput{"read", 0, 0, "", 0}, seats(), 80, 90}}, porcupine.Illegal},
+		{"seats: a sit-down the wallet refused holds its seat until the refusal", seatModel(), []op{
+			{sitN(0, 3, "a", 1), below, 0, 30}, {stored(0, 3, "a", 1), seatOutput{}, 0, 30},
+			{sit(1, 1, "a"), seatOutput{reason: "SEATED_AT_ANOTHER_TABLE"}, 5, 10}, {seatInput{"read", 0, 0, "", 0}, seats(), 40, 50}}, porcupine.Ok},
+		{"seats: a sit-down the wallet refused keeps its seat", seatModel(), []op{
+			{sitN(0, 3, "a", 1), below, 0, 30}, {stored(0, 3, "a", 1), seatOutput{}, 0, 30},
+			{sit(1, 1, "a"), seatOutput{reason: "SEATED_AT_ANOTHER_TABLE"}, 5, 10},
+			{seatInput{"read", 0, 0, "", 0}, seats("", "", "", "a"), 40, 50}}, porcupine.Illegal},
+		{"seats: a sit-down the wallet refused frees no other sit-down's seat", seatModel(), []op{
+			{sitN(0, 3, "a", 1), below, 0, 30}, {stored(0, 3, "a", 1), seatOutput{}, 0, 30},
+			{sitN(0, 3, "b", 2), ok, 0, 5}, {seatInput{"read", 0, 0, "", 0}, seats(), 40, 50}}, porcupine.Illegal},
 		{"seats: a leave during a hand frees the seat before it returns", seatModel(), []op{
-			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a"}, ok, 20, 30}, {seatInput{"read", 0, 0, ""}, seats(), 22, 28}}, porcupine.Illegal},
+			{sit(0, 1, "a"), ok, 0, 10}, {seatInput{"leave", 0, 1, "a", 0}, ok, 20, 30}, {seatInput{"read", 0, 0, "", 0}, seats(), 22, 28}}, porcupine.Illegal},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -872,6 +1031,17 @@ func explain(m porcupine.Model, info porcupine.LinearizationInfo, all []porcupin
 				n++
 			}
 		}
+	}
+	return b.String()
+}
+
+// opsInCallOrder lists every operation by the time it was called.
+func opsInCallOrder(m porcupine.Model, ops []porcupine.Operation) string {
+	sorted := slices.Clone(ops)
+	slices.SortStableFunc(sorted, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	var b strings.Builder
+	for _, op := range sorted {
+		fmt.Fprintf(&b, "  %s\n", describe(m, op))
 	}
 	return b.String()
 }

@@ -131,6 +131,10 @@ func (t *Table) finishSitDown(ctx context.Context, m store.MoneyMove) (settled b
 	if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(m.Seat) }, t.settled(ctx, m)); uerr != nil {
 		return false, fmt.Errorf("take back the seat of buy-in %s, which the wallet refused (%v): %w", m.Key, err, uerr)
 	}
+	// Logged: when the first answer was lost, the seat was seen taken
+	// (reads, SEAT_TAKEN, G-21 at other tables) before it went.
+	t.r.d.Logger.InfoContext(ctx, "seat taken back: the wallet refused its buy-in", "table", t.id, "seat", m.Seat,
+		"player", m.Player, "key", m.Key, "error", err)
 	return true, err
 }
 
