@@ -263,3 +263,87 @@ func TestSitDown_TwoStepBuyInStoredBeforeTheUpgrade(t *testing.T) {
 		})
 	}
 }
+
+// TestSitDown_RetriedStepsFinishEachBuyInOnce: two sit-downs wait for a
+// wallet that was down, and the process that takes the table over
+// finishes both: the first is refused (CS-01), which takes its seat back —
+// a change that opens a seat, and so pays leavers and settles buy-ins at
+// once, while the pass over the waiting steps is under way — and the
+// second is bought, in one step or (stored by the version before the
+// one-step sit-down) through its hold. The second's seat is dealt in with
+// its chips, and they stay in the table's escrow: the pass does not take
+// that buy-in up again from the list it read before, find its seat no
+// longer waiting, and cash the chips back out to the player while the
+// seat plays on with them (found by the seat linearizability run: a paid
+// seat whose sitting the wallet had closed, its cash-out stuck).
+func TestSitDown_RetriedStepsFinishEachBuyInOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		twoStep bool // bob's buy-in is a hold to commit
+	}{
+		{name: "one step"},
+		{name: "two steps", twoStep: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+				w := newFakeWallet(map[string]int64{"ann": 100, "bob": 1000})
+				e := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
+				id := e.open(6, -1)
+				w.mu.Lock()
+				w.sitDownDown = true
+				w.mu.Unlock()
+				// Keys in the order the steps are read back (their times
+				// are one fake instant).
+				for _, r := range []*tablev1.SitRequest{
+					{TableId: id, Seat: 1, PlayerId: "ann", Amount: 200, IdempotencyKey: "a-ann-sits"},
+					{TableId: id, Seat: 2, PlayerId: "bob", Amount: 300, IdempotencyKey: "b-bob-sits"},
+				} {
+					if _, err := e.c.Sit(e.floor(), r); status.Code(err) != codes.Unavailable {
+						t.Fatalf("sit %s with the wallet down: %v, want Unavailable", r.GetPlayerId(), err)
+					}
+				}
+				if tc.twoStep {
+					w.mu.Lock()
+					epoch := w.epoch[id]
+					w.mu.Unlock()
+					hold, err := w.HoldBuyIn(t.Context(), &walletv1.HoldBuyInRequest{IdempotencyKey: "b-bob-sits/hold", TableId: id,
+						Epoch: epoch, PlayerId: "bob", Amount: 300})
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := db.SQL().ExecContext(t.Context(), `UPDATE money_moves SET hold_id = $1, sitting_id = '' WHERE table_id = $2 AND player_id = 'bob' AND NOT done`,
+						hold.GetHold().GetHoldId(), id)
+					if n, _ := res.RowsAffected(); err != nil || n != 1 {
+						t.Fatalf("store bob's step as the older version did: %d rows, %v", n, err)
+					}
+				}
+				w.mu.Lock()
+				w.sitDownDown = false
+				w.mu.Unlock()
+
+				e2 := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
+				st := e2.state(id, "bob")
+				if n := e2.pendingMoves(id); n != 0 {
+					t.Fatalf("%d wallet steps pending after the takeover, want none", n)
+				}
+				if got := st.GetSeats()[1].GetPlayerId(); got != "" {
+					t.Fatalf("seat 1 after ann's buy-in was refused: %q, want it empty", got)
+				}
+				if got := st.GetSeats()[2]; got.GetPlayerId() != "bob" || got.GetStack() != 300 {
+					t.Fatalf("seat 2 after bob's buy-in was bought: %v, want bob with 300", got)
+				}
+				w.mu.Lock()
+				cashedOut, bob, escrow := w.cashOuts["bob"], w.balance["bob"], w.escrow
+				w.mu.Unlock()
+				if escrow != 300 || bob != 700 || cashedOut != 0 {
+					t.Fatalf("escrow %d, bob's balance %d, cashed out to bob %d; want 300, 700 and 0", escrow, bob, cashedOut)
+				}
+				if onTable := chips(st); onTable != escrow {
+					t.Fatalf("%d chips at the table, %d in escrow", onTable, escrow)
+				}
+			})
+		})
+	}
+}

@@ -23,19 +23,45 @@ import (
 // runner's own for the background retries). The steps run on the runner's context (a caller
 // who hangs up must not cut a payment short) but under req's span, so
 // that they appear in the request's trace.
+//
+// A step's own change can ask for steps again (a seat taken back opens
+// it, and a change that opens seats pays leavers at once). That call does
+// not run inside the pass: the pass would then go on with steps it read
+// before the inner one finished them, and a buy-in the inner pass had
+// bought and dealt in would be taken up again, found no longer waiting,
+// and its chips cashed back out to the player while the seat plays on
+// with them. It asks for another pass, which reads the steps afresh once
+// this one is done.
 func (t *Table) retryMoney(req context.Context) {
 	d := t.r.d
 	if !t.wallet().Escrow() || t.stopped != nil {
 		return
 	}
-	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
-	moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
-	if err != nil {
-		d.Logger.WarnContext(ctx, "pending money moves", "table", t.id, "error", err)
+	if t.retrying {
+		t.again = true
 		return
 	}
-	for _, m := range moves {
-		t.retryMove(ctx, m)
+	t.retrying = true
+	defer func() { t.retrying = false }()
+	ctx := trace.ContextWithSpan(t.r.ctx, trace.SpanFromContext(req))
+	// A few passes at most: each one that asks for another has finished a
+	// step; what is left waits for the background retry.
+	for pass := 0; pass < 4 && t.stopped == nil; pass++ {
+		t.again = false
+		moves, err := d.Store.PendingMoneyMoves(ctx, t.id)
+		if err != nil {
+			d.Logger.WarnContext(ctx, "pending money moves", "table", t.id, "error", err)
+			return
+		}
+		for _, m := range moves {
+			if t.stopped != nil {
+				return
+			}
+			t.retryMove(ctx, m)
+		}
+		if !t.again {
+			return
+		}
 	}
 }
 

@@ -39,6 +39,9 @@ type Table struct {
 	// buying counts buy-ins between their seat and their commit: no hand
 	// starts then, so nobody is dealt in on chips the wallet has not moved.
 	buying int
+	// retrying is set while retryMoney works through the waiting wallet
+	// steps; again asks it for one more pass (retryMoney).
+	retrying, again bool
 	// seated is who holds a seat here in the store's seated_players (G-21,
 	// seated.go), by seat.
 	seated map[string]int
