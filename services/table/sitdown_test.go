@@ -44,6 +44,28 @@ func (e *env) pendingMoves(id string) int {
 	return n
 }
 
+// storeAsTwoStep makes the waiting one-step sit-down of player at table
+// id (under key) what the version before the one-step sit-down stored: a
+// hold taken at the wallet, the step naming it. It returns the hold.
+func (e *env) storeAsTwoStep(w *fakeWallet, id, player, key string, amount int64) string {
+	e.t.Helper()
+	w.mu.Lock()
+	epoch := w.epoch[id]
+	w.mu.Unlock()
+	hold, err := w.HoldBuyIn(e.t.Context(), &walletv1.HoldBuyInRequest{IdempotencyKey: key + "/hold", TableId: id,
+		Epoch: epoch, PlayerId: player, Amount: amount})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	h := hold.GetHold().GetHoldId()
+	res, err := e.db.SQL().ExecContext(e.t.Context(), `UPDATE money_moves SET hold_id = $1, sitting_id = '' WHERE table_id = $2 AND player_id = $3 AND NOT done`,
+		h, id, player)
+	if n, _ := res.RowsAffected(); err != nil || n != 1 {
+		e.t.Fatalf("store %s's step as the older version did: %d rows, %v", player, n, err)
+	}
+	return h
+}
+
 // offerFor gives player an accepted seating offer for seat at table id.
 func offerFor(s *fakeSeating, offer, id string, seat int32, player string) {
 	s.mu.Lock()
@@ -222,19 +244,7 @@ func TestSitDown_TwoStepBuyInStoredBeforeTheUpgrade(t *testing.T) {
 					IdempotencyKey: "ann-old"}); status.Code(err) != codes.Unavailable {
 					t.Fatalf("sit with the wallet down: %v, want Unavailable", err)
 				}
-				w.mu.Lock()
-				epoch := w.epoch[id]
-				w.mu.Unlock()
-				hold, err := w.HoldBuyIn(t.Context(), &walletv1.HoldBuyInRequest{IdempotencyKey: "ann-old/hold", TableId: id,
-					Epoch: epoch, PlayerId: "ann", Amount: 200})
-				if err != nil {
-					t.Fatal(err)
-				}
-				h := hold.GetHold().GetHoldId()
-				res, err := db.SQL().ExecContext(t.Context(), `UPDATE money_moves SET hold_id = $1, sitting_id = '' WHERE table_id = $2 AND player_id = 'ann' AND NOT done`, h, id)
-				if n, _ := res.RowsAffected(); err != nil || n != 1 {
-					t.Fatalf("store ann's step as the older version did: %d rows, %v", n, err)
-				}
+				h := e.storeAsTwoStep(w, id, "ann", "ann-old", 200)
 				w.mu.Lock()
 				w.sitDownDown, w.refuseCommit = false, tc.refuseCommit
 				w.mu.Unlock()
@@ -305,19 +315,7 @@ func TestSitDown_RetriedStepsFinishEachBuyInOnce(t *testing.T) {
 					}
 				}
 				if tc.twoStep {
-					w.mu.Lock()
-					epoch := w.epoch[id]
-					w.mu.Unlock()
-					hold, err := w.HoldBuyIn(t.Context(), &walletv1.HoldBuyInRequest{IdempotencyKey: "b-bob-sits/hold", TableId: id,
-						Epoch: epoch, PlayerId: "bob", Amount: 300})
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := db.SQL().ExecContext(t.Context(), `UPDATE money_moves SET hold_id = $1, sitting_id = '' WHERE table_id = $2 AND player_id = 'bob' AND NOT done`,
-						hold.GetHold().GetHoldId(), id)
-					if n, _ := res.RowsAffected(); err != nil || n != 1 {
-						t.Fatalf("store bob's step as the older version did: %d rows, %v", n, err)
-					}
+					e.storeAsTwoStep(w, id, "bob", "b-bob-sits", 300)
 				}
 				w.mu.Lock()
 				w.sitDownDown = false
