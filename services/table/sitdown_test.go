@@ -66,6 +66,31 @@ func (e *env) storeAsTwoStep(w *fakeWallet, id, player, key string, amount int64
 	return h
 }
 
+// cashTable starts a table service on db with a fake wallet holding
+// balances, and opens a six-seat cash table on it (decks seeded by seed).
+func cashTable(t *testing.T, db *sqlstore.DB, seed uint64, balances map[string]int64) (*env, *fakeWallet, string) {
+	t.Helper()
+	w := newFakeWallet(balances)
+	e := start(t, db, clock.NewFake(t0), seededDecks(seed), table.Deps{Wallet: w})
+	return e, w, e.open(6, -1)
+}
+
+// with changes the fake wallet's behaviour under its lock.
+func (w *fakeWallet) with(change func(*fakeWallet)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	change(w)
+}
+
+// sitUnanswered asks for the sit-down req as the floor and expects no
+// answer from the wallet (Unavailable): the seat waits, stored unpaid.
+func (e *env) sitUnanswered(req *tablev1.SitRequest) {
+	e.t.Helper()
+	if _, err := e.c.Sit(e.floor(), req); status.Code(err) != codes.Unavailable {
+		e.t.Fatalf("sit %s without the wallet's answer: %v, want Unavailable", req.GetPlayerId(), err)
+	}
+}
+
 // offerFor gives player an accepted seating offer for seat at table id.
 func offerFor(s *fakeSeating, offer, id string, seat int32, player string) {
 	s.mu.Lock()
@@ -78,7 +103,7 @@ func offerFor(s *fakeSeating, offer, id string, seat int32, player string) {
 // (CS-01, not enough money) takes its seat back and moves nothing, and
 // seating never hears of the seat: no table.player_seated is written, so
 // the offer it was taken through is not used up. The client hears the
-// wallet's rule, and a retry under the same key that the buy-in was undone.
+// wallet's rule, and so does a retry under the same key.
 func TestSitDown_RefusedIsNeverAnnounced_CS01(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
@@ -105,8 +130,36 @@ func TestSitDown_RefusedIsNeverAnnounced_CS01(t *testing.T) {
 			t.Fatalf("after the refusal: wallets %d, escrow %d, want 150 and 0", bal, escrow)
 		}
 		_, err = e.c.Sit(e.player("ann"), req)
-		if r, _ := reason(err); r != "BUY_IN_UNDONE" {
-			t.Fatalf("the retry of the refused sit-down: %v, want BUY_IN_UNDONE", err)
+		if r, rule := reason(err); status.Code(err) != codes.FailedPrecondition || r != "INSUFFICIENT_FUNDS" || rule != "CS-01" {
+			t.Fatalf("the retry of the refused sit-down: %v, want CS-01 INSUFFICIENT_FUNDS again", err)
+		}
+	})
+}
+
+// TestSitDown_RetryHearsARefusalMadeInTheBackground_CS01: a sit-down
+// whose first answer was lost (the wallet down) is refused once the
+// wallet is back (CS-01), by the process that takes the table over; the
+// client's retry under the same key hears that refusal — the rule and
+// reason the wallet gave — not merely that the buy-in was undone, and the
+// seat is free with nothing moved.
+func TestSitDown_RetryHearsARefusalMadeInTheBackground_CS01(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
+		e, w, id := cashTable(t, db, 35, map[string]int64{"ann": 150})
+		w.with(func(w *fakeWallet) { w.sitDownDown = true })
+		req := &tablev1.SitRequest{TableId: id, Seat: 2, PlayerId: "ann", Amount: 200, IdempotencyKey: "ann-short"}
+		e.sitUnanswered(req)
+		w.with(func(w *fakeWallet) { w.sitDownDown = false })
+		e2 := start(t, db, clock.NewFake(t0), seededDecks(35), table.Deps{Wallet: w})
+		if s := e2.state(id, "ann").GetSeats()[2]; s.GetPlayerId() != "" {
+			t.Fatalf("seat 2 after the wallet refused its buy-in: %v, want it free", s)
+		}
+		_, err := e2.c.Sit(e2.floor(), req)
+		if r, rule := reason(err); status.Code(err) != codes.FailedPrecondition || r != "INSUFFICIENT_FUNDS" || rule != "CS-01" {
+			t.Fatalf("the retry after the refusal in the background: %v, want CS-01 INSUFFICIENT_FUNDS", err)
+		}
+		if bal, escrow := w.totals(); bal != 150 || escrow != 0 {
+			t.Fatalf("wallets %d, escrow %d, want 150 and 0", bal, escrow)
 		}
 	})
 }
@@ -174,16 +227,10 @@ func TestSitDown_FinishedInTheBackgroundAnnouncesTheSeat(t *testing.T) {
 func TestSitDown_LostAnswerRetriedWithTheSameKey(t *testing.T) {
 	t.Parallel()
 	testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
-		w := newFakeWallet(map[string]int64{"ann": 1000})
-		e := start(t, db, clock.NewFake(t0), seededDecks(33), table.Deps{Wallet: w})
-		id := e.open(6, -1)
-		w.mu.Lock()
-		w.sitDownLost = true
-		w.mu.Unlock()
+		e, w, id := cashTable(t, db, 33, map[string]int64{"ann": 1000})
+		w.with(func(w *fakeWallet) { w.sitDownLost = true })
 		req := &tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "ann", Amount: 300, IdempotencyKey: "ann-lost"}
-		if _, err := e.c.Sit(e.floor(), req); status.Code(err) != codes.Unavailable {
-			t.Fatalf("sit with the answer lost: %v, want Unavailable", err)
-		}
+		e.sitUnanswered(req)
 		if got := e.seatedEvents(id); len(got) != 0 {
 			t.Fatalf("a seat whose answer was lost announced %v", got)
 		}
@@ -230,9 +277,7 @@ func TestSitDown_TwoStepBuyInStoredBeforeTheUpgrade(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
-				w := newFakeWallet(map[string]int64{"ann": 1000, "bob": 1000})
-				e := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
-				id := e.open(6, -1)
+				e, w, id := cashTable(t, db, 34, map[string]int64{"ann": 1000, "bob": 1000})
 				e.sit(id, 0, "bob", 300)
 				// ann's seat stored unpaid with its step pending (the
 				// wallet down); then made what the older version stored:
@@ -298,28 +343,16 @@ func TestSitDown_RetriedStepsFinishEachBuyInOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			testkit.EachStore(t, table.DBOptions(), func(t *testing.T, db *sqlstore.DB) {
-				w := newFakeWallet(map[string]int64{"ann": 100, "bob": 1000})
-				e := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
-				id := e.open(6, -1)
-				w.mu.Lock()
-				w.sitDownDown = true
-				w.mu.Unlock()
+				e, w, id := cashTable(t, db, 34, map[string]int64{"ann": 100, "bob": 1000})
+				w.with(func(w *fakeWallet) { w.sitDownDown = true })
 				// Keys in the order the steps are read back (their times
 				// are one fake instant).
-				for _, r := range []*tablev1.SitRequest{
-					{TableId: id, Seat: 1, PlayerId: "ann", Amount: 200, IdempotencyKey: "a-ann-sits"},
-					{TableId: id, Seat: 2, PlayerId: "bob", Amount: 300, IdempotencyKey: "b-bob-sits"},
-				} {
-					if _, err := e.c.Sit(e.floor(), r); status.Code(err) != codes.Unavailable {
-						t.Fatalf("sit %s with the wallet down: %v, want Unavailable", r.GetPlayerId(), err)
-					}
-				}
+				e.sitUnanswered(&tablev1.SitRequest{TableId: id, Seat: 1, PlayerId: "ann", Amount: 200, IdempotencyKey: "a-ann-sits"})
+				e.sitUnanswered(&tablev1.SitRequest{TableId: id, Seat: 2, PlayerId: "bob", Amount: 300, IdempotencyKey: "b-bob-sits"})
 				if tc.twoStep {
 					e.storeAsTwoStep(w, id, "bob", "b-bob-sits", 300)
 				}
-				w.mu.Lock()
-				w.sitDownDown = false
-				w.mu.Unlock()
+				w.with(func(w *fakeWallet) { w.sitDownDown = false })
 
 				e2 := start(t, db, clock.NewFake(t0), seededDecks(34), table.Deps{Wallet: w})
 				st := e2.state(id, "bob")

@@ -2,9 +2,12 @@ package table
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/cardroom/cardroom/platform/auth"
 	"github.com/cardroom/cardroom/platform/rpc"
@@ -85,9 +88,23 @@ func (w Wallet) CashOut(ctx context.Context, s runner.Step, c runner.CashOut) er
 
 func classify(err error) error {
 	if rpc.Refused(err) {
-		return &runner.WalletRefused{Err: err}
+		r := &runner.WalletRefused{Err: err}
+		if b, merr := protojson.Marshal(status.Convert(err).Proto()); merr == nil {
+			r.Record = string(b)
+		}
+		return r
 	}
 	return err
+}
+
+// Refused is the wallet's refusal kept as classify recorded it: the
+// status the wallet answered, rule and reason with it.
+func (Wallet) Refused(record string) error {
+	var st spb.Status
+	if err := protojson.Unmarshal([]byte(record), &st); err != nil {
+		return fmt.Errorf("read the wallet's refusal kept with a buy-in: %w", err)
+	}
+	return status.ErrorProto(&st)
 }
 
 // holdState is the state the wallet names when it refuses to settle a hold

@@ -144,7 +144,7 @@ func (t *Table) finishSitDown(ctx context.Context, m store.MoneyMove) (settled b
 				return false, fmt.Errorf("give back buy-in %s, whose seat went before it was paid: %w", m.Key, err)
 			}
 		}
-		if serr := t.r.d.Store.SettleMoneyMove(ctx, t.r.d.DB.SQL(), m.Key); serr != nil {
+		if serr := t.settledRefused(ctx, m, err)(t.r.d.DB.SQL()); serr != nil {
 			return false, serr
 		}
 		return true, err
@@ -154,7 +154,8 @@ func (t *Table) finishSitDown(ctx context.Context, m store.MoneyMove) (settled b
 		}
 		return true, nil
 	}
-	if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(m.Seat) }, t.settled(ctx, m)); uerr != nil {
+	settle := t.settledRefused(ctx, m, err)
+	if _, uerr := t.do(ctx, func(dt *dealer.Table) (dealer.Output, error) { return dt.Unseat(m.Seat) }, func(tx *sqlstore.Tx) error { return settle(tx) }); uerr != nil {
 		return false, fmt.Errorf("take back the seat of buy-in %s, which the wallet refused (%v): %w", m.Key, err, uerr)
 	}
 	// Logged: when the first answer was lost, the seat was seen taken
@@ -311,6 +312,16 @@ func (t *Table) paid(ctx context.Context, m store.MoneyMove) error {
 // that settles it at the table.
 func (t *Table) settled(ctx context.Context, m store.MoneyMove) func(*sqlstore.Tx) error {
 	return func(tx *sqlstore.Tx) error { return t.r.d.Store.SettleMoneyMove(ctx, tx, m.Key) }
+}
+
+// settledRefused settles the buy-in m, keeping the wallet's refusal (nil:
+// none, the seat went first) to answer a retry of the sit-down with.
+func (t *Table) settledRefused(ctx context.Context, m store.MoneyMove, refusal error) func(sqlstore.Querier) error {
+	var record string
+	if r, ok := errors.AsType[*WalletRefused](refusal); ok {
+		record = r.Record
+	}
+	return func(q sqlstore.Querier) error { return t.r.d.Store.SettleRefusedMoneyMove(ctx, q, m.Key, record) }
 }
 
 // finishMove performs one recorded wallet step (idempotent at the wallet by

@@ -142,7 +142,9 @@ func (t *Table) playerSeated(m store.MoneyMove) (events.Event, error) {
 }
 
 // satBefore answers the retry of a sit-down under a.Key that went
-// through with its seat (ok). The caller holds t.mu.
+// through with its seat (ok), and one the wallet refused with that
+// refusal, even when it came in the background after the first answer was
+// lost. The caller holds t.mu.
 func (t *Table) satBefore(ctx context.Context, a SitArgs) (res SitResult, ok bool, err error) {
 	m, ok, err := t.r.d.Store.MoneyMove(ctx, a.Key)
 	if err != nil || !ok {
@@ -160,6 +162,9 @@ func (t *Table) satBefore(ctx context.Context, a SitArgs) (res SitResult, ok boo
 		if _, err := t.finishSitDown(ctx, m); err != nil {
 			return SitResult{}, true, fmt.Errorf("buy in %s at %s: %w", a.Player, t.id, err)
 		}
+	}
+	if m.Refusal != "" {
+		return SitResult{}, true, fmt.Errorf("buy in %s at %s: %w", a.Player, t.id, t.wallet().Refused(m.Refusal))
 	}
 	if s := t.dt.SeatOf(a.Player); s >= 0 {
 		return SitResult{Seat: t.view(Viewer{Player: a.Player}).Seats[s]}, true, nil

@@ -38,6 +38,10 @@ type Wallet interface {
 	Release(ctx context.Context, s Step, holdID string) (committed bool, err error)
 	// CashOut pays a stack from the table's escrow to its player.
 	CashOut(ctx context.Context, s Step, c CashOut) error
+	// Refused reads back a refusal kept with its step (WalletRefused's
+	// Record): a retry of a refused sit-down under its key is answered
+	// with what the wallet answered.
+	Refused(record string) error
 }
 
 // Step names one wallet step: its idempotency key and the table and
@@ -93,7 +97,12 @@ type CashOut struct {
 // WalletRefused is the wallet's definite answer refusing a step: the step
 // is settled, and a refused commit is undone once the hold's release says
 // where the chips are (undoBuyIn).
-type WalletRefused struct{ Err error }
+type WalletRefused struct {
+	Err error
+	// Record is the refusal as the step keeps it, for Wallet.Refused; ""
+	// when it cannot be kept (a retry then hears BUY_IN_UNDONE).
+	Record string
+}
 
 func (r *WalletRefused) Error() string { return r.Err.Error() }
 
@@ -115,6 +124,9 @@ func (NoMoney) Escrow() bool { return false }
 
 // SitDown buys nothing.
 func (NoMoney) SitDown(context.Context, SitDown) error { return nil }
+
+// Refused is nil: nothing is refused where nothing is bought.
+func (NoMoney) Refused(string) error { return nil }
 
 // Hold holds nothing.
 func (NoMoney) Hold(context.Context, Hold) (string, error) { return "", nil }

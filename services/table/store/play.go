@@ -273,6 +273,9 @@ type MoneyMove struct {
 	// table.player_seated written when it is paid.
 	OfferID string
 	Done    bool
+	// Refusal is the wallet's refusal that settled a buy-in, as the
+	// table's Wallet recorded it; "" when none did.
+	Refusal string
 	Created time.Time
 	// Attempts counts the failed wallet calls of a pending step; LastError
 	// and LastAttempt are the latest of them.
@@ -302,8 +305,8 @@ func (s *Store) AddMoneyMove(ctx context.Context, tx *sqlstore.Tx, m MoneyMove) 
 func (s *Store) MoneyMove(ctx context.Context, key string) (MoneyMove, bool, error) {
 	m := MoneyMove{Key: key}
 	var created int64
-	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, offer_id, done, created_at_ms FROM money_moves
-		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.OfferID, &m.Done, &created)
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT table_id, kind, player_id, seat, amount, hold_id, sitting_id, offer_id, done, refusal, created_at_ms FROM money_moves
+		WHERE key = $1`, key).Scan(&m.TableID, &m.Kind, &m.Player, &m.Seat, &m.Amount, &m.HoldID, &m.Sitting, &m.OfferID, &m.Done, &m.Refusal, &created)
 	if ok, err := sqlstore.Found(err, "money move %s", key); !ok {
 		return m, false, err
 	}

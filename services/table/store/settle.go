@@ -16,3 +16,11 @@ func (s *Store) SettleMoneyMove(ctx context.Context, q sqlstore.Querier, key str
 	_, err := sqlstore.Exec(ctx, q, `UPDATE money_moves SET done = TRUE WHERE key = $1`, []any{key}, "settle money move %s", key)
 	return err
 }
+
+// SettleRefusedMoneyMove is SettleMoneyMove for a buy-in the wallet
+// refused, keeping the refusal (as the table's Wallet recorded it) to
+// answer a retry of the sit-down with.
+func (s *Store) SettleRefusedMoneyMove(ctx context.Context, q sqlstore.Querier, key, refusal string) error {
+	_, err := sqlstore.Exec(ctx, q, `UPDATE money_moves SET done = TRUE, refusal = $2 WHERE key = $1`, []any{key, refusal}, "settle refused money move %s", key)
+	return err
+}
