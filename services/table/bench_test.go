@@ -135,6 +135,7 @@ func benchActions(b *testing.B, rest bool) {
 		}
 	}
 
+	analyzeTables(b, db)
 	wal := startWAL(b, db, os.Getenv("TABLE_BENCH_CHECKPOINT") == "1")
 	separate := os.Getenv("TABLE_BENCH_PLAYERS") != "inprocess"
 	var ps playerSide

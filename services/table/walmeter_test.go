@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cardroom/cardroom/platform/sqlstore"
@@ -144,5 +145,41 @@ func (m *walMeter) byRelation(b *testing.B, end string, actions int) {
 	})
 	if err != nil {
 		b.Logf("WAL by relation not read: %v", err)
+	}
+}
+
+// analyzeTables gives PostgreSQL the statistics of the tables the
+// benchmark has just made, which a running room's have from autovacuum's
+// ANALYZE. Without them the plan the service's connections cached for
+// the state write while the room was being set up — a few hundred rows
+// then, a hash join over a sequential scan — stays in use for the whole
+// run, and every action reads every table's row: at 1,000 tables about
+// 0.7 of a sequential scan of the 1,000 rows per action (docs/CAPACITY.md,
+// 2026-12-04). ANALYZE invalidates the cached plans, so the next write
+// is planned with the room's real size and uses the primary key.
+func analyzeTables(b *testing.B, db *sqlstore.DB) {
+	b.Helper()
+	if db.Dialect() != sqlstore.Postgres {
+		return
+	}
+	// Only the benchmark's own schema: the server may hold others'.
+	ctx := context.Background()
+	rows, err := db.SQL().QueryContext(ctx, `SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		b.Fatalf("list the tables to analyze: %v", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			b.Fatalf("list the tables to analyze: %v", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatalf("list the tables to analyze: %v", err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `ANALYZE `+strings.Join(names, ", ")); err != nil {
+		b.Fatalf("analyze: %v", err)
 	}
 }

@@ -109,6 +109,44 @@ func TestSaveStatesFencesEachTable(t *testing.T) {
 	})
 }
 
+// TestSaveStatesAloneIsFenced: a write of one table's state — a batch of
+// one, which PostgreSQL gets as the plain fenced UPDATE rather than the
+// batch's join — stores every column of it, closed or not, with or
+// without a hand, and is refused with FENCED_OUT, nothing changed, once
+// another owner has claimed the table.
+func TestSaveStatesAloneIsFenced(t *testing.T) {
+	t.Parallel()
+	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+		s := New(db)
+		fences := createTables(t, s, 5)
+		claim(t, db, "t4")
+		for i, f := range fences {
+			closed := i == 1
+			errs, err := s.SaveStates(t.Context(), []StateSave{{Fence: f, State: stateOf(i), Closed: closed}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(errs) != 1 {
+				t.Fatalf("save %d: %d answers, want 1", i, len(errs))
+			}
+			want := stateOf(i)
+			if i == 4 {
+				if !errors.Is(errs[0], sqlstore.ErrFencedOut) {
+					t.Fatalf("save of claimed table %s: %v, want FENCED_OUT", f.ID, errs[0])
+				}
+				want = State{}
+			} else if errs[0] != nil {
+				t.Fatalf("save %d: %v", i, errs[0])
+			}
+			checkState(t, s, f.ID, want)
+		}
+		open, err := s.OpenTables(t.Context())
+		if err != nil || fmt.Sprint(open) != "[t0 t2 t3 t4]" {
+			t.Fatalf("open tables = %v, %v; want t1 closed", open, err)
+		}
+	})
+}
+
 // TestStateGroupAnswersEachTable: tables that write at once through the
 // group each get their own answer — stored, or FENCED_OUT for the one a
 // newer owner holds — and every stored state is the one its table wrote.
