@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -68,83 +69,64 @@ func checkState(t *testing.T, s *Store, id string, want State) {
 	}
 }
 
-// TestSaveStatesFencesEachTable: several tables' states written at once
-// are each fenced by their own epoch (ARCHITECTURE.md, "Correctness under
-// concurrency"): a table another owner has claimed is refused with
-// FENCED_OUT and keeps its state, while the others in the same write are
-// stored.
+// TestSaveStatesFencesEachTable: tables' states are each fenced by their
+// own epoch (ARCHITECTURE.md, "Correctness under concurrency"), whether
+// several are written at once (the batch's join on PostgreSQL) or one
+// alone (the plain fenced UPDATE): a table another owner has claimed is
+// refused with FENCED_OUT and keeps its state, while the others are
+// stored, every column of them, closed or not, with or without a hand.
 func TestSaveStatesFencesEachTable(t *testing.T) {
 	t.Parallel()
-	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
-		s := New(db)
-		fences := createTables(t, s, 4)
-		claim(t, db, "t2")
-		saves := make([]StateSave, len(fences))
-		for i, f := range fences {
-			saves[i] = StateSave{Fence: f, State: stateOf(i), Closed: i == 3}
-		}
-		errs, err := s.SaveStates(t.Context(), saves)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, err := range errs {
-			if fenced := errors.Is(err, sqlstore.ErrFencedOut); fenced != (i == 2) || (i != 2 && err != nil) {
-				t.Fatalf("save %d: %v (want FENCED_OUT for t2 alone)", i, err)
-			}
-		}
-		for i, f := range fences {
-			want := stateOf(i)
-			if i == 2 {
-				want = State{Public: nil}
-			}
-			checkState(t, s, f.ID, want)
-		}
-		open, err := s.OpenTables(t.Context())
-		if err != nil || fmt.Sprint(open) != "[t0 t1 t2]" {
-			t.Fatalf("open tables = %v, %v; want t3 closed", open, err)
-		}
-		if _, err := s.SaveStates(t.Context(), []StateSave{saves[0], saves[0]}); err == nil {
-			t.Fatal("a write naming one table twice was accepted")
-		}
-	})
-}
-
-// TestSaveStatesAloneIsFenced: a write of one table's state — a batch of
-// one, which PostgreSQL gets as the plain fenced UPDATE rather than the
-// batch's join — stores every column of it, closed or not, with or
-// without a hand, and is refused with FENCED_OUT, nothing changed, once
-// another owner has claimed the table.
-func TestSaveStatesAloneIsFenced(t *testing.T) {
-	t.Parallel()
-	testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
-		s := New(db)
-		fences := createTables(t, s, 5)
-		claim(t, db, "t4")
-		for i, f := range fences {
-			closed := i == 1
-			errs, err := s.SaveStates(t.Context(), []StateSave{{Fence: f, State: stateOf(i), Closed: closed}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(errs) != 1 {
-				t.Fatalf("save %d: %d answers, want 1", i, len(errs))
-			}
-			want := stateOf(i)
-			if i == 4 {
-				if !errors.Is(errs[0], sqlstore.ErrFencedOut) {
-					t.Fatalf("save of claimed table %s: %v, want FENCED_OUT", f.ID, errs[0])
+	for _, tc := range []struct {
+		name  string
+		batch int // saves per SaveStates call
+	}{
+		{"all in one write", 4},
+		{"each written alone", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testkit.EachStore(t, sqlstore.Options{Service: "table", Migrations: Migrations()}, func(t *testing.T, db *sqlstore.DB) {
+				s := New(db)
+				fences := createTables(t, s, 4)
+				claim(t, db, "t2")
+				saves := make([]StateSave, len(fences))
+				for i, f := range fences {
+					saves[i] = StateSave{Fence: f, State: stateOf(i), Closed: i == 3}
 				}
-				want = State{}
-			} else if errs[0] != nil {
-				t.Fatalf("save %d: %v", i, errs[0])
-			}
-			checkState(t, s, f.ID, want)
-		}
-		open, err := s.OpenTables(t.Context())
-		if err != nil || fmt.Sprint(open) != "[t0 t2 t3 t4]" {
-			t.Fatalf("open tables = %v, %v; want t1 closed", open, err)
-		}
-	})
+				var errs []error
+				for batch := range slices.Chunk(saves, tc.batch) {
+					got, err := s.SaveStates(t.Context(), batch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != len(batch) {
+						t.Fatalf("%d answers for %d saves", len(got), len(batch))
+					}
+					errs = append(errs, got...)
+				}
+				for i, err := range errs {
+					if fenced := errors.Is(err, sqlstore.ErrFencedOut); fenced != (i == 2) || (i != 2 && err != nil) {
+						t.Fatalf("save %d: %v (want FENCED_OUT for t2 alone)", i, err)
+					}
+				}
+				for i, f := range fences {
+					want := stateOf(i)
+					if i == 2 {
+						want = State{Public: nil}
+					}
+					checkState(t, s, f.ID, want)
+				}
+				open, err := s.OpenTables(t.Context())
+				if err != nil || fmt.Sprint(open) != "[t0 t1 t2]" {
+					t.Fatalf("open tables = %v, %v; want t3 closed", open, err)
+				}
+				if _, err := s.SaveStates(t.Context(), []StateSave{saves[0], saves[0]}); err == nil {
+					t.Fatal("a write naming one table twice was accepted")
+				}
+			})
+		})
+	}
 }
 
 // TestStateGroupAnswersEachTable: tables that write at once through the
