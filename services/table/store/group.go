@@ -152,29 +152,8 @@ type rowQuerier interface {
 // PostgreSQL, through q (the database, or a transaction).
 func (s *Store) updateStates(ctx context.Context, q rowQuerier, saves []StateSave) ([]error, error) {
 	n := len(saves)
-	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
-	hands, fixed, closing, closed := make([][]byte, n), make([][]byte, n), make([]bool, n), make([]bool, n)
-	for i, sv := range saves {
-		ids[i], epochs[i], states[i] = sv.Fence.ID, sv.Fence.Epoch, string(sv.State.Public)
-		hands[i], fixed[i], closing[i], closed[i] = sv.State.Hand, sv.State.HandFixed, sv.State.Closing, sv.Closed
-	}
-	// unnest keeps the statement's text the same for every batch size, so
-	// its prepared form is reused. A batch of one — most batches when a
-	// room plays at a person's pace — is the plain fenced UPDATE instead,
-	// which PostgreSQL plans once per connection and keeps: the join over
-	// unnest it plans afresh on every run (its plan for an array of
-	// unknown length costs more than the one it makes for the array it is
-	// given), a sixth of the database's CPU at 1,000 paced tables
-	// (docs/CAPACITY.md, 2026-12-04).
-	query, args := `UPDATE tables AS t SET state = v.state, hand = v.hand, hand_fixed = v.hand_fixed, closing = v.closing, closed = v.closed
-		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::bytea[], $6::boolean[], $7::boolean[])
-			AS v (id, epoch, state, hand, hand_fixed, closing, closed)
-		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, []any{ids, epochs, states, hands, fixed, closing, closed}
-	if n == 1 {
-		query = `UPDATE tables SET ` + stateSet + ` WHERE id = $6 AND epoch = $7 RETURNING id`
-		args = append(stateArgs(saves[0].State, saves[0].Closed), ids[0], epochs[0])
-	}
 	saved := make(map[string]bool, n)
+	query, args := stateUpdate(saves)
 	err := q.Query(ctx, query, args, func(rows sqlstore.Rows) error {
 		for rows.Next() {
 			var id string
@@ -195,6 +174,33 @@ func (s *Store) updateStates(ctx context.Context, q rowQuerier, saves []StateSav
 		}
 	}
 	return errs, nil
+}
+
+// stateUpdate is updateStates' statement and its arguments. unnest keeps
+// the statement's text the same for every batch size, so its prepared
+// form is reused. A batch of one — most batches when a room plays at a
+// person's pace — is the plain fenced UPDATE instead, which PostgreSQL
+// plans once per connection and keeps: the join over unnest it plans
+// afresh on every run (its plan for an array of unknown length costs more
+// than the one it makes for the array it is given), a sixth of the
+// database's CPU at 1,000 paced tables (docs/CAPACITY.md, 2026-12-04).
+func stateUpdate(saves []StateSave) (string, []any) {
+	if len(saves) == 1 {
+		sv := saves[0]
+		return `UPDATE tables SET ` + stateSet + ` WHERE id = $6 AND epoch = $7 RETURNING id`,
+			append(stateArgs(sv.State, sv.Closed), sv.Fence.ID, sv.Fence.Epoch)
+	}
+	n := len(saves)
+	ids, epochs, states := make([]string, n), make([]int64, n), make([]string, n)
+	hands, fixed, closing, closed := make([][]byte, n), make([][]byte, n), make([]bool, n), make([]bool, n)
+	for i, sv := range saves {
+		ids[i], epochs[i], states[i] = sv.Fence.ID, sv.Fence.Epoch, string(sv.State.Public)
+		hands[i], fixed[i], closing[i], closed[i] = sv.State.Hand, sv.State.HandFixed, sv.State.Closing, sv.Closed
+	}
+	return `UPDATE tables AS t SET state = v.state, hand = v.hand, hand_fixed = v.hand_fixed, closing = v.closing, closed = v.closed
+		FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::bytea[], $6::boolean[], $7::boolean[])
+			AS v (id, epoch, state, hand, hand_fixed, closing, closed)
+		WHERE t.id = v.id AND t.epoch = v.epoch RETURNING t.id`, []any{ids, epochs, states, hands, fixed, closing, closed}
 }
 
 // saveStatesTx is SaveStates as one transaction: the states (one UPDATE
